@@ -85,14 +85,38 @@ class Highway(nn.Module):
             nn.init.constant_(layer.bias[self.dim :], 2.0)  # carry gate open: σ(2) ≈ 0.88
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        shape = x.shape
+        # One column per vector, so that each product has the weight on the left (W @ x):
+        # MKL runs that 10-20% faster than x @ Wᵀ for these shapes (benchmarks/).
+        columns = x.reshape(-1, self.dim).t()  # (dim, N)
         for layer in self.layers:
-            h, g = layer(x).chunk(2, dim=-1)  # (*, 2 dim) → 2 × (*, dim)
-            g = torch.sigmoid(g)
-            x = g * x + (1 - g) * self._f(h)
-        return x
+            projected = torch.addmm(layer.bias.unsqueeze(1), layer.weight, columns)  # (2 dim, N)
+            h, g = projected.chunk(2, dim=0)  # 2 × (dim, N)
+            # g ⊙ x + (1 - g) ⊙ f(h) in one op: lerp(a, b, w) = a + w ⊙ (b - a)
+            columns = torch.lerp(self._f(h), columns, torch.sigmoid(g))
+        return columns.t().reshape(shape)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}, n_layers={len(self.layers)}, activation={self.activation!r}"
+
+
+def conv1d_max(x: torch.Tensor, conv: nn.Conv1d) -> torch.Tensor:
+    """``conv(x)`` then the maximum over positions, as one matrix product over all windows.
+
+    A convolution is a matrix product: each window of ``width`` columns, flattened to
+    ``E·width`` numbers, times the filters flattened the same way. ``unfold`` lists the
+    windows, and one ``addmm`` scores them all. On a CPU this runs 2-3× faster than
+    ``nn.Conv1d`` for ELMo's shapes (16 input channels, up to 1024 filters).
+
+    Shape:
+        x: ``(N, C, E)`` embeddings, channels last → ``(N, count)``.
+    """
+    n, _, channels = x.shape
+    width = conv.kernel_size[0]
+    windows = x.unfold(1, width, 1)  # (N, L, E, width), L = C - width + 1 windows
+    flat = windows.reshape(-1, channels * width)  # (N·L, E·width), the weight's (E, width) order
+    scores = torch.addmm(conv.bias, flat, conv.weight.reshape(conv.out_channels, -1).t())
+    return scores.view(n, -1, conv.out_channels).amax(dim=1)  # (N·L, count) → (N, count)
 
 
 class CharCNN(nn.Module):
@@ -188,32 +212,53 @@ class CharCNN(nn.Module):
                 f"character ids must lie in [0, {self.config.n_characters}), found "
                 f"{int(ids.min())}..{int(ids.max())}; make them with elmo_tutorial.batch_to_ids"
             )
-        ids = self._drop_padding_columns(ids)  # (N, C') with C' ≤ 50
-        x = self.char_embedding(ids).transpose(1, 2)  # (N, C', E) → (N, E, C')
-        # Max over the windows first, activation after: fewer values to pass through it.
-        pooled = [self._act(conv(x).amax(dim=-1)) for conv in self.convs]  # each (N, count)
-        features = torch.cat(pooled, dim=-1)  # (N, n_filters)
+        features = self.filter_features(ids)  # (N, n_filters)
         return self.projection(self.highway(features))  # (N, P)
 
-    def _drop_padding_columns(self, ids: torch.Tensor) -> torch.Tensor:
-        """Cut trailing columns that are PAD in every row, keeping the result exact.
+    def filter_features(self, ids: torch.Tensor) -> torch.Tensor:
+        """Every filter's activated maximum over each token's windows: ``(N, 50)`` → ``(N, F)``.
 
-        Beyond a token's end-of-word id every id is PAD. A convolution window that lies wholly
-        in that region gives the same value for every token (it sees only PAD embeddings), and
-        that value can be the maximum, so it must stay among the windows. Keeping
-        ``longest + max_width`` columns keeps every window that touches a real character *and*
-        at least one all-PAD window for every width, so each filter's maximum is unchanged: the
-        windows dropped are further all-PAD copies. All-zero rows (no token) are ignored.
+        Equal to ``act(conv(x).amax(-1))`` for each ``conv`` over all 50 columns, computed in
+        less time: tokens go in groups of similar length, each group drops the trailing
+        columns that are PAD in all its tokens (:meth:`_length_groups`), and each convolution
+        is one matrix product over all windows (:func:`conv1d_max`).
         """
-        is_token = (ids != 0).any(dim=-1)  # (N,)
-        real = (ids != PAD_ID) & is_token.unsqueeze(-1)  # (N, C): not PAD, in a real token
+        order, groups = self._length_groups(ids)
+        pieces = []
+        for rows, columns in groups:
+            x = self.char_embedding(ids[rows, :columns])  # (n, columns, E)
+            pieces.append(torch.cat([conv1d_max(x, conv) for conv in self.convs], dim=-1))
+        if not pieces:  # no tokens
+            return self.projection.weight.new_zeros(0, self.config.n_filters)
+        features = torch.cat(pieces)  # (N, n_filters), sorted by length
+        return self._act(features[order.argsort()])  # back to the input order, (N, n_filters)
+
+    def _length_groups(self, ids: torch.Tensor) -> tuple[torch.Tensor, list]:
+        """Sort tokens by length and cut them into groups, each with the columns it needs.
+
+        Returns ``order`` (the sorting permutation) and ``[(rows, columns), ...]``: ``rows``
+        index ``ids``, and the group keeps its first ``columns`` columns. Beyond a token's
+        end-of-word id every id is PAD. A window wholly in that region scores the same for
+        every token, and that score can be a filter's maximum, so it must stay among the
+        windows. Keeping ``longest + max_width`` columns keeps every window that touches a real
+        character *and* at least one all-PAD window for every width, so each maximum is
+        unchanged: the windows dropped are further all-PAD copies. Groups hold 1/8 of the
+        tokens, at least 32 and at most 512: few calls on a GPU, bounded memory on a CPU.
+        """
+        real = (ids != PAD_ID) & (ids != 0)  # (N, C): a character of a real token
         columns = torch.arange(1, ids.shape[-1] + 1, device=ids.device)  # 1..C
-        longest = int((real * columns).amax()) if ids.numel() else 0
-        keep = min(ids.shape[-1], longest + self._max_width)
-        return ids[:, :keep]
+        lengths, order = (real * columns).amax(dim=-1).sort(stable=True)  # (N,), shortest first
+        lengths = lengths.tolist()
+        size = min(max(-(-len(ids) // 8), 32), 512)
+        groups = []
+        for start in range(0, len(ids), size):
+            longest = lengths[min(start + size, len(ids)) - 1]  # the group's last = longest
+            columns_needed = min(ids.shape[-1], longest + self._max_width)
+            groups.append((order[start : start + size], columns_needed))
+        return order, groups
 
     def extra_repr(self) -> str:
         return f"filters={list(self.config.filters)}, activation={self.config.activation!r}"
 
 
-__all__ = ["CharCNN", "Highway"]
+__all__ = ["CharCNN", "Highway", "conv1d_max"]

@@ -36,15 +36,21 @@ def _lstmp_update(
     w_hr: Tensor | None,
     cell_clip: float | None,
     proj_clip: float | None,
+    gate_dim: int = -1,
 ) -> tuple[Tensor, Tensor]:
-    """From the summed gate pre-activations ``(B, 4C)`` and ``c_{t-1}`` to ``(h_t, c_t)``."""
-    i, f, g, o = gates.chunk(4, dim=-1)  # each (B, C), torch order
+    """From the summed gate pre-activations and ``c_{t-1}`` to ``(h_t, c_t)``.
+
+    ``gate_dim=-1``: one row per sequence, ``gates (B, 4C)``, ``c (B, C)``. ``gate_dim=0``:
+    one column per sequence, ``gates (4C, B)``, ``c (C, B)`` (the layout of
+    :func:`lstmp_sequence`).
+    """
+    i, f, g, o = gates.chunk(4, dim=gate_dim)  # each (B, C) or (C, B), torch order
     c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
     if cell_clip is not None:
         c = c.clamp(-cell_clip, cell_clip)
-    h = torch.sigmoid(o) * torch.tanh(c)  # (B, C)
+    h = torch.sigmoid(o) * torch.tanh(c)  # (B, C) or (C, B)
     if w_hr is not None:
-        h = h @ w_hr.t()  # (B, P)
+        h = h @ w_hr.t() if gate_dim == -1 else w_hr @ h  # (B, P) or (P, B)
     if proj_clip is not None:
         h = h.clamp(-proj_clip, proj_clip)
     return h, c
@@ -94,28 +100,34 @@ def lstmp_sequence(
     """Run :func:`lstmp_step` over a whole sequence from zero state; return every ``h_t``.
 
     The input half of the gates does not depend on the recurrence, so it is computed for all
-    steps in one matrix product; each step then does one ``(B, P) @ (P, 4C)`` product and the
+    steps in one batched product; each step then does one product with ``W_hh`` and the
     element-wise update. Positions after a sequence's end are computed too (their outputs are
     garbage the caller masks): a left-to-right recurrence never lets them reach earlier steps.
-    (A TorchScript version of this loop measured slower on the CPU, so it stays plain Python.)
+
+    The loop keeps each sequence's vectors as **columns** (``h`` is ``(P, B)``), so every
+    product has the weight on the left (``W_hh @ h``) and each gate block is a contiguous
+    slice of rows. Same numbers as the row layout of :func:`lstmp_step`; on a CPU the MKL
+    products run 15-20% faster this way round for ELMo's shapes (``benchmarks/``). A
+    TorchScript version of this loop measured slower, so it stays plain Python.
 
     Shape:
         x: ``(B, T, I)`` → ``(B, T, P)``.
     """
     batch, steps, _ = x.shape
-    xw = F.linear(x, w_ih, b_ih + b_hh)  # (B, T, 4C): every step's input part at once
-    w_hh_t = w_hh.t()  # (P, 4C)
+    bias = (b_ih + b_hh).unsqueeze(1)  # (4C, 1), added to every column
+    # Every step's input part at once: (T, 4C, I) @ (T, I, B) → (T, 4C, B)
+    xw = torch.baddbmm(bias, w_ih.expand(steps, -1, -1), x.permute(1, 2, 0))
     proj = w_hh.shape[1]
-    h = x.new_zeros(batch, proj)  # (B, P)
-    c = x.new_zeros(batch, w_hh.shape[0] // 4)  # (B, C)
+    h = x.new_zeros(proj, batch)  # (P, B)
+    c = x.new_zeros(w_hh.shape[0] // 4, batch)  # (C, B)
     outputs = []
     for t in range(steps):
-        gates = torch.addmm(xw[:, t], h, w_hh_t)  # (B, 4C)
-        h, c = _lstmp_update(gates, c, w_hr, cell_clip, proj_clip)
+        gates = torch.addmm(xw[t], w_hh, h)  # (4C, B)
+        h, c = _lstmp_update(gates, c, w_hr, cell_clip, proj_clip, gate_dim=0)
         outputs.append(h)
     if not outputs:
         return x.new_zeros(batch, 0, proj)
-    return torch.stack(outputs, dim=1)  # (B, T, P)
+    return torch.stack(outputs).permute(2, 0, 1)  # (T, P, B) → (B, T, P)
 
 
 class LSTMCellWithProjection(nn.Module):

@@ -4,7 +4,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from elmo_tutorial.char_cnn import PAD_ID, CharCNN, Highway
+from elmo_tutorial.char_cnn import PAD_ID, CharCNN, Highway, conv1d_max
 from elmo_tutorial.chars import batch_to_ids
 from elmo_tutorial.config import ModelConfig
 
@@ -89,8 +89,31 @@ def test_dropping_padding_columns_keeps_the_max_even_when_padding_windows_win(pa
     with torch.no_grad():  # make the PAD character's embedding extreme, either way
         model.char_embedding.weight[PAD_ID] = pad_shift * torch.ones(SMALL.char_embed_dim)
     ids = batch_to_ids([["a", "to", "word"], ["x" * 30]])
-    assert model._drop_padding_columns(ids.view(-1, 50)).shape[-1] < 50  # really trimmed
+    _, groups = model._length_groups(ids.view(-1, 50))
+    assert [columns for _, columns in groups] == [37]  # "x" * 30 → BOW + 30 + EOW, + width 5
     torch.testing.assert_close(model(ids), _plain(model, ids), atol=1e-6, rtol=0)
+
+
+def test_length_groups_trim_each_group_to_its_own_longest_token():
+    """32 short words and 32 long ones: two groups of 32, each cut to what it needs."""
+    model = _model()
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEF"
+    short, long = [c * 2 for c in letters], [c * 20 for c in letters]  # 2 and 20 letters
+    ids = batch_to_ids([long[:16] + short[:16], short[16:] + long[16:]])  # mixed order
+    _, groups = model._length_groups(ids.view(-1, 50))
+    assert [len(rows) for rows, _ in groups] == [32, 32]
+    assert [columns for _, columns in groups] == [4 + 5, 22 + 5]  # BOW + word + EOW, + width 5
+    torch.testing.assert_close(model(ids), _plain(model, ids), atol=1e-6, rtol=0)
+
+
+def test_conv1d_max_equals_conv1d_then_max():
+    torch.manual_seed(0)
+    conv = torch.nn.Conv1d(16, 24, kernel_size=5).double()
+    x = torch.randn(7, 12, 16, dtype=torch.float64)  # (N, C, E), channels last
+    expected = conv(x.transpose(1, 2)).amax(dim=-1)  # nn.Conv1d wants (N, E, C)
+    torch.testing.assert_close(conv1d_max(x, conv), expected, atol=1e-12, rtol=0)
+    x.requires_grad_(True)
+    assert torch.autograd.gradcheck(lambda x: conv1d_max(x, conv), (x,))
 
 
 def test_a_tokens_vector_does_not_depend_on_its_batch_neighbours():
