@@ -97,3 +97,20 @@ def test_token_cache_respects_its_size_and_can_be_cleared():
     )
     embedder.clear_cache()
     assert not embedder.cache.vectors
+
+
+def test_token_cache_stops_at_max_size_and_mixes_known_and_new_tokens_correctly():
+    """3,000 distinct tokens in batches of 300 with room for 2,500: the second pass meets
+    cached and uncached tokens in the same batches; all vectors equal the uncached ones."""
+    torch.manual_seed(0)
+    model = ELMo(CONFIG)
+    words = [f"w{i}" for i in range(3000)]
+    sentences = [words[i : i + 10] for i in range(0, 3000, 10)]  # 300 sentences of 10 words
+    cached, plain = Embedder(model, cache_size=2500), Embedder(model, cache_size=0)
+    first = cached.embed_sentences(sentences, batch_size=30)
+    assert len(cached.cache.vectors) == 2500
+    again = cached.embed_sentences(sentences, batch_size=30)
+    expected = plain.embed_sentences(sentences, batch_size=30)
+    for a, b, c in zip(first, again, expected, strict=True):
+        np.testing.assert_allclose(a, c, atol=1e-5, rtol=0)
+        np.testing.assert_allclose(b, c, atol=1e-5, rtol=0)
