@@ -26,13 +26,13 @@ the machine is doing.
 from __future__ import annotations
 
 import argparse
-import platform
 import statistics
 import time
 from dataclasses import replace
 
 import torch
 from allennlp_baseline import bilm_layers
+from machine import cpu_name
 from torch.utils.flop_counter import FlopCounterMode
 
 from elmo_tutorial import batch_to_ids
@@ -106,17 +106,6 @@ def matmul_gflops() -> float:
         seconds = median_seconds(lambda a=a, b=b: a @ b, 5)
         best = max(best, 2 * m * k * n / seconds / 1e9)
     return best
-
-
-def cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def main() -> None:

@@ -16,12 +16,12 @@ threads, so it says how well the model's shapes use the hardware, not a datashee
 from __future__ import annotations
 
 import argparse
-import platform
 import re
 import time
 from pathlib import Path
 
 import torch
+from machine import cpu_name
 from torch.utils.flop_counter import FlopCounterMode
 
 from elmo_tutorial.train import Trainer
@@ -72,7 +72,7 @@ def bench(preset: str, threads: int, steps: int, device: str, out_dir: Path) -> 
 
 
 def to_markdown(rows: list[dict]) -> str:
-    cpu = platform.processor() or platform.machine()
+    cpu = cpu_name()
     lines = [SECTION, "",
              f"CPU: {cpu}, {torch.get_num_threads()} threads available to PyTorch "
              f"{torch.__version__}; float32; embedded corpus; a shared machine, so expect ±30%.",
