@@ -14,7 +14,9 @@ Token cache: a token's layer-0 vector depends on its characters only, and the ch
 most of the inference time (the paper's 2048 filters and 2 highway layers of 2048 × 4096). So
 the ``Embedder`` remembers the vectors of tokens it has seen (``cache_size`` of them) and runs
 the CNN only on new ones. The cache sits outside the model: while a batch runs, the biLM's
-``char_cnn`` is wrapped by :class:`TokenCache`, then put back.
+``char_cnn`` is wrapped by :class:`TokenCache`, then put back. ``embed_sentences`` fills the
+cache with all the sentences' distinct tokens before the first batch: a few large matrix
+products use the CPU better than each batch's few new tokens would.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from .chars import batch_to_ids, ids_to_mask
+from .chars import batch_to_ids, ids_to_mask, word_to_char_ids
 from .elmo import ELMo, remove_sentence_boundaries
 
 
@@ -59,6 +61,20 @@ class TokenCache(nn.Module):
             self.vectors.update(list(fresh.items())[:room])
         vectors = torch.stack([self.vectors.get(k, fresh.get(k)) for k in keys])  # (U, P)
         return vectors[where].view(B, T, -1)  # (B, T, P)
+
+    def add_tokens(self, ids: torch.Tensor, chunk: int = 2048) -> None:
+        """Compute and store the vectors of the new tokens among ``ids (N, 50)``, while there
+        is room, ``chunk`` tokens per call of the character CNN."""
+        keys = [row.tobytes() for row in ids.cpu().numpy()]
+        first: dict[bytes, int] = {}  # each new token once, at its first row
+        for i, key in enumerate(keys):
+            if key not in self.vectors:
+                first.setdefault(key, i)
+        new = list(first.values())[: max(self.max_size - len(self.vectors), 0)]
+        for start in range(0, len(new), chunk):
+            rows = new[start : start + chunk]
+            computed = self.char_cnn.embed_tokens(ids[rows])  # (n, P)
+            self.vectors.update(zip((keys[i] for i in rows), computed, strict=True))
 
 
 class Embedder:
@@ -139,6 +155,7 @@ class Embedder:
             raise ValueError(f"batch_size must be ≥ 1, got {batch_size}")
         if isinstance(sentences, str):
             raise TypeError("embed_sentences expects a list of token lists, got a string")
+        self._precompute_tokens(sentences)
         order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
         results: list[np.ndarray | None] = [None] * len(sentences)
         for start in range(0, len(order), batch_size):
@@ -147,6 +164,29 @@ class Embedder:
                                   strict=True):
                 results[i] = vectors
         return results
+
+    def _precompute_tokens(self, sentences: Sequence[Sequence[str]]) -> None:
+        """Put every distinct token of ``sentences`` through the character CNN up front.
+
+        Its highway layers are matrix products over tokens, and a CPU runs them at a higher
+        rate on thousands of tokens at once than on the few new ones of each batch
+        (benchmarks/RESULTS.md). The tokens go in order of first use, so a full cache keeps
+        the same words as batch by batch would. Invalid tokens are skipped here; their batch
+        reports them.
+        """
+        if self.cache is None or len(self.cache.vectors) >= self.cache.max_size:
+            return
+        rows = []
+        for token in dict.fromkeys(t for sentence in sentences for t in sentence):
+            if len(rows) == self.cache.max_size:  # more could not be stored anyway
+                break
+            try:
+                rows.append(word_to_char_ids(token))
+            except (TypeError, ValueError):
+                continue
+        if rows:
+            with torch.inference_mode():
+                self.cache.add_tokens(torch.tensor(rows, device=self.device))
 
 
 __all__ = ["Embedder", "TokenCache"]

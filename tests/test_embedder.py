@@ -114,3 +114,15 @@ def test_token_cache_stops_at_max_size_and_mixes_known_and_new_tokens_correctly(
     for a, b, c in zip(first, again, expected, strict=True):
         np.testing.assert_allclose(a, c, atol=1e-5, rtol=0)
         np.testing.assert_allclose(b, c, atol=1e-5, rtol=0)
+
+
+def test_embed_sentences_fills_the_cache_up_front_and_still_reports_bad_tokens():
+    torch.manual_seed(0)
+    embedder = Embedder(ELMo(CONFIG), cache_size=1000)
+    embedder._precompute_tokens(SENTENCES)
+    distinct = {t for s in SENTENCES for t in s}
+    assert len(embedder.cache.vectors) == len(distinct)  # every word, computed at once
+    with pytest.raises(ValueError, match="token 1: a token must not be the empty string"):
+        embedder.embed_sentences([["fine"], ["a", "", "b"]])
+    with pytest.raises(TypeError, match="must be a str"):
+        embedder.embed_sentences([["fine"], ["a", 3]])
