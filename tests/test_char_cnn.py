@@ -273,3 +273,10 @@ def test_fast_path_equals_plain_computation_for_any_tokens(sentences, pad_shift)
         model.char_embedding.weight[PAD_ID] += pad_shift
     ids = batch_to_ids(sentences)
     torch.testing.assert_close(model(ids), _plain(model, ids), atol=1e-5, rtol=0)
+
+
+def test_highway_refuses_a_wrong_width_instead_of_reshaping_it():
+    highway = Highway(16, n_layers=1)
+    with pytest.raises(ValueError, match=r"shape \(\*, 16\)"):
+        highway(torch.randn(4, 8))  # 32 numbers would reshape to (2, 16) silently
+    assert highway(torch.randn(3, 2, 16)).shape == (3, 2, 16)
