@@ -33,7 +33,7 @@ from dataclasses import replace
 
 import torch
 from allennlp_baseline import bilm_layers
-from machine import cpu_name
+from machine import cpu_name, matmul_peak
 from torch.utils.flop_counter import FlopCounterMode
 
 from elmo_tutorial import batch_to_ids
@@ -75,15 +75,6 @@ def running_text(n: int) -> list[list[str]]:
         return embedded_corpus("valid")[:n]
 
 
-def median_seconds(fn, rounds: int) -> float:
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def timed(fn) -> tuple[float, float]:
     """Wall-clock and CPU seconds of one call. On a shared machine the CPU time is the steadier
     measure: time spent waiting for a core while others run is not counted."""
@@ -96,17 +87,6 @@ def flops(fn) -> int:
     with FlopCounterMode(display=False) as counter:
         fn()
     return counter.get_total_flops()
-
-
-def matmul_gflops() -> float:
-    """Best fp32 GFLOP/s of a few square and model-like matrix products."""
-    best = 0.0
-    for m, k, n in ((1024, 1024, 1024), (704, 2048, 4096), (2048, 2048, 2048)):
-        a, b = torch.randn(m, k), torch.randn(k, n)
-        a @ b
-        seconds = median_seconds(lambda a=a, b=b: a @ b, 5)
-        best = max(best, 2 * m * k * n / seconds / 1e9)
-    return best
 
 
 def main() -> None:
@@ -193,7 +173,8 @@ def main() -> None:
     seconds = {name: statistics.median(t) for name, t in times.items()}
     cpu_seconds = {name: statistics.median(t) for name, t in cpu_times.items()}
     work = {name: flops(jobs[name]) for name in ("embedder_faithful", "embedder_fused")}
-    peak = matmul_gflops()
+    model_like = ((1024, 1024, 1024), (704, 2048, 4096), (2048, 2048, 2048))
+    peak = matmul_peak(shapes=model_like, repeats=5) / 1e9  # GFLOP/s
 
     print(f"CPU: {cpu_name()}; threads: {torch.get_num_threads()}; torch {torch.__version__}")
     print(f"batch: {BATCH} x {LENGTH} = {n_tokens} tokens; rounds: {args.rounds} (median)")

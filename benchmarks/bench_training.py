@@ -21,24 +21,13 @@ import time
 from pathlib import Path
 
 import torch
-from machine import cpu_name
+from machine import cpu_name, matmul_peak
 from torch.utils.flop_counter import FlopCounterMode
 
 from elmo_tutorial.train import Trainer
 from elmo_tutorial.train_config import TrainConfig, apply_overrides
 
 SECTION = "## Training throughput (bench_training.py)"
-
-
-def matmul_peak(device: torch.device, n: int = 1024, repeats: int = 10) -> float:
-    a, b = torch.randn(n, n, device=device), torch.randn(n, n, device=device)
-    a @ b
-    start = time.perf_counter()
-    for _ in range(repeats):
-        a @ b
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    return 2 * n**3 * repeats / (time.perf_counter() - start)
 
 
 def bench(preset: str, threads: int, steps: int, device: str, out_dir: Path) -> dict:
