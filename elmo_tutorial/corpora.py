@@ -39,6 +39,7 @@ __all__ = [
     "locate",
     "nltk_corpus",
     "one_billion_words",
+    "treebank_pos",
     "ud_english_ewt",
     "wikitext",
     "wnut17",
@@ -98,6 +99,37 @@ def wnut17(split: str = "train") -> list[tuple[Sentence, list[str]]]:
     files = {"train": "wnut17train.conll", "valid": "emerging.dev.conll",
              "test": "emerging.test.annotated"}
     return _read_columns(locate("wnut17") / files[_split(split)], form=0, tag=1, conllu=False)
+
+
+# The Penn Treebank writes some characters as escapes; the biLM read them as plain text.
+_PTB_TEXT = {"-LRB-": "(", "-RRB-": ")", "-LCB-": "{", "-RCB-": "}", "``": '"', "''": '"'}
+_PTB_TEST_FROM = "wsj_0151.mrg"  # documents wsj_0001-0150 train, wsj_0151-0199 test
+
+
+def treebank_pos(split: str = "train") -> list[tuple[Sentence, list[str]]]:
+    """PTB-tagged sentences of nltk's Penn Treebank sample as ``(tokens, tags)``.
+
+    The sample is 10% of the WSJ part (199 documents, 3,914 sentences). It has no official
+    split; we cut it by document: wsj_0001-0150 are ``"train"`` (3,262 sentences), wsj_0151-0199
+    ``"test"`` (652 sentences), so no article is on both sides. ``"valid"`` is not defined.
+
+    Traces and empty elements (tag ``-NONE-``, e.g. ``*T*-1``) are dropped: they are not words.
+    Escaped characters are written as the characters they stand for (``-LRB-`` → ``(``, the
+    LaTeX quotes → ``"``, an escaped slash → ``/``), as in the text the biLM was trained on; the
+    tags stay as they are (``-LRB-``, ``''``...).
+    """
+    split = _split(split)
+    if split == "valid":
+        raise ValueError("the treebank sample has only 'train' and 'test' splits")
+    reader = nltk_corpus("treebank")
+    fileids = [f for f in reader.fileids() if (f >= _PTB_TEST_FROM) == (split == "test")]
+    sentences = []
+    for sentence in reader.tagged_sents(fileids):
+        words = [(_PTB_TEXT.get(w, w.replace("\\/", "/").replace("\\*", "*")), t)
+                 for w, t in sentence if t != "-NONE-"]
+        if words:
+            sentences.append(([w for w, _ in words], [t for _, t in words]))
+    return sentences
 
 
 WSD_DATASETS = ("semcor", "senseval2", "senseval3", "semeval2007", "semeval2013",
