@@ -5,13 +5,11 @@ directory ``ELMO_TUTORIAL_DATA`` first, then the download cache) and never downl
 missing dataset raises :class:`DatasetNotAvailable` saying how to get it
 (``elmo-tutorial data download NAME``, or ``ELMO_TUTORIAL_DATA``).
 
-- ``ud_english_ewt(split)`` → ``[(tokens, upos_tags), ...]`` (UD English-EWT r2.16)
-- ``wnut17(split)`` → ``[(tokens, bio_tags), ...]`` (WNUT-17 emerging entities)
-- ``wsd_framework(dataset)`` → ``[{"id", "tokens", "lemmas", "pos", "instances"}, ...]``
 - ``nltk_corpus(name)`` → the nltk corpus reader (``brown``, ``wordnet``, ...)
 - ``english_mix(split)`` → ``[tokens, ...]`` from six nltk corpora (the ``small`` config)
 - ``wikitext(split, name)`` / ``one_billion_words(split)`` → ``[tokens, ...]``
 - ``embedded_corpus(split)`` → ``[tokens, ...]`` shipped with the package (no data needed)
+- ``load_sentences(corpus, split)`` → ``[tokens, ...]`` of a training corpus, by its config name
 
 Splits are called ``"train"``, ``"valid"`` and ``"test"`` everywhere (``"dev"`` and
 ``"validation"`` are accepted as ``"valid"``).
@@ -21,8 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import xml.etree.ElementTree as ET
-from pathlib import Path
+import sys
 
 from .downloads import DatasetNotAvailable
 from .registry import REGISTRY, fetch, get_dataset, is_available, locate
@@ -31,6 +28,7 @@ __all__ = [
     "REGISTRY",
     "DatasetNotAvailable",
     "ENGLISH_MIX_CORPORA",
+    "load_sentences",
     "embedded_corpus",
     "english_mix",
     "fetch",
@@ -39,10 +37,7 @@ __all__ = [
     "locate",
     "nltk_corpus",
     "one_billion_words",
-    "ud_english_ewt",
     "wikitext",
-    "wnut17",
-    "wsd_framework",
 ]
 
 Sentence = list[str]
@@ -53,104 +48,6 @@ def _split(split: str) -> str:
     if name not in ("train", "valid", "test"):
         raise ValueError(f"split must be 'train', 'valid' or 'test', got {split!r}")
     return name
-
-
-def _read_columns(path: Path, form: int, tag: int, conllu: bool) -> list[tuple[list, list]]:
-    """Blank-line-separated sentences, one tab-separated token per line; keep two columns.
-
-    Whitespace-only lines also end a sentence (WNUT-17's training file uses a lone tab).
-    With ``conllu``, comment lines (``# text = ...``), multiword ranges (``3-4``) and empty
-    nodes (``8.1``) are skipped: the words of a range are listed again one by one. (Without
-    it, a token may well start with ``#``: WNUT-17 has hashtags.)
-    """
-    sentences, tokens, tags = [], [], []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if not line.strip():
-                if tokens:
-                    sentences.append((tokens, tags))
-                tokens, tags = [], []
-                continue
-            cols = line.rstrip("\n").split("\t")
-            if conllu and (line.startswith("#") or not cols[0].isdigit()):
-                continue
-            tokens.append(cols[form])
-            tags.append(cols[tag])
-    if tokens:
-        sentences.append((tokens, tags))
-    return sentences
-
-
-def ud_english_ewt(split: str = "train") -> list[tuple[Sentence, list[str]]]:
-    """UD English-EWT r2.16 sentences as ``(tokens, upos_tags)`` (12,544 / 2,001 / 2,077)."""
-    name = {"train": "train", "valid": "dev", "test": "test"}[_split(split)]
-    path = locate("ud-english-ewt") / f"en_ewt-ud-{name}.conllu"
-    return _read_columns(path, form=1, tag=3, conllu=True)
-
-
-def wnut17(split: str = "train") -> list[tuple[Sentence, list[str]]]:
-    """WNUT-17 sentences as ``(tokens, BIO tags)`` (3,394 / 1,009 / 1,287).
-
-    Tags are ``O`` or ``B-``/``I-`` with ``person``, ``location``, ``group``,
-    ``creative-work``, ``corporation``, ``product``. The test split is the adjudicated
-    ``emerging.test.annotated`` (the file Hugging Face's ``wnut_17`` reads).
-    """
-    files = {"train": "wnut17train.conll", "valid": "emerging.dev.conll",
-             "test": "emerging.test.annotated"}
-    return _read_columns(locate("wnut17") / files[_split(split)], form=0, tag=1, conllu=False)
-
-
-WSD_DATASETS = ("semcor", "senseval2", "senseval3", "semeval2007", "semeval2013",
-                "semeval2015", "ALL")
-
-
-def wsd_framework(dataset: str = "senseval2") -> list[dict]:
-    """Sentences of one dataset of the WSD Evaluation Framework, with gold sense keys.
-
-    Args:
-        dataset: ``"semcor"`` (training) or an evaluation set: ``"senseval2"``,
-            ``"senseval3"``, ``"semeval2007"``, ``"semeval2013"`` (plus ``"semeval2015"`` and
-            ``"ALL"`` in the official archive).
-
-    Returns:
-        One dict per ``<sentence>``: ``id``; ``tokens``, ``lemmas``, ``pos`` (one entry per
-        ``<wf>``/``<instance>``; a multiword expression is one token, e.g. ``"took place"``);
-        ``instances``: a list of dicts ``index`` (position in ``tokens``), ``id``, ``lemma``,
-        ``pos`` and ``keys`` (the gold WordNet 3.0 sense keys, usually one).
-    """
-    if dataset not in WSD_DATASETS:
-        raise ValueError(f"dataset must be one of {', '.join(WSD_DATASETS)}, got {dataset!r}")
-    root = locate("wsd-framework")
-    base = (root / "Training_Corpora" / "SemCor" / "semcor" if dataset == "semcor"
-            else root / "Evaluation_Datasets" / dataset / dataset)
-    xml_path, key_path = base.with_name(base.name + ".data.xml"), base.with_name(
-        base.name + ".gold.key.txt")
-    if not xml_path.exists():
-        raise DatasetNotAvailable(f"{xml_path} does not exist: this copy of the framework "
-                                  f"lacks {dataset!r} (the official archive has it).")
-    gold = {}
-    with open(key_path, encoding="utf-8") as f:
-        for line in f:
-            instance_id, *keys = line.split()
-            gold[instance_id] = keys
-    sentences = []
-    for _, elem in ET.iterparse(xml_path, events=("end",)):
-        if elem.tag != "sentence":
-            continue
-        sentence = {"id": elem.get("id"), "tokens": [], "lemmas": [], "pos": [],
-                    "instances": []}
-        for i, tok in enumerate(elem):
-            sentence["tokens"].append(tok.text or "")
-            sentence["lemmas"].append(tok.get("lemma"))
-            sentence["pos"].append(tok.get("pos"))
-            if tok.tag == "instance":
-                sentence["instances"].append({
-                    "index": i, "id": tok.get("id"), "lemma": tok.get("lemma"),
-                    "pos": tok.get("pos"), "keys": gold.get(tok.get("id"), []),
-                })
-        sentences.append(sentence)
-        elem.clear()  # SemCor is 45 MB of XML: free each sentence once read
-    return sentences
 
 
 def nltk_corpus(name: str, download: bool = False):
@@ -277,7 +174,67 @@ def one_billion_words(split: str = "train", max_sentences: int | None = None) ->
 
 
 def embedded_corpus(split: str = "train") -> list[Sentence]:
-    """The small corpus shipped with the package (no download); see ``elmo_tutorial.synthetic``."""
-    from .synthetic import embedded_corpus as _embedded
+    """The small corpus shipped with the package (no download).
+
+    See :mod:`elmo_tutorial.embedded_corpus`.
+    """
+    from .embedded_corpus import embedded_corpus as _embedded
 
     return _embedded(split)
+
+
+def _wikitext_sentences(split: str) -> list[Sentence]:
+    """WikiText-2 paragraphs cut into sentences after ``.``, ``!`` and ``?`` tokens."""
+    sentences = []
+    for paragraph in wikitext(split, "wikitext-2"):
+        current = []
+        for token in paragraph:
+            current.append(token)
+            if token in (".", "!", "?"):
+                sentences.append(current)
+                current = []
+        if current:
+            sentences.append(current)
+    return sentences
+
+
+def load_sentences(corpus: str, split: str, max_sentences: int | None = None) -> list[Sentence]:
+    """Tokenized sentences of a corpus split ("train", "valid", "test").
+
+    ``corpus`` is a ``TrainConfig.corpus`` name: ``embedded`` (shipped with the package),
+    ``english_mix`` (offline nltk corpora), ``wikitext2`` (paragraphs cut into sentences),
+    ``one_billion_words`` (the paper's corpus) or ``auto`` (WikiText-2 if it is on disk or can be
+    downloaded, 10 s timeout per attempt; the offline nltk English mix otherwise).
+
+    ``max_sentences`` keeps the first ones (the large corpora then stop reading early). Tokens
+    that are empty or contain whitespace (a vocabulary file holds one word per line) are
+    dropped, and so are empty sentences.
+    """
+    sentences = _load_sentences(corpus, split, max_sentences)
+    cleaned = ([w for w in s if w and not any(c.isspace() for c in w)] for s in sentences)
+    return [s for s in cleaned if s][:max_sentences]
+
+
+def _load_sentences(corpus: str, split: str, max_sentences: int | None) -> list[Sentence]:
+    import socket
+
+    if corpus == "embedded":
+        return embedded_corpus(split)
+    if corpus == "english_mix":
+        return english_mix(split, max_sentences)
+    if corpus == "wikitext2":
+        return _wikitext_sentences(split)
+    if corpus == "one_billion_words":  # the paper's corpus (download: elmo-tutorial data)
+        return one_billion_words(split, max_sentences)
+    previous = socket.getdefaulttimeout()
+    try:
+        socket.setdefaulttimeout(10)
+        if not is_available("wikitext-2"):
+            fetch("wikitext-2", progress=False)
+        return _wikitext_sentences(split)
+    except Exception as err:  # noqa: BLE001 - any failure to fetch means "offline"
+        print(f"WikiText-2 is not available ({type(err).__name__}); using english_mix",
+              file=sys.stderr)
+        return english_mix(split, max_sentences)
+    finally:
+        socket.setdefaulttimeout(previous)

@@ -43,6 +43,7 @@ import numpy as np
 from nltk.corpus import wordnet as wn
 
 from elmo_tutorial import checks
+from elmo_tutorial.embedded_corpus import cue_distances, cue_words, embedded_corpus, embedded_senses
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.static_vectors import (
     StaticVectors,
@@ -52,7 +53,6 @@ from elmo_tutorial.static_vectors import (
     ppmi,
     svd_vectors,
 )
-from elmo_tutorial.synthetic import cue_distances, cue_words, embedded_corpus, embedded_senses
 from elmo_tutorial.tokenize import tokenize_words
 
 device = setup_notebook(seed=0)
@@ -84,7 +84,7 @@ for synset in wn.synsets("program"):
 # ## 2. A corpus where we know every sense
 #
 # Real text does not come with sense labels, so the course ships a small synthetic
-# English-like corpus (`data/embedded/`, ≈250k training tokens; `elmo_tutorial.synthetic`
+# English-like corpus (`data/embedded/`, ≈250k training tokens; `elmo_tutorial.embedded_corpus`
 # generates it). Six words occur in contexts of known senses; each sense has its own cue
 # words, sometimes next to the word, sometimes 3–8 tokens before or after it.
 

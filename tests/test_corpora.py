@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from elmo_tutorial import corpora, registry
+from elmo_tutorial import annotated, corpora, registry
 from elmo_tutorial.downloads import (
     ChecksumMismatch,
     DatasetNotAvailable,
@@ -145,7 +145,7 @@ def test_offline_directory_is_used_before_the_cache(dirs, monkeypatch):
 
 def test_missing_dataset_error_says_how_to_get_it(dirs):
     with pytest.raises(DatasetNotAvailable) as err:
-        corpora.wnut17("train")
+        annotated.wnut17("train")
     message = str(err.value)
     assert "elmo-tutorial data download wnut17" in message and "ELMO_TUTORIAL_DATA" in message
 
@@ -176,7 +176,9 @@ def test_every_downloadable_entry_has_a_wellformed_checksum_or_says_why_not():
                 assert re.fullmatch(r"[0-9a-f]{64}", remote.sha256), ds.name
         if not ds.verifiable:
             assert "checksum" in ds.note, ds.name
-        assert ds.kind == "nltk" or ds.loader == "" or hasattr(corpora, ds.loader), ds.name
+        readers = (corpora, annotated)
+        assert ds.kind == "nltk" or ds.loader == "" or any(
+            hasattr(module, ds.loader) for module in readers), ds.name
 
 
 def test_dataset_names_accept_underscores_and_suggest_close_matches():
@@ -271,7 +273,7 @@ def _mirror(folder: str) -> Path:
 @pytest.mark.parametrize("split,name", [("valid", "dev"), ("test", "test")])
 def test_ud_english_ewt_has_one_sentence_per_sent_id_and_aligned_upos(split, name):
     path = _mirror("ud-english-ewt") / f"en_ewt-ud-{name}.conllu"
-    sentences = corpora.ud_english_ewt(split)
+    sentences = annotated.ud_english_ewt(split)
     assert len(sentences) == path.read_text(encoding="utf-8").count("# sent_id")
     upos = {"ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON",
             "PROPN", "PUNCT", "SCONJ", "SYM", "VERB", "X"}
@@ -282,7 +284,7 @@ def test_ud_english_ewt_has_one_sentence_per_sent_id_and_aligned_upos(split, nam
 @pytest.mark.parametrize("split", ["train", "valid", "test"])
 def test_wnut17_keeps_every_token_line_and_bio_tags(split):
     folder = _mirror("wnut17")
-    sentences = corpora.wnut17(split)
+    sentences = annotated.wnut17(split)
     file = {"train": "wnut17train.conll", "valid": "emerging.dev.conll",
             "test": "emerging.test.annotated"}[split]
     token_lines = [ln for ln in (folder / file).read_text(encoding="utf-8").splitlines()
@@ -297,7 +299,7 @@ def test_wnut17_keeps_every_token_line_and_bio_tags(split):
 def test_wsd_framework_instances_match_gold_keys():
     folder = _mirror("WSD_Evaluation_Framework")
     gold = folder / "Evaluation_Datasets" / "senseval2" / "senseval2.gold.key.txt"
-    sentences = corpora.wsd_framework("senseval2")
+    sentences = annotated.wsd_framework("senseval2")
     instances = [inst for s in sentences for inst in s["instances"]]
     assert len(instances) == len(gold.read_text().splitlines())
     for s in sentences:

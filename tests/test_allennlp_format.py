@@ -30,9 +30,9 @@ import pytest
 import torch
 
 from elmo_tutorial import batch_to_ids
+from elmo_tutorial.allennlp_format import load_allennlp, save_allennlp
 from elmo_tutorial.config import MODEL_PRESETS, ModelConfig
 from elmo_tutorial.elmo import ELMo, add_sentence_boundaries
-from elmo_tutorial.pretrained import load_allennlp, save_allennlp
 
 TOLERANCE = 1e-5
 SMALL = ModelConfig(  # a few thousand parameters, with clipping like the released models
