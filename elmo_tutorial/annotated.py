@@ -18,9 +18,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from .corpora import _split
 from .downloads import DatasetNotAvailable
-from .registry import locate
+from .registry import locate, normalize_split
 
 __all__ = ["WSD_DATASETS", "ud_english_ewt", "wnut17", "wsd_framework"]
 
@@ -55,7 +54,7 @@ def _read_columns(path: Path, form: int, tag: int, conllu: bool) -> list[tuple[l
 
 def ud_english_ewt(split: str = "train") -> list[tuple[Sentence, list[str]]]:
     """UD English-EWT r2.16 sentences as ``(tokens, upos_tags)`` (12,544 / 2,001 / 2,077)."""
-    name = {"train": "train", "valid": "dev", "test": "test"}[_split(split)]
+    name = {"train": "train", "valid": "dev", "test": "test"}[normalize_split(split)]
     path = locate("ud-english-ewt") / f"en_ewt-ud-{name}.conllu"
     return _read_columns(path, form=1, tag=3, conllu=True)
 
@@ -67,9 +66,9 @@ def wnut17(split: str = "train") -> list[tuple[Sentence, list[str]]]:
     ``creative-work``, ``corporation``, ``product``. The test split is the adjudicated
     ``emerging.test.annotated`` (the file Hugging Face's ``wnut_17`` reads).
     """
-    files = {"train": "wnut17train.conll", "valid": "emerging.dev.conll",
-             "test": "emerging.test.annotated"}
-    return _read_columns(locate("wnut17") / files[_split(split)], form=0, tag=1, conllu=False)
+    file = {"train": "wnut17train.conll", "valid": "emerging.dev.conll",
+            "test": "emerging.test.annotated"}[normalize_split(split)]
+    return _read_columns(locate("wnut17") / file, form=0, tag=1, conllu=False)
 
 
 WSD_DATASETS = ("semcor", "senseval2", "senseval3", "semeval2007", "semeval2013",

@@ -1,18 +1,22 @@
-"""Reading the course's datasets into plain Python lists.
+"""Reading running text for language modelling: lists of tokenized sentences.
 
-Each loader finds its files through the registry (:mod:`elmo_tutorial.registry`: offline
-directory ``ELMO_TUTORIAL_DATA`` first, then the download cache) and never downloads: a
-missing dataset raises :class:`DatasetNotAvailable` saying how to get it
-(``elmo-tutorial data download NAME``, or ``ELMO_TUTORIAL_DATA``).
+This is the reading end of the data stack. The registry (:mod:`elmo_tutorial.registry`) says
+what each dataset is and where it lives (offline directory ``ELMO_TUTORIAL_DATA`` first, then the
+download cache); :mod:`elmo_tutorial.downloads` fetches and verifies the bytes; the readers here
+turn the files into sentences. A reader never downloads: a missing dataset raises
+:class:`~elmo_tutorial.downloads.DatasetNotAvailable` saying how to get it
+(``elmo-tutorial data download NAME``, or ``ELMO_TUTORIAL_DATA``). Labelled data (POS tags,
+named entities, word senses) is read by :mod:`elmo_tutorial.annotated`; the corpus shipped with
+the package by :mod:`elmo_tutorial.embedded_corpus`.
 
-- ``nltk_corpus(name)`` → the nltk corpus reader (``brown``, ``wordnet``, ...)
+- ``load_sentences(corpus, split)`` → ``[tokens, ...]`` of a training corpus, by its config name
+  (one of :data:`LM_CORPORA`); training, evaluation and the notebooks read text through it
 - ``english_mix(split)`` → ``[tokens, ...]`` from six nltk corpora (the ``small`` config)
 - ``wikitext(split, name)`` / ``one_billion_words(split)`` → ``[tokens, ...]``
-- ``embedded_corpus(split)`` → ``[tokens, ...]`` shipped with the package (no data needed)
-- ``load_sentences(corpus, split)`` → ``[tokens, ...]`` of a training corpus, by its config name
+- ``nltk_corpus(name)`` → the nltk corpus reader (``brown``, ``wordnet``, ...)
 
 Splits are called ``"train"``, ``"valid"`` and ``"test"`` everywhere (``"dev"`` and
-``"validation"`` are accepted as ``"valid"``).
+``"validation"`` are accepted as ``"valid"``; see :func:`~elmo_tutorial.registry.normalize_split`).
 """
 
 from __future__ import annotations
@@ -20,21 +24,16 @@ from __future__ import annotations
 import hashlib
 import itertools
 import sys
+from collections.abc import Iterator
 
-from .downloads import DatasetNotAvailable
-from .registry import REGISTRY, fetch, get_dataset, is_available, locate
+from . import embedded_corpus
+from .registry import REGISTRY, fetch, get_dataset, is_available, locate, normalize_split
 
 __all__ = [
-    "REGISTRY",
-    "DatasetNotAvailable",
     "ENGLISH_MIX_CORPORA",
-    "load_sentences",
-    "embedded_corpus",
+    "LM_CORPORA",
     "english_mix",
-    "fetch",
-    "get_dataset",
-    "is_available",
-    "locate",
+    "load_sentences",
     "nltk_corpus",
     "one_billion_words",
     "wikitext",
@@ -42,12 +41,9 @@ __all__ = [
 
 Sentence = list[str]
 
-
-def _split(split: str) -> str:
-    name = {"dev": "valid", "validation": "valid"}.get(split, split)
-    if name not in ("train", "valid", "test"):
-        raise ValueError(f"split must be 'train', 'valid' or 'test', got {split!r}")
-    return name
+# The corpora ``load_sentences`` reads (``TrainConfig.corpus``); ``auto`` is WikiText-2 if it can
+# be had, the English mix otherwise.
+LM_CORPORA = ("embedded", "english_mix", "wikitext2", "wikitext103", "one_billion_words", "auto")
 
 
 def nltk_corpus(name: str, download: bool = False):
@@ -124,7 +120,7 @@ def english_mix(split: str = "train", max_sentences: int | None = None) -> list[
         max_sentences: stop after this many sentences of ``split``. Documents are visited
             round-robin across the corpora, so a small sample still mixes all of them.
     """
-    split = _split(split)
+    split = normalize_split(split)
     readers = {name: nltk_corpus(name) for name in ENGLISH_MIX_CORPORA}
     per_corpus = [[(name, f) for f in readers[name].fileids()] for name in ENGLISH_MIX_CORPORA]
     sentences: list[Sentence] = []
@@ -142,11 +138,23 @@ def english_mix(split: str = "train", max_sentences: int | None = None) -> list[
 
 
 def wikitext(split: str = "train", name: str = "wikitext-2") -> list[Sentence]:
-    """WikiText paragraphs (one per non-empty line), whitespace-tokenized; headings skipped."""
-    path = locate(name) / f"wiki.{_split(split)}.tokens"
+    """WikiText paragraphs (one per non-empty line), whitespace-tokenized; headings skipped.
+
+    Args:
+        split: ``"train"``, ``"valid"`` or ``"test"``.
+        name: the registry entry, ``"wikitext-2"`` or ``"wikitext-103"``.
+    """
+    return list(_wikitext_paragraphs(split, name))
+
+
+def _wikitext_paragraphs(split: str, name: str) -> Iterator[Sentence]:
+    """The paragraphs of :func:`wikitext`, read lazily (WikiText-103's train file is 0.5 GB)."""
+    path = locate(name) / f"wiki.{normalize_split(split)}.tokens"
     with open(path, encoding="utf-8") as f:
-        lines = (line.split() for line in f if line.strip())
-        return [toks for toks in lines if not (toks[0] == "=" and toks[-1] == "=")]
+        for line in f:
+            tokens = line.split()
+            if tokens and not (tokens[0] == "=" and tokens[-1] == "="):
+                yield tokens
 
 
 def one_billion_words(split: str = "train", max_sentences: int | None = None) -> list[Sentence]:
@@ -155,7 +163,7 @@ def one_billion_words(split: str = "train", max_sentences: int | None = None) ->
     train: the 99 ``training-monolingual`` shards; test: ``news.en.heldout-00000-of-00050``
     (the benchmark's test set); valid: ``news.en.heldout-00001-of-00050``.
     """
-    root, split = locate("1b-word"), _split(split)
+    root, split = locate("1b-word"), normalize_split(split)
     if split == "train":
         paths = sorted((root / "training-monolingual.tokenized.shuffled").glob("news.en-*"))
     else:
@@ -173,20 +181,10 @@ def one_billion_words(split: str = "train", max_sentences: int | None = None) ->
     return sentences
 
 
-def embedded_corpus(split: str = "train") -> list[Sentence]:
-    """The small corpus shipped with the package (no download).
-
-    See :mod:`elmo_tutorial.embedded_corpus`.
-    """
-    from .embedded_corpus import embedded_corpus as _embedded
-
-    return _embedded(split)
-
-
-def _wikitext_sentences(split: str) -> list[Sentence]:
-    """WikiText-2 paragraphs cut into sentences after ``.``, ``!`` and ``?`` tokens."""
+def _wikitext_sentences(split: str, name: str, max_sentences: int | None) -> list[Sentence]:
+    """WikiText paragraphs cut into sentences after ``.``, ``!`` and ``?`` tokens."""
     sentences = []
-    for paragraph in wikitext(split, "wikitext-2"):
+    for paragraph in _wikitext_paragraphs(split, name):
         current = []
         for token in paragraph:
             current.append(token)
@@ -195,22 +193,33 @@ def _wikitext_sentences(split: str) -> list[Sentence]:
                 current = []
         if current:
             sentences.append(current)
+        if max_sentences is not None and len(sentences) >= max_sentences:
+            break
     return sentences
 
 
 def load_sentences(corpus: str, split: str, max_sentences: int | None = None) -> list[Sentence]:
-    """Tokenized sentences of a corpus split ("train", "valid", "test").
+    """Tokenized sentences of a training corpus's split (``"train"``, ``"valid"``, ``"test"``).
 
-    ``corpus`` is a ``TrainConfig.corpus`` name: ``embedded`` (shipped with the package),
-    ``english_mix`` (offline nltk corpora), ``wikitext2`` (paragraphs cut into sentences),
-    ``one_billion_words`` (the paper's corpus) or ``auto`` (WikiText-2 if it is on disk or can be
-    downloaded, 10 s timeout per attempt; the offline nltk English mix otherwise).
+    Args:
+        corpus: one of :data:`LM_CORPORA`: ``embedded`` (shipped with the package),
+            ``english_mix`` (offline nltk corpora), ``wikitext2`` and ``wikitext103``
+            (paragraphs cut into sentences), ``one_billion_words`` (the paper's corpus) or
+            ``auto`` (WikiText-2 if it is on disk or can be downloaded, 10 s timeout per
+            attempt; the offline nltk English mix otherwise).
+        split: the split; ``"dev"`` and ``"validation"`` mean ``"valid"``.
+        max_sentences: keep the first ones (the large corpora then stop reading early).
 
-    ``max_sentences`` keeps the first ones (the large corpora then stop reading early). Tokens
-    that are empty or contain whitespace (a vocabulary file holds one word per line) are
+    Tokens that are empty or contain whitespace (a vocabulary file holds one word per line) are
     dropped, and so are empty sentences.
+
+    Example:
+        >>> load_sentences("embedded", "dev", max_sentences=1)[0][:5]
+        ['After', 'she', 'disturbed', 'the', 'colony']
     """
-    sentences = _load_sentences(corpus, split, max_sentences)
+    if corpus not in LM_CORPORA:
+        raise ValueError(f"unknown corpus {corpus!r}; expected one of {', '.join(LM_CORPORA)}")
+    sentences = _load_sentences(corpus, normalize_split(split), max_sentences)
     cleaned = ([w for w in s if w and not any(c.isspace() for c in w)] for s in sentences)
     return [s for s in cleaned if s][:max_sentences]
 
@@ -219,11 +228,11 @@ def _load_sentences(corpus: str, split: str, max_sentences: int | None) -> list[
     import socket
 
     if corpus == "embedded":
-        return embedded_corpus(split)
+        return embedded_corpus.embedded_corpus(split)
     if corpus == "english_mix":
         return english_mix(split, max_sentences)
-    if corpus == "wikitext2":
-        return _wikitext_sentences(split)
+    if corpus in ("wikitext2", "wikitext103"):
+        return _wikitext_sentences(split, f"wikitext-{corpus[8:]}", max_sentences)
     if corpus == "one_billion_words":  # the paper's corpus (download: elmo-tutorial data)
         return one_billion_words(split, max_sentences)
     previous = socket.getdefaulttimeout()
@@ -231,7 +240,7 @@ def _load_sentences(corpus: str, split: str, max_sentences: int | None) -> list[
         socket.setdefaulttimeout(10)
         if not is_available("wikitext-2"):
             fetch("wikitext-2", progress=False)
-        return _wikitext_sentences(split)
+        return _wikitext_sentences(split, "wikitext-2", max_sentences)
     except Exception as err:  # noqa: BLE001 - any failure to fetch means "offline"
         print(f"WikiText-2 is not available ({type(err).__name__}); using english_mix",
               file=sys.stderr)

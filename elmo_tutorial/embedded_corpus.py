@@ -28,8 +28,6 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
-import os
 import random
 import sys
 from dataclasses import dataclass
@@ -37,7 +35,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 from . import embedded_lexicon as lex
+from .downloads import cache_dir, file_digest
 from .embedded_lexicon import SENSES, Sense, cue_distances, cue_words
+from .registry import normalize_split
 
 __all__ = [
     "SenseExample", "SenseOccurrence", "SenseSentence", "cue_distances", "cue_words",
@@ -194,10 +194,6 @@ def generate(n_sentences: int, seed: int = 0) -> list[SenseSentence]:
     return sentences
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def write_corpus(out_dir, seed: int = 0) -> dict[str, Path]:
     """Write ``{train,valid,test}.txt``, ``senses.{split}.tsv`` and ``README.md`` to ``out_dir``.
 
@@ -224,7 +220,7 @@ def write_corpus(out_dir, seed: int = 0) -> dict[str, Path]:
         written[f"senses.{split}.tsv"].write_text("".join(rows), encoding="utf-8", newline="\n")
         stats.append((split, len(sentences), sum(len(s.tokens) for s in sentences), len(rows) - 1))
     readme = out / "README.md"
-    readme.write_text(_readme(seed, stats, {k: _sha256(p) for k, p in written.items()}),
+    readme.write_text(_readme(seed, stats, {k: file_digest(p) for k, p in written.items()}),
                       encoding="utf-8", newline="\n")
     written["README.md"] = readme
     return written
@@ -276,28 +272,24 @@ def embedded_dir() -> Path:
     """The directory holding the embedded corpus, generating it into the cache if needed.
 
     The repository's ``data/embedded/`` is used when present (an editable install or a
-    clone). Otherwise the corpus is generated once into ``$ELMO_TUTORIAL_CACHE/embedded``
-    (default ``~/.cache/elmo_tutorial/embedded``); the result is the same bytes.
+    clone). Otherwise the corpus is generated once into the download cache's ``embedded/``
+    (``$ELMO_TUTORIAL_CACHE``, default ``~/.cache/elmo_tutorial``); the result is the same bytes.
     """
     repo = Path(__file__).resolve().parents[1] / "data" / "embedded"
     if (repo / "README.md").exists():
         return repo
-    cache = Path(os.environ.get("ELMO_TUTORIAL_CACHE", Path.home() / ".cache" / "elmo_tutorial"))
-    target = cache / "embedded"
+    target = cache_dir() / "embedded"
     if not (target / "README.md").exists():  # README is written last: its presence = complete
         write_corpus(target)
     return target
 
 
-def _check_split(split: str) -> None:
-    if split not in SPLITS:
-        raise ValueError(f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
-
-
 def embedded_corpus(split: str) -> list[list[str]]:
-    """The sentences of one split (``"train"``, ``"valid"`` or ``"test"``) as token lists."""
-    _check_split(split)
-    text = (embedded_dir() / f"{split}.txt").read_text(encoding="utf-8")
+    """The sentences of one split (``"train"``, ``"valid"`` or ``"test"``) as token lists.
+
+    ``"dev"`` and ``"validation"`` mean ``"valid"``, as everywhere in the package.
+    """
+    text = (embedded_dir() / f"{normalize_split(split)}.txt").read_text(encoding="utf-8")
     return [line.split(" ") for line in text.splitlines()]
 
 
@@ -309,6 +301,7 @@ def embedded_senses(split: str) -> list[SenseExample]:
         >>> tokens[index].lower() == word
         True
     """
+    split = normalize_split(split)
     sentences = embedded_corpus(split)
     rows = (embedded_dir() / f"senses.{split}.tsv").read_text(encoding="utf-8").splitlines()
     examples = []

@@ -40,9 +40,9 @@ from collections import Counter
 
 import matplotlib.pyplot as plt
 import numpy as np
-from nltk.corpus import wordnet as wn
 
 from elmo_tutorial import checks
+from elmo_tutorial.corpora import nltk_corpus
 from elmo_tutorial.embedded_corpus import cue_distances, cue_words, embedded_corpus, embedded_senses
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.static_vectors import (
@@ -56,6 +56,7 @@ from elmo_tutorial.static_vectors import (
 from elmo_tutorial.tokenize import tokenize_words
 
 device = setup_notebook(seed=0)
+wn = nltk_corpus("wordnet")  # WordNet 3.0 (see `elmo-tutorial data list`)
 
 # %% [markdown]
 # ## 1. One word, many senses: WordNet

@@ -176,9 +176,6 @@ def test_every_downloadable_entry_has_a_wellformed_checksum_or_says_why_not():
                 assert re.fullmatch(r"[0-9a-f]{64}", remote.sha256), ds.name
         if not ds.verifiable:
             assert "checksum" in ds.note, ds.name
-        readers = (corpora, annotated)
-        assert ds.kind == "nltk" or ds.loader == "" or any(
-            hasattr(module, ds.loader) for module in readers), ds.name
 
 
 def test_dataset_names_accept_underscores_and_suggest_close_matches():
@@ -250,6 +247,40 @@ def test_wikitext_loader_skips_headings_and_blank_lines(dirs):
         (folder / f"wiki.{split}.tokens").write_text(
             " \n = Robert Boulter = \n \n Robert is an <unk> actor . \n = = Career = = \n x y\n")
     assert corpora.wikitext("valid") == [["Robert", "is", "an", "<unk>", "actor", "."], ["x", "y"]]
+
+
+def test_wikitext103_is_read_like_wikitext2_and_stops_at_max_sentences(dirs):
+    folder = dirs[1] / "wikitext-103"
+    folder.mkdir()
+    for split in ("train", "valid", "test"):
+        (folder / f"wiki.{split}.tokens").write_text(
+            " = Title = \n A b . C d ! e \n F g .\n")
+    assert corpora.load_sentences("wikitext103", "dev") == [
+        ["A", "b", "."], ["C", "d", "!"], ["e"], ["F", "g", "."]]
+    assert corpora.load_sentences("wikitext103", "train", max_sentences=2) == [
+        ["A", "b", "."], ["C", "d", "!"]]
+
+
+def test_every_training_corpus_name_is_accepted_by_the_config_and_unknown_ones_are_not():
+    from elmo_tutorial.train_config import TrainConfig
+
+    for name in corpora.LM_CORPORA:
+        TrainConfig(corpus=name)
+    with pytest.raises(ValueError, match="unknown corpus 'wiki'"):
+        corpora.load_sentences("wiki", "train")
+
+
+@pytest.mark.parametrize("alias,name", [("dev", "valid"), ("validation", "valid"),
+                                        ("train", "train"), ("test", "test")])
+def test_one_split_normaliser_for_every_reader(alias, name):
+    assert registry.normalize_split(alias) == name
+    assert corpora.load_sentences("embedded", alias, 3) == corpora.load_sentences(
+        "embedded", name, 3)
+
+
+def test_unknown_split_names_the_accepted_ones():
+    with pytest.raises(ValueError, match="expected train, valid or test"):
+        annotated.wnut17("training")
 
 
 def test_one_billion_words_reads_heldout_shard_zero_as_test(dirs):

@@ -132,9 +132,11 @@ def test_splits_have_the_expected_sizes():
     assert 200_000 < sum(map(len, corpus.embedded_corpus("train"))) < 300_000
 
 
-def test_unknown_split_is_rejected_with_the_valid_names():
-    with pytest.raises(ValueError, match="train, valid, test"):
-        corpus.embedded_corpus("dev")
+def test_dev_and_validation_mean_valid_and_unknown_splits_are_rejected():
+    assert corpus.embedded_corpus("dev") == corpus.embedded_corpus("valid")
+    assert corpus.embedded_senses("validation") == corpus.embedded_senses("valid")
+    with pytest.raises(ValueError, match="expected train, valid or test"):
+        corpus.embedded_corpus("training")
 
 
 def test_missing_repo_copy_falls_back_to_a_generated_cache(tmp_path, monkeypatch):
