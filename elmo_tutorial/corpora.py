@@ -14,6 +14,7 @@ the package by :mod:`elmo_tutorial.embedded_corpus`.
 - ``english_mix(split)`` → ``[tokens, ...]`` from six nltk corpora (the ``small`` config)
 - ``wikitext(split, name)`` / ``one_billion_words(split)`` → ``[tokens, ...]``
 - ``nltk_corpus(name)`` → the nltk corpus reader (``brown``, ``wordnet``, ...)
+- ``ensure_nltk(*names)``: a notebook's first data cell; downloads only what is missing
 
 Splits are called ``"train"``, ``"valid"`` and ``"test"`` everywhere (``"dev"`` and
 ``"validation"`` are accepted as ``"valid"``; see :func:`~elmo_tutorial.registry.normalize_split`).
@@ -27,12 +28,14 @@ import sys
 from collections.abc import Iterator
 
 from . import embedded_corpus
+from .downloads import nltk_download, nltk_find
 from .registry import REGISTRY, fetch, get_dataset, is_available, locate, normalize_split
 
 __all__ = [
     "ENGLISH_MIX_CORPORA",
     "LM_CORPORA",
     "english_mix",
+    "ensure_nltk",
     "load_sentences",
     "nltk_corpus",
     "one_billion_words",
@@ -64,6 +67,33 @@ def nltk_corpus(name: str, download: bool = False):
     import nltk.corpus
 
     return getattr(nltk.corpus, ds.name)
+
+
+def ensure_nltk(*names: str) -> None:
+    """Make nltk data available: found where nltk looks, else ``nltk.download``-ed once.
+
+    Prints one line per name saying which happened. Offline with the data present (``NLTK_DATA``,
+    ``~/nltk_data``, ...) nothing is downloaded; online with it missing, it is downloaded into
+    nltk's default directory; offline and missing, the error says how to get it.
+
+    Args:
+        names: registry entries of kind nltk (``"brown"``, ``"wordnet"``, ...).
+
+    Raises:
+        ValueError: a name that is not an nltk dataset of the registry.
+        DatasetNotAvailable: the download failed (with what to do instead).
+    """
+    for name in names:
+        ds = get_dataset(name)
+        if ds.kind != "nltk":
+            raise ValueError(f"{name!r} is not nltk data; nltk data in the registry: " + ", ".join(
+                n for n, d in REGISTRY.items() if d.kind == "nltk"))
+        if nltk_find(ds.nltk_resource) is not None:
+            print(f"✓ {ds.name}: found (nltk data {ds.nltk_resource}), nothing to download")
+            continue
+        print(f"{ds.name}: not found; downloading it with nltk.download({ds.name!r}) ...")
+        where = nltk_download(ds.nltk_resource, progress=False)
+        print(f"✓ {ds.name}: downloaded to {where}")
 
 
 ENGLISH_MIX_CORPORA = ("brown", "gutenberg", "state_union", "inaugural", "webtext", "masc_tagged")

@@ -367,3 +367,35 @@ def test_english_mix_block_split_is_about_90_5_5():
 def test_nltk_corpus_rejects_what_is_not_an_nltk_corpus(name):
     with pytest.raises(ValueError, match="not an nltk corpus"):
         corpora.nltk_corpus(name)
+
+
+def test_ensure_nltk_downloads_only_what_is_missing(monkeypatch, tmp_path, capsys):
+    present = {"corpora/wordnet": tmp_path / "wordnet"}
+    downloads = []
+
+    def fake_download(resource, force=False, progress=True):
+        downloads.append(resource)
+        present[resource] = tmp_path / resource
+        return present[resource]
+
+    monkeypatch.setattr(corpora, "nltk_find", present.get)
+    monkeypatch.setattr(corpora, "nltk_download", fake_download)
+    corpora.ensure_nltk("wordnet", "brown")
+    assert downloads == ["corpora/brown"]
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "✓ wordnet: found (nltk data corpora/wordnet), nothing to download"
+    assert out[1].startswith("brown: not found; downloading it with nltk.download('brown')")
+    assert out[2].startswith("✓ brown: downloaded to ")
+    corpora.ensure_nltk("brown")  # now present: no second download
+    assert downloads == ["corpora/brown"]
+
+
+def test_ensure_nltk_offline_and_missing_says_how_to_get_it(monkeypatch, tmp_path):
+    import nltk
+
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
+    monkeypatch.setattr(nltk, "download", lambda *a, **k: False)
+    with pytest.raises(DatasetNotAvailable, match="NLTK_DATA"):
+        corpora.ensure_nltk("brown")
+    with pytest.raises(ValueError, match="not nltk data"):
+        corpora.ensure_nltk("wnut17")
