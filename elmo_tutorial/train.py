@@ -16,16 +16,15 @@ and ELMo is applied to sentences, so we train on exactly that input: whole sente
 ``<S> w1 .. wn </S>``, bucketed by length (``batching.bucket_batches``) so that little compute
 goes to padding. It also lets the backward LM start at each sentence's real end.
 
-Run::
+From the command line (:mod:`elmo_tutorial.commands.train` parses the flags)::
 
-    python -m elmo_tutorial.train --config tiny --out runs/tiny [--lr=0.01 ...]
-    torchrun --nproc_per_node=2 -m elmo_tutorial.train --config tiny --out runs/tiny_ddp
+    elmo-tutorial train --config tiny --out runs/tiny [--lr=0.01 ...]
+    torchrun --nproc_per_node=2 -m elmo_tutorial train --config tiny --out runs/tiny_ddp
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import math
 import shutil
 import sys
@@ -36,32 +35,13 @@ import torch
 
 from . import checkpoint as ckpt
 from . import distributed as D
+from .corpora import load_sentences
+from .evaluation import evaluate_perplexity
 from .runtime import seed_everything
 from .train_config import TrainConfig
-from .train_data import load_sentences
 from .train_log import TrainLog
 
-__all__ = ["Trainer", "load_sentences", "evaluate_perplexity", "main"]
-
-
-@torch.no_grad()
-def evaluate_perplexity(model, sentences, vocab, device="cpu", batch_size: int = 64) -> dict:
-    """Forward, backward and average perplexity of ``model`` (full softmax) on ``sentences``."""
-    from .batching import bucket_batches, make_lm_batch
-
-    was_training = model.training
-    model.eval()
-    nll = torch.zeros(2, dtype=torch.float64)
-    n = 0
-    for idx in bucket_batches([len(s) for s in sentences], batch_size=batch_size, shuffle=False):
-        batch = make_lm_batch([sentences[i] for i in idx], vocab).to(device)
-        out = model(batch, sampled=False)
-        nll += torch.tensor([float(out.forward_nll), float(out.backward_nll)]) * out.n_tokens
-        n += int(out.n_tokens)
-    model.train(was_training)
-    f, b = (nll / max(n, 1)).tolist()
-    return {"fwd_ppl": math.exp(f), "bwd_ppl": math.exp(b), "avg_ppl": math.exp((f + b) / 2),
-            "fwd_nll": f, "bwd_nll": b, "n_tokens": n}
+__all__ = ["Trainer", "run"]
 
 
 def _lr_factor(config: TrainConfig, total: int):
@@ -278,29 +258,9 @@ class Trainer:
 
 
 def run(config: TrainConfig, resume: bool = False) -> dict:
-    """Train (or resume) a run and return its final held-out metrics."""
+    """Train (or resume) a run and return its final held-out metrics ({} on processes > 0)."""
     trainer = Trainer(config, resume=resume)
     try:
-        metrics = trainer.fit()
-        if trainer.dist.is_main and metrics:
-            print(json.dumps({k: round(v, 4) for k, v in metrics.items()}))
-        return metrics
+        return trainer.fit()
     finally:
         D.shutdown()
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m elmo_tutorial.train`` (what torchrun starts): same flags as the CLI."""
-    import argparse
-
-    from .commands import train as command
-
-    parser = argparse.ArgumentParser(prog="python -m elmo_tutorial.train",
-                                     description=command.DESCRIPTION,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    command.add_arguments(parser)
-    return command.run(parser.parse_args(argv))
-
-
-if __name__ == "__main__":
-    sys.exit(main())

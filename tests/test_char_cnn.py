@@ -252,6 +252,10 @@ def test_check_conv_max_pool_accepts_torch_and_rejects_wrong_answers():
         checks.check_conv_max_pool(lambda x, w, b: F.conv1d(x, w.flip(-1), b).amax(dim=-1))
     with pytest.raises(checks.CheckFailed):  # mean-pool instead of max-pool
         checks.check_conv_max_pool(lambda x, w, b: F.conv1d(x, w, b).mean(dim=-1))
+    with pytest.raises(checks.CheckFailed, match="ReLU"):  # activated before max-pooling
+        checks.check_conv_max_pool(lambda x, w, b: F.conv1d(x, w, b).relu().amax(dim=-1))
+    with pytest.raises(checks.CheckFailed, match="ReLU"):  # activated after max-pooling
+        checks.check_conv_max_pool(lambda x, w, b: F.conv1d(x, w, b).amax(dim=-1).relu())
 
 
 # --- property: any tokens, any PAD embedding: the fast path equals the plain computation ---
