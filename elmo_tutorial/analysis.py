@@ -33,8 +33,8 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
+from .embedded_corpus import SenseExample
 from .static_vectors import StaticVectors
-from .synthetic import SenseExample  # NAME-MIGRATION: elmo_tutorial.embedded_corpus
 
 __all__ = [
     "PCA", "balanced_sample", "cosine_matrix", "embed_examples", "example_vectors",
@@ -129,7 +129,8 @@ def nearest_centroid_accuracy(vectors: np.ndarray, labels: Sequence[Hashable],
     if x.ndim != 2 or len(x) != len(y):
         raise ValueError(f"need one label per row of (N, D) vectors, got {x.shape}, {len(y)}")
     if len(names) < 2 or counts.min() < 2:
-        raise ValueError(f"need ≥ 2 labels with ≥ 2 occurrences each, got {dict(zip(names, counts))}")
+        found = dict(zip(names.tolist(), counts.tolist(), strict=True))
+        raise ValueError(f"need ≥ 2 labels with ≥ 2 occurrences each, got {found}")
     if centre:
         x = x - x.mean(0)
     x = _unit(x)  # (N, D)

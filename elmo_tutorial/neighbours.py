@@ -5,9 +5,9 @@ nearest neighbours of *play* in a sentence about baseball are other sentences wh
 is a move in a game, while in a sentence about Broadway they are sentences about theatre.
 :class:`NeighbourIndex` holds the contextual vectors of every token of a corpus (each layer
 and the ELMo mix, as unit vectors) and answers "which tokens, in which sentences, are nearest
-to this one?" by cosine similarity. :func:`neighbour_explorer` puts it behind a small
-ipywidgets form, and prints the default query as plain text first, so that the notebook shows
-a result where no widget can run (a rendered notebook, nbval).
+to this one?" by cosine similarity. :func:`neighbour_explorer` prints the answer for a default
+query as plain text, so that the notebook shows a result where no widget can run (a rendered
+notebook, nbval), and puts the search behind a small ipywidgets form in Jupyter.
 
 Example:
     >>> rng = np.random.default_rng(0)
@@ -22,14 +22,15 @@ Example:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Collection, Sequence
-from typing import NamedTuple
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
 
 from .analysis import _unit, mix_layers
 from .tokenize import tokenize_words
+from .widgets import Choice, Text, explore
 
 __all__ = ["Neighbour", "NeighbourIndex", "neighbour_explorer"]
 
@@ -196,56 +197,39 @@ class NeighbourIndex:
 
 
 def neighbour_explorer(index: NeighbourIndex, embedder, sentence: str, word: str,
-                       layer="2", k: int = 8, same_word: bool = False):
-    """Print the neighbours of ``word`` in ``sentence``, then show a form to try others.
+                       layer="2", k: int = 8, same_word: bool = False,
+                       static: Sequence[Mapping[str, Any]] = ({},), live: bool | None = None):
+    """Neighbours of ``word`` in ``sentence``: printed for fixed settings, then a live form.
 
-    The printed table is an ordinary cell output, there in a rendered or CI-run notebook; the
-    form (sentence box, word and layer menus, "same word only") needs a live Jupyter kernel.
-    ipywidgets is imported here, so the rest of the package works without it.
+    The printed tables are ordinary cell output, there in a rendered or CI-run notebook; the
+    form (sentence and word boxes, a layer menu, any word or the same word only) needs a live
+    Jupyter kernel (:func:`elmo_tutorial.widgets.explore`). If ``word`` occurs more than once,
+    its first occurrence is the query.
+
+    Args:
+        static: the settings printed, each a partial mapping of ``sentence``, ``word``,
+            ``layer`` and ``neighbours`` (``"any word"`` or ``"same word only"``).
+        live: build the form (``None``: when running in a Jupyter kernel).
 
     Returns:
-        The ipywidgets ``VBox`` (already displayed).
+        The live widget, or ``None`` when none was built.
     """
-    import ipywidgets as widgets
-    from IPython.display import display
+    if word not in tokenize_words(sentence):
+        raise ValueError(f"{word!r} is not a token of {tokenize_words(sentence)}; pick one")
 
-    tokens = tokenize_words(sentence)
-    if word not in tokens:
-        raise ValueError(f"{word!r} is not a token of {tokens}; pick one of them")
+    def draw(sentence: str, word: str, layer: str, neighbours: str) -> str:
+        tokens = tokenize_words(sentence)
+        if word not in tokens:
+            return f"“{word}” is not a token of {tokens}: type one of them in the word box."
+        same = neighbours == "same word only"
+        hits = index.query(embedder, tokens, tokens.index(word), layer, k=k, same_word=same)
+        title = f"nearest to [{word}] in “{' '.join(tokens)}”, layer {layer}"
+        return f"{title}{', same word only' if same else ''}:\n{index.table(hits)}"
 
-    def show(tokens, position, layer, same_word):
-        hits = index.query(embedder, tokens, position, layer, k=k, same_word=same_word)
-        print(f"nearest to [{tokens[position]}] in “{' '.join(tokens)}”, layer {layer}"
-              f"{', same word only' if same_word else ''}:")
-        print(index.table(hits))
-
-    show(tokens, tokens.index(word), str(layer), same_word)  # the static, always-there output
-
-    text = widgets.Text(value=sentence, description="sentence", continuous_update=False,
-                        layout=widgets.Layout(width="90%"))
-    choose = widgets.Dropdown(description="word")
-    pick_layer = widgets.ToggleButtons(options=list(index.layers), value=str(layer),
-                                       description="layer")
-    only_same = widgets.Checkbox(value=same_word, description="same word only")
-    out = widgets.Output()
-
-    def words_of(_=None):
-        new = tokenize_words(text.value)
-        keep = choose.label.split(": ", 1)[-1] if choose.label else word
-        choose.options = [(f"{i}: {t}", i) for i, t in enumerate(new)]
-        choose.value = new.index(keep) if keep in new else 0
-
-    def refresh(_=None):
-        out.clear_output()
-        new = tokenize_words(text.value)
-        if new and choose.value is not None and choose.value < len(new):
-            with out:
-                show(new, choose.value, pick_layer.value, only_same.value)
-
-    words_of()
-    text.observe(lambda change: (words_of(), refresh()), names="value")
-    for control in (choose, pick_layer, only_same):
-        control.observe(refresh, names="value")
-    box = widgets.VBox([text, choose, pick_layer, only_same, out])
-    display(box)
-    return box
+    controls = {
+        "sentence": Text(sentence), "word": Text(word),
+        "layer": Choice(index.layers, str(layer)),
+        "neighbours": Choice(("any word", "same word only"),
+                             "same word only" if same_word else "any word"),
+    }
+    return explore(draw, controls, static=static, live=live)

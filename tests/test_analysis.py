@@ -21,10 +21,10 @@ from elmo_tutorial.analysis import (
 )
 from elmo_tutorial.config import ModelConfig
 from elmo_tutorial.elmo import ELMo
+from elmo_tutorial.embedded_corpus import SenseExample
 from elmo_tutorial.embedder import Embedder
 from elmo_tutorial.scalar_mix import ScalarMix
 from elmo_tutorial.static_vectors import StaticVectors, cosine_similarity
-from elmo_tutorial.synthetic import SenseExample  # NAME-MIGRATION: embedded_corpus
 
 CONFIG = ModelConfig(
     char_embed_dim=4, filters=((1, 4), (2, 8)), n_highway=1, lstm_dim=16, projection_dim=6,

@@ -32,7 +32,8 @@ def keeps_itself(vectors, labels):
     senses = sorted(set(labels))
     centroids = np.stack([unit[[lab == s for lab in labels]].mean(0) for s in senses])
     centroids /= np.linalg.norm(centroids, axis=1, keepdims=True)
-    return np.mean([senses[int(np.argmax(centroids @ u))] == lab for u, lab in zip(unit, labels)])
+    return np.mean([senses[int(np.argmax(centroids @ u))] == lab
+                    for u, lab in zip(unit, labels, strict=True)])
 
 
 def euclidean(vectors, labels):

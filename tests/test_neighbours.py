@@ -34,18 +34,18 @@ def index(embedder) -> NeighbourIndex:
     return NeighbourIndex.from_embedder(embedder, CORPUS)
 
 
-def brute_force(index, vector, layer):
-    """Every token's cosine with `vector`, computed one by one."""
+def brute_force(embeddings, vector, layer):
+    """Every token's cosine with `vector`, computed one by one, best first."""
     return sorted(((float(v @ vector / np.linalg.norm(v) / np.linalg.norm(vector)), s, t)
-                   for s, (sentence, layers) in enumerate(zip(CORPUS, index._raw, strict=True))
+                   for s, layers in enumerate(embeddings)
                    for t, v in enumerate(layers[layer])), reverse=True)
 
 
 def test_search_ranks_every_token_by_cosine(embedder, index):
-    index._raw = embedder.embed_sentences(CORPUS)
-    query = index._raw[0][2, 4] + 0.1  # near "bank" in sentence 0, layer 2
+    embeddings = embedder.embed_sentences(CORPUS)
+    query = embeddings[0][2, 4] + 0.1  # near "bank" in sentence 0, layer 2
     hits = index.search(query, 2, k=5)
-    expected = brute_force(index, query, 2)[:5]
+    expected = brute_force(embeddings, query, 2)[:5]
     assert [(h.sentence, h.position) for h in hits] == [(s, t) for _, s, t in expected]
     np.testing.assert_allclose([h.similarity for h in hits], [c for c, _, _ in expected],
                                atol=1e-5)
@@ -95,12 +95,19 @@ def test_index_rejects_embeddings_of_other_sentences(embedder):
 
 
 def test_explorer_prints_the_default_query_and_updates_on_change(embedder, index, capsys):
-    box = neighbour_explorer(index, embedder, "He went to the bank .", "bank", layer=2, k=3)
+    box = neighbour_explorer(index, embedder, "He went to the bank .", "bank", layer=2, k=3,
+                             static=[{}, {"neighbours": "same word only"}])
+    assert box is None  # no Jupyter kernel here: the printed tables are all there is
     printed = capsys.readouterr().out
-    assert "nearest to [bank]" in printed and " 1  " in printed
-    text, choose, pick_layer, only_same, out = box.children
-    assert choose.label == "4: bank" and pick_layer.value == "2"
-    text.value = "The river bank ."  # new sentence: the word menu follows, "bank" kept
-    assert choose.label == "2: bank"
+    assert printed.count("nearest to [bank]") == 2 and "same word only:" in printed
+    assert printed.splitlines()[1].startswith(" 1  ")
+    box = neighbour_explorer(index, embedder, "He went to the bank .", "bank", static=[],
+                             live=True)
+    sentence, word, layer, neighbours, output = box.children
+    assert layer.value == "2" and neighbours.value == "any word"
+    sentence.value = "The river bank ."
+    assert "in “The river bank .”" in output.outputs[0]["text"]
+    word.value = "boat"
+    assert "not a token" in output.outputs[0]["text"]
     with pytest.raises(ValueError, match="not a token"):
         neighbour_explorer(index, embedder, "He went home .", "bank")
