@@ -18,8 +18,8 @@ __version__ = "0.1.0"
 _LAZY = {
     "ELMo": "elmo_tutorial.elmo",
     "Embedder": "elmo_tutorial.embedder",
-    "load_allennlp": "elmo_tutorial.pretrained",
-    "save_allennlp": "elmo_tutorial.pretrained",
+    "load_allennlp": "elmo_tutorial.allennlp_format",
+    "save_allennlp": "elmo_tutorial.allennlp_format",
     "ModelConfig": "elmo_tutorial.config",
     "Vocabulary": "elmo_tutorial.vocab",
 }

@@ -36,9 +36,9 @@ import torch
 
 from . import checkpoint as ckpt
 from . import distributed as D
+from .corpora import load_sentences
 from .runtime import seed_everything
 from .train_config import TrainConfig
-from .train_data import load_sentences
 from .train_log import TrainLog
 
 __all__ = ["Trainer", "load_sentences", "evaluate_perplexity", "main"]

@@ -60,8 +60,8 @@ def export_encoder(run_dir, out_dir, float16: bool = False, checkpoint: bool = F
 
 
 def run(args) -> int:
+    from elmo_tutorial.allennlp_format import save_allennlp
     from elmo_tutorial.elmo import ELMo
-    from elmo_tutorial.pretrained import save_allennlp
 
     if not (args.allennlp or args.encoder):
         print("elmo-tutorial export: say where to: --allennlp OUT_DIR or --encoder OUT_DIR",
