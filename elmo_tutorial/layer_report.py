@@ -59,8 +59,8 @@ def load_model(paths: Sequence[str | Path]):
     Raises:
         ValueError: the paths are not a model, with what was found and what is expected.
     """
+    from .allennlp_format import load_allennlp
     from .elmo import ELMo
-    from .pretrained import load_allennlp  # NAME-MIGRATION: now .allennlp_format
 
     paths = [Path(p) for p in paths]
     missing = [str(p) for p in paths if not p.exists()]
