@@ -194,7 +194,7 @@ def evaluate_pos(embedder, progress: bool = True, max_sentences: int | None = No
     Returns:
         ``{"ptb": {"layer0", "layer1", "layer2", "most_frequent_tag"}, "upos": {...}}``.
     """
-    from .corpora import treebank_pos, ud_english_ewt  # NAME-MIGRATION: now .annotated
+    from .annotated import treebank_pos, ud_english_ewt
 
     results = {}
     for name, reader in (("ptb", treebank_pos), ("upos", ud_english_ewt)):

@@ -291,7 +291,7 @@ def evaluate_ner(embedder, progress: bool = True, epochs: int = 8, max_sentences
         ``{"wnut17": {"elmo", "layer0", "word_type": F1, "s": softmax(w) of the ELMo tagger's
         mix, "gamma": its γ, "scores": {name: precision, recall, F1, counts, best epoch}}}``.
     """
-    from .corpora import wnut17  # NAME-MIGRATION: now .annotated
+    from .annotated import wnut17
     from .probes import token_layers
 
     data = {split: wnut17(split)[:max_sentences] for split in ("train", "valid", "test")}
