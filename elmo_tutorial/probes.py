@@ -36,9 +36,13 @@ __all__ = [
     "LinearProbe",
     "PAPER_PTB",
     "evaluate_pos",
+    "accuracy",
     "fit_probe",
+    "label_ids",
+    "layer_accuracies",
     "most_frequent_tag_accuracy",
     "probe_layers",
+    "tag_index",
     "token_layers",
 ]
 
@@ -141,27 +145,39 @@ def token_layers(embedder, sentences: Sequence[Sequence[str]], progress: bool = 
     return out
 
 
-def _label_ids(tagged: TaggedSentences, tagset: dict[str, int]) -> np.ndarray:
-    """Class ids of every token; a tag not in ``tagset`` (unseen in training) becomes -1."""
-    return np.array([tagset.get(t, -1) for _, tags in tagged for t in tags], dtype=np.int64)
+def tag_index(tagged: TaggedSentences) -> dict[str, int]:
+    """Class id of every tag seen in ``tagged`` (sorted, so the ids do not depend on order)."""
+    return {t: i for i, t in enumerate(sorted({t for _, tags in tagged for t in tags}))}
+
+
+def label_ids(tagged: TaggedSentences, index: dict[str, int]) -> np.ndarray:
+    """Class ids of every token, ``(N,)``; a tag not in ``index`` (unseen in training) is -1."""
+    return np.array([index.get(t, -1) for _, tags in tagged for t in tags], dtype=np.int64)
+
+
+def layer_accuracies(train_layers: np.ndarray, train_labels: np.ndarray,
+                     test_layers: np.ndarray, test_labels: np.ndarray, n_classes: int,
+                     **fit_kwargs) -> dict[str, float]:
+    """One probe per layer: ``(L + 1, N, D)`` features in, test accuracy (%) per layer out.
+
+    Returns:
+        ``{"layer0": acc, "layer1": acc, ...}``; ``fit_kwargs`` go to :func:`fit_probe`.
+    """
+    results = {}
+    for j in range(train_layers.shape[0]):
+        probe = fit_probe(train_layers[j], train_labels, n_classes, **fit_kwargs)
+        results[f"layer{j}"] = accuracy(probe, test_layers[j], test_labels)
+    return results
 
 
 def probe_layers(embedder, train: TaggedSentences, test: TaggedSentences,
                  progress: bool = False, **fit_kwargs) -> dict[str, float]:
-    """Train one probe per layer on ``train``; test accuracy in percent per layer.
-
-    Returns:
-        ``{"layer0": acc, "layer1": acc, ...}`` (as many as the biLM has layers).
-    """
-    tagset = {t: i for i, t in enumerate(sorted({t for _, tags in train for t in tags}))}
-    y_train, y_test = _label_ids(train, tagset), _label_ids(test, tagset)
+    """Embed ``train`` and ``test``, then :func:`layer_accuracies` (tags seen in ``train``)."""
+    index = tag_index(train)
     x_train = token_layers(embedder, [list(s) for s, _ in train], progress)  # (L+1, N, 2P)
     x_test = token_layers(embedder, [list(s) for s, _ in test], progress)
-    results = {}
-    for j in range(x_train.shape[0]):
-        probe = fit_probe(x_train[j], y_train, len(tagset), **fit_kwargs)
-        results[f"layer{j}"] = accuracy(probe, x_test[j], y_test)
-    return results
+    return layer_accuracies(x_train, label_ids(train, index), x_test, label_ids(test, index),
+                            len(index), **fit_kwargs)
 
 
 def most_frequent_tag_accuracy(train: TaggedSentences, test: TaggedSentences) -> float:
