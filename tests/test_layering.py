@@ -144,6 +144,15 @@ def test_model_modules_do_not_depend_on_training_cli_or_data(graph, module):
         assert chain is None, f"the model depends on {layer}: {' -> '.join(chain)}"
 
 
+def test_only_the_command_line_imports_the_commands(graph):
+    cli = ("elmo_tutorial.cli", "elmo_tutorial.__main__", "elmo_tutorial.commands")
+    offenders = sorted(f"{module} -> {target}" for module, targets in graph.items()
+                       for target in targets
+                       if target.startswith("elmo_tutorial.commands")
+                       and not module.startswith(cli))
+    assert not offenders, "library code depends on the command layer: " + ", ".join(offenders)
+
+
 # ----------------------------------------------------------------- the checker checked
 
 
