@@ -59,6 +59,8 @@ from elmo_tutorial.neighbours import NeighbourIndex, neighbour_explorer
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.static_vectors import StaticVectors, context_vector
 
+# One thread: the biLM runs one small LSTM step after another, and a second thread costs
+# more in waiting for it than it gives (on a busy machine, much more).
 device = setup_notebook(seed=0, threads=1)
 
 # %% [markdown]
@@ -152,15 +154,15 @@ print("the same share of the variance:", np.allclose(sigma[:2] ** 2 / (sigma**2)
 
 # %%
 fig, axes = plt.subplots(1, 4, figsize=(16, 3.6))
-for ax, name, vectors in zip(axes, NAMES, work, strict=True):
+for ax, name, layer_vectors in zip(axes, NAMES, work, strict=True):
     ax.set_title(f"'work', {name}")
     ax.set_xticks([])
     ax.set_yticks([])
-    if np.allclose(vectors, vectors[0]):
+    if np.allclose(layer_vectors, layer_vectors[0]):
         ax.text(0.5, 0.5, "one point:\nthe same vector\nin every sentence", ha="center",
                 va="center", transform=ax.transAxes)
         continue
-    xy = pca(vectors, k=2).coords  # (5, 2)
+    xy = pca(layer_vectors, k=2).coords  # (5, 2)
     for (text, use), (px, py) in zip(WORK, xy, strict=True):
         ax.scatter(px, py, c="tab:blue" if use == "made" else "tab:orange", s=40)
         ax.annotate(" ".join(text.split()[:4]) + " …", (px, py), fontsize=7)
@@ -563,8 +565,9 @@ checks.check_nearest_centroid_accuracy(my_nearest_centroid_accuracy)
 
 # %%
 bank_senses = [sense for _, sense in BANK]
-for name, v in zip(NAMES[1:], vectors["bank"][1:], strict=True):
-    print(f"{name:9s} {my_nearest_centroid_accuracy(v - v.mean(axis=0), bank_senses):.4f}")
+for bank_layer, bank_vectors in zip(NAMES[1:], vectors["bank"][1:], strict=True):
+    bank_centred = bank_vectors - bank_vectors.mean(axis=0)
+    print(f"{bank_layer:9s} {my_nearest_centroid_accuracy(bank_centred, bank_senses):.4f}")
 
 # %% [markdown]
 # ## 8. Explore: neighbours in context
