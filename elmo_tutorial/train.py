@@ -27,7 +27,6 @@ from __future__ import annotations
 import functools
 import json
 import math
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -36,8 +35,9 @@ import torch
 
 from . import checkpoint as ckpt
 from . import distributed as D
-from .runtime import seed_everything
-from .train_config import TrainConfig
+from .overwrite import check_fresh_run_dir, check_not_a_file, remove_run
+from .runtime import available_cores, default_threads, seed_everything
+from .train_config import TrainConfig, check_resume
 from .train_data import load_sentences
 from .train_log import TrainLog
 
@@ -82,22 +82,29 @@ class Trainer:
 
     Args:
         config: the training configuration (``config.out_dir`` is the run directory).
-        resume: continue from the newest checkpoint of ``out_dir`` (error if none).
+        resume: continue from the newest intact checkpoint of ``out_dir`` (error if none, or
+            if ``config`` changes a setting the checkpoint cannot continue under).
+        force: train afresh even if ``out_dir`` holds a run, deleting it (without ``force``
+            that is an error, ``overwrite.WouldOverwrite``, which says what the run holds).
 
     Example:
         >>> trainer = Trainer(TrainConfig.preset("tiny"))          # doctest: +SKIP
         >>> metrics = trainer.fit()                                  # doctest: +SKIP
     """
 
-    def __init__(self, config: TrainConfig, resume: bool = False) -> None:
+    def __init__(self, config: TrainConfig, resume: bool = False, force: bool = False) -> None:
         from .batching import bucket_batches
         from .lm import BidirectionalLM
         from .vocab import Vocabulary
 
         self.config, self.out = config, Path(config.out_dir)
         self.dist = D.init_distributed(config.device)
-        if config.threads:
-            torch.set_num_threads(config.threads)
+        replacing = self._check_run_dir(resume, force)  # before any data is read or written
+        torch.set_num_threads(config.threads or default_threads())
+        if not config.threads and self.dist.is_main and self.dist.device.type == "cpu" and (
+                torch.get_num_threads() < available_cores()):
+            print(f"training on {torch.get_num_threads()} of {available_cores()} CPU cores: "
+                  "the others are busy (choose with --threads=N)", file=sys.stderr)
         seed_everything(config.seed)
         train = load_sentences(config.corpus, "train")
         self.train_sents = [s[: config.max_sentence_words] for s in train if s]
@@ -114,6 +121,9 @@ class Trainer:
         self.model = BidirectionalLM(self.model_config).to(self.dist.device)
         if config.sampled_softmax and hasattr(self.model.softmax, "num_samples"):
             self.model.softmax.num_samples = config.sampled_softmax
+            if config.sampled_softmax >= len(self.vocab) and self.dist.is_main:
+                print(f"sampled_softmax={config.sampled_softmax} is not below the vocabulary's "
+                      f"{len(self.vocab)} words: training uses the full softmax", file=sys.stderr)
         self.ddp_model = D.wrap(self.model, self.dist)
         self.optimizer = self._make_optimizer()
         lengths = [len(s) + 2 for s in self.train_sents]
@@ -134,11 +144,10 @@ class Trainer:
         if resume:
             self._resume()
         if self.dist.is_main:
-            if not resume and (self.out / ckpt.CHECKPOINTS).exists():
-                print(f"{self.out} held an earlier run: starting afresh (use --resume to "
-                      "continue a run instead)", file=sys.stderr)
-                shutil.rmtree(self.out / ckpt.CHECKPOINTS)
-                (self.out / "model.safetensors").unlink(missing_ok=True)
+            if replacing:
+                print(f"{self.out}: replacing the run it held ({replacing}), as --force asks",
+                      file=sys.stderr)
+                remove_run(self.out)
             self.out.mkdir(parents=True, exist_ok=True)
             ckpt.write_run_config(self.out, self.model_config, config.to_dict())
             self.vocab.save(self.out / "vocab.txt")
@@ -165,15 +174,48 @@ class Trainer:
                                  keep=self.config.keep_checkpoints)
         D.barrier(self.dist)
 
-    def _resume(self) -> None:
-        path = ckpt.latest_checkpoint(self.out)
-        if path is None:
+    def _check_run_dir(self, resume: bool, force: bool) -> str | None:
+        """Refuse what would lose work; with ``force``, return the run that will be replaced.
+
+        Training afresh must not delete a run unless forced (``check_fresh_run_dir``); a resumed
+        run must have a checkpoint, and may change only settings its checkpoint can continue
+        under (``train_config.check_resume``), which are announced.
+        """
+        if not resume:
+            return check_fresh_run_dir(self.out, force)
+        check_not_a_file(self.out, "a run directory (--out)")
+        if not ckpt.checkpoints(self.out):
             raise FileNotFoundError(f"--resume: {self.out} has no checkpoint to resume from; "
                                     "start without --resume (or point --out at the run)")
-        model_state, state = ckpt.load_checkpoint(path)
-        self.model.load_state_dict(model_state)
+        if (self.out / "config.json").exists():
+            saved = TrainConfig.from_dict(ckpt.read_run_config(self.out)[1])
+            for notice in check_resume(saved, self.config, str(self.out)):
+                if self.dist.is_main:
+                    print(f"resuming with a changed setting: {notice}", file=sys.stderr)
+        return None
+
+    def _resume(self) -> None:
+        path, model_state, state, skipped = ckpt.load_latest_checkpoint(self.out)
+        if self.dist.is_main:
+            for problem in skipped:
+                print(f"warning: {problem}; resuming from {path} instead", file=sys.stderr)
+        try:
+            self.model.load_state_dict(model_state)
+        except RuntimeError:  # shapes that config.json does not describe: edited by hand?
+            raise ValueError(f"{path / 'model.safetensors'} does not fit the model that "
+                             f"{self.out / 'config.json'} describes; was either file replaced? "
+                             "Train the run afresh with --force") from None
         self.optimizer.load_state_dict(state["optimizer"])
         self.scheduler.load_state_dict(state["scheduler"])
+        # The saved optimiser and scheduler carry the old lr and weight decay; take the
+        # config's, so that a compatible change (train_config.CHANGEABLE_ON_RESUME) applies.
+        # Unchanged, this computes the very same numbers (base lr × schedule factor).
+        factor = self.scheduler.lr_lambdas[0](self.scheduler.last_epoch)
+        self.scheduler.base_lrs = [self.config.lr] * len(self.optimizer.param_groups)
+        for group in self.optimizer.param_groups:
+            group.update(initial_lr=self.config.lr, lr=self.config.lr * factor,
+                         weight_decay=self.config.weight_decay)
+        self.scheduler._last_lr = [group["lr"] for group in self.optimizer.param_groups]
         self.step, self.epoch = state["step"], state["epoch"]
         self.batch_in_epoch = state["batch_in_epoch"]
         rngs = state["rng"]
@@ -277,9 +319,9 @@ class Trainer:
             self.log.plot()
 
 
-def run(config: TrainConfig, resume: bool = False) -> dict:
-    """Train (or resume) a run and return its final held-out metrics."""
-    trainer = Trainer(config, resume=resume)
+def run(config: TrainConfig, resume: bool = False, force: bool = False) -> dict:
+    """Train (or resume) a run and return its final held-out metrics (see ``Trainer``)."""
+    trainer = Trainer(config, resume=resume, force=force)
     try:
         metrics = trainer.fit()
         if trainer.dist.is_main and metrics:

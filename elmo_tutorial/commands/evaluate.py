@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import sys
 
+from . import at_least
+
 HELP = "Perplexities of a trained run, next to a Kneser-Ney n-gram baseline."
 
 DESCRIPTION = """\
@@ -32,12 +34,12 @@ def add_arguments(parser) -> None:
     parser.add_argument("run_dir", metavar="RUN_DIR", help="a run directory (from `train`)")
     parser.add_argument("--split", default="valid", choices=["valid", "test"],
                         help="held-out split to score (default: valid)")
-    parser.add_argument("--max-sentences", type=int, default=0, metavar="N",
+    parser.add_argument("--max-sentences", type=at_least(0), default=0, metavar="N",
                         help="score only the first N sentences (0 = all)")
     parser.add_argument("--no-ngram", action="store_true", help="skip the n-gram baseline")
     parser.add_argument("--checkpoint", action="store_true",
                         help="use the newest checkpoint instead of the final weights")
-    parser.add_argument("--ngram-train-sentences", type=int, default=50_000, metavar="N",
+    parser.add_argument("--ngram-train-sentences", type=at_least(0), default=50_000, metavar="N",
                         help="fit the n-gram on at most N training sentences (nltk.lm is "
                              "pure Python; 0 = all)")
     parser.add_argument("--device", default="cpu", help="cpu (default) or cuda")
@@ -47,9 +49,8 @@ def add_arguments(parser) -> None:
 def evaluate_run(run_dir, split="valid", max_sentences=0, ngram=True, checkpoint=False,
                  device="cpu", ngram_train_sentences: int | None = 50_000) -> dict:
     """{"bilm": {...}, "ngram": {...} or None, "split", "n_sentences"} for a run directory."""
-    import torch
-
     from elmo_tutorial.checkpoint import load_run
+    from elmo_tutorial.distributed import resolve_device
     from elmo_tutorial.lm import BidirectionalLM
     from elmo_tutorial.train import evaluate_perplexity, load_sentences
     from elmo_tutorial.train_config import TrainConfig
@@ -62,7 +63,8 @@ def evaluate_run(run_dir, split="valid", max_sentences=0, ngram=True, checkpoint
         (__import__("pathlib").Path(run_dir) / "config.json").read_text())["train"])
     model = BidirectionalLM(config)
     model.load_state_dict(state)
-    model.to(torch.device(device))
+    device = resolve_device(device)  # a clear error for a GPU that is not there
+    model.to(device)
     sentences = load_sentences(train_cfg.corpus, split, max_sentences or None)
     result = {"split": split, "n_sentences": len(sentences),
               "bilm": evaluate_perplexity(model, sentences, vocab, device), "ngram": None}

@@ -22,9 +22,11 @@ model.safetensors with the encoder only (no softmax: ELMo never uses it), option
 float16 (--float16, half the size; loading casts back to float32), and SHA256SUMS. That is
 how the course's shipped model was made; ELMo.from_run(OUT_DIR) loads it.
 
+An OUT_DIR that is not empty is refused (nothing is overwritten) unless --force is given.
+
 Examples:
   elmo-tutorial export runs/tiny --allennlp exported/tiny
-  elmo-tutorial export runs/small --encoder data/models/small --float16
+  elmo-tutorial export runs/small --encoder data/models/small --float16 --force
 """
 
 
@@ -36,6 +38,8 @@ def add_arguments(parser) -> None:
                         help="directory for an encoder-only run (config.json, safetensors)")
     parser.add_argument("--float16", action="store_true",
                         help="with --encoder: store the weights as float16")
+    parser.add_argument("--force", action="store_true",
+                        help="write into OUT_DIR even if it is not empty (overwriting files)")
 
 
 def export_encoder(run_dir, out_dir, float16: bool = False, checkpoint: bool = False) -> Path:
@@ -61,6 +65,7 @@ def export_encoder(run_dir, out_dir, float16: bool = False, checkpoint: bool = F
 
 def run(args) -> int:
     from elmo_tutorial.elmo import ELMo
+    from elmo_tutorial.overwrite import check_output_folder
     from elmo_tutorial.pretrained import save_allennlp
 
     if not (args.allennlp or args.encoder):
@@ -68,13 +73,15 @@ def run(args) -> int:
               file=sys.stderr)
         return 2
     try:
+        for out_dir in filter(None, (args.encoder, args.allennlp)):
+            check_output_folder(out_dir, args.force)
         if args.encoder:
             out = export_encoder(args.run_dir, args.encoder, args.float16)
             print(f"wrote {out / 'model.safetensors'}, config.json and SHA256SUMS")
             if not args.allennlp:
                 return 0
         model = ELMo.from_run(args.run_dir)
-    except (FileNotFoundError, ValueError) as err:
+    except (FileNotFoundError, ValueError, FileExistsError, NotADirectoryError) as err:
         print(f"elmo-tutorial export: {err}", file=sys.stderr)
         return 2
     out = Path(args.allennlp)
