@@ -181,7 +181,8 @@ def _check_fields(cls, values: dict, where: str) -> dict:
         if key not in hints:
             raise ValueError(f"unknown {where} key {key!r}; known keys: {', '.join(known)}")
         if not _type_ok(value, hints[key]):
-            raise ValueError(f"{where} key {key!r} expects {hints[key]}, got {value!r} "
+            expected = getattr(hints[key], "__name__", str(hints[key]))  # "float", not "<class…>"
+            raise ValueError(f"{where} key {key!r} expects {expected}, got {value!r} "
                              f"({type(value).__name__}); fix the value in your TOML or --{key}=")
         if hints[key] is float and isinstance(value, int):
             value = float(value)
