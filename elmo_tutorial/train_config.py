@@ -70,7 +70,7 @@ class TrainConfig:
     seed: int = 0  # seeds Python, NumPy and PyTorch (data order uses seed + epoch)
     device: str = "auto"  # auto (cuda if available), cpu or cuda
     amp: bool = True  # bfloat16 autocast on CUDA (ignored on the CPU)
-    threads: int = 0  # CPU threads per process (0 = PyTorch's default)
+    threads: int = 0  # CPU threads per process (0 = one per free core: runtime.default_threads)
     progress: bool = True  # show a tqdm progress bar
     out_dir: str = "runs/tiny"  # the run directory (config, vocab, weights, logs, checkpoints)
 

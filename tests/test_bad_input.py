@@ -226,3 +226,19 @@ def test_load_allennlp_with_a_broken_options_file_names_it(tmp_path):
     options.write_text('{"lstm": ')
     with pytest.raises(ValueError, match="options.json"):
         load_allennlp(options, tmp_path / "weights.hdf5")
+
+
+def test_load_allennlp_with_weights_that_are_not_hdf5_names_them(tmp_path):
+    options = tmp_path / "options.json"
+    options.write_text(json.dumps(MODEL_PRESETS["tiny"].to_options()))
+    weights = tmp_path / "weights.hdf5"
+    weights.write_text("not hdf5")
+    with pytest.raises(ValueError, match="weights.hdf5 is not an hdf5 weight file"):
+        load_allennlp(options, weights)
+
+
+@pytest.mark.parametrize("field, value", [("cell_clip", -3.0), ("proj_clip", 0.0),
+                                          ("n_highway", -1)])
+def test_architectures_that_cannot_work_are_refused_by_name(field, value):
+    with pytest.raises(ValueError, match=f"{field} must be"):
+        ModelConfig(**{field: value})
