@@ -275,6 +275,9 @@ def write_run_config(run_dir: str | Path, model_config: ModelConfig, train_confi
 
 def read_run_config(run_dir: str | Path) -> tuple[ModelConfig, dict]:
     path = Path(run_dir) / "config.json"
+    if Path(run_dir).is_file():
+        raise ValueError(f"{run_dir} is a file, not a run directory: give the folder that holds "
+                         "config.json and model.safetensors")
     if not path.exists():
         official = " (it holds options.json: load it with load_allennlp)" if (
             Path(run_dir) / "options.json").exists() else ""
