@@ -80,6 +80,8 @@ class Embedder:
         device: where to run; default: where the model's parameters are.
         cache_size: how many distinct tokens' layer-0 vectors to remember between calls
             (0: none). Call ``clear_cache()`` if the model's weights change.
+        parallel_directions: run the forward and backward LSTM stacks in two threads at
+            once; default: on a CPU when PyTorch may use 2 threads or more.
 
     Example:
         >>> from elmo_tutorial.config import MODEL_PRESETS
@@ -91,13 +93,18 @@ class Embedder:
     """
 
     def __init__(
-        self, model: ELMo, device: str | torch.device | None = None, cache_size: int = 20_000
+        self,
+        model: ELMo,
+        device: str | torch.device | None = None,
+        cache_size: int = 20_000,
+        parallel_directions: bool | None = None,
     ) -> None:
         if device is None:
             device = next(model.parameters()).device
         self.device = torch.device(device)
         self.model = model.to(self.device).eval()
         self.cache = TokenCache(model.bilm.char_cnn, max(cache_size, 0))
+        self.parallel_directions = parallel_directions
 
     def clear_cache(self) -> None:
         """Forget the remembered token vectors (needed after changing the model's weights)."""
@@ -114,7 +121,7 @@ class Embedder:
 
     def embed_batch(self, sentences: Sequence[Sequence[str]]) -> list[np.ndarray]:
         """Embed one batch as given (no sorting): a list of ``(L + 1, T_i, 2P)`` arrays."""
-        rows = self._token_rows(sentences)
+        rows = index_tokens(sentences)
         with torch.inference_mode():
             table = self._table(list(rows))
             with self._direction_runner() as map_directions:
@@ -148,7 +155,7 @@ class Embedder:
         """
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be an integer ≥ 1, got {batch_size!r}")
-        rows = self._token_rows(sentences)
+        rows = index_tokens(sentences)
         order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
         from tqdm.auto import tqdm
 
@@ -187,40 +194,19 @@ class Embedder:
         vectors = self.cache.table([BOS_TOKEN, EOS_TOKEN, *tokens])  # (2 + N, P)
         return torch.cat([vectors.new_zeros(1, vectors.shape[1]), vectors])
 
-    @staticmethod
-    def _token_rows(sentences: Sequence[Sequence[str]]) -> dict[str, int]:
-        """Each distinct token → its row in the table (``3 + rank of first use``), after
-        checking every token, so that a bad one is reported with its position."""
-        if isinstance(sentences, str) or not isinstance(sentences, Sequence):
-            raise TypeError(
-                "expected a list of token lists, e.g. [['Hello', 'world']]; got "
-                f"{type(sentences).__name__} {sentences!r:.40}"
-            )
-        rows: dict[str, int] = {}
-        for i, sentence in enumerate(sentences):
-            if isinstance(sentence, str) or not isinstance(sentence, Sequence):
-                raise TypeError(
-                    f"sentence {i} must be a list of token strings, got "
-                    f"{type(sentence).__name__} {sentence!r:.60}; tokenize it first"
-                )
-            for j, token in enumerate(sentence):
-                if token.__class__ is not str or not token:  # the common case: one check
-                    try:
-                        word_to_char_ids(token)  # raises the message for what is wrong
-                    except (TypeError, ValueError) as error:
-                        raise type(error)(f"sentence {i}, token {j}: {error}") from None
-                rows.setdefault(token, len(rows) + 3)
-        return rows
-
     @contextmanager
     def _direction_runner(self) -> Iterator[Callable]:
-        """``map`` for the two LSTM directions: at once in two threads on a CPU with ≥ 2
-        threads, else one after the other (GPU kernels already fill the device)."""
+        """``map`` for the two LSTM directions: at once in two threads (by default on a CPU
+        with ≥ 2 threads), else one after the other (GPU kernels already fill the device)."""
         threads = torch.get_num_threads()
-        if self.device.type != "cpu" or threads < 2:
+        parallel = self.parallel_directions
+        if parallel is None:
+            parallel = self.device.type == "cpu" and threads >= 2
+        if not parallel:
             yield map
             return
-        pool = ThreadPoolExecutor(2, initializer=torch.set_num_threads, initargs=(threads // 2,))
+        per_direction = max(threads // 2, 1)
+        pool = ThreadPoolExecutor(2, initializer=torch.set_num_threads, initargs=(per_direction,))
         try:  # grad mode is per thread: the workers switch inference mode on themselves
             yield lambda run, stacks: pool.map(partial(_in_inference_mode, run), stacks)
         finally:
@@ -229,9 +215,37 @@ class Embedder:
             torch.set_num_threads(threads)
 
 
+def index_tokens(sentences: Sequence[Sequence[str]]) -> dict[str, int]:
+    """Each distinct token of ``sentences`` → its row in an ``Embedder`` token table
+    (``3 + rank of first use``; rows 0-2 are padding, ``<S>``, ``</S>``).
+
+    Checks every token on the way, so that a bad one is reported with its position.
+    """
+    if isinstance(sentences, str) or not isinstance(sentences, Sequence):
+        raise TypeError(
+            "expected a list of token lists, e.g. [['Hello', 'world']]; got "
+            f"{type(sentences).__name__} {sentences!r:.40}"
+        )
+    rows: dict[str, int] = {}
+    for i, sentence in enumerate(sentences):
+        if isinstance(sentence, str) or not isinstance(sentence, Sequence):
+            raise TypeError(
+                f"sentence {i} must be a list of token strings, got "
+                f"{type(sentence).__name__} {sentence!r:.60}; tokenize it first"
+            )
+        for j, token in enumerate(sentence):
+            if token.__class__ is not str or not token:  # the common case costs one check
+                try:
+                    word_to_char_ids(token)  # raises the message for what is wrong
+                except (TypeError, ValueError) as error:
+                    raise type(error)(f"sentence {i}, token {j}: {error}") from None
+            rows.setdefault(token, len(rows) + 3)
+    return rows
+
+
 def _in_inference_mode(run: Callable, item):
     with torch.inference_mode():
         return run(item)
 
 
-__all__ = ["Embedder", "TokenCache"]
+__all__ = ["Embedder", "TokenCache", "index_tokens"]

@@ -167,7 +167,11 @@ def test_directions_in_two_threads_give_the_same_vectors_and_restore_the_thread_
         torch.set_num_threads(2)
         at_once = embedder.embed_sentences(SENTENCES)
         assert torch.get_num_threads() == 2
+        embedder.parallel_directions = True
+        torch.set_num_threads(1)
+        at_once_on_one_thread = embedder.embed_sentences(SENTENCES)
     finally:
         torch.set_num_threads(threads)
-    for a, b in zip(one_after_the_other, at_once, strict=True):
+    for a, b, c in zip(one_after_the_other, at_once, at_once_on_one_thread, strict=True):
         np.testing.assert_allclose(a, b, atol=1e-6, rtol=0)
+        np.testing.assert_allclose(a, c, atol=1e-6, rtol=0)
