@@ -31,7 +31,7 @@ import torch
 from machine import cpu_name
 
 from elmo_tutorial import ELMo, batch_to_ids
-from elmo_tutorial.corpora import wsd_framework  # NAME-MIGRATION: elmo_tutorial.annotated
+from elmo_tutorial.annotated import wsd_framework
 from elmo_tutorial.embedder import Embedder
 from elmo_tutorial.embedding_cache import embed_corpus
 

@@ -23,7 +23,7 @@ from torch import Tensor, nn
 
 from .batching import LMBatch
 from .char_cnn import CharCNN
-from .chars import ids_to_mask
+from .chars import check_char_ids
 from .config import ModelConfig
 from .lstm import LSTMStack
 from .softmax import Softmax
@@ -80,8 +80,14 @@ class _LanguageModel(nn.Module):
         self.softmax = Softmax(P, config.vocab_size) if config.vocab_size else None
         self.dropout = nn.Dropout(config.dropout)
 
-    def encode(self, char_ids: Tensor) -> dict:
+    def encode(self, char_ids: Tensor, mask: Tensor | None = None) -> dict:
         """Token embeddings and every LSTM layer's outputs for sentences with ``<S> .. </S>``.
+
+        Args:
+            char_ids: the sentences' character ids, checked here with
+                :func:`~elmo_tutorial.chars.check_char_ids`.
+            mask: the mask ``check_char_ids`` returned, from a caller that has checked the ids
+                already (``ELMo``); they are then not checked again.
 
         Shape:
             - char_ids: ``(B, T, 50)``, 0 at padding.
@@ -89,7 +95,8 @@ class _LanguageModel(nn.Module):
               (``forward``, ``backward``) a list of ``n_layers`` tensors ``(B, T, P)``; every
               tensor is zero at padded positions.
         """
-        mask = ids_to_mask(char_ids)  # (B, T)
+        if mask is None:
+            mask = check_char_ids(char_ids)  # (B, T)
         return self.encode_embeddings(self.char_cnn(char_ids), mask)  # char_cnn: (B, T, P)
 
     def encode_embeddings(
@@ -100,7 +107,7 @@ class _LanguageModel(nn.Module):
         The token embedding depends on a token's characters only, so a caller that has
         already computed it (``Embedder`` keeps each distinct token's vector) passes it
         here instead of character ids; ``encode(ids)`` equals
-        ``encode_embeddings(char_cnn(ids), ids_to_mask(ids))``.
+        ``encode_embeddings(char_cnn(ids), check_char_ids(ids))``.
 
         Args:
             word_emb: ``(B, T, P)`` token embeddings, ``<S> .. </S>`` included.
