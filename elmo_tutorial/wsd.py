@@ -213,7 +213,10 @@ def evaluate_all(embedder: Embedder, progress: bool = True, test_sets: Sequence[
         semcor_every: train on every n-th SemCor sentence only (1: all of it, the paper's
             setting; larger: quicker, with fewer senses seen).
         details: if a dict is given, it receives ``Score``s per set and representation
-            (``details[set][rep]``) and the predictions (``details["predictions"]``).
+            (``details[set][rep]``), the predictions (``details["predictions"][rep][set]``),
+            per set the number of instances whose lemma SemCor never shows
+            (``details["unseen"]``, they back off to the first sense), and the number of
+            training instances (``details["n_train"]``).
 
     Returns:
         ``{"senseval2": {"layer0", "layer1", "layer2", "elmo", "first_sense": F1}, ...,
@@ -231,13 +234,15 @@ def evaluate_all(embedder: Embedder, progress: bool = True, test_sets: Sequence[
     centroids = {rep: SenseCentroids(train_vectors[rep], labels, groups)
                  for rep in REPRESENTATIONS}
     predictions = {rep: {} for rep in (*REPRESENTATIONS, "first_sense")}
-    gold_by_set = {}
+    gold_by_set, unseen = {}, {}
     for test_set in test_sets:
         words, instances = split_words(wsd_framework(test_set))
         vectors = instance_vectors(embed_corpus(embedder, words, test_set, progress),
                                    instances, weights)
         backoff = {(i.lemma, i.pos): first_sense(i.lemma, i.pos, wordnet) for i in instances}
         gold_by_set[test_set] = {i.id: i.keys for i in instances}
+        unseen[test_set] = sum((i.lemma, i.pos) not in centroids["layer1"].by_group
+                               for i in instances)
         predictions["first_sense"][test_set] = {i.id: backoff[(i.lemma, i.pos)]
                                                 for i in instances}
         for rep in REPRESENTATIONS:
@@ -251,7 +256,8 @@ def evaluate_all(embedder: Embedder, progress: bool = True, test_sets: Sequence[
                             for rep in predictions}
         result[test_set] = {rep: round(sc.f1, 2) for rep, sc in scores[test_set].items()}
     if details is not None:
-        details.update(scores, predictions=predictions)
+        unseen["ALL"] = sum(unseen.values())
+        details.update(scores, predictions=predictions, unseen=unseen, n_train=len(train))
     return result
 
 
