@@ -24,7 +24,7 @@ How it is fast (measurements in benchmarks/RESULTS.md):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import partial
@@ -121,6 +121,7 @@ class Embedder:
 
     def embed_batch(self, sentences: Sequence[Sequence[str]]) -> list[np.ndarray]:
         """Embed one batch as given (no sorting): a list of ``(L + 1, T_i, 2P)`` arrays."""
+        sentences = _as_list(sentences)
         rows = index_tokens(sentences)
         with torch.inference_mode():
             table = self._table(list(rows))
@@ -133,10 +134,12 @@ class Embedder:
         """Many sentences → list of ``(L + 1, T_i, 2P)`` float32 arrays, in the order given.
 
         Args:
-            sentences: tokenized sentences (lists of strings); empty ones give ``T_i = 0``.
+            sentences: tokenized sentences (lists of strings; any iterable of them); empty
+                ones give ``T_i = 0``.
             batch_size: sentences per forward pass; sentences of similar length share one.
             progress: show a progress bar (tqdm) counting tokens.
         """
+        sentences = _as_list(sentences)
         results: list[np.ndarray | None] = [None] * len(sentences)
         for indices, arrays in self.iter_batches(sentences, batch_size, progress):
             for i, vectors in zip(indices, arrays, strict=True):
@@ -153,8 +156,12 @@ class Embedder:
         (:func:`elmo_tutorial.embedding_cache.embed_corpus`); arguments as in
         :meth:`embed_sentences`.
         """
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be an integer ≥ 1, got {batch_size!r}")
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int):
+            raise TypeError(f"batch_size must be an int, got {type(batch_size).__name__} "
+                            f"{batch_size!r}")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be ≥ 1, got {batch_size}")
+        sentences = _as_list(sentences)
         rows = index_tokens(sentences)
         order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
         from tqdm.auto import tqdm
@@ -221,11 +228,7 @@ def index_tokens(sentences: Sequence[Sequence[str]]) -> dict[str, int]:
 
     Checks every token on the way, so that a bad one is reported with its position.
     """
-    if isinstance(sentences, str) or not isinstance(sentences, Sequence):
-        raise TypeError(
-            "expected a list of token lists, e.g. [['Hello', 'world']]; got "
-            f"{type(sentences).__name__} {sentences!r:.40}"
-        )
+    sentences = _as_list(sentences)
     rows: dict[str, int] = {}
     for i, sentence in enumerate(sentences):
         if isinstance(sentence, str) or not isinstance(sentence, Sequence):
@@ -238,9 +241,17 @@ def index_tokens(sentences: Sequence[Sequence[str]]) -> dict[str, int]:
                 try:
                     word_to_char_ids(token)  # raises the message for what is wrong
                 except (TypeError, ValueError) as error:
-                    raise type(error)(f"sentence {i}, token {j}: {error}") from None
+                    raise type(error)(f"sentence {i}, token {j} is invalid: {error}") from None
             rows.setdefault(token, len(rows) + 3)
     return rows
+
+
+def _as_list(sentences: Iterable[Sequence[str]]) -> Sequence[Sequence[str]]:
+    """Sentences as a sequence (a generator is read once), or a one-line error."""
+    if isinstance(sentences, str) or not isinstance(sentences, Iterable):
+        raise TypeError("expected a list of token lists, e.g. [['Hello', 'world'], ['Hi']]; "
+                        f"got {type(sentences).__name__} {sentences!r:.40}")
+    return sentences if isinstance(sentences, Sequence) else list(sentences)
 
 
 def _in_inference_mode(run: Callable, item):

@@ -97,5 +97,5 @@ def test_the_default_place_is_the_package_cache_and_bad_input_is_refused(
     np.testing.assert_array_equal(layers.tokens(positions)[:, 1], layers[3][:, 2])
     with pytest.raises(ValueError, match="name must be"):
         embed_corpus(embedder, SENTENCES, name="../up", progress=False)
-    with pytest.raises(TypeError, match="sentence 1, token 0: a token must be a str"):
+    with pytest.raises(TypeError, match="sentence 1, token 0 is invalid: a token must be a str"):
         embed_corpus(embedder, [["a"], [1]], progress=False)
