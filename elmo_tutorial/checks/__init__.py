@@ -18,3 +18,4 @@ from .scalar_mix import *  # noqa: F403
 from .static_vs_contextual import *  # noqa: F403
 from .tokens import *  # noqa: F403
 from .training import *  # noqa: F403
+from .word_senses import *  # noqa: F403
