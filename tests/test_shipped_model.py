@@ -3,6 +3,7 @@
 import hashlib
 from pathlib import Path
 
+import pytest
 import torch
 
 from elmo_tutorial import batch_to_ids
@@ -62,3 +63,11 @@ def test_shipped_tiny_weights_reproduce_the_perplexity_in_their_log(one_thread):
     # float16 storage moves the perplexity by far less than this
     assert abs(scored["avg_ppl"] - logged["avg_ppl"]) < 0.01 * logged["avg_ppl"]
     assert scored["n_tokens"] == logged["n_tokens"]
+
+
+def test_shipped_model_finds_both_models_and_rejects_unknown_names():
+    from elmo_tutorial.checkpoint import shipped_model
+
+    assert shipped_model("tiny") == TINY and shipped_model("small") == SHIPPED
+    with pytest.raises(ValueError, match="ships"):
+        shipped_model("paper")
