@@ -55,7 +55,7 @@ from elmo_tutorial.static_vectors import (
 )
 from elmo_tutorial.tokenize import tokenize_words
 
-device = setup_notebook(seed=0)
+setup_notebook(seed=0)  # seeds, threads, print precision; small enough for the CPU
 wn = nltk_corpus("wordnet")  # WordNet 3.0 (see `elmo-tutorial data list`)
 
 # %% [markdown]

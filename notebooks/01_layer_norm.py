@@ -38,7 +38,7 @@ from elmo_tutorial import checks
 from elmo_tutorial.layer_norm import LayerNorm, masked_layer_norm
 from elmo_tutorial.runtime import setup_notebook
 
-device = setup_notebook(seed=0)
+setup_notebook(seed=0)  # seeds, threads, print precision; small enough for the CPU
 
 # %% [markdown]
 # ## 1. Layer norm from the formula

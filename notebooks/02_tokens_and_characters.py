@@ -53,7 +53,7 @@ from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.tokenize import split_sentences, tokenize, tokenize_words
 from elmo_tutorial.vocab import Vocabulary
 
-device = setup_notebook(seed=0)
+setup_notebook(seed=0)  # seeds, threads, print precision; small enough for the CPU
 
 # %% [markdown]
 # ## 1. From raw text to tokens

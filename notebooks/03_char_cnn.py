@@ -45,7 +45,7 @@ from elmo_tutorial.config import ModelConfig
 from elmo_tutorial.corpora import nltk_corpus
 from elmo_tutorial.runtime import setup_notebook
 
-device = setup_notebook(seed=0)
+setup_notebook(seed=0)  # seeds, threads, print precision; small enough for the CPU
 
 # %% [markdown]
 # We use the paper's architecture with freshly initialised (untrained) weights: this notebook
