@@ -227,22 +227,32 @@ def draw_filter(filter_index):
     return fig
 
 
-# The static view: per width 3, 4 and 5, the filter whose top 50 words most often share one
-# n-gram (a clear detector); the slider below them explores all 512.
-clearest = {}
-for f in range(responses.scores.shape[1]):
-    width, (_, count) = int(responses.widths[f]), responses.favourite_ngram(f, k=50)
-    if width in (3, 4, 5) and count > clearest.get(width, (-1, 0))[1]:
-        clearest[width] = (f, count)
+# How clear-cut is each filter? The share of its top 50 words whose best window is one and the
+# same n-gram. The clearest four per width:
+favourite = [responses.favourite_ngram(f, k=50) for f in range(responses.scores.shape[1])]
+clearest = {}  # width -> filters, clearest first
+for f in sorted(range(len(favourite)), key=lambda f: -favourite[f][1]):
+    clearest.setdefault(int(responses.widths[f]), []).append(f)
+for width in sorted(clearest):
+    print(f"width {width}: " + ",  ".join(
+        f"#{f} '{favourite[f][0]}' {favourite[f][1]}/50" for f in clearest[width][:4]))
+
+# %% [markdown]
+# The explorer draws one filter's 12 strongest words. Below, the clearest filter of widths 3, 4
+# and 5; with a running kernel, the slider under them shows any of the 512.
+
+# %%
 explore(draw_filter, {"filter_index": Slider(0, 511, clearest[3][0], step=1,
                                              description="filter")},
         static=[{"filter_index": clearest[width][0]} for width in (3, 4, 5)])
 
 # %% [markdown]
-# Typical detectors: a suffix or prefix at a word boundary, an apostrophe, a capital letter at
-# the start, an abbreviation's full stop. One filter does not make a word's vector; the 512
-# maxima together (then the highway layers and the projection) do. Move the slider to see
-# that many filters are far less clear-cut than these.
+# Words that share the winning n-gram tie: a window's score depends only on the characters in
+# it. Some windows reach past the end-of-word mark `$` into the padding `·`: the filter then
+# detects an ending. The list above shows other kinds of detectors: single letters, a full
+# stop at the end of a word (abbreviations such as *Mr.*), a prefix at the start (`^`). Many
+# filters are less clear-cut, and no single one makes the word's vector: the 512 maxima
+# together, then the highway layers and the projection, do.
 
 # %% [markdown]
 # ## 3. Seven widths: the paper's 2048 filters
