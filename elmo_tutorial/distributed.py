@@ -2,7 +2,7 @@
 
 Launch::
 
-    torchrun --standalone --nproc_per_node=4 -m elmo_tutorial.train --config small --out runs/s
+    torchrun --standalone --nproc_per_node=4 -m elmo_tutorial train --config small --out runs/s
     elmo-tutorial train --config small --out runs/s --nproc 4        # the same, via the CLI
 
 ``torchrun`` starts N copies of the script with ``RANK``, ``LOCAL_RANK``, ``WORLD_SIZE`` and a
@@ -48,8 +48,8 @@ class DistInfo:
 def resolve_device(name: str, local_rank: int = 0) -> torch.device:
     """``auto`` → this process's GPU if there is one, else the CPU."""
     if name == "cuda" and not torch.cuda.is_available():
-        raise RuntimeError("device=cuda was requested but PyTorch sees no GPU; use --device=cpu "
-                           "(or --device=auto), or install a CUDA build of PyTorch")
+        raise ValueError("device=cuda was requested but PyTorch sees no GPU; use --device=cpu "
+                         "(or --device=auto), or install a CUDA build of PyTorch")
     if name == "cuda" or (name == "auto" and torch.cuda.is_available()):
         return torch.device("cuda", local_rank)
     return torch.device("cpu")

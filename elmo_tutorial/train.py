@@ -16,18 +16,16 @@ and ELMo is applied to sentences, so we train on exactly that input: whole sente
 ``<S> w1 .. wn </S>``, bucketed by length (``batching.bucket_batches``) so that little compute
 goes to padding. It also lets the backward LM start at each sentence's real end.
 
-Run::
+From the command line (:mod:`elmo_tutorial.commands.train` parses the flags)::
 
-    python -m elmo_tutorial.train --config tiny --out runs/tiny [--lr=0.01 ...]
-    torchrun --nproc_per_node=2 -m elmo_tutorial.train --config tiny --out runs/tiny_ddp
+    elmo-tutorial train --config tiny --out runs/tiny [--lr=0.01 ...]
+    torchrun --nproc_per_node=2 -m elmo_tutorial train --config tiny --out runs/tiny_ddp
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import math
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -37,31 +35,13 @@ import torch
 from . import checkpoint as ckpt
 from . import distributed as D
 from .corpora import load_sentences
-from .runtime import seed_everything
-from .train_config import TrainConfig
+from .evaluation import evaluate_perplexity
+from .overwrite import check_fresh_run_dir, check_not_a_file, remove_run
+from .runtime import available_cores, default_threads, seed_everything
+from .train_config import TrainConfig, check_resume
 from .train_log import TrainLog
 
-__all__ = ["Trainer", "load_sentences", "evaluate_perplexity", "main"]
-
-
-@torch.no_grad()
-def evaluate_perplexity(model, sentences, vocab, device="cpu", batch_size: int = 64) -> dict:
-    """Forward, backward and average perplexity of ``model`` (full softmax) on ``sentences``."""
-    from .batching import bucket_batches, make_lm_batch
-
-    was_training = model.training
-    model.eval()
-    nll = torch.zeros(2, dtype=torch.float64)
-    n = 0
-    for idx in bucket_batches([len(s) for s in sentences], batch_size=batch_size, shuffle=False):
-        batch = make_lm_batch([sentences[i] for i in idx], vocab).to(device)
-        out = model(batch, sampled=False)
-        nll += torch.tensor([float(out.forward_nll), float(out.backward_nll)]) * out.n_tokens
-        n += int(out.n_tokens)
-    model.train(was_training)
-    f, b = (nll / max(n, 1)).tolist()
-    return {"fwd_ppl": math.exp(f), "bwd_ppl": math.exp(b), "avg_ppl": math.exp((f + b) / 2),
-            "fwd_nll": f, "bwd_nll": b, "n_tokens": n}
+__all__ = ["Trainer", "run"]
 
 
 def _lr_factor(config: TrainConfig, total: int):
@@ -82,67 +62,127 @@ class Trainer:
 
     Args:
         config: the training configuration (``config.out_dir`` is the run directory).
-        resume: continue from the newest checkpoint of ``out_dir`` (error if none).
+        resume: continue from the newest intact checkpoint of ``out_dir`` (error if none, or
+            if ``config`` changes a setting the checkpoint cannot continue under).
+        force: train afresh even if ``out_dir`` holds a run, deleting it (without ``force``
+            that is an error, ``overwrite.WouldOverwrite``, which says what the run holds).
 
     Example:
         >>> trainer = Trainer(TrainConfig.preset("tiny"))          # doctest: +SKIP
         >>> metrics = trainer.fit()                                  # doctest: +SKIP
     """
 
-    def __init__(self, config: TrainConfig, resume: bool = False) -> None:
-        from .batching import bucket_batches
-        from .lm import BidirectionalLM
-        from .vocab import Vocabulary
-
+    def __init__(self, config: TrainConfig, resume: bool = False, force: bool = False) -> None:
         self.config, self.out = config, Path(config.out_dir)
         self.dist = D.init_distributed(config.device)
-        if config.threads:
-            torch.set_num_threads(config.threads)
+        replacing = self._check_run_dir(resume, force)  # before any data is read or written
+        self._set_threads()
         seed_everything(config.seed)
-        train = load_sentences(config.corpus, "train")
-        self.train_sents = [s[: config.max_sentence_words] for s in train if s]
-        self.valid_sents = [s for s in load_sentences(config.corpus, "valid") if s]
-        if config.eval_sentences:
-            self.valid_sents = self.valid_sents[: config.eval_sentences]
-        if resume and (self.out / "vocab.txt").exists():  # the run's own vocabulary
-            self.vocab = Vocabulary.load(self.out / "vocab.txt")
-        else:
-            self.vocab = Vocabulary.from_sentences(
-                self.train_sents, min_count=config.vocab_min_count,
-                max_size=config.vocab_max_size or None)
-        self.model_config = config.model_config(len(self.vocab))
-        self.model = BidirectionalLM(self.model_config).to(self.dist.device)
-        if config.sampled_softmax and hasattr(self.model.softmax, "num_samples"):
-            self.model.softmax.num_samples = config.sampled_softmax
-        self.ddp_model = D.wrap(self.model, self.dist)
-        self.optimizer = self._make_optimizer()
-        lengths = [len(s) + 2 for s in self.train_sents]
-
-        @functools.lru_cache(maxsize=1)  # one epoch's batches, computed once per epoch
-        def batches(epoch: int) -> list[list[int]]:
-            return [b for b in bucket_batches(lengths, batch_size=config.batch_size,
-                                              shuffle=True, seed=config.seed + epoch)
-                    if len(b) >= self.dist.world_size]  # every process needs a sentence
-
-        self._batches = batches
-        self.steps_per_epoch = len(self._batches(0))
-        self.total_steps = config.max_steps or config.epochs * self.steps_per_epoch
-        self.scheduler = torch.optim.lr_scheduler.LambdaLR(
-            self.optimizer, _lr_factor(config, self.total_steps))
+        self._load_sentences()
+        self.vocab = self._make_vocabulary(resume)
+        self._build_model()
+        self._plan_steps()
         self.step = self.epoch = self.batch_in_epoch = 0
         self._last_eval_step = -1
         if resume:
             self._resume()
-        if self.dist.is_main:
-            if not resume and (self.out / ckpt.CHECKPOINTS).exists():
-                print(f"{self.out} held an earlier run: starting afresh (use --resume to "
-                      "continue a run instead)", file=sys.stderr)
-                shutil.rmtree(self.out / ckpt.CHECKPOINTS)
-                (self.out / "model.safetensors").unlink(missing_ok=True)
-            self.out.mkdir(parents=True, exist_ok=True)
-            ckpt.write_run_config(self.out, self.model_config, config.to_dict())
-            self.vocab.save(self.out / "vocab.txt")
+        self._prepare_run_dir(replacing)
         self.log = TrainLog(self.out, enabled=self.dist.is_main, truncate_after=self.step)
+
+    # -- setting up --------------------------------------------------------------------------
+    def _check_run_dir(self, resume: bool, force: bool) -> str | None:
+        """Refuse what would lose work; with ``force``, return the run that will be replaced.
+
+        Training afresh must not delete a run unless forced (``check_fresh_run_dir``); a resumed
+        run must have a checkpoint, and may change only settings its checkpoint can continue
+        under (``train_config.check_resume``), which are announced.
+        """
+        if not resume:
+            return check_fresh_run_dir(self.out, force)
+        check_not_a_file(self.out, "a run directory (--out)")
+        if not ckpt.checkpoints(self.out):
+            raise FileNotFoundError(f"--resume: {self.out} has no checkpoint to resume from; "
+                                    "start without --resume (or point --out at the run)")
+        if (self.out / "config.json").exists():
+            saved = TrainConfig.from_dict(ckpt.read_run_config(self.out)[1])
+            for notice in check_resume(saved, self.config, str(self.out)):
+                if self.dist.is_main:
+                    print(f"resuming with a changed setting: {notice}", file=sys.stderr)
+        return None
+
+    def _set_threads(self) -> None:
+        """``config.threads``, or as many as there are free cores (``runtime.default_threads``)."""
+        torch.set_num_threads(self.config.threads or default_threads())
+        if not self.config.threads and self.dist.is_main and self.dist.device.type == "cpu" and (
+                torch.get_num_threads() < available_cores()):
+            print(f"training on {torch.get_num_threads()} of {available_cores()} CPU cores: "
+                  "the others are busy (choose with --threads=N)", file=sys.stderr)
+
+    def _load_sentences(self) -> None:
+        """Training sentences (cut to ``max_sentence_words``) and held-out ones."""
+        c = self.config
+        train = load_sentences(c.corpus, "train")
+        self.train_sents = [s[: c.max_sentence_words] for s in train if s]
+        self.valid_sents = [s for s in load_sentences(c.corpus, "valid") if s]
+        if c.eval_sentences:
+            self.valid_sents = self.valid_sents[: c.eval_sentences]
+
+    def _make_vocabulary(self, resume: bool):
+        """The run's own vocabulary when resuming, else one counted from the training text."""
+        from .vocab import Vocabulary
+
+        if resume and (self.out / "vocab.txt").exists():
+            return Vocabulary.load(self.out / "vocab.txt")
+        return Vocabulary.from_sentences(
+            self.train_sents, min_count=self.config.vocab_min_count,
+            max_size=self.config.vocab_max_size or None)
+
+    def _build_model(self) -> None:
+        """The biLM on this process's device, its DDP wrapper and the optimiser."""
+        from .lm import BidirectionalLM
+
+        self.model_config = self.config.model_config(len(self.vocab))
+        self.model = BidirectionalLM(self.model_config).to(self.dist.device)
+        if self.config.sampled_softmax and hasattr(self.model.softmax, "num_samples"):
+            self.model.softmax.num_samples = self.config.sampled_softmax
+            if self.config.sampled_softmax >= len(self.vocab) and self.dist.is_main:
+                print(f"sampled_softmax={self.config.sampled_softmax} is not below the "
+                      f"vocabulary's {len(self.vocab)} words: training uses the full softmax",
+                      file=sys.stderr)
+        self.ddp_model = D.wrap(self.model, self.dist)
+        self.optimizer = self._make_optimizer()
+
+    def _plan_steps(self) -> None:
+        """Each epoch's batches (bucketed by length), the number of steps, the lr schedule."""
+        from .batching import bucket_batches
+
+        c = self.config
+        lengths = [len(s) + 2 for s in self.train_sents]
+
+        @functools.lru_cache(maxsize=1)  # one epoch's batches, computed once per epoch
+        def batches(epoch: int) -> list[list[int]]:
+            return [b for b in bucket_batches(lengths, batch_size=c.batch_size,
+                                              shuffle=True, seed=c.seed + epoch)
+                    if len(b) >= self.dist.world_size]  # every process needs a sentence
+
+        self._batches = batches
+        self.steps_per_epoch = len(self._batches(0))
+        self.total_steps = c.max_steps or c.epochs * self.steps_per_epoch
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(
+            self.optimizer, _lr_factor(c, self.total_steps))
+
+    def _prepare_run_dir(self, replacing: str | None) -> None:
+        """The main process writes the run's config and vocabulary, after deleting the run
+        that ``--force`` replaces (``replacing`` describes it)."""
+        if not self.dist.is_main:
+            return
+        if replacing:
+            print(f"{self.out}: replacing the run it held ({replacing}), as --force asks",
+                  file=sys.stderr)
+            remove_run(self.out)
+        self.out.mkdir(parents=True, exist_ok=True)
+        ckpt.write_run_config(self.out, self.model_config, self.config.to_dict())
+        self.vocab.save(self.out / "vocab.txt")
 
     def _make_optimizer(self) -> torch.optim.Optimizer:
         c, params = self.config, self.model.parameters()
@@ -166,14 +206,27 @@ class Trainer:
         D.barrier(self.dist)
 
     def _resume(self) -> None:
-        path = ckpt.latest_checkpoint(self.out)
-        if path is None:
-            raise FileNotFoundError(f"--resume: {self.out} has no checkpoint to resume from; "
-                                    "start without --resume (or point --out at the run)")
-        model_state, state = ckpt.load_checkpoint(path)
-        self.model.load_state_dict(model_state)
+        path, model_state, state, skipped = ckpt.load_latest_checkpoint(self.out)
+        if self.dist.is_main:
+            for problem in skipped:
+                print(f"warning: {problem}; resuming from {path} instead", file=sys.stderr)
+        try:
+            self.model.load_state_dict(model_state)
+        except RuntimeError:  # shapes that config.json does not describe: edited by hand?
+            raise ValueError(f"{path / 'model.safetensors'} does not fit the model that "
+                             f"{self.out / 'config.json'} describes; was either file replaced? "
+                             "Train the run afresh with --force") from None
         self.optimizer.load_state_dict(state["optimizer"])
         self.scheduler.load_state_dict(state["scheduler"])
+        # The saved optimiser and scheduler carry the old lr and weight decay; take the
+        # config's, so that a compatible change (train_config.CHANGEABLE_ON_RESUME) applies.
+        # Unchanged, this computes the very same numbers (base lr × schedule factor).
+        factor = self.scheduler.lr_lambdas[0](self.scheduler.last_epoch)
+        self.scheduler.base_lrs = [self.config.lr] * len(self.optimizer.param_groups)
+        for group in self.optimizer.param_groups:
+            group.update(initial_lr=self.config.lr, lr=self.config.lr * factor,
+                         weight_decay=self.config.weight_decay)
+        self.scheduler._last_lr = [group["lr"] for group in self.optimizer.param_groups]
         self.step, self.epoch = state["step"], state["epoch"]
         self.batch_in_epoch = state["batch_in_epoch"]
         rngs = state["rng"]
@@ -277,30 +330,12 @@ class Trainer:
             self.log.plot()
 
 
-def run(config: TrainConfig, resume: bool = False) -> dict:
-    """Train (or resume) a run and return its final held-out metrics."""
-    trainer = Trainer(config, resume=resume)
+def run(config: TrainConfig, resume: bool = False, force: bool = False) -> dict:
+    """Train (or resume) a run and return its final held-out metrics ({} on processes > 0).
+
+    See ``Trainer`` for ``resume`` and ``force``."""
+    trainer = Trainer(config, resume=resume, force=force)
     try:
-        metrics = trainer.fit()
-        if trainer.dist.is_main and metrics:
-            print(json.dumps({k: round(v, 4) for k, v in metrics.items()}))
-        return metrics
+        return trainer.fit()
     finally:
         D.shutdown()
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m elmo_tutorial.train`` (what torchrun starts): same flags as the CLI."""
-    import argparse
-
-    from .commands import train as command
-
-    parser = argparse.ArgumentParser(prog="python -m elmo_tutorial.train",
-                                     description=command.DESCRIPTION,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    command.add_arguments(parser)
-    return command.run(parser.parse_args(argv))
-
-
-if __name__ == "__main__":
-    sys.exit(main())

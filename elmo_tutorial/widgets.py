@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Choice", "Slider", "explore", "show"]
+__all__ = ["Choice", "Slider", "Text", "explore", "show"]
 
 LIVE_NOTE = "Live explorer: move the controls to redraw (needs a running Jupyter kernel)."
 
@@ -64,7 +64,15 @@ class Choice:
             raise ValueError(f"Choice value {self.value!r} is not one of {list(self.options)}")
 
 
-Control = Slider | Choice
+@dataclass(frozen=True)
+class Text:
+    """Free text, e.g. a sentence to embed; ``draw`` runs when the user presses Enter."""
+
+    value: str = ""
+    description: str = ""
+
+
+Control = Slider | Choice | Text
 
 
 def _in_kernel() -> bool:
@@ -122,8 +130,8 @@ def explore(
         draw: called with one keyword argument per control; returns a matplotlib figure,
             text, or anything IPython can display. Keep it under a second: it reruns on
             every move of a control.
-        controls: argument name → :class:`Slider` or :class:`Choice`; their ``value`` is the
-            default setting.
+        controls: argument name → :class:`Slider`, :class:`Choice` or :class:`Text`; their
+            ``value`` is the default setting.
         static: the settings shown as ordinary output, each a partial mapping merged into the
             defaults; the default shows the defaults once. Choose settings that show the
             effect without a frontend (e.g. one layer alone, then another).
@@ -193,6 +201,9 @@ def build_widget(draw: Callable[..., Any], controls: Mapping[str, Control]):
 def _make_input(widgets, name: str, control: Control):
     label = control.description or name
     style = {"description_width": "initial"}
+    if isinstance(control, Text):
+        return widgets.Text(value=control.value, description=label, style=style,
+                            continuous_update=False, layout=widgets.Layout(width="95%"))
     if isinstance(control, Choice):
         return widgets.Dropdown(options=list(control.options), value=control.value,
                                 description=label, style=style)

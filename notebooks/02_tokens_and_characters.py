@@ -39,7 +39,7 @@ import torch
 import torch.nn.functional as F
 
 from elmo_tutorial import checks
-from elmo_tutorial.batching import StreamBatcher, bucket_batches, make_lm_batch, masked_nll
+from elmo_tutorial.batching import StreamBatcher, bucket_batches, make_lm_batch
 from elmo_tutorial.chars import (
     BOS_IDS,
     EOS_IDS,
@@ -50,6 +50,7 @@ from elmo_tutorial.chars import (
 )
 from elmo_tutorial.corpora import ensure_nltk, nltk_corpus
 from elmo_tutorial.runtime import setup_notebook
+from elmo_tutorial.softmax import masked_nll
 from elmo_tutorial.tokenize import split_sentences, tokenize, tokenize_words
 from elmo_tutorial.vocab import Vocabulary
 

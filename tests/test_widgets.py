@@ -3,7 +3,7 @@
 import matplotlib
 import pytest
 
-from elmo_tutorial.widgets import Choice, Slider, explore
+from elmo_tutorial.widgets import Choice, Slider, Text, explore
 
 
 def test_static_fallback_renders_each_setting_without_a_frontend(capsys):
@@ -63,3 +63,13 @@ def test_live_widget_redraws_when_a_control_moves():
     inputs[1].value = "b"
     assert seen == [(2, "a"), (4, "a"), (4, "b")]
     assert len(output.outputs) == 1 and output.outputs[0]["text"] == "b 4\n"
+
+
+def test_text_control_passes_the_typed_string_on_enter():
+    pytest.importorskip("ipywidgets")
+    box = explore(lambda sentence: sentence.upper(), {"sentence": Text("the bank")}, static=[],
+                  live=True)
+    text, output = box.children
+    assert type(text).__name__ == "Text" and not text.continuous_update
+    text.value = "a river"
+    assert output.outputs[0]["text"] == "A RIVER\n"
