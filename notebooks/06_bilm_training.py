@@ -205,8 +205,8 @@ plot_log(read_log(run_dir))
 
 # %%
 from elmo_tutorial.checkpoint import load_run, shipped_model
+from elmo_tutorial.evaluation import evaluate_perplexity
 from elmo_tutorial.ngram import KneserNeyBaseline
-from elmo_tutorial.train import evaluate_perplexity
 
 tiny_dir = shipped_model("tiny")  # or Path("../runs/tiny"), your own run
 tiny_config, tiny_state, tiny_vocab = load_run(tiny_dir)

@@ -282,12 +282,13 @@ at_word = torch.tensor([e.index for e in examples])  # (N,): where each labelled
 print(len(examples), "sentences; layers:", [tuple(h.shape) for h in tiny_layers])
 
 # %% [markdown]
-# How well does a layer tell the senses apart? A simple score: the mean cosine similarity
-# between two occurrences of a word **with the same sense**, minus the mean between two
-# occurrences **with different senses**. 0 means the vectors ignore the sense.
+# How well does a layer tell the senses apart? A simple measure, the **sense gap**: the mean
+# cosine similarity between two occurrences of a word **with the same sense**, minus the mean
+# between two occurrences **with different senses**. 0 means the vectors ignore the sense.
+# (Notebook 08 measures it more carefully, with a classifier.)
 
 # %%
-def sense_separation(vectors, word):
+def sense_gap(vectors, word):
     """Mean cosine within senses minus across senses, over the occurrences of `word`."""
     chosen = [i for i, e in enumerate(examples) if e.word == word]
     unit = F.normalize(vectors[chosen], dim=-1)  # (n, 2P)
@@ -301,19 +302,19 @@ def sense_separation(vectors, word):
 print(f"{'':10}" + "".join(f"{word:>8}" for word in words) + "   mean ‖h‖")
 for j, h in enumerate(tiny_layers):
     at = h[rows, at_word]  # (N, 2P): the labelled word's vector in layer j
-    print(f"layer {j}:  " + "".join(f"{sense_separation(at, word):8.3f}" for word in words)
+    print(f"layer {j}:  " + "".join(f"{sense_gap(at, word):8.3f}" for word in words)
           + f"   {at.norm(dim=-1).mean():8.2f}")
 
 # %% [markdown]
 # Layer 0 is the character CNN's vector: one per word type, so it cannot separate anything.
 # The top LSTM layer separates the senses of *play* and *point* best, *work* a little; the
-# first LSTM layer much less. *bank* scores about 0 in every layer: this small biLM, trained for a
+# first LSTM layer much less. *bank*'s gap is about 0 in every layer: this small biLM, trained for a
 # minute, has not learned to tell its senses apart. The layers also differ in length: layer
 # 0's vectors are more than twice as long as the LSTM layers'.
 #
 # **The explorer.** Set the raw weights $w_j$ (the softmax turns them into $s_j$), $\gamma$
 # and the layer norm, and see the cosine similarities of ten occurrences (two per sense of
-# *play* and of *work*) and every word's separation score for that mix. It uses the package's
+# *play* and of *work*) and every word's sense gap for that mix. It uses the package's
 # `ScalarMix`, exactly as `ELMo` does. The ten sentences, the labelled word in brackets:
 
 # %%
@@ -343,9 +344,9 @@ def draw_mix(w0, w1, w2, gamma, layer_norm):
     ax1.set_xticks(range(len(shown)), range(len(shown)), fontsize=7)
     ax1.set_title("cosine similarity", fontsize=10)
     fig.colorbar(image, ax=ax1, fraction=0.046)
-    ax2.bar(words, [sense_separation(mixed, word) for word in words])
+    ax2.bar(words, [sense_gap(mixed, word) for word in words])
     ax2.set_ylim(-0.05, 0.3)
-    ax2.set_title("sense separation (within − across)", fontsize=10)
+    ax2.set_title("sense gap: same-sense minus different-sense cosine", fontsize=10)
     s = mix.weights.tolist()
     fig.suptitle(f"s = ({s[0]:.2f}, {s[1]:.2f}, {s[2]:.2f}),  γ = {gamma:g},  layer norm "
                  f"{'on' if layer_norm else 'off'},  mean ‖ELMo‖ = {mixed.norm(dim=-1).mean():.1f}",
@@ -364,12 +365,12 @@ explore(draw_mix, {"w0": weight, "w1": weight, "w2": weight,
 # Above, three settings (with a running kernel, the controls below them redraw on every move):
 #
 # 1. **uniform weights**, no layer norm: the long layer-0 vectors dominate the sum, so every
-#    occurrence of a word looks alike (the matrix is bright all over) and the scores are small;
+#    occurrence of a word looks alike (the matrix is bright all over) and the gaps are small;
 # 2. **uniform weights with layer norm**: every layer is brought to the same scale first, so
-#    layer 0 weighs less and the scores rise a little;
+#    layer 0 weighs less and the gaps grow a little;
 # 3. **the top layer alone** ($s_2 \approx 1$): *play* in the THEATRE sense (a noun) stands
 #    apart from the GAME and MUSIC senses (both verbs), which this layer barely tells apart;
-#    *work*'s two senses hardly differ. The scores are the top layer's from the table above.
+#    *work*'s two senses hardly differ. The gaps are the top layer's from the table above.
 #
 # Move $\gamma$: the mean length changes, no cosine does. $\gamma$ rescales every vector alike;
 # it matters to the task model that reads them (its weights see the scale), not to their

@@ -50,8 +50,8 @@ def test_shipped_tiny_run_is_intact_small_and_the_tiny_preset_unchanged():
 
 def test_shipped_tiny_weights_reproduce_the_perplexity_in_their_log(one_thread):
     from elmo_tutorial.embedded_corpus import embedded_corpus
+    from elmo_tutorial.evaluation import evaluate_perplexity
     from elmo_tutorial.lm import BidirectionalLM
-    from elmo_tutorial.train import evaluate_perplexity
     from elmo_tutorial.train_log import read_log
 
     config, state, vocab = load_run(TINY)

@@ -82,7 +82,7 @@ def test_encoder_export_is_half_size_and_loads_with_from_run(tmp_path):
 
 
 def test_copy_export_keeps_the_softmax_scores_the_same_and_refuses_to_overwrite(tmp_path, capsys):
-    from elmo_tutorial.commands.evaluate import evaluate_run
+    from elmo_tutorial.evaluation import evaluate_run
 
     Trainer(micro_config(tmp_path / "run", max_steps=2)).fit()
     copy = tmp_path / "copy"
