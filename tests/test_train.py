@@ -119,3 +119,10 @@ def test_tiny_preset_beats_the_kneser_ney_trigram(tmp_path):
         trainer.valid_sents)
     assert bilm["n_tokens"] == kn["n_tokens"]
     assert bilm["avg_ppl"] < kn["avg_ppl"], f"biLM {bilm['avg_ppl']:.2f} vs 3-gram {kn}"
+
+
+def test_cli_train_without_any_override_parses(capsys):
+    # `elmo-tutorial train --config tiny --out runs/tiny`, exactly: no --key=value at all
+    assert cli(["train", "--config", "tiny", "--out", "runs/tiny", "--print-config"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["max_steps"] == 600 and printed["out_dir"] == "runs/tiny"

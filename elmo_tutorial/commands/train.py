@@ -73,7 +73,7 @@ def _accept_overrides(parser) -> None:
 
     def parse_known_args(args=None, namespace=None):
         namespace, extras = parse_known(args, namespace)
-        for flag, value in zip(extras, [*extras[1:], None], strict=True):
+        for flag, value in zip(extras, [*extras[1:], None][: len(extras)], strict=True):
             if flag.startswith("--") and "=" not in flag:  # --max_steps 10: say how instead
                 parser.error(f"settings take their value after '=': write "
                              f"{flag}={value if value and not value.startswith('-') else 'VALUE'}")
