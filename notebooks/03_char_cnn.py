@@ -248,9 +248,11 @@ explore(draw_filter, {"filter_index": Slider(0, 511, clearest[3][0], step=1,
 
 # %% [markdown]
 # Words that share the winning n-gram tie: a window's score depends only on the characters in
-# it. Some windows reach past the end-of-word mark `$` into the padding `·`: the filter then
-# detects an ending. The list above shows other kinds of detectors: single letters, a full
-# stop at the end of a word (abbreviations such as *Mr.*), a prefix at the start (`^`). Many
+# it. Many winning windows reach past the end-of-word mark `$` into the padding `·`: those
+# filters detect how a word ends. A filter is a *soft* detector: among its top words there are
+# near misses too, windows that share only part of its favourite n-gram. The list above shows
+# the kinds of detectors: single characters, a full stop at the end of a word (abbreviations
+# such as *Mr.*), endings such as *-ly*, *-ed* or *-ing*, letter pairs inside a word. Many
 # filters are less clear-cut, and no single one makes the word's vector: the 512 maxima
 # together, then the highway layers and the projection, do.
 
