@@ -48,13 +48,13 @@ from elmo_tutorial.chars import (
     ids_to_mask,
     word_to_char_ids,
 )
-from elmo_tutorial.corpora import nltk_corpus
+from elmo_tutorial.corpora import ensure_nltk, nltk_corpus
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.softmax import masked_nll
 from elmo_tutorial.tokenize import split_sentences, tokenize, tokenize_words
 from elmo_tutorial.vocab import Vocabulary
 
-device = setup_notebook(seed=0)
+setup_notebook(seed=0)  # seeds, threads, print precision; small enough for the CPU
 
 # %% [markdown]
 # ## 1. From raw text to tokens
@@ -71,7 +71,8 @@ device = setup_notebook(seed=0)
 # Our text: the 59 US presidential inaugural addresses that ship with nltk.
 
 # %%
-inaugural = nltk_corpus("inaugural")  # found through the registry (see `elmo-tutorial data`)
+ensure_nltk("inaugural")  # finds the NLTK data, or downloads it once if missing (notebook 00)
+inaugural = nltk_corpus("inaugural")
 text = inaugural.raw("1861-Lincoln.txt")
 print(text[:300])
 

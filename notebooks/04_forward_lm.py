@@ -78,7 +78,19 @@ warnings.filterwarnings("ignore", message="LSTM with projections")
 #
 # The four weight matrices are stacked into one `(4C, I)` matrix, in PyTorch's block order
 # **(i, f, g, o)**. (TensorFlow, and so bilm-tf, stacks **(i, j, f, o)** with $j = g$: the
-# weight loader reorders the blocks.) Take the weights from a `torch.nn.LSTMCell`:
+# weight loader reorders the blocks.)
+#
+# TensorFlow's `LSTMCell` also adds a constant **`forget_bias` = 1.0** to the forget gate's
+# pre-activation at run time, $f_t = \sigma(\ldots + b_f + 1)$, and that constant is not in
+# the weight file. It makes a fresh LSTM keep its memory by default ($\sigma(1) \approx 0.73$
+# instead of 0.5; Józefowicz et al. 2015 found it helps). bilm-tf trained with it, so the
+# released weights are only right with it. PyTorch has no such constant but has two bias
+# vectors whose sum is what counts: `load_allennlp` puts the file's bias in `bias_ih` and the
+# constant in `bias_hh` (1.0 on the forget block, 0 elsewhere), and `save_allennlp` takes it out
+# again (`elmo_tutorial/allennlp_format.py`; `tests/test_allennlp_format.py` checks that the
+# outputs match bilm-tf's with it and not without it).
+#
+# Take the weights from a `torch.nn.LSTMCell`:
 
 # %%
 I, C, B = 3, 4, 2  # input width, memory cells, batch
@@ -251,14 +263,16 @@ checks.check_lstmp_step(my_lstmp_step)
 #
 # The full model: characters → `CharCNN` (notebook 03) → `LSTMStack` → softmax over the
 # vocabulary. Dropout is applied to the LSTM's input and output while training. We use the
-# `tiny` preset and the synthetic corpus that ships with the package (no download):
+# `tiny` preset and the synthetic corpus that ships with the package (no download). The model
+# and its batches go to the notebook's `device` (the CPU unless `ELMO_TUTORIAL_DEVICE` says
+# otherwise):
 
 # %%
 train_sentences, valid_sentences = embedded_corpus("train"), embedded_corpus("valid")
 vocab = Vocabulary.from_sentences(train_sentences)
 config = replace(MODEL_PRESETS["tiny"], vocab_size=len(vocab))
 torch.manual_seed(0)
-model = ForwardLM(config)
+model = ForwardLM(config).to(device)
 print(f"{len(train_sentences)} training sentences, vocabulary of {len(vocab)} words")
 print(f"{sum(p.numel() for p in model.parameters()):,} parameters")
 print(model.forward_lstm)
@@ -278,7 +292,7 @@ for t in range(6):
 valid_batch = make_lm_batch(valid_sentences[:400], vocab)
 model.eval()
 with torch.no_grad():
-    before = model(valid_batch)
+    before = model(valid_batch.to(device))
 print(f"untrained: NLL {before.forward_nll.item():.3f} nats (log V = {math.log(len(vocab)):.3f}),"
       f" perplexity {before.forward_perplexity:.1f} (uniform: {len(vocab)})")
 
@@ -288,10 +302,11 @@ print(f"untrained: NLL {before.forward_nll.item():.3f} nats (log V = {math.log(l
 
 # %%
 with torch.no_grad():
-    top = model.encode(valid_batch.char_ids)["forward"][-1]  # (B, T, P)
+    on_device = valid_batch.to(device)
+    top = model.encode(on_device.char_ids)["forward"][-1]  # (B, T, P)
     log_probs = model.softmax.log_probs(top)  # (B, T, V)
-    keep = valid_batch.forward_targets != -100
-    nll = -log_probs[keep].gather(1, valid_batch.forward_targets[keep].unsqueeze(1)).mean()
+    keep = on_device.forward_targets != -100
+    nll = -log_probs[keep].gather(1, on_device.forward_targets[keep].unsqueeze(1)).mean()
 print(f"by hand: {nll.item():.3f} nats")
 
 # %% [markdown]
@@ -317,7 +332,7 @@ optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
 losses = []
 model.train()
 for indices in batches[:250]:
-    out = model(make_lm_batch([train_sentences[i] for i in indices], vocab))
+    out = model(make_lm_batch([train_sentences[i] for i in indices], vocab).to(device))
     optimizer.zero_grad()
     out.loss.backward()
     torch.nn.utils.clip_grad_norm_(model.parameters(), 10.0)
@@ -325,7 +340,7 @@ for indices in batches[:250]:
     losses.append(out.loss.item())
 model.eval()
 with torch.no_grad():
-    after = model(valid_batch)
+    after = model(valid_batch.to(device))
 print(f"validation perplexity: {before.forward_perplexity:.1f} → {after.forward_perplexity:.1f}")
 
 # %%
@@ -345,7 +360,7 @@ fig.tight_layout()
 prefix = ["She", "said", "that", "the"]
 prefix_batch = make_lm_batch([prefix], vocab)
 with torch.no_grad():
-    top = model.encode(prefix_batch.char_ids)["forward"][-1]  # (1, T, P)
+    top = model.encode(prefix_batch.char_ids.to(device))["forward"][-1]  # (1, T, P)
     next_log_probs = model.softmax.log_probs(top[0, len(prefix)])  # after the last word
 best = next_log_probs.topk(5)
 print(" ".join(prefix), "…")
@@ -356,7 +371,8 @@ for lp, word_id in zip(best.values, best.indices, strict=True):
 # ## Summary
 #
 # * An **LSTM step** computes four gates from $x_t$ and $h_{t-1}$ (block order i, f, g, o in
-#   PyTorch; i, j, f, o in TensorFlow) and updates the memory $c_t$.
+#   PyTorch; i, j, f, o in TensorFlow) and updates the memory $c_t$. TensorFlow adds a
+#   constant forget bias of 1.0 that the weight files leave out; the loader restores it.
 # * **LSTMP** projects the output to $P \ll C$ dimensions: ELMo has $C = 4096$, $P = 512$
 #   (Peters et al. 2018, Sec. 3.4; Józefowicz et al. 2016; Sak et al. 2014). Without
 #   clipping it is exactly `torch.nn.LSTM(proj_size=P)`.
@@ -369,6 +385,7 @@ for lp, word_id in zip(best.values, best.indices, strict=True):
 #
 # **Read more:** Peters et al. (2018), Sec. 3.1 (the biLM) and 3.4 (the architecture);
 # Józefowicz et al. (2016), *Exploring the Limits of Language Modeling* (the CNN-LSTM LM ELMo
-# builds on); Sak et al. (2014) for LSTMP.
+# builds on); Sak et al. (2014) for LSTMP; Józefowicz, Zaremba & Sutskever (2015), *An
+# Empirical Exploration of Recurrent Network Architectures* (the forget bias of 1).
 #
 # **Next:** notebook 05 runs the same machinery right to left: the backward LM.
