@@ -54,12 +54,15 @@ slides: install
 cli: install
 	$(BIN)/elmo-tutorial $(ARGS)
 
+# The package's docstring examples (>>>) run too: they are documentation that must stay true.
 test: install
 	bash .ci/pytest_checked $(BIN)/python -m pytest tests
+	bash .ci/pytest_checked $(BIN)/python -m pytest --doctest-modules elmo_tutorial
 	bash .ci/pytest_checked $(BIN)/python -m pytest --nbval notebooks --nbval-sanitize-with .ci/nbval_sanitize.cfg -p no:cacheprovider
 
 unit: install
 	bash .ci/pytest_checked $(BIN)/python -m pytest tests -x -q
+	bash .ci/pytest_checked $(BIN)/python -m pytest --doctest-modules elmo_tutorial -x -q
 
 # Rebuild every notebook from its py:percent source and execute it (commit the result).
 notebooks: install

@@ -39,7 +39,10 @@ from torch.utils.flop_counter import FlopCounterMode
 from elmo_tutorial import batch_to_ids
 from elmo_tutorial.batching import make_lm_batch
 from elmo_tutorial.config import PAPER_FILTERS, ModelConfig
+from elmo_tutorial.corpora import nltk_corpus
+from elmo_tutorial.downloads import DatasetNotAvailable
 from elmo_tutorial.elmo import ELMo
+from elmo_tutorial.embedded_corpus import embedded_corpus
 from elmo_tutorial.embedder import Embedder
 from elmo_tutorial.lm import BidirectionalLM
 from elmo_tutorial.vocab import Vocabulary
@@ -52,12 +55,9 @@ STREAM = 30  # batches of new sentences in the corpus workloads
 def sentences(n: int, length: int) -> list[list[str]]:
     """``n`` real sentences cut to ``length`` tokens (Brown corpus), or synthetic ones."""
     try:
-        from nltk.corpus import brown
-
+        brown = nltk_corpus("brown")
         found = [s[:length] for s in brown.sents()[:20000] if len(s) >= length]
-    except LookupError:
-        from elmo_tutorial.corpora import embedded_corpus
-
+    except DatasetNotAvailable:
         words = [w for s in embedded_corpus("train") for w in s]
         found = [words[i : i + length] for i in range(0, len(words) - length, length)]
     return found[:n]
@@ -66,12 +66,8 @@ def sentences(n: int, length: int) -> list[list[str]]:
 def running_text(n: int) -> list[list[str]]:
     """``n`` consecutive sentences of natural length (Brown from sentence 20,000 on)."""
     try:
-        from nltk.corpus import brown
-
-        return [list(s) for s in brown.sents()[20000 : 20000 + n]]
-    except LookupError:
-        from elmo_tutorial.corpora import embedded_corpus
-
+        return [list(s) for s in nltk_corpus("brown").sents()[20000 : 20000 + n]]
+    except DatasetNotAvailable:
         return embedded_corpus("valid")[:n]
 
 

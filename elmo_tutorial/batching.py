@@ -8,9 +8,9 @@ read the same character ids; they differ only in what each position must predict
     forward target  w1     w2     ...    </S>   -100      (the word at t+1)
     backward target -100   <S>    ...    w(n-1) wn        (the word at t-1)
 
-``-100`` is PyTorch's default ``ignore_index`` for :func:`torch.nn.functional.cross_entropy`, so
-padding and the two positions with nothing to predict never reach the loss: the model computes
-``F.cross_entropy(logits, targets, ignore_index=-100)`` (see :func:`masked_nll`).
+``-100`` (:data:`~elmo_tutorial.softmax.IGNORE_INDEX`) is PyTorch's default ``ignore_index`` for
+:func:`torch.nn.functional.cross_entropy`, so padding and the two positions with nothing to
+predict never reach the loss (see :func:`~elmo_tutorial.softmax.masked_nll`).
 
 Two ways to batch a corpus:
 
@@ -29,15 +29,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
 
 import torch
-import torch.nn.functional as F
 
 from .chars import BOS_TOKEN, EOS_TOKEN, MAX_CHARS, batch_to_ids, word_to_char_ids
+from .softmax import IGNORE_INDEX
 from .vocab import Vocabulary
 
-__all__ = ["IGNORE_INDEX", "LMBatch", "StreamBatcher", "bucket_batches", "make_lm_batch",
-           "masked_nll"]
-
-IGNORE_INDEX = -100  # targets with this value are skipped by F.cross_entropy
+__all__ = ["LMBatch", "StreamBatcher", "bucket_batches", "make_lm_batch"]
 
 
 @dataclass
@@ -62,11 +59,6 @@ class LMBatch:
         """A copy with every tensor on ``device``."""
         return LMBatch(**{f.name: getattr(self, f.name).to(device) for f in fields(self)})
 
-    @property
-    def n_targets(self) -> tuple[int, int]:
-        """Number of (forward, backward) positions that count in the loss."""
-        return (int((self.forward_targets != IGNORE_INDEX).sum()),
-                int((self.backward_targets != IGNORE_INDEX).sum()))
 
 
 def _check_sentences(sentences: Sequence[Sequence[str]]) -> None:
@@ -157,30 +149,6 @@ def bucket_batches(
     if shuffle:
         rng.shuffle(batches)
     return batches
-
-
-def masked_nll(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-    """Mean negative log-likelihood over the positions whose target is not -100.
-
-    .. math::
-        \\text{NLL} = -\\frac{1}{|\\{t: y_t \\ne -100\\}|} \\sum_{t: y_t \\ne -100}
-                       \\log \\operatorname{softmax}(z_t)_{y_t}
-
-    Works on logits and on log-probabilities alike (``log_softmax`` of log-probabilities
-    leaves them unchanged). Positions with target -100 contribute nothing, whatever their
-    logits, so padding never reaches the loss.
-
-    Shape:
-        - logits: ``(B, T, V)``
-        - targets: ``(B, T)``
-        - output: scalar (0 when no position has a target)
-    """
-    flat_logits = logits.reshape(-1, logits.shape[-1])  # (B*T, V)
-    flat_targets = targets.reshape(-1)  # (B*T,)
-    total = F.cross_entropy(flat_logits, flat_targets, ignore_index=IGNORE_INDEX,
-                            reduction="sum")
-    count = (flat_targets != IGNORE_INDEX).sum()
-    return total / count.clamp(min=1)
 
 
 class StreamBatcher:

@@ -148,6 +148,8 @@ class CharCNN(nn.Module):
 
     Shape:
         - Input: ``(B, T, 50)`` character ids from ``batch_to_ids``; all-zero rows are padding.
+          The models that contain a ``CharCNN`` check their input once, with
+          :func:`~elmo_tutorial.chars.check_char_ids`; the ``CharCNN`` itself does not.
         - Output: ``(B, T, P)``, zeros at padded positions.
 
     Example:
@@ -161,7 +163,6 @@ class CharCNN(nn.Module):
     def __init__(self, config: ModelConfig) -> None:
         super().__init__()
         self.config = config
-        self.max_chars = config.max_chars
         self._act = _activation(config.activation)
         self.char_embedding = nn.Embedding(
             config.n_characters, config.char_embed_dim, padding_idx=0
@@ -191,11 +192,6 @@ class CharCNN(nn.Module):
         nn.init.zeros_(self.projection.bias)
 
     def forward(self, char_ids: torch.Tensor) -> torch.Tensor:
-        if char_ids.dim() != 3 or char_ids.shape[-1] != self.max_chars:
-            raise ValueError(
-                f"CharCNN expects character ids of shape (B, T, {self.max_chars}), got "
-                f"{tuple(char_ids.shape)}; make them with elmo_tutorial.batch_to_ids"
-            )
         B, T, C = char_ids.shape
         if B * T == 0:
             return self.projection.weight.new_zeros(B, T, self.projection.out_features)
@@ -209,11 +205,6 @@ class CharCNN(nn.Module):
 
     def embed_tokens(self, ids: torch.Tensor) -> torch.Tensor:
         """The plain computation for ``N`` tokens: ``(N, 50)`` ids → ``(N, P)`` vectors."""
-        if ids.numel() and (int(ids.min()) < 0 or int(ids.max()) >= self.config.n_characters):
-            raise ValueError(
-                f"character ids must lie in [0, {self.config.n_characters}), found "
-                f"{int(ids.min())}..{int(ids.max())}; make them with elmo_tutorial.batch_to_ids"
-            )
         features = self.filter_features(ids)  # (N, n_filters)
         return self.projection(self.highway(features))  # (N, P)
 

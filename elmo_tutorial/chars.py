@@ -121,3 +121,45 @@ def batch_to_ids(batch: Sequence[Sequence[str]]) -> torch.Tensor:
 def ids_to_mask(char_ids: torch.Tensor) -> torch.Tensor:
     """``(B, T, 50)`` character ids → ``(B, T)`` bool mask, True where a token is present."""
     return (char_ids > 0).any(dim=-1)
+
+
+def check_char_ids(char_ids: torch.Tensor) -> torch.Tensor:
+    """Validate character ids where they enter a model; return their ``(B, T)`` mask.
+
+    ``ELMo`` and the language models call this once per call, on the ids they are given; the
+    parts inside them (``CharCNN``, the LSTM stacks) take the checked ids as they are.
+
+    Raises:
+        TypeError: not a tensor (e.g. a list of tokens), or not integers.
+        ValueError: not ``(B, T, 50)``; ids outside ``[0, 262)``; or a padded (all-zero) row
+            before a token of the same sentence.
+
+    Example:
+        >>> check_char_ids(batch_to_ids([["Hi", "there"], ["Hi"]])).tolist()
+        [[True, True], [True, False]]
+    """
+    if not isinstance(char_ids, torch.Tensor):
+        raise TypeError(
+            "expected a tensor of character ids; convert tokenized sentences first: "
+            "batch_to_ids([['Hello', 'world']])"
+        )
+    if char_ids.dim() != 3 or char_ids.shape[-1] != MAX_CHARS:
+        raise ValueError(
+            f"expected character ids of shape (B, T, {MAX_CHARS}), got "
+            f"{tuple(char_ids.shape)}; make them with elmo_tutorial.batch_to_ids"
+        )
+    if char_ids.dtype.is_floating_point or char_ids.dtype == torch.bool:
+        raise TypeError(f"character ids must be integers, got {char_ids.dtype}")
+    if char_ids.numel() and (char_ids.min() < 0 or char_ids.max() >= N_CHAR_IDS):
+        raise ValueError(
+            f"character ids must lie in [0, {N_CHAR_IDS}), got {int(char_ids.min())}.."
+            f"{int(char_ids.max())}; make them with elmo_tutorial.batch_to_ids"
+        )
+    mask = ids_to_mask(char_ids)  # (B, T)
+    steps = torch.arange(char_ids.shape[1], device=char_ids.device)
+    if not torch.equal(mask, steps < mask.sum(dim=1, keepdim=True)):
+        raise ValueError(
+            "every sentence's tokens must come first in its row, padding (all-zero rows) after; "
+            "batch_to_ids produces this layout"
+        )
+    return mask

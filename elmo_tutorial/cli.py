@@ -18,6 +18,7 @@ COMMANDS = {
     "evaluate": "Perplexities of a trained run, next to a Kneser-Ney n-gram baseline.",
     "embed": "Print contextual vectors of a sentence from a trained run.",
     "export": "Export a trained run to the official options.json + weights.hdf5 format.",
+    "layers": "What each layer knows: WSD, POS probes and NER, beside the paper's numbers.",
 }
 
 

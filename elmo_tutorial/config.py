@@ -2,7 +2,7 @@
 
 ``ModelConfig`` mirrors the ``options.json`` of bilm-tf and AllenNLP field for field, so a
 config converts losslessly to and from the official format (``to_options``/``from_options``).
-Training settings live in ``elmo_tutorial.train`` (``TrainConfig``).
+Training settings live in ``elmo_tutorial.train_config`` (``TrainConfig``).
 """
 
 from __future__ import annotations

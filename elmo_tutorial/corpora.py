@@ -1,156 +1,52 @@
-"""Reading the course's datasets into plain Python lists.
+"""Reading running text for language modelling: lists of tokenized sentences.
 
-Each loader finds its files through the registry (:mod:`elmo_tutorial.registry`: offline
-directory ``ELMO_TUTORIAL_DATA`` first, then the download cache) and never downloads: a
-missing dataset raises :class:`DatasetNotAvailable` saying how to get it
-(``elmo-tutorial data download NAME``, or ``ELMO_TUTORIAL_DATA``).
+This is the reading end of the data stack. The registry (:mod:`elmo_tutorial.registry`) says
+what each dataset is and where it lives (offline directory ``ELMO_TUTORIAL_DATA`` first, then the
+download cache); :mod:`elmo_tutorial.downloads` fetches and verifies the bytes; the readers here
+turn the files into sentences. A reader never downloads: a missing dataset raises
+:class:`~elmo_tutorial.downloads.DatasetNotAvailable` saying how to get it
+(``elmo-tutorial data download NAME``, or ``ELMO_TUTORIAL_DATA``). Labelled data (POS tags,
+named entities, word senses) is read by :mod:`elmo_tutorial.annotated`; the corpus shipped with
+the package by :mod:`elmo_tutorial.embedded_corpus`.
 
-- ``ud_english_ewt(split)`` → ``[(tokens, upos_tags), ...]`` (UD English-EWT r2.16)
-- ``wnut17(split)`` → ``[(tokens, bio_tags), ...]`` (WNUT-17 emerging entities)
-- ``wsd_framework(dataset)`` → ``[{"id", "tokens", "lemmas", "pos", "instances"}, ...]``
-- ``nltk_corpus(name)`` → the nltk corpus reader (``brown``, ``wordnet``, ...)
+- ``load_sentences(corpus, split)`` → ``[tokens, ...]`` of a training corpus, by its config name
+  (one of :data:`LM_CORPORA`); training, evaluation and the notebooks read text through it
 - ``english_mix(split)`` → ``[tokens, ...]`` from six nltk corpora (the ``small`` config)
 - ``wikitext(split, name)`` / ``one_billion_words(split)`` → ``[tokens, ...]``
-- ``embedded_corpus(split)`` → ``[tokens, ...]`` shipped with the package (no data needed)
+- ``nltk_corpus(name)`` → the nltk corpus reader (``brown``, ``wordnet``, ...)
+- ``ensure_nltk(*names)``: a notebook's first data cell; downloads only what is missing
 
 Splits are called ``"train"``, ``"valid"`` and ``"test"`` everywhere (``"dev"`` and
-``"validation"`` are accepted as ``"valid"``).
+``"validation"`` are accepted as ``"valid"``; see :func:`~elmo_tutorial.registry.normalize_split`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import itertools
-import xml.etree.ElementTree as ET
-from pathlib import Path
+import sys
+from collections.abc import Iterator
 
-from .downloads import DatasetNotAvailable
-from .registry import REGISTRY, fetch, get_dataset, is_available, locate
+from . import embedded_corpus
+from .downloads import nltk_download, nltk_find
+from .registry import REGISTRY, fetch, get_dataset, is_available, locate, normalize_split
 
 __all__ = [
-    "REGISTRY",
-    "DatasetNotAvailable",
     "ENGLISH_MIX_CORPORA",
-    "embedded_corpus",
+    "LM_CORPORA",
     "english_mix",
-    "fetch",
-    "get_dataset",
-    "is_available",
-    "locate",
+    "ensure_nltk",
+    "load_sentences",
     "nltk_corpus",
     "one_billion_words",
-    "ud_english_ewt",
     "wikitext",
-    "wnut17",
-    "wsd_framework",
 ]
 
 Sentence = list[str]
 
-
-def _split(split: str) -> str:
-    name = {"dev": "valid", "validation": "valid"}.get(split, split)
-    if name not in ("train", "valid", "test"):
-        raise ValueError(f"split must be 'train', 'valid' or 'test', got {split!r}")
-    return name
-
-
-def _read_columns(path: Path, form: int, tag: int, conllu: bool) -> list[tuple[list, list]]:
-    """Blank-line-separated sentences, one tab-separated token per line; keep two columns.
-
-    Whitespace-only lines also end a sentence (WNUT-17's training file uses a lone tab).
-    With ``conllu``, comment lines (``# text = ...``), multiword ranges (``3-4``) and empty
-    nodes (``8.1``) are skipped: the words of a range are listed again one by one. (Without
-    it, a token may well start with ``#``: WNUT-17 has hashtags.)
-    """
-    sentences, tokens, tags = [], [], []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if not line.strip():
-                if tokens:
-                    sentences.append((tokens, tags))
-                tokens, tags = [], []
-                continue
-            cols = line.rstrip("\n").split("\t")
-            if conllu and (line.startswith("#") or not cols[0].isdigit()):
-                continue
-            tokens.append(cols[form])
-            tags.append(cols[tag])
-    if tokens:
-        sentences.append((tokens, tags))
-    return sentences
-
-
-def ud_english_ewt(split: str = "train") -> list[tuple[Sentence, list[str]]]:
-    """UD English-EWT r2.16 sentences as ``(tokens, upos_tags)`` (12,544 / 2,001 / 2,077)."""
-    name = {"train": "train", "valid": "dev", "test": "test"}[_split(split)]
-    path = locate("ud-english-ewt") / f"en_ewt-ud-{name}.conllu"
-    return _read_columns(path, form=1, tag=3, conllu=True)
-
-
-def wnut17(split: str = "train") -> list[tuple[Sentence, list[str]]]:
-    """WNUT-17 sentences as ``(tokens, BIO tags)`` (3,394 / 1,009 / 1,287).
-
-    Tags are ``O`` or ``B-``/``I-`` with ``person``, ``location``, ``group``,
-    ``creative-work``, ``corporation``, ``product``. The test split is the adjudicated
-    ``emerging.test.annotated`` (the file Hugging Face's ``wnut_17`` reads).
-    """
-    files = {"train": "wnut17train.conll", "valid": "emerging.dev.conll",
-             "test": "emerging.test.annotated"}
-    return _read_columns(locate("wnut17") / files[_split(split)], form=0, tag=1, conllu=False)
-
-
-WSD_DATASETS = ("semcor", "senseval2", "senseval3", "semeval2007", "semeval2013",
-                "semeval2015", "ALL")
-
-
-def wsd_framework(dataset: str = "senseval2") -> list[dict]:
-    """Sentences of one dataset of the WSD Evaluation Framework, with gold sense keys.
-
-    Args:
-        dataset: ``"semcor"`` (training) or an evaluation set: ``"senseval2"``,
-            ``"senseval3"``, ``"semeval2007"``, ``"semeval2013"`` (plus ``"semeval2015"`` and
-            ``"ALL"`` in the official archive).
-
-    Returns:
-        One dict per ``<sentence>``: ``id``; ``tokens``, ``lemmas``, ``pos`` (one entry per
-        ``<wf>``/``<instance>``; a multiword expression is one token, e.g. ``"took place"``);
-        ``instances``: a list of dicts ``index`` (position in ``tokens``), ``id``, ``lemma``,
-        ``pos`` and ``keys`` (the gold WordNet 3.0 sense keys, usually one).
-    """
-    if dataset not in WSD_DATASETS:
-        raise ValueError(f"dataset must be one of {', '.join(WSD_DATASETS)}, got {dataset!r}")
-    root = locate("wsd-framework")
-    base = (root / "Training_Corpora" / "SemCor" / "semcor" if dataset == "semcor"
-            else root / "Evaluation_Datasets" / dataset / dataset)
-    xml_path, key_path = base.with_name(base.name + ".data.xml"), base.with_name(
-        base.name + ".gold.key.txt")
-    if not xml_path.exists():
-        raise DatasetNotAvailable(f"{xml_path} does not exist: this copy of the framework "
-                                  f"lacks {dataset!r} (the official archive has it).")
-    gold = {}
-    with open(key_path, encoding="utf-8") as f:
-        for line in f:
-            instance_id, *keys = line.split()
-            gold[instance_id] = keys
-    sentences = []
-    for _, elem in ET.iterparse(xml_path, events=("end",)):
-        if elem.tag != "sentence":
-            continue
-        sentence = {"id": elem.get("id"), "tokens": [], "lemmas": [], "pos": [],
-                    "instances": []}
-        for i, tok in enumerate(elem):
-            sentence["tokens"].append(tok.text or "")
-            sentence["lemmas"].append(tok.get("lemma"))
-            sentence["pos"].append(tok.get("pos"))
-            if tok.tag == "instance":
-                sentence["instances"].append({
-                    "index": i, "id": tok.get("id"), "lemma": tok.get("lemma"),
-                    "pos": tok.get("pos"), "keys": gold.get(tok.get("id"), []),
-                })
-        sentences.append(sentence)
-        elem.clear()  # SemCor is 45 MB of XML: free each sentence once read
-    return sentences
+# The corpora ``load_sentences`` reads (``TrainConfig.corpus``); ``auto`` is WikiText-2 if it can
+# be had, the English mix otherwise.
+LM_CORPORA = ("embedded", "english_mix", "wikitext2", "wikitext103", "one_billion_words", "auto")
 
 
 def nltk_corpus(name: str, download: bool = False):
@@ -171,6 +67,33 @@ def nltk_corpus(name: str, download: bool = False):
     import nltk.corpus
 
     return getattr(nltk.corpus, ds.name)
+
+
+def ensure_nltk(*names: str) -> None:
+    """Make nltk data available: found where nltk looks, else ``nltk.download``-ed once.
+
+    Prints one line per name saying which happened. Offline with the data present (``NLTK_DATA``,
+    ``~/nltk_data``, ...) nothing is downloaded; online with it missing, it is downloaded into
+    nltk's default directory; offline and missing, the error says how to get it.
+
+    Args:
+        names: registry entries of kind nltk (``"brown"``, ``"wordnet"``, ...).
+
+    Raises:
+        ValueError: a name that is not an nltk dataset of the registry.
+        DatasetNotAvailable: the download failed (with what to do instead).
+    """
+    for name in names:
+        ds = get_dataset(name)
+        if ds.kind != "nltk":
+            raise ValueError(f"{name!r} is not nltk data; nltk data in the registry: " + ", ".join(
+                n for n, d in REGISTRY.items() if d.kind == "nltk"))
+        if nltk_find(ds.nltk_resource) is not None:
+            print(f"✓ {ds.name}: found (nltk data {ds.nltk_resource}), nothing to download")
+            continue
+        print(f"{ds.name}: not found; downloading it with nltk.download({ds.name!r}) ...")
+        where = nltk_download(ds.nltk_resource, progress=False)
+        print(f"✓ {ds.name}: downloaded to {where}")
 
 
 ENGLISH_MIX_CORPORA = ("brown", "gutenberg", "state_union", "inaugural", "webtext", "masc_tagged")
@@ -227,7 +150,7 @@ def english_mix(split: str = "train", max_sentences: int | None = None) -> list[
         max_sentences: stop after this many sentences of ``split``. Documents are visited
             round-robin across the corpora, so a small sample still mixes all of them.
     """
-    split = _split(split)
+    split = normalize_split(split)
     readers = {name: nltk_corpus(name) for name in ENGLISH_MIX_CORPORA}
     per_corpus = [[(name, f) for f in readers[name].fileids()] for name in ENGLISH_MIX_CORPORA]
     sentences: list[Sentence] = []
@@ -245,11 +168,23 @@ def english_mix(split: str = "train", max_sentences: int | None = None) -> list[
 
 
 def wikitext(split: str = "train", name: str = "wikitext-2") -> list[Sentence]:
-    """WikiText paragraphs (one per non-empty line), whitespace-tokenized; headings skipped."""
-    path = locate(name) / f"wiki.{_split(split)}.tokens"
+    """WikiText paragraphs (one per non-empty line), whitespace-tokenized; headings skipped.
+
+    Args:
+        split: ``"train"``, ``"valid"`` or ``"test"``.
+        name: the registry entry, ``"wikitext-2"`` or ``"wikitext-103"``.
+    """
+    return list(_wikitext_paragraphs(split, name))
+
+
+def _wikitext_paragraphs(split: str, name: str) -> Iterator[Sentence]:
+    """The paragraphs of :func:`wikitext`, read lazily (WikiText-103's train file is 0.5 GB)."""
+    path = locate(name) / f"wiki.{normalize_split(split)}.tokens"
     with open(path, encoding="utf-8") as f:
-        lines = (line.split() for line in f if line.strip())
-        return [toks for toks in lines if not (toks[0] == "=" and toks[-1] == "=")]
+        for line in f:
+            tokens = line.split()
+            if tokens and not (tokens[0] == "=" and tokens[-1] == "="):
+                yield tokens
 
 
 def one_billion_words(split: str = "train", max_sentences: int | None = None) -> list[Sentence]:
@@ -258,7 +193,7 @@ def one_billion_words(split: str = "train", max_sentences: int | None = None) ->
     train: the 99 ``training-monolingual`` shards; test: ``news.en.heldout-00000-of-00050``
     (the benchmark's test set); valid: ``news.en.heldout-00001-of-00050``.
     """
-    root, split = locate("1b-word"), _split(split)
+    root, split = locate("1b-word"), normalize_split(split)
     if split == "train":
         paths = sorted((root / "training-monolingual.tokenized.shuffled").glob("news.en-*"))
     else:
@@ -276,8 +211,69 @@ def one_billion_words(split: str = "train", max_sentences: int | None = None) ->
     return sentences
 
 
-def embedded_corpus(split: str = "train") -> list[Sentence]:
-    """The small corpus shipped with the package (no download); see ``elmo_tutorial.synthetic``."""
-    from .synthetic import embedded_corpus as _embedded
+def _wikitext_sentences(split: str, name: str, max_sentences: int | None) -> list[Sentence]:
+    """WikiText paragraphs cut into sentences after ``.``, ``!`` and ``?`` tokens."""
+    sentences = []
+    for paragraph in _wikitext_paragraphs(split, name):
+        current = []
+        for token in paragraph:
+            current.append(token)
+            if token in (".", "!", "?"):
+                sentences.append(current)
+                current = []
+        if current:
+            sentences.append(current)
+        if max_sentences is not None and len(sentences) >= max_sentences:
+            break
+    return sentences
 
-    return _embedded(split)
+
+def load_sentences(corpus: str, split: str, max_sentences: int | None = None) -> list[Sentence]:
+    """Tokenized sentences of a training corpus's split (``"train"``, ``"valid"``, ``"test"``).
+
+    Args:
+        corpus: one of :data:`LM_CORPORA`: ``embedded`` (shipped with the package),
+            ``english_mix`` (offline nltk corpora), ``wikitext2`` and ``wikitext103``
+            (paragraphs cut into sentences), ``one_billion_words`` (the paper's corpus) or
+            ``auto`` (WikiText-2 if it is on disk or can be downloaded, 10 s timeout per
+            attempt; the offline nltk English mix otherwise).
+        split: the split; ``"dev"`` and ``"validation"`` mean ``"valid"``.
+        max_sentences: keep the first ones (the large corpora then stop reading early).
+
+    Tokens that are empty or contain whitespace (a vocabulary file holds one word per line) are
+    dropped, and so are empty sentences.
+
+    Example:
+        >>> load_sentences("embedded", "dev", max_sentences=1)[0][:5]
+        ['After', 'she', 'disturbed', 'the', 'colony']
+    """
+    if corpus not in LM_CORPORA:
+        raise ValueError(f"unknown corpus {corpus!r}; expected one of {', '.join(LM_CORPORA)}")
+    sentences = _load_sentences(corpus, normalize_split(split), max_sentences)
+    cleaned = ([w for w in s if w and not any(c.isspace() for c in w)] for s in sentences)
+    return [s for s in cleaned if s][:max_sentences]
+
+
+def _load_sentences(corpus: str, split: str, max_sentences: int | None) -> list[Sentence]:
+    import socket
+
+    if corpus == "embedded":
+        return embedded_corpus.embedded_corpus(split)
+    if corpus == "english_mix":
+        return english_mix(split, max_sentences)
+    if corpus in ("wikitext2", "wikitext103"):
+        return _wikitext_sentences(split, f"wikitext-{corpus[8:]}", max_sentences)
+    if corpus == "one_billion_words":  # the paper's corpus (download: elmo-tutorial data)
+        return one_billion_words(split, max_sentences)
+    previous = socket.getdefaulttimeout()
+    try:
+        socket.setdefaulttimeout(10)
+        if not is_available("wikitext-2"):
+            fetch("wikitext-2", progress=False)
+        return _wikitext_sentences(split, "wikitext-2", max_sentences)
+    except Exception as err:  # noqa: BLE001 - any failure to fetch means "offline"
+        print(f"WikiText-2 is not available ({type(err).__name__}); using english_mix",
+              file=sys.stderr)
+        return english_mix(split, max_sentences)
+    finally:
+        socket.setdefaulttimeout(previous)

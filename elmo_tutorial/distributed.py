@@ -2,7 +2,7 @@
 
 Launch::
 
-    torchrun --standalone --nproc_per_node=4 -m elmo_tutorial.train --config small --out runs/s
+    torchrun --standalone --nproc_per_node=4 -m elmo_tutorial train --config small --out runs/s
     elmo-tutorial train --config small --out runs/s --nproc 4        # the same, via the CLI
 
 ``torchrun`` starts N copies of the script with ``RANK``, ``LOCAL_RANK``, ``WORLD_SIZE`` and a

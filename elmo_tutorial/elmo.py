@@ -28,7 +28,7 @@ from pathlib import Path
 import torch
 from torch import Tensor, nn
 
-from .chars import BOS_IDS, EOS_IDS, MAX_CHARS, N_CHAR_IDS, ids_to_mask
+from .chars import BOS_IDS, EOS_IDS, check_char_ids, ids_to_mask
 from .config import ModelConfig
 from .lm import BidirectionalLM
 from .scalar_mix import ScalarMix
@@ -121,9 +121,9 @@ class ELMo(nn.Module):
             token embedding twice), the token embedding ``(B, T + 2, P)`` and the mask
             ``(B, T + 2)``, all including the boundaries.
         """
-        mask = _check_char_ids(char_ids)
+        mask = check_char_ids(char_ids)  # the one check of the user's ids, (B, T)
         ids, mask = add_sentence_boundaries(char_ids, mask)  # (B, T + 2, 50), (B, T + 2)
-        out = self.bilm.encode(ids)
+        out = self.bilm.encode(ids, mask)
         word_emb = out["word_emb"]  # (B, T + 2, P)
         layers = [torch.cat([word_emb, word_emb], dim=-1)]  # (B, T + 2, 2P)
         for h_forward, h_backward in zip(out["forward"], out["backward"], strict=True):
@@ -175,35 +175,6 @@ class ELMo(nn.Module):
                 f"missing {sorted(missing)[:5]}, unexpected {sorted(unexpected)[:5]}"
             )
         return model.eval()
-
-
-def _check_char_ids(char_ids: Tensor) -> Tensor:
-    """Validate ``(B, T, 50)`` ids and return their ``(B, T)`` mask."""
-    if not isinstance(char_ids, Tensor):
-        raise TypeError(
-            "ELMo expects a tensor of character ids; convert tokenized sentences first: "
-            "elmo(batch_to_ids([['Hello', 'world']]))"
-        )
-    if char_ids.dim() != 3 or char_ids.shape[-1] != MAX_CHARS:
-        raise ValueError(
-            f"ELMo expects character ids of shape (B, T, {MAX_CHARS}), got "
-            f"{tuple(char_ids.shape)}; make them with elmo_tutorial.batch_to_ids"
-        )
-    if char_ids.dtype.is_floating_point or char_ids.dtype == torch.bool:
-        raise TypeError(f"character ids must be integers, got {char_ids.dtype}")
-    if char_ids.numel() and (char_ids.min() < 0 or char_ids.max() >= N_CHAR_IDS):
-        raise ValueError(
-            f"character ids must lie in [0, {N_CHAR_IDS}), got {int(char_ids.min())}.."
-            f"{int(char_ids.max())}; make them with elmo_tutorial.batch_to_ids"
-        )
-    mask = ids_to_mask(char_ids)  # (B, T)
-    steps = torch.arange(char_ids.shape[1], device=char_ids.device)
-    if not torch.equal(mask, steps < mask.sum(dim=1, keepdim=True)):
-        raise ValueError(
-            "every sentence's tokens must come first in its row, padding (all-zero rows) after; "
-            "batch_to_ids produces this layout"
-        )
-    return mask
 
 
 __all__ = ["ELMo", "add_sentence_boundaries", "remove_sentence_boundaries"]

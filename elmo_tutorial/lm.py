@@ -22,7 +22,7 @@ from torch import Tensor, nn
 
 from .batching import LMBatch
 from .char_cnn import CharCNN
-from .chars import ids_to_mask
+from .chars import check_char_ids
 from .config import ModelConfig
 from .lstm import LSTMStack
 from .softmax import Softmax
@@ -79,8 +79,14 @@ class _LanguageModel(nn.Module):
         self.softmax = Softmax(P, config.vocab_size) if config.vocab_size else None
         self.dropout = nn.Dropout(config.dropout)
 
-    def encode(self, char_ids: Tensor) -> dict:
+    def encode(self, char_ids: Tensor, mask: Tensor | None = None) -> dict:
         """Token embeddings and every LSTM layer's outputs for sentences with ``<S> .. </S>``.
+
+        Args:
+            char_ids: the sentences' character ids, checked here with
+                :func:`~elmo_tutorial.chars.check_char_ids`.
+            mask: the mask ``check_char_ids`` returned, from a caller that has checked the ids
+                already (``ELMo``); they are then not checked again.
 
         Shape:
             - char_ids: ``(B, T, 50)``, 0 at padding.
@@ -88,7 +94,8 @@ class _LanguageModel(nn.Module):
               (``forward``, ``backward``) a list of ``n_layers`` tensors ``(B, T, P)``; every
               tensor is zero at padded positions.
         """
-        mask = ids_to_mask(char_ids)  # (B, T)
+        if mask is None:
+            mask = check_char_ids(char_ids)  # (B, T)
         word_emb = self.char_cnn(char_ids)  # (B, T, P)
         x = self.dropout(word_emb)
         out = {"word_emb": word_emb, "mask": mask}

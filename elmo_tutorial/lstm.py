@@ -4,7 +4,7 @@ Each layer is one ``nn.LSTM(input_size, cell_size, proj_size=projection_size)``:
 only *holds* the parameters (names ``weight_ih_l0``, ``weight_hh_l0``, ``bias_ih_l0``,
 ``bias_hh_l0``, ``weight_hr_l0``), and :class:`LSTMStack` runs them in one of two ways:
 
-- **faithful**: an explicit loop over time (:func:`~elmo_tutorial.lstm_cell.lstmp_sequence`)
+- **faithful**: an explicit loop over time (:func:`~elmo_tutorial.lstmp.lstmp_sequence`)
   with cell and projection clipping, exactly AllenNLP's ``LstmCellWithProjection`` and bilm-tf;
 - **fused**: the ``nn.LSTM`` call itself (cuDNN on a GPU), exact only when nothing is clipped.
 
@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from .lstm_cell import lstmp_sequence
+from .lstmp import lstmp_sequence
 
 
 def reverse_padded(x: Tensor, lengths: Tensor) -> Tensor:

@@ -1,4 +1,4 @@
-"""The dataset registry: name → official URL(s), checksum, size, licence, loader.
+"""The dataset registry: name → official URL(s), checksum, size, licence; the split names.
 
 Every dataset of the course has one :class:`Dataset` entry in :data:`REGISTRY`. An entry is
 looked for in this order:
@@ -12,10 +12,15 @@ does that, verifying each file's published checksum; :func:`locate` only finds. 
 are the publishers' own or those listed by widely used loaders (cited next to each entry);
 where none is published, the entry refuses to download unverified and says why.
 
+Every reader calls a dataset's parts ``"train"``, ``"valid"`` and ``"test"``;
+:func:`normalize_split` also accepts ``"dev"`` and ``"validation"`` for ``"valid"``.
+
 Example:
     >>> ds = get_dataset("wnut17")
     >>> ds.licence
     'CC BY 4.0'
+    >>> normalize_split("dev")
+    'valid'
 """
 
 from __future__ import annotations
@@ -44,7 +49,11 @@ __all__ = [
     "how_to_get",
     "is_available",
     "locate",
+    "normalize_split",
 ]
+
+SPLITS = ("train", "valid", "test")  # the split names every reader of the package uses
+_SPLIT_ALIASES = {"dev": "valid", "validation": "valid"}  # the names other datasets use
 
 
 @dataclass(frozen=True)
@@ -67,7 +76,6 @@ class Dataset:
     markers: tuple[str, ...] = ()  # paths inside the folder that prove the data is there
     nltk_resource: str = ""  # nltk.data.find path, e.g. "corpora/brown"
     homepage: str = ""
-    loader: str = ""  # the elmo_tutorial.corpora function that reads it
     note: str = ""  # provenance caveats, or why it cannot be downloaded verified
 
     @property
@@ -235,14 +243,14 @@ def _wikitext(name: str, size: str, nbytes: int, sha256: str) -> Dataset:
         name, f"WikiText-{name[9:]} (Merity et al. 2016): Wikipedia, <unk> for rare words",
         "CC BY-SA (Wikipedia text)", size, "archive", name,
         (RemoteFile(archive, tuple(s + archive for s in _WIKITEXT_SITES), sha256, size=nbytes),),
-        markers=_WIKITEXT_FILES, loader="wikitext",
+        markers=_WIKITEXT_FILES,
         homepage="https://blog.salesforceairesearch.com/the-wikitext-long-term-dependency-language-modeling-dataset/",
     )
 
 
 _ENTRIES = [
     *(Dataset(name, description, licence, size, "nltk", nltk_resource=resource,
-              loader="nltk_corpus", homepage="https://www.nltk.org/nltk_data/")
+              homepage="https://www.nltk.org/nltk_data/")
       for name, resource, size, licence, description in _NLTK),
     # sha256 and sizes as listed by Hugging Face datasets (datasets/wikitext/dataset_infos.json);
     # torchtext lists the matching md5s 542ccefacc6c27f945fb54453812b3cd and
@@ -260,14 +268,13 @@ _ENTRIES = [
                         size=1792209805),),
             markers=("training-monolingual.tokenized.shuffled",
                      "heldout-monolingual.tokenized.shuffled"),
-            homepage="https://www.statmt.org/lm-benchmark/", loader="one_billion_words"),
+            homepage="https://www.statmt.org/lm-benchmark/"),
     Dataset("ud-english-ewt", "UD English Web Treebank r2.16: UPOS tags (POS probe)",
             "CC BY-SA 4.0", "17.8 MB", "files", "ud-english-ewt", _FILES["ud-english-ewt"],
-            homepage="https://github.com/UniversalDependencies/UD_English-EWT",
-            loader="ud_english_ewt"),
+            homepage="https://github.com/UniversalDependencies/UD_English-EWT"),
     Dataset("wnut17", "WNUT-17 emerging entities: NER on noisy user-generated text",
             "CC BY 4.0", "0.8 MB", "files", "wnut17", _FILES["wnut17"],
-            homepage="https://github.com/leondz/emerging_entities_17", loader="wnut17"),
+            homepage="https://github.com/leondz/emerging_entities_17"),
     Dataset("wsd-framework", "WSD Evaluation Framework (Raganato et al. 2017): SemCor, "
             "Senseval-2/3, SemEval-2007/2013; WordNet 3.0 sense keys",
             "research use (see homepage); SemCor: WordNet licence", "45 MB", "archive",
@@ -276,7 +283,7 @@ _ENTRIES = [
                         ("http://lcl.uniroma1.it/wsdeval/data/WSD_Evaluation_Framework.zip",)),),
             markers=("Training_Corpora/SemCor/semcor.data.xml",
                      "Evaluation_Datasets/senseval2/senseval2.data.xml"),
-            homepage="http://lcl.uniroma1.it/wsdeval/", loader="wsd_framework",
+            homepage="http://lcl.uniroma1.it/wsdeval/",
             note="No checksum is published for the official archive, so it cannot be verified "
                  "and is not downloaded automatically. An offline copy may instead be a "
                  "format-identical reconstruction; its README says how it differs."),
@@ -301,6 +308,21 @@ def get_dataset(name: str) -> Dataset:
     close = difflib.get_close_matches(name, list(REGISTRY), n=3)
     hint = f" Did you mean {', '.join(close)}?" if close else ""
     raise KeyError(f"no dataset called {name!r}.{hint} Known: {', '.join(REGISTRY)}.")
+
+
+def normalize_split(split: str) -> str:
+    """The package's name for a split: ``"train"``, ``"valid"`` or ``"test"``.
+
+    ``"dev"`` and ``"validation"`` (the names UD, WNUT-17 and Hugging Face use) mean ``"valid"``.
+
+    Raises:
+        ValueError: any other name, listing the accepted ones.
+    """
+    name = _SPLIT_ALIASES.get(split, split)
+    if name not in SPLITS:
+        raise ValueError(f"unknown split {split!r}; expected train, valid or test "
+                         "(dev and validation also mean valid)")
+    return name
 
 
 def how_to_get(name: str) -> str:

@@ -31,12 +31,3 @@ def setup_notebook(seed: int = 0, threads: int | None = 2, precision: int = 4) -
     torch.set_printoptions(precision=precision, sci_mode=False, linewidth=100)
     np.set_printoptions(precision=precision, suppress=True, linewidth=100)
     return torch.device(os.environ.get("ELMO_TUTORIAL_DEVICE", "cpu"))
-
-
-def best_device() -> torch.device:
-    """CUDA if available, then Apple's MPS, else the CPU."""
-    if torch.cuda.is_available():
-        return torch.device("cuda")
-    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
-        return torch.device("mps")
-    return torch.device("cpu")

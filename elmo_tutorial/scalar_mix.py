@@ -7,8 +7,12 @@ vector per token:
 
 with ``w`` (called ``scalar_parameters`` here, as in AllenNLP) and ``γ`` learned by the task
 model. Optionally each layer is first layer-normalised over the whole batch (Ba et al. 2016;
-``masked_layer_norm``), which helps when the layers' scales differ. Sec. 3.3 and 5.2 add
-``λ ‖s‖²`` to the task loss; ``penalty()`` returns ``‖s‖²`` and the caller multiplies by λ.
+``masked_layer_norm``), which helps when the layers' scales differ. Sec. 3.3 adds ``λ ‖w‖²``
+to the task loss "to stay close to an average of all biLM layers", and Sec. 5.1 (Table 2)
+compares λ = 1 with λ = 0.001. ``penalty()`` returns the sum of squares before λ: by default of
+the raw parameters ``w``, as bilm-tf regularises ``ELMo_W`` (``bilm/elmo.py``) and AllenNLP's
+configs regularise ``scalar_parameters``; ``penalty(on="weights")`` takes the softmax-normalised
+``s`` instead.
 """
 
 from __future__ import annotations
@@ -52,7 +56,9 @@ class ScalarMix(nn.Module):
         >>> layers = [torch.full((2, 4, 8), float(j)) for j in range(3)]
         >>> mix(layers)[0, 0, :3].tolist()          # uniform weights, γ = 1: the mean
         [1.0, 1.0, 1.0]
-        >>> mix.penalty().detach()                   # ‖s‖² is smallest (1/3) at uniform s
+        >>> mix.penalty().detach()                   # ‖w‖² = 0 at the initial w = 0
+        tensor(0.)
+        >>> mix.penalty(on="weights").detach()       # ‖s‖² is smallest (1/3) at uniform s
         tensor(0.3333)
     """
 
@@ -86,13 +92,29 @@ class ScalarMix(nn.Module):
         """The normalised layer weights ``s = softmax(w)``, shape ``(n_layers,)``."""
         return torch.softmax(self.scalar_parameters, dim=0)
 
-    def penalty(self) -> torch.Tensor:
-        """``‖s‖² = Σ_j s_j²``, the paper's regulariser before λ (Sec. 3.3, 5.2).
+    def penalty(self, on: str = "parameters") -> torch.Tensor:
+        """The regulariser before λ (Sec. 3.3): a sum of squares that favours uniform weights.
 
-        It is smallest, ``1 / n_layers``, at uniform weights, so ``λ · penalty()`` added to a
-        task loss pulls the mix towards the average of the layers; a large λ keeps it there.
+        Args:
+            on: ``"parameters"`` (default): ``‖w‖² = Σ_j w_j²`` of the raw
+                ``scalar_parameters``, what bilm-tf (``l2_coef * reduce_sum(square(ELMo_W))``)
+                and AllenNLP's configs (an l2 regulariser on ``scalar_parameters``) add. It is
+                0 at ``w = 0`` (uniform ``s``), grows without bound as the mix sharpens, and
+                also pins the constant that the softmax ignores (``w`` and ``w + c`` give the
+                same ``s`` but not the same penalty).
+                ``"weights"``: ``‖s‖² = Σ_j s_j²`` of the softmax-normalised weights. It lies
+                between ``1 / n_layers`` (uniform) and 1 (one layer), so its pull stays bounded,
+                and it fades as ``s`` nears a single layer (the softmax saturates).
+
+        Either way ``λ · penalty()`` added to a task loss pulls the mix towards the average
+        of the layers; a large λ keeps it there.
         """
-        return self.weights.pow(2).sum()
+        if on == "parameters":
+            return self.scalar_parameters.pow(2).sum()
+        if on == "weights":
+            return self.weights.pow(2).sum()
+        raise ValueError(f'penalty(on=...) must be "parameters" (‖w‖², bilm-tf) or "weights" '
+                         f"(‖softmax(w)‖²), got {on!r}")
 
     def forward(
         self, tensors: Sequence[torch.Tensor], mask: torch.Tensor | None = None

@@ -29,7 +29,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-IGNORE_INDEX = -100  # targets with this value never contribute to a loss
+IGNORE_INDEX = -100  # targets never counted in a loss (F.cross_entropy's default ignore_index)
 
 
 def log_uniform_probs(vocab_size: int) -> Tensor:
@@ -100,6 +100,30 @@ def expected_count(ids: Tensor, num_tries: int, num_samples: int, vocab_size: in
     if num_tries == num_samples:
         return q * num_samples
     return -torch.expm1(num_tries * torch.log1p(-q))
+
+
+def masked_nll(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Mean negative log-likelihood over the positions whose target is not ``IGNORE_INDEX`` (-100).
+
+    .. math::
+        \\text{NLL} = -\\frac{1}{|\\{t: y_t \\ne -100\\}|} \\sum_{t: y_t \\ne -100}
+                       \\log \\operatorname{softmax}(z_t)_{y_t}
+
+    Works on logits and on log-probabilities alike (``log_softmax`` of log-probabilities
+    leaves them unchanged). Positions with target -100 contribute nothing, whatever their
+    logits, so padding never reaches the loss.
+
+    Shape:
+        - logits: ``(B, T, V)``
+        - targets: ``(B, T)``
+        - output: scalar (0 when no position has a target)
+    """
+    flat_logits = logits.reshape(-1, logits.shape[-1])  # (B*T, V)
+    flat_targets = targets.reshape(-1)  # (B*T,)
+    total = F.cross_entropy(flat_logits, flat_targets, ignore_index=IGNORE_INDEX,
+                            reduction="sum")
+    count = (flat_targets != IGNORE_INDEX).sum()
+    return total / count.clamp(min=1)
 
 
 class Softmax(nn.Module):
@@ -193,5 +217,6 @@ class Softmax(nn.Module):
 
 
 __all__ = [
-    "Softmax", "draw_log_uniform", "expected_count", "log_uniform_probs", "sample_log_uniform"
+    "IGNORE_INDEX", "Softmax", "draw_log_uniform", "expected_count", "log_uniform_probs",
+    "masked_nll", "sample_log_uniform",
 ]

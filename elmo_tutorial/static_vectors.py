@@ -86,12 +86,31 @@ def ppmi(counts: np.ndarray, alpha: float = 0.75) -> np.ndarray:
     return np.where(np.isfinite(pmi) & (pmi > 0), pmi, 0.0)
 
 
-def svd_vectors(matrix: np.ndarray, dim: int) -> np.ndarray:
+def svd_vectors(matrix: np.ndarray, dim: int, method: str = "full") -> np.ndarray:
     """The first ``dim`` left singular vectors scaled by ``√σ``: ``U_d Σ_d^{1/2}``, ``(V, d)``.
 
     Signs are fixed (largest entry of each column positive) so the result is reproducible.
+
+    Args:
+        method: ``"full"``: NumPy's exact SVD, ``O(V³)``, slow beyond a few thousand words;
+            ``"randomized"``: ``torch.svd_lowrank`` (Halko et al. 2011), a few products with
+            a random ``(V, dim + 10)`` matrix, seeded, close to the exact top ``dim``.
     """
-    u, s, _ = np.linalg.svd(matrix, full_matrices=False)
+    if method == "full":
+        u, s, _ = np.linalg.svd(matrix, full_matrices=False)
+    elif method == "randomized":
+        import torch
+
+        generator_state = torch.random.get_rng_state()
+        torch.manual_seed(0)  # the random start fixes the result: same input, same vectors
+        try:
+            u, s, _ = torch.svd_lowrank(torch.from_numpy(np.asarray(matrix, dtype=np.float64)),
+                                        q=min(dim + 10, *np.shape(matrix)), niter=4)
+        finally:
+            torch.random.set_rng_state(generator_state)
+        u, s = u.numpy(), s.numpy()
+    else:
+        raise ValueError(f"method must be 'full' or 'randomized', got {method!r}")
     u, s = u[:, :dim], s[:dim]
     signs = np.sign(u[np.abs(u).argmax(0), np.arange(u.shape[1])])
     return u * signs * np.sqrt(s)  # (V, d)
@@ -135,10 +154,13 @@ class StaticVectors:
 
     @classmethod
     def from_sentences(cls, sentences, dim: int = 50, window: int = 4, min_count: int = 1,
-                       alpha: float = 0.75) -> StaticVectors:
-        """Count → PPMI → truncated SVD (see the module docstring)."""
+                       alpha: float = 0.75, svd: str = "full") -> StaticVectors:
+        """Count → PPMI → truncated SVD (see the module docstring).
+
+        ``svd="randomized"`` (see :func:`svd_vectors`) for vocabularies of thousands of words.
+        """
         words, counts = cooccurrence_counts(sentences, window=window, min_count=min_count)
-        return cls(words, svd_vectors(ppmi(counts, alpha=alpha), dim))
+        return cls(words, svd_vectors(ppmi(counts, alpha=alpha), dim, method=svd))
 
     def __len__(self) -> int:
         return len(self.words)

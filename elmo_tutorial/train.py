@@ -16,16 +16,15 @@ and ELMo is applied to sentences, so we train on exactly that input: whole sente
 ``<S> w1 .. wn </S>``, bucketed by length (``batching.bucket_batches``) so that little compute
 goes to padding. It also lets the backward LM start at each sentence's real end.
 
-Run::
+From the command line (:mod:`elmo_tutorial.commands.train` parses the flags)::
 
-    python -m elmo_tutorial.train --config tiny --out runs/tiny [--lr=0.01 ...]
-    torchrun --nproc_per_node=2 -m elmo_tutorial.train --config tiny --out runs/tiny_ddp
+    elmo-tutorial train --config tiny --out runs/tiny [--lr=0.01 ...]
+    torchrun --nproc_per_node=2 -m elmo_tutorial train --config tiny --out runs/tiny_ddp
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import math
 import shutil
 import sys
@@ -36,32 +35,13 @@ import torch
 
 from . import checkpoint as ckpt
 from . import distributed as D
+from .corpora import load_sentences
+from .evaluation import evaluate_perplexity
 from .runtime import seed_everything
 from .train_config import TrainConfig
-from .train_data import load_sentences
 from .train_log import TrainLog
 
-__all__ = ["Trainer", "load_sentences", "evaluate_perplexity", "main"]
-
-
-@torch.no_grad()
-def evaluate_perplexity(model, sentences, vocab, device="cpu", batch_size: int = 64) -> dict:
-    """Forward, backward and average perplexity of ``model`` (full softmax) on ``sentences``."""
-    from .batching import bucket_batches, make_lm_batch
-
-    was_training = model.training
-    model.eval()
-    nll = torch.zeros(2, dtype=torch.float64)
-    n = 0
-    for idx in bucket_batches([len(s) for s in sentences], batch_size=batch_size, shuffle=False):
-        batch = make_lm_batch([sentences[i] for i in idx], vocab).to(device)
-        out = model(batch, sampled=False)
-        nll += torch.tensor([float(out.forward_nll), float(out.backward_nll)]) * out.n_tokens
-        n += int(out.n_tokens)
-    model.train(was_training)
-    f, b = (nll / max(n, 1)).tolist()
-    return {"fwd_ppl": math.exp(f), "bwd_ppl": math.exp(b), "avg_ppl": math.exp((f + b) / 2),
-            "fwd_nll": f, "bwd_nll": b, "n_tokens": n}
+__all__ = ["Trainer", "run"]
 
 
 def _lr_factor(config: TrainConfig, total: int):
@@ -90,59 +70,84 @@ class Trainer:
     """
 
     def __init__(self, config: TrainConfig, resume: bool = False) -> None:
-        from .batching import bucket_batches
-        from .lm import BidirectionalLM
-        from .vocab import Vocabulary
-
         self.config, self.out = config, Path(config.out_dir)
         self.dist = D.init_distributed(config.device)
         if config.threads:
             torch.set_num_threads(config.threads)
         seed_everything(config.seed)
-        train = load_sentences(config.corpus, "train")
-        self.train_sents = [s[: config.max_sentence_words] for s in train if s]
-        self.valid_sents = [s for s in load_sentences(config.corpus, "valid") if s]
-        if config.eval_sentences:
-            self.valid_sents = self.valid_sents[: config.eval_sentences]
-        if resume and (self.out / "vocab.txt").exists():  # the run's own vocabulary
-            self.vocab = Vocabulary.load(self.out / "vocab.txt")
-        else:
-            self.vocab = Vocabulary.from_sentences(
-                self.train_sents, min_count=config.vocab_min_count,
-                max_size=config.vocab_max_size or None)
-        self.model_config = config.model_config(len(self.vocab))
-        self.model = BidirectionalLM(self.model_config).to(self.dist.device)
-        if config.sampled_softmax and hasattr(self.model.softmax, "num_samples"):
-            self.model.softmax.num_samples = config.sampled_softmax
-        self.ddp_model = D.wrap(self.model, self.dist)
-        self.optimizer = self._make_optimizer()
-        lengths = [len(s) + 2 for s in self.train_sents]
-
-        @functools.lru_cache(maxsize=1)  # one epoch's batches, computed once per epoch
-        def batches(epoch: int) -> list[list[int]]:
-            return [b for b in bucket_batches(lengths, batch_size=config.batch_size,
-                                              shuffle=True, seed=config.seed + epoch)
-                    if len(b) >= self.dist.world_size]  # every process needs a sentence
-
-        self._batches = batches
-        self.steps_per_epoch = len(self._batches(0))
-        self.total_steps = config.max_steps or config.epochs * self.steps_per_epoch
-        self.scheduler = torch.optim.lr_scheduler.LambdaLR(
-            self.optimizer, _lr_factor(config, self.total_steps))
+        self._load_sentences()
+        self.vocab = self._make_vocabulary(resume)
+        self._build_model()
+        self._plan_steps()
         self.step = self.epoch = self.batch_in_epoch = 0
         self._last_eval_step = -1
         if resume:
             self._resume()
-        if self.dist.is_main:
-            if not resume and (self.out / ckpt.CHECKPOINTS).exists():
-                print(f"{self.out} held an earlier run: starting afresh (use --resume to "
-                      "continue a run instead)", file=sys.stderr)
-                shutil.rmtree(self.out / ckpt.CHECKPOINTS)
-                (self.out / "model.safetensors").unlink(missing_ok=True)
-            self.out.mkdir(parents=True, exist_ok=True)
-            ckpt.write_run_config(self.out, self.model_config, config.to_dict())
-            self.vocab.save(self.out / "vocab.txt")
+        self._prepare_run_dir(resume)
         self.log = TrainLog(self.out, enabled=self.dist.is_main, truncate_after=self.step)
+
+    # -- setting up --------------------------------------------------------------------------
+    def _load_sentences(self) -> None:
+        """Training sentences (cut to ``max_sentence_words``) and held-out ones."""
+        c = self.config
+        train = load_sentences(c.corpus, "train")
+        self.train_sents = [s[: c.max_sentence_words] for s in train if s]
+        self.valid_sents = [s for s in load_sentences(c.corpus, "valid") if s]
+        if c.eval_sentences:
+            self.valid_sents = self.valid_sents[: c.eval_sentences]
+
+    def _make_vocabulary(self, resume: bool):
+        """The run's own vocabulary when resuming, else one counted from the training text."""
+        from .vocab import Vocabulary
+
+        if resume and (self.out / "vocab.txt").exists():
+            return Vocabulary.load(self.out / "vocab.txt")
+        return Vocabulary.from_sentences(
+            self.train_sents, min_count=self.config.vocab_min_count,
+            max_size=self.config.vocab_max_size or None)
+
+    def _build_model(self) -> None:
+        """The biLM on this process's device, its DDP wrapper and the optimiser."""
+        from .lm import BidirectionalLM
+
+        self.model_config = self.config.model_config(len(self.vocab))
+        self.model = BidirectionalLM(self.model_config).to(self.dist.device)
+        if self.config.sampled_softmax and hasattr(self.model.softmax, "num_samples"):
+            self.model.softmax.num_samples = self.config.sampled_softmax
+        self.ddp_model = D.wrap(self.model, self.dist)
+        self.optimizer = self._make_optimizer()
+
+    def _plan_steps(self) -> None:
+        """Each epoch's batches (bucketed by length), the number of steps, the lr schedule."""
+        from .batching import bucket_batches
+
+        c = self.config
+        lengths = [len(s) + 2 for s in self.train_sents]
+
+        @functools.lru_cache(maxsize=1)  # one epoch's batches, computed once per epoch
+        def batches(epoch: int) -> list[list[int]]:
+            return [b for b in bucket_batches(lengths, batch_size=c.batch_size,
+                                              shuffle=True, seed=c.seed + epoch)
+                    if len(b) >= self.dist.world_size]  # every process needs a sentence
+
+        self._batches = batches
+        self.steps_per_epoch = len(self._batches(0))
+        self.total_steps = c.max_steps or c.epochs * self.steps_per_epoch
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(
+            self.optimizer, _lr_factor(c, self.total_steps))
+
+    def _prepare_run_dir(self, resume: bool) -> None:
+        """The main process writes the run's config and vocabulary (an earlier run is cleared)."""
+        if not self.dist.is_main:
+            return
+        if not resume and (self.out / ckpt.CHECKPOINTS).exists():
+            print(f"{self.out} held an earlier run: starting afresh (use --resume to "
+                  "continue a run instead)", file=sys.stderr)
+            shutil.rmtree(self.out / ckpt.CHECKPOINTS)
+            (self.out / "model.safetensors").unlink(missing_ok=True)
+        self.out.mkdir(parents=True, exist_ok=True)
+        ckpt.write_run_config(self.out, self.model_config, self.config.to_dict())
+        self.vocab.save(self.out / "vocab.txt")
 
     def _make_optimizer(self) -> torch.optim.Optimizer:
         c, params = self.config, self.model.parameters()
@@ -278,29 +283,9 @@ class Trainer:
 
 
 def run(config: TrainConfig, resume: bool = False) -> dict:
-    """Train (or resume) a run and return its final held-out metrics."""
+    """Train (or resume) a run and return its final held-out metrics ({} on processes > 0)."""
     trainer = Trainer(config, resume=resume)
     try:
-        metrics = trainer.fit()
-        if trainer.dist.is_main and metrics:
-            print(json.dumps({k: round(v, 4) for k, v in metrics.items()}))
-        return metrics
+        return trainer.fit()
     finally:
         D.shutdown()
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m elmo_tutorial.train`` (what torchrun starts): same flags as the CLI."""
-    import argparse
-
-    from .commands import train as command
-
-    parser = argparse.ArgumentParser(prog="python -m elmo_tutorial.train",
-                                     description=command.DESCRIPTION,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    command.add_arguments(parser)
-    return command.run(parser.parse_args(argv))
-
-
-if __name__ == "__main__":
-    sys.exit(main())

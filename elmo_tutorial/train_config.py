@@ -28,6 +28,7 @@ import typing
 from dataclasses import asdict, dataclass, field, fields, replace
 
 from .config import MODEL_PRESETS, ModelConfig
+from .corpora import LM_CORPORA
 
 
 @dataclass
@@ -38,8 +39,8 @@ class TrainConfig:
     model: str = "tiny"  # architecture preset in config.MODEL_PRESETS: tiny, small or paper
     model_overrides: dict = field(default_factory=dict)  # ModelConfig fields to change
     # --- data ---
-    corpus: str = "embedded"  # embedded | english_mix | wikitext2 | one_billion_words | auto
-    #                           (auto = wikitext2 if it can be had, else english_mix)
+    corpus: str = "embedded"  # one of corpora.LM_CORPORA: embedded | english_mix | wikitext2 |
+    #                   wikitext103 | one_billion_words | auto (wikitext2 if it can be had)
     max_sentence_words: int = 50  # longer training sentences are cut: rare outliers cost padding
     vocab_min_count: int = 1  # words seen fewer times in training become <UNK>
     vocab_max_size: int = 0  # keep only the most frequent words (0 = no limit)
@@ -76,7 +77,7 @@ class TrainConfig:
         if self.model not in MODEL_PRESETS:
             problems.append(f"model must be one of {sorted(MODEL_PRESETS)}, got {self.model!r}")
         choices = {
-            "corpus": ("embedded", "english_mix", "wikitext2", "one_billion_words", "auto"),
+            "corpus": LM_CORPORA,
             "optimizer": ("adam", "adagrad"),
             "schedule": ("constant", "linear", "cosine"),
             "device": ("auto", "cpu", "cuda"),

@@ -68,16 +68,25 @@ class TrainLog:
 
 
 def plot_log(events: list[dict], out: str | Path | None = None, baseline: float | None = None):
-    """Draw the loss curve of ``events``; save it to ``out`` (png) if given; return the figure."""
-    import matplotlib
+    """Draw the loss curve of ``events``; save it to ``out`` (png) if given; return the figure.
 
-    if out is not None:
-        matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
+    The figure is built without pyplot, on its own Agg canvas: training saves ``loss.png``
+    from inside a notebook or a GUI session without switching the user's matplotlib backend
+    or leaving figures open in pyplot. In a notebook, show the returned figure by leaving it
+    as the cell's last value (or ``IPython.display.display(fig)``); ``plt.show()`` does not
+    know it.
+
+    Returns:
+        A ``matplotlib.figure.Figure`` with two panels: loss per step, held-out perplexity.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
     train = [e for e in events if e["kind"] == "train"]
     evals = [e for e in events if e["kind"] == "eval"]
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.6))
+    fig = Figure(figsize=(10, 3.6))
+    FigureCanvasAgg(fig)  # renders to PNG with no GUI and no pyplot state
+    ax1, ax2 = fig.subplots(1, 2)
     ax1.plot([e["step"] for e in train], [e["loss"] / 2 for e in train], label="train")
     ax1.plot([e["step"] for e in evals], [(e["fwd_nll"] + e["bwd_nll"]) / 2 for e in evals],
              "o-", label="held-out")
@@ -92,7 +101,6 @@ def plot_log(events: list[dict], out: str | Path | None = None, baseline: float 
     fig.tight_layout()
     if out is not None:
         atomic_write(out, lambda tmp: fig.savefig(tmp, format="png", dpi=100))
-        plt.close(fig)
     return fig
 
 

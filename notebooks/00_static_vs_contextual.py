@@ -47,9 +47,10 @@ from collections import Counter
 
 import matplotlib.pyplot as plt
 import numpy as np
-from nltk.corpus import wordnet as wn
 
 from elmo_tutorial import checks
+from elmo_tutorial.corpora import nltk_corpus
+from elmo_tutorial.embedded_corpus import cue_distances, cue_words, embedded_corpus, embedded_senses
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.static_vectors import (
     StaticVectors,
@@ -59,10 +60,10 @@ from elmo_tutorial.static_vectors import (
     ppmi,
     svd_vectors,
 )
-from elmo_tutorial.synthetic import cue_distances, cue_words, embedded_corpus, embedded_senses
 from elmo_tutorial.tokenize import tokenize_words
 
 device = setup_notebook(seed=0)
+wn = nltk_corpus("wordnet")  # WordNet 3.0 (see `elmo-tutorial data list`)
 
 # %% [markdown]
 # ## 1. One word, many senses: WordNet
@@ -91,7 +92,7 @@ for synset in wn.synsets("program"):
 # ## 2. A corpus where we know every sense
 #
 # Real text does not come with sense labels, so the course ships a small synthetic
-# English-like corpus (`data/embedded/`, ≈250k training tokens; `elmo_tutorial.synthetic`
+# English-like corpus (`data/embedded/`, ≈250k training tokens; `elmo_tutorial.embedded_corpus`
 # generates it). Six words occur in contexts of known senses; each sense has its own cue
 # words, sometimes next to the word, sometimes 3–8 tokens before or after it.
 

@@ -44,10 +44,9 @@ from collections import Counter
 import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
-from nltk.corpus import inaugural
 
 from elmo_tutorial import checks
-from elmo_tutorial.batching import StreamBatcher, bucket_batches, make_lm_batch, masked_nll
+from elmo_tutorial.batching import StreamBatcher, bucket_batches, make_lm_batch
 from elmo_tutorial.chars import (
     BOS_IDS,
     EOS_IDS,
@@ -56,7 +55,9 @@ from elmo_tutorial.chars import (
     ids_to_mask,
     word_to_char_ids,
 )
+from elmo_tutorial.corpora import nltk_corpus
 from elmo_tutorial.runtime import setup_notebook
+from elmo_tutorial.softmax import masked_nll
 from elmo_tutorial.tokenize import split_sentences, tokenize, tokenize_words
 from elmo_tutorial.vocab import Vocabulary
 
@@ -77,6 +78,7 @@ device = setup_notebook(seed=0)
 # Our text: the 59 US presidential inaugural addresses that ship with nltk.
 
 # %%
+inaugural = nltk_corpus("inaugural")  # found through the registry (see `elmo-tutorial data`)
 text = inaugural.raw("1861-Lincoln.txt")
 print(text[:300])
 

@@ -31,7 +31,7 @@
 #
 # **Prerequisites:** notebook 02 (character ids), `nn.Linear`, ReLU and sigmoid.
 #
-# **Runtime:** about 10 s on a 2-core CPU.
+# **Runtime:** about 15 s on a 2-core CPU.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 from elmo_tutorial.figures import you_are_here
@@ -44,12 +44,12 @@ import time
 import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
-from nltk.corpus import brown
 
 from elmo_tutorial import checks
 from elmo_tutorial.char_cnn import CharCNN, Highway
 from elmo_tutorial.chars import batch_to_ids, word_to_char_ids
 from elmo_tutorial.config import ModelConfig
+from elmo_tutorial.corpora import nltk_corpus
 from elmo_tutorial.runtime import setup_notebook
 
 device = setup_notebook(seed=0)
@@ -292,6 +292,7 @@ for word in ("bank", "river"):
 # return_inverse=True)`) and copies the results back to every position:
 
 # %%
+brown = nltk_corpus("brown")  # the Brown corpus, found through the registry
 sentences = [s for s in brown.sents()[:400] if 5 <= len(s) <= 30][:32]
 batch = batch_to_ids(sentences)  # (32, T, 50)
 B, T, _ = batch.shape

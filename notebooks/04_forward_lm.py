@@ -56,11 +56,11 @@ import torch.nn.functional as F
 from elmo_tutorial import checks
 from elmo_tutorial.batching import bucket_batches, make_lm_batch
 from elmo_tutorial.config import MODEL_PRESETS
+from elmo_tutorial.embedded_corpus import embedded_corpus
 from elmo_tutorial.lm import ForwardLM
 from elmo_tutorial.lstm import LSTMStack
-from elmo_tutorial.lstm_cell import LSTMCellWithProjection, lstmp_step
+from elmo_tutorial.lstmp import LSTMCellWithProjection, lstmp_step
 from elmo_tutorial.runtime import setup_notebook
-from elmo_tutorial.synthetic import embedded_corpus
 from elmo_tutorial.vocab import Vocabulary
 
 # One thread: a small recurrent model spends its time in many tiny operations, which more

@@ -50,10 +50,10 @@ import torch
 from elmo_tutorial import checks
 from elmo_tutorial.batching import bucket_batches, make_lm_batch
 from elmo_tutorial.config import MODEL_PRESETS
+from elmo_tutorial.embedded_corpus import embedded_corpus
 from elmo_tutorial.lm import BackwardLM, BidirectionalLM
 from elmo_tutorial.lstm import LSTMStack, reverse_padded
 from elmo_tutorial.runtime import setup_notebook
-from elmo_tutorial.synthetic import embedded_corpus
 from elmo_tutorial.vocab import Vocabulary
 
 device = setup_notebook(seed=0, threads=1)  # one thread: small recurrent models run best so

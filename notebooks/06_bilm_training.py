@@ -55,7 +55,7 @@ import torch.nn.functional as F
 from elmo_tutorial import checks
 from elmo_tutorial.batching import make_lm_batch
 from elmo_tutorial.config import MODEL_PRESETS
-from elmo_tutorial.corpora import embedded_corpus
+from elmo_tutorial.embedded_corpus import embedded_corpus
 from elmo_tutorial.lm import BidirectionalLM
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.vocab import Vocabulary

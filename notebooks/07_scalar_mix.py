@@ -41,14 +41,12 @@ you_are_here("layer_norm", "scalar_mix", "elmo")
 
 # %%
 # %matplotlib inline
-import os
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 import torch
 
 from elmo_tutorial import batch_to_ids, checks, load_allennlp
 from elmo_tutorial.layer_norm import masked_layer_norm
+from elmo_tutorial.registry import fetch
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.scalar_mix import ScalarMix
 
@@ -174,10 +172,11 @@ plt.show()
 # `load_allennlp` reads a biLM in the official bilm-tf/AllenNLP format. Here it is AllenNLP's
 # small test model (16-dimensional projections, the same architecture as the released ones);
 # the released models load the same way. `ELMo` adds `<S>`/`</S>` itself, runs the biLM, mixes
-# the layers and returns the outputs under the TF-Hub module's names.
+# the layers and returns the outputs under the TF-Hub module's names. The dataset registry finds
+# the files on disk, or downloads them once (0.6 MB, checked against their sha256).
 
 # %%
-fixture = Path(os.environ["ELMO_TUTORIAL_DATA"]) / "allennlp-elmo-fixture"
+fixture = fetch("allennlp-elmo-fixture")  # the folder with options.json and lm_weights.hdf5
 elmo = load_allennlp(fixture / "options.json", fixture / "lm_weights.hdf5")
 sentences = [["The", "bank", "raised", "its", "rates", "."], ["We", "sat", "on", "the", "bank"]]
 with torch.inference_mode():

@@ -154,12 +154,8 @@ def test_empty_batches_give_empty_outputs():
     assert model(torch.zeros(2, 0, 50, dtype=torch.long)).shape == (2, 0, 7)
 
 
-def test_bad_inputs_are_clear_errors():
-    model = _model()
-    with pytest.raises(ValueError, match=r"shape \(B, T, 50\)"):
-        model(torch.zeros(2, 50, dtype=torch.long))
-    with pytest.raises(ValueError, match="must lie in"):
-        model(torch.full((1, 1, 50), 262))
+def test_unknown_activation_is_a_clear_error():
+    # Bad character ids are caught where they enter a model (tests/test_chars.py, test_lm.py).
     with pytest.raises(ValueError, match="unknown activation"):
         Highway(4, 1, activation="gelu")
 
@@ -252,6 +248,10 @@ def test_check_conv_max_pool_accepts_torch_and_rejects_wrong_answers():
         checks.check_conv_max_pool(lambda x, w, b: F.conv1d(x, w.flip(-1), b).amax(dim=-1))
     with pytest.raises(checks.CheckFailed):  # mean-pool instead of max-pool
         checks.check_conv_max_pool(lambda x, w, b: F.conv1d(x, w, b).mean(dim=-1))
+    with pytest.raises(checks.CheckFailed, match="ReLU"):  # activated before max-pooling
+        checks.check_conv_max_pool(lambda x, w, b: F.conv1d(x, w, b).relu().amax(dim=-1))
+    with pytest.raises(checks.CheckFailed, match="ReLU"):  # activated after max-pooling
+        checks.check_conv_max_pool(lambda x, w, b: F.conv1d(x, w, b).amax(dim=-1).relu())
 
 
 # --- property: any tokens, any PAD embedding: the fast path equals the plain computation ---

@@ -15,6 +15,7 @@ from elmo_tutorial.chars import (
     EOS_IDS,
     N_CHAR_IDS,
     batch_to_ids,
+    check_char_ids,
     ids_to_mask,
     word_to_char_ids,
 )
@@ -117,3 +118,26 @@ def test_batch_to_ids_never_crashes_on_unicode_and_is_well_formed(batch):
 @given(st.lists(st.text(min_size=1), min_size=1, max_size=5))
 def test_batch_to_ids_is_deterministic(sentence):
     assert torch.equal(batch_to_ids([sentence]), batch_to_ids([list(sentence)]))
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "message"),
+    [
+        (["not", "tokenized"], TypeError, "batch_to_ids"),
+        (torch.zeros(2, 3, dtype=torch.long), ValueError, r"shape \(B, T, 50\)"),
+        (torch.zeros(1, 2, 50), TypeError, "integers"),
+        (torch.full((1, 2, 50), N_CHAR_IDS), ValueError, r"\[0, 262\)"),
+        (torch.full((1, 2, 50), -1), ValueError, r"\[0, 262\)"),
+        (torch.cat([torch.zeros(1, 1, 50), batch_to_ids([["a"]])], 1).long(), ValueError, "first"),
+    ],
+    ids=["list", "shape", "float", "too-large", "negative", "left-padding"],
+)
+def test_check_char_ids_names_each_problem(bad, error, message):
+    with pytest.raises(error, match=message):
+        check_char_ids(bad)
+
+
+def test_check_char_ids_returns_the_mask_of_valid_ids():
+    ids = batch_to_ids([["a", "b", "c"], ["d"], []])
+    assert torch.equal(check_char_ids(ids), ids_to_mask(ids))
+    assert check_char_ids(torch.zeros(0, 0, 50, dtype=torch.long)).shape == (0, 0)

@@ -6,7 +6,7 @@ import torch.nn.functional as F
 
 from elmo_tutorial import checks
 from elmo_tutorial.lstm import reverse_padded
-from elmo_tutorial.lstm_cell import lstmp_step
+from elmo_tutorial.lstmp import lstmp_step
 
 
 def test_checks_accept_the_package_functions():

@@ -48,7 +48,12 @@ def test_check_accepts_the_joint_loss(answer, capsys):
     assert "✓" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("answer", [averaged, padding_counted, forward_only, swapped_targets,
+def test_check_accepts_the_mean_of_the_two_directions_and_says_so(capsys):
+    checks.check_joint_loss(averaged)  # bilm-tf averages; a constant factor from the sum
+    assert "averaged the two directions" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("answer", [padding_counted, forward_only, swapped_targets,
                                     lambda *a: torch.zeros(2)])
 def test_check_rejects_wrong_losses(answer):
     with pytest.raises(checks.CheckFailed):

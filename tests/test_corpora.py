@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from elmo_tutorial import corpora, registry
+from elmo_tutorial import annotated, corpora, registry
 from elmo_tutorial.downloads import (
     ChecksumMismatch,
     DatasetNotAvailable,
@@ -145,7 +145,7 @@ def test_offline_directory_is_used_before_the_cache(dirs, monkeypatch):
 
 def test_missing_dataset_error_says_how_to_get_it(dirs):
     with pytest.raises(DatasetNotAvailable) as err:
-        corpora.wnut17("train")
+        annotated.wnut17("train")
     message = str(err.value)
     assert "elmo-tutorial data download wnut17" in message and "ELMO_TUTORIAL_DATA" in message
 
@@ -176,7 +176,6 @@ def test_every_downloadable_entry_has_a_wellformed_checksum_or_says_why_not():
                 assert re.fullmatch(r"[0-9a-f]{64}", remote.sha256), ds.name
         if not ds.verifiable:
             assert "checksum" in ds.note, ds.name
-        assert ds.kind == "nltk" or ds.loader == "" or hasattr(corpora, ds.loader), ds.name
 
 
 def test_dataset_names_accept_underscores_and_suggest_close_matches():
@@ -250,6 +249,40 @@ def test_wikitext_loader_skips_headings_and_blank_lines(dirs):
     assert corpora.wikitext("valid") == [["Robert", "is", "an", "<unk>", "actor", "."], ["x", "y"]]
 
 
+def test_wikitext103_is_read_like_wikitext2_and_stops_at_max_sentences(dirs):
+    folder = dirs[1] / "wikitext-103"
+    folder.mkdir()
+    for split in ("train", "valid", "test"):
+        (folder / f"wiki.{split}.tokens").write_text(
+            " = Title = \n A b . C d ! e \n F g .\n")
+    assert corpora.load_sentences("wikitext103", "dev") == [
+        ["A", "b", "."], ["C", "d", "!"], ["e"], ["F", "g", "."]]
+    assert corpora.load_sentences("wikitext103", "train", max_sentences=2) == [
+        ["A", "b", "."], ["C", "d", "!"]]
+
+
+def test_every_training_corpus_name_is_accepted_by_the_config_and_unknown_ones_are_not():
+    from elmo_tutorial.train_config import TrainConfig
+
+    for name in corpora.LM_CORPORA:
+        TrainConfig(corpus=name)
+    with pytest.raises(ValueError, match="unknown corpus 'wiki'"):
+        corpora.load_sentences("wiki", "train")
+
+
+@pytest.mark.parametrize("alias,name", [("dev", "valid"), ("validation", "valid"),
+                                        ("train", "train"), ("test", "test")])
+def test_one_split_normaliser_for_every_reader(alias, name):
+    assert registry.normalize_split(alias) == name
+    assert corpora.load_sentences("embedded", alias, 3) == corpora.load_sentences(
+        "embedded", name, 3)
+
+
+def test_unknown_split_names_the_accepted_ones():
+    with pytest.raises(ValueError, match="expected train, valid or test"):
+        annotated.wnut17("training")
+
+
 def test_one_billion_words_reads_heldout_shard_zero_as_test(dirs):
     root = dirs[1] / registry.get_dataset("1b-word").folder
     (root / "training-monolingual.tokenized.shuffled").mkdir(parents=True)
@@ -271,7 +304,7 @@ def _mirror(folder: str) -> Path:
 @pytest.mark.parametrize("split,name", [("valid", "dev"), ("test", "test")])
 def test_ud_english_ewt_has_one_sentence_per_sent_id_and_aligned_upos(split, name):
     path = _mirror("ud-english-ewt") / f"en_ewt-ud-{name}.conllu"
-    sentences = corpora.ud_english_ewt(split)
+    sentences = annotated.ud_english_ewt(split)
     assert len(sentences) == path.read_text(encoding="utf-8").count("# sent_id")
     upos = {"ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON",
             "PROPN", "PUNCT", "SCONJ", "SYM", "VERB", "X"}
@@ -282,7 +315,7 @@ def test_ud_english_ewt_has_one_sentence_per_sent_id_and_aligned_upos(split, nam
 @pytest.mark.parametrize("split", ["train", "valid", "test"])
 def test_wnut17_keeps_every_token_line_and_bio_tags(split):
     folder = _mirror("wnut17")
-    sentences = corpora.wnut17(split)
+    sentences = annotated.wnut17(split)
     file = {"train": "wnut17train.conll", "valid": "emerging.dev.conll",
             "test": "emerging.test.annotated"}[split]
     token_lines = [ln for ln in (folder / file).read_text(encoding="utf-8").splitlines()
@@ -297,7 +330,7 @@ def test_wnut17_keeps_every_token_line_and_bio_tags(split):
 def test_wsd_framework_instances_match_gold_keys():
     folder = _mirror("WSD_Evaluation_Framework")
     gold = folder / "Evaluation_Datasets" / "senseval2" / "senseval2.gold.key.txt"
-    sentences = corpora.wsd_framework("senseval2")
+    sentences = annotated.wsd_framework("senseval2")
     instances = [inst for s in sentences for inst in s["instances"]]
     assert len(instances) == len(gold.read_text().splitlines())
     for s in sentences:
@@ -334,3 +367,35 @@ def test_english_mix_block_split_is_about_90_5_5():
 def test_nltk_corpus_rejects_what_is_not_an_nltk_corpus(name):
     with pytest.raises(ValueError, match="not an nltk corpus"):
         corpora.nltk_corpus(name)
+
+
+def test_ensure_nltk_downloads_only_what_is_missing(monkeypatch, tmp_path, capsys):
+    present = {"corpora/wordnet": tmp_path / "wordnet"}
+    downloads = []
+
+    def fake_download(resource, force=False, progress=True):
+        downloads.append(resource)
+        present[resource] = tmp_path / resource
+        return present[resource]
+
+    monkeypatch.setattr(corpora, "nltk_find", present.get)
+    monkeypatch.setattr(corpora, "nltk_download", fake_download)
+    corpora.ensure_nltk("wordnet", "brown")
+    assert downloads == ["corpora/brown"]
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "✓ wordnet: found (nltk data corpora/wordnet), nothing to download"
+    assert out[1].startswith("brown: not found; downloading it with nltk.download('brown')")
+    assert out[2].startswith("✓ brown: downloaded to ")
+    corpora.ensure_nltk("brown")  # now present: no second download
+    assert downloads == ["corpora/brown"]
+
+
+def test_ensure_nltk_offline_and_missing_says_how_to_get_it(monkeypatch, tmp_path):
+    import nltk
+
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
+    monkeypatch.setattr(nltk, "download", lambda *a, **k: False)
+    with pytest.raises(DatasetNotAvailable, match="NLTK_DATA"):
+        corpora.ensure_nltk("brown")
+    with pytest.raises(ValueError, match="not nltk data"):
+        corpora.ensure_nltk("wnut17")

@@ -139,6 +139,11 @@ def _layer_norm_unbiased(x, gamma, beta, eps):
     return gamma * (x - mean) / torch.sqrt(x.var(-1, keepdim=True) + eps) + beta
 
 
+def _layer_norm_eps_outside_the_root(x, gamma, beta, eps):
+    centred = x - x.mean(-1, keepdim=True)
+    return gamma * centred / (centred.pow(2).mean(-1, keepdim=True).sqrt() + eps) + beta
+
+
 def _layer_norm_over_the_whole_tensor(x, gamma, beta, eps):
     return gamma * (x - x.mean()) / torch.sqrt(x.var(unbiased=False) + eps) + beta
 
@@ -151,7 +156,8 @@ def test_check_layer_norm_accepts_the_package_and_torch(capsys):
     assert capsys.readouterr().out.count("✓") == 2
 
 
-@pytest.mark.parametrize("wrong", [_layer_norm_unbiased, _layer_norm_over_the_whole_tensor])
+@pytest.mark.parametrize("wrong", [_layer_norm_unbiased, _layer_norm_over_the_whole_tensor,
+                                   _layer_norm_eps_outside_the_root])
 def test_check_layer_norm_rejects_wrong_answers(wrong):
     with pytest.raises(checks.CheckFailed):
         checks.check_layer_norm(wrong)
@@ -160,6 +166,11 @@ def test_check_layer_norm_rejects_wrong_answers(wrong):
 def test_check_layer_norm_names_the_unbiased_variance_mistake():
     with pytest.raises(checks.CheckFailed, match="unbiased"):
         checks.check_layer_norm(_layer_norm_unbiased)
+
+
+def test_check_layer_norm_names_epsilon_outside_the_square_root():
+    with pytest.raises(checks.CheckFailed, match="outside the square root"):
+        checks.check_layer_norm(_layer_norm_eps_outside_the_root)
 
 
 def test_check_masked_layer_norm_accepts_the_package_and_rejects_padding_in_the_statistics():

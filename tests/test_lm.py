@@ -127,3 +127,33 @@ def test_tiny_lm_overfits_one_batch():
         f"after 60 steps: forward {float(final.forward_nll):.3f}, backward "
         f"{float(final.backward_nll):.3f} nats; chance is {chance:.3f}"
     )
+
+
+def test_bad_character_ids_are_caught_where_they_enter_the_model(lm):
+    with pytest.raises(ValueError, match=r"shape \(B, T, 50\)"):
+        lm.encode(torch.zeros(2, 50, dtype=torch.long))
+    batch = make_lm_batch(SENTENCES[:1], VOCAB)
+    batch.char_ids[0, 1, 0] = 300
+    with pytest.raises(ValueError, match=r"must lie in \[0, 262\)"):
+        lm(batch)
+
+
+def test_character_ids_are_checked_once_per_call(lm, monkeypatch):
+    import elmo_tutorial.chars
+    import elmo_tutorial.elmo
+    import elmo_tutorial.lm
+    from elmo_tutorial.elmo import ELMo
+
+    calls = []
+
+    def counted(char_ids):
+        calls.append(tuple(char_ids.shape))
+        return elmo_tutorial.chars.check_char_ids(char_ids)
+
+    for module in (elmo_tutorial.elmo, elmo_tutorial.lm):
+        monkeypatch.setattr(module, "check_char_ids", counted)
+    lm(make_lm_batch(SENTENCES, VOCAB))
+    assert len(calls) == 1
+    calls.clear()
+    ELMo(small_config(vocab_size=0))(batch_to_ids(SENTENCES))
+    assert calls == [(len(SENTENCES), max(map(len, SENTENCES)), 50)]  # the caller's ids, once

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from elmo_tutorial.lstm import LSTMStack, reverse_padded
-from elmo_tutorial.lstm_cell import LSTMCellWithProjection, lstmp_sequence, lstmp_step
+from elmo_tutorial.lstmp import LSTMCellWithProjection, lstmp_sequence, lstmp_step
 
 LENGTHS = [7, 4, 1, 6]
 

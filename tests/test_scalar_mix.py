@@ -50,22 +50,42 @@ def test_wrong_number_of_layers_is_a_clear_error():
         ScalarMix(0)
 
 
-def test_penalty_is_smallest_at_uniform_weights():
-    uniform = ScalarMix(4).penalty()
+def test_default_penalty_is_bilm_tf_l2_on_the_raw_parameters():
+    # bilm-tf: l2_coef * reduce_sum(square(ELMo_W)), ELMo_W taken before the softmax
+    w = [1.5, -0.5, 2.0]
+    mix = ScalarMix(3, initial_scalar_parameters=w)
+    torch.testing.assert_close(mix.penalty(), torch.tensor(sum(v * v for v in w)))
+    torch.testing.assert_close(mix.penalty(on="parameters"), mix.penalty())
+    # a shift of w leaves s unchanged but not the penalty on w
+    shifted = ScalarMix(3, initial_scalar_parameters=[v + 3.0 for v in w])
+    torch.testing.assert_close(shifted.weights, mix.weights)
+    assert shifted.penalty() > mix.penalty()
+    torch.testing.assert_close(shifted.penalty(on="weights"), mix.penalty(on="weights"))
+
+
+def test_penalty_on_weights_is_smallest_at_uniform_weights():
+    uniform = ScalarMix(4).penalty(on="weights")
     torch.testing.assert_close(uniform, torch.tensor(0.25))
     torch.manual_seed(0)
     for _ in range(20):
-        skewed = ScalarMix(4, initial_scalar_parameters=torch.randn(4).tolist()).penalty()
-        assert skewed > uniform
-    peaked = ScalarMix(4, initial_scalar_parameters=[50.0, 0.0, 0.0, 0.0]).penalty()
-    assert abs(float(peaked.detach()) - 1.0) < 1e-6
+        w = torch.randn(4).tolist()
+        assert ScalarMix(4, initial_scalar_parameters=w).penalty(on="weights") > uniform
+        assert ScalarMix(4, initial_scalar_parameters=w).penalty() > ScalarMix(4).penalty()
+    peaked = ScalarMix(4, initial_scalar_parameters=[50.0, 0.0, 0.0, 0.0])
+    assert abs(float(peaked.penalty(on="weights").detach()) - 1.0) < 1e-6
 
 
-def test_penalty_gradient_pulls_weights_towards_uniform():
+@pytest.mark.parametrize("on", ["parameters", "weights"])
+def test_penalty_gradient_pulls_weights_towards_uniform(on):
     mix = ScalarMix(3, initial_scalar_parameters=[1.0, 0.0, -1.0])
-    mix.penalty().backward()
+    mix.penalty(on=on).backward()
     # descending the penalty lowers the largest w and raises the smallest
     assert mix.scalar_parameters.grad[0] > 0 > mix.scalar_parameters.grad[2]
+
+
+def test_penalty_rejects_an_unknown_kind():
+    with pytest.raises(ValueError, match="must be"):
+        ScalarMix(3).penalty(on="s")
 
 
 def test_not_trainable_means_no_gradients():

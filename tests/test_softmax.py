@@ -7,10 +7,12 @@ import torch
 import torch.nn.functional as F
 
 from elmo_tutorial.softmax import (
+    IGNORE_INDEX,
     Softmax,
     draw_log_uniform,
     expected_count,
     log_uniform_probs,
+    masked_nll,
     sample_log_uniform,
 )
 
@@ -116,3 +118,11 @@ def test_sampled_mode_draws_candidates_and_gives_a_finite_loss():
 def test_out_of_range_targets_are_reported():
     with pytest.raises(ValueError, match=r"word ids in \[0, 20\)"):
         Softmax(8, 20)(torch.randn(2, 8), torch.tensor([3, 20]))
+
+
+def test_masked_nll_accepts_log_probabilities_and_handles_no_targets():
+    X = IGNORE_INDEX
+    logits = torch.randn(3, 4, 6)
+    targets = torch.tensor([[1, 2, X, X], [0, 5, 5, X], [X, X, X, X]])
+    assert torch.allclose(masked_nll(logits, targets), masked_nll(logits.log_softmax(-1), targets))
+    assert masked_nll(logits, torch.full((3, 4), X)).item() == 0.0

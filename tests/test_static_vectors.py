@@ -91,3 +91,14 @@ def test_check_context_vector_accepts_the_package_function(capsys):
 def test_check_context_vector_rejects_wrong_functions(wrong, message):
     with pytest.raises(CheckFailed, match=message):
         check_context_vector(wrong)
+
+
+def test_randomized_svd_vectors_agree_with_the_exact_ones_on_a_low_rank_matrix():
+    rng = np.random.default_rng(1)
+    a = rng.normal(size=(40, 3))
+    matrix = a @ a.T + 1e-3 * np.eye(40)  # rank 3 plus a little noise
+    exact, randomized = svd_vectors(matrix, 3), svd_vectors(matrix, 3, method="randomized")
+    np.testing.assert_allclose(randomized, exact, atol=1e-6)  # signs fixed the same way
+    np.testing.assert_array_equal(randomized, svd_vectors(matrix, 3, method="randomized"))
+    with pytest.raises(ValueError, match="'full' or 'randomized'"):
+        svd_vectors(matrix, 3, method="exact")

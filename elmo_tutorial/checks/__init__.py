@@ -11,6 +11,7 @@ from ._core import CheckFailed, assert_close, passed
 __all__ = ["CheckFailed", "assert_close", "passed"]
 from .backward import *  # noqa: F403
 from .char_cnn import *  # noqa: F403
+from .contextual import *  # noqa: F403
 from .layer_norm import *  # noqa: F403
 from .lstm import *  # noqa: F403
 from .scalar_mix import *  # noqa: F403

@@ -22,11 +22,17 @@ def check_conv_max_pool(fn: Callable[..., torch.Tensor]) -> None:
         x = torch.randn(4, 6, 12, generator=generator)
         weight = torch.randn(5, 6, width, generator=generator)
         bias = torch.randn(5, generator=generator)
+        bias[:2] -= 40.0  # two filters that fire nowhere: every window scores below 0
         expected = F.conv1d(x, weight, bias).amax(dim=-1)
         got = fn(x.clone(), weight.clone(), bias.clone())
         if isinstance(got, torch.Tensor) and got.shape == (4, 5, 12 - width + 1):
             raise CheckFailed(f"Got one value per window, shape {tuple(got.shape)}; keep only "
                               "each filter's maximum over the windows: .amax(dim=-1).")
+        if (isinstance(got, torch.Tensor) and got.shape == expected.shape
+                and torch.allclose(got.float(), torch.relu(expected), atol=1e-4)):
+            raise CheckFailed("Your maxima are never negative: a ReLU crept in (before or after "
+                              "the max, it is the same thing). Return the pooled scores before "
+                              "the activation; the encoder applies the ReLU afterwards.")
         assert_close(got, expected, f"conv + max-pool with width {width}", atol=1e-4, hint=(
             "Window t covers characters t..t+w-1: out[n, f, t] = Σ_e Σ_k weight[f, e, k] · "
             "x[n, e, t + k] + bias[f], for t = 0..C-w; then the max over t."))

@@ -18,6 +18,7 @@ def _inputs() -> list[torch.Tensor]:
         torch.randn(2, 3, 8, generator=generator) * 5 + 3,  # large mean and scale
         torch.randn(4, 16, generator=generator),
         torch.tensor([[1.0, 1.0, 1.0, 1.0]]),  # zero variance: ε keeps it finite
+        1.0 + 3e-3 * torch.randn(3, 6, generator=generator),  # σ² ≈ ε: where ε goes matters
     ]
 
 
@@ -25,7 +26,8 @@ def check_layer_norm(fn: Callable[..., torch.Tensor]) -> None:
     """``fn(x, gamma, beta, eps)`` must layer-normalise ``x`` over its last dimension.
 
     Compared with :class:`elmo_tutorial.layer_norm.LayerNorm` (which equals
-    ``torch.nn.LayerNorm``) on inputs with a large offset, and on a constant vector.
+    ``torch.nn.LayerNorm``) on inputs with a large offset, on a constant vector, and on
+    nearly constant vectors whose variance is close to ε (so ε must sit inside the root).
     """
     generator = torch.Generator().manual_seed(99)
     for x in _inputs():
@@ -43,6 +45,13 @@ def check_layer_norm(fn: Callable[..., torch.Tensor]) -> None:
             raise CheckFailed(f"layer_norm returned {shape}; it should keep the input's shape "
                               f"{tuple(x.shape)}. Reduce with keepdim=True so μ and σ² broadcast.")
         unbiased = (x - x.mean(-1, keepdim=True)) / torch.sqrt(x.var(-1, keepdim=True) + 1e-5)
+        centred = x - x.mean(-1, keepdim=True)
+        eps_outside = centred / (centred.pow(2).mean(-1, keepdim=True).sqrt() + 1e-5)
+        if x.std() > 0 and torch.allclose(got, gamma * eps_outside + beta, atol=1e-4) and not (
+                torch.allclose(got, expected, atol=1e-4)):
+            raise CheckFailed("ε is outside the square root: (x - μ) / (sqrt(σ²) + ε). The "
+                              "formula (and torch.nn.LayerNorm) divides by sqrt(σ² + ε); the two "
+                              "differ when σ² is as small as ε, as on this nearly constant input.")
         if D > 1 and x.std() > 0 and torch.allclose(got, gamma * unbiased + beta, atol=1e-5):
             raise CheckFailed("You used the unbiased variance (divide by D - 1). Layer norm "
                               "divides by D: x.var(-1, unbiased=False) or ((x - μ)**2).mean(-1).")

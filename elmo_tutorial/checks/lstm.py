@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import torch
 
-from ..lstm_cell import lstmp_step
+from ..lstmp import lstmp_step
 from ._core import CheckFailed, assert_close, passed
 
 __all__ = ["check_lstmp_step"]
@@ -22,7 +22,7 @@ def check_lstmp_step(fn: Callable[..., tuple[torch.Tensor, torch.Tensor]]) -> No
     """``fn(x_t, h, c, w_ih, w_hh, b_ih, b_hh, w_hr, cell_clip, proj_clip)`` must return
     ``(h_t, c_t)`` of one LSTMP step: gates in torch's order (i, f, g, o), the memory clipped
     after its update, the output projected by ``w_hr`` (P, C) and clipped after projecting.
-    Compared with :func:`elmo_tutorial.lstm_cell.lstmp_step`, with and without clipping."""
+    Compared with :func:`elmo_tutorial.lstmp.lstmp_step`, with and without clipping."""
     generator = torch.Generator().manual_seed(4)
     B, I, C, P = 3, 5, 6, 4
 
@@ -50,4 +50,4 @@ def check_lstmp_step(fn: Callable[..., tuple[torch.Tensor, torch.Tensor]]) -> No
         assert_close(got[0], expected[0], f"h_t {what}", hint=(
             "h_t = (sigmoid(o) * tanh(c_t)) @ w_hr.T with the CLIPPED c_t, then clamp the "
             "projected result to ±proj_clip (clip after projecting, not before)."))
-    passed("LSTMP step agrees with elmo_tutorial.lstm_cell.lstmp_step, with and without clipping")
+    passed("LSTMP step agrees with elmo_tutorial.lstmp.lstmp_step, with and without clipping")

@@ -6,8 +6,8 @@ from collections.abc import Callable, Sequence
 
 import torch
 
-from ..batching import IGNORE_INDEX
 from ..chars import BOS_TOKEN, EOS_TOKEN, MAX_CHARS, MAX_WORD_BYTES, word_to_char_ids
+from ..softmax import IGNORE_INDEX
 from ._core import CheckFailed, passed
 
 __all__ = ["check_lm_targets", "check_word_to_char_ids"]

@@ -31,30 +31,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("--dims", type=int, default=6, help="dimensions to print per token")
 
 
-def embed_run(run_dir, sentences, layer="elmo"):
-    """Tokens and vectors (T, 2P) per sentence, from ``ELMo.from_run``."""
-    import torch
-
-    from elmo_tutorial.chars import batch_to_ids
-    from elmo_tutorial.elmo import ELMo
-    from elmo_tutorial.tokenize import tokenize_words
-
-    model = ELMo.from_run(run_dir).eval()
-    key = {"0": "word_emb", "1": "lstm_outputs1", "2": "lstm_outputs2", "elmo": "elmo"}[layer]
-    tokens = [tokenize_words(s) for s in sentences]
-    with torch.no_grad():
-        out = model(batch_to_ids(tokens))
-    vectors = out[key]
-    if key == "word_emb":  # layer 0 is duplicated to 2P, as in AllenNLP
-        vectors = torch.cat([vectors, vectors], dim=-1)
-    return tokens, [vectors[i, : len(t)] for i, t in enumerate(tokens)]
-
-
 def run(args) -> int:
-    import torch
+    from elmo_tutorial.contextual_vectors import embed_text, shared_word_similarities
 
     try:
-        tokens, vectors = embed_run(args.run_dir, args.sentences, args.layer)
+        tokens, vectors = embed_text(args.run_dir, args.sentences, args.layer)
     except (FileNotFoundError, ValueError) as err:
         print(f"elmo-tutorial embed: {err}", file=sys.stderr)
         return 2
@@ -64,9 +45,6 @@ def run(args) -> int:
             head = " ".join(f"{x:+.3f}" for x in v[: args.dims].tolist())
             print(f"  {tok:<14} |v|={v.norm():7.3f}  [{head} ...]")
     if len(tokens) > 1:
-        first = dict(zip(tokens[0], vectors[0], strict=True))
-        for tok, v in zip(tokens[1], vectors[1], strict=True):
-            if tok in first:
-                cos = torch.nn.functional.cosine_similarity(first[tok], v, dim=0)
-                print(f"cos({tok!r} in sentence 1, in sentence 2) = {cos:.3f}")
+        for tok, cos in shared_word_similarities(tokens, vectors):
+            print(f"cos({tok!r} in sentence 1, in sentence 2) = {cos:.3f}")
     return 0

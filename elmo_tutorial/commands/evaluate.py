@@ -19,7 +19,7 @@ Benchmark (Peters et al. 2018, Sec. 3.4).
 The baseline is an interpolated Kneser-Ney trigram (nltk.lm) fitted on the same training
 sentences, with the same vocabulary and <UNK> mapping, scored on the same predictions
 (see elmo_tutorial/ngram.py for what differs). Beating it shows that the LSTMs learned more
-than local word statistics.
+than local word statistics. From Python: elmo_tutorial.evaluation.evaluate_run(RUN_DIR).
 
 Examples:
   elmo-tutorial evaluate runs/tiny
@@ -44,39 +44,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-def evaluate_run(run_dir, split="valid", max_sentences=0, ngram=True, checkpoint=False,
-                 device="cpu", ngram_train_sentences: int | None = 50_000) -> dict:
-    """{"bilm": {...}, "ngram": {...} or None, "split", "n_sentences"} for a run directory."""
-    import torch
-
-    from elmo_tutorial.checkpoint import load_run
-    from elmo_tutorial.lm import BidirectionalLM
-    from elmo_tutorial.train import evaluate_perplexity, load_sentences
-    from elmo_tutorial.train_config import TrainConfig
-
-    config, state, vocab = load_run(run_dir, checkpoint=checkpoint)
-    if config.vocab_size == 0 or vocab is None:
-        raise ValueError(f"{run_dir} holds an encoder without its softmax (e.g. a shipped "
-                         "model): it cannot score words, so it has no perplexity")
-    train_cfg = TrainConfig.from_dict(json.loads(
-        (__import__("pathlib").Path(run_dir) / "config.json").read_text())["train"])
-    model = BidirectionalLM(config)
-    model.load_state_dict(state)
-    model.to(torch.device(device))
-    sentences = load_sentences(train_cfg.corpus, split, max_sentences or None)
-    result = {"split": split, "n_sentences": len(sentences),
-              "bilm": evaluate_perplexity(model, sentences, vocab, device), "ngram": None}
-    if ngram:
-        from elmo_tutorial.ngram import ngram_perplexity
-
-        train = [s[: train_cfg.max_sentence_words]
-                 for s in load_sentences(train_cfg.corpus, "train", ngram_train_sentences)]
-        result["ngram"] = ngram_perplexity(train, sentences, vocab, max_train_sentences=None)
-        result["ngram"]["train_sentences"] = len(train)
-    return result
-
-
 def run(args) -> int:
+    from elmo_tutorial.evaluation import evaluate_run
+
     try:
         result = evaluate_run(args.run_dir, args.split, args.max_sentences, not args.no_ngram,
                               args.checkpoint, args.device, args.ngram_train_sentences or None)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 HELP = "Export a trained run to the official options.json + weights.hdf5 format."
 
@@ -21,6 +20,7 @@ With --encoder OUT_DIR it writes a small run directory instead: config.json (voc
 model.safetensors with the encoder only (no softmax: ELMo never uses it), optionally in
 float16 (--float16, half the size; loading casts back to float32), and SHA256SUMS. That is
 how the course's shipped model was made; ELMo.from_run(OUT_DIR) loads it.
+From Python: elmo_tutorial.export.export_allennlp and export_encoder.
 
 Examples:
   elmo-tutorial export runs/tiny --allennlp exported/tiny
@@ -38,30 +38,8 @@ def add_arguments(parser) -> None:
                         help="with --encoder: store the weights as float16")
 
 
-def export_encoder(run_dir, out_dir, float16: bool = False, checkpoint: bool = False) -> Path:
-    """Write the encoder of a run (no softmax) as a minimal run directory; return it."""
-    import hashlib
-    from dataclasses import replace
-
-    import torch
-
-    from elmo_tutorial import checkpoint as ckpt
-
-    config, state, _ = ckpt.load_run(run_dir, checkpoint=checkpoint)
-    out = Path(out_dir)
-    encoder = {k: v.to(torch.float16) if float16 and v.is_floating_point() else v
-               for k, v in state.items() if not k.startswith("softmax.")}
-    ckpt.save_weights(out / "model.safetensors", encoder)
-    ckpt.write_run_config(out, replace(config, vocab_size=0), {})
-    sums = "".join(f"{hashlib.sha256((out / n).read_bytes()).hexdigest()}  {n}\n"
-                   for n in ("config.json", "model.safetensors"))
-    ckpt.atomic_write_text(out / "SHA256SUMS", sums)
-    return out
-
-
 def run(args) -> int:
-    from elmo_tutorial.elmo import ELMo
-    from elmo_tutorial.pretrained import save_allennlp
+    from elmo_tutorial.export import export_allennlp, export_encoder
 
     if not (args.allennlp or args.encoder):
         print("elmo-tutorial export: say where to: --allennlp OUT_DIR or --encoder OUT_DIR",
@@ -71,13 +49,10 @@ def run(args) -> int:
         if args.encoder:
             out = export_encoder(args.run_dir, args.encoder, args.float16)
             print(f"wrote {out / 'model.safetensors'}, config.json and SHA256SUMS")
-            if not args.allennlp:
-                return 0
-        model = ELMo.from_run(args.run_dir)
+        if args.allennlp:
+            options, weights = export_allennlp(args.run_dir, args.allennlp)
+            print(f"wrote {options} and {weights}")
     except (FileNotFoundError, ValueError) as err:
         print(f"elmo-tutorial export: {err}", file=sys.stderr)
         return 2
-    out = Path(args.allennlp)
-    save_allennlp(model, out / "options.json", out / "weights.hdf5")
-    print(f"wrote {out / 'options.json'} and {out / 'weights.hdf5'}")
     return 0

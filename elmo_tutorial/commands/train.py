@@ -31,7 +31,7 @@ Examples:
   elmo-tutorial train --config tiny --out runs/tiny --lr=0.01 --model.lstm_dim=128
   elmo-tutorial train --config small --out runs/small --config-file my.toml --resume
   elmo-tutorial train --config small --out runs/small --nproc 4     # torchrun, 4 processes
-  torchrun --nproc_per_node=4 -m elmo_tutorial.train --config small --out runs/small
+  torchrun --nproc_per_node=4 -m elmo_tutorial train --config small --out runs/small
 """
 
 
@@ -87,7 +87,7 @@ def resolve_config(args):
 
 def _launch_torchrun(nproc: int) -> int:
     given = list(sys.argv[1:])
-    if "train" in given:  # the command name (the torchrun entry point takes no command)
+    if "train" in given:  # the command name, put back first below
         given.remove("train")
     argv, skip = [], False
     for a in given:  # the same arguments, minus --nproc
@@ -98,7 +98,7 @@ def _launch_torchrun(nproc: int) -> int:
         elif not a.startswith("--nproc="):
             argv.append(a)
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone",
-           f"--nproc_per_node={nproc}", "-m", "elmo_tutorial.train", *argv]
+           f"--nproc_per_node={nproc}", "-m", "elmo_tutorial", "train", *argv]
     print("running:", " ".join(cmd), file=sys.stderr)
     return subprocess.call(cmd)
 
@@ -119,8 +119,10 @@ def run(args) -> int:
     from elmo_tutorial.train import run as train
 
     try:
-        train(config, resume=args.resume)
+        metrics = train(config, resume=args.resume)
     except (FloatingPointError, FileNotFoundError) as err:
         print(f"elmo-tutorial train: {err}", file=sys.stderr)
         return 1
+    if metrics:  # the main process's final held-out evaluation
+        print(json.dumps({k: round(v, 4) for k, v in metrics.items()}))
     return 0

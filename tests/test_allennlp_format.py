@@ -1,6 +1,6 @@
 """Official weights: parity with the original TensorFlow biLM, lossless export, clear errors.
 
-The parity fixture is AllenNLP's (``ELMO_TUTORIAL_DATA/allennlp-elmo-fixture``): a tiny biLM in
+The parity fixture is AllenNLP's (registry entry ``allennlp-elmo-fixture``): a tiny biLM in
 the official format, 30 sentences, and the top-layer outputs of bilm-tf for them.
 
 **Statefulness.** bilm-tf (and AllenNLP's ``_ElmoBiLm``, which reproduces it) carries each LSTM's
@@ -20,7 +20,6 @@ model. Our ``ELMo`` is stateless (every sentence starts from zero state), so:
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -29,10 +28,10 @@ import numpy as np
 import pytest
 import torch
 
-from elmo_tutorial import batch_to_ids
+from elmo_tutorial import batch_to_ids, registry
+from elmo_tutorial.allennlp_format import load_allennlp, save_allennlp
 from elmo_tutorial.config import MODEL_PRESETS, ModelConfig
 from elmo_tutorial.elmo import ELMo, add_sentence_boundaries
-from elmo_tutorial.pretrained import load_allennlp, save_allennlp
 
 TOLERANCE = 1e-5
 SMALL = ModelConfig(  # a few thousand parameters, with clipping like the released models
@@ -42,13 +41,10 @@ SMALL = ModelConfig(  # a few thousand parameters, with clipping like the releas
 
 
 def _fixture_dir() -> Path:
-    root = os.environ.get("ELMO_TUTORIAL_DATA")
-    if not root:
-        pytest.skip("ELMO_TUTORIAL_DATA is not set: the AllenNLP parity fixture is unavailable")
-    path = Path(root) / "allennlp-elmo-fixture"
-    if not (path / "lm_weights.hdf5").is_file():
-        pytest.skip(f"{path} lacks lm_weights.hdf5: the AllenNLP parity fixture is unavailable")
-    return path
+    if not registry.is_available("allennlp-elmo-fixture"):
+        pytest.skip("the AllenNLP parity fixture is unavailable: "
+                    + registry.how_to_get("allennlp-elmo-fixture"))
+    return registry.locate("allennlp-elmo-fixture")
 
 
 @pytest.fixture(scope="module")

@@ -6,36 +6,36 @@ from pathlib import Path
 
 import pytest
 
-from elmo_tutorial import synthetic
-from elmo_tutorial.synthetic_lexicon import SENSES
+from elmo_tutorial import embedded_corpus as corpus
+from elmo_tutorial.embedded_lexicon import SENSES
 
 COMMITTED = Path(__file__).resolve().parent.parent / "data" / "embedded"
 
 
 @pytest.fixture(scope="module")
 def test_examples():
-    return synthetic.embedded_senses("test")
+    return corpus.embedded_senses("test")
 
 
 def test_regenerated_corpus_is_byte_identical_to_the_committed_one(tmp_path):
-    written = synthetic.write_corpus(tmp_path, seed=0)
+    written = corpus.write_corpus(tmp_path, seed=0)
     committed = sorted(p.name for p in COMMITTED.iterdir())
     assert committed == sorted(written), "data/embedded holds files the generator does not write"
     for name, path in written.items():
         assert path.read_bytes() == (COMMITTED / name).read_bytes(), (
             f"data/embedded/{name} differs from the generator's output: run "
-            "`python -m elmo_tutorial.synthetic data/embedded` and commit the result"
+            "`python -m elmo_tutorial.embedded_corpus data/embedded` and commit the result"
         )
 
 
 def test_generate_is_deterministic_and_depends_on_the_seed():
-    assert synthetic.generate(50, seed=3) == synthetic.generate(50, seed=3)
-    assert synthetic.generate(50, seed=3) != synthetic.generate(50, seed=4)
+    assert corpus.generate(50, seed=3) == corpus.generate(50, seed=3)
+    assert corpus.generate(50, seed=3) != corpus.generate(50, seed=4)
 
 
 def test_sentences_respect_length_bounds_and_start_with_a_capital():
-    for sentence in synthetic.generate(500, seed=1):
-        assert synthetic.MIN_TOKENS <= len(sentence.tokens) <= synthetic.MAX_TOKENS
+    for sentence in corpus.generate(500, seed=1):
+        assert corpus.MIN_TOKENS <= len(sentence.tokens) <= corpus.MAX_TOKENS
         assert sentence.tokens[0][0].isupper(), sentence.tokens
         assert sentence.tokens[-1] in {".", "?", "!"}
         assert all(t and " " not in t for t in sentence.tokens)
@@ -49,8 +49,8 @@ def test_every_labelled_token_is_its_word_with_a_known_sense_and_pos(test_exampl
 
 
 def test_every_polysemous_token_in_the_text_is_labelled():
-    for sentence in synthetic.generate(500, seed=2):
-        found = {i for i, t in enumerate(sentence.tokens) if t.lower() in synthetic.WORDS}
+    for sentence in corpus.generate(500, seed=2):
+        found = {i for i, t in enumerate(sentence.tokens) if t.lower() in corpus.WORDS}
         assert found == {o.index for o in sentence.occurrences}, sentence.tokens
 
 
@@ -66,7 +66,7 @@ def test_sense_cue_words_are_disjoint_within_each_word():
 
 
 def test_verb_objects_are_nouns_of_their_sense_and_shared_words_are_no_cues():
-    from elmo_tutorial import synthetic_lexicon as lex
+    from elmo_tutorial import embedded_lexicon as lex
 
     shared = {w.lower() for group in (lex.SUBJECTS, lex.PLURAL_SUBJECTS, lex.NEUTRAL_NPS,
                                       lex.NEUTRAL_ADJECTIVES, lex.ADJUNCTS, lex.HABITUAL,
@@ -84,13 +84,13 @@ def test_verb_objects_are_nouns_of_their_sense_and_shared_words_are_no_cues():
 
 def test_every_occurrence_has_a_cue_word_of_its_sense_somewhere(test_examples):
     for tokens, index, word, sense, _ in test_examples:
-        assert synthetic.cue_distances(tokens, index, word, sense) != (None, None), tokens
+        assert corpus.cue_distances(tokens, index, word, sense) != (None, None), tokens
 
 
 def test_cues_are_often_not_adjacent_and_sometimes_on_one_side_only(test_examples):
     sides, nearest = Counter(), Counter()
     for tokens, index, word, sense, _ in test_examples:
-        before, after = synthetic.cue_distances(tokens, index, word, sense)
+        before, after = corpus.cue_distances(tokens, index, word, sense)
         sides["before only" if after is None else "after only" if before is None else "both"] += 1
         nearest[min(d for d in (before, after) if d is not None)] += 1
     n = len(test_examples)
@@ -103,7 +103,7 @@ def test_bag_of_context_words_recovers_the_sense_well_above_chance(test_examples
     """Naive Bayes on the other words of the sentence, trained on train, scored on test."""
     counts = defaultdict(Counter)  # (word, sense) -> context word counts
     priors = Counter()
-    for tokens, index, word, sense, _ in synthetic.embedded_senses("train"):
+    for tokens, index, word, sense, _ in corpus.embedded_senses("train"):
         priors[word, sense] += 1
         counts[word, sense].update(t.lower() for i, t in enumerate(tokens) if i != index)
     vocab = len({w for c in counts.values() for w in c})
@@ -125,22 +125,24 @@ def test_bag_of_context_words_recovers_the_sense_well_above_chance(test_examples
 
 
 def test_splits_have_the_expected_sizes():
-    for split, n in synthetic.SPLITS.items():
-        sentences = synthetic.embedded_corpus(split)
+    for split, n in corpus.SPLITS.items():
+        sentences = corpus.embedded_corpus(split)
         assert len(sentences) == n
-        assert all(len(s) >= synthetic.MIN_TOKENS for s in sentences)
-    assert 200_000 < sum(map(len, synthetic.embedded_corpus("train"))) < 300_000
+        assert all(len(s) >= corpus.MIN_TOKENS for s in sentences)
+    assert 200_000 < sum(map(len, corpus.embedded_corpus("train"))) < 300_000
 
 
-def test_unknown_split_is_rejected_with_the_valid_names():
-    with pytest.raises(ValueError, match="train, valid, test"):
-        synthetic.embedded_corpus("dev")
+def test_dev_and_validation_mean_valid_and_unknown_splits_are_rejected():
+    assert corpus.embedded_corpus("dev") == corpus.embedded_corpus("valid")
+    assert corpus.embedded_senses("validation") == corpus.embedded_senses("valid")
+    with pytest.raises(ValueError, match="expected train, valid or test"):
+        corpus.embedded_corpus("training")
 
 
 def test_missing_repo_copy_falls_back_to_a_generated_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path))
-    monkeypatch.setattr(synthetic, "__file__", str(tmp_path / "pkg" / "elmo_tutorial" / "x.py"))
-    assert synthetic.embedded_dir() == tmp_path / "embedded"
-    assert synthetic.embedded_corpus("valid") == [
+    monkeypatch.setattr(corpus, "__file__", str(tmp_path / "pkg" / "elmo_tutorial" / "x.py"))
+    assert corpus.embedded_dir() == tmp_path / "embedded"
+    assert corpus.embedded_corpus("valid") == [
         s.split(" ") for s in (COMMITTED / "valid.txt").read_text().splitlines()
     ]

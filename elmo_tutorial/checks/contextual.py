@@ -1,0 +1,83 @@
+"""Self-checks for notebook 08 (contextual embeddings): the leave-one-out sense score."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ..analysis import nearest_centroid_accuracy
+from ._core import CheckFailed, passed
+
+__all__ = ["check_nearest_centroid_accuracy"]
+
+
+def _cases(rng: np.random.Generator):
+    """(vectors, labels): few occurrences per sense in many dimensions, rows of very different
+    lengths (so that cosine and Euclidean distance disagree), senses more or less apart."""
+    for n_senses, per_sense, dim, spread in [(2, 3, 16, 1.0), (3, 4, 8, 0.5), (2, 6, 32, 2.0),
+                                             (4, 3, 12, 1.0), (2, 10, 6, 0.3)]:
+        means = rng.normal(size=(n_senses, dim)) * spread
+        labels = [f"sense{k}" for k in range(n_senses) for _ in range(per_sense)]
+        x = np.stack([means[int(label[5:])] + rng.normal(size=dim) for label in labels])
+        x *= rng.uniform(0.1, 10.0, size=(len(x), 1))  # lengths must not matter
+        order = rng.permutation(len(x))
+        yield x[order], [labels[i] for i in order]
+
+
+def _with_itself(x: np.ndarray, labels: Sequence[str]) -> float:
+    """The common mistake: each vector stays in its own sense's centroid."""
+    u = x / np.linalg.norm(x, axis=1, keepdims=True)
+    names = sorted(set(labels))
+    centroids = np.stack([u[[lab == n for lab in labels]].mean(0) for n in names])
+    centroids /= np.linalg.norm(centroids, axis=1, keepdims=True)
+    return float(np.mean([names[int(np.argmax(centroids @ v))] == lab
+                          for v, lab in zip(u, labels, strict=True)]))
+
+
+def _euclidean(x: np.ndarray, labels: Sequence[str]) -> float:
+    """Leave-one-out, but the nearest centroid by Euclidean distance of the raw vectors."""
+    names, right = sorted(set(labels)), 0
+    for i, (v, lab) in enumerate(zip(x, labels, strict=True)):
+        rest = [j for j in range(len(x)) if j != i]
+        centroids = [x[[j for j in rest if labels[j] == n]].mean(0) for n in names]
+        right += names[int(np.argmin([np.linalg.norm(v - c) for c in centroids]))] == lab
+    return right / len(x)
+
+
+def check_nearest_centroid_accuracy(fn: Callable[[np.ndarray, list], float]) -> None:
+    """``fn(vectors, labels)`` must return the leave-one-out nearest-centroid accuracy by
+    cosine similarity: hold out each vector, average the *unit* vectors of each sense's other
+    occurrences, predict the sense whose average has the highest cosine with the held-out
+    vector; return the fraction predicted right.
+
+    Compared with :func:`elmo_tutorial.analysis.nearest_centroid_accuracy` (``centre=False``)
+    on random data where keeping a vector in its own centroid, or measuring Euclidean
+    distance, gives a different answer.
+    """
+    rng = np.random.default_rng(0)
+    for x, labels in _cases(rng):
+        expected = nearest_centroid_accuracy(x, labels, centre=False)
+        try:
+            got = float(fn(x.copy(), list(labels)))
+        except (IndexError, ValueError, ZeroDivisionError, TypeError) as error:
+            raise CheckFailed(f"your function raised {type(error).__name__}: {error} on "
+                              f"{x.shape[0]} vectors of {len(set(labels))} senses.") from None
+        if np.isclose(got, expected, atol=1e-9):
+            continue
+        if got > 1:
+            raise CheckFailed(f"got {got}, more than 1: return the fraction of occurrences "
+                              "predicted right, not their number.")
+        if np.isclose(got, _with_itself(x, labels)):
+            raise CheckFailed(f"got {got:.4f}, expected {expected:.4f}: the held-out vector is "
+                              "still in its own sense's centroid, which makes every sense look "
+                              "separable. Average only the *other* occurrences of its sense.")
+        if np.isclose(got, _euclidean(x, labels)):
+            raise CheckFailed(f"got {got:.4f}, expected {expected:.4f}: that is the Euclidean "
+                              "distance to averages of raw vectors. Scale every vector to "
+                              "length 1, average, and compare by cosine similarity.")
+        raise CheckFailed(f"got {got:.4f}, expected {expected:.4f} on {x.shape[0]} vectors of "
+                          f"{len(set(labels))} senses. Hold out each vector, average the unit "
+                          "vectors of each sense's other occurrences, pick the highest cosine.")
+    passed("nearest_centroid_accuracy agrees with elmo_tutorial.analysis (leave-one-out, "
+           "cosine, vectors of any length)")

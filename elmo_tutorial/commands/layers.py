@@ -1,0 +1,59 @@
+"""``elmo-tutorial layers``: what each layer of a model knows (paper Tables 5 and 6)."""
+
+from __future__ import annotations
+
+import sys
+
+HELP = "What each layer knows: WSD, POS probes and NER for a model, beside the paper's numbers."
+
+DESCRIPTION = """\
+Measure what each layer of a biLM captures, with the paper's own methods (Peters et al. 2018,
+Sec. 5.3): word sense disambiguation by 1-nearest-neighbour over SemCor sense centroids
+(Table 5: the top layer knows meaning best), a linear part-of-speech probe per frozen layer
+(Table 6: the first LSTM layer knows syntax best), and optionally NER on WNUT-17 with a
+learned scalar mix. Prints a markdown report with the paper's numbers beside ours and which
+trends the model reproduces; --json and --markdown also write it to files.
+
+MODEL is a run directory (from `train`), the shipped data/models/small, a folder holding an
+official options.json and weights.hdf5, or those two files.
+
+Data: the WSD Evaluation Framework, UD English-EWT and WNUT-17 (elmo-tutorial data list), and
+nltk's treebank and wordnet. The full run embeds about a million tokens: a few minutes on a
+2-core CPU; layers already embedded by the same model are read from the cache.
+
+Examples:
+  elmo-tutorial layers data/models/small --json layers.json --markdown layers.md
+  elmo-tutorial layers options.json weights.hdf5 --no-ner
+"""
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("model", nargs="+", metavar="MODEL",
+                        help="a run directory, or options.json and weights.hdf5")
+    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    parser.add_argument("--markdown", metavar="PATH", help="also write the markdown report")
+    parser.add_argument("--no-ner", action="store_true", help="skip NER (the slowest part)")
+    parser.add_argument("--force", action="store_true",
+                        help="overwrite existing --json/--markdown files")
+
+
+def run(args) -> int:
+    from pathlib import Path
+
+    from elmo_tutorial.layer_report import layer_report, load_model, to_markdown, write_report
+
+    existing = [p for p in (args.json, args.markdown) if p and Path(p).exists()]
+    if existing and not args.force:
+        print(f"elmo-tutorial layers: {', '.join(existing)} already exists; choose another "
+              "path or pass --force to overwrite it", file=sys.stderr)
+        return 2
+    try:
+        model = load_model(args.model)
+    except (FileNotFoundError, ValueError) as err:
+        print(f"elmo-tutorial layers: {err}", file=sys.stderr)
+        return 2
+    name = " ".join(args.model)
+    result = layer_report(model, ner=not args.no_ner, progress=True, name=name)
+    write_report(result, args.json, args.markdown)
+    print(to_markdown(result))
+    return 0

@@ -1,0 +1,65 @@
+"""Contextual vectors of raw text from a trained run: what ``elmo-tutorial embed`` shows.
+
+Layer 0 is the character CNN's token embedding: the same vector for a word wherever it appears
+(duplicated to ``2P``, as in AllenNLP). Layers 1 and 2 are the forward and backward LSTM outputs
+side by side: they depend on the whole sentence. ``"elmo"`` is the scalar mix
+``γ Σ_j s_j h_j`` with untrained (equal) weights. Text is split into tokens with
+:func:`elmo_tutorial.tokenize.tokenize_words` (no punkt needed).
+
+For analysis of many tokenized sentences, use :class:`~elmo_tutorial.embedder.Embedder`.
+
+Example:
+    >>> tokens, vectors = embed_text("data/models/small", ["The bank ."], layer="2")
+    >>> tokens, tuple(vectors[0].shape)
+    ([['The', 'bank', '.']], (3, 256))
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+
+__all__ = ["LAYERS", "embed_text", "shared_word_similarities"]
+
+LAYERS = {"0": "word_emb", "1": "lstm_outputs1", "2": "lstm_outputs2", "elmo": "elmo"}
+
+
+def embed_text(run_dir: str | Path, sentences: list[str],
+               layer: str = "elmo") -> tuple[list[list[str]], list[torch.Tensor]]:
+    """Tokenize ``sentences`` and return their tokens and one layer's vectors.
+
+    Args:
+        run_dir: a run directory (from ``elmo-tutorial train``, or the shipped model).
+        sentences: raw text, one string per sentence.
+        layer: ``"0"``, ``"1"``, ``"2"`` or ``"elmo"`` (see the module docstring).
+
+    Returns:
+        The tokens of each sentence and its vectors, ``(T_i, 2P)`` each.
+    """
+    from .chars import batch_to_ids
+    from .elmo import ELMo
+    from .tokenize import tokenize_words
+
+    if layer not in LAYERS:
+        raise ValueError(f"layer must be one of {', '.join(LAYERS)}, got {layer!r}")
+    model = ELMo.from_run(run_dir).eval()
+    key = LAYERS[layer]
+    tokens = [tokenize_words(s) for s in sentences]
+    with torch.no_grad():
+        out = model(batch_to_ids(tokens))
+    vectors = out[key]
+    if key == "word_emb":  # layer 0 is duplicated to 2P, as in AllenNLP
+        vectors = torch.cat([vectors, vectors], dim=-1)
+    return tokens, [vectors[i, : len(t)] for i, t in enumerate(tokens)]
+
+
+def shared_word_similarities(tokens: list[list[str]],
+                             vectors: list[torch.Tensor]) -> list[tuple[str, float]]:
+    """Cosine similarity of each token of sentence 2 that also occurs in sentence 1.
+
+    How far context moves a word's vector: layer 0 gives 1.0 for every shared word.
+    """
+    first = dict(zip(tokens[0], vectors[0], strict=True))
+    return [(tok, float(torch.nn.functional.cosine_similarity(first[tok], v, dim=0)))
+            for tok, v in zip(tokens[1], vectors[1], strict=True) if tok in first]

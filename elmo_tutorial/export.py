@@ -1,0 +1,66 @@
+"""Writing a trained run in other forms: an encoder-only run, or the official AllenNLP files.
+
+* :func:`export_encoder` writes a minimal run directory: ``config.json`` (``vocab_size`` 0),
+  ``model.safetensors`` with the encoder only (no softmax: ELMo never uses it), optionally in
+  float16 (half the size; loading casts back to float32), and ``SHA256SUMS``. That is how the
+  course's shipped model was made; ``ELMo.from_run(OUT_DIR)`` loads it.
+* :func:`export_allennlp` writes ``options.json`` and ``weights.hdf5`` in the format of bilm-tf
+  and AllenNLP (:mod:`elmo_tutorial.allennlp_format`); they load in AllenNLP's ``Elmo`` and back
+  here with ``load_allennlp``.
+
+``elmo-tutorial export`` calls these.
+
+Example:
+    >>> export_encoder("runs/small", "my_model", float16=True)     # doctest: +SKIP
+    PosixPath('my_model')
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import torch
+
+from . import checkpoint as ckpt
+from .downloads import file_digest
+
+__all__ = ["export_allennlp", "export_encoder"]
+
+
+def export_encoder(run_dir: str | Path, out_dir: str | Path, float16: bool = False,
+                   checkpoint: bool = False) -> Path:
+    """Write the encoder of a run (no softmax) as a minimal run directory; return it.
+
+    Args:
+        run_dir: a run directory (from ``elmo-tutorial train``).
+        out_dir: where ``config.json``, ``model.safetensors`` and ``SHA256SUMS`` go.
+        float16: store the floating-point weights as float16.
+        checkpoint: export the newest checkpoint instead of the final weights.
+    """
+    config, state, _ = ckpt.load_run(run_dir, checkpoint=checkpoint)
+    out = Path(out_dir)
+    encoder = {k: v.to(torch.float16) if float16 and v.is_floating_point() else v
+               for k, v in state.items() if not k.startswith("softmax.")}
+    ckpt.save_weights(out / "model.safetensors", encoder)
+    ckpt.write_run_config(out, replace(config, vocab_size=0), {})
+    sums = "".join(f"{file_digest(out / name)}  {name}\n"
+                   for name in ("config.json", "model.safetensors"))
+    ckpt.atomic_write_text(out / "SHA256SUMS", sums)
+    return out
+
+
+def export_allennlp(run_dir: str | Path, out_dir: str | Path,
+                    checkpoint: bool = False) -> tuple[Path, Path]:
+    """Write a run's biLM as ``OUT_DIR/options.json`` and ``OUT_DIR/weights.hdf5``; return both.
+
+    The softmax is left out, as in the released ELMo files.
+    """
+    from .allennlp_format import save_allennlp
+    from .elmo import ELMo
+
+    model = ELMo.from_run(run_dir, checkpoint=checkpoint)
+    out = Path(out_dir)
+    options, weights = out / "options.json", out / "weights.hdf5"
+    save_allennlp(model, options, weights)
+    return options, weights

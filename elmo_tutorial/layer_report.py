@@ -1,0 +1,211 @@
+"""What each layer of a biLM knows, in one table: the analyses of notebooks 09 and 10 for any model.
+
+Peters et al. (2018, §5.3) probe the layers of their biLM with two tasks that need different
+knowledge. Word sense disambiguation (Table 5) needs the *meaning* of a word in its context,
+and the top LSTM layer is best at it; part-of-speech tagging (Table 6) needs *syntax*, and the
+first LSTM layer is best at it. :func:`layer_report` runs the same measurements on any model:
+
+- WSD: 1-nearest-neighbour over sense centroids from SemCor (:mod:`elmo_tutorial.wsd`), F1 on
+  Senseval-2, Senseval-3, SemEval-2007, SemEval-2013 and their concatenation ALL;
+- POS: a linear probe per frozen layer (:mod:`elmo_tutorial.probes`), accuracy on the Penn
+  Treebank sample (PTB tags) and UD English-EWT (UPOS);
+- NER (optional): a small tagger over a learned scalar mix (:mod:`elmo_tutorial.tagger`),
+  entity-level F1 on WNUT-17 against the same tagger on layer 0.
+
+The result is a dict (the JSON other tools read; F1 and accuracy in percent)::
+
+    {"model": str,
+     "wsd": {"senseval2" | "senseval3" | "semeval2007" | "semeval2013" | "ALL":
+             {"layer0", "layer1", "layer2", "elmo", "first_sense": F1}},
+     "pos": {"ptb" | "upos": {"layer0", "layer1", "layer2": accuracy}},
+     "ner": {"wnut17": {"elmo", "layer0": F1, "s": [softmax weights], "gamma": γ}},
+     "paper": PAPER, "trends": {name: {"claim", "reproduced", "margin"}}}
+
+and :func:`to_markdown` writes it as tables with the paper's numbers beside ours and a
+discussion of which trends the model reproduces, derived from the numbers.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["PAPER", "layer_report", "load_model", "to_markdown", "trends"]
+
+# Peters et al. (2018): Table 5 (WSD, F1 on the framework's ALL) and Table 6 (PTB POS accuracy).
+PAPER = {
+    "wsd": {"ALL": {"first_sense": 65.9, "layer1": 67.4, "layer2": 69.0,
+                    "cove_layer1": 59.4, "cove_layer2": 64.7}},
+    "pos": {"ptb": {"layer1": 97.3, "layer2": 96.8, "cove_layer1": 93.3, "cove_layer2": 92.8}},
+}
+WSD_SETS = ("senseval2", "senseval3", "semeval2007", "semeval2013", "ALL")
+POS_SETS = ("ptb", "upos")
+
+
+def _is_hdf5(path: Path) -> bool:
+    with open(path, "rb") as f:
+        return f.read(8) == b"\x89HDF\r\n\x1a\n"
+
+
+def load_model(paths: Sequence[str | Path]):
+    """An ``ELMo`` from a run directory, a folder with ``options.json`` + ``*.hdf5``, or the pair.
+
+    Args:
+        paths: one directory (a run from ``elmo-tutorial train``, the shipped
+            ``data/models/small``, or a folder holding one official ``options.json`` and one
+            ``.hdf5`` file), or the two files of an official model in either order.
+
+    Raises:
+        ValueError: the paths are not a model, with what was found and what is expected.
+    """
+    from .allennlp_format import load_allennlp
+    from .elmo import ELMo
+
+    paths = [Path(p) for p in paths]
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise ValueError(f"no such file or directory: {', '.join(missing)}")
+    if len(paths) == 1 and paths[0].is_dir():
+        folder = paths[0]
+        if (folder / "config.json").exists():
+            return ELMo.from_run(folder)
+        options, weights = sorted(folder.glob("*options*.json")), sorted(folder.glob("*.hdf5"))
+        if len(options) == 1 and len(weights) == 1:
+            return load_allennlp(options[0], weights[0])
+        raise ValueError(f"{folder} is neither a run directory (no config.json) nor a folder "
+                         "with exactly one *options*.json and one *.hdf5 file")
+    if len(paths) == 2 and all(p.is_file() for p in paths):
+        weights = [p for p in paths if _is_hdf5(p)]
+        if len(weights) != 1:
+            raise ValueError(f"expected an options .json file and an .hdf5 weight file, got "
+                             f"{paths[0]} and {paths[1]} ({len(weights)} of them hdf5)")
+        options = paths[1] if weights[0] == paths[0] else paths[0]
+        return load_allennlp(options, weights[0])
+    raise ValueError("MODEL is a run directory, a folder with options.json + weights.hdf5, or "
+                     f"the two files; got {len(paths)} path(s): {', '.join(map(str, paths))}")
+
+
+def layer_report(model, *, ner: bool = True, progress: bool = True, name: str = "") -> dict:
+    """Run WSD, the POS probes and (optionally) NER on ``model``; see the module docstring."""
+    from . import probes, tagger, wsd
+    from .embedder import Embedder
+
+    embedder = Embedder(model)
+    result = {"model": name, "wsd": wsd.evaluate_all(embedder, progress=progress),
+              "pos": probes.evaluate_pos(embedder, progress=progress)}
+    if ner:
+        result["ner"] = tagger.evaluate_ner(embedder, progress=progress)
+    result["paper"] = PAPER
+    result["trends"] = trends(result)
+    return result
+
+
+def trends(result: dict) -> dict:
+    """The paper's two layer trends, checked on ``result``: what was claimed and whether it holds.
+
+    >>> r = trends({"wsd": {"ALL": {"layer1": 60.0, "layer2": 62.5}},
+    ...             "pos": {"ptb": {"layer1": 90.0, "layer2": 91.0}}})
+    >>> r["wsd_layer2_above_layer1"]["reproduced"], r["pos_layer1_at_least_layer2"]["reproduced"]
+    (True, False)
+    """
+    out = {}
+    wsd_all = result.get("wsd", {}).get("ALL")
+    if wsd_all:
+        margin = wsd_all["layer2"] - wsd_all["layer1"]
+        out["wsd_layer2_above_layer1"] = {
+            "claim": "word senses: layer 2 > layer 1 (paper: 69.0 vs 67.4 F1)",
+            "reproduced": margin > 0, "margin": round(margin, 2)}
+    for name in POS_SETS:
+        pos = result.get("pos", {}).get(name)
+        if pos:
+            margin = pos["layer1"] - pos["layer2"]
+            key = "pos_layer1_at_least_layer2" + ("" if name == "ptb" else f"_{name}")
+            out[key] = {"claim": f"POS ({name}): layer 1 ≥ layer 2 (paper, PTB: 97.3 vs 96.8)",
+                        "reproduced": margin >= 0, "margin": round(margin, 2)}
+    return out
+
+
+def _fmt(value) -> str:
+    return "–" if value is None else f"{value:.1f}"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return lines + ["| " + " | ".join(row) + " |" for row in rows]
+
+
+def _wsd_section(wsd: dict) -> list[str]:
+    columns = ("first_sense", "layer0", "layer1", "layer2", "elmo")
+    rows = [[name] + [_fmt(wsd[name].get(c)) for c in columns] for name in WSD_SETS if name in wsd]
+    paper = PAPER["wsd"]["ALL"]
+    rows.append(["ALL, paper (biLM, 1B Word)"] + [_fmt(paper.get(c)) for c in columns])
+    rows.append(["ALL, paper (CoVe)", "–", "–", _fmt(paper["cove_layer1"]),
+                 _fmt(paper["cove_layer2"]), "–"])
+    return (["## Word sense disambiguation (Table 5): F1, 1-NN on SemCor sense centroids", ""]
+            + _table(("test set", "WordNet 1st sense", "layer 0", "layer 1", "layer 2", "ELMo"),
+                     rows)
+            + ["", "ALL here is Senseval-2 + Senseval-3 + SemEval-2007 + SemEval-2013. The "
+               "framework's own ALL also holds SemEval-2015, which the offline copy of the data "
+               "lacks, so our ALL is not exactly the paper's test set.", ""])
+
+
+def _pos_section(pos: dict) -> list[str]:
+    columns = ("layer0", "layer1", "layer2")
+    rows = [[name] + [_fmt(pos[name].get(c)) for c in columns] for name in POS_SETS if name in pos]
+    paper = PAPER["pos"]["ptb"]
+    rows.append(["ptb, paper (biLM, full PTB)", "–", _fmt(paper["layer1"]), _fmt(paper["layer2"])])
+    rows.append(["ptb, paper (CoVe)", "–", _fmt(paper["cove_layer1"]), _fmt(paper["cove_layer2"])])
+    return (["## Part-of-speech tagging (Table 6): accuracy of a linear probe per frozen layer", ""]
+            + _table(("data", "layer 0", "layer 1", "layer 2"), rows)
+            + ["", "Our PTB numbers come from nltk's 10% sample of the Penn Treebank, the paper's "
+               "from the full WSJ sections: compare the trend across layers, not the level.", ""])
+
+
+def _ner_section(ner: dict) -> list[str]:
+    w = ner["wnut17"]
+    weights = ", ".join(f"{s:.2f}" for s in w.get("s", []))
+    return (["## Named entities, WNUT-17: entity-level F1 (exact span and type)", ""]
+            + _table(("features", "F1"), [["ELMo (learned scalar mix)", _fmt(w.get("elmo"))],
+                                          ["layer 0 only", _fmt(w.get("layer0"))]])
+            + ["", f"Learned mix: softmax(s) = [{weights}], γ = {w.get('gamma', 0):.2f}. The "
+               "paper evaluates NER on CoNLL-2003 (92.22 F1 with ELMo), which is not freely "
+               "redistributable; WNUT-17 (tweets and web text) is much harder for every model.",
+               ""])
+
+
+def _discussion(result: dict) -> list[str]:
+    lines = ["## Which of the paper's trends this model reproduces", ""]
+    for item in result.get("trends", {}).values():
+        verdict = "reproduced" if item["reproduced"] else "**not reproduced**"
+        lines.append(f"- {item['claim']}: {verdict} (difference {item['margin']:+.1f} points).")
+    lines += ["", "The paper's biLM has 4096-cell LSTMs and was trained for 10 epochs on the 1B "
+              "Word Benchmark (about 800 million words). A small model trained briefly on a few "
+              "million words has weaker upper layers: its layer 2 has had little data to learn "
+              "the long-range, sense-bearing context the paper's does, so differences between "
+              "layers are smaller and can flip, and the WordNet first-sense back-off, which "
+              "needs no model, is a strong baseline on these test sets.", ""]
+    return lines
+
+
+def to_markdown(result: dict) -> str:
+    """The report as markdown: one table per task with the paper's numbers, then the trends."""
+    lines = [f"# What the layers know: {result.get('model') or 'model'}", ""]
+    if "wsd" in result:
+        lines += _wsd_section(result["wsd"])
+    if "pos" in result:
+        lines += _pos_section(result["pos"])
+    if "ner" in result:
+        lines += _ner_section(result["ner"])
+    lines += _discussion(result)
+    return "\n".join(lines)
+
+
+def write_report(result: dict, json_path: str | Path | None, markdown_path: str | Path | None):
+    """Write the JSON and markdown files (atomically); either path may be ``None``."""
+    from .checkpoint import atomic_write_text
+
+    if json_path:
+        atomic_write_text(json_path, json.dumps(result, indent=2) + "\n")
+    if markdown_path:
+        atomic_write_text(markdown_path, to_markdown(result) + "\n")

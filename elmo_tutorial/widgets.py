@@ -1,0 +1,219 @@
+"""Explorers for the notebooks: a static view that always renders, plus live ipywidgets controls.
+
+A notebook on GitHub, in nbviewer, in a rendered course page or under nbval has no kernel to
+move a slider. So every explorer of the course shows two things:
+
+1. **the static fallback**: ``draw`` run for a few fixed settings, shown as ordinary cell
+   output (a figure or text), so every reader sees a result;
+2. **the live widget**: the same ``draw`` under sliders and drop-downs, redrawn on every change
+   (JupyterLab, Notebook, VS Code). Its output lives in the widget, not in the cell, so the
+   cell's committed outputs are the same whether or not a frontend is attached.
+
+ipywidgets is imported only when the live widget is built; without it the static view is all
+you get, with a note saying how to get the rest.
+
+Example:
+    >>> def draw(scale, word):
+    ...     return f"{word} × {scale:.1f}"
+    >>> explore(draw, {"scale": Slider(0.0, 2.0, 1.0), "word": Choice(("bank", "play"))},
+    ...         static=[{}, {"scale": 2.0, "word": "play"}], live=False)
+    bank × 1.0
+    play × 2.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Choice", "Slider", "Text", "explore", "show"]
+
+LIVE_NOTE = "Live explorer: move the controls to redraw (needs a running Jupyter kernel)."
+
+
+@dataclass(frozen=True)
+class Slider:
+    """A number between ``min`` and ``max`` (an integer slider when all four are ints)."""
+
+    min: float
+    max: float
+    value: float
+    step: float = 0.1
+    description: str = ""  # the label shown next to the slider; default: the argument's name
+
+    def __post_init__(self) -> None:
+        if not self.min <= self.value <= self.max:
+            raise ValueError(f"Slider value {self.value} lies outside [{self.min}, {self.max}]")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One of ``options`` (a drop-down); ``value`` defaults to the first option."""
+
+    options: Sequence[Any]
+    value: Any = None
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.options:
+            raise ValueError("Choice needs at least one option")
+        if self.value is None:
+            object.__setattr__(self, "value", self.options[0])
+        if self.value not in self.options:
+            raise ValueError(f"Choice value {self.value!r} is not one of {list(self.options)}")
+
+
+@dataclass(frozen=True)
+class Text:
+    """Free text, e.g. a sentence to embed; ``draw`` runs when the user presses Enter."""
+
+    value: str = ""
+    description: str = ""
+
+
+Control = Slider | Choice | Text
+
+
+def _in_kernel() -> bool:
+    """True inside a Jupyter kernel (where a frontend may render widgets)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def show(result: Any) -> None:
+    """Show what a ``draw`` function returned as ordinary cell output.
+
+    Text is printed; a matplotlib figure is displayed and then closed (so that the inline
+    backend does not show it a second time at the end of the cell); anything else goes to
+    IPython's ``display``. Outside IPython, non-text results are printed as their ``repr``.
+    """
+    if result is None:
+        return
+    if isinstance(result, str):
+        print(result)
+        return
+    try:
+        from IPython.display import display
+    except ImportError:
+        print(repr(result))
+        return
+    display(result)
+    _close_if_figure(result)
+
+
+def _close_if_figure(result: Any) -> None:
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:  # no matplotlib: nothing can be a figure
+        return
+    if isinstance(result, Figure):
+        import matplotlib.pyplot as plt
+
+        plt.close(result)  # a no-op for figures that pyplot does not manage
+
+
+def explore(
+    draw: Callable[..., Any],
+    controls: Mapping[str, Control],
+    *,
+    static: Sequence[Mapping[str, Any]] = ({},),
+    live: bool | None = None,
+) -> Any:
+    """Show ``draw`` for fixed settings, then (in Jupyter) under live controls.
+
+    Args:
+        draw: called with one keyword argument per control; returns a matplotlib figure,
+            text, or anything IPython can display. Keep it under a second: it reruns on
+            every move of a control.
+        controls: argument name → :class:`Slider`, :class:`Choice` or :class:`Text`; their
+            ``value`` is the default setting.
+        static: the settings shown as ordinary output, each a partial mapping merged into the
+            defaults; the default shows the defaults once. Choose settings that show the
+            effect without a frontend (e.g. one layer alone, then another).
+        live: build the live widget; ``None`` builds it when running in a Jupyter kernel
+            and ipywidgets is installed.
+
+    Returns:
+        The live widget (an ipywidgets ``VBox``), or ``None`` when none was built.
+
+    Raises:
+        ValueError: a static setting names an argument that has no control.
+    """
+    defaults = {name: control.value for name, control in controls.items()}
+    for settings in static:
+        unknown = set(settings) - set(defaults)
+        if unknown:
+            raise ValueError(f"static setting {dict(settings)} names {sorted(unknown)}, which "
+                             f"have no control; the controls are {sorted(defaults)}")
+        show(draw(**{**defaults, **settings}))
+    if live is None:
+        live = _in_kernel()
+    if not live:
+        return None
+    try:
+        import ipywidgets  # noqa: F401  (imported here so that the package never needs it)
+    except ImportError:
+        print("Install ipywidgets (pip install ipywidgets) for the live explorer.")
+        return None
+    box = build_widget(draw, controls)
+    if _in_kernel():
+        _display_widget(box)
+    return box
+
+
+def build_widget(draw: Callable[..., Any], controls: Mapping[str, Control]):
+    """The live explorer: one ipywidget per control above an output area that ``draw`` fills.
+
+    The output area is filled through its ``outputs`` trait (kernel side), not by capturing
+    the cell's output, so nothing reaches the cell's own outputs: a notebook executed without
+    a frontend has the same cell outputs as one executed with it.
+    """
+    import ipywidgets as widgets
+
+    inputs = {name: _make_input(widgets, name, control) for name, control in controls.items()}
+    output = widgets.Output()
+
+    def redraw(_change=None) -> None:
+        result = draw(**{name: w.value for name, w in inputs.items()})
+        output.outputs = ()
+        if isinstance(result, str):
+            output.append_stdout(result + "\n")
+        elif result is not None:
+            output.append_display_data(result)
+            _close_if_figure(result)
+
+    for w in inputs.values():
+        w.observe(redraw, names="value")
+    redraw()
+    box = widgets.VBox([*inputs.values(), output])
+    box.redraw = redraw  # for tests and for notebooks that change data behind the controls
+    return box
+
+
+def _make_input(widgets, name: str, control: Control):
+    label = control.description or name
+    style = {"description_width": "initial"}
+    if isinstance(control, Text):
+        return widgets.Text(value=control.value, description=label, style=style,
+                            continuous_update=False, layout=widgets.Layout(width="95%"))
+    if isinstance(control, Choice):
+        return widgets.Dropdown(options=list(control.options), value=control.value,
+                                description=label, style=style)
+    numbers = (control.min, control.max, control.value, control.step)
+    kind = widgets.IntSlider if all(isinstance(v, int) for v in numbers) else widgets.FloatSlider
+    return kind(min=control.min, max=control.max, value=control.value, step=control.step,
+                description=label, continuous_update=False, style=style)
+
+
+def _display_widget(box) -> None:
+    """Display ``box`` with a fixed plain-text stand-in (no widget reprs in the cell output)."""
+    from IPython.display import display
+
+    bundle = box._repr_mimebundle_()
+    bundle["text/plain"] = LIVE_NOTE
+    display(bundle, raw=True)

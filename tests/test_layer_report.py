@@ -1,0 +1,97 @@
+"""The `layers` report: model loading from every accepted form, trends, markdown, the command."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+import torch
+
+from elmo_tutorial import cli, layer_report
+from elmo_tutorial.layer_report import load_model, to_markdown, trends
+
+SHIPPED = Path(__file__).resolve().parent.parent / "data" / "models" / "small"
+
+
+def _fixture_dir() -> Path:
+    root = os.environ.get("ELMO_TUTORIAL_DATA")
+    path = Path(root or "") / "allennlp-elmo-fixture"
+    if not root or not (path / "lm_weights.hdf5").exists():
+        pytest.skip("the AllenNLP fixture is unavailable (ELMO_TUTORIAL_DATA)")
+    return path
+
+
+def _fake_result(layer1=60.0, layer2=62.0, pos1=95.0, pos2=94.0) -> dict:
+    wsd = {name: {"layer0": 55.0, "layer1": layer1, "layer2": layer2, "elmo": 61.0,
+                  "first_sense": 63.0} for name in layer_report.WSD_SETS}
+    pos = {name: {"layer0": 90.0, "layer1": pos1, "layer2": pos2} for name in ("ptb", "upos")}
+    ner = {"wnut17": {"elmo": 30.0, "layer0": 20.0, "s": [0.2, 0.5, 0.3], "gamma": 1.3}}
+    return {"model": "fake", "wsd": wsd, "pos": pos, "ner": ner}
+
+
+def test_load_model_from_a_run_directory():
+    model = load_model([SHIPPED])
+    out = model(torch.zeros(1, 2, 50, dtype=torch.long) + 5)
+    assert out["lstm_outputs2"].shape[-1] == 2 * model.config.projection_dim
+
+
+def test_load_model_from_an_options_weights_pair_in_either_order():
+    folder = _fixture_dir()
+    options, weights = folder / "options.json", folder / "lm_weights.hdf5"
+    a, b = load_model([options, weights]), load_model([weights, options])
+    ids = torch.randint(1, 200, (2, 3, 50))
+    torch.testing.assert_close(a(ids)["elmo"], b(ids)["elmo"])
+
+
+def test_load_model_refuses_what_is_not_a_model(tmp_path):
+    with pytest.raises(ValueError, match="neither a run directory"):
+        load_model([tmp_path])
+    with pytest.raises(ValueError, match="no such file"):
+        load_model([tmp_path / "missing"])
+    (tmp_path / "a.json").write_text("{}")
+    (tmp_path / "b.json").write_text("{}")
+    with pytest.raises(ValueError, match="hdf5"):
+        load_model([tmp_path / "a.json", tmp_path / "b.json"])
+
+
+def test_trends_follow_the_numbers_both_ways():
+    held = trends(_fake_result(layer1=60.0, layer2=62.0, pos1=95.0, pos2=94.0))
+    assert held["wsd_layer2_above_layer1"]["reproduced"]
+    assert held["pos_layer1_at_least_layer2"]["reproduced"]
+    flipped = trends(_fake_result(layer1=62.0, layer2=60.0, pos1=94.0, pos2=95.0))
+    assert not flipped["wsd_layer2_above_layer1"]["reproduced"]
+    assert flipped["wsd_layer2_above_layer1"]["margin"] == -2.0
+    assert not flipped["pos_layer1_at_least_layer2"]["reproduced"]
+
+
+def test_markdown_has_every_table_the_papers_numbers_and_the_verdicts():
+    result = _fake_result(layer1=62.0, layer2=60.0)
+    result["trends"] = trends(result)
+    text = to_markdown(result)
+    for needle in ("semeval2013", "| ALL |", "69.0", "67.4", "65.9", "97.3", "96.8", "upos",
+                   "WNUT-17", "γ = 1.30", "SemEval-2015", "**not reproduced**"):
+        assert needle in text, needle
+
+
+def test_layers_command_writes_json_and_markdown_and_refuses_to_overwrite(
+        tmp_path, monkeypatch, capsys):
+    fake = _fake_result()
+    monkeypatch.setattr(layer_report, "layer_report",
+                        lambda model, ner, progress, name: {**fake, "trends": trends(fake)})
+    out_json, out_md = tmp_path / "r.json", tmp_path / "r.md"
+    argv = ["layers", str(SHIPPED), "--json", str(out_json), "--markdown", str(out_md)]
+    assert cli.main(argv) == 0
+    data = json.loads(out_json.read_text())
+    assert set(data["wsd"]["ALL"]) == {"layer0", "layer1", "layer2", "elmo", "first_sense"}
+    assert set(data["pos"]) == {"ptb", "upos"} and "s" in data["ner"]["wnut17"]
+    assert out_md.read_text().startswith("# What the layers know")
+    before = out_json.read_text()
+    assert cli.main(argv) == 2
+    assert "--force" in capsys.readouterr().err
+    assert out_json.read_text() == before
+
+
+def test_layers_command_reports_a_bad_model_in_one_line(tmp_path, capsys):
+    assert cli.main(["layers", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("elmo-tutorial layers:") and err.count("\n") == 1
