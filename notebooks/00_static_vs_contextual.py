@@ -33,6 +33,13 @@
 #
 # **Prerequisites:** Python, NumPy arrays, dot products and cosine similarity, the idea of a
 # word embedding. No PyTorch yet.
+#
+# **Runtime:** about 15 s on a 2-core CPU.
+
+# %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
+from elmo_tutorial.figures import you_are_here
+
+you_are_here("elmo")
 
 # %%
 # %matplotlib inline

@@ -29,6 +29,13 @@
 # 4. write layer norm yourself and let a self-check grade it.
 #
 # **Prerequisites:** PyTorch tensors, broadcasting, mean and variance.
+#
+# **Runtime:** about 10 s on a 2-core CPU.
+
+# %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
+from elmo_tutorial.figures import you_are_here
+
+you_are_here("layer_norm")
 
 # %%
 import matplotlib.pyplot as plt

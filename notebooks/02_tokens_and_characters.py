@@ -29,6 +29,13 @@
 #
 # **Prerequisites:** Python lists and bytes, PyTorch tensors, cross-entropy. Notebook 00 for
 # why we want contextual vectors at all.
+#
+# **Runtime:** about 10 s on a 2-core CPU.
+
+# %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
+from elmo_tutorial.figures import you_are_here
+
+you_are_here("chars")
 
 # %%
 # %matplotlib inline
@@ -346,7 +353,7 @@ for b in range(2):
     count += n
 print(f"sentence by sentence: {total / count:.4f}")
 
-# %% [markdown]
+# %% [markdown] slideshow={"slide_type": "subslide"}
 # ## 6. Less padding: length buckets and streams
 #
 # Sentence lengths vary a lot (one address has a sentence of more than 700 tokens!). Padding

@@ -31,6 +31,13 @@
 #    token of a batch only once.
 #
 # **Prerequisites:** notebook 02 (character ids), `nn.Linear`, ReLU and sigmoid.
+#
+# **Runtime:** about 15 s on a 2-core CPU.
+
+# %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
+from elmo_tutorial.figures import you_are_here
+
+you_are_here("token_encoder")
 
 # %%
 import time
@@ -352,7 +359,7 @@ for word in ("bank", "river"):
     order = similarity[i].argsort(descending=True)[1:4]
     print(f"{word:6s} closest: " + ", ".join(f"{oov[j]} ({similarity[i, j]:.2f})" for j in order))
 
-# %% [markdown]
+# %% [markdown] slideshow={"slide_type": "subslide"}
 # ## 6. Each distinct token once
 #
 # A token's vector depends on its characters only, never on its neighbours. Real batches
@@ -369,10 +376,10 @@ n_real = int((batch > 0).any(-1).sum())
 print(f"{B * T} positions, {n_real} real tokens, {distinct.shape[0]} distinct rows "
       "(the all-zero padding row included)")
 
-# %% [markdown]
+# %% [markdown] slideshow={"slide_type": "skip"}
 # Time both ways (the printed times vary from machine to machine) ...
 
-# %%
+# %% slideshow={"slide_type": "skip"}
 # NBVAL_IGNORE_OUTPUT
 with torch.no_grad():
     start = time.perf_counter()
