@@ -38,7 +38,8 @@ from .static_vectors import StaticVectors
 
 __all__ = [
     "PCA", "balanced_sample", "cosine_matrix", "embed_examples", "example_vectors",
-    "mix_layers", "nearest_centroid_accuracy", "pca", "sense_separation",
+    "mix_layers", "nearest_centroid_accuracy", "nearest_neighbour_agreement", "pca",
+    "sense_separation",
     "static_example_vectors", "wsd_examples",
 ]
 
@@ -141,6 +142,24 @@ def nearest_centroid_accuracy(vectors: np.ndarray, labels: Sequence[Hashable],
     sims = np.einsum("nkd,nd->nk", _unit(centroids), x)  # (N, K) cosines
     tied = sims >= sims.max(1, keepdims=True) - TIE_TOLERANCE  # (N, K)
     return float((tied[np.arange(len(y)), y] / tied.sum(1)).mean())
+
+
+def nearest_neighbour_agreement(vectors: np.ndarray, labels: Sequence[Hashable]) -> float:
+    """How often the nearest other vector (cosine) has the same label, ``(N, D)`` → ``[0, 1]``.
+
+    Ties (within 1e-9) are shared out: with ``m`` vectors equally near, each counts ``1/m``,
+    the expected score of picking one at random. Identical vectors thus score the share of
+    same-label pairs, not an artefact of their order.
+    """
+    labels = np.asarray(labels, dtype=object)
+    if len(labels) < 2 or len(labels) != len(vectors):
+        raise ValueError(f"need ≥ 2 vectors with one label each, got {np.shape(vectors)}, "
+                         f"{len(labels)} labels")
+    sims = cosine_matrix(vectors)  # (N, N)
+    np.fill_diagonal(sims, -np.inf)
+    tied = sims >= sims.max(1, keepdims=True) - TIE_TOLERANCE  # (N, N)
+    same = labels[:, None] == labels[None, :]
+    return float(((tied & same).sum(1) / tied.sum(1)).mean())
 
 
 def sense_separation(vectors: np.ndarray, words: Sequence[Hashable], senses: Sequence[Hashable],

@@ -21,7 +21,7 @@ products use the CPU better than each batch's few new tokens would.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
 import numpy as np
@@ -140,7 +140,7 @@ class Embedder:
                 f"embed_sentence expects a list of tokens, got the string {tokens!r:.40}; "
                 "tokenize it first, e.g. elmo_tutorial.tokenize.tokenize_words(text)"
             )
-        return self.embed_batch([tokens])[0]
+        return self.embed_batch(_check_sentences([tokens]))[0]
 
     def embed_sentences(
         self, sentences: Sequence[Sequence[str]], batch_size: int = 64
@@ -151,10 +151,7 @@ class Embedder:
             sentences: tokenized sentences (lists of strings); empty ones give ``T_i = 0``.
             batch_size: sentences per forward pass; sentences of similar length share one.
         """
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be ≥ 1, got {batch_size}")
-        if isinstance(sentences, str):
-            raise TypeError("embed_sentences expects a list of token lists, got a string")
+        sentences = _check_sentences(sentences, batch_size)
         self._precompute_tokens(sentences)
         order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
         results: list[np.ndarray | None] = [None] * len(sentences)
@@ -187,6 +184,30 @@ class Embedder:
         if rows:
             with torch.inference_mode():
                 self.cache.add_tokens(torch.tensor(rows, device=self.device))
+
+
+def _check_sentences(sentences: Iterable[Sequence[str]], batch_size: int = 1) -> list:
+    """The input of the public entry points as a list, or a one-line error saying what is wrong
+    (checked up front: deeper down, a wrong type surfaces as an unrelated message)."""
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int):
+        raise TypeError(f"batch_size must be an int, got {type(batch_size).__name__} "
+                        f"{batch_size!r}")
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be ≥ 1, got {batch_size}")
+    if isinstance(sentences, str) or not isinstance(sentences, Iterable):
+        raise TypeError("embed_sentences expects a list of token lists, e.g. [['Hello', "
+                        f"'world'], ['Hi']]; got {type(sentences).__name__} {sentences!r:.40}")
+    sentences = list(sentences)
+    for i, sentence in enumerate(sentences):
+        if isinstance(sentence, str) or not isinstance(sentence, Sequence):
+            raise TypeError(f"sentence {i} must be a list of token strings, got "
+                            f"{type(sentence).__name__} {sentence!r:.40}; tokenize it first, "
+                            "e.g. with elmo_tutorial.tokenize.tokenize_words")
+        for j, token in enumerate(sentence):
+            if not isinstance(token, str):
+                raise TypeError(f"sentence {i}, token {j} must be a str, got "
+                                f"{type(token).__name__} {token!r:.40}")
+    return sentences
 
 
 __all__ = ["Embedder", "TokenCache"]

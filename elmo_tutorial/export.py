@@ -24,12 +24,13 @@ import torch
 
 from . import checkpoint as ckpt
 from .downloads import file_digest
+from .overwrite import check_output_folder
 
 __all__ = ["export_allennlp", "export_encoder"]
 
 
 def export_encoder(run_dir: str | Path, out_dir: str | Path, float16: bool = False,
-                   checkpoint: bool = False) -> Path:
+                   checkpoint: bool = False, force: bool = False) -> Path:
     """Write the encoder of a run (no softmax) as a minimal run directory; return it.
 
     Args:
@@ -37,7 +38,9 @@ def export_encoder(run_dir: str | Path, out_dir: str | Path, float16: bool = Fal
         out_dir: where ``config.json``, ``model.safetensors`` and ``SHA256SUMS`` go.
         float16: store the floating-point weights as float16.
         checkpoint: export the newest checkpoint instead of the final weights.
+        force: write even if ``out_dir`` is not empty (else ``overwrite.WouldOverwrite``).
     """
+    check_output_folder(out_dir, force)
     config, state, _ = ckpt.load_run(run_dir, checkpoint=checkpoint)
     out = Path(out_dir)
     encoder = {k: v.to(torch.float16) if float16 and v.is_floating_point() else v
@@ -50,12 +53,14 @@ def export_encoder(run_dir: str | Path, out_dir: str | Path, float16: bool = Fal
     return out
 
 
-def export_allennlp(run_dir: str | Path, out_dir: str | Path,
-                    checkpoint: bool = False) -> tuple[Path, Path]:
+def export_allennlp(run_dir: str | Path, out_dir: str | Path, checkpoint: bool = False,
+                    force: bool = False) -> tuple[Path, Path]:
     """Write a run's biLM as ``OUT_DIR/options.json`` and ``OUT_DIR/weights.hdf5``; return both.
 
-    The softmax is left out, as in the released ELMo files.
+    The softmax is left out, as in the released ELMo files. ``OUT_DIR`` must be new or empty
+    unless ``force`` (else ``overwrite.WouldOverwrite``, naming its files).
     """
+    check_output_folder(out_dir, force)
     from .allennlp_format import save_allennlp
     from .elmo import ELMo
 

@@ -136,13 +136,18 @@ class NeighbourIndex:
         the paper's Table 4. The query sentence itself is never among the hits.
         """
         tokens = list(tokens)
+        vector = self.vector_of(embedder, tokens, index, layer)
+        return self.search(vector, layer, k, [tokens[index]] if same_word else None, tokens)
+
+    def vector_of(self, embedder, tokens: Sequence[str], index: int, layer) -> np.ndarray:
+        """The ``layer`` vector of ``tokens[index]`` in its sentence, ``(D,)``."""
         if not 0 <= index < len(tokens):
             raise IndexError(f"index {index} is outside the sentence of {len(tokens)} tokens")
         name = self._layer(layer)
-        layers = embedder.embed_sentence(tokens)  # (L + 1, T, D)
-        vector = (mix_layers(layers, embedder.model.scalar_mix)[index] if name == "elmo"
-                  else layers[int(name), index])
-        return self.search(vector, name, k, [tokens[index]] if same_word else None, tokens)
+        layers = embedder.embed_sentence(list(tokens))  # (L + 1, T, D)
+        if name == "elmo":
+            return mix_layers(layers, embedder.model.scalar_mix)[index]
+        return layers[int(name), index]
 
     def same_word_similarity(self, layer, min_count: int = 5, max_per_word: int = 20,
                              pairs: int = 20_000, seed: int = 0) -> tuple[float, float]:

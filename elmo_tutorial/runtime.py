@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import random
+import statistics
+import time
 
 import numpy as np
 import torch
@@ -31,3 +33,57 @@ def setup_notebook(seed: int = 0, threads: int | None = 2, precision: int = 4) -
     torch.set_printoptions(precision=precision, sci_mode=False, linewidth=100)
     np.set_printoptions(precision=precision, suppress=True, linewidth=100)
     return torch.device(os.environ.get("ELMO_TUTORIAL_DEVICE", "cpu"))
+
+
+def available_cores() -> int:
+    """CPU cores this process may run on (its affinity mask where the OS has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def busy_cores(samples: int = 9, interval: float = 0.01) -> float:
+    """About how many cores other programs keep busy right now.
+
+    On Linux, the median over ``samples`` readings of the tasks ready to run
+    (``procs_running`` in ``/proc/stat``), minus this process; elsewhere the one-minute load
+    average (which lags: it still counts a program that ended a minute ago), or 0.
+    """
+    readings = []
+    for _ in range(samples):
+        try:
+            with open("/proc/stat") as f:
+                readings += [int(line.split()[1]) - 1 for line in f
+                             if line.startswith("procs_running")]
+        except (OSError, ValueError, IndexError):
+            break
+        time.sleep(interval)
+    if readings:
+        return max(0.0, statistics.median(readings))
+    try:
+        return os.getloadavg()[0]
+    except (OSError, AttributeError):
+        return 0.0
+
+
+def default_threads(processes: int | None = None) -> int:
+    """CPU threads per process for training when none are asked for: the free cores, shared.
+
+    PyTorch's default is one thread per core. On a machine where other programs also run, that
+    collapses: PyTorch's OpenMP threads wait for each other at the end of every operation, by
+    spinning, and a thread without a core stalls the others until the OS runs it again. With 2
+    threads on 2 cores shared with busy neighbours, training the ``small`` preset ran 5 to 20
+    times slower than with 1 thread (benchmarks/RESULTS.md). So: the cores nobody else is
+    using now (at least 1), divided among this machine's training processes (``processes``,
+    default ``$LOCAL_WORLD_SIZE`` as torchrun sets it, else 1).
+
+    Example:
+        >>> 1 <= default_threads() <= available_cores()
+        True
+    """
+    if processes is None:
+        processes = int(os.environ.get("LOCAL_WORLD_SIZE", "1"))
+    cores = available_cores()
+    others = max(0.0, busy_cores() - (processes - 1))  # not counting this run's own processes
+    free = int(cores - others + 0.5)  # a core more than half busy is not free
+    return max(1, min(cores, free) // max(1, processes))

@@ -22,9 +22,11 @@ float16 (--float16, half the size; loading casts back to float32), and SHA256SUM
 how the course's shipped model was made; ELMo.from_run(OUT_DIR) loads it.
 From Python: elmo_tutorial.export.export_allennlp and export_encoder.
 
+An OUT_DIR that is not empty is refused (nothing is overwritten) unless --force is given.
+
 Examples:
   elmo-tutorial export runs/tiny --allennlp exported/tiny
-  elmo-tutorial export runs/small --encoder data/models/small --float16
+  elmo-tutorial export runs/small --encoder data/models/small --float16 --force
 """
 
 
@@ -36,23 +38,28 @@ def add_arguments(parser) -> None:
                         help="directory for an encoder-only run (config.json, safetensors)")
     parser.add_argument("--float16", action="store_true",
                         help="with --encoder: store the weights as float16")
+    parser.add_argument("--force", action="store_true",
+                        help="write into OUT_DIR even if it is not empty (overwriting files)")
 
 
 def run(args) -> int:
     from elmo_tutorial.export import export_allennlp, export_encoder
+    from elmo_tutorial.overwrite import check_output_folder
 
     if not (args.allennlp or args.encoder):
         print("elmo-tutorial export: say where to: --allennlp OUT_DIR or --encoder OUT_DIR",
               file=sys.stderr)
         return 2
     try:
+        for out_dir in filter(None, (args.encoder, args.allennlp)):  # both, before writing
+            check_output_folder(out_dir, args.force)
         if args.encoder:
-            out = export_encoder(args.run_dir, args.encoder, args.float16)
+            out = export_encoder(args.run_dir, args.encoder, args.float16, force=args.force)
             print(f"wrote {out / 'model.safetensors'}, config.json and SHA256SUMS")
         if args.allennlp:
-            options, weights = export_allennlp(args.run_dir, args.allennlp)
+            options, weights = export_allennlp(args.run_dir, args.allennlp, force=args.force)
             print(f"wrote {options} and {weights}")
-    except (FileNotFoundError, ValueError) as err:
+    except (FileNotFoundError, ValueError, FileExistsError, NotADirectoryError) as err:
         print(f"elmo-tutorial export: {err}", file=sys.stderr)
         return 2
     return 0

@@ -1,0 +1,497 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 08 · What the layers know: contextual vectors of a trained biLM
+#
+# Notebooks 01–07 built every part of ELMo. Now we use a **trained** biLM and look inside:
+# each token gets one vector per layer, and the question of Peters et al. (2018, Sec. 5.3) is
+# *what* each layer knows. Layer 0 is the character CNN's token embedding: the same vector
+# for *bank* in every sentence. Layers 1 and 2 have read the sentence in both directions.
+#
+# **You will:**
+# 1. embed sentences with the course's small trained biLM and read its layers and the ELMo mix;
+# 2. build PCA from an SVD and look at five uses of *work*, then compare *bank*, *point* and
+#    *put* in contexts that change their meaning or tense, layer by layer;
+# 3. redo the paper's Table 4: the neighbours of *play* by a static vector and in context;
+# 4. **measure** how well each layer separates word senses, on the course's corpus and on
+#    SemCor, beside notebook 00's static and window-average baselines;
+# 5. see why the layers differ (one figure), write the sense score yourself, and explore
+#    neighbours in context with a widget.
+#
+# **Prerequisites:** notebook 00 (static vectors, the window average, sense centroids),
+# notebook 07 (the layers and the scalar mix).
+
+# %%
+# %matplotlib inline
+from collections import Counter
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from elmo_tutorial import ELMo, Embedder, checks, load_allennlp
+from elmo_tutorial.analysis import (
+    balanced_sample,
+    cosine_matrix,
+    example_vectors,
+    mix_layers,
+    nearest_centroid_accuracy,
+    nearest_neighbour_agreement,
+    pca,
+    sense_separation,
+    static_example_vectors,
+    wsd_examples,
+)
+from elmo_tutorial.annotated import wsd_framework
+from elmo_tutorial.embedded_corpus import embedded_corpus, embedded_senses
+from elmo_tutorial.neighbours import NeighbourIndex, neighbour_explorer
+from elmo_tutorial.runtime import setup_notebook
+from elmo_tutorial.static_vectors import StaticVectors, context_vector
+
+device = setup_notebook(seed=0, threads=1)
+
+# %% [markdown]
+# ## 1. The model and its layers
+#
+# The course ships a small biLM trained on English text (`data/models/small`, see its model
+# card). Any other model works the same: a run directory of your own
+# (`elmo-tutorial train --out DIR`), or an official AllenNLP / bilm-tf pair of
+# `options.json` and `weights.hdf5` (notebook 11) — set `OFFICIAL` to the two paths.
+
+# %%
+MODEL = Path("../data/models/small")  # a run directory
+OFFICIAL = None  # or ("options.json", "weights.hdf5")
+model = load_allennlp(*OFFICIAL) if OFFICIAL else ELMo.from_run(MODEL)
+embedder = Embedder(model.to(device))
+print(f"{sum(p.numel() for p in model.bilm.parameters()) / 1e6:.2f} M parameters, "
+      f"{model.config.n_layers} LSTM layers, vectors of {2 * model.config.projection_dim}")
+
+# %% [markdown]
+# `Embedder.embed_sentence` returns one `(L + 1, T, 2P)` array: layer 0 is the token
+# embedding written twice (so all layers have one width), layer $j$ the forward and backward
+# LSTM states side by side.
+
+# %%
+tokens = "They sat on the bank of the river .".split()
+layers = embedder.embed_sentence(tokens)  # (3, T, 2P)
+half = layers.shape[-1] // 2
+print("shape:", layers.shape)
+print("layer 0 is one vector written twice:", np.array_equal(layers[0, :, :half],
+                                                             layers[0, :, half:]))
+for j in range(len(layers)):
+    print(f"layer {j}: mean length of a token's vector {np.linalg.norm(layers[j], axis=-1).mean():.4f}")
+
+# %% [markdown]
+# **The ELMo mix.** ELMo gives a downstream task $\gamma \sum_j s_j h_j$ with weights it
+# *learns* for that task (notebook 07). A model fresh from pre-training has no task yet, so its
+# scalar mix is still at its initial values. Everywhere below, "ELMo mix" means **the model's
+# own mix as loaded**:
+
+# %%
+s = model.scalar_mix.weights.detach().numpy()
+print("s =", s.round(4), " γ =", round(model.scalar_mix.gamma.item(), 4))
+print("the same as the plain average of the layers:",
+      np.allclose(mix_layers(layers, model.scalar_mix), layers.mean(0), atol=1e-6))
+
+# %% [markdown]
+# With equal weights, the layers with the longest vectors dominate the sum (compare the mean
+# lengths above); a task that learns $s$ and $\gamma$ can undo that. Keep it in mind when the
+# mix lands between the layers below.
+#
+# ## 2. Five uses of *work*, projected with PCA
+#
+# Three sentences use *work* for a thing someone made, two for the activity. In a 256-dim
+# space we cannot look, so we project onto the two directions of largest variance (PCA).
+# By hand first: centre the vectors, take the SVD $X - \bar{x} = U \Sigma V^\top$, project on
+# the first two rows of $V^\top$.
+
+# %%
+WORK = [
+    ("The symphony is the finest work of a young composer .", "made"),
+    ("The museum bought an early work by Picasso .", "made"),
+    ("Her first published work was a slim book of poems .", "made"),
+    ("They work in the fields from dawn to dusk .", "activity"),
+    ("Hard work in the fields made him strong .", "activity"),
+]
+NAMES = ["layer 0", "layer 1", "layer 2", "ELMo mix"]
+
+
+def word_layers(sentences, word):
+    """(4, N, 2P): the vectors of `word` in each sentence, layers 0, 1, 2 and the mix."""
+    rows = []
+    for text in sentences:
+        toks = text.split()
+        emb = embedder.embed_sentence(toks)  # (3, T, 2P)
+        stacked = np.concatenate([emb, mix_layers(emb, model.scalar_mix)[None]])  # (4, T, 2P)
+        rows.append(stacked[:, toks.index(word)])
+    return np.stack(rows, axis=1)
+
+
+work = word_layers([text for text, _ in WORK], "work")  # (4, 5, 2P)
+x = work[2]
+centred = x - x.mean(axis=0)
+_, sigma, vt = np.linalg.svd(centred, full_matrices=False)
+by_hand = centred @ vt[:2].T  # (5, 2)
+package = pca(x, k=2)
+print("same projection as analysis.pca (up to the sign of each axis):",
+      np.allclose(np.abs(by_hand), np.abs(package.coords)))
+print("the same share of the variance:", np.allclose(sigma[:2] ** 2 / (sigma**2).sum(),
+                                                     package.explained))
+
+# %%
+fig, axes = plt.subplots(1, 4, figsize=(16, 3.6))
+for ax, name, vectors in zip(axes, NAMES, work, strict=True):
+    ax.set_title(f"'work', {name}")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    if np.allclose(vectors, vectors[0]):
+        ax.text(0.5, 0.5, "one point:\nthe same vector\nin every sentence", ha="center",
+                va="center", transform=ax.transAxes)
+        continue
+    xy = pca(vectors, k=2).coords  # (5, 2)
+    for (text, use), (px, py) in zip(WORK, xy, strict=True):
+        ax.scatter(px, py, c="tab:blue" if use == "made" else "tab:orange", s=40)
+        ax.annotate(" ".join(text.split()[:4]) + " …", (px, py), fontsize=7)
+fig.suptitle("blue: a work someone made · orange: the activity")
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# A picture of five points can mislead, so the numbers behind it. As PCA does, we look at
+# what differs between the occurrences: subtract their mean vector, then compare the rest by
+# cosine. (Before centring, every pair of occurrences of a word has a high cosine in every
+# layer: they share the word and a direction common to all vectors of a layer.) A layer that
+# separates the uses has a higher mean cosine within a kind than across kinds.
+
+# %%
+def centred_cosines(v):
+    """(N, N) cosines of the occurrences after subtracting their mean; 0 where nothing is left."""
+    return cosine_matrix(v - v.mean(axis=0))
+
+
+def report(word, vectors, groups):
+    groups = np.asarray(groups)
+    same = groups[:, None] == groups[None, :]
+    off_diagonal = ~np.eye(len(groups), dtype=bool)
+    print(f"'{word}': mean cosine (centred) within a group / across groups")
+    for name, v in zip(NAMES, vectors, strict=True):
+        if np.allclose(v, v[0]):
+            print(f"  {name:9s} the same vector in every sentence: nothing to compare")
+            continue
+        sims = centred_cosines(v)
+        within, across = sims[same & off_diagonal].mean(), sims[~same].mean()
+        print(f"  {name:9s} {within:+.4f} / {across:+.4f}   gap {within - across:+.4f}")
+
+
+report("work", work, [use for _, use in WORK])
+
+# %% [markdown]
+# ## 3. *bank*, *point* and *put*
+#
+# The same test for three more words: *bank* by a river, *bank* as a financial institution,
+# *bank* as the banking turn of an aircraft; *point* as an idea or the matter at hand vs
+# *point* as a sharp tip; *put* in the present vs the past tense. *Put* is the same string in
+# both tenses: only the context tells them apart (*yesterday*; *she put*, which cannot be
+# present, since that would be *she puts*).
+
+# %%
+BANK = [
+    ("They sat on the bank of the river and watched the boats .", "river"),
+    ("The canoe drifted towards the muddy bank of the stream .", "river"),
+    ("She opened an account with an Indian bank in Mumbai .", "money"),
+    ("The largest Indian bank raised its interest rates again .", "money"),
+    ("The pilot put the plane into a steep bank to the left .", "turn"),
+    ("The aircraft went into a sharp bank before it landed .", "turn"),
+]
+POINT = [
+    ("That is a valid point of reference for the whole discussion .", "idea"),
+    ("Please keep your talk to the point .", "idea"),
+    ("He made a good point about the budget .", "idea"),
+    ("She placed the point of the compass on the map .", "tip"),
+    ("He placed the point of the knife against the wood .", "tip"),
+    ("The point of the needle was bent .", "tip"),
+]
+PUT = [
+    ("Every morning I put the kettle on at seven .", "present"),
+    ("They always put sugar in their tea .", "present"),
+    ("We usually put the children to bed at eight .", "present"),
+    ("Yesterday she put the letter in the drawer .", "past"),
+    ("Last year he put all his savings into a boat .", "past"),
+    ("The farmer put a new roof on the barn after the storm .", "past"),
+]
+examples = {"bank": BANK, "point": POINT, "put": PUT}
+vectors = {word: word_layers([t for t, _ in pairs], word) for word, pairs in examples.items()}
+for word, pairs in examples.items():
+    report(word, vectors[word], [g for _, g in pairs])
+
+# %%
+fig, axes = plt.subplots(3, 4, figsize=(13, 9.5))
+for row, (word, pairs) in zip(axes, examples.items(), strict=True):
+    labels = [f"{g} {i + 1}" for i, (_, g) in enumerate(pairs)]
+    for ax, name, v in zip(row, NAMES, vectors[word], strict=True):
+        ax.set_title(f"'{word}', {name}", fontsize=9)
+        if np.allclose(v, v[0]):
+            ax.text(0.5, 0.5, "the same vector\nin every sentence", ha="center", va="center")
+            ax.axis("off")
+            continue
+        im = ax.imshow(centred_cosines(v), vmin=-1, vmax=1, cmap="RdBu_r")
+        ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=7)
+        ax.set_yticks(range(len(labels)), labels, fontsize=7)
+fig.colorbar(im, ax=axes, shrink=0.5, label="cosine similarity after centring")
+plt.show()
+
+# %% [markdown]
+# FIXME prose about the classic examples.
+#
+# ## 4. The neighbours of *play* (the paper's Table 4)
+#
+# Table 4 of the paper contrasts the nearest neighbours of *play* by GloVe, a static vector,
+# with the nearest neighbours of the biLM's vector of *play* in a given sentence, searched
+# among SemCor's sentences. We do the same on SemCor (part of the Brown corpus, every content
+# word tagged with its WordNet sense; the copy in the WSD Evaluation Framework).
+#
+# Static vectors first: notebook 00's recipe (counts in a window of 4, PPMI, SVD to 50
+# dimensions) on SemCor's 37k sentences. With a vocabulary of a few thousand words the exact
+# SVD would take a minute, so we use a randomized one (`svd="randomized"`).
+
+# %%
+semcor = wsd_framework("semcor")
+semcor_words = [[w for token in s["tokens"] for w in token.split()] for s in semcor]
+static = StaticVectors.from_sentences(semcor_words, dim=50, window=4, min_count=20,
+                                      svd="randomized")
+print(f"SemCor: {len(semcor)} sentences, {sum(map(len, semcor_words))} words; "
+      f"static vectors for the {len(static)} words seen ≥ 20 times")
+print("static neighbours of 'play':",
+      ", ".join(f"{w} {sim:.2f}" for w, sim in static.nearest("play", k=10)))
+
+# %% [markdown]
+# FIXME static prose.
+#
+# Now the biLM. The corpus to search: every SemCor sentence with *play*, *plays*, *played* or
+# *playing*, plus the sense-tagged sentences that section 5 scores, chosen by this rule:
+# **every lemma (with its part of speech) that has at least 2 senses with at least 10 tagged
+# occurrences each; 10 occurrences of each such sense; 30 of these lemmas drawn at random**
+# (`MAX_LEMMAS = None` takes all of them; see the end of the notebook). We embed it all at once.
+
+# %%
+PLAY = {"play", "plays", "played", "playing"}
+PER_SENSE, MAX_LEMMAS = 10, 30
+tagged = wsd_examples(semcor)  # one per single-word, single-sense instance
+qualifying = balanced_sample(tagged, per_sense=PER_SENSE, key=lambda e: (e.word, e.pos))
+semcor_sample = balanced_sample(tagged, per_sense=PER_SENSE, max_words=MAX_LEMMAS,
+                                key=lambda e: (e.word, e.pos))
+play_tagged = [e for e in tagged if e.word == "play"]
+play_sentences = [s for s in semcor_words if PLAY & {w.lower() for w in s}]
+corpus = list({tuple(s): None for s in [*play_sentences, *(e.tokens for e in semcor_sample),
+                                        *(e.tokens for e in play_tagged)]})
+corpus_layers = embedder.embed_sentences([list(s) for s in corpus])
+layers_of = dict(zip(corpus, corpus_layers, strict=True))  # sentence → (3, T, 2P)
+index = NeighbourIndex(corpus, corpus_layers, model.scalar_mix)
+print(f"{len({(e.word, e.pos) for e in qualifying})} lemmas qualify, {MAX_LEMMAS} drawn: "
+      f"{len(semcor_sample)} occurrences; {len(play_sentences)} sentences with 'play'")
+print(f"embedded: {len(corpus)} sentences, {len(index)} tokens")
+
+# %% [markdown]
+# The paper's two source sentences are in SemCor. For each, the nearest occurrences of
+# *play* (any form) in other sentences, layer by layer:
+
+# %%
+QUERIES = [
+    "Chico Ruiz made a spectacular play on Alusik 's grounder in the hole in the fourth and "
+    "Wert came up with some good stops and showed a strong arm at third base .",
+    "Olivia De Havilland signed to do a Broadway play for Garson Kanin this season , `` A "
+    "Gift of Time '' .",
+]
+for query in QUERIES:
+    toks = query.split()
+    print(f"“{' '.join(toks[:12])} …”")
+    for layer in index.layers:
+        vector = index.vector_of(embedder, toks, toks.index("play"), layer)
+        print(f"  layer {layer}:")
+        for hit in index.search(vector, layer, k=3, words=PLAY, exclude=toks):
+            print(f"    {hit.similarity:.3f}  {hit.context(7)}")
+
+# %% [markdown]
+# FIXME prose Table 4.
+#
+# Two queries are anecdotes. A count over all of them: for every sense-tagged occurrence of
+# *play* in SemCor, is the nearest other tagged *play* (cosine) of the same WordNet sense? Of
+# the same part of speech (noun or verb)? Ties share the credit, so a vector that is the same
+# everywhere scores what picking a neighbour at random scores.
+
+# %%
+play_vectors = example_vectors([layers_of[tuple(e.tokens)] for e in play_tagged], play_tagged)
+play_all = {f"layer {j}": v for j, v in enumerate(play_vectors)}
+play_all["ELMo mix"] = mix_layers(play_vectors, model.scalar_mix)
+print(f"{len(play_tagged)} tagged occurrences of 'play', "
+      f"{len({e.sense for e in play_tagged})} senses")
+print(f"{'':10s}{'same sense':>12s}{'same POS':>10s}")
+for name, v in play_all.items():
+    print(f"{name:10s}{nearest_neighbour_agreement(v, [e.sense for e in play_tagged]):12.4f}"
+          f"{nearest_neighbour_agreement(v, [e.pos for e in play_tagged]):10.4f}")
+
+# %% [markdown]
+# FIXME prose.
+#
+# ## 5. How well does each layer separate senses? A number, not a picture
+#
+# The score: **leave-one-out nearest-centroid accuracy**, notebook 00's centroid test without
+# a separate training set. For each occurrence of a word: hold it out, average the (unit)
+# vectors of the other occurrences of each sense, and predict the sense whose average is most
+# similar by cosine. First we subtract the mean of all the word's occurrences: they share the
+# word itself and a direction common to the whole layer, and the senses differ in what is
+# left. Every sense has the same number of occurrences, so a vector that knows nothing scores
+# $1/\#\text{senses}$ (chance), and identical vectors, a static one, score exactly that.
+#
+# **Which words:** by the rule of section 4 for SemCor, and for the course corpus every word
+# with at least two senses, 20 occurrences of each sense from its test split (all six words
+# qualify).
+#
+# **Baselines**, from notebook 00: the static vector of the word (PPMI + SVD, fitted on the
+# same corpus), and the static vector plus the mean static vector of its neighbours within 4
+# or 8 tokens (the "window average"). And one more: the same window average of the biLM's own
+# layer-0 vectors: the LSTMs' input, combined by averaging instead of by a language model.
+
+# %%
+def representations(sample, embeddings, static):
+    """name → (N, D): each representation of every occurrence in `sample`."""
+    layer_vectors = example_vectors(embeddings, sample)  # (3, N, 2P)
+    out = {"static (PPMI)": static_example_vectors(static, sample),
+           "window 4 (PPMI)": static_example_vectors(static, sample, window=4),
+           "window 8 (PPMI)": static_example_vectors(static, sample, window=8),
+           "window 4 (layer 0)": np.stack([
+               context_vector(layers[0], list(range(len(e.tokens))), e.index, window=4)
+               for layers, e in zip(embeddings, sample, strict=True)])}
+    out.update({f"layer {j}": v for j, v in enumerate(layer_vectors)})
+    out["ELMo mix"] = mix_layers(layer_vectors, model.scalar_mix)
+    return out
+
+
+def score_table(sample, embeddings, static, key):
+    """name → per-word accuracies (an array), and chance (the mean of 1 / #senses)."""
+    words, senses = [key(e) for e in sample], [e.sense for e in sample]
+    scores = {name: np.array(list(sense_separation(v, words, senses).values()))
+              for name, v in representations(sample, embeddings, static).items()}
+    n_senses = Counter(w for w, _ in {(w, s) for w, s in zip(words, senses, strict=True)})
+    return scores, np.mean([1 / n for n in n_senses.values()])
+
+
+course_sample = balanced_sample(embedded_senses("test"), per_sense=20)
+course_static = StaticVectors.from_sentences(embedded_corpus("train"), dim=50, window=4)
+course_scores, course_chance = score_table(
+    course_sample, embedder.embed_sentences([e.tokens for e in course_sample]), course_static,
+    key=lambda e: e.word)
+semcor_scores, semcor_chance = score_table(
+    semcor_sample, [layers_of[tuple(e.tokens)] for e in semcor_sample], static,
+    key=lambda e: (e.word, e.pos))
+
+print(f"{'':20s}{'course corpus':>16s}{'SemCor':>18s}")
+print(f"{'':20s}{len(course_scores['layer 0']):>9d} words{len(semcor_scores['layer 0']):>12d} lemmas")
+for name in course_scores:
+    cells = [f"{a.mean():8.4f} ± {a.std(ddof=1) / np.sqrt(len(a)):.4f}"
+             for a in (course_scores[name], semcor_scores[name])]
+    print(f"{name:20s}{cells[0]:>16s}{cells[1]:>18s}")
+print(f"{'chance':20s}{course_chance:>8.4f}{'':8s}{semcor_chance:>10.4f}")
+
+# %% [markdown]
+# (Mean accuracy over words ± its standard error over words.)
+#
+# FIXME prose results.
+#
+# ## 6. Why the layers differ
+#
+# FIXME why prose.
+
+# %%
+same_word = {layer: index.same_word_similarity(layer) for layer in index.layers}
+neighbour_rate = {layer: index.same_word_neighbour_rate(layer) for layer in index.layers}
+labels = [f"layer {layer}" if layer != "elmo" else "ELMo mix" for layer in index.layers]
+fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8))
+at = np.arange(len(labels))
+left.bar(at - 0.2, [same_word[l][0] for l in index.layers], 0.4, label="same word")
+left.bar(at + 0.2, [same_word[l][1] for l in index.layers], 0.4, label="different words")
+left.set_xticks(at, labels)
+left.set_ylabel("mean cosine similarity")
+left.set_title("two occurrences in different contexts")
+left.legend()
+right.bar(at, [neighbour_rate[l] for l in index.layers], 0.5, color="tab:green")
+right.set_xticks(at, labels)
+right.set_ylim(0, 1)
+right.set_title("nearest other token is the same word")
+fig.tight_layout()
+plt.show()
+for layer, label in zip(index.layers, labels, strict=True):
+    print(f"{label:9s} same word {same_word[layer][0]:.4f}, different words "
+          f"{same_word[layer][1]:.4f}, nearest token the same word {neighbour_rate[layer]:.4f}")
+
+# %% [markdown]
+# FIXME prose.
+#
+# ## 7. Exercise: the sense score
+#
+# Write `my_nearest_centroid_accuracy(vectors, labels)`: `vectors` is `(N, D)`, `labels` a
+# list of `N` senses. For each `i`: hold out `vectors[i]`; for each sense, average the **unit**
+# vectors (each scaled to length 1) of its occurrences other than `i`; predict the sense whose
+# average has the highest cosine with `vectors[i]`. Return the fraction predicted right.
+# (No centring here: the package does that before calling it.)
+
+# %%
+def my_nearest_centroid_accuracy(vectors, labels):
+    # BEGIN SOLUTION
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    senses, right = sorted(set(labels)), 0
+    for i, label in enumerate(labels):
+        best, best_cos = None, -np.inf
+        for sense in senses:
+            others = [unit[j] for j in range(len(labels)) if j != i and labels[j] == sense]
+            centroid = np.mean(others, axis=0)
+            cos = unit[i] @ centroid / np.linalg.norm(centroid)
+            if cos > best_cos:
+                best, best_cos = sense, cos
+        right += best == label
+    return right / len(labels)
+    # END SOLUTION
+
+
+checks.check_nearest_centroid_accuracy(my_nearest_centroid_accuracy)
+
+# %% [markdown]
+# Your function on real vectors: the occurrences of one SemCor lemma in layer 2, centred as
+# the package does.
+
+# %%
+lemma = semcor_sample[0].word, semcor_sample[0].pos
+chosen = [e for e in semcor_sample if (e.word, e.pos) == lemma]
+v = example_vectors([layers_of[tuple(e.tokens)] for e in chosen], chosen)[2]
+print(lemma, "yours:", round(my_nearest_centroid_accuracy(v - v.mean(0), [e.sense for e in chosen]), 4),
+      " package:", round(nearest_centroid_accuracy(v, [e.sense for e in chosen]), 4))
+
+# %% [markdown]
+# ## 8. Explore: neighbours in context
+#
+# Type a sentence, name a word of it and pick a layer: the table lists the tokens of the
+# embedded SemCor sentences whose vectors are nearest. Below, the default query as plain
+# text; in a running Jupyter the form under it searches for yours.
+
+# %%
+explorer = neighbour_explorer(index, embedder, "The children went out to play in the garden .",
+                              "play", layer="2", k=8,
+                              static=[{}, {"layer": "0"}, {"neighbours": "same word only"}])
+
+# %% [markdown]
+# FIXME prose explorer.
+#
+# ## Summary
+#
+# FIXME.
