@@ -55,6 +55,7 @@ from elmo_tutorial.analysis import (
 )
 from elmo_tutorial.annotated import wsd_framework
 from elmo_tutorial.embedded_corpus import embedded_corpus, embedded_senses
+from elmo_tutorial.embedding_cache import embed_corpus
 from elmo_tutorial.neighbours import NeighbourIndex, neighbour_explorer
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.static_vectors import StaticVectors, context_vector
@@ -311,7 +312,8 @@ play_tagged = [e for e in tagged if e.word == "play"]
 play_sentences = [s for s in semcor_words if PLAY & {w.lower() for w in s}]
 corpus = list({tuple(s): None for s in [*play_sentences, *(e.tokens for e in semcor_sample),
                                         *(e.tokens for e in play_tagged)]})
-corpus_layers = embedder.embed_sentences([list(s) for s in corpus])
+# On disk, keyed by the model's weights and the sentences: a rerun loads them in a second.
+corpus_layers = list(embed_corpus(embedder, corpus, name="semcor-sample", progress=False))
 layers_of = dict(zip(corpus, corpus_layers, strict=True))  # sentence → (3, T, 2P)
 index = NeighbourIndex(corpus, corpus_layers, model.scalar_mix)
 print(f"{len({(e.word, e.pos) for e in qualifying})} lemmas qualify, {MAX_LEMMAS} drawn: "
@@ -505,7 +507,8 @@ for corpus_name, scores in (("course corpus", course_scores), ("SemCor", semcor_
 # %%
 raw = {layer: index.same_word_similarity(layer) for layer in index.layers}
 centred = {layer: index.same_word_similarity(layer, centre=True)[0] for layer in index.layers}
-neighbour_rate = {layer: index.same_word_neighbour_rate(layer) for layer in index.layers}
+neighbour_rate = {layer: index.same_word_neighbour_rate(layer, queries=1000)
+                  for layer in index.layers}
 labels = ["ELMo mix" if layer == "elmo" else f"layer {layer}" for layer in index.layers]
 fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8))
 at = np.arange(len(labels))
