@@ -59,6 +59,8 @@ from elmo_tutorial.neighbours import NeighbourIndex, neighbour_explorer
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.static_vectors import StaticVectors, context_vector
 
+# One thread: the biLM runs one small LSTM step after another, and a second thread costs
+# more in waiting for it than it gives (on a busy machine, much more).
 device = setup_notebook(seed=0, threads=1)
 
 # %% [markdown]
@@ -90,7 +92,8 @@ print("shape:", layers.shape)
 print("layer 0 is one vector written twice:", np.array_equal(layers[0, :, :half],
                                                              layers[0, :, half:]))
 for j in range(len(layers)):
-    print(f"layer {j}: mean length of a token's vector {np.linalg.norm(layers[j], axis=-1).mean():.4f}")
+    length = np.linalg.norm(layers[j], axis=-1).mean()
+    print(f"layer {j}: mean length of a token's vector {length:.4f}")
 
 # %% [markdown]
 # **The ELMo mix.** ELMo gives a downstream task $\gamma \sum_j s_j h_j$ with weights it
@@ -151,15 +154,15 @@ print("the same share of the variance:", np.allclose(sigma[:2] ** 2 / (sigma**2)
 
 # %%
 fig, axes = plt.subplots(1, 4, figsize=(16, 3.6))
-for ax, name, vectors in zip(axes, NAMES, work, strict=True):
+for ax, name, layer_vectors in zip(axes, NAMES, work, strict=True):
     ax.set_title(f"'work', {name}")
     ax.set_xticks([])
     ax.set_yticks([])
-    if np.allclose(vectors, vectors[0]):
+    if np.allclose(layer_vectors, layer_vectors[0]):
         ax.text(0.5, 0.5, "one point:\nthe same vector\nin every sentence", ha="center",
                 va="center", transform=ax.transAxes)
         continue
-    xy = pca(vectors, k=2).coords  # (5, 2)
+    xy = pca(layer_vectors, k=2).coords  # (5, 2)
     for (text, use), (px, py) in zip(WORK, xy, strict=True):
         ax.scatter(px, py, c="tab:blue" if use == "made" else "tab:orange", s=40)
         ax.annotate(" ".join(text.split()[:4]) + " …", (px, py), fontsize=7)
@@ -252,7 +255,17 @@ fig.colorbar(im, ax=axes, shrink=0.5, label="cosine similarity after centring")
 plt.show()
 
 # %% [markdown]
-# FIXME prose about the classic examples.
+# What the small examples show:
+#
+# * **Layer 0 cannot tell anything apart**: one vector per string, whatever the sentence. This
+#   is the static-vector problem of notebook 00, now inside ELMo.
+# * **Layers 1 and 2 can.** The two *bank*s by the river and the two *point*s that are tips are
+#   most similar to each other (the dark red squares along the diagonal of each heatmap), and
+#   every gap above is positive. In these few sentences, layer 1 draws the sharper line for
+#   *bank* and *point*, layer 2 for the tense of *put*.
+# * The distinctions are weaker for *work* and *put* than for *bank* and *point*, and a few
+#   hand-made sentences per word cannot tell a model's habit from chance. Section 5 counts over
+#   many words instead.
 #
 # ## 4. The neighbours of *play* (the paper's Table 4)
 #
@@ -276,17 +289,19 @@ print("static neighbours of 'play':",
       ", ".join(f"{w} {sim:.2f}" for w, sim in static.nearest("play", k=10)))
 
 # %% [markdown]
-# FIXME static prose.
+# As in the paper's GloVe row, one vector has to serve every use: the neighbours mix games
+# (*game*, *league*, *golf*), music (*orchestra*, *symphony*) and the theatre (*musical*), and
+# nouns with verbs (*playing*).
 #
 # Now the biLM. The corpus to search: every SemCor sentence with *play*, *plays*, *played* or
 # *playing*, plus the sense-tagged sentences that section 5 scores, chosen by this rule:
 # **every lemma (with its part of speech) that has at least 2 senses with at least 10 tagged
-# occurrences each; 10 occurrences of each such sense; 30 of these lemmas drawn at random**
+# occurrences each; 10 occurrences of each such sense; 80 of these lemmas drawn at random**
 # (`MAX_LEMMAS = None` takes all of them; see the end of the notebook). We embed it all at once.
 
 # %%
 PLAY = {"play", "plays", "played", "playing"}
-PER_SENSE, MAX_LEMMAS = 10, 30
+PER_SENSE, MAX_LEMMAS = 10, 80
 tagged = wsd_examples(semcor)  # one per single-word, single-sense instance
 qualifying = balanced_sample(tagged, per_sense=PER_SENSE, key=lambda e: (e.word, e.pos))
 semcor_sample = balanced_sample(tagged, per_sense=PER_SENSE, max_words=MAX_LEMMAS,
@@ -307,23 +322,43 @@ print(f"embedded: {len(corpus)} sentences, {len(index)} tokens")
 # *play* (any form) in other sentences, layer by layer:
 
 # %%
-QUERIES = [
+QUERIES = {  # the source sentence → the nearest sentence the paper's biLM found
     "Chico Ruiz made a spectacular play on Alusik 's grounder in the hole in the fourth and "
-    "Wert came up with some good stops and showed a strong arm at third base .",
+    "Wert came up with some good stops and showed a strong arm at third base .":
+    "Kieffer , the only junior in the group , was commended for his ability to hit in the "
+    "clutch , as well as his all-round excellent play .",
     "Olivia De Havilland signed to do a Broadway play for Garson Kanin this season , `` A "
-    "Gift of Time '' .",
-]
-for query in QUERIES:
+    "Gift of Time '' .":
+    "It seemed , indeed , that their house was not so much a home , but rather a perfect stage "
+    "set , and that they were actors who had been handed fat roles in a successful play , and "
+    "had talent enough to fill the roles competently , with nice understatement .",
+}
+n_play = sum(w.lower() in PLAY for s in index.sentences for w in s)
+for query, papers_neighbour in QUERIES.items():
     toks = query.split()
     print(f"“{' '.join(toks[:12])} …”")
     for layer in index.layers:
         vector = index.vector_of(embedder, toks, toks.index("play"), layer)
-        print(f"  layer {layer}:")
-        for hit in index.search(vector, layer, k=3, words=PLAY, exclude=toks):
+        hits = index.search(vector, layer, k=n_play, words=PLAY, exclude=toks)
+        sims = np.array([h.similarity for h in hits])
+        theirs = next(h.similarity for h in hits if " ".join(h.tokens) == papers_neighbour)
+        best, worst = (sims > theirs + 1e-6).sum() + 1, (sims >= theirs - 1e-6).sum()
+        rank = f"rank {best}" if best == worst else f"tied at ranks {best}-{worst}"
+        name = "ELMo mix" if layer == "elmo" else f"layer {layer}"
+        print(f"  {name} (the paper's neighbour: {rank} of {len(hits)}):")
+        for hit in hits[:3]:
             print(f"    {hit.similarity:.3f}  {hit.context(7)}")
 
 # %% [markdown]
-# FIXME prose Table 4.
+# Layer 0 is the static case again: every *play* ties at 1.000, in no meaningful order. In
+# layers 1 and 2 the neighbours move towards the source sentence's use: for the baseball
+# sentence, sports plays (*a close play at third*, *a fast double play*) are among the nearest;
+# for the Broadway sentence, layer 2 brings up theatre plays (*directed a difficult play*,
+# *the audience leaves the play*). But our small biLM is not the paper's: a theatre *play*
+# tops the baseball list, a baseball *play* tops the Broadway list, and the sentence the
+# paper's biLM found first is not among our first three in any layer (its rank is printed
+# above each list). The paper's biLM was trained on a billion words; ours on a few million,
+# briefly (see its model card).
 #
 # Two queries are anecdotes. A count over all of them: for every sense-tagged occurrence of
 # *play* in SemCor, is the nearest other tagged *play* (cosine) of the same WordNet sense? Of
@@ -342,7 +377,12 @@ for name, v in play_all.items():
           f"{nearest_neighbour_agreement(v, [e.pos for e in play_tagged]):10.4f}")
 
 # %% [markdown]
-# FIXME prose.
+# Over all 300 tagged occurrences, the LSTM layers find a neighbour of the same WordNet sense
+# more than twice as often as layer 0 (29 senses, many of them rare, so the rates stay low),
+# and a neighbour of the same part of speech almost always: the paper's observation that the
+# biLM "disambiguates both the part of speech and word sense" of *play*, at small scale. Layer
+# 0 is right about the part of speech three times in four only because the form often says it
+# (*plays*, *played*).
 #
 # ## 5. How well does each layer separate senses? A number, not a picture
 #
@@ -367,12 +407,13 @@ for name, v in play_all.items():
 def representations(sample, embeddings, static):
     """name → (N, D): each representation of every occurrence in `sample`."""
     layer_vectors = example_vectors(embeddings, sample)  # (3, N, 2P)
-    out = {"static (PPMI)": static_example_vectors(static, sample),
-           "window 4 (PPMI)": static_example_vectors(static, sample, window=4),
-           "window 8 (PPMI)": static_example_vectors(static, sample, window=8),
-           "window 4 (layer 0)": np.stack([
-               context_vector(layers[0], list(range(len(e.tokens))), e.index, window=4)
-               for layers, e in zip(embeddings, sample, strict=True)])}
+    out = {"static (PPMI)": static_example_vectors(static, sample)}
+    for window in (4, 8):
+        out[f"window {window} (PPMI)"] = static_example_vectors(static, sample, window=window)
+    for window in (4, 8):  # the same average over the biLM's layer 0, the LSTMs' input
+        out[f"window {window} (layer 0)"] = np.stack([
+            context_vector(layers[0], list(range(len(e.tokens))), e.index, window)
+            for layers, e in zip(embeddings, sample, strict=True)])
     out.update({f"layer {j}": v for j, v in enumerate(layer_vectors)})
     out["ELMo mix"] = mix_layers(layer_vectors, model.scalar_mix)
     return out
@@ -396,22 +437,68 @@ semcor_scores, semcor_chance = score_table(
     semcor_sample, [layers_of[tuple(e.tokens)] for e in semcor_sample], static,
     key=lambda e: (e.word, e.pos))
 
-print(f"{'':20s}{'course corpus':>16s}{'SemCor':>18s}")
-print(f"{'':20s}{len(course_scores['layer 0']):>9d} words{len(semcor_scores['layer 0']):>12d} lemmas")
+
+def cell(scores):
+    return f"{scores.mean():.4f} ± {scores.std(ddof=1) / np.sqrt(len(scores)):.4f}"
+
+
+print(f"{'':20s}{'course corpus':>17s}{'SemCor':>19s}")
+n_words, n_lemmas = len(course_scores["layer 0"]), len(semcor_scores["layer 0"])
+print(f"{'':20s}{n_words:>11d} words{n_lemmas:>12d} lemmas")
 for name in course_scores:
-    cells = [f"{a.mean():8.4f} ± {a.std(ddof=1) / np.sqrt(len(a)):.4f}"
-             for a in (course_scores[name], semcor_scores[name])]
-    print(f"{name:20s}{cells[0]:>16s}{cells[1]:>18s}")
-print(f"{'chance':20s}{course_chance:>8.4f}{'':8s}{semcor_chance:>10.4f}")
+    print(f"{name:20s}{cell(course_scores[name]):>17s}{cell(semcor_scores[name]):>19s}")
+print(f"{'chance':20s}{course_chance:>17.4f}{semcor_chance:>19.4f}")
+for corpus_name, scores in (("course corpus", course_scores), ("SemCor", semcor_scores)):
+    baseline = max((n for n in scores if n.startswith("window")), key=lambda n: scores[n].mean())
+    best_layer = max(("layer 1", "layer 2"), key=lambda n: scores[n].mean())
+    print(f"{corpus_name}: {best_layer} − {baseline} = "
+          f"{cell(scores[best_layer] - scores[baseline])} (paired, word by word)")
 
 # %% [markdown]
-# (Mean accuracy over words ± its standard error over words.)
+# (Mean accuracy over words ± its standard error over words; the last two lines compare the
+# best LSTM layer with the best window average word by word, which removes the differences
+# between words from the noise.)
 #
-# FIXME prose results.
+# **Reading the table.**
+#
+# * **Static vectors score chance** (the PPMI row on the course corpus is exactly chance, and
+#   the biLM's layer 0 equals it): the same vector for every occurrence cannot separate
+#   anything. On SemCor both sit a little above chance because a lemma comes in several forms
+#   (*play*, *played*), and the form says something about the sense.
+# * **On SemCor, real text, layer 2 separates senses best**, ahead of layer 1, the mix and
+#   every window average. The margin over the best window average is printed as the paired
+#   difference; with 80 lemmas it is noisy, so check it on all of them (`MAX_LEMMAS = None`).
+#   The paper finds the same order of the two layers with its 1-nearest-neighbour word sense
+#   disambiguation (Table 5; notebook 09 reproduces that test).
+# * **The ELMo mix is not better than layer 2**: with equal weights it is pulled towards the
+#   layers with long vectors, layer 0 among them (section 1). A task that learns its weights
+#   would put them where the information is (notebook 10).
+# * **On the course corpus, the PPMI window average wins by far.** That is not evidence that
+#   averaging neighbours beats a language model, for three reasons:
+#   1. the corpus was generated so that every sense has its cue words within 8 tokens of the
+#      word (notebook 00), exactly what a window of 8 averages;
+#   2. the PPMI vectors were counted on that same corpus, cue words included, while the biLM
+#      never saw it: it learned English from real text, and meets these made-up sentences
+#      cold;
+#   3. give the window average the biLM's own input instead (the "layer 0" window rows): both
+#      layers 1 and 2 beat it, on both corpora. With the same input vectors, the language
+#      model combines the context better than an average does. And on real text, where no
+#      one planted cue words, layer 2 is ahead of every window average.
 #
 # ## 6. Why the layers differ
 #
-# FIXME why prose.
+# Layer 0 is context-free by construction: the character CNN sees one token at a time. The
+# LSTMs are what let the context in, and the language-model objective decides how much each
+# layer takes in. The top layer feeds the softmax that predicts the *next* word (forward) and
+# the *previous* word (backward). That prediction is about the context, not the current word,
+# so the top layer is pushed to carry what the sentence around the word says, sense included.
+# Layer 1 sits one step above the input and passes it upwards, so it keeps more of the word
+# itself: its form, its part of speech (notebook 10 probes for that).
+#
+# One figure measures it: for words occurring in several of the embedded SemCor sentences, the
+# mean cosine between two occurrences of the same word (left, blue), next to two different
+# words (orange, what any two vectors of the layer share); and how often a token's nearest
+# other token is the same word (right).
 
 # %%
 same_word = {layer: index.same_word_similarity(layer) for layer in index.layers}
@@ -436,7 +523,12 @@ for layer, label in zip(index.layers, labels, strict=True):
           f"{same_word[layer][1]:.4f}, nearest token the same word {neighbour_rate[layer]:.4f}")
 
 # %% [markdown]
-# FIXME prose.
+# In layer 0 two occurrences of a word are the same vector (cosine 1, and the nearest token is
+# always the same word). In layer 1 the same word is still close, and most tokens' nearest
+# neighbour is another occurrence of the same word; in layer 2 less so on both counts: more of
+# each vector comes from the context. The word stays far more similar to itself than to other
+# words in every layer, so the context adds to the word's identity rather than replacing it.
+# The mix, dominated by the long layer-0 vectors, stays close to the word.
 #
 # ## 7. Exercise: the sense score
 #
@@ -467,15 +559,15 @@ def my_nearest_centroid_accuracy(vectors, labels):
 checks.check_nearest_centroid_accuracy(my_nearest_centroid_accuracy)
 
 # %% [markdown]
-# Your function on real vectors: the occurrences of one SemCor lemma in layer 2, centred as
-# the package does.
+# Your function on the six *bank* sentences of section 3, centred as in the figure: with two
+# sentences per sense, each held-out one is compared with its one partner and the other
+# senses' pairs. (Layer 0 is left out: after centring nothing is left of it.)
 
 # %%
-lemma = semcor_sample[0].word, semcor_sample[0].pos
-chosen = [e for e in semcor_sample if (e.word, e.pos) == lemma]
-v = example_vectors([layers_of[tuple(e.tokens)] for e in chosen], chosen)[2]
-print(lemma, "yours:", round(my_nearest_centroid_accuracy(v - v.mean(0), [e.sense for e in chosen]), 4),
-      " package:", round(nearest_centroid_accuracy(v, [e.sense for e in chosen]), 4))
+bank_senses = [sense for _, sense in BANK]
+for bank_layer, bank_vectors in zip(NAMES[1:], vectors["bank"][1:], strict=True):
+    bank_centred = bank_vectors - bank_vectors.mean(axis=0)
+    print(f"{bank_layer:9s} {my_nearest_centroid_accuracy(bank_centred, bank_senses):.4f}")
 
 # %% [markdown]
 # ## 8. Explore: neighbours in context
@@ -490,8 +582,36 @@ explorer = neighbour_explorer(index, embedder, "The children went out to play in
                               static=[{}, {"layer": "0"}, {"neighbours": "same word only"}])
 
 # %% [markdown]
-# FIXME prose explorer.
+# Layer 0 lists occurrences of the same string, all at cosine 1. Layer 2 finds *play* in
+# similar uses (children playing, games) and, without the "same word only" filter, other words
+# in similar slots (*to form*, *to jump*): in context, a vector is about the use as much as
+# the word. Try *bank*, *point*, *work* or *put* in sentences of your own (the corpus is the
+# SemCor sentences embedded in section 4), or a sentence where a word is used in an unusual
+# way.
 #
 # ## Summary
 #
-# FIXME.
+# * A trained biLM gives each token one vector per layer. Layer 0 is context-free, one vector
+#   per string; layers 1 and 2 depend on the sentence; the "ELMo mix" of a model as loaded is
+#   the plain average of the layers (`s_j = 1/3`, `γ = 1`), which a task re-weights.
+# * Pictures (PCA, similarity heatmaps, neighbours) show *bank*, *point*, *work*, *put* and
+#   *play* pulled apart by their contexts in layers 1 and 2, and never in layer 0.
+# * Measured with a leave-one-out nearest-centroid score on words chosen by a rule, layer 2
+#   separates SemCor's senses best. A window average can win on text built for it; given the
+#   same inputs, the LSTM layers beat it.
+# * Why: the language-model objective pushes context into the upper layer; layer 1 stays
+#   closer to the word (same-word similarity falls with depth).
+#
+# **Run it on more.** `MAX_LEMMAS = None` scores all the qualifying SemCor lemmas (about 13,000
+# sentences, 360,000 tokens: a minute or two of embedding on a laptop CPU). Set `MODEL` to
+# your own run, or `OFFICIAL` to an official options/weights pair, to compare models.
+#
+# **Read more:** Peters et al. (2018), *Deep contextualized word representations*: Sec. 3.2
+# (the scalar mix, Eq. 1), Sec. 5.3 (what the biLM's layers capture: Table 4, the neighbours
+# of *play* by GloVe and by the biLM; Table 5, word sense disambiguation, where the second
+# layer beats the first; Table 6, part-of-speech tagging, where the first beats the second).
+# Ethayarajh (2019), *How Contextual are Contextualized Word Representations?*, measures the
+# same-word similarity of section 6 for ELMo, BERT and GPT-2.
+#
+# **Next:** notebook 09 disambiguates word senses with these layers (the paper's Table 5);
+# notebook 10 probes them for parts of speech and uses ELMo in a tagger.

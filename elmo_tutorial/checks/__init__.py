@@ -19,3 +19,4 @@ from .scale import *  # noqa: F403
 from .static_vs_contextual import *  # noqa: F403
 from .tokens import *  # noqa: F403
 from .training import *  # noqa: F403
+from .word_senses import *  # noqa: F403
