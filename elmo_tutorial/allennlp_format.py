@@ -99,6 +99,11 @@ def read_bilm_weights(weight_file: str | Path, config: ModelConfig) -> dict[str,
     E, P, C = config.char_embed_dim, config.projection_dim, config.lstm_dim
     F = config.n_filters
     out: dict[str, np.ndarray] = {}
+    if not Path(weight_file).is_file():
+        raise FileNotFoundError(f"{weight_file} not found")
+    if not h5py.is_hdf5(weight_file):
+        raise ValueError(f"{weight_file} is not an hdf5 weight file (e.g. lm_weights.hdf5 or "
+                         "weights.hdf5 of an official ELMo model)")
     with h5py.File(weight_file, "r") as file:
         read = _Reader(file, str(weight_file))
         chars = read("char_embed", (config.n_characters - 1, E), "character embeddings")
@@ -181,10 +186,13 @@ def write_bilm_weights(state: dict[str, torch.Tensor], config: ModelConfig, weig
 
 def read_options(options_file: str | Path) -> ModelConfig:
     """Read an ``options.json`` (bilm-tf / AllenNLP) into a ``ModelConfig``."""
+    if h5py.is_hdf5(options_file):
+        raise ValueError(f"{options_file} is an hdf5 weight file, not options.json: are the "
+                         "arguments swapped? It is load_allennlp(options_file, weight_file)")
     with open(options_file, encoding="utf-8") as file:
         try:
             options = json.load(file)
-        except json.JSONDecodeError as error:
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
             raise ValueError(f"{options_file} is not valid JSON: {error}") from None
     return ModelConfig.from_options(options)
 

@@ -41,7 +41,12 @@ class ModelConfig:
     dropout: float = 0.1  # dropout on LSTM inputs/outputs during training
 
     def __post_init__(self) -> None:
-        self.filters = tuple((int(w), int(n)) for w, n in self.filters)
+        try:  # TOML and JSON give lists of lists
+            self.filters = tuple((int(w), int(n)) for w, n in self.filters)
+        except (TypeError, ValueError):
+            raise ValueError(
+                "invalid ModelConfig: filters must be (width, count) pairs, e.g. "
+                f"[[1, 32], [2, 32], [3, 64]], got {self.filters!r}") from None
         problems = []
         if not self.filters:
             problems.append("filters must name at least one (width, count) pair")
@@ -51,6 +56,12 @@ class ModelConfig:
         for name in ("char_embed_dim", "lstm_dim", "projection_dim", "n_layers"):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be ≥ 1, got {getattr(self, name)}")
+        if self.n_highway < 0:
+            problems.append(f"n_highway must be ≥ 0, got {self.n_highway}")
+        for name in ("cell_clip", "proj_clip"):
+            if getattr(self, name) is not None and not getattr(self, name) > 0:
+                problems.append(f"{name} must be > 0 (or none: no clipping), "
+                                f"got {getattr(self, name)}")
         if self.activation not in ("relu", "tanh"):
             problems.append(f"activation must be 'relu' or 'tanh', got {self.activation!r}")
         if not 0.0 <= self.dropout < 1.0:

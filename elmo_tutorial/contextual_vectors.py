@@ -46,6 +46,10 @@ def embed_text(run_dir: str | Path, sentences: list[str],
     model = ELMo.from_run(run_dir).eval()
     key = LAYERS[layer]
     tokens = [tokenize_words(s) for s in sentences]
+    empty = [i for i, sentence in enumerate(tokens, start=1) if not sentence]
+    if empty:
+        raise ValueError(f"sentence {empty[0]} is empty: give the text to embed, e.g. "
+                         '"She sat on the bank ."')
     with torch.no_grad():
         out = model(batch_to_ids(tokens))
     vectors = out[key]

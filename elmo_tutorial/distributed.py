@@ -48,8 +48,8 @@ class DistInfo:
 def resolve_device(name: str, local_rank: int = 0) -> torch.device:
     """``auto`` → this process's GPU if there is one, else the CPU."""
     if name == "cuda" and not torch.cuda.is_available():
-        raise RuntimeError("device=cuda was requested but PyTorch sees no GPU; use --device=cpu "
-                           "(or --device=auto), or install a CUDA build of PyTorch")
+        raise ValueError("device=cuda was requested but PyTorch sees no GPU; use --device=cpu "
+                         "(or --device=auto), or install a CUDA build of PyTorch")
     if name == "cuda" or (name == "auto" and torch.cuda.is_available()):
         return torch.device("cuda", local_rank)
     return torch.device("cpu")

@@ -83,6 +83,7 @@ def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int =
     """
     from .checkpoint import load_run, read_run_config
     from .corpora import load_sentences
+    from .distributed import resolve_device
     from .lm import BidirectionalLM
     from .train_config import TrainConfig
 
@@ -93,7 +94,8 @@ def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int =
     train_cfg = TrainConfig.from_dict(read_run_config(run_dir)[1])
     model = BidirectionalLM(config)
     model.load_state_dict(state)
-    model.to(torch.device(device))
+    device = resolve_device(device)  # a clear error for a GPU that is not there
+    model.to(device)
     sentences = load_sentences(train_cfg.corpus, split, max_sentences or None)
     result = {"split": split, "n_sentences": len(sentences),
               "bilm": evaluate_perplexity(model, sentences, vocab, device), "ngram": None}

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import random
+import statistics
+import time
 
 import numpy as np
 import torch
@@ -22,12 +24,93 @@ def setup_notebook(seed: int = 0, threads: int | None = 2, precision: int = 4) -
     Seeds every generator, fixes the number of CPU threads (results of a float reduction can
     depend on how it is split across threads), and prints tensors with ``precision`` decimals.
     The device is the CPU unless the environment variable ``ELMO_TUTORIAL_DEVICE`` names
-    another (``cuda``, ``mps``): notebooks are checked on the CPU, and run faster on a GPU
-    when you ask for one.
+    another (``cuda``, ``cuda:1``, ``mps``): notebooks are checked on the CPU, and the ones
+    that train or run models (04-07) move them to this device, so they run faster on a GPU
+    when you ask for one (their numbers then differ from the committed ones in the last
+    digits).
+
+    Raises:
+        RuntimeError: ``ELMO_TUTORIAL_DEVICE`` names a device PyTorch cannot use here.
     """
     seed_everything(seed)
     if threads is not None:
         torch.set_num_threads(max(1, min(threads, os.cpu_count() or 1)))
     torch.set_printoptions(precision=precision, sci_mode=False, linewidth=100)
     np.set_printoptions(precision=precision, suppress=True, linewidth=100)
-    return torch.device(os.environ.get("ELMO_TUTORIAL_DEVICE", "cpu"))
+    return notebook_device()
+
+
+def notebook_device() -> torch.device:
+    """The device named by ``ELMO_TUTORIAL_DEVICE`` (default: the CPU), checked to be usable."""
+    name = os.environ.get("ELMO_TUTORIAL_DEVICE", "cpu").strip() or "cpu"
+    try:
+        device = torch.device(name)
+    except RuntimeError as err:
+        raise RuntimeError(f"ELMO_TUTORIAL_DEVICE={name!r} is not a device name ({err}); use "
+                           "cpu, cuda, cuda:N or mps") from None
+    usable = {
+        "cpu": True,
+        "cuda": torch.cuda.is_available()
+        and (device.index is None or device.index < torch.cuda.device_count()),
+        "mps": getattr(torch.backends, "mps", None) is not None
+        and torch.backends.mps.is_available(),
+    }.get(device.type, False)
+    if not usable:
+        raise RuntimeError(f"ELMO_TUTORIAL_DEVICE={name!r}, but PyTorch cannot use that device "
+                           "here (`elmo-tutorial doctor` shows what it sees); unset the variable "
+                           "to run on the CPU")
+    return device
+
+
+def available_cores() -> int:
+    """CPU cores this process may run on (its affinity mask where the OS has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def busy_cores(samples: int = 9, interval: float = 0.01) -> float:
+    """About how many cores other programs keep busy right now.
+
+    On Linux, the median over ``samples`` readings of the tasks ready to run
+    (``procs_running`` in ``/proc/stat``), minus this process; elsewhere the one-minute load
+    average (which lags: it still counts a program that ended a minute ago), or 0.
+    """
+    readings = []
+    for _ in range(samples):
+        try:
+            with open("/proc/stat") as f:
+                readings += [int(line.split()[1]) - 1 for line in f
+                             if line.startswith("procs_running")]
+        except (OSError, ValueError, IndexError):
+            break
+        time.sleep(interval)
+    if readings:
+        return max(0.0, statistics.median(readings))
+    try:
+        return os.getloadavg()[0]
+    except (OSError, AttributeError):
+        return 0.0
+
+
+def default_threads(processes: int | None = None) -> int:
+    """CPU threads per process for training when none are asked for: the free cores, shared.
+
+    PyTorch's default is one thread per core. On a machine where other programs also run, that
+    collapses: PyTorch's OpenMP threads wait for each other at the end of every operation, by
+    spinning, and a thread without a core stalls the others until the OS runs it again. With 2
+    threads on 2 cores shared with busy neighbours, training the ``small`` preset ran 5 to 20
+    times slower than with 1 thread (benchmarks/RESULTS.md). So: the cores nobody else is
+    using now (at least 1), divided among this machine's training processes (``processes``,
+    default ``$LOCAL_WORLD_SIZE`` as torchrun sets it, else 1).
+
+    Example:
+        >>> 1 <= default_threads() <= available_cores()
+        True
+    """
+    if processes is None:
+        processes = int(os.environ.get("LOCAL_WORLD_SIZE", "1"))
+    cores = available_cores()
+    others = max(0.0, busy_cores() - (processes - 1))  # not counting this run's own processes
+    free = int(cores - others + 0.5)  # a core more than half busy is not free
+    return max(1, min(cores, free) // max(1, processes))

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import functools
 import math
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -37,8 +36,9 @@ from . import checkpoint as ckpt
 from . import distributed as D
 from .corpora import load_sentences
 from .evaluation import evaluate_perplexity
-from .runtime import seed_everything
-from .train_config import TrainConfig
+from .overwrite import check_fresh_run_dir, check_not_a_file, remove_run
+from .runtime import available_cores, default_threads, seed_everything
+from .train_config import TrainConfig, check_resume
 from .train_log import TrainLog
 
 __all__ = ["Trainer", "run"]
@@ -62,18 +62,21 @@ class Trainer:
 
     Args:
         config: the training configuration (``config.out_dir`` is the run directory).
-        resume: continue from the newest checkpoint of ``out_dir`` (error if none).
+        resume: continue from the newest intact checkpoint of ``out_dir`` (error if none, or
+            if ``config`` changes a setting the checkpoint cannot continue under).
+        force: train afresh even if ``out_dir`` holds a run, deleting it (without ``force``
+            that is an error, ``overwrite.WouldOverwrite``, which says what the run holds).
 
     Example:
         >>> trainer = Trainer(TrainConfig.preset("tiny"))          # doctest: +SKIP
         >>> metrics = trainer.fit()                                  # doctest: +SKIP
     """
 
-    def __init__(self, config: TrainConfig, resume: bool = False) -> None:
+    def __init__(self, config: TrainConfig, resume: bool = False, force: bool = False) -> None:
         self.config, self.out = config, Path(config.out_dir)
         self.dist = D.init_distributed(config.device)
-        if config.threads:
-            torch.set_num_threads(config.threads)
+        replacing = self._check_run_dir(resume, force)  # before any data is read or written
+        self._set_threads()
         seed_everything(config.seed)
         self._load_sentences()
         self.vocab = self._make_vocabulary(resume)
@@ -83,10 +86,38 @@ class Trainer:
         self._last_eval_step = -1
         if resume:
             self._resume()
-        self._prepare_run_dir(resume)
+        self._prepare_run_dir(replacing)
         self.log = TrainLog(self.out, enabled=self.dist.is_main, truncate_after=self.step)
 
     # -- setting up --------------------------------------------------------------------------
+    def _check_run_dir(self, resume: bool, force: bool) -> str | None:
+        """Refuse what would lose work; with ``force``, return the run that will be replaced.
+
+        Training afresh must not delete a run unless forced (``check_fresh_run_dir``); a resumed
+        run must have a checkpoint, and may change only settings its checkpoint can continue
+        under (``train_config.check_resume``), which are announced.
+        """
+        if not resume:
+            return check_fresh_run_dir(self.out, force)
+        check_not_a_file(self.out, "a run directory (--out)")
+        if not ckpt.checkpoints(self.out):
+            raise FileNotFoundError(f"--resume: {self.out} has no checkpoint to resume from; "
+                                    "start without --resume (or point --out at the run)")
+        if (self.out / "config.json").exists():
+            saved = TrainConfig.from_dict(ckpt.read_run_config(self.out)[1])
+            for notice in check_resume(saved, self.config, str(self.out)):
+                if self.dist.is_main:
+                    print(f"resuming with a changed setting: {notice}", file=sys.stderr)
+        return None
+
+    def _set_threads(self) -> None:
+        """``config.threads``, or as many as there are free cores (``runtime.default_threads``)."""
+        torch.set_num_threads(self.config.threads or default_threads())
+        if not self.config.threads and self.dist.is_main and self.dist.device.type == "cpu" and (
+                torch.get_num_threads() < available_cores()):
+            print(f"training on {torch.get_num_threads()} of {available_cores()} CPU cores: "
+                  "the others are busy (choose with --threads=N)", file=sys.stderr)
+
     def _load_sentences(self) -> None:
         """Training sentences (cut to ``max_sentence_words``) and held-out ones."""
         c = self.config
@@ -114,6 +145,10 @@ class Trainer:
         self.model = BidirectionalLM(self.model_config).to(self.dist.device)
         if self.config.sampled_softmax and hasattr(self.model.softmax, "num_samples"):
             self.model.softmax.num_samples = self.config.sampled_softmax
+            if self.config.sampled_softmax >= len(self.vocab) and self.dist.is_main:
+                print(f"sampled_softmax={self.config.sampled_softmax} is not below the "
+                      f"vocabulary's {len(self.vocab)} words: training uses the full softmax",
+                      file=sys.stderr)
         self.ddp_model = D.wrap(self.model, self.dist)
         self.optimizer = self._make_optimizer()
 
@@ -136,15 +171,15 @@ class Trainer:
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(
             self.optimizer, _lr_factor(c, self.total_steps))
 
-    def _prepare_run_dir(self, resume: bool) -> None:
-        """The main process writes the run's config and vocabulary (an earlier run is cleared)."""
+    def _prepare_run_dir(self, replacing: str | None) -> None:
+        """The main process writes the run's config and vocabulary, after deleting the run
+        that ``--force`` replaces (``replacing`` describes it)."""
         if not self.dist.is_main:
             return
-        if not resume and (self.out / ckpt.CHECKPOINTS).exists():
-            print(f"{self.out} held an earlier run: starting afresh (use --resume to "
-                  "continue a run instead)", file=sys.stderr)
-            shutil.rmtree(self.out / ckpt.CHECKPOINTS)
-            (self.out / "model.safetensors").unlink(missing_ok=True)
+        if replacing:
+            print(f"{self.out}: replacing the run it held ({replacing}), as --force asks",
+                  file=sys.stderr)
+            remove_run(self.out)
         self.out.mkdir(parents=True, exist_ok=True)
         ckpt.write_run_config(self.out, self.model_config, self.config.to_dict())
         self.vocab.save(self.out / "vocab.txt")
@@ -171,14 +206,27 @@ class Trainer:
         D.barrier(self.dist)
 
     def _resume(self) -> None:
-        path = ckpt.latest_checkpoint(self.out)
-        if path is None:
-            raise FileNotFoundError(f"--resume: {self.out} has no checkpoint to resume from; "
-                                    "start without --resume (or point --out at the run)")
-        model_state, state = ckpt.load_checkpoint(path)
-        self.model.load_state_dict(model_state)
+        path, model_state, state, skipped = ckpt.load_latest_checkpoint(self.out)
+        if self.dist.is_main:
+            for problem in skipped:
+                print(f"warning: {problem}; resuming from {path} instead", file=sys.stderr)
+        try:
+            self.model.load_state_dict(model_state)
+        except RuntimeError:  # shapes that config.json does not describe: edited by hand?
+            raise ValueError(f"{path / 'model.safetensors'} does not fit the model that "
+                             f"{self.out / 'config.json'} describes; was either file replaced? "
+                             "Train the run afresh with --force") from None
         self.optimizer.load_state_dict(state["optimizer"])
         self.scheduler.load_state_dict(state["scheduler"])
+        # The saved optimiser and scheduler carry the old lr and weight decay; take the
+        # config's, so that a compatible change (train_config.CHANGEABLE_ON_RESUME) applies.
+        # Unchanged, this computes the very same numbers (base lr × schedule factor).
+        factor = self.scheduler.lr_lambdas[0](self.scheduler.last_epoch)
+        self.scheduler.base_lrs = [self.config.lr] * len(self.optimizer.param_groups)
+        for group in self.optimizer.param_groups:
+            group.update(initial_lr=self.config.lr, lr=self.config.lr * factor,
+                         weight_decay=self.config.weight_decay)
+        self.scheduler._last_lr = [group["lr"] for group in self.optimizer.param_groups]
         self.step, self.epoch = state["step"], state["epoch"]
         self.batch_in_epoch = state["batch_in_epoch"]
         rngs = state["rng"]
@@ -282,9 +330,11 @@ class Trainer:
             self.log.plot()
 
 
-def run(config: TrainConfig, resume: bool = False) -> dict:
-    """Train (or resume) a run and return its final held-out metrics ({} on processes > 0)."""
-    trainer = Trainer(config, resume=resume)
+def run(config: TrainConfig, resume: bool = False, force: bool = False) -> dict:
+    """Train (or resume) a run and return its final held-out metrics ({} on processes > 0).
+
+    See ``Trainer`` for ``resume`` and ``force``."""
+    trainer = Trainer(config, resume=resume, force=force)
     try:
         return trainer.fit()
     finally:

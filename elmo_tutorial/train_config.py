@@ -10,8 +10,9 @@ names a model preset and may override any of its fields, so one file says it all
 
 Presets:
 
-- ``tiny``: the embedded corpus on a CPU, 600 steps (1.8 epochs) in about two minutes on one
-  core; beats a Kneser-Ney trigram on held-out sentences (``tests/test_train.py``).
+- ``tiny``: the embedded corpus on a CPU, 600 steps (1.8 epochs) in about a minute on one
+  core; beats a Kneser-Ney trigram on held-out sentences (``tests/test_train.py``). The course
+  ships it trained in ``data/models/tiny`` (``checkpoint.shipped_model("tiny")``).
 - ``small``: WikiText-2 when it can be downloaded, otherwise the offline nltk English mix;
   one GPU in minutes, a CPU in about half an hour. The course ships a model trained with it.
 - ``paper``: Peters et al. (2018) with the optimiser of bilm-tf's ``train_elmo.py``: Adagrad,
@@ -24,6 +25,8 @@ Presets:
 from __future__ import annotations
 
 import copy
+import json
+import math
 import typing
 from dataclasses import asdict, dataclass, field, fields, replace
 
@@ -68,7 +71,7 @@ class TrainConfig:
     seed: int = 0  # seeds Python, NumPy and PyTorch (data order uses seed + epoch)
     device: str = "auto"  # auto (cuda if available), cpu or cuda
     amp: bool = True  # bfloat16 autocast on CUDA (ignored on the CPU)
-    threads: int = 0  # CPU threads per process (0 = PyTorch's default)
+    threads: int = 0  # CPU threads per process (0 = one per free core: runtime.default_threads)
     progress: bool = True  # show a tqdm progress bar
     out_dir: str = "runs/tiny"  # the run directory (config, vocab, weights, logs, checkpoints)
 
@@ -86,11 +89,18 @@ class TrainConfig:
             if getattr(self, name) not in allowed:
                 problems.append(
                     f"{name} must be one of {list(allowed)}, got {getattr(self, name)!r}")
-        for name in ("batch_size", "epochs", "log_interval", "keep_checkpoints"):
+        for name in ("batch_size", "epochs", "log_interval", "keep_checkpoints",
+                     "max_sentence_words"):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be ≥ 1, got {getattr(self, name)}")
-        if self.lr <= 0:
-            problems.append(f"lr must be > 0, got {self.lr}")
+        for name in ("max_steps", "eval_interval", "eval_sentences", "checkpoint_interval",
+                     "warmup_steps", "sampled_softmax", "vocab_min_count", "vocab_max_size",
+                     "threads", "grad_clip", "weight_decay", "adagrad_initial_accumulator"):
+            if not getattr(self, name) >= 0:  # "not >=" also catches nan
+                problems.append(f"{name} must be ≥ 0, got {getattr(self, name)}")
+        for name in ("lr", "loss_multiplier"):
+            if not 0 < getattr(self, name) < math.inf:
+                problems.append(f"{name} must be a number > 0, got {getattr(self, name)}")
         if problems:
             raise ValueError("invalid TrainConfig: " + "; ".join(problems))
 
@@ -172,7 +182,8 @@ def _check_fields(cls, values: dict, where: str) -> dict:
         if key not in hints:
             raise ValueError(f"unknown {where} key {key!r}; known keys: {', '.join(known)}")
         if not _type_ok(value, hints[key]):
-            raise ValueError(f"{where} key {key!r} expects {hints[key]}, got {value!r} "
+            expected = getattr(hints[key], "__name__", str(hints[key]))  # "float", not "<class…>"
+            raise ValueError(f"{where} key {key!r} expects {expected}, got {value!r} "
                              f"({type(value).__name__}); fix the value in your TOML or --{key}=")
         if hints[key] is float and isinstance(value, int):
             value = float(value)
@@ -246,4 +257,90 @@ def parse_cli_overrides(items: list[str]) -> dict:
     return parsed
 
 
-__all__ = ["TrainConfig", "TRAIN_PRESETS", "apply_overrides", "load_toml", "parse_cli_overrides"]
+# ----------------------------------------------------------------------------------------------
+# Resuming with changed settings: which changes a checkpoint can continue under, and why
+# ----------------------------------------------------------------------------------------------
+
+# A checkpoint holds weights of one architecture, an optimiser state, and a position in an epoch
+# whose batches come from (corpus, max_sentence_words, batch_size, seed). A change to any of
+# those would load into the wrong shapes or silently skip or repeat data: refused, with why.
+_ARCHITECTURE = "the checkpoint's weights belong to the old architecture"
+FIXED_ON_RESUME: dict[str, str] = {
+    **{f"model.{name}": _ARCHITECTURE for name in (
+        "char_embed_dim", "filters", "n_highway", "activation", "max_chars", "n_characters",
+        "lstm_dim", "projection_dim", "n_layers", "cell_clip", "proj_clip",
+        "use_skip_connections")},
+    "corpus": "the vocabulary and the position in the data belong to the old corpus",
+    "vocab_min_count": "the vocabulary is the run's vocab.txt, and the softmax has its size",
+    "vocab_max_size": "the vocabulary is the run's vocab.txt, and the softmax has its size",
+    "max_sentence_words": "it changes the batches that the checkpoint's data position counts",
+    "batch_size": "the checkpoint's position in the epoch counts batches of the old size",
+    "seed": "the order of the epoch in progress comes from the seed",
+    "optimizer": "the checkpoint holds the old optimiser's state",
+    "adagrad_initial_accumulator": "it only sets the starting accumulator, which the "
+                                   "checkpoint already holds",
+}
+# Changes that leave the weights, the optimiser state and the data position valid: taken, with
+# a notice that says what they do from here on.
+CHANGEABLE_ON_RESUME: dict[str, str] = {
+    "lr": "the schedule goes on from the checkpoint's step with the new peak",
+    "schedule": "the learning rate follows the new schedule from the checkpoint's step",
+    "warmup_steps": "the learning rate follows the new warm-up from the checkpoint's step",
+    "weight_decay": "applies from the next step",
+    "grad_clip": "applies from the next step",
+    "loss_multiplier": "applies from the next step",
+    "dropout": "applies from the next step (no weight depends on it)",
+    "sampled_softmax": "the same softmax weights, sampled differently from the next step",
+    "epochs": "training goes on to the new length; the schedule stretches to it",
+    "max_steps": "training goes on to the new length; the schedule stretches to it",
+    "eval_interval": "bookkeeping only", "eval_sentences": "bookkeeping only",
+    "checkpoint_interval": "bookkeeping only", "keep_checkpoints": "bookkeeping only",
+    "log_interval": "bookkeeping only",
+    "device": "where it runs, not what it learns", "amp": "where it runs, not what it learns",
+    "threads": "where it runs, not what it learns",
+    "progress": "display only", "out_dir": "where the run is",
+}
+_SILENT_ON_RESUME = ("out_dir", "progress")  # differences not worth a notice
+
+
+def _show(value) -> str:
+    if isinstance(value, tuple):  # filters: ((1, 8), (2, 8)) → [[1, 8], [2, 8]]
+        return json.dumps(value)
+    return "none" if value is None else str(value)
+
+
+def resume_changes(saved: TrainConfig, new: TrainConfig) -> list[tuple[str, object, object]]:
+    """``(key, old, new)`` for every setting that differs, architecture fields as
+    ``model.FIELD`` (compared after the preset and its overrides are applied)."""
+    changes = [(f.name, getattr(saved, f.name), getattr(new, f.name)) for f in fields(TrainConfig)
+               if f.name not in ("model", "model_overrides")
+               and getattr(saved, f.name) != getattr(new, f.name)]
+    old, now = saved.model_config(vocab_size=1), new.model_config(vocab_size=1)
+    changes += [(f"model.{f.name}", getattr(old, f.name), getattr(now, f.name))
+                for f in fields(ModelConfig) if f.name not in ("vocab_size", "dropout")
+                and getattr(old, f.name) != getattr(now, f.name)]
+    return changes
+
+
+def check_resume(saved: TrainConfig, new: TrainConfig, run_dir: str = "the run") -> list[str]:
+    """Check that a run trained with ``saved`` can resume under ``new``.
+
+    Returns:
+        One notice per accepted change, ``"lr: 0.02 → 0.01 (the schedule goes on ...)"``.
+
+    Raises:
+        ValueError: one line naming every change a checkpoint cannot continue under, and why.
+    """
+    changes = resume_changes(saved, new)
+    refused = [f"{key}: {_show(a)} → {_show(b)} ({FIXED_ON_RESUME[key]})"
+               for key, a, b in changes if key in FIXED_ON_RESUME]
+    if refused:
+        raise ValueError(f"--resume: {run_dir} cannot continue with changed settings: "
+                         + "; ".join(refused) + ". Resume with the run's own settings, or "
+                         "train a new run into another --out")
+    return [f"{key}: {_show(a)} → {_show(b)} ({CHANGEABLE_ON_RESUME[key]})"
+            for key, a, b in changes if key not in _SILENT_ON_RESUME]
+
+
+__all__ = ["TrainConfig", "TRAIN_PRESETS", "apply_overrides", "load_toml", "parse_cli_overrides",
+           "FIXED_ON_RESUME", "CHANGEABLE_ON_RESUME", "resume_changes", "check_resume"]

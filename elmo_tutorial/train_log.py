@@ -26,7 +26,13 @@ def read_log(path: str | Path) -> list[dict]:
     path = path / "log.jsonl" if path.is_dir() else path
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    events = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            events.append(json.loads(line))
+        except json.JSONDecodeError:  # cut short by a crash while appending: the event is lost,
+            continue                  # and logged again when the run resumes before its step
+    return events
 
 
 class TrainLog:

@@ -17,3 +17,12 @@ def micro_config(out_dir, **overrides) -> TrainConfig:
     values = {**MICRO, "dropout": 0.2, "sampled_softmax": 40, "out_dir": str(out_dir),
               **overrides}
     return apply_overrides(TrainConfig.preset("tiny"), values)
+
+
+# The same micro model as command-line flags (``elmo-tutorial train --out RUN *MICRO_CLI``):
+# 4 steps, checkpoints at steps 2 and 4, no dropout or sampling (a resumed run is exact anyway).
+MICRO_CLI = [
+    "--model.lstm_dim=16", "--model.projection_dim=8", "--model.filters=[[1, 8]]",
+    "--model.char_embed_dim=4", "--batch_size=8", "--max_steps=4", "--checkpoint_interval=2",
+    "--threads=1", "--eval_sentences=10", "--progress=false", "--device=cpu",
+]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from . import at_least
+
 HELP = "Print contextual vectors of a sentence from a trained run."
 
 DESCRIPTION = """\
@@ -28,7 +30,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("sentences", nargs="+", metavar="SENTENCE", help="text to embed")
     parser.add_argument("--layer", default="elmo", choices=["0", "1", "2", "elmo"],
                         help="which representation to show (default: elmo)")
-    parser.add_argument("--dims", type=int, default=6, help="dimensions to print per token")
+    parser.add_argument("--dims", type=at_least(1), default=6,
+                        help="dimensions to print per token")
 
 
 def run(args) -> int:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import sys
 
+from . import at_least
+
 HELP = "Perplexities of a trained run, next to a Kneser-Ney n-gram baseline."
 
 DESCRIPTION = """\
@@ -32,12 +34,12 @@ def add_arguments(parser) -> None:
     parser.add_argument("run_dir", metavar="RUN_DIR", help="a run directory (from `train`)")
     parser.add_argument("--split", default="valid", choices=["valid", "test"],
                         help="held-out split to score (default: valid)")
-    parser.add_argument("--max-sentences", type=int, default=0, metavar="N",
+    parser.add_argument("--max-sentences", type=at_least(0), default=0, metavar="N",
                         help="score only the first N sentences (0 = all)")
     parser.add_argument("--no-ngram", action="store_true", help="skip the n-gram baseline")
     parser.add_argument("--checkpoint", action="store_true",
                         help="use the newest checkpoint instead of the final weights")
-    parser.add_argument("--ngram-train-sentences", type=int, default=50_000, metavar="N",
+    parser.add_argument("--ngram-train-sentences", type=at_least(0), default=50_000, metavar="N",
                         help="fit the n-gram on at most N training sentences (nltk.lm is "
                              "pure Python; 0 = all)")
     parser.add_argument("--device", default="cpu", help="cpu (default) or cuda")

@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+from . import at_least
+
 HELP = "Train a biLM from a preset config (tiny, small, paper) with overrides."
 
 DESCRIPTION = """\
@@ -14,7 +16,7 @@ a character CNN, a forward and a backward LSTM stack, and one softmax shared by 
 directions. The loss is the forward NLL plus the backward NLL of every sentence.
 
 Presets (see elmo_tutorial/train_config.py; every field has a comment):
-  tiny    embedded corpus, CPU, about a minute on 2 cores; beats a Kneser-Ney 3-gram
+  tiny    embedded corpus, CPU, about a minute on one core; beats a Kneser-Ney 3-gram
   small   WikiText-2 if downloadable, else the offline nltk English mix; one GPU in minutes
   paper   Peters et al.: 4096 cells, 512 projections, 2048 char filters, sampled softmax
           with 8192 negatives, Adagrad lr 0.2 as bilm-tf (needs a large corpus and GPUs)
@@ -24,12 +26,20 @@ fields with --model.FIELD=value, or put them in a TOML file ([model] table for t
 architecture). Order: preset < --config-file < --key=value. Unknown keys are errors.
 
 The run directory (--out) receives config.json, vocab.txt, log.jsonl, loss.png,
-checkpoints/ (atomic; resume with --resume) and finally model.safetensors.
+checkpoints/ (atomic; resume with --resume) and finally model.safetensors. If it already
+holds a run, training refuses to start: --resume continues it (settings that the checkpoint
+cannot continue under, such as the architecture, the corpus or the batch size, are refused;
+others, such as max_steps or lr, are taken and announced), --force deletes it and starts over.
+A damaged newest checkpoint is reported and the one before it used.
+
+CPU threads: --threads=N; by default one per core that other programs leave free (on a
+shared machine, a thread per core makes training many times slower).
 
 Examples:
   elmo-tutorial train --config tiny --out runs/tiny
   elmo-tutorial train --config tiny --out runs/tiny --lr=0.01 --model.lstm_dim=128
   elmo-tutorial train --config small --out runs/small --config-file my.toml --resume
+  elmo-tutorial train --config tiny --out runs/tiny --force          # replace runs/tiny
   elmo-tutorial train --config small --out runs/small --nproc 4     # torchrun, 4 processes
   torchrun --nproc_per_node=4 -m elmo_tutorial train --config small --out runs/small
 """
@@ -44,7 +54,9 @@ def add_arguments(parser) -> None:
                         help="TOML file of overrides (top-level fields, [model] table)")
     parser.add_argument("--resume", action="store_true",
                         help="continue from the newest checkpoint in RUN_DIR")
-    parser.add_argument("--nproc", type=int, default=1, metavar="N",
+    parser.add_argument("--force", action="store_true",
+                        help="if RUN_DIR holds a run, delete it and train afresh")
+    parser.add_argument("--nproc", type=at_least(1), default=1, metavar="N",
                         help="data-parallel processes (starts torchrun; nccl on GPUs, gloo on CPU)")
     parser.add_argument("--print-config", action="store_true",
                         help="print the resolved configuration as JSON and exit")
@@ -61,6 +73,11 @@ def _accept_overrides(parser) -> None:
 
     def parse_known_args(args=None, namespace=None):
         namespace, extras = parse_known(args, namespace)
+        for i, flag in enumerate(extras):
+            value = extras[i + 1] if i + 1 < len(extras) else None
+            if flag.startswith("--") and "=" not in flag:  # --max_steps 10: say how instead
+                parser.error(f"settings take their value after '=': write "
+                             f"{flag}={value if value and not value.startswith('-') else 'VALUE'}")
         namespace.overrides = [a for a in extras if a.startswith("--") and "=" in a]
         return namespace, [a for a in extras if a not in namespace.overrides]
 
@@ -106,21 +123,28 @@ def _launch_torchrun(nproc: int) -> int:
 def run(args) -> int:
     import json
 
+    from elmo_tutorial.downloads import DatasetNotAvailable
+    from elmo_tutorial.overwrite import check_fresh_run_dir
+
+    # Mistakes in what was asked for (exit 2); nothing has been written when they are raised.
+    user_errors = (ValueError, FileNotFoundError, FileExistsError, NotADirectoryError,
+                   DatasetNotAvailable)
     try:
         config = resolve_config(args)
-    except (ValueError, FileNotFoundError) as err:
+        if args.print_config:
+            print(json.dumps(config.to_dict(), indent=2))
+            return 0
+        if args.nproc > 1 and "WORLD_SIZE" not in os.environ:
+            if not args.resume:  # refuse here, once, rather than in every process
+                check_fresh_run_dir(config.out_dir, args.force)
+            return _launch_torchrun(args.nproc)
+        from elmo_tutorial.train import run as train
+
+        metrics = train(config, resume=args.resume, force=args.force)
+    except user_errors as err:
         print(f"elmo-tutorial train: {err}", file=sys.stderr)
         return 2
-    if args.print_config:
-        print(json.dumps(config.to_dict(), indent=2))
-        return 0
-    if args.nproc > 1 and "WORLD_SIZE" not in os.environ:
-        return _launch_torchrun(args.nproc)
-    from elmo_tutorial.train import run as train
-
-    try:
-        metrics = train(config, resume=args.resume)
-    except (FloatingPointError, FileNotFoundError) as err:
+    except FloatingPointError as err:
         print(f"elmo-tutorial train: {err}", file=sys.stderr)
         return 1
     if metrics:  # the main process's final held-out evaluation

@@ -1,0 +1,123 @@
+"""No lost work: refuse to delete or overwrite a user's files unless told to (``--force``).
+
+Training afresh into a run directory deletes its checkpoints and weights; exporting into a
+folder replaces the files there. Both are what a user may want, and both are what a typo in
+``--out`` does by accident, so the commands first ask these functions, which raise
+:class:`WouldOverwrite` naming what would be lost, and go ahead only with ``force=True``.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "weights.hdf5").write_text("mine")
+    >>> check_output_folder(folder, force=False)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    elmo_tutorial.overwrite.WouldOverwrite: ... is not empty (weights.hdf5): ...
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+# What a run directory holds (see elmo_tutorial.checkpoint), newest work first.
+RUN_FILES = ("model.safetensors", "checkpoints", "log.jsonl", "loss.png", "config.json",
+             "vocab.txt")
+
+
+class WouldOverwrite(FileExistsError):
+    """Raised instead of deleting or overwriting files the user did not say could go."""
+
+
+def _size(path: Path) -> int:
+    files = [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]
+    return sum(p.stat().st_size for p in files)
+
+
+def _names(paths: list[Path], limit: int = 6) -> str:
+    names = [p.name + ("/" if p.is_dir() else "") for p in paths]
+    return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit
+                                       else "")
+
+
+def check_not_a_file(path: str | Path, what: str = "the output") -> None:
+    """Raise ``NotADirectoryError`` if ``path`` is an existing file (a folder is expected)."""
+    if Path(path).is_file():
+        raise NotADirectoryError(f"{path} is a file, but {what} must be a folder: "
+                                 "choose another path")
+
+
+def describe_run(run_dir: str | Path) -> str | None:
+    """What a run directory holds, in words; ``None`` if it holds none of a run's files.
+
+    Example: ``"4 steps trained, 2 checkpoints, model.safetensors, log.jsonl, loss.png,
+    config.json, vocab.txt; 1.2 MB"``.
+    """
+    run_dir = Path(run_dir)
+    present = [run_dir / name for name in RUN_FILES if (run_dir / name).exists()]
+    if not present:
+        return None
+    steps = [int(m.group(1)) for p in (run_dir / "checkpoints").glob("step_*")
+             if (m := re.fullmatch(r"step_(\d+)", p.name))]
+    parts = [f"{max(steps)} steps trained, {len(steps)} checkpoint{'s' * (len(steps) != 1)}"
+             if steps else "no checkpoint"]
+    parts += [p.name for p in present if p.name != "checkpoints"]
+    megabytes = sum(_size(p) for p in present) / 1e6
+    return f"{', '.join(parts)}; {megabytes:.1f} MB"
+
+
+def check_fresh_run_dir(run_dir: str | Path, force: bool) -> str | None:
+    """Make sure that training afresh into ``run_dir`` loses nothing the user did not give up.
+
+    Returns:
+        ``None`` when ``run_dir`` holds no trained weights (a run stopped before its first
+        checkpoint is simply started again); with ``force``, the description of the run that
+        :func:`remove_run` will delete.
+
+    Raises:
+        NotADirectoryError: ``run_dir`` is a file.
+        WouldOverwrite: ``run_dir`` holds a run and ``force`` is False; says what it holds.
+    """
+    check_not_a_file(run_dir, "a run directory (--out)")
+    run_dir = Path(run_dir)
+    if not ((run_dir / "model.safetensors").exists() or any(run_dir.glob("checkpoints/step_*"))):
+        return None  # no weights: at most the config and log of a run stopped before step 1
+    held = describe_run(run_dir)
+    if not force:
+        raise WouldOverwrite(
+            f"{run_dir} already holds a run ({held}): training afresh would delete it. "
+            "Continue it with --resume, choose another --out, or pass --force to replace it")
+    return held
+
+
+def remove_run(run_dir: str | Path) -> None:
+    """Delete a run's files from ``run_dir`` (other files in the folder stay)."""
+    for name in RUN_FILES:
+        path = Path(run_dir) / name
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
+
+
+def check_output_folder(folder: str | Path, force: bool) -> None:
+    """Refuse to write into ``folder`` if it is a file, or a folder that is not empty.
+
+    Raises:
+        NotADirectoryError: ``folder`` is a file.
+        WouldOverwrite: ``folder`` has files in it and ``force`` is False; names them.
+    """
+    folder = Path(folder)
+    check_not_a_file(folder)
+    if force or not folder.is_dir():
+        return
+    entries = sorted(folder.iterdir())
+    if entries:
+        raise WouldOverwrite(
+            f"{folder} is not empty ({_names(entries)}): writing there could overwrite these "
+            "files. Choose an empty or new folder, or pass --force to write into it anyway")
+
+
+__all__ = ["WouldOverwrite", "RUN_FILES", "check_not_a_file", "describe_run",
+           "check_fresh_run_dir", "remove_run", "check_output_folder"]

@@ -1,0 +1,244 @@
+"""Bad input gets a one-line error that names the problem and the fix, a nonzero exit from the
+command line, no Python traceback, and no file lost."""
+
+import json
+import shutil
+
+import pytest
+from _train_helpers import MICRO_CLI
+
+from elmo_tutorial import Embedder, load_allennlp
+from elmo_tutorial.cli import main as cli
+from elmo_tutorial.config import MODEL_PRESETS, ModelConfig
+from elmo_tutorial.elmo import ELMo
+from elmo_tutorial.train_config import TrainConfig, apply_overrides, load_toml
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """A finished 2-step micro run."""
+    out = tmp_path_factory.mktemp("bad_input") / "run"
+    assert cli(["train", "--out", str(out), *MICRO_CLI, "--max_steps=2"]) == 0
+    return out
+
+
+def _one_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    assert len(lines) == 1, f"expected one line, got:\n{text}"
+    return lines[0]
+
+
+# -- train ---------------------------------------------------------------------------------------
+
+def test_negative_max_steps_is_refused_before_anything_is_written(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert cli(["train", "--out", str(out), *MICRO_CLI, "--max_steps=-5"]) == 2
+    assert "max_steps must be ≥ 0" in _one_line(capsys.readouterr().err)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("key, value", [
+    ("threads", -1), ("eval_interval", -1), ("checkpoint_interval", -1), ("warmup_steps", -1),
+    ("grad_clip", -1.0), ("sampled_softmax", -1), ("eval_sentences", -1), ("vocab_max_size", -1),
+    ("max_sentence_words", 0), ("weight_decay", -0.1), ("loss_multiplier", 0.0),
+    ("lr", float("nan")), ("adagrad_initial_accumulator", -1.0), ("vocab_min_count", -1),
+])
+def test_out_of_range_settings_are_refused_by_name(key, value):
+    with pytest.raises(ValueError, match=f"{key} must be"):
+        apply_overrides(TrainConfig(), {key: value})
+
+
+def test_nproc_zero_is_refused(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli(["train", "--out", str(tmp_path / "run"), *MICRO_CLI, "--nproc", "0"])
+    assert exit_.value.code == 2
+    assert "argument --nproc: must be ≥ 1, got 0" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
+def test_out_naming_a_file_is_refused_and_the_file_kept(tmp_path, capsys):
+    target = tmp_path / "notes.txt"
+    target.write_text("mine")
+    assert cli(["train", "--out", str(target), *MICRO_CLI]) == 2
+    assert "is a file" in _one_line(capsys.readouterr().err)
+    assert target.read_text() == "mine"
+
+
+def test_a_setting_given_without_equals_says_to_use_equals(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli(["train", "--out", "unused", "--max_steps", "10"])
+    assert exit_.value.code == 2
+    assert "--max_steps=10" in capsys.readouterr().err
+
+
+def test_a_sampled_softmax_larger_than_the_vocabulary_says_it_trains_the_full_one(tmp_path,
+                                                                                   capsys):
+    assert cli(["train", "--out", str(tmp_path / "run"), *MICRO_CLI, "--max_steps=1",
+                "--sampled_softmax=100000"]) == 0
+    assert "sampled_softmax=100000 is not below" in capsys.readouterr().err
+
+
+def test_a_gpu_asked_for_on_a_machine_without_one_is_a_clear_error(tmp_path, capsys,
+                                                                  monkeypatch):
+    monkeypatch.setattr("torch.cuda.is_available", lambda: False)
+    flags = [a for a in MICRO_CLI if not a.startswith("--device")]
+    assert cli(["train", "--out", str(tmp_path / "run"), *flags, "--device=cuda"]) == 2
+    assert "--device=cpu" in _one_line(capsys.readouterr().err)
+
+
+def test_an_unavailable_corpus_is_a_clear_error(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("ELMO_TUTORIAL_DATA", str(tmp_path / "nothing"))
+    monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path / "cache"))
+    assert cli(["train", "--out", str(tmp_path / "run"), *MICRO_CLI,
+                "--corpus=wikitext2"]) != 0
+    assert "data download wikitext-2" in _one_line(capsys.readouterr().err)
+
+
+def test_toml_filters_without_a_count_are_a_clear_error(tmp_path):
+    toml = tmp_path / "my.toml"
+    toml.write_text("[model]\nfilters = [[1], [2, 8]]\n")
+    with pytest.raises(ValueError, match=r"filters.*\(width, count\)"):
+        apply_overrides(TrainConfig(), load_toml(toml))
+    with pytest.raises(ValueError, match=r"filters.*\(width, count\)"):
+        ModelConfig(filters=((1,), (2, 8)))
+
+
+def test_a_preset_name_typo_lists_the_presets(capsys):
+    assert cli(["train", "--config", "smal"]) == 2
+    assert "unknown training preset 'smal'; choose one of" in _one_line(capsys.readouterr().err)
+
+
+def test_a_value_of_the_wrong_type_names_the_expected_type(capsys):
+    assert cli(["train", "--lr=abc"]) == 2
+    assert "'lr' expects float, got 'abc'" in _one_line(capsys.readouterr().err)
+
+
+def test_a_missing_config_file_is_named(tmp_path, capsys):
+    assert cli(["train", "--config-file", str(tmp_path / "my.toml"), *MICRO_CLI]) == 2
+    assert "my.toml" in _one_line(capsys.readouterr().err)
+
+
+# -- run directories ----------------------------------------------------------------------------
+
+def test_a_broken_config_json_is_named(run, tmp_path, capsys):
+    broken = shutil.copytree(run, tmp_path / "run")
+    (broken / "config.json").write_text('{"model": {"lstm_dim": 16,')
+    with pytest.raises(ValueError, match="config.json") as error:
+        ELMo.from_run(broken)
+    assert str(broken / "config.json") in str(error.value)
+    assert cli(["embed", str(broken), "The bank ."]) == 2
+    assert "config.json" in _one_line(capsys.readouterr().err)
+
+
+def test_a_config_json_that_is_not_a_run_config_is_named(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps({"hidden_size": 768}))
+    with pytest.raises(ValueError, match="not the config.json of a run"):
+        ELMo.from_run(tmp_path)
+
+
+def test_a_file_given_as_run_directory_is_a_clear_error(run, capsys):
+    assert cli(["embed", str(run / "model.safetensors"), "The bank ."]) == 2
+    assert "is a file, not a run directory" in _one_line(capsys.readouterr().err)
+
+
+def test_a_damaged_vocabulary_is_named(run, tmp_path, capsys):
+    broken = shutil.copytree(run, tmp_path / "run")
+    (broken / "vocab.txt").write_bytes(b"\xff\xfe\x00")
+    assert cli(["evaluate", str(broken), "--no-ngram"]) == 2
+    assert "vocab.txt is not a UTF-8 text file" in _one_line(capsys.readouterr().err)
+
+
+def test_a_folder_of_official_weights_points_to_load_allennlp(tmp_path):
+    (tmp_path / "options.json").write_text("{}")
+    with pytest.raises(FileNotFoundError, match="load_allennlp"):
+        ELMo.from_run(tmp_path)
+
+
+# -- embed, evaluate -------------------------------------------------------------------------------
+
+def test_embed_an_empty_sentence_is_refused(run, capsys):
+    assert cli(["embed", str(run), ""]) == 2
+    assert "empty" in _one_line(capsys.readouterr().err)
+
+
+def test_embed_dims_must_be_positive(run, capsys):
+    with pytest.raises(SystemExit):
+        cli(["embed", str(run), "The bank .", "--dims", "-1"])
+    assert "--dims" in capsys.readouterr().err
+
+
+def test_evaluate_negative_max_sentences_is_refused(run, capsys):
+    with pytest.raises(SystemExit):
+        cli(["evaluate", str(run), "--max-sentences", "-1"])
+    assert "--max-sentences" in capsys.readouterr().err
+
+
+def test_evaluate_on_a_gpu_that_is_not_there_is_a_clear_error(run, capsys, monkeypatch):
+    monkeypatch.setattr("torch.cuda.is_available", lambda: False)
+    assert cli(["evaluate", str(run), "--device", "cuda", "--no-ngram"]) == 2
+    assert "--device=cpu" in _one_line(capsys.readouterr().err)
+
+
+# -- the Python API -------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def embedder():
+    return Embedder(ELMo(MODEL_PRESETS["tiny"]))
+
+
+def test_embed_sentences_with_one_level_too_many_names_the_token(embedder):
+    with pytest.raises(TypeError, match=r"sentence 0, token 0 .*str.*list"):
+        embedder.embed_sentences([[["a", "b"]]])
+
+
+@pytest.mark.parametrize("batch_size", ["8", 2.5, None])
+def test_embed_sentences_batch_size_must_be_an_int(embedder, batch_size):
+    with pytest.raises(TypeError, match="batch_size must be an int"):
+        embedder.embed_sentences([["a"]], batch_size=batch_size)
+
+
+def test_embed_sentences_takes_any_iterable_of_sentences(embedder):
+    vectors = embedder.embed_sentences(s for s in [["a", "b"], ["c"]])
+    assert [v.shape[1] for v in vectors] == [2, 1]
+
+
+def test_embed_sentences_of_none_is_a_clear_error(embedder):
+    with pytest.raises(TypeError, match="list of token lists"):
+        embedder.embed_sentences(None)
+
+
+def test_an_embedder_of_a_path_instead_of_a_model_says_what_it_takes():
+    with pytest.raises(TypeError, match=r"Embedder\(ELMo.from_run\(run_dir\)\)"):
+        Embedder("runs/tiny")
+
+
+def test_load_allennlp_with_its_arguments_swapped_says_so(tmp_path):
+    weights = tmp_path / "weights.hdf5"
+    weights.write_bytes(b"\x89HDF\r\n\x1a\n" + bytes(100))  # an hdf5 file's signature
+    options = tmp_path / "options.json"
+    options.write_text(json.dumps(MODEL_PRESETS["tiny"].to_options()))
+    with pytest.raises(ValueError, match=r"swapped.*load_allennlp\(options_file, weight_file\)"):
+        load_allennlp(weights, options)
+
+
+def test_load_allennlp_with_a_broken_options_file_names_it(tmp_path):
+    options = tmp_path / "options.json"
+    options.write_text('{"lstm": ')
+    with pytest.raises(ValueError, match="options.json"):
+        load_allennlp(options, tmp_path / "weights.hdf5")
+
+
+def test_load_allennlp_with_weights_that_are_not_hdf5_names_them(tmp_path):
+    options = tmp_path / "options.json"
+    options.write_text(json.dumps(MODEL_PRESETS["tiny"].to_options()))
+    weights = tmp_path / "weights.hdf5"
+    weights.write_text("not hdf5")
+    with pytest.raises(ValueError, match="weights.hdf5 is not an hdf5 weight file"):
+        load_allennlp(options, weights)
+
+
+@pytest.mark.parametrize("field, value", [("cell_clip", -3.0), ("proj_clip", 0.0),
+                                          ("n_highway", -1)])
+def test_architectures_that_cannot_work_are_refused_by_name(field, value):
+    with pytest.raises(ValueError, match=f"{field} must be"):
+        ModelConfig(**{field: value})
