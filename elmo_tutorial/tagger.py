@@ -7,7 +7,7 @@ for every token once, and let the task model learn how to mix them (Eq. 1):
     \mathrm{ELMo}_k = \gamma \sum_j s_j \, \mathrm{LN}(h_{k,j}), \qquad s = \mathrm{softmax}(w)
 
 with the penalty ``λ · ScalarMix.penalty()`` added to the loss. Here the task model is small:
-dropout → one bidirectional LSTM → a linear layer giving a score per BIO tag (a
+(optional dropout) → one bidirectional LSTM → a linear layer giving a score per BIO tag (a
 BiLSTM-softmax tagger; the paper's NER model adds a CRF and character features). Because the
 biLM is frozen, its layers are computed once and training touches only the tagger.
 
@@ -140,14 +140,16 @@ class BiLSTMTagger(nn.Module):
         input_dim: width of what ``inputs`` returns.
         n_tags: number of tags.
         hidden_size: LSTM cells per direction.
-        dropout: dropout rate on the LSTM's input and output.
+        dropout: dropout rate on the LSTM's input and output. Default 0: on WNUT-17 with the
+            small biLM it slowed learning more than it helped the validation F1, and the best
+            epoch is kept anyway (``train_tagger(valid=...)``).
 
     Shape:
         ``inputs`` ``(B, T, ...)`` and ``mask`` ``(B, T)`` → logits ``(B, T, n_tags)``.
     """
 
     def __init__(self, inputs: nn.Module, input_dim: int, n_tags: int, hidden_size: int = 64,
-                 dropout: float = 0.3) -> None:
+                 dropout: float = 0.0) -> None:
         super().__init__()
         self.inputs = inputs
         self.dropout = nn.Dropout(dropout)
@@ -320,6 +322,6 @@ def evaluate_ner(embedder, progress: bool = True, epochs: int = 10,
         result[name] = scores[name]["f1"]
         if name == "elmo":
             result["s"] = inputs_module.mix.weights.tolist()
-            result["gamma"] = float(inputs_module.mix.gamma)
+            result["gamma"] = inputs_module.mix.gamma.item()
     result["scores"] = scores
     return {"wnut17": result}
