@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import numpy as np
 import torch
@@ -35,7 +36,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence, pad_se
 from .scalar_mix import ScalarMix
 
 __all__ = ["BiLSTMTagger", "FrozenLayers", "WordTypes", "bio_spans", "entity_scores",
-           "evaluate_ner", "predict_tags", "sentence_layers", "train_tagger"]
+           "evaluate_ner", "one_thread", "predict_tags", "sentence_layers", "train_tagger"]
 
 IGNORE = -100  # label of padding positions: cross_entropy skips them
 
@@ -245,6 +246,22 @@ def train_tagger(model: BiLSTMTagger, inputs: Sequence[torch.Tensor],
     return history
 
 
+@contextmanager
+def one_thread() -> Iterator[None]:
+    """Run torch on one CPU thread inside the block, then restore the previous count.
+
+    The tagger's LSTM steps are small matrix products: a second thread costs more in
+    synchronisation than it saves (on a busy machine, many times more), and one thread also
+    makes the result independent of the machine's core count.
+    """
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
 def sentence_layers(flat: np.ndarray, lengths: Sequence[int]) -> list[torch.Tensor]:
     """Cut ``(L, N, D)`` token layers (:func:`~elmo_tutorial.probes.token_layers`) into one
     ``(T_i, L, D)`` tensor per sentence: views of one in-memory copy."""
@@ -262,8 +279,8 @@ def evaluate_ner(embedder, progress: bool = True, epochs: int = 10,
     - ``word_type``: a vector per training word type learned from WNUT-17's training set alone
       (words seen once and unseen words share ``<UNK>``): no pretraining at all.
 
-    Each tagger trains ``epochs`` epochs on ``train``; the epoch with the best ``valid`` F1 is
-    scored on ``test``.
+    Each tagger trains ``epochs`` epochs on ``train``, on one CPU thread (:func:`one_thread`);
+    the epoch with the best ``valid`` F1 is scored on ``test``.
 
     Args:
         embedder: an :class:`~elmo_tutorial.embedder.Embedder`.
@@ -302,10 +319,12 @@ def evaluate_ner(embedder, progress: bool = True, epochs: int = 10,
             inputs_module, input_dim = FrozenLayers(n), width
             inputs = {split: [x[:, :n] for x in xs] for split, xs in layers.items()}
         model = BiLSTMTagger(inputs_module, input_dim, len(tags))
-        history = train_tagger(model, inputs["train"], labels["train"], tags, epochs=epochs,
-                               seed=seed, progress=progress,
-                               valid=(inputs["valid"], labels["valid"]))
-        scores[name] = entity_scores(labels["test"], predict_tags(model, inputs["test"], tags))
+        with one_thread():
+            history = train_tagger(model, inputs["train"], labels["train"], tags, epochs=epochs,
+                                   seed=seed, progress=progress,
+                                   valid=(inputs["valid"], labels["valid"]))
+            predicted = predict_tags(model, inputs["test"], tags)
+        scores[name] = entity_scores(labels["test"], predicted)
         scores[name]["best_epoch"] = max(history, key=lambda r: r["f1"])["epoch"]
         result[name] = scores[name]["f1"]
         if name == "elmo":

@@ -158,3 +158,13 @@ def test_evaluate_ner_end_to_end_on_a_few_sentences(one_thread):
     assert all(0.0 <= result[k] <= 100.0 for k in ("elmo", "layer0", "word_type"))
     assert result["scores"]["elmo"]["gold"] > 0
     assert runs[0] == runs[1]  # seeded: the same numbers twice
+
+
+def test_one_thread_restores_the_thread_count_even_after_an_error():
+    from elmo_tutorial.tagger import one_thread
+
+    before = torch.get_num_threads()
+    with pytest.raises(RuntimeError), one_thread():
+        assert torch.get_num_threads() == 1
+        raise RuntimeError("boom")
+    assert torch.get_num_threads() == before
