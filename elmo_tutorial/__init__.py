@@ -22,9 +22,9 @@ The data path, with the module of each step::
 
 Dependencies point one way: the data stack knows nothing of the model; the model (chars to
 elmo, embedder, allennlp_format) imports nothing from training, the command line or the data
-stack; only the command line imports the commands. ``tests/test_layering.py`` checks this and that there
-is no import cycle. Heavier names are imported on first use, so ``import elmo_tutorial`` stays
-fast.
+stack; only the command line imports the commands. ``tests/test_layering.py`` checks this, and
+that there is no import cycle. Heavier names are imported on first use, so
+``import elmo_tutorial`` stays fast.
 """
 
 from __future__ import annotations

@@ -35,10 +35,12 @@ import torch
 
 from .embedded_corpus import SenseExample
 from .static_vectors import StaticVectors
+from .wsd import split_words
 
 __all__ = [
     "PCA", "balanced_sample", "cosine_matrix", "embed_examples", "example_vectors",
-    "mix_layers", "nearest_centroid_accuracy", "pca", "sense_separation",
+    "mix_layers", "nearest_centroid_accuracy", "nearest_neighbour_agreement", "pca",
+    "sense_separation",
     "static_example_vectors", "wsd_examples",
 ]
 
@@ -143,6 +145,24 @@ def nearest_centroid_accuracy(vectors: np.ndarray, labels: Sequence[Hashable],
     return float((tied[np.arange(len(y)), y] / tied.sum(1)).mean())
 
 
+def nearest_neighbour_agreement(vectors: np.ndarray, labels: Sequence[Hashable]) -> float:
+    """How often the nearest other vector (cosine) has the same label, ``(N, D)`` → ``[0, 1]``.
+
+    Ties (within 1e-9) are shared out: with ``m`` vectors equally near, each counts ``1/m``,
+    the expected score of picking one at random. Identical vectors thus score the share of
+    same-label pairs, not an artefact of their order.
+    """
+    labels = np.asarray(labels, dtype=object)
+    if len(labels) < 2 or len(labels) != len(vectors):
+        raise ValueError(f"need ≥ 2 vectors with one label each, got {np.shape(vectors)}, "
+                         f"{len(labels)} labels")
+    sims = cosine_matrix(vectors)  # (N, N)
+    np.fill_diagonal(sims, -np.inf)
+    tied = sims >= sims.max(1, keepdims=True) - TIE_TOLERANCE  # (N, N)
+    same = labels[:, None] == labels[None, :]
+    return float(((tied & same).sum(1) / tied.sum(1)).mean())
+
+
 def sense_separation(vectors: np.ndarray, words: Sequence[Hashable], senses: Sequence[Hashable],
                      centre: bool = True) -> dict[Hashable, float]:
     """:func:`nearest_centroid_accuracy` word by word: ``{word: accuracy}``.
@@ -185,22 +205,14 @@ def wsd_examples(sentences: Sequence[dict]) -> list[SenseExample]:
     """Sense-tagged sentences (``wsd_framework`` dicts) → one ``SenseExample`` per instance.
 
     Multiword tokens (``"took place"``) are split into words, as the biLM was trained on
-    words; instances that are multiword or carry several gold keys are left out (a sense label
-    must be one word's one sense). ``word`` is the lemma, ``sense`` the WordNet sense key,
-    ``pos`` the coarse part of speech (``NOUN``, ``VERB``, ``ADJ``, ``ADV``).
+    words (:func:`elmo_tutorial.wsd.split_words`); instances that are multiword or carry
+    several gold keys are left out (a sense label must be one word's one sense). ``word`` is
+    the lemma, ``sense`` the WordNet sense key, ``pos`` the coarse part of speech (``NOUN``,
+    ``VERB``, ``ADJ``, ``ADV``).
     """
-    examples = []
-    for sentence in sentences:
-        words, start = [], []
-        for token in sentence["tokens"]:
-            start.append(len(words))
-            words.extend(token.split() or [token])
-        for instance in sentence["instances"]:
-            token = sentence["tokens"][instance["index"]]
-            if len(token.split()) == 1 and len(instance["keys"]) == 1:
-                examples.append(SenseExample(words, start[instance["index"]], instance["lemma"],
-                                             instance["keys"][0], instance["pos"]))
-    return examples
+    words, instances = split_words(sentences)
+    return [SenseExample(words[i.sentence], i.start, i.lemma, i.keys[0], i.pos)
+            for i in instances if i.end - i.start == 1 and len(i.keys) == 1]
 
 
 def embed_examples(embedder, examples: Sequence, batch_size: int = 64) -> list[np.ndarray]:

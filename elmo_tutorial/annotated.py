@@ -7,6 +7,7 @@ it (``elmo-tutorial data download NAME``, or ``ELMO_TUTORIAL_DATA``).
 
 - ``ud_english_ewt(split)`` → ``[(tokens, upos_tags), ...]`` (UD English-EWT r2.16)
 - ``wnut17(split)`` → ``[(tokens, bio_tags), ...]`` (WNUT-17 emerging entities)
+- ``treebank_pos(split)`` → ``[(tokens, ptb_tags), ...]`` (nltk's Penn Treebank sample)
 - ``wsd_framework(dataset)`` → ``[{"id", "tokens", "lemmas", "pos", "instances"}, ...]``
 
 Splits are called ``"train"``, ``"valid"`` and ``"test"`` (``"dev"`` and ``"validation"`` are
@@ -21,7 +22,7 @@ from pathlib import Path
 from .downloads import DatasetNotAvailable
 from .registry import locate, normalize_split
 
-__all__ = ["WSD_DATASETS", "ud_english_ewt", "wnut17", "wsd_framework"]
+__all__ = ["WSD_DATASETS", "treebank_pos", "ud_english_ewt", "wnut17", "wsd_framework"]
 
 Sentence = list[str]
 
@@ -29,22 +30,35 @@ Sentence = list[str]
 def _read_columns(path: Path, form: int, tag: int, conllu: bool) -> list[tuple[list, list]]:
     """Blank-line-separated sentences, one tab-separated token per line; keep two columns.
 
-    Whitespace-only lines also end a sentence (WNUT-17's training file uses a lone tab).
-    With ``conllu``, comment lines (``# text = ...``), multiword ranges (``3-4``) and empty
-    nodes (``8.1``) are skipped: the words of a range are listed again one by one. (Without
-    it, a token may well start with ``#``: WNUT-17 has hashtags.)
+    Whitespace-only lines also end a sentence (WNUT-17's training file uses a lone tab), and
+    several blank lines in a row make no empty sentence. Windows line ends and a byte-order
+    mark are accepted. With ``conllu``, comment lines (``# text = ...``), multiword-token
+    ranges (``3-4``, whose words are listed again one by one) and empty nodes (``8.1``) are
+    skipped. (Without it, a token may well start with ``#``: WNUT-17 has hashtags.)
+
+    Raises:
+        ValueError: a line with too few columns, or a CoNLL-U ID that is not a word index,
+            naming the file and the line.
     """
     sentences, tokens, tags = [], [], []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
+    with open(path, encoding="utf-8-sig") as f:
+        for number, line in enumerate(f, start=1):
             if not line.strip():
                 if tokens:
                     sentences.append((tokens, tags))
                 tokens, tags = [], []
                 continue
-            cols = line.rstrip("\n").split("\t")
-            if conllu and (line.startswith("#") or not cols[0].isdigit()):
+            if conllu and line.startswith("#"):
                 continue
+            cols = line.rstrip("\r\n").split("\t")
+            if len(cols) <= max(form, tag):
+                raise ValueError(f"{path}, line {number}: {len(cols)} tab-separated column(s), "
+                                 f"expected at least {max(form, tag) + 1}: {line.rstrip()!r:.60}")
+            if conllu and not cols[0].isdigit():
+                if "-" in cols[0] or "." in cols[0]:
+                    continue  # a multiword-token range or an empty node
+                raise ValueError(f"{path}, line {number}: ID {cols[0]!r} is not a CoNLL-U word "
+                                 "index (1, 2, ...), range (3-4) or empty node (8.1)")
             tokens.append(cols[form])
             tags.append(cols[tag])
     if tokens:
@@ -69,6 +83,40 @@ def wnut17(split: str = "train") -> list[tuple[Sentence, list[str]]]:
     file = {"train": "wnut17train.conll", "valid": "emerging.dev.conll",
             "test": "emerging.test.annotated"}[normalize_split(split)]
     return _read_columns(locate("wnut17") / file, form=0, tag=1, conllu=False)
+
+
+# The Penn Treebank writes some characters as escapes; the biLM read them as plain text.
+_PTB_TEXT = {"-LRB-": "(", "-RRB-": ")", "-LCB-": "{", "-RCB-": "}", "``": '"', "''": '"'}
+_PTB_TEST_FROM = "wsj_0151.mrg"  # documents wsj_0001-0150 train, wsj_0151-0199 test
+
+
+def treebank_pos(split: str = "train") -> list[tuple[Sentence, list[str]]]:
+    """PTB-tagged sentences of nltk's Penn Treebank sample as ``(tokens, tags)``.
+
+    The sample is 10% of the WSJ part (199 documents, 3,914 sentences). It has no official
+    split; we cut it by document: wsj_0001-0150 are ``"train"`` (3,262 sentences, 78,539
+    words), wsj_0151-0199 ``"test"`` (652 sentences, 15,545 words), so no article is on both
+    sides. There is no ``"valid"``.
+
+    Traces and empty elements (tag ``-NONE-``, e.g. ``*T*-1``) are dropped: they are not words.
+    Escaped characters are written as the characters they stand for (``-LRB-`` → ``(``, the
+    LaTeX quotes → ``"``, an escaped slash → ``/``), as in the text the biLM was trained on; the
+    tags stay as they are (``-LRB-``, ``''``...).
+    """
+    from .corpora import nltk_corpus
+
+    split = normalize_split(split)
+    if split == "valid":
+        raise ValueError("the treebank sample has only 'train' and 'test' splits")
+    reader = nltk_corpus("treebank")
+    fileids = [f for f in reader.fileids() if (f >= _PTB_TEST_FROM) == (split == "test")]
+    sentences = []
+    for sentence in reader.tagged_sents(fileids):
+        words = [(_PTB_TEXT.get(w, w.replace("\\/", "/").replace("\\*", "*")), t)
+                 for w, t in sentence if t != "-NONE-"]
+        if words:
+            sentences.append(([w for w, _ in words], [t for _, t in words]))
+    return sentences
 
 
 WSD_DATASETS = ("semcor", "senseval2", "senseval3", "semeval2007", "semeval2013",

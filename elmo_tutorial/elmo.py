@@ -21,7 +21,7 @@ sentence's vectors depend neither on its batch neighbours nor on what ran before
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -123,8 +123,24 @@ class ELMo(nn.Module):
         """
         mask = check_char_ids(char_ids)  # the one check of the user's ids, (B, T)
         ids, mask = add_sentence_boundaries(char_ids, mask)  # (B, T + 2, 50), (B, T + 2)
-        out = self.bilm.encode(ids, mask)
-        word_emb = out["word_emb"]  # (B, T + 2, P)
+        return self.layers_from_embeddings(self.bilm.char_cnn(ids), mask)  # (B, T + 2, P)
+
+    def layers_from_embeddings(
+        self, word_emb: Tensor, mask: Tensor, map_directions: Callable = map
+    ) -> tuple[list[Tensor], Tensor, Tensor]:
+        """:meth:`layers` from token embeddings computed elsewhere (``Embedder`` keeps them).
+
+        Args:
+            word_emb: ``(B, T + 2, P)`` token embeddings of ``<S> w_1 .. w_n </S>``, zero at
+                padding: what ``bilm.char_cnn`` gives for the ids with boundaries.
+            mask: ``(B, T + 2)`` bool, True at ``<S>``, the tokens and ``</S>``.
+            map_directions: runs the two directions' LSTM stacks, see
+                :meth:`~elmo_tutorial.lm.BidirectionalLM.encode_embeddings`.
+
+        Returns:
+            What :meth:`layers` returns.
+        """
+        out = self.bilm.encode_embeddings(word_emb, mask, map_directions)
         layers = [torch.cat([word_emb, word_emb], dim=-1)]  # (B, T + 2, 2P)
         for h_forward, h_backward in zip(out["forward"], out["backward"], strict=True):
             layers.append(torch.cat([h_forward, h_backward], dim=-1))  # (B, T + 2, 2P)

@@ -6,75 +6,69 @@ without autograd, and hands back one ``(L + 1, T_i, 2P)`` array per sentence, th
 AllenNLP's ``ElmoEmbedder``: layer 0 is the token embedding duplicated to ``2P``, layer ``j``
 the concatenated forward and backward outputs of LSTM layer ``j``.
 
-Batching by length: sentences are sorted by length, cut into batches of similar lengths (little
-padding, so little wasted work), run, and returned in the caller's order. Because the model is
-stateless, the result for a sentence does not depend on how it was batched.
+How it is fast (measurements in benchmarks/RESULTS.md):
 
-Token cache: a token's layer-0 vector depends on its characters only, and the character CNN is
-most of the inference time (the paper's 2048 filters and 2 highway layers of 2048 × 4096). So
-the ``Embedder`` remembers the vectors of tokens it has seen (``cache_size`` of them) and runs
-the CNN only on new ones. The cache sits outside the model: while a batch runs, the biLM's
-``char_cnn`` is wrapped by :class:`TokenCache`, then put back. ``embed_sentences`` fills the
-cache with all the sentences' distinct tokens before the first batch: a few large matrix
-products use the CPU better than each batch's few new tokens would.
+- **Each distinct token through the character CNN once.** A token's layer-0 vector depends on
+  its characters only. ``embed_sentences`` first computes the vectors of all the sentences'
+  distinct tokens, in a few large matrix products (a CPU runs those at a higher rate than the
+  few new tokens of each batch), then every batch just indexes that table and goes into the
+  LSTMs through :meth:`~elmo_tutorial.elmo.ELMo.layers_from_embeddings`.
+  A :class:`TokenCache` remembers up to ``cache_size`` tokens' vectors across calls.
+- **Batching by length**: sentences are sorted by length and cut into batches of similar
+  lengths (little padding, so little wasted work), run, and returned in the caller's order.
+  The model is stateless, so a sentence's result does not depend on how it was batched.
+- **Both directions at once** on a CPU with several threads: the forward and the backward
+  LSTM stacks are independent, and their per-step products are too small to keep two cores
+  busy, so two worker threads run one direction each, on ``threads // 2`` cores apiece.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from functools import partial
 
 import numpy as np
 import torch
 from torch import nn
 
-from .chars import batch_to_ids, ids_to_mask, word_to_char_ids
+from .chars import BOS_TOKEN, EOS_TOKEN, word_to_char_ids
 from .elmo import ELMo, remove_sentence_boundaries
 
+PAD_ROW, BOS_ROW, EOS_ROW = 0, 1, 2  # the first rows of every token table
 
-class TokenCache(nn.Module):
-    """Wraps a ``CharCNN``: remembers each distinct token's vector, computes only new ones.
 
-    Tokens are keyed by their 50 character ids. Once ``max_size`` tokens are stored, new ones
-    are computed but not stored (the frequent words of a text come first, so they are kept).
+class TokenCache:
+    """Each token's layer-0 vector, computed once by the character CNN and remembered.
 
-    Shape:
-        ``(B, T, 50)`` character ids → ``(B, T, P)``, exactly what the wrapped ``CharCNN`` gives.
+    Tokens are keyed by their string. Once ``max_size`` tokens are stored, new ones are
+    computed but not stored (the tokens of a text come in order of first use, so the frequent
+    words, which appear early, are kept). ``max_size`` 0 remembers nothing between calls.
+
+    Args:
+        char_cnn: the model's ``CharCNN``; only its ``embed_tokens`` is called.
+        max_size: how many tokens to remember.
     """
 
     def __init__(self, char_cnn: nn.Module, max_size: int) -> None:
-        super().__init__()
         self.char_cnn = char_cnn
         self.max_size = max_size
-        self.vectors: dict[bytes, torch.Tensor] = {}
+        self.vectors: dict[str, torch.Tensor] = {}
 
-    def forward(self, char_ids: torch.Tensor) -> torch.Tensor:
-        B, T, C = char_ids.shape
-        tokens, where = torch.unique(char_ids.reshape(-1, C), dim=0, return_inverse=True)
-        keys = [row.tobytes() for row in tokens.cpu().numpy()]  # (U,) one key per token
-        new = [i for i, key in enumerate(keys) if key not in self.vectors]
-        fresh = {}
-        if new:
-            computed = self.char_cnn(tokens[new].unsqueeze(0))[0]  # (N, P)
-            fresh = {keys[i]: vector for i, vector in zip(new, computed, strict=True)}
-            room = max(self.max_size - len(self.vectors), 0)
-            self.vectors.update(list(fresh.items())[:room])
-        vectors = torch.stack([self.vectors.get(k, fresh.get(k)) for k in keys])  # (U, P)
-        return vectors[where].view(B, T, -1)  # (B, T, P)
-
-    def add_tokens(self, ids: torch.Tensor, chunk: int = 2048) -> None:
-        """Compute and store the vectors of the new tokens among ``ids (N, 50)``, while there
-        is room, ``chunk`` tokens per call of the character CNN."""
-        keys = [row.tobytes() for row in ids.cpu().numpy()]
-        first: dict[bytes, int] = {}  # each new token once, at its first row
-        for i, key in enumerate(keys):
-            if key not in self.vectors:
-                first.setdefault(key, i)
-        new = list(first.values())[: max(self.max_size - len(self.vectors), 0)]
+    def table(self, tokens: Sequence[str], chunk: int = 2048) -> torch.Tensor:
+        """The vectors of distinct, valid ``tokens``: ``(N, P)``, computing only new ones,
+        ``chunk`` tokens per call of the character CNN."""
+        new = [t for t in tokens if t not in self.vectors]
+        fresh: dict[str, torch.Tensor] = {}
         for start in range(0, len(new), chunk):
-            rows = new[start : start + chunk]
-            computed = self.char_cnn.embed_tokens(ids[rows])  # (n, P)
-            self.vectors.update(zip((keys[i] for i in rows), computed, strict=True))
+            part = new[start : start + chunk]
+            ids = torch.tensor([word_to_char_ids(t) for t in part])  # (n, 50)
+            ids = ids.to(self.char_cnn.projection.weight.device)
+            fresh.update(zip(part, self.char_cnn.embed_tokens(ids), strict=True))  # n × (P,)
+        room = max(self.max_size - len(self.vectors), 0)
+        self.vectors.update(list(fresh.items())[:room])
+        return torch.stack([self.vectors[t] if t in self.vectors else fresh[t] for t in tokens])
 
 
 class Embedder:
@@ -84,8 +78,10 @@ class Embedder:
         model: an ``ELMo`` (e.g. from ``load_allennlp`` or ``ELMo.from_run``). It is put in
             eval mode and moved to ``device``.
         device: where to run; default: where the model's parameters are.
-        cache_size: how many distinct tokens' layer-0 vectors to remember (0: no cache).
-            Call ``clear_cache()`` if the model's weights change.
+        cache_size: how many distinct tokens' layer-0 vectors to remember between calls
+            (0: none). Call ``clear_cache()`` if the model's weights change.
+        parallel_directions: run the forward and backward LSTM stacks in two threads at
+            once; default: on a CPU when PyTorch may use 2 threads or more.
 
     Example:
         >>> from elmo_tutorial.config import MODEL_PRESETS
@@ -97,7 +93,11 @@ class Embedder:
     """
 
     def __init__(
-        self, model: ELMo, device: str | torch.device | None = None, cache_size: int = 20_000
+        self,
+        model: ELMo,
+        device: str | torch.device | None = None,
+        cache_size: int = 20_000,
+        parallel_directions: bool | None = None,
     ) -> None:
         if not isinstance(model, nn.Module):  # e.g. a path given instead of a model
             raise TypeError(f"Embedder expects an ELMo model, got {type(model).__name__} "
@@ -106,35 +106,12 @@ class Embedder:
             device = next(model.parameters()).device
         self.device = torch.device(device)
         self.model = model.to(self.device).eval()
-        self.cache = TokenCache(model.bilm.char_cnn, cache_size) if cache_size > 0 else None
+        self.cache = TokenCache(model.bilm.char_cnn, max(cache_size, 0))
+        self.parallel_directions = parallel_directions
 
     def clear_cache(self) -> None:
         """Forget the remembered token vectors (needed after changing the model's weights)."""
-        if self.cache is not None:
-            self.cache.vectors.clear()
-
-    @contextmanager
-    def _cached_tokens(self) -> Iterator[None]:
-        """Let the biLM's ``char_cnn`` go through the cache for the duration of a batch."""
-        if self.cache is None:
-            yield
-            return
-        bilm = self.model.bilm
-        bilm.char_cnn = self.cache
-        try:
-            yield
-        finally:
-            bilm.char_cnn = self.cache.char_cnn
-
-    def embed_batch(self, sentences: Sequence[Sequence[str]]) -> list[np.ndarray]:
-        """Embed one batch as given (no sorting): a list of ``(L + 1, T_i, 2P)`` arrays."""
-        char_ids = batch_to_ids(sentences).to(self.device)  # (B, T, 50)
-        with torch.inference_mode(), self._cached_tokens():
-            layers, _, _ = self.model.layers(char_ids)  # L + 1 × (B, T + 2, 2P)
-            mask = ids_to_mask(char_ids)  # (B, T)
-            stacked = torch.stack([remove_sentence_boundaries(h, mask) for h in layers], 1)
-            stacked = stacked.float().cpu().numpy()  # (B, L + 1, T, 2P)
-        return [stacked[b, :, : len(s)] for b, s in enumerate(sentences)]
+        self.cache.vectors.clear()
 
     def embed_sentence(self, tokens: Sequence[str]) -> np.ndarray:
         """One sentence → ``(L + 1, T, 2P)``, ``T = len(tokens)``."""
@@ -143,74 +120,146 @@ class Embedder:
                 f"embed_sentence expects a list of tokens, got the string {tokens!r:.40}; "
                 "tokenize it first, e.g. elmo_tutorial.tokenize.tokenize_words(text)"
             )
-        return self.embed_batch(_check_sentences([tokens]))[0]
+        return self.embed_batch([tokens])[0]
+
+    def embed_batch(self, sentences: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        """Embed one batch as given (no sorting): a list of ``(L + 1, T_i, 2P)`` arrays."""
+        sentences = _as_list(sentences)
+        rows = index_tokens(sentences)
+        with torch.inference_mode():
+            table = self._table(list(rows))
+            with self._direction_runner() as map_directions:
+                return self._run_batch(sentences, rows, table, map_directions)
 
     def embed_sentences(
-        self, sentences: Sequence[Sequence[str]], batch_size: int = 64
+        self, sentences: Sequence[Sequence[str]], batch_size: int = 64, progress: bool = False
     ) -> list[np.ndarray]:
-        """Many sentences → list of ``(L + 1, T_i, 2P)`` arrays, in the order given.
+        """Many sentences → list of ``(L + 1, T_i, 2P)`` float32 arrays, in the order given.
 
         Args:
-            sentences: tokenized sentences (lists of strings); empty ones give ``T_i = 0``.
+            sentences: tokenized sentences (lists of strings; any iterable of them); empty
+                ones give ``T_i = 0``.
             batch_size: sentences per forward pass; sentences of similar length share one.
+            progress: show a progress bar (tqdm) counting tokens.
         """
-        sentences = _check_sentences(sentences, batch_size)
-        self._precompute_tokens(sentences)
-        order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
+        sentences = _as_list(sentences)
         results: list[np.ndarray | None] = [None] * len(sentences)
-        for start in range(0, len(order), batch_size):
-            chunk = order[start : start + batch_size]
-            for i, vectors in zip(chunk, self.embed_batch([sentences[i] for i in chunk]),
-                                  strict=True):
+        for indices, arrays in self.iter_batches(sentences, batch_size, progress):
+            for i, vectors in zip(indices, arrays, strict=True):
                 results[i] = vectors
         return results
 
-    def _precompute_tokens(self, sentences: Sequence[Sequence[str]]) -> None:
-        """Put every distinct token of ``sentences`` through the character CNN up front.
+    def iter_batches(
+        self, sentences: Sequence[Sequence[str]], batch_size: int = 64, progress: bool = False
+    ) -> Iterator[tuple[list[int], list[np.ndarray]]]:
+        """Embed sentences batch by batch, shortest first: yields ``(indices, arrays)``.
 
-        Its highway layers are matrix products over tokens, and a CPU runs them at a higher
-        rate on thousands of tokens at once than on the few new ones of each batch
-        (benchmarks/RESULTS.md). The tokens go in order of first use, so a full cache keeps
-        the same words as batch by batch would. Invalid tokens are skipped here; their batch
-        reports them.
+        ``arrays[k]`` is the ``(L + 1, T_i, 2P)`` array of ``sentences[indices[k]]``. For
+        callers that store the vectors as they come instead of holding them all
+        (:func:`elmo_tutorial.embedding_cache.embed_corpus`); arguments as in
+        :meth:`embed_sentences`.
         """
-        if self.cache is None or len(self.cache.vectors) >= self.cache.max_size:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int):
+            raise TypeError(f"batch_size must be an int, got {type(batch_size).__name__} "
+                            f"{batch_size!r}")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be ≥ 1, got {batch_size}")
+        sentences = _as_list(sentences)
+        rows = index_tokens(sentences)
+        order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=sum(len(s) for s in sentences), unit="tok", disable=not progress,
+                   desc="embedding", dynamic_ncols=True)
+        with torch.inference_mode(), bar:
+            table = self._table(list(rows))
+            with self._direction_runner() as map_directions:
+                for start in range(0, len(order), batch_size):
+                    chunk = order[start : start + batch_size]
+                    batch = [sentences[i] for i in chunk]
+                    yield chunk, self._run_batch(batch, rows, table, map_directions)
+                    bar.update(sum(len(s) for s in batch))
+
+    def _run_batch(
+        self, batch: Sequence[Sequence[str]], rows: dict[str, int], table: torch.Tensor,
+        map_directions: Callable,
+    ) -> list[np.ndarray]:
+        """The biLM on one batch whose token vectors are rows of ``table``."""
+        lengths = [len(s) for s in batch]
+        index = torch.full((len(batch), max(lengths, default=0) + 2), PAD_ROW)  # (B, T + 2)
+        for b, sentence in enumerate(batch):
+            index[b, : len(sentence) + 2] = torch.tensor(
+                [BOS_ROW, *(rows[t] for t in sentence), EOS_ROW])
+        index = index.to(self.device)
+        word_emb = table[index]  # (B, T + 2, P), zero at padding (row 0)
+        layers, _, _ = self.model.layers_from_embeddings(word_emb, index != PAD_ROW,
+                                                          map_directions)
+        mask = index[:, 2:] != PAD_ROW  # (B, T): position t + 2 is real iff token t is
+        stacked = torch.stack([remove_sentence_boundaries(h, mask) for h in layers], 1)
+        stacked = stacked.float().cpu().numpy()  # (B, L + 1, T, 2P)
+        return [stacked[b, :, :n] for b, n in enumerate(lengths)]
+
+    def _table(self, tokens: list[str]) -> torch.Tensor:
+        """``(3 + N, P)``: a zero row for padding, ``<S>``, ``</S>``, then ``tokens``."""
+        vectors = self.cache.table([BOS_TOKEN, EOS_TOKEN, *tokens])  # (2 + N, P)
+        return torch.cat([vectors.new_zeros(1, vectors.shape[1]), vectors])
+
+    @contextmanager
+    def _direction_runner(self) -> Iterator[Callable]:
+        """``map`` for the two LSTM directions: at once in two threads (by default on a CPU
+        with ≥ 2 threads), else one after the other (GPU kernels already fill the device)."""
+        threads = torch.get_num_threads()
+        parallel = self.parallel_directions
+        if parallel is None:
+            parallel = self.device.type == "cpu" and threads >= 2
+        if not parallel:
+            yield map
             return
-        rows = []
-        for token in dict.fromkeys(t for sentence in sentences for t in sentence):
-            if len(rows) == self.cache.max_size:  # more could not be stored anyway
-                break
-            try:
-                rows.append(word_to_char_ids(token))
-            except (TypeError, ValueError):
-                continue
-        if rows:
-            with torch.inference_mode():
-                self.cache.add_tokens(torch.tensor(rows, device=self.device))
+        per_direction = max(threads // 2, 1)
+        pool = ThreadPoolExecutor(2, initializer=torch.set_num_threads, initargs=(per_direction,))
+        try:  # grad mode is per thread: the workers switch inference mode on themselves
+            yield lambda run, stacks: pool.map(partial(_in_inference_mode, run), stacks)
+        finally:
+            pool.shutdown()
+            # A worker's set_num_threads also sets the default of threads started later.
+            torch.set_num_threads(threads)
 
 
-def _check_sentences(sentences: Iterable[Sequence[str]], batch_size: int = 1) -> list:
-    """The input of the public entry points as a list, or a one-line error saying what is wrong
-    (checked up front: deeper down, a wrong type surfaces as an unrelated message)."""
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int):
-        raise TypeError(f"batch_size must be an int, got {type(batch_size).__name__} "
-                        f"{batch_size!r}")
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be ≥ 1, got {batch_size}")
-    if isinstance(sentences, str) or not isinstance(sentences, Iterable):
-        raise TypeError("embed_sentences expects a list of token lists, e.g. [['Hello', "
-                        f"'world'], ['Hi']]; got {type(sentences).__name__} {sentences!r:.40}")
-    sentences = list(sentences)
+def index_tokens(sentences: Sequence[Sequence[str]]) -> dict[str, int]:
+    """Each distinct token of ``sentences`` → its row in an ``Embedder`` token table
+    (``3 + rank of first use``; rows 0-2 are padding, ``<S>``, ``</S>``).
+
+    Checks every token on the way, so that a bad one is reported with its position.
+    """
+    sentences = _as_list(sentences)
+    rows: dict[str, int] = {}
     for i, sentence in enumerate(sentences):
         if isinstance(sentence, str) or not isinstance(sentence, Sequence):
-            raise TypeError(f"sentence {i} must be a list of token strings, got "
-                            f"{type(sentence).__name__} {sentence!r:.40}; tokenize it first, "
-                            "e.g. with elmo_tutorial.tokenize.tokenize_words")
+            raise TypeError(
+                f"sentence {i} must be a list of token strings, got "
+                f"{type(sentence).__name__} {sentence!r:.60}; tokenize it first"
+            )
         for j, token in enumerate(sentence):
-            if not isinstance(token, str):
-                raise TypeError(f"sentence {i}, token {j} must be a str, got "
-                                f"{type(token).__name__} {token!r:.40}")
-    return sentences
+            if token.__class__ is not str or not token:  # the common case costs one check
+                try:
+                    word_to_char_ids(token)  # raises the message for what is wrong
+                except (TypeError, ValueError) as error:
+                    raise type(error)(f"sentence {i}, token {j} is invalid: {error}") from None
+            rows.setdefault(token, len(rows) + 3)
+    return rows
 
 
-__all__ = ["Embedder", "TokenCache"]
+def _as_list(sentences: Iterable[Sequence[str]]) -> Sequence[Sequence[str]]:
+    """Sentences as a sequence (a generator is read once), or a one-line error."""
+    if isinstance(sentences, str) or not isinstance(sentences, Iterable):
+        raise TypeError("expected a list of token lists, e.g. [['Hello', 'world'], ['Hi']]; "
+                        f"got {type(sentences).__name__} {sentences!r:.40}")
+    return sentences if isinstance(sentences, Sequence) else list(sentences)
+
+
+def _in_inference_mode(run: Callable, item):
+    with torch.inference_mode():
+        return run(item)
+
+
+__all__ = ["Embedder", "TokenCache", "index_tokens"]

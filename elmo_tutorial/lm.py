@@ -16,6 +16,7 @@ forward LM at position ``t`` predicts the word at ``t+1``, the backward LM the w
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from torch import Tensor, nn
@@ -96,11 +97,30 @@ class _LanguageModel(nn.Module):
         """
         if mask is None:
             mask = check_char_ids(char_ids)  # (B, T)
-        word_emb = self.char_cnn(char_ids)  # (B, T, P)
+        return self.encode_embeddings(self.char_cnn(char_ids), mask)  # char_cnn: (B, T, P)
+
+    def encode_embeddings(
+        self, word_emb: Tensor, mask: Tensor, map_directions: Callable = map
+    ) -> dict:
+        """Like :meth:`encode`, from token embeddings computed elsewhere (e.g. remembered).
+
+        The token embedding depends on a token's characters only, so a caller that has
+        already computed it (``Embedder`` keeps each distinct token's vector) passes it
+        here instead of character ids; ``encode(ids)`` equals
+        ``encode_embeddings(char_cnn(ids), check_char_ids(ids))``.
+
+        Args:
+            word_emb: ``(B, T, P)`` token embeddings, ``<S> .. </S>`` included.
+            mask: ``(B, T)`` bool, True at real positions (which come first in each row).
+            map_directions: how to run the directions' LSTM stacks, called as
+                ``map_directions(run, stacks)``; the built-in ``map`` runs them one after
+                the other, a thread pool's ``map`` runs them at once.
+        """
         x = self.dropout(word_emb)
+        stacks = [getattr(self, f"{direction}_lstm") for direction in self.directions]
+        outputs = map_directions(lambda stack: stack(x, mask), stacks)
         out = {"word_emb": word_emb, "mask": mask}
-        for direction in self.directions:
-            out[direction] = getattr(self, f"{direction}_lstm")(x, mask)
+        out.update(zip(self.directions, outputs, strict=True))  # per direction n_layers × (B, T, P)
         return out
 
     def forward(self, batch: LMBatch, sampled: bool = False) -> LMOutput:

@@ -14,6 +14,7 @@ from elmo_tutorial.analysis import (
     example_vectors,
     mix_layers,
     nearest_centroid_accuracy,
+    nearest_neighbour_agreement,
     pca,
     sense_separation,
     static_example_vectors,
@@ -100,6 +101,15 @@ def test_nearest_centroid_accuracy_separates_clean_clusters_and_rejects_bad_inpu
         nearest_centroid_accuracy(x, ["a", "b"])
 
 
+def test_nearest_neighbour_agreement_by_hand_and_with_ties():
+    x = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.5, 0.5]])
+    # nearest: 0 → 1, 1 → 0, 2 → 3, 3 → 1 (cos .74 vs .71 for 0 and for 2)
+    assert nearest_neighbour_agreement(x, ["a", "a", "b", "b"]) == 0.75
+    same_vector = np.ones((4, 2))  # every pair tied: each vector's share of same-label others
+    assert nearest_neighbour_agreement(same_vector, ["a", "a", "a", "b"]) == pytest.approx(
+        (3 * 2 / 3 + 0) / 4)
+
+
 def test_sense_separation_scores_each_word_on_its_own_occurrences():
     x = np.array([[1.0, 0.0], [0.6, 0.8], [0.0, 1.0], [0.8, 0.6], [1, 0], [1, 0.1], [0, 1],
                   [0.1, 1]])
@@ -133,10 +143,13 @@ def test_wsd_examples_split_multiword_tokens_and_skip_unclear_labels():
     sentence = {
         "tokens": ["The", "jury", "took place", "in", "Fulton County", "bank", "."],
         "instances": [
-            {"index": 1, "lemma": "jury", "pos": "NOUN", "keys": ["jury%1:14:00::"]},
-            {"index": 2, "lemma": "take_place", "pos": "VERB", "keys": ["take_place%2:30:00::"]},
-            {"index": 5, "lemma": "bank", "pos": "NOUN", "keys": ["bank%1:14:00::", "x"]},
-            {"index": 5, "lemma": "bank", "pos": "NOUN", "keys": ["bank%1:17:01::"]},
+            {"index": 1, "id": "s.t0", "lemma": "jury", "pos": "NOUN", "keys": ["jury%1:14:00::"]},
+            {"index": 2, "id": "s.t1", "lemma": "take_place", "pos": "VERB",
+             "keys": ["take_place%2:30:00::"]},
+            {"index": 5, "id": "s.t2", "lemma": "bank", "pos": "NOUN",
+             "keys": ["bank%1:14:00::", "x"]},
+            {"index": 5, "id": "s.t3", "lemma": "bank", "pos": "NOUN",
+             "keys": ["bank%1:17:01::"]},
         ],
     }
     examples = wsd_examples([sentence])

@@ -7,8 +7,9 @@ import pytest
 import torch
 
 from elmo_tutorial import batch_to_ids
+from elmo_tutorial.chars import ids_to_mask
 from elmo_tutorial.config import ModelConfig
-from elmo_tutorial.elmo import ELMo
+from elmo_tutorial.elmo import ELMo, add_sentence_boundaries
 from elmo_tutorial.embedder import Embedder
 
 CONFIG = ModelConfig(
@@ -78,13 +79,13 @@ def test_token_cache_gives_the_same_vectors_and_computes_each_token_once():
     first = cached.embed_sentences(SENTENCES, batch_size=2)
     n_cached = len(cached.cache.vectors)
     distinct = {t for s in SENTENCES for t in s}
-    assert n_cached >= len(distinct)  # every token (+ <S>, </S>, the padding row)
+    assert n_cached == len(distinct) + 2  # every token, <S> and </S>
     again = cached.embed_sentences(SENTENCES[::-1], batch_size=3)[::-1]
     assert len(cached.cache.vectors) == n_cached  # nothing new to compute
     for a, b, c in zip(first, again, plain.embed_sentences(SENTENCES), strict=True):
         np.testing.assert_allclose(a, c, atol=1e-5, rtol=0)
         np.testing.assert_allclose(b, c, atol=1e-5, rtol=0)
-    assert model.bilm.char_cnn is cached.cache.char_cnn  # the model got its own CNN back
+    assert model.bilm.char_cnn is cached.cache.char_cnn  # the model's own CNN, never swapped
 
 
 def test_token_cache_respects_its_size_and_can_be_cleared():
@@ -116,13 +117,61 @@ def test_token_cache_stops_at_max_size_and_mixes_known_and_new_tokens_correctly(
         np.testing.assert_allclose(b, c, atol=1e-5, rtol=0)
 
 
-def test_embed_sentences_fills_the_cache_up_front_and_still_reports_bad_tokens():
+def test_embed_sentences_puts_all_distinct_tokens_through_the_cnn_in_one_call(monkeypatch):
     torch.manual_seed(0)
     embedder = Embedder(ELMo(CONFIG), cache_size=1000)
-    embedder._precompute_tokens(SENTENCES)
+    calls = []
+    cnn = embedder.model.bilm.char_cnn
+    original = cnn.embed_tokens
+    monkeypatch.setattr(cnn, "embed_tokens", lambda ids: calls.append(len(ids)) or original(ids))
+    embedder.embed_sentences(SENTENCES, batch_size=2)
     distinct = {t for s in SENTENCES for t in s}
-    assert len(embedder.cache.vectors) == len(distinct)  # every word, computed at once
-    with pytest.raises(ValueError, match="token 1: a token must not be the empty string"):
+    assert calls == [len(distinct) + 2]  # every word and <S>, </S>, at once
+    embedder.embed_sentences(SENTENCES[:2], batch_size=1)
+    assert len(calls) == 1  # all remembered
+
+
+def test_bad_tokens_and_arguments_are_reported_with_their_position():
+    embedder = Embedder(ELMo(CONFIG), cache_size=1000)
+    with pytest.raises(ValueError, match="sentence 1, token 1 is invalid: a token must not be the empty"):
         embedder.embed_sentences([["fine"], ["a", "", "b"]])
-    with pytest.raises(TypeError, match="must be a str"):
+    with pytest.raises(TypeError, match="sentence 1, token 1 is invalid: a token must be a str"):
         embedder.embed_sentences([["fine"], ["a", 3]])
+    with pytest.raises(TypeError, match="sentence 0, token 0 is invalid: a token must be a str, got list"):
+        embedder.embed_sentences([[["a", "b"]]])  # one nesting level too many
+    with pytest.raises(TypeError, match="batch_size must be an int"):
+        embedder.embed_sentences(SENTENCES, batch_size="8")
+
+
+def test_the_seam_token_embeddings_in_gives_what_character_ids_give():
+    """``layers_from_embeddings`` on the CNN's own output equals ``layers`` on the ids."""
+    torch.manual_seed(0)
+    model = ELMo(CONFIG).eval()
+    ids = batch_to_ids(SENTENCES)
+    with torch.inference_mode():
+        layers, word_emb, mask = model.layers(ids)
+        boundaries, mask_b = add_sentence_boundaries(ids, ids_to_mask(ids))
+        again, _, _ = model.layers_from_embeddings(model.bilm.char_cnn(boundaries), mask_b)
+    assert torch.equal(mask, mask_b)
+    for a, b in zip(layers, again, strict=True):
+        torch.testing.assert_close(a, b, rtol=0, atol=0)
+
+
+def test_directions_in_two_threads_give_the_same_vectors_and_restore_the_thread_count():
+    torch.manual_seed(0)
+    embedder = Embedder(ELMo(CONFIG))
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        one_after_the_other = embedder.embed_sentences(SENTENCES)
+        torch.set_num_threads(2)
+        at_once = embedder.embed_sentences(SENTENCES)
+        assert torch.get_num_threads() == 2
+        embedder.parallel_directions = True
+        torch.set_num_threads(1)
+        at_once_on_one_thread = embedder.embed_sentences(SENTENCES)
+    finally:
+        torch.set_num_threads(threads)
+    for a, b, c in zip(one_after_the_other, at_once, at_once_on_one_thread, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-6, rtol=0)
+        np.testing.assert_allclose(a, c, atol=1e-6, rtol=0)

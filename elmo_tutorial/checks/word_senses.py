@@ -1,0 +1,62 @@
+"""Self-check for notebook 09 (the WSD Evaluation Framework's scorer, paper Table 5)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..wsd import score
+from ._core import CheckFailed, passed
+
+__all__ = ["check_wsd_scorer"]
+
+# (what the case tests, predictions, gold): id → predicted key or None; id → gold keys
+_CASES = [
+    ("every instance answered, one gold key each",
+     {"a": "k1", "b": "k2", "c": "k9", "d": "k4"},
+     {"a": ["k1"], "b": ["k2"], "c": ["k3"], "d": ["k4"]}),
+    ("an instance with two gold keys (either one is right)",
+     {"a": "k2", "b": "k1", "c": "k5"},
+     {"a": ["k1", "k2"], "b": ["k1", "k7"], "c": ["k6", "k8"]}),
+    ("unanswered instances (None, or left out of the predictions)",
+     {"a": "k1", "b": "k2", "c": None, "d": "k0"},
+     {"a": ["k1"], "b": ["k2"], "c": ["k3"], "d": ["k4"], "e": ["k5"], "f": ["k6"]}),
+    ("no answer right", {"a": "x", "b": "y"}, {"a": ["k1"], "b": ["k2"], "c": ["k3"]}),
+    ("no instance answered", {"a": None}, {"a": ["k1"], "b": ["k2"]}),
+]
+
+
+def check_wsd_scorer(fn: Callable[[dict, dict], tuple[float, float, float]]) -> None:
+    """``fn(predictions, gold)`` must return ``(precision, recall, f1)`` in percent.
+
+    ``predictions`` maps an instance id to the predicted sense key, or to ``None`` when the
+    system gave no answer (an id may also be missing); ``gold`` maps every instance id to the
+    list of its gold keys. Compared with :func:`elmo_tutorial.wsd.score` on five cases.
+    """
+    for what, predictions, gold in _CASES:
+        expected = score(predictions, gold)
+        try:
+            got = fn(dict(predictions), {k: list(v) for k, v in gold.items()})
+        except ZeroDivisionError:
+            raise CheckFailed(f"{what}: division by zero. With nothing answered precision is "
+                              "0, and with nothing right F1 is 0.") from None
+        if not isinstance(got, tuple | list) or len(got) != 3:
+            raise CheckFailed(f"{what}: return the three numbers (precision, recall, f1), "
+                              f"got {got!r}")
+        want = (expected.precision, expected.recall, expected.f1)
+        if all(abs(g - w) < 1e-6 for g, w in zip(got, want, strict=True)):
+            continue
+        if all(abs(g * 100 - w) < 1e-6 for g, w in zip(got, want, strict=True)):
+            raise CheckFailed("Right proportions, but the framework reports percentages: "
+                              "multiply by 100.")
+        if what.startswith("an instance with two") and abs(got[0] - want[0]) > 1e-6:
+            raise CheckFailed(f"{what}: precision {got[0]:.2f}, expected {want[0]:.2f}. An "
+                              "answer is right when it is *among* the instance's gold keys.")
+        if what.startswith("unanswered") and abs(got[0] - got[1]) < 1e-6:
+            raise CheckFailed(f"{what}: precision and recall are both {got[0]:.2f}, expected "
+                              f"{want[0]:.2f} and {want[1]:.2f}. Precision divides by the "
+                              "instances answered, recall by all gold instances.")
+        raise CheckFailed(f"{what}: got (P, R, F1) = ({got[0]:.2f}, {got[1]:.2f}, "
+                          f"{got[2]:.2f}), expected ({want[0]:.2f}, {want[1]:.2f}, "
+                          f"{want[2]:.2f}). F1 = 2PR / (P + R).")
+    passed("WSD scorer: precision over answered instances, recall over all, F1, agree with "
+           "wsd.score (multiple gold keys, unanswered instances)")

@@ -1,0 +1,321 @@
+r"""Named entities over frozen ELMo: a BiLSTM tagger with a learned scalar mix (WNUT-17).
+
+The paper's downstream recipe (Peters et al. 2018, §3.3): freeze the biLM, compute its layers
+for every token once, and let the task model learn how to mix them (Eq. 1):
+
+.. math::
+    \mathrm{ELMo}_k = \gamma \sum_j s_j \, \mathrm{LN}(h_{k,j}), \qquad s = \mathrm{softmax}(w)
+
+with the penalty ``λ · ScalarMix.penalty()`` added to the loss. Here the task model is small:
+dropout → one bidirectional LSTM → a linear layer giving a score per BIO tag (a
+BiLSTM-softmax tagger; the paper's NER model adds a CRF and character features). Because the
+biLM is frozen, its layers are computed once and training touches only the tagger.
+
+Scoring is at the level of entities, as in WNUT-17 (and CoNLL's ``conlleval``): an entity is
+right only if both its span (first and last token) and its type match a gold entity, so a
+half-found "Empire State" of "Empire State Building" counts as one false positive *and* one
+miss. Precision = right / predicted, recall = right / gold, F1 their harmonic mean.
+
+Data (``evaluate_ner``): WNUT-17 (tweets, Reddit, YouTube and StackExchange comments; six
+entity types, many of them unseen in training by design). Train on ``train``, keep the epoch
+with the best F1 on ``valid``, report F1 on ``test``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence, pad_sequence
+
+from .scalar_mix import ScalarMix
+
+__all__ = [
+    "BiLSTMTagger",
+    "FrozenLayers",
+    "WordTypes",
+    "bio_spans",
+    "entity_scores",
+    "evaluate_ner",
+    "predict_tags",
+    "train_tagger",
+]
+
+IGNORE = -100  # label of padding positions: cross_entropy skips them
+
+
+def bio_spans(tags: Sequence[str]) -> set[tuple[str, int, int]]:
+    """The entities of one BIO-tagged sentence, as ``(type, start, end)`` with ``end`` exclusive.
+
+    An entity starts at ``B-X``, or at an ``I-X`` that does not continue an entity of type
+    ``X`` (``conlleval``'s reading of an ill-formed sequence, e.g. ``O I-X``); it goes on
+    while ``I-X`` follows.
+
+    >>> sorted(bio_spans(["B-person", "I-person", "O", "I-location", "B-location"]))
+    [('location', 3, 4), ('location', 4, 5), ('person', 0, 2)]
+    """
+    spans, start, kind = set(), None, None
+    for i, tag in enumerate([*tags, "O"]):  # a final "O" closes the last entity
+        prefix, _, label = tag.partition("-")
+        if tag != "O" and (prefix not in ("B", "I") or not label):
+            raise ValueError(f"tag {tag!r} at position {i} is not BIO: expected 'O', "
+                             "'B-<type>' or 'I-<type>'")
+        continues = start is not None and prefix == "I" and label == kind
+        if start is not None and not continues:
+            spans.add((kind, start, i))
+            start = None
+        if prefix == "B" or (prefix == "I" and not continues):
+            start, kind = i, label
+    return spans
+
+
+def entity_scores(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]]
+                  ) -> dict[str, float]:
+    """Entity-level precision, recall and F1 (percent) over a corpus; exact span and type.
+
+    Returns:
+        ``{"precision", "recall", "f1", "correct", "gold", "predicted"}`` (the last three are
+        counts); a score whose denominator is zero is 0.
+    """
+    if len(gold) != len(predicted):
+        raise ValueError(f"{len(gold)} gold sentences but {len(predicted)} predicted ones")
+    correct = n_gold = n_predicted = 0
+    for i, (g, p) in enumerate(zip(gold, predicted, strict=True)):
+        if len(g) != len(p):
+            raise ValueError(f"sentence {i}: {len(g)} gold tags but {len(p)} predicted ones")
+        g_spans, p_spans = bio_spans(g), bio_spans(p)
+        correct += len(g_spans & p_spans)
+        n_gold, n_predicted = n_gold + len(g_spans), n_predicted + len(p_spans)
+    precision = 100.0 * correct / n_predicted if n_predicted else 0.0
+    recall = 100.0 * correct / n_gold if n_gold else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": precision, "recall": recall, "f1": f1, "correct": correct,
+            "gold": n_gold, "predicted": n_predicted}
+
+
+class FrozenLayers(nn.Module):
+    """Precomputed biLM layers → one vector per token by a learned :class:`ScalarMix`.
+
+    Shape:
+        ``(B, T, L, D)`` layers and ``(B, T)`` mask → ``(B, T, D)``.
+    """
+
+    def __init__(self, n_layers: int, do_layer_norm: bool = True) -> None:
+        super().__init__()
+        self.mix = ScalarMix(n_layers, do_layer_norm=do_layer_norm)
+
+    def forward(self, layers: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.mix(list(layers.float().unbind(2)), mask)  # L × (B, T, D) → (B, T, D)
+
+
+class WordTypes(nn.Module):
+    """One learned vector per word type (the static baseline), ``<UNK>`` (row 0) for the rest.
+
+    Shape:
+        ``(B, T)`` word ids and ``(B, T)`` mask → ``(B, T, dim)``.
+    """
+
+    def __init__(self, words: Sequence[str], dim: int = 100) -> None:
+        super().__init__()
+        self.index = {w: i for i, w in enumerate(words, start=1)}
+        self.embedding = nn.Embedding(len(words) + 1, dim)
+
+    def ids(self, tokens: Sequence[str]) -> torch.Tensor:
+        return torch.tensor([self.index.get(t, 0) for t in tokens], dtype=torch.long)  # (T,)
+
+    def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.embedding(ids)  # (B, T, dim)
+
+
+class BiLSTMTagger(nn.Module):
+    """Token inputs → dropout → bidirectional LSTM → dropout → linear tag scores.
+
+    Args:
+        inputs: a module ``(inputs, mask) → (B, T, input_dim)`` (:class:`FrozenLayers`,
+            :class:`WordTypes`).
+        input_dim: width of what ``inputs`` returns.
+        n_tags: number of tags.
+        hidden_size: LSTM cells per direction.
+        dropout: dropout rate on the LSTM's input and output.
+
+    Shape:
+        ``inputs`` ``(B, T, ...)`` and ``mask`` ``(B, T)`` → logits ``(B, T, n_tags)``.
+    """
+
+    def __init__(self, inputs: nn.Module, input_dim: int, n_tags: int, hidden_size: int = 64,
+                 dropout: float = 0.5) -> None:
+        super().__init__()
+        self.inputs = inputs
+        self.dropout = nn.Dropout(dropout)
+        self.lstm = nn.LSTM(input_dim, hidden_size, batch_first=True, bidirectional=True)
+        self.output = nn.Linear(2 * hidden_size, n_tags)
+
+    def forward(self, inputs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        x = self.dropout(self.inputs(inputs, mask))  # (B, T, input_dim)
+        lengths = mask.sum(1).cpu()  # (B,)
+        packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
+        h, _ = pad_packed_sequence(self.lstm(packed)[0], batch_first=True,
+                                   total_length=mask.shape[1])  # (B, T, 2H), 0 at padding
+        return self.output(self.dropout(h))  # (B, T, n_tags)
+
+
+def _batch(items: Sequence[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Pad per-sentence inputs ``(T_i, ...)`` to ``(B, T, ...)``; mask ``(B, T)``."""
+    lengths = torch.tensor([len(x) for x in items])
+    mask = torch.arange(int(lengths.max())) < lengths.unsqueeze(1)  # (B, T)
+    return pad_sequence(list(items), batch_first=True), mask
+
+
+def _length_batches(lengths: Sequence[int], batch_size: int, generator: torch.Generator | None
+                    ) -> list[list[int]]:
+    """Indices grouped into batches of similar length; batch order shuffled if ``generator``."""
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    batches = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+    if generator is not None:
+        batches = [batches[i] for i in torch.randperm(len(batches), generator=generator)]
+    return batches
+
+
+@torch.no_grad()
+def predict_tags(model: BiLSTMTagger, inputs: Sequence[torch.Tensor], tags: Sequence[str],
+                 batch_size: int = 64) -> list[list[str]]:
+    """The highest-scoring tag of every token, sentence by sentence (in the order given)."""
+    model.eval()
+    predicted: list[list[str] | None] = [None] * len(inputs)
+    for index in _length_batches([len(x) for x in inputs], batch_size, None):
+        x, mask = _batch([inputs[i] for i in index])
+        best = model(x, mask).argmax(-1)  # (B, T)
+        for row, i in enumerate(index):
+            predicted[i] = [tags[t] for t in best[row, : len(inputs[i])].tolist()]
+    return predicted
+
+
+def train_tagger(model: BiLSTMTagger, inputs: Sequence[torch.Tensor],
+                 labels: Sequence[Sequence[str]], tags: Sequence[str], epochs: int = 8,
+                 batch_size: int = 32, lr: float = 2e-3, mix_penalty: float = 1e-3,
+                 seed: int = 0, valid: tuple | None = None, progress: bool = False) -> list[dict]:
+    """Train ``model`` with Adam on cross-entropy (+ ``mix_penalty`` · the mix's penalty).
+
+    Args:
+        inputs: one ``(T_i, ...)`` tensor per training sentence; ``labels`` their tags.
+        tags: the tag set; the model scores ``tags[k]`` at output ``k``.
+        mix_penalty: λ, the weight of ``ScalarMix.penalty()`` (only with :class:`FrozenLayers`).
+        seed: seeds batch order, dropout and (for a fresh model) nothing else; the same seed
+            and thread count give the same model.
+        valid: ``(inputs, labels)``: after every epoch the model is scored on them and, at the
+            end, the weights of the best epoch are put back.
+
+    Returns:
+        One dict per epoch: ``{"epoch", "loss"}`` plus the validation scores if ``valid``.
+    """
+    torch.manual_seed(seed)  # dropout
+    generator = torch.Generator().manual_seed(seed)  # batch order
+    tag_id = {t: k for k, t in enumerate(tags)}
+    targets = [torch.tensor([tag_id[t] for t in sentence]) for sentence in labels]
+    mix = getattr(model.inputs, "mix", None)
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    history, best_f1, best_state = [], -1.0, None
+    epoch_range = range(1, epochs + 1)
+    if progress:
+        from tqdm.auto import tqdm
+
+        epoch_range = tqdm(epoch_range, desc=f"training on {len(inputs)} sentences", unit="epoch")
+    for epoch in epoch_range:
+        model.train()
+        total = 0.0
+        for index in _length_batches([len(x) for x in inputs], batch_size, generator):
+            x, mask = _batch([inputs[i] for i in index])
+            y = pad_sequence([targets[i] for i in index], batch_first=True,
+                             padding_value=IGNORE)  # (B, T)
+            logits = model(x, mask)  # (B, T, n_tags)
+            loss = nn.functional.cross_entropy(logits.flatten(0, 1), y.flatten(),
+                                               ignore_index=IGNORE)
+            if mix is not None and mix_penalty:
+                loss = loss + mix_penalty * mix.penalty()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += float(loss.detach()) * len(index)
+        record = {"epoch": epoch, "loss": total / len(inputs)}
+        if valid is not None:
+            record.update(entity_scores(valid[1], predict_tags(model, valid[0], tags)))
+            if record["f1"] > best_f1:
+                best_f1, best_state = record["f1"], copy.deepcopy(model.state_dict())
+        history.append(record)
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    return history
+
+
+def sentence_layers(flat: np.ndarray, lengths: Sequence[int]) -> list[torch.Tensor]:
+    """Cut ``(L, N, D)`` token layers (:func:`~elmo_tutorial.probes.token_layers`) into one
+    ``(T_i, L, D)`` tensor per sentence (views, no copy)."""
+    per_token = torch.from_numpy(flat).permute(1, 0, 2)  # (N, L, D)
+    return list(per_token.split(list(lengths)))
+
+
+def _fit_and_score(model, inputs: dict, data: dict, tags, epochs, seed, progress) -> dict:
+    history = train_tagger(model, inputs["train"], [t for _, t in data["train"]], tags,
+                           epochs=epochs, seed=seed, progress=progress,
+                           valid=(inputs["valid"], [t for _, t in data["valid"]]))
+    scores = entity_scores([t for _, t in data["test"]],
+                           predict_tags(model, inputs["test"], tags))
+    scores["best_epoch"] = max(history, key=lambda r: r["f1"])["epoch"]
+    return scores
+
+
+def evaluate_ner(embedder, progress: bool = True, epochs: int = 8, max_sentences: int | None = None,
+                 seed: int = 0) -> dict[str, dict]:
+    """WNUT-17 entity F1 (percent) of the same tagger on three inputs.
+
+    - ``elmo``: the learned scalar mix of all biLM layers (with layer norm; λ = 0.001);
+    - ``layer0``: the biLM's context-free token layer alone (what the character CNN knows);
+    - ``word_type``: a vector per training word type learned from WNUT-17's training set alone
+      (words seen once and unseen words share ``<UNK>``): no pretraining at all.
+
+    Each tagger trains ``epochs`` epochs on ``train``; the epoch with the best ``valid`` F1 is
+    scored on ``test``.
+
+    Args:
+        embedder: an :class:`~elmo_tutorial.embedder.Embedder`.
+        progress: progress bars for embedding and training.
+        epochs: training epochs per tagger.
+        max_sentences: use only the first this many sentences of each split (a quick look).
+        seed: seeds each tagger's initialisation, dropout and batch order.
+
+    Returns:
+        ``{"wnut17": {"elmo", "layer0", "word_type": F1, "s": softmax(w) of the ELMo tagger's
+        mix, "gamma": its γ, "scores": {name: precision, recall, F1, counts, best epoch}}}``.
+    """
+    from .annotated import wnut17
+    from .probes import token_layers
+
+    data = {split: wnut17(split)[:max_sentences] for split in ("train", "valid", "test")}
+    tags = ["O", *sorted({t for _, ts in data["train"] for t in ts} - {"O"})]
+    layers = {split: sentence_layers(token_layers(embedder, [s for s, _ in d], progress),
+                                     [len(s) for s, _ in d]) for split, d in data.items()}
+    width = layers["train"][0].shape[-1]
+    counts = Counter(w for words, _ in data["train"] for w in words)
+    word_types = WordTypes(sorted(w for w, n in counts.items() if n >= 2))
+    setups = {
+        "elmo": (FrozenLayers(layers["train"][0].shape[1]), width, layers),
+        "layer0": (FrozenLayers(1), width,
+                   {split: [x[:, :1] for x in xs] for split, xs in layers.items()}),
+        "word_type": (word_types, word_types.embedding.embedding_dim,
+                      {split: [word_types.ids(s) for s, _ in d] for split, d in data.items()}),
+    }
+    result, scores = {}, {}
+    for name, (inputs_module, input_dim, inputs) in setups.items():
+        torch.manual_seed(seed)  # the same initial tagger weights for every input
+        model = BiLSTMTagger(inputs_module, input_dim, len(tags))
+        scores[name] = _fit_and_score(model, inputs, data, tags, epochs, seed, progress)
+        result[name] = scores[name]["f1"]
+        if name == "elmo":
+            result["s"] = [float(s) for s in inputs_module.mix.weights]
+            result["gamma"] = float(inputs_module.mix.gamma)
+    result["scores"] = scores
+    return {"wnut17": result}
