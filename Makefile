@@ -1,12 +1,24 @@
 # Two commands on a fresh machine:  `make lab`  and  `make test`.
 # PYTHON picks the interpreter that creates .venv; TORCH_INDEX, if set, is the package index
 # torch is installed from first (e.g. https://download.pytorch.org/whl/cpu for a CPU-only torch).
+# VENV may name an existing environment instead (a conda env: VENV=$CONDA_PREFIX).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 TORCH_INDEX ?=
+# Extra options for JupyterLab, e.g. in a container or on a remote machine:
+#   make lab LAB_ARGS="--no-browser --ip=0.0.0.0 --allow-root"
+LAB_ARGS ?=
+# Where `make student` and `make slides` write; FORCE=1 lets them replace changed files
+# (which are first moved to a backup folder); REVEAL_PREFIX loads reveal.js from a local copy.
+STUDENT_DIR ?= student
+SLIDES_DIR ?= slides
+FORCE ?=
+REVEAL_PREFIX ?=
+# Arguments of `make cli`, e.g. make cli ARGS="doctor"
+ARGS ?= --help
 
-.PHONY: lab test unit notebooks-test notebooks demo lint doctor clean install
+.PHONY: lab student student-lab slides cli test unit notebooks demo lint doctor clean install
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,8 +32,27 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 install: $(VENV)/.installed
 
+# The course as committed: every exercise solved (the instructor's version).
 lab: install
-	$(BIN)/jupyter lab notebooks/00_static_vs_contextual.ipynb
+	$(BIN)/jupyter lab $(LAB_ARGS) notebooks/00_static_vs_contextual.ipynb
+
+# Students' copies: each exercise a stub to fill in. Never overwrites a copy you changed.
+student: install
+	$(BIN)/python -m elmo_tutorial.course student $(STUDENT_DIR) $(if $(FORCE),--force)
+
+# JupyterLab on the students' copies (made first if there are none yet).
+student-lab: install
+	@test -f $(STUDENT_DIR)/.elmo-tutorial-generated.json || $(MAKE) --no-print-directory student
+	$(BIN)/jupyter lab $(LAB_ARGS) $(STUDENT_DIR)/00_static_vs_contextual.ipynb
+
+# One reveal.js deck per notebook, from the committed (executed) notebooks.
+slides: install
+	$(BIN)/python -m elmo_tutorial.course slides $(SLIDES_DIR) \
+		$(if $(REVEAL_PREFIX),--reveal-prefix $(REVEAL_PREFIX)) $(if $(FORCE),--force)
+
+# The elmo-tutorial command without activating .venv: make cli ARGS="train --help"
+cli: install
+	$(BIN)/elmo-tutorial $(ARGS)
 
 # The package's docstring examples (>>>) run too: they are documentation that must stay true.
 test: install
@@ -48,5 +79,8 @@ doctor: install
 lint: install
 	$(BIN)/ruff check elmo_tutorial tests benchmarks notebooks/*.py
 
+# Removes .venv and caches; never student/ (students' work), slides/, nor an environment
+# given as VENV=... (a conda env is yours to remove).
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+	@if [ "$(VENV)" = ".venv" ]; then rm -rf .venv; else echo "not removing VENV=$(VENV)"; fi
+	rm -rf .pytest_cache .ruff_cache .hypothesis

@@ -275,6 +275,9 @@ def write_run_config(run_dir: str | Path, model_config: ModelConfig, train_confi
 
 def read_run_config(run_dir: str | Path) -> tuple[ModelConfig, dict]:
     path = Path(run_dir) / "config.json"
+    if Path(run_dir).is_file():
+        raise ValueError(f"{run_dir} is a file, not a run directory: give the folder that holds "
+                         "config.json and model.safetensors")
     if not path.exists():
         official = " (it holds options.json: load it with load_allennlp)" if (
             Path(run_dir) / "options.json").exists() else ""
@@ -329,9 +332,41 @@ def load_run(run_dir: str | Path, checkpoint: bool = False):
     return config, state, vocab
 
 
+
+
+# ---------------------------------------------------------------------------------------------
+# Models that ship with the course
+# ---------------------------------------------------------------------------------------------
+
+SHIPPED_MODELS = ("tiny", "small")  # run directories in the repository's data/models/
+
+
+def shipped_model(name: str) -> Path:
+    """The run directory of a model that ships with the course, for ``ELMo.from_run``/``load_run``.
+
+    ``"tiny"``: the ``tiny`` preset trained to the end (softmax included; notebooks 06-07).
+    ``"small"``: the ``small`` preset's encoder (no softmax; notebooks 08-10). Each has a
+    ``MODEL_CARD.md`` saying how it was trained.
+
+    Raises:
+        ValueError: an unknown name.
+        FileNotFoundError: the models are not there (they come with a clone of the repository,
+            not with a wheel of the package).
+    """
+    if name not in SHIPPED_MODELS:
+        raise ValueError(f"no shipped model called {name!r}; the course ships {SHIPPED_MODELS}")
+    path = Path(__file__).resolve().parent.parent / "data" / "models" / name
+    if not (path / "config.json").exists():
+        raise FileNotFoundError(
+            f"the shipped model {name!r} is not at {path}: it comes with a clone of the course "
+            f"repository (data/models/{name}). Clone it, or train your own with "
+            f"`elmo-tutorial train --config {name} --out runs/{name}` and load runs/{name}.")
+    return path
+
+
 __all__ = [
     "DamagedFile", "atomic_write", "atomic_write_text", "save_weights", "load_weights",
     "rng_state", "set_rng_state", "save_checkpoint", "checkpoints", "latest_checkpoint",
     "load_checkpoint", "load_latest_checkpoint", "write_run_config", "read_run_config",
-    "load_run",
+    "load_run", "SHIPPED_MODELS", "shipped_model",
 ]

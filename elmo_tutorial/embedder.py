@@ -99,6 +99,9 @@ class Embedder:
         cache_size: int = 20_000,
         parallel_directions: bool | None = None,
     ) -> None:
+        if not isinstance(model, nn.Module):  # e.g. a path given instead of a model
+            raise TypeError(f"Embedder expects an ELMo model, got {type(model).__name__} "
+                            f"{model!r:.40}; e.g. Embedder(ELMo.from_run(run_dir))")
         if device is None:
             device = next(model.parameters()).device
         self.device = torch.device(device)

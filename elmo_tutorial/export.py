@@ -4,6 +4,9 @@
   ``model.safetensors`` with the encoder only (no softmax: ELMo never uses it), optionally in
   float16 (half the size; loading casts back to float32), and ``SHA256SUMS``. That is how the
   course's shipped model was made; ``ELMo.from_run(OUT_DIR)`` loads it.
+* :func:`export_copy` writes a compact copy of a whole run: ``config.json``, ``vocab.txt``,
+  ``log.jsonl`` and the final weights with the softmax (optionally float16), plus
+  ``SHA256SUMS``; no checkpoints. It can still be evaluated; ``data/models/tiny`` is one.
 * :func:`export_allennlp` writes ``options.json`` and ``weights.hdf5`` in the format of bilm-tf
   and AllenNLP (:mod:`elmo_tutorial.allennlp_format`); they load in AllenNLP's ``Elmo`` and back
   here with ``load_allennlp``.
@@ -26,7 +29,7 @@ from . import checkpoint as ckpt
 from .downloads import file_digest
 from .overwrite import check_output_folder
 
-__all__ = ["export_allennlp", "export_encoder"]
+__all__ = ["export_allennlp", "export_copy", "export_encoder"]
 
 
 def export_encoder(run_dir: str | Path, out_dir: str | Path, float16: bool = False,
@@ -49,6 +52,41 @@ def export_encoder(run_dir: str | Path, out_dir: str | Path, float16: bool = Fal
     ckpt.write_run_config(out, replace(config, vocab_size=0), {})
     sums = "".join(f"{file_digest(out / name)}  {name}\n"
                    for name in ("config.json", "model.safetensors"))
+    ckpt.atomic_write_text(out / "SHA256SUMS", sums)
+    return out
+
+
+def export_copy(run_dir: str | Path, out_dir: str | Path, float16: bool = False,
+                force: bool = False) -> Path:
+    """Copy a finished run without its checkpoints (weights optionally float16); return it.
+
+    Args:
+        run_dir: a run directory with final weights (from ``elmo-tutorial train``).
+        out_dir: where the copy goes.
+        float16: store the floating-point weights as float16 (half the size).
+        force: write even if ``out_dir`` is not empty (else ``overwrite.WouldOverwrite``).
+
+    Raises:
+        FileNotFoundError: the run has no final weights (finish or resume its training).
+    """
+    import shutil
+
+    run, out = Path(run_dir), Path(out_dir)
+    if not (run / "model.safetensors").exists():
+        raise FileNotFoundError(f"{run} has no final model.safetensors; finish (or --resume) "
+                                "its training first")
+    check_output_folder(out_dir, force)
+    weights = ckpt.load_weights(run / "model.safetensors", dtype=None)
+    if float16:
+        weights = {k: v.to(torch.float16) if v.is_floating_point() else v
+                   for k, v in weights.items()}
+    ckpt.save_weights(out / "model.safetensors", weights)
+    names = ["config.json", "vocab.txt", "log.jsonl", "model.safetensors"]
+    for name in names[:3]:
+        if (run / name).exists():
+            shutil.copyfile(run / name, out / name)
+    sums = "".join(f"{file_digest(out / name)}  {name}\n" for name in names
+                   if (out / name).exists())
     ckpt.atomic_write_text(out / "SHA256SUMS", sums)
     return out
 

@@ -171,6 +171,8 @@ def you_are_here(*highlight: str) -> None:
     """
     parts = resolve(highlight)
     named = ", ".join(box.name for part, box in PARTS.items() if part in parts)
+    if parts == set(PARTS):
+        named = "the whole model"
     figure = architecture(parts, title=f"You are here: {named}" if named else None)
     figure.tight_layout()
     plt.show()

@@ -71,16 +71,20 @@ def check_fresh_run_dir(run_dir: str | Path, force: bool) -> str | None:
     """Make sure that training afresh into ``run_dir`` loses nothing the user did not give up.
 
     Returns:
-        ``None`` when ``run_dir`` holds no run; with ``force``, the description of the run
-        that :func:`remove_run` will delete.
+        ``None`` when ``run_dir`` holds no trained weights (a run stopped before its first
+        checkpoint is simply started again); with ``force``, the description of the run that
+        :func:`remove_run` will delete.
 
     Raises:
         NotADirectoryError: ``run_dir`` is a file.
         WouldOverwrite: ``run_dir`` holds a run and ``force`` is False; says what it holds.
     """
     check_not_a_file(run_dir, "a run directory (--out)")
+    run_dir = Path(run_dir)
+    if not ((run_dir / "model.safetensors").exists() or any(run_dir.glob("checkpoints/step_*"))):
+        return None  # no weights: at most the config and log of a run stopped before step 1
     held = describe_run(run_dir)
-    if held and not force:
+    if not force:
         raise WouldOverwrite(
             f"{run_dir} already holds a run ({held}): training afresh would delete it. "
             "Continue it with --resume, choose another --out, or pass --force to replace it")

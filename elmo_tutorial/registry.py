@@ -118,6 +118,9 @@ def _how_to_get(ds: Dataset) -> str:
         f"so that some directory DIR holds {ds.folder}/ "
         f"({', '.join(ds.required_paths()[:3])}), then set ELMO_TUTORIAL_DATA=DIR"
     )
+    if not ds.verifiable and ds.kind == "files":
+        sources = " and ".join(f.urls[0] for f in ds.files)
+        return f"{ds.note} Download the files yourself from {sources} and place them {where}."
     if not ds.verifiable:
         source = ds.files[0].urls[0] if ds.files else ds.homepage
         return f"{ds.note} Download it yourself from {source} and unpack it {where}."
@@ -248,6 +251,32 @@ def _wikitext(name: str, size: str, nbytes: int, sha256: str) -> Dataset:
     )
 
 
+# The released English ELMo models (https://allennlp.org/elmo; the original is the one bilm-tf's
+# README links): options.json + weights.hdf5 each, on AllenNLP's S3 bucket, which bilm-tf's
+# README addresses as https://s3-us-west-2.amazonaws.com/allennlp/models/elmo/. The parameter
+# counts are allennlp.org's; the sizes are 4 bytes per parameter (float32 hdf5).
+_ELMO_S3 = "https://allennlp.s3.amazonaws.com/models/elmo/"
+_ELMO_MODELS = (  # name, file stem (LSTM cells x layers, projection, filters, highway), size
+    ("elmo-small", "2x1024_128_2048cnn_1xhighway", "13.6 M", "54 MB"),
+    ("elmo-medium", "2x2048_256_2048cnn_1xhighway", "28.0 M", "112 MB"),
+    ("elmo-original", "2x4096_512_2048cnn_2xhighway", "93.6 M", "374 MB"),
+)
+
+
+def _released_elmo(name: str, stem: str, parameters: str, size: str) -> Dataset:
+    files = tuple(RemoteFile(f"elmo_{stem}_{part}", (f"{_ELMO_S3}{stem}/elmo_{stem}_{part}",))
+                  for part in ("options.json", "weights.hdf5"))
+    return Dataset(
+        name, f"ELMo biLM released by AllenNLP, {stem} ({parameters} parameters), trained on "
+        "the 1B Word Benchmark; load_allennlp reads it",
+        "not stated (AllenNLP's code: Apache-2.0)", size,
+        "files", name, files, homepage="https://allennlp.org/elmo",
+        note="AllenNLP publishes no checksum for its ELMo files, so they are not downloaded "
+             "automatically. After downloading, load_allennlp(options, weights) checks every "
+             "weight's shape against the options file; record the files' sha256 "
+             "(sha256sum) to recognise them later.")
+
+
 _ENTRIES = [
     *(Dataset(name, description, licence, size, "nltk", nltk_resource=resource,
               homepage="https://www.nltk.org/nltk_data/")
@@ -287,6 +316,7 @@ _ENTRIES = [
             note="No checksum is published for the official archive, so it cannot be verified "
                  "and is not downloaded automatically. An offline copy may instead be a "
                  "format-identical reconstruction; its README says how it differs."),
+    *(_released_elmo(*entry) for entry in _ELMO_MODELS),
     Dataset("allennlp-elmo-fixture", "AllenNLP's tiny official-format biLM and the original "
             "TensorFlow biLM's outputs (parity test)", "Apache-2.0", "0.6 MB", "files",
             "allennlp-elmo-fixture", _FILES["allennlp-elmo-fixture"],

@@ -10,8 +10,9 @@ names a model preset and may override any of its fields, so one file says it all
 
 Presets:
 
-- ``tiny``: the embedded corpus on a CPU, 600 steps (1.8 epochs) in about two minutes on one
-  core; beats a Kneser-Ney trigram on held-out sentences (``tests/test_train.py``).
+- ``tiny``: the embedded corpus on a CPU, 600 steps (1.8 epochs) in about a minute on one
+  core; beats a Kneser-Ney trigram on held-out sentences (``tests/test_train.py``). The course
+  ships it trained in ``data/models/tiny`` (``checkpoint.shipped_model("tiny")``).
 - ``small``: WikiText-2 when it can be downloaded, otherwise the offline nltk English mix;
   one GPU in minutes, a CPU in about half an hour. The course ships a model trained with it.
 - ``paper``: Peters et al. (2018) with the optimiser of bilm-tf's ``train_elmo.py``: Adagrad,
@@ -70,7 +71,7 @@ class TrainConfig:
     seed: int = 0  # seeds Python, NumPy and PyTorch (data order uses seed + epoch)
     device: str = "auto"  # auto (cuda if available), cpu or cuda
     amp: bool = True  # bfloat16 autocast on CUDA (ignored on the CPU)
-    threads: int = 0  # CPU threads per process (0 = PyTorch's default)
+    threads: int = 0  # CPU threads per process (0 = one per free core: runtime.default_threads)
     progress: bool = True  # show a tqdm progress bar
     out_dir: str = "runs/tiny"  # the run directory (config, vocab, weights, logs, checkpoints)
 
@@ -181,7 +182,8 @@ def _check_fields(cls, values: dict, where: str) -> dict:
         if key not in hints:
             raise ValueError(f"unknown {where} key {key!r}; known keys: {', '.join(known)}")
         if not _type_ok(value, hints[key]):
-            raise ValueError(f"{where} key {key!r} expects {hints[key]}, got {value!r} "
+            expected = getattr(hints[key], "__name__", str(hints[key]))  # "float", not "<class…>"
+            raise ValueError(f"{where} key {key!r} expects {expected}, got {value!r} "
                              f"({type(value).__name__}); fix the value in your TOML or --{key}=")
         if hints[key] is float and isinstance(value, int):
             value = float(value)

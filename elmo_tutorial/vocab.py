@@ -122,7 +122,11 @@ class Vocabulary:
     @classmethod
     def load(cls, path: str | Path) -> Vocabulary:
         """Read a file written by :meth:`save` (or a bilm-tf vocabulary file)."""
-        lines = Path(path).read_text(encoding="utf-8").split("\n")
+        try:
+            lines = Path(path).read_text(encoding="utf-8").split("\n")
+        except UnicodeDecodeError as error:
+            raise ValueError(f"{path} is not a UTF-8 text file ({error.reason} at byte "
+                             f"{error.start}); expected one word per line") from None
         while lines and lines[-1].strip() == "":
             lines.pop()  # trailing newline(s)
         words = [line.strip() for line in lines]  # bilm-tf strips each line, "\r" included

@@ -139,7 +139,9 @@ def explore(
             and ipywidgets is installed.
 
     Returns:
-        The live widget (an ipywidgets ``VBox``), or ``None`` when none was built.
+        ``None`` in Jupyter, where the widget has been displayed (so that it does not show a
+        second time as the cell's value); elsewhere the live widget if one was built (an
+        ipywidgets ``VBox``, e.g. for tests), else ``None``.
 
     Raises:
         ValueError: a static setting names an argument that has no control.
@@ -163,6 +165,7 @@ def explore(
     box = build_widget(draw, controls)
     if _in_kernel():
         _display_widget(box)
+        return None
     return box
 
 

@@ -27,12 +27,19 @@
 # 3. build static vectors from counts (PPMI + truncated SVD) and see that *bank*'s single vector
 #    and its neighbours mix the senses;
 # 4. write a first *contextual* vector, the word's vector plus the average of its neighbours,
-#    and watch the occurrences separate by sense;
+#    and measure how well the occurrences separate by sense;
 # 5. compare left-only, right-only and two-sided context: the reason ELMo has a forward **and**
 #    a backward language model.
 #
 # **Prerequisites:** Python, NumPy arrays, dot products and cosine similarity, the idea of a
 # word embedding. No PyTorch yet.
+#
+# **Runtime:** about 15 s on a 2-core CPU.
+
+# %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
+from elmo_tutorial.figures import you_are_here
+
+you_are_here("elmo")
 
 # %%
 # %matplotlib inline
@@ -42,7 +49,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from elmo_tutorial import checks
-from elmo_tutorial.corpora import nltk_corpus
+from elmo_tutorial.corpora import ensure_nltk, nltk_corpus
 from elmo_tutorial.embedded_corpus import cue_distances, cue_words, embedded_corpus, embedded_senses
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.static_vectors import (
@@ -55,8 +62,18 @@ from elmo_tutorial.static_vectors import (
 )
 from elmo_tutorial.tokenize import tokenize_words
 
-device = setup_notebook(seed=0)
-wn = nltk_corpus("wordnet")  # WordNet 3.0 (see `elmo-tutorial data list`)
+setup_notebook(seed=0)  # seeds, threads, print precision; small enough for the CPU
+
+# %% [markdown]
+# **Data.** This notebook reads WordNet from the NLTK data. Every notebook that needs NLTK
+# data starts with a cell like the next one: it finds the data where NLTK looks (`NLTK_DATA`,
+# `~/nltk_data`, ...) and downloads nothing then; if the data is missing and you are online,
+# it downloads it once with `nltk.download`; offline, it tells you how to get it.
+# `elmo-tutorial data list` shows every dataset of the course and whether it is here.
+
+# %%
+ensure_nltk("wordnet")
+wn = nltk_corpus("wordnet")  # WordNet 3.0
 
 # %% [markdown]
 # ## 1. One word, many senses: WordNet
@@ -268,6 +285,12 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
+# Two dimensions out of many, and chosen for their variance, not for the senses: the first two
+# principal components need not be the directions that tell the senses apart. In this view
+# *play* in the THEATRE sense and *point* as a GESTURE lie apart from their other senses, the
+# two senses of *work* only partly, and those of *bank* overlap completely. The similarities
+# above, and the classifier below, use every dimension: by them *bank*'s senses do separate.
+#
 # ## 5. Left context, right context, both
 #
 # A forward language model reads left to right: at *bank* it has seen only the words before
@@ -354,8 +377,9 @@ for name in ("bank.n.01", "depository_financial_institution.n.01"):
 #   all of them, and its nearest neighbours mix the senses.
 # * Count-based static vectors: co-occurrence counts → PPMI → truncated SVD
 #   (`elmo_tutorial.static_vectors`).
-# * A context-window average already separates the senses of the synthetic corpus; left-only
-#   and right-only windows each miss the cues on the other side, both together find nearly all.
+# * A context-window average already separates the senses of the synthetic corpus (though not
+#   always in a 2-D picture); left-only and right-only windows each miss the cues on the other
+#   side, both together classify 88–97 % of the test occurrences correctly.
 # * ELMo learns contextual vectors with a bidirectional language model instead of a fixed
 #   recipe.
 #

@@ -29,6 +29,13 @@
 # 4. write layer norm yourself and let a self-check grade it.
 #
 # **Prerequisites:** PyTorch tensors, broadcasting, mean and variance.
+#
+# **Runtime:** about 10 s on a 2-core CPU.
+
+# %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
+from elmo_tutorial.figures import you_are_here
+
+you_are_here("layer_norm")
 
 # %%
 import matplotlib.pyplot as plt
@@ -38,7 +45,7 @@ from elmo_tutorial import checks
 from elmo_tutorial.layer_norm import LayerNorm, masked_layer_norm
 from elmo_tutorial.runtime import setup_notebook
 
-device = setup_notebook(seed=0)
+setup_notebook(seed=0)  # seeds, threads, print precision; small enough for the CPU
 
 # %% [markdown]
 # ## 1. Layer norm from the formula
@@ -252,6 +259,6 @@ checks.check_masked_layer_norm(my_masked_layer_norm)
 #
 # **Read more:** Ba, Kiros & Hinton (2016), *Layer Normalization*, Sec. 3. Peters et al.
 # (2018), Sec. 3.2 (Eq. 1: the scalar mix, and the remark on layer normalisation) and
-# Sec. 3.3 / 5.2 (the regulariser $\lambda\lVert w\rVert^2$ on the mix weights).
+# Sec. 3.3 and 5.1, Table 2 (the regulariser $\lambda\lVert w\rVert^2$ on the mix weights).
 #
 # **Next:** notebook 02 turns text into the character ids the biLM reads.

@@ -29,6 +29,13 @@
 #
 # **Prerequisites:** Python lists and bytes, PyTorch tensors, cross-entropy. Notebook 00 for
 # why we want contextual vectors at all.
+#
+# **Runtime:** about 10 s on a 2-core CPU.
+
+# %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
+from elmo_tutorial.figures import you_are_here
+
+you_are_here("chars")
 
 # %%
 # %matplotlib inline
@@ -48,13 +55,13 @@ from elmo_tutorial.chars import (
     ids_to_mask,
     word_to_char_ids,
 )
-from elmo_tutorial.corpora import nltk_corpus
+from elmo_tutorial.corpora import ensure_nltk, nltk_corpus
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.softmax import masked_nll
 from elmo_tutorial.tokenize import split_sentences, tokenize, tokenize_words
 from elmo_tutorial.vocab import Vocabulary
 
-device = setup_notebook(seed=0)
+setup_notebook(seed=0)  # seeds, threads, print precision; small enough for the CPU
 
 # %% [markdown]
 # ## 1. From raw text to tokens
@@ -71,7 +78,8 @@ device = setup_notebook(seed=0)
 # Our text: the 59 US presidential inaugural addresses that ship with nltk.
 
 # %%
-inaugural = nltk_corpus("inaugural")  # found through the registry (see `elmo-tutorial data`)
+ensure_nltk("inaugural")  # finds the NLTK data, or downloads it once if missing (notebook 00)
+inaugural = nltk_corpus("inaugural")
 text = inaugural.raw("1861-Lincoln.txt")
 print(text[:300])
 
@@ -345,7 +353,7 @@ for b in range(2):
     count += n
 print(f"sentence by sentence: {total / count:.4f}")
 
-# %% [markdown]
+# %% [markdown] slideshow={"slide_type": "subslide"}
 # ## 6. Less padding: length buckets and streams
 #
 # Sentence lengths vary a lot (one address has a sentence of more than 700 tokens!). Padding

@@ -23,33 +23,53 @@
 # **You will:**
 # 1. look up character embeddings (a 262-row table);
 # 2. compute one convolution width from scratch and compare it with `nn.Conv1d`, then
-#    max-pool over the word; see a filter act as a soft character n-gram detector;
+#    max-pool over the word; see a filter act as a soft character n-gram detector, and explore
+#    which n-grams the filters of a trained biLM detect;
 # 3. assemble the paper's 7 widths (2048 filters) and count the encoder's parameters;
 # 4. write a highway layer, then project; check everything against `CharCNN`;
 # 5. give vectors to words no vocabulary has, and see why `CharCNN` computes each *distinct*
 #    token of a batch only once.
 #
 # **Prerequisites:** notebook 02 (character ids), `nn.Linear`, ReLU and sigmoid.
+#
+# **Runtime:** about 15 s on a 2-core CPU.
+
+# %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
+from elmo_tutorial.figures import you_are_here
+
+you_are_here("token_encoder")
 
 # %%
 import time
+from collections import Counter
 
 import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
 
-from elmo_tutorial import checks
+from elmo_tutorial import ELMo, checks
 from elmo_tutorial.char_cnn import CharCNN, Highway
+from elmo_tutorial.char_filters import filter_responses
 from elmo_tutorial.chars import batch_to_ids, word_to_char_ids
+from elmo_tutorial.checkpoint import shipped_model
 from elmo_tutorial.config import ModelConfig
-from elmo_tutorial.corpora import nltk_corpus
+from elmo_tutorial.corpora import ensure_nltk, nltk_corpus
 from elmo_tutorial.runtime import setup_notebook
+from elmo_tutorial.widgets import Slider, explore
 
-device = setup_notebook(seed=0)
+setup_notebook(seed=0)  # seeds, threads, print precision; small enough for the CPU
+
+# %% [markdown]
+# The text comes from the Brown corpus of the NLTK data. This cell finds it, or, if it is
+# missing and you are online, downloads it once (10 MB); offline it says how to get it.
+
+# %%
+ensure_nltk("brown")
 
 # %% [markdown]
 # We use the paper's architecture with freshly initialised (untrained) weights: this notebook
-# is about what the network *computes*; notebook 11 loads the trained weights.
+# is about what the network *computes*. Section 2 also looks into the filters of a biLM
+# trained by this package, and notebook 11 loads the official trained weights.
 
 # %%
 config = ModelConfig()  # the paper's biLM; only the character encoder is used here
@@ -181,6 +201,69 @@ axes[1].set_title('16 random width-4 filters on "unbelievable" (• = max)')
 fig.tight_layout()
 
 # %% [markdown]
+# ### What trained filters detect
+#
+# Random filters respond to nothing in particular. Trained ones do: here is the character CNN
+# of the `small` biLM that ships with the course (trained on English text; notebook 08 uses it):
+# 16-dim characters and 512 filters of widths 1 to 5. `filter_responses` runs every filter over
+# 3000 frequent words of the Brown corpus and keeps, per word, the maximum (before the ReLU)
+# and the window it came from. In the n-grams, `^` marks the word's start, `$` its end.
+
+# %%
+trained_cnn = ELMo.from_run(shipped_model("small")).bilm.char_cnn
+brown = nltk_corpus("brown")  # the Brown corpus, found through the registry
+counts = Counter(brown.words()[:200_000])
+word_list = [word for word, _ in counts.most_common(3000)]
+responses = filter_responses(trained_cnn, word_list)  # (3000 words, 512 filters)
+print("filter widths:", list(trained_cnn.config.filters), " scores:", tuple(responses.scores.shape))
+
+
+# %%
+def draw_filter(filter_index):
+    top = responses.top(filter_index, k=12)
+    ngram, count = responses.favourite_ngram(filter_index, k=50)
+    fig, ax = plt.subplots(figsize=(7, 3.4))
+    ax.barh(range(len(top)), [score for _, _, score in top], color="C0")
+    ax.set_yticks(range(len(top)), [f"{word}   [{gram}]" for word, gram, _ in top], fontsize=8)
+    ax.invert_yaxis()  # strongest on top
+    ax.set_xlabel("max score over the word's windows (before the ReLU)")
+    width = int(responses.widths[filter_index])
+    ax.set_title(f"filter {filter_index} (width {width}): the 12 words that fire it most\n"
+                 f"'{ngram}' is the strongest window in {count} of its top 50 words", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+# How clear-cut is each filter? The share of its top 50 words whose best window is one and the
+# same n-gram. The clearest four per width:
+favourite = [responses.favourite_ngram(f, k=50) for f in range(responses.scores.shape[1])]
+clearest = {}  # width -> filters, clearest first
+for f in sorted(range(len(favourite)), key=lambda f: -favourite[f][1]):
+    clearest.setdefault(int(responses.widths[f]), []).append(f)
+for width in sorted(clearest):
+    print(f"width {width}: " + ",  ".join(
+        f"#{f} '{favourite[f][0]}' {favourite[f][1]}/50" for f in clearest[width][:4]))
+
+# %% [markdown]
+# The explorer draws one filter's 12 strongest words. Below, the clearest filter of widths 3, 4
+# and 5; with a running kernel, the slider under them shows any of the 512.
+
+# %%
+explore(draw_filter, {"filter_index": Slider(0, 511, clearest[3][0], step=1,
+                                             description="filter")},
+        static=[{"filter_index": clearest[width][0]} for width in (3, 4, 5)])
+
+# %% [markdown]
+# Words that share the winning n-gram tie: a window's score depends only on the characters in
+# it. Many winning windows reach past the end-of-word mark `$` into the padding `·`: those
+# filters detect how a word ends. A filter is a *soft* detector: among its top words there are
+# near misses too, windows that share only part of its favourite n-gram. The list above shows
+# the kinds of detectors: single characters, a full stop at the end of a word (abbreviations
+# such as *Mr.*), endings such as *-ly*, *-ed* or *-ing*, letter pairs inside a word. Many
+# filters are less clear-cut, and no single one makes the word's vector: the 512 maxima
+# together, then the highway layers and the projection, do.
+
+# %% [markdown]
 # ## 3. Seven widths: the paper's 2048 filters
 #
 # ELMo runs one convolution per width, widths 1 to 7 with more filters for longer n-grams,
@@ -276,7 +359,7 @@ for word in ("bank", "river"):
     order = similarity[i].argsort(descending=True)[1:4]
     print(f"{word:6s} closest: " + ", ".join(f"{oov[j]} ({similarity[i, j]:.2f})" for j in order))
 
-# %% [markdown]
+# %% [markdown] slideshow={"slide_type": "subslide"}
 # ## 6. Each distinct token once
 #
 # A token's vector depends on its characters only, never on its neighbours. Real batches
@@ -285,7 +368,6 @@ for word in ("bank", "river"):
 # return_inverse=True)`) and copies the results back to every position:
 
 # %%
-brown = nltk_corpus("brown")  # the Brown corpus, found through the registry
 sentences = [s for s in brown.sents()[:400] if 5 <= len(s) <= 30][:32]
 batch = batch_to_ids(sentences)  # (32, T, 50)
 B, T, _ = batch.shape
@@ -294,10 +376,10 @@ n_real = int((batch > 0).any(-1).sum())
 print(f"{B * T} positions, {n_real} real tokens, {distinct.shape[0]} distinct rows "
       "(the all-zero padding row included)")
 
-# %% [markdown]
+# %% [markdown] slideshow={"slide_type": "skip"}
 # Time both ways (the printed times vary from machine to machine) ...
 
-# %%
+# %% slideshow={"slide_type": "skip"}
 # NBVAL_IGNORE_OUTPUT
 with torch.no_grad():
     start = time.perf_counter()

@@ -35,6 +35,13 @@
 #
 # **Prerequisites:** notebook 02 (LM batches and targets), notebook 03 (the character CNN),
 # recurrent networks at the level of "an LSTM has gates and a memory cell".
+#
+# **Runtime:** about 20 s on a 2-core CPU.
+
+# %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
+from elmo_tutorial.figures import you_are_here
+
+you_are_here("forward_lstm", "softmax")
 
 # %%
 import math
@@ -78,7 +85,19 @@ warnings.filterwarnings("ignore", message="LSTM with projections")
 #
 # The four weight matrices are stacked into one `(4C, I)` matrix, in PyTorch's block order
 # **(i, f, g, o)**. (TensorFlow, and so bilm-tf, stacks **(i, j, f, o)** with $j = g$: the
-# weight loader reorders the blocks.) Take the weights from a `torch.nn.LSTMCell`:
+# weight loader reorders the blocks.)
+#
+# TensorFlow's `LSTMCell` also adds a constant **`forget_bias` = 1.0** to the forget gate's
+# pre-activation at run time, $f_t = \sigma(\ldots + b_f + 1)$, and that constant is not in
+# the weight file. It makes a fresh LSTM keep its memory by default ($\sigma(1) \approx 0.73$
+# instead of 0.5; Józefowicz et al. 2015 found it helps). bilm-tf trained with it, so the
+# released weights are only right with it. PyTorch has no such constant but has two bias
+# vectors whose sum is what counts: `load_allennlp` puts the file's bias in `bias_ih` and the
+# constant in `bias_hh` (1.0 on the forget block, 0 elsewhere), and `save_allennlp` takes it out
+# again (`elmo_tutorial/allennlp_format.py`; `tests/test_allennlp_format.py` checks that the
+# outputs match bilm-tf's with it and not without it).
+#
+# Take the weights from a `torch.nn.LSTMCell`:
 
 # %%
 I, C, B = 3, 4, 2  # input width, memory cells, batch
@@ -200,12 +219,12 @@ with torch.no_grad():
 print(with_skip)
 print("layer 2 with skip − without skip == layer 1:", torch.allclose(a2 - b2, a1, atol=1e-6))
 
-# %% [markdown]
+# %% [markdown] slideshow={"slide_type": "skip"}
 # How much does the fused path save? On a CPU little or nothing when only running the model
 # (PyTorch has no oneDNN kernel for LSTMP), about half the time when training; on a GPU the
 # fused cuDNN kernel wins by far. Timings depend on your machine:
 
-# %%
+# %% slideshow={"slide_type": "skip"}
 # NBVAL_IGNORE_OUTPUT
 big = LSTMStack(64, 256, 64, n_layers=2)
 xb, mb = torch.randn(32, 25, 64, requires_grad=True), torch.ones(32, 25, dtype=torch.bool)
@@ -251,14 +270,16 @@ checks.check_lstmp_step(my_lstmp_step)
 #
 # The full model: characters → `CharCNN` (notebook 03) → `LSTMStack` → softmax over the
 # vocabulary. Dropout is applied to the LSTM's input and output while training. We use the
-# `tiny` preset and the synthetic corpus that ships with the package (no download):
+# `tiny` preset and the synthetic corpus that ships with the package (no download). The model
+# and its batches go to the notebook's `device` (the CPU unless `ELMO_TUTORIAL_DEVICE` says
+# otherwise):
 
 # %%
 train_sentences, valid_sentences = embedded_corpus("train"), embedded_corpus("valid")
 vocab = Vocabulary.from_sentences(train_sentences)
 config = replace(MODEL_PRESETS["tiny"], vocab_size=len(vocab))
 torch.manual_seed(0)
-model = ForwardLM(config)
+model = ForwardLM(config).to(device)
 print(f"{len(train_sentences)} training sentences, vocabulary of {len(vocab)} words")
 print(f"{sum(p.numel() for p in model.parameters()):,} parameters")
 print(model.forward_lstm)
@@ -278,7 +299,7 @@ for t in range(6):
 valid_batch = make_lm_batch(valid_sentences[:400], vocab)
 model.eval()
 with torch.no_grad():
-    before = model(valid_batch)
+    before = model(valid_batch.to(device))
 print(f"untrained: NLL {before.forward_nll.item():.3f} nats (log V = {math.log(len(vocab)):.3f}),"
       f" perplexity {before.forward_perplexity:.1f} (uniform: {len(vocab)})")
 
@@ -288,10 +309,11 @@ print(f"untrained: NLL {before.forward_nll.item():.3f} nats (log V = {math.log(l
 
 # %%
 with torch.no_grad():
-    top = model.encode(valid_batch.char_ids)["forward"][-1]  # (B, T, P)
+    on_device = valid_batch.to(device)
+    top = model.encode(on_device.char_ids)["forward"][-1]  # (B, T, P)
     log_probs = model.softmax.log_probs(top)  # (B, T, V)
-    keep = valid_batch.forward_targets != -100
-    nll = -log_probs[keep].gather(1, valid_batch.forward_targets[keep].unsqueeze(1)).mean()
+    keep = on_device.forward_targets != -100
+    nll = -log_probs[keep].gather(1, on_device.forward_targets[keep].unsqueeze(1)).mean()
 print(f"by hand: {nll.item():.3f} nats")
 
 # %% [markdown]
@@ -317,7 +339,7 @@ optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
 losses = []
 model.train()
 for indices in batches[:250]:
-    out = model(make_lm_batch([train_sentences[i] for i in indices], vocab))
+    out = model(make_lm_batch([train_sentences[i] for i in indices], vocab).to(device))
     optimizer.zero_grad()
     out.loss.backward()
     torch.nn.utils.clip_grad_norm_(model.parameters(), 10.0)
@@ -325,7 +347,7 @@ for indices in batches[:250]:
     losses.append(out.loss.item())
 model.eval()
 with torch.no_grad():
-    after = model(valid_batch)
+    after = model(valid_batch.to(device))
 print(f"validation perplexity: {before.forward_perplexity:.1f} → {after.forward_perplexity:.1f}")
 
 # %%
@@ -345,7 +367,7 @@ fig.tight_layout()
 prefix = ["She", "said", "that", "the"]
 prefix_batch = make_lm_batch([prefix], vocab)
 with torch.no_grad():
-    top = model.encode(prefix_batch.char_ids)["forward"][-1]  # (1, T, P)
+    top = model.encode(prefix_batch.char_ids.to(device))["forward"][-1]  # (1, T, P)
     next_log_probs = model.softmax.log_probs(top[0, len(prefix)])  # after the last word
 best = next_log_probs.topk(5)
 print(" ".join(prefix), "…")
@@ -356,7 +378,8 @@ for lp, word_id in zip(best.values, best.indices, strict=True):
 # ## Summary
 #
 # * An **LSTM step** computes four gates from $x_t$ and $h_{t-1}$ (block order i, f, g, o in
-#   PyTorch; i, j, f, o in TensorFlow) and updates the memory $c_t$.
+#   PyTorch; i, j, f, o in TensorFlow) and updates the memory $c_t$. TensorFlow adds a
+#   constant forget bias of 1.0 that the weight files leave out; the loader restores it.
 # * **LSTMP** projects the output to $P \ll C$ dimensions: ELMo has $C = 4096$, $P = 512$
 #   (Peters et al. 2018, Sec. 3.4; Józefowicz et al. 2016; Sak et al. 2014). Without
 #   clipping it is exactly `torch.nn.LSTM(proj_size=P)`.
@@ -369,6 +392,7 @@ for lp, word_id in zip(best.values, best.indices, strict=True):
 #
 # **Read more:** Peters et al. (2018), Sec. 3.1 (the biLM) and 3.4 (the architecture);
 # Józefowicz et al. (2016), *Exploring the Limits of Language Modeling* (the CNN-LSTM LM ELMo
-# builds on); Sak et al. (2014) for LSTMP.
+# builds on); Sak et al. (2014) for LSTMP; Józefowicz, Zaremba & Sutskever (2015), *An
+# Empirical Exploration of Recurrent Network Architectures* (the forget bias of 1).
 #
 # **Next:** notebook 05 runs the same machinery right to left: the backward LM.

@@ -24,24 +24,38 @@
 #
 # **You will:**
 # 1. build the mix from scratch: the weights $s_j$ as a softmax, the scale $\gamma$, the
-#    optional layer norm, and the $\lambda \lVert s \rVert^2$ penalty, checking each against
+#    optional layer norm, and the $\lambda \lVert w \rVert^2$ penalty, checking each against
 #    our `ScalarMix`;
 # 2. watch how $\lambda$ pulls the learned weights towards the plain average (a plot);
 # 3. run the `ELMo` module on a biLM with official weights and read its TF-Hub outputs;
-# 4. write the scalar mix yourself and let a self-check grade it.
+# 4. mix the layers of the biLM trained in notebook 06 yourself, with sliders, and see which
+#    layers tell the senses of a word apart;
+# 5. write the scalar mix yourself and let a self-check grade it.
 #
-# **Prerequisites:** notebook 01 (masked layer norm), softmax, a gradient step.
+# **Prerequisites:** notebook 01 (masked layer norm), notebook 06 (the trained biLM), softmax,
+# a gradient step.
+#
+# **Runtime:** about 10 s on a 2-core CPU.
+
+# %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
+from elmo_tutorial.figures import you_are_here
+
+you_are_here("layer_norm", "scalar_mix", "elmo")
 
 # %%
 # %matplotlib inline
 import matplotlib.pyplot as plt
 import torch
+import torch.nn.functional as F
 
-from elmo_tutorial import batch_to_ids, checks, load_allennlp
+from elmo_tutorial import ELMo, batch_to_ids, checks, load_allennlp
+from elmo_tutorial.checkpoint import shipped_model
+from elmo_tutorial.embedded_corpus import embedded_senses
 from elmo_tutorial.layer_norm import masked_layer_norm
 from elmo_tutorial.registry import fetch
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.scalar_mix import ScalarMix
+from elmo_tutorial.widgets import Choice, Slider, explore
 
 device = setup_notebook(seed=0)
 
@@ -111,53 +125,81 @@ print("matches masked_layer_norm:",
                           masked_layer_norm(layers[2], mask)[mask], atol=1e-5)))
 
 # %% [markdown]
-# ## 4. The penalty $\lambda \lVert s \rVert^2$
+# ## 4. The penalty $\lambda \lVert w \rVert^2$
 #
-# Sec. 3.3 adds $\lambda \lVert w \rVert_2^2$ to the task loss; as in AllenNLP we apply it to
-# the normalised weights $s$. $\sum_j s_j^2$ is smallest, $1/(L+1)$, when all $s_j$ are equal,
-# so a large $\lambda$ holds the mix near the plain average of the layers and a small one lets
-# the task choose (Sec. 5.2 compares $\lambda = 1$ with $\lambda = 0.001$).
+# Sec. 3.3 of the paper sometimes regularises the mix "by adding $\lambda \lVert w \rVert^2_2$ to
+# the loss. This imposes an inductive bias on the ELMo weights to stay close to an average of all
+# biLM layers." bilm-tf applies it to the **raw** weights $w$, before the softmax
+# (`l2_coef * reduce_sum(square(ELMo_W))` in `bilm/elmo.py`), and AllenNLP's configs do the same
+# with an L2 regulariser on `scalar_parameters`. `ScalarMix.penalty()` returns this
+# $\sum_j w_j^2$; the caller multiplies by $\lambda$. Why does it pull towards the average?
+# $w = 0$ gives $s_j = 1/(L+1)$ for every layer, and the penalty pulls $w$ towards 0.
+#
+# A second reading penalises the normalised weights, $\lVert s \rVert^2 = \sum_j s_j^2$
+# (`penalty(on="weights")`), which is also smallest, $1/(L+1)$, at the average. The two are
+# not the same regulariser:
+# - $\lVert w \rVert^2$ grows without bound as one layer takes over, while
+#   $\lVert s \rVert^2$ never exceeds 1, and its gradient fades as $s$ nears a single layer
+#   (the softmax saturates);
+# - the softmax ignores a constant added to every $w_j$, $\lVert s \rVert^2$ too, but
+#   $\lVert w \rVert^2$ does not: it also picks the smallest of those equivalent $w$.
+#
+# So a $\lambda$ tuned for one does not carry over to the other. Sec. 5.1 (Table 2) compares
+# $\lambda = 1$ with $\lambda = 0.001$, with bilm-tf's penalty on $w$.
 
 # %%
 with torch.no_grad():
-    print("penalty at our s:", round(float((s**2).sum()), 4), "=", round(float(mix.penalty()), 4))
-    print("penalty, uniform:", round(float(ScalarMix(3).penalty()), 4), "= 1/3")
+    print("our w:     ‖w‖² =", round(float((w**2).sum()), 4), "=", round(float(mix.penalty()), 4),
+          "  ‖s‖² =", round(float((s**2).sum()), 4), "=",
+          round(float(mix.penalty(on="weights")), 4))
+    uniform = ScalarMix(3)
+    print("uniform:   ‖w‖² =", round(float(uniform.penalty()), 4), "        ‖s‖² =",
+          round(float(uniform.penalty(on="weights")), 4), "= 1/3")
 
 # %% [markdown]
 # A toy task makes the effect visible: the target is mostly the top layer,
 # $0.1 h_0 + 0.1 h_1 + 0.8 h_2$. We learn $w$ and $\gamma$ by gradient descent on the squared
-# error plus $\lambda \lVert s \rVert^2$, for several $\lambda$:
+# error plus $\lambda$ times each penalty, for several $\lambda$:
 
 # %%
 target = 0.1 * layers[0] + 0.1 * layers[1] + 0.8 * layers[2]
 lambdas = [0.0, 0.01, 0.1, 1.0, 10.0]
-learned = []
-for lam in lambdas:
-    torch.manual_seed(0)
-    task_mix = ScalarMix(3)
-    optimizer = torch.optim.Adam(task_mix.parameters(), lr=0.05)
-    for _ in range(300):
-        optimizer.zero_grad()
-        error = ((task_mix(layers) - target)[mask] ** 2).mean()
-        (error + lam * task_mix.penalty()).backward()
-        optimizer.step()
-    learned.append(task_mix.weights.detach())
-    print(f"λ = {lam:<5}  s = {[round(v, 3) for v in task_mix.weights.tolist()]}  "
-          f"γ = {task_mix.gamma.item():.3f}")
+learned = {"parameters": [], "weights": []}
+for on in learned:
+    for lam in lambdas:
+        torch.manual_seed(0)
+        task_mix = ScalarMix(3)
+        optimizer = torch.optim.Adam(task_mix.parameters(), lr=0.05)
+        for _ in range(300):
+            optimizer.zero_grad()
+            error = ((task_mix(layers) - target)[mask] ** 2).mean()
+            (error + lam * task_mix.penalty(on=on)).backward()
+            optimizer.step()
+        learned[on].append(task_mix.weights.detach())
+        s_learned = [round(v, 3) for v in task_mix.weights.tolist()]
+        gamma_learned = task_mix.gamma.item()
+        print(f"penalty on {on:<10}  λ = {lam:<5}  s = {s_learned}  γ = {gamma_learned:.3f}")
 
 # %%
-weights = torch.stack(learned)  # (len(lambdas), 3)
-fig, ax = plt.subplots(figsize=(6, 3.2))
-for j in range(3):
-    ax.plot(range(len(lambdas)), weights[:, j], marker="o", label=f"$s_{j}$")
-ax.axhline(1 / 3, color="grey", linestyle=":", label="uniform")
-ax.set_xticks(range(len(lambdas)), [str(v) for v in lambdas])
-ax.set_xlabel("λ")
-ax.set_ylabel("learned weight")
-ax.set_title("A larger λ pulls the mix towards the average of the layers")
-ax.legend()
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.2), sharey=True)
+for ax, (on, title) in zip(axes, [("parameters", "λ‖w‖² (bilm-tf, the default)"),
+                                  ("weights", "λ‖s‖² (penalty(on='weights'))")], strict=True):
+    weights = torch.stack(learned[on])  # (len(lambdas), 3)
+    for j in range(3):
+        ax.plot(range(len(lambdas)), weights[:, j], marker="o", label=f"$s_{j}$")
+    ax.axhline(1 / 3, color="grey", linestyle=":", label="uniform")
+    ax.set_xticks(range(len(lambdas)), [str(v) for v in lambdas])
+    ax.set_xlabel("λ")
+    ax.set_title(title)
+axes[0].set_ylabel("learned weight")
+axes[0].legend()
+fig.suptitle("A larger λ pulls the mix towards the average of the layers")
 plt.tight_layout()
 plt.show()
+
+# %% [markdown]
+# Both pull the weights towards $1/3$ as $\lambda$ grows; at the same $\lambda$ the penalty
+# on $w$ pulls harder here, because it keeps growing while the mix sharpens.
 
 # %% [markdown]
 # ## 5. The ELMo module on official weights
@@ -170,10 +212,10 @@ plt.show()
 
 # %%
 fixture = fetch("allennlp-elmo-fixture")  # the folder with options.json and lm_weights.hdf5
-elmo = load_allennlp(fixture / "options.json", fixture / "lm_weights.hdf5")
+elmo = load_allennlp(fixture / "options.json", fixture / "lm_weights.hdf5").to(device)
 sentences = [["The", "bank", "raised", "its", "rates", "."], ["We", "sat", "on", "the", "bank"]]
 with torch.inference_mode():
-    out = elmo(batch_to_ids(sentences))
+    out = {k: v.cpu() for k, v in elmo(batch_to_ids(sentences).to(device)).items()}
 for name, value in out.items():
     print(f"{name:<14} {tuple(value.shape)}")
 
@@ -198,9 +240,10 @@ m = out["mask"]
 layer_list = [torch.cat([out["word_emb"]] * 2, -1), out["lstm_outputs1"], out["lstm_outputs2"]]
 for j, h in enumerate(layer_list):
     print(f"layer {j}: mean norm {h[m].norm(dim=-1).mean():.4f}")
-elmo_ln = load_allennlp(fixture / "options.json", fixture / "lm_weights.hdf5", do_layer_norm=True)
+elmo_ln = load_allennlp(fixture / "options.json", fixture / "lm_weights.hdf5",
+                        do_layer_norm=True).to(device)
 with torch.inference_mode():
-    out_ln = elmo_ln(batch_to_ids(sentences))
+    out_ln = {k: v.cpu() for k, v in elmo_ln(batch_to_ids(sentences).to(device)).items()}
 print(f"elmo:               mean norm {out['elmo'][m].norm(dim=-1).mean():.4f}")
 print(f"elmo (layer norm):  mean norm {out_ln['elmo'][m].norm(dim=-1).mean():.4f}")
 
@@ -210,13 +253,140 @@ print(f"elmo (layer norm):  mean norm {out_ln['elmo'][m].norm(dim=-1).mean():.4f
 
 # %%
 top_only = load_allennlp(fixture / "options.json", fixture / "lm_weights.hdf5",
-                         scalar_mix_parameters=[-1e4, -1e4, 0.0])
+                         scalar_mix_parameters=[-1e4, -1e4, 0.0]).to(device)
 with torch.inference_mode():
-    out_top = top_only(batch_to_ids(sentences))
+    out_top = top_only(batch_to_ids(sentences).to(device))
 print("elmo == lstm_outputs2:", bool(torch.allclose(out_top["elmo"], out_top["lstm_outputs2"])))
 
 # %% [markdown]
-# ## 6. Exercise: write the scalar mix
+# ## 6. Mix the layers of your own biLM
+#
+# The fixture's weights come from a test model and mean little. Notebook 06 trained a biLM on
+# the course's corpus, whose polysemous words carry sense labels: now we mix **its** layers.
+# We load the `tiny` preset trained to the end, shipped in `data/models/tiny` and made by
+# exactly `elmo-tutorial train --config tiny --out runs/tiny` (about a minute on one CPU core;
+# see its `MODEL_CARD.md`). If you ran that command yourself from the repository root, load
+# your own run instead: `ELMo.from_run("../runs/tiny")`.
+#
+# Its layers for 80 test occurrences each of *play*, *work*, *point* and *bank*, in their
+# sentences:
+
+# %%
+elmo_tiny = ELMo.from_run(shipped_model("tiny")).to(device)  # or ELMo.from_run("../runs/tiny")
+words = ("play", "work", "point", "bank")
+test_senses = embedded_senses("test")
+examples = []  # 80 labelled occurrences per word, one sentence each
+for word in words:
+    examples += [e for e in test_senses if e.word == word][:80]
+with torch.inference_mode():
+    out_tiny = elmo_tiny(batch_to_ids([e.tokens for e in examples]).to(device))
+    out_tiny = {name: value.cpu() for name, value in out_tiny.items()}
+tiny_layers = [torch.cat([out_tiny["word_emb"]] * 2, dim=-1),  # layer 0, duplicated to 2P
+               out_tiny["lstm_outputs1"], out_tiny["lstm_outputs2"]]  # 3 × (N, T, 2P)
+tiny_mask = out_tiny["mask"]  # (N, T)
+rows = torch.arange(len(examples))
+at_word = torch.tensor([e.index for e in examples])  # (N,): where each labelled word sits
+print(len(examples), "sentences; layers:", [tuple(h.shape) for h in tiny_layers])
+
+# %% [markdown]
+# How well does a layer tell the senses apart? A simple measure, the **sense gap**: the mean
+# cosine similarity between two occurrences of a word **with the same sense**, minus the mean
+# between two occurrences **with different senses**. 0 means the vectors ignore the sense.
+# (Notebook 08 measures it more carefully, with a classifier.)
+
+# %%
+def sense_gap(vectors, word):
+    """Mean cosine within senses minus across senses, over the occurrences of `word`."""
+    chosen = [i for i, e in enumerate(examples) if e.word == word]
+    unit = F.normalize(vectors[chosen], dim=-1)  # (n, 2P)
+    similarity = unit @ unit.T  # (n, n)
+    senses = [examples[i].sense for i in chosen]
+    same = torch.tensor([[a == b for b in senses] for a in senses])
+    off_diagonal = ~torch.eye(len(chosen), dtype=torch.bool)
+    return float(similarity[same & off_diagonal].mean() - similarity[~same].mean())
+
+
+print(f"{'':10}" + "".join(f"{word:>8}" for word in words) + "   mean ‖h‖")
+for j, h in enumerate(tiny_layers):
+    at = h[rows, at_word]  # (N, 2P): the labelled word's vector in layer j
+    print(f"layer {j}:  " + "".join(f"{sense_gap(at, word):8.3f}" for word in words)
+          + f"   {at.norm(dim=-1).mean():8.2f}")
+
+# %% [markdown]
+# Layer 0 is the character CNN's vector: one per word type, so it cannot separate anything.
+# The top LSTM layer separates the senses of *play* and *point* best, *work* a little; the
+# first LSTM layer much less. *bank*'s gap is about 0 in every layer: this small biLM, trained for a
+# minute, has not learned to tell its senses apart. The layers also differ in length: layer
+# 0's vectors are more than twice as long as the LSTM layers'.
+#
+# **The explorer.** Set the raw weights $w_j$ (the softmax turns them into $s_j$), $\gamma$
+# and the layer norm, and see the cosine similarities of ten occurrences (two per sense of
+# *play* and of *work*) and every word's sense gap for that mix. It uses the package's
+# `ScalarMix`, exactly as `ELMo` does. The ten sentences, the labelled word in brackets:
+
+# %%
+shown = []  # indices into `examples`: two occurrences per sense
+for word, sense in [("play", "GAME"), ("play", "MUSIC"), ("play", "THEATRE"),
+                    ("work", "ARTWORK"), ("work", "JOB")]:
+    shown += [i for i, e in enumerate(examples) if (e.word, e.sense) == (word, sense)][:2]
+for k, i in enumerate(shown):
+    tokens, index = list(examples[i].tokens), examples[i].index
+    tokens[index] = f"[{tokens[index]}]"
+    print(f"{k}  {examples[i].word}/{examples[i].sense:<8} {' '.join(tokens)}")
+
+
+# %%
+def draw_mix(w0, w1, w2, gamma, layer_norm):
+    mix = ScalarMix(3, do_layer_norm=layer_norm, initial_scalar_parameters=[w0, w1, w2],
+                    trainable=False)
+    with torch.no_grad():
+        mix.gamma.fill_(gamma)
+        mixed = mix(tiny_layers, tiny_mask)[rows, at_word]  # (N, 2P): ELMo at each labelled word
+    unit = F.normalize(mixed[shown], dim=-1)  # (10, 2P)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.6), width_ratios=[1.3, 1])
+    image = ax1.imshow(unit @ unit.T, vmin=0, vmax=1, cmap="viridis")
+    ax1.set_yticks(range(len(shown)),
+                   [f"{k} {examples[i].word}/{examples[i].sense}" for k, i in enumerate(shown)],
+                   fontsize=7)
+    ax1.set_xticks(range(len(shown)), range(len(shown)), fontsize=7)
+    ax1.set_title("cosine similarity", fontsize=10)
+    fig.colorbar(image, ax=ax1, fraction=0.046)
+    ax2.bar(words, [sense_gap(mixed, word) for word in words])
+    ax2.set_ylim(-0.05, 0.3)
+    ax2.set_title("sense gap: same-sense minus different-sense cosine", fontsize=10)
+    s = mix.weights.tolist()
+    fig.suptitle(f"s = ({s[0]:.2f}, {s[1]:.2f}, {s[2]:.2f}),  γ = {gamma:g},  layer norm "
+                 f"{'on' if layer_norm else 'off'},  mean ‖ELMo‖ = {mixed.norm(dim=-1).mean():.1f}",
+                 fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+weight = Slider(-4.0, 4.0, 0.0, step=0.5)
+explore(draw_mix, {"w0": weight, "w1": weight, "w2": weight,
+                   "gamma": Slider(0.25, 4.0, 1.0, step=0.25, description="γ"),
+                   "layer_norm": Choice((False, True), description="layer norm")},
+        static=[{}, {"layer_norm": True}, {"w0": -4.0, "w1": -4.0, "w2": 4.0}])
+
+# %% [markdown]
+# Above, three settings (with a running kernel, the controls below them redraw on every move):
+#
+# 1. **uniform weights**, no layer norm: the long layer-0 vectors dominate the sum, so every
+#    occurrence of a word looks alike (the matrix is bright all over) and the gaps are small;
+# 2. **uniform weights with layer norm**: every layer is brought to the same scale first, so
+#    layer 0 weighs less and the gaps grow a little;
+# 3. **the top layer alone** ($s_2 \approx 1$): *play* in the THEATRE sense (a noun) stands
+#    apart from the GAME and MUSIC senses (both verbs), which this layer barely tells apart;
+#    *work*'s two senses hardly differ. The gaps are the top layer's from the table above.
+#
+# Move $\gamma$: the mean length changes, no cosine does. $\gamma$ rescales every vector alike;
+# it matters to the task model that reads them (its weights see the scale), not to their
+# directions. A task that needs word senses would learn weights near setting 3; one that needs
+# the word's identity (or its spelling) would keep more of layer 0. That is why ELMo learns $s$
+# per task instead of fixing it.
+
+# %% [markdown]
+# ## 7. Exercise: write the scalar mix
 #
 # Complete `my_scalar_mix(layers, w, gamma)`: `layers` is a list of same-shape tensors, `w` the
 # un-normalised weights (one per layer), `gamma` a float. Return
@@ -239,12 +409,17 @@ checks.check_scalar_mix(my_scalar_mix)
 #   softmax-normalised weights $s_j$ times one scale $\gamma$; layer 0 is the token embedding,
 #   duplicated so that every layer has width $2P$.
 # - Layer norm before mixing (optional) uses one mean and variance over the real tokens of the
-#   batch, so padding does not move the statistics (notebook 01).
-# - $\lambda \lVert s \rVert^2$ keeps the mix near the plain average; Sec. 5.2 finds a small
-#   $\lambda$ (letting the task choose) better for most tasks, with $\lambda = 1$ close behind.
+#   batch, so padding does not move the statistics (notebook 01); it keeps a layer with long
+#   vectors from dominating the mix.
+# - $\lambda \lVert w \rVert^2$ on the raw weights (bilm-tf; `ScalarMix.penalty()`) keeps the
+#   mix near the plain average; $\lambda \lVert s \rVert^2$ (`penalty(on="weights")`) is a
+#   different, bounded regulariser. Sec. 5.1 (Table 2) finds $\lambda = 0.001$ better than
+#   $\lambda = 1$ on SQuAD, SNLI and SRL, and both better than the top layer alone.
+# - In the biLM trained in notebook 06, the top layer separates word senses best, layer 0 not
+#   at all; which mix is best depends on the task, which is why the task learns it.
 # - Sec. 3.3 shows where ELMo goes in a task model (concatenated with the task's own token
 #   input, sometimes also at its output), with dropout on the ELMo vectors.
 # - `ELMo` returns TF-Hub names: `word_emb`, `lstm_outputs1`, `lstm_outputs2`, `elmo`,
 #   `default`, `mask`; `load_allennlp` reads the official weights (notebook 11).
 #
-# Next: notebook 08 uses these layers to tell the senses of *bank* apart.
+# Next: notebook 08 looks at the same layers in a larger biLM trained on real English.

@@ -55,10 +55,13 @@ from elmo_tutorial.analysis import (
 )
 from elmo_tutorial.annotated import wsd_framework
 from elmo_tutorial.embedded_corpus import embedded_corpus, embedded_senses
+from elmo_tutorial.embedding_cache import embed_corpus
 from elmo_tutorial.neighbours import NeighbourIndex, neighbour_explorer
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.static_vectors import StaticVectors, context_vector
 
+# One thread: the biLM runs one small LSTM step after another, and a second thread costs
+# more in waiting for it than it gives (on a busy machine, much more).
 device = setup_notebook(seed=0, threads=1)
 
 # %% [markdown]
@@ -90,7 +93,8 @@ print("shape:", layers.shape)
 print("layer 0 is one vector written twice:", np.array_equal(layers[0, :, :half],
                                                              layers[0, :, half:]))
 for j in range(len(layers)):
-    print(f"layer {j}: mean length of a token's vector {np.linalg.norm(layers[j], axis=-1).mean():.4f}")
+    length = np.linalg.norm(layers[j], axis=-1).mean()
+    print(f"layer {j}: mean length of a token's vector {length:.4f}")
 
 # %% [markdown]
 # **The ELMo mix.** ELMo gives a downstream task $\gamma \sum_j s_j h_j$ with weights it
@@ -151,15 +155,16 @@ print("the same share of the variance:", np.allclose(sigma[:2] ** 2 / (sigma**2)
 
 # %%
 fig, axes = plt.subplots(1, 4, figsize=(16, 3.6))
-for ax, name, vectors in zip(axes, NAMES, work, strict=True):
+for ax, name, layer_vectors in zip(axes, NAMES, work, strict=True):
     ax.set_title(f"'work', {name}")
     ax.set_xticks([])
     ax.set_yticks([])
-    if np.allclose(vectors, vectors[0]):
+    if np.allclose(layer_vectors, layer_vectors[0]):
         ax.text(0.5, 0.5, "one point:\nthe same vector\nin every sentence", ha="center",
                 va="center", transform=ax.transAxes)
         continue
-    xy = pca(vectors, k=2).coords  # (5, 2)
+    xy = pca(layer_vectors, k=2).coords  # (5, 2)
+    ax.margins(0.25)  # room for the labels
     for (text, use), (px, py) in zip(WORK, xy, strict=True):
         ax.scatter(px, py, c="tab:blue" if use == "made" else "tab:orange", s=40)
         ax.annotate(" ".join(text.split()[:4]) + " …", (px, py), fontsize=7)
@@ -252,7 +257,17 @@ fig.colorbar(im, ax=axes, shrink=0.5, label="cosine similarity after centring")
 plt.show()
 
 # %% [markdown]
-# FIXME prose about the classic examples.
+# What the small examples show:
+#
+# * **Layer 0 cannot tell anything apart**: one vector per string, whatever the sentence. This
+#   is the static-vector problem of notebook 00, now inside ELMo.
+# * **Layers 1 and 2 can.** Every gap above is positive: uses of the same kind are more alike
+#   than uses of different kinds. In the heatmaps, the two river *bank*s (red) and the two
+#   *point*s of a compass and a knife (dark red) pair up off the diagonal; part of the second
+#   pair's likeness is shared wording (*placed the point of the …*).
+# * Layers 1 and 2 are close here: layer 1 draws the slightly sharper line for *bank*, *point*
+#   and *work*, layer 2 for the tense of *put*. A few hand-made sentences per word cannot tell
+#   a model's habit from chance, so section 5 counts over many words instead.
 #
 # ## 4. The neighbours of *play* (the paper's Table 4)
 #
@@ -276,17 +291,19 @@ print("static neighbours of 'play':",
       ", ".join(f"{w} {sim:.2f}" for w, sim in static.nearest("play", k=10)))
 
 # %% [markdown]
-# FIXME static prose.
+# As in the paper's GloVe row, one vector has to serve every use: the neighbours mix games
+# (*game*, *league*, *golf*), music (*orchestra*, *symphony*) and the theatre (*musical*), and
+# nouns with verbs (*playing*).
 #
 # Now the biLM. The corpus to search: every SemCor sentence with *play*, *plays*, *played* or
 # *playing*, plus the sense-tagged sentences that section 5 scores, chosen by this rule:
 # **every lemma (with its part of speech) that has at least 2 senses with at least 10 tagged
-# occurrences each; 10 occurrences of each such sense; 30 of these lemmas drawn at random**
+# occurrences each; 10 occurrences of each such sense; 80 of these lemmas drawn at random**
 # (`MAX_LEMMAS = None` takes all of them; see the end of the notebook). We embed it all at once.
 
 # %%
 PLAY = {"play", "plays", "played", "playing"}
-PER_SENSE, MAX_LEMMAS = 10, 30
+PER_SENSE, MAX_LEMMAS = 10, 80
 tagged = wsd_examples(semcor)  # one per single-word, single-sense instance
 qualifying = balanced_sample(tagged, per_sense=PER_SENSE, key=lambda e: (e.word, e.pos))
 semcor_sample = balanced_sample(tagged, per_sense=PER_SENSE, max_words=MAX_LEMMAS,
@@ -295,7 +312,8 @@ play_tagged = [e for e in tagged if e.word == "play"]
 play_sentences = [s for s in semcor_words if PLAY & {w.lower() for w in s}]
 corpus = list({tuple(s): None for s in [*play_sentences, *(e.tokens for e in semcor_sample),
                                         *(e.tokens for e in play_tagged)]})
-corpus_layers = embedder.embed_sentences([list(s) for s in corpus])
+# On disk, keyed by the model's weights and the sentences: a rerun loads them in a second.
+corpus_layers = list(embed_corpus(embedder, corpus, name="semcor-sample", progress=False))
 layers_of = dict(zip(corpus, corpus_layers, strict=True))  # sentence → (3, T, 2P)
 index = NeighbourIndex(corpus, corpus_layers, model.scalar_mix)
 print(f"{len({(e.word, e.pos) for e in qualifying})} lemmas qualify, {MAX_LEMMAS} drawn: "
@@ -307,23 +325,41 @@ print(f"embedded: {len(corpus)} sentences, {len(index)} tokens")
 # *play* (any form) in other sentences, layer by layer:
 
 # %%
-QUERIES = [
+QUERIES = {  # the source sentence → the nearest sentence the paper's biLM found
     "Chico Ruiz made a spectacular play on Alusik 's grounder in the hole in the fourth and "
-    "Wert came up with some good stops and showed a strong arm at third base .",
+    "Wert came up with some good stops and showed a strong arm at third base .":
+    "Kieffer , the only junior in the group , was commended for his ability to hit in the "
+    "clutch , as well as his all-round excellent play .",
     "Olivia De Havilland signed to do a Broadway play for Garson Kanin this season , `` A "
-    "Gift of Time '' .",
-]
-for query in QUERIES:
+    "Gift of Time '' .":
+    "It seemed , indeed , that their house was not so much a home , but rather a perfect stage "
+    "set , and that they were actors who had been handed fat roles in a successful play , and "
+    "had talent enough to fill the roles competently , with nice understatement .",
+}
+n_play = sum(w.lower() in PLAY for s in index.sentences for w in s)
+for query, papers_neighbour in QUERIES.items():
     toks = query.split()
     print(f"“{' '.join(toks[:12])} …”")
     for layer in index.layers:
         vector = index.vector_of(embedder, toks, toks.index("play"), layer)
-        print(f"  layer {layer}:")
-        for hit in index.search(vector, layer, k=3, words=PLAY, exclude=toks):
+        hits = index.search(vector, layer, k=n_play, words=PLAY, exclude=toks)
+        sims = np.array([h.similarity for h in hits])
+        theirs = next(h.similarity for h in hits if " ".join(h.tokens) == papers_neighbour)
+        best, worst = (sims > theirs + 1e-6).sum() + 1, (sims >= theirs - 1e-6).sum()
+        rank = f"rank {best}" if best == worst else f"tied at ranks {best}-{worst}"
+        name = "ELMo mix" if layer == "elmo" else f"layer {layer}"
+        print(f"  {name} (the paper's neighbour: {rank} of {len(hits)}):")
+        for hit in hits[:3]:
             print(f"    {hit.similarity:.3f}  {hit.context(7)}")
 
 # %% [markdown]
-# FIXME prose Table 4.
+# Layer 0 is the static case again: every *play* ties at 1.000, in no meaningful order, verbs
+# (*to play the game*) and nouns alike. In layers 1 and 2 the nearest are all nouns, *a play*,
+# like the queries: the context has settled the part of speech. It has not settled the sense
+# in this small biLM: each list mixes plays in a game (*a close play at third*) with plays on
+# a stage (*directed a difficult play*), and the sentence the paper's biLM found first is not
+# among our first three in any layer (its rank is printed above each list). The paper's biLM
+# was trained on a billion words; ours on a few million, for minutes (see its model card).
 #
 # Two queries are anecdotes. A count over all of them: for every sense-tagged occurrence of
 # *play* in SemCor, is the nearest other tagged *play* (cosine) of the same WordNet sense? Of
@@ -342,7 +378,13 @@ for name, v in play_all.items():
           f"{nearest_neighbour_agreement(v, [e.pos for e in play_tagged]):10.4f}")
 
 # %% [markdown]
-# FIXME prose.
+# Over all 300 tagged occurrences, the LSTM layers and the mix find a neighbour of the same
+# WordNet sense more than twice as often as layer 0 (29 senses, many of them rare, so the rates
+# stay low), and a neighbour of the same part of speech almost always. That is the paper's
+# observation about *play*, that the biLM disambiguates both its part of speech and its sense,
+# at small scale: the part of speech comes out clearly, the sense far less. Layer 0 gets the
+# part of speech right three times in four only because the form often says it (*plays*,
+# *played*).
 #
 # ## 5. How well does each layer separate senses? A number, not a picture
 #
@@ -367,12 +409,13 @@ for name, v in play_all.items():
 def representations(sample, embeddings, static):
     """name → (N, D): each representation of every occurrence in `sample`."""
     layer_vectors = example_vectors(embeddings, sample)  # (3, N, 2P)
-    out = {"static (PPMI)": static_example_vectors(static, sample),
-           "window 4 (PPMI)": static_example_vectors(static, sample, window=4),
-           "window 8 (PPMI)": static_example_vectors(static, sample, window=8),
-           "window 4 (layer 0)": np.stack([
-               context_vector(layers[0], list(range(len(e.tokens))), e.index, window=4)
-               for layers, e in zip(embeddings, sample, strict=True)])}
+    out = {"static (PPMI)": static_example_vectors(static, sample)}
+    for window in (4, 8):
+        out[f"window {window} (PPMI)"] = static_example_vectors(static, sample, window=window)
+    for window in (4, 8):  # the same average over the biLM's layer 0, the LSTMs' input
+        out[f"window {window} (layer 0)"] = np.stack([
+            context_vector(layers[0], list(range(len(e.tokens))), e.index, window)
+            for layers, e in zip(embeddings, sample, strict=True)])
     out.update({f"layer {j}": v for j, v in enumerate(layer_vectors)})
     out["ELMo mix"] = mix_layers(layer_vectors, model.scalar_mix)
     return out
@@ -396,47 +439,103 @@ semcor_scores, semcor_chance = score_table(
     semcor_sample, [layers_of[tuple(e.tokens)] for e in semcor_sample], static,
     key=lambda e: (e.word, e.pos))
 
-print(f"{'':20s}{'course corpus':>16s}{'SemCor':>18s}")
-print(f"{'':20s}{len(course_scores['layer 0']):>9d} words{len(semcor_scores['layer 0']):>12d} lemmas")
+
+def cell(scores):
+    return f"{scores.mean():.4f} ± {scores.std(ddof=1) / np.sqrt(len(scores)):.4f}"
+
+
+print(f"{'':20s}{'course corpus':>17s}{'SemCor':>19s}")
+n_words, n_lemmas = len(course_scores["layer 0"]), len(semcor_scores["layer 0"])
+print(f"{'':20s}{n_words:>11d} words{n_lemmas:>12d} lemmas")
 for name in course_scores:
-    cells = [f"{a.mean():8.4f} ± {a.std(ddof=1) / np.sqrt(len(a)):.4f}"
-             for a in (course_scores[name], semcor_scores[name])]
-    print(f"{name:20s}{cells[0]:>16s}{cells[1]:>18s}")
-print(f"{'chance':20s}{course_chance:>8.4f}{'':8s}{semcor_chance:>10.4f}")
+    print(f"{name:20s}{cell(course_scores[name]):>17s}{cell(semcor_scores[name]):>19s}")
+print(f"{'chance':20s}{course_chance:>17.4f}{semcor_chance:>19.4f}")
+for corpus_name, scores in (("course corpus", course_scores), ("SemCor", semcor_scores)):
+    baseline = max((n for n in scores if n.startswith("window")), key=lambda n: scores[n].mean())
+    best_layer = max(("layer 1", "layer 2"), key=lambda n: scores[n].mean())
+    print(f"{corpus_name}: {best_layer} − {baseline} = "
+          f"{cell(scores[best_layer] - scores[baseline])} (paired, word by word)")
 
 # %% [markdown]
-# (Mean accuracy over words ± its standard error over words.)
+# (Mean accuracy over words ± its standard error over words; the last two lines compare the
+# best LSTM layer with the best window average word by word, which removes the differences
+# between words from the noise.)
 #
-# FIXME prose results.
+# **Reading the table.**
+#
+# * **Static vectors score chance** (the PPMI row on the course corpus is exactly chance, and
+#   the biLM's layer 0 equals it): the same vector for every occurrence cannot separate
+#   anything. On SemCor both sit a little above chance because a lemma comes in several forms
+#   (*play*, *played*), and the form says something about the sense.
+# * **On SemCor, real text, layer 2 separates senses best**, ahead of layer 1, the mix and
+#   every window average. The margin over the best window average is printed as the paired
+#   difference; with 80 lemmas it is noisy, so check it on all of them (`MAX_LEMMAS = None`).
+#   The paper finds the same order of the two layers with its 1-nearest-neighbour word sense
+#   disambiguation (Table 5; notebook 09 reproduces that test).
+# * **The ELMo mix is not better than layer 2**: with equal weights it is pulled towards the
+#   layers with long vectors, layer 0 among them (section 1). A task that learns its weights
+#   would put them where the information is (notebook 10).
+# * **On the course corpus, the PPMI window average wins by far.** That is not evidence that
+#   averaging neighbours beats a language model, for three reasons:
+#   1. the corpus was generated so that every sense has its cue words within 8 tokens of the
+#      word (notebook 00), exactly what a window of 8 averages;
+#   2. the PPMI vectors were counted on that same corpus, cue words included, while the biLM
+#      never saw it: it learned English from real text, and meets these made-up sentences
+#      cold;
+#   3. give the window average the biLM's own input instead (the "layer 0" window rows): both
+#      layers 1 and 2 beat it, on both corpora. With the same input vectors, the language
+#      model combines the context better than an average does. And on real text, where no
+#      one planted cue words, layer 2 is ahead of every window average.
 #
 # ## 6. Why the layers differ
 #
-# FIXME why prose.
+# Layer 0 is context-free by construction: the character CNN sees one token at a time. The
+# LSTMs are what let the context in, and the language-model objective decides how much each
+# layer takes in. The top layer feeds the softmax that predicts the *next* word (forward) and
+# the *previous* word (backward). That prediction is about the context, not the current word,
+# so the top layer is pushed to carry what the sentence around the word says, sense included.
+# Layer 1 sits one step above the input and passes it upwards, so it keeps more of the word
+# itself: its form, its part of speech (notebook 10 probes for that).
+#
+# One figure measures it on the embedded SemCor sentences. Left: for words that occur in at
+# least five of them, the mean cosine between two occurrences of the same word. All vectors of
+# a layer share a common direction (two *different* words have a positive cosine, printed below
+# as "raw"), so, as in sections 2 and 5, we first subtract the layer's mean vector; then two
+# different words score about 0. Right: how often a token's nearest other token (by cosine)
+# is another occurrence of the same word.
 
 # %%
-same_word = {layer: index.same_word_similarity(layer) for layer in index.layers}
-neighbour_rate = {layer: index.same_word_neighbour_rate(layer) for layer in index.layers}
-labels = [f"layer {layer}" if layer != "elmo" else "ELMo mix" for layer in index.layers]
+raw = {layer: index.same_word_similarity(layer) for layer in index.layers}
+centred = {layer: index.same_word_similarity(layer, centre=True)[0] for layer in index.layers}
+neighbour_rate = {layer: index.same_word_neighbour_rate(layer, queries=1000)
+                  for layer in index.layers}
+labels = ["ELMo mix" if layer == "elmo" else f"layer {layer}" for layer in index.layers]
 fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8))
 at = np.arange(len(labels))
-left.bar(at - 0.2, [same_word[l][0] for l in index.layers], 0.4, label="same word")
-left.bar(at + 0.2, [same_word[l][1] for l in index.layers], 0.4, label="different words")
+left.bar(at, [centred[layer] for layer in index.layers], 0.5)
 left.set_xticks(at, labels)
+left.set_ylim(0, 1)
 left.set_ylabel("mean cosine similarity")
-left.set_title("two occurrences in different contexts")
-left.legend()
-right.bar(at, [neighbour_rate[l] for l in index.layers], 0.5, color="tab:green")
+left.set_title("the same word in two contexts (common direction removed)")
+right.bar(at, [neighbour_rate[layer] for layer in index.layers], 0.5, color="tab:green")
 right.set_xticks(at, labels)
 right.set_ylim(0, 1)
 right.set_title("nearest other token is the same word")
 fig.tight_layout()
 plt.show()
+print(f"{'':10s}{'same word':>10s}{'(raw)':>8s}{'different words (raw)':>23s}{'nearest':>9s}")
 for layer, label in zip(index.layers, labels, strict=True):
-    print(f"{label:9s} same word {same_word[layer][0]:.4f}, different words "
-          f"{same_word[layer][1]:.4f}, nearest token the same word {neighbour_rate[layer]:.4f}")
+    print(f"{label:10s}{centred[layer]:10.4f}{raw[layer][0]:8.4f}{raw[layer][1]:23.4f}"
+          f"{neighbour_rate[layer]:9.4f}")
 
 # %% [markdown]
-# FIXME prose.
+# In layer 0 two occurrences of a word are the same vector (cosine 1, and the nearest token is
+# always the same word). Layer 1 lets the context in: two occurrences of a word are less alike,
+# and fewer tokens have their own word as nearest neighbour. Layer 2 goes further on both
+# counts: more of each vector comes from the context, and that is where section 5 found the
+# senses separating best. Still, in every layer a word stays far more similar to itself than
+# to other words: the context adds to the word's identity rather than replacing it. The mix,
+# dominated by the long layer-0 vectors, stays closest to the word.
 #
 # ## 7. Exercise: the sense score
 #
@@ -467,15 +566,15 @@ def my_nearest_centroid_accuracy(vectors, labels):
 checks.check_nearest_centroid_accuracy(my_nearest_centroid_accuracy)
 
 # %% [markdown]
-# Your function on real vectors: the occurrences of one SemCor lemma in layer 2, centred as
-# the package does.
+# Your function on the six *bank* sentences of section 3, centred as in the figure: with two
+# sentences per sense, each held-out one is compared with its one partner and the other
+# senses' pairs. (Layer 0 is left out: after centring nothing is left of it.)
 
 # %%
-lemma = semcor_sample[0].word, semcor_sample[0].pos
-chosen = [e for e in semcor_sample if (e.word, e.pos) == lemma]
-v = example_vectors([layers_of[tuple(e.tokens)] for e in chosen], chosen)[2]
-print(lemma, "yours:", round(my_nearest_centroid_accuracy(v - v.mean(0), [e.sense for e in chosen]), 4),
-      " package:", round(nearest_centroid_accuracy(v, [e.sense for e in chosen]), 4))
+bank_senses = [sense for _, sense in BANK]
+for bank_layer, bank_vectors in zip(NAMES[1:], vectors["bank"][1:], strict=True):
+    bank_centred = bank_vectors - bank_vectors.mean(axis=0)
+    print(f"{bank_layer:9s} {my_nearest_centroid_accuracy(bank_centred, bank_senses):.4f}")
 
 # %% [markdown]
 # ## 8. Explore: neighbours in context
@@ -490,8 +589,36 @@ explorer = neighbour_explorer(index, embedder, "The children went out to play in
                               static=[{}, {"layer": "0"}, {"neighbours": "same word only"}])
 
 # %% [markdown]
-# FIXME prose explorer.
+# Layer 0 lists occurrences of the same string, all at cosine 1. Layer 2 finds *play* in
+# similar uses (children playing, games) and, without the "same word only" filter, also other
+# verbs in the same slot (*to fight*): in context, a vector is about the use as much as the
+# word. Try *bank*, *point*, *work* or *put* in sentences of your own (the corpus is the
+# SemCor sentences embedded in section 4), or a sentence where a word is used in an unusual
+# way.
 #
 # ## Summary
 #
-# FIXME.
+# * A trained biLM gives each token one vector per layer. Layer 0 is context-free, one vector
+#   per string; layers 1 and 2 depend on the sentence; the "ELMo mix" of a model as loaded is
+#   the plain average of the layers (`s_j = 1/3`, `γ = 1`), which a task re-weights.
+# * Pictures (PCA, similarity heatmaps, neighbours) show *bank*, *point*, *work*, *put* and
+#   *play* pulled apart by their contexts in layers 1 and 2, and never in layer 0.
+# * Measured with a leave-one-out nearest-centroid score on words chosen by a rule, layer 2
+#   separates SemCor's senses best. A window average can win on text built for it; given the
+#   same inputs, the LSTM layers beat it.
+# * Why: the language-model objective pushes context into the upper layer; layer 1 stays
+#   closer to the word (the similarity of a word to itself falls with depth).
+#
+# **Run it on more.** `MAX_LEMMAS = None` scores all the qualifying SemCor lemmas (about 13,000
+# sentences, 360,000 tokens: a minute or two of embedding on a laptop CPU). Set `MODEL` to
+# your own run, or `OFFICIAL` to an official options/weights pair, to compare models.
+#
+# **Read more:** Peters et al. (2018), *Deep contextualized word representations*: Sec. 3.2
+# (the scalar mix, Eq. 1), Sec. 5.3 (what the biLM's layers capture: Table 4, the neighbours
+# of *play* by GloVe and by the biLM; Table 5, word sense disambiguation, where the second
+# layer beats the first; Table 6, part-of-speech tagging, where the first beats the second).
+# Ethayarajh (2019), *How Contextual are Contextualized Word Representations?*, measures the
+# same-word similarity of section 6 for ELMo, BERT and GPT-2.
+#
+# **Next:** notebook 09 disambiguates word senses with these layers (the paper's Table 5);
+# notebook 10 probes them for parts of speech and uses ELMo in a tagger.

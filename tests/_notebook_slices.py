@@ -50,16 +50,28 @@ def defined_and_read(source: str) -> tuple[set[str], set[str]]:
     return defined, read
 
 
-def exercise_slice(notebook: nbformat.NotebookNode, exercise_cells: list[int]) -> list[int]:
-    """Indices of the cells to run, in order, for ``exercise_cells`` and what depends on them."""
-    code = [i for i, cell in enumerate(notebook.cells) if cell.cell_type == "code"]
-    names = {i: defined_and_read(notebook.cells[i].source) for i in code}
+def _names(notebook: nbformat.NotebookNode) -> dict[int, tuple[set[str], set[str]]]:
+    return {i: defined_and_read(cell.source) for i, cell in enumerate(notebook.cells)
+            if cell.cell_type == "code"}
+
+
+def dependents(notebook: nbformat.NotebookNode, exercise_cells: list[int]) -> list[int]:
+    """The exercise cells and every later cell that reads what they (or such a cell) define."""
+    names = _names(notebook)
     chosen = set(exercise_cells)
     tainted: set[str] = set()
-    for i in code:  # forward: cells that read what an exercise (or its dependents) defined
+    for i in names:  # in notebook order
         if i in chosen or (names[i][1] & tainted and i > min(exercise_cells)):
             chosen.add(i)
             tainted |= names[i][0]
+    return sorted(chosen)
+
+
+def exercise_slice(notebook: nbformat.NotebookNode, exercise_cells: list[int]) -> list[int]:
+    """Indices of the cells to run, in order, for ``exercise_cells`` and what depends on them."""
+    names = _names(notebook)
+    code = sorted(names)
+    chosen = set(dependents(notebook, exercise_cells))
     pending = sorted(chosen)
     while pending:  # backward: the latest definition of every name a chosen cell reads
         i = pending.pop()

@@ -257,3 +257,24 @@ def test_fused_and_faithful_lstm_give_the_same_elmo_without_clipping():
             outputs[fused] = model(ids)
     for name, value in outputs[True].items():
         torch.testing.assert_close(value, outputs[False][name], atol=1e-5, rtol=0, msg=name)
+
+
+def test_tensorflow_forget_bias_is_loaded_and_parity_depends_on_it(official):
+    # TF's LSTMCell adds forget_bias=1.0 at run time; the file's B does not hold it. The loader
+    # puts it in bias_hh (1.0 on the forget block, PyTorch order i, f, g, o; 0 elsewhere).
+    model, sentences, expected = official
+    layer = model.bilm.forward_lstm.layers[0]
+    C = layer.hidden_size
+    forget = torch.zeros(4 * C)
+    forget[C : 2 * C] = 1.0
+    assert torch.equal(layer.bias_hh_l0.detach(), forget)
+    without = ELMo(model.config)
+    without.load_state_dict(model.state_dict())
+    with torch.no_grad():
+        for stack in (without.bilm.forward_lstm, without.bilm.backward_lstm):
+            for lstm in stack.layers:
+                lstm.bias_hh_l0.zero_()  # as if the constant had been forgotten
+    tokens = sentences[0][0].split()
+    with torch.inference_mode():
+        got = without(batch_to_ids([tokens]))["lstm_outputs2"][0].numpy()
+    assert np.abs(got - expected[0][0]).max() > 100 * TOLERANCE

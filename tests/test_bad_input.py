@@ -103,6 +103,16 @@ def test_toml_filters_without_a_count_are_a_clear_error(tmp_path):
         ModelConfig(filters=((1,), (2, 8)))
 
 
+def test_a_preset_name_typo_lists_the_presets(capsys):
+    assert cli(["train", "--config", "smal"]) == 2
+    assert "unknown training preset 'smal'; choose one of" in _one_line(capsys.readouterr().err)
+
+
+def test_a_value_of_the_wrong_type_names_the_expected_type(capsys):
+    assert cli(["train", "--lr=abc"]) == 2
+    assert "'lr' expects float, got 'abc'" in _one_line(capsys.readouterr().err)
+
+
 def test_a_missing_config_file_is_named(tmp_path, capsys):
     assert cli(["train", "--config-file", str(tmp_path / "my.toml"), *MICRO_CLI]) == 2
     assert "my.toml" in _one_line(capsys.readouterr().err)
@@ -124,6 +134,18 @@ def test_a_config_json_that_is_not_a_run_config_is_named(tmp_path):
     (tmp_path / "config.json").write_text(json.dumps({"hidden_size": 768}))
     with pytest.raises(ValueError, match="not the config.json of a run"):
         ELMo.from_run(tmp_path)
+
+
+def test_a_file_given_as_run_directory_is_a_clear_error(run, capsys):
+    assert cli(["embed", str(run / "model.safetensors"), "The bank ."]) == 2
+    assert "is a file, not a run directory" in _one_line(capsys.readouterr().err)
+
+
+def test_a_damaged_vocabulary_is_named(run, tmp_path, capsys):
+    broken = shutil.copytree(run, tmp_path / "run")
+    (broken / "vocab.txt").write_bytes(b"\xff\xfe\x00")
+    assert cli(["evaluate", str(broken), "--no-ngram"]) == 2
+    assert "vocab.txt is not a UTF-8 text file" in _one_line(capsys.readouterr().err)
 
 
 def test_a_folder_of_official_weights_points_to_load_allennlp(tmp_path):
@@ -185,6 +207,11 @@ def test_embed_sentences_of_none_is_a_clear_error(embedder):
         embedder.embed_sentences(None)
 
 
+def test_an_embedder_of_a_path_instead_of_a_model_says_what_it_takes():
+    with pytest.raises(TypeError, match=r"Embedder\(ELMo.from_run\(run_dir\)\)"):
+        Embedder("runs/tiny")
+
+
 def test_load_allennlp_with_its_arguments_swapped_says_so(tmp_path):
     weights = tmp_path / "weights.hdf5"
     weights.write_bytes(b"\x89HDF\r\n\x1a\n" + bytes(100))  # an hdf5 file's signature
@@ -199,3 +226,19 @@ def test_load_allennlp_with_a_broken_options_file_names_it(tmp_path):
     options.write_text('{"lstm": ')
     with pytest.raises(ValueError, match="options.json"):
         load_allennlp(options, tmp_path / "weights.hdf5")
+
+
+def test_load_allennlp_with_weights_that_are_not_hdf5_names_them(tmp_path):
+    options = tmp_path / "options.json"
+    options.write_text(json.dumps(MODEL_PRESETS["tiny"].to_options()))
+    weights = tmp_path / "weights.hdf5"
+    weights.write_text("not hdf5")
+    with pytest.raises(ValueError, match="weights.hdf5 is not an hdf5 weight file"):
+        load_allennlp(options, weights)
+
+
+@pytest.mark.parametrize("field, value", [("cell_clip", -3.0), ("proj_clip", 0.0),
+                                          ("n_highway", -1)])
+def test_architectures_that_cannot_work_are_refused_by_name(field, value):
+    with pytest.raises(ValueError, match=f"{field} must be"):
+        ModelConfig(**{field: value})

@@ -45,3 +45,6 @@ def test_you_are_here_shows_one_titled_figure_and_returns_nothing():
     (number,) = plt.get_fignums()
     assert plt.figure(number).axes[0].get_title(loc="left") == "You are here: char CNN, highway"
     plt.close("all")
+    you_are_here("all")
+    assert plt.gcf().axes[0].get_title(loc="left") == "You are here: the whole model"
+    plt.close("all")

@@ -58,8 +58,16 @@ def test_train_with_force_replaces_the_run(run_copy, capsys):
     assert sorted(p.name for p in (run_copy / "checkpoints").glob("step_*")) == ["step_000002"]
 
 
-def test_train_into_a_folder_without_a_run_needs_no_force(tmp_path):
+def test_train_with_several_processes_refuses_before_starting_them(run_copy, capsys,
+                                                                      monkeypatch):
+    monkeypatch.setattr("subprocess.call", lambda *a, **k: pytest.fail("torchrun started"))
+    assert cli(["train", "--out", str(run_copy), *MICRO_CLI, "--nproc", "2"]) == 2
+    assert "--force" in capsys.readouterr().err
+
+
+def test_train_into_a_folder_without_trained_weights_needs_no_force(tmp_path):
     (tmp_path / "notes.txt").write_text("mine")
+    (tmp_path / "log.jsonl").write_text("")  # a run stopped before its first checkpoint
     assert cli(["train", "--out", str(tmp_path), *MICRO_CLI, "--max_steps=2"]) == 0
     assert (tmp_path / "notes.txt").read_text() == "mine"
 
@@ -209,3 +217,13 @@ def test_from_run_on_truncated_weights_names_the_file_and_the_checksum_check(fin
     capsys.readouterr()
     assert cli(["embed", str(shipped), "The bank ."]) == 2
     assert "sha256sum -c SHA256SUMS" in capsys.readouterr().err
+
+
+def test_pruning_keeps_the_newest_checkpoint_past_step_999999(tmp_path):
+    state = {"step": 0, "epoch": 0, "batch_in_epoch": 0, "optimizer": {}, "scheduler": {},
+             "rng": []}
+    for step in (999_999, 1_000_000):
+        ckpt.save_checkpoint(tmp_path, step, {"w": torch.zeros(1)}, {**state, "step": step},
+                             keep=1)
+    assert [p.name for p in (tmp_path / "checkpoints").glob("step_*")] == ["step_1000000"]
+    assert ckpt.latest_checkpoint(tmp_path).name == "step_1000000"

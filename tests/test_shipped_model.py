@@ -3,6 +3,7 @@
 import hashlib
 from pathlib import Path
 
+import pytest
 import torch
 
 from elmo_tutorial import batch_to_ids
@@ -29,3 +30,44 @@ def test_shipped_model_is_an_encoder_that_elmo_loads():
         out = elmo(batch_to_ids([["She", "sat", "on", "the", "bank", "."]]))
     assert out["elmo"].shape == (1, 6, 2 * config.projection_dim)
     assert torch.isfinite(out["elmo"]).all()
+
+
+TINY = SHIPPED.parent / "tiny"
+
+
+def test_shipped_tiny_run_is_intact_small_and_the_tiny_preset_unchanged():
+    from elmo_tutorial.checkpoint import read_run_config
+    from elmo_tutorial.train_config import TrainConfig
+
+    for line in (TINY / "SHA256SUMS").read_text().splitlines():
+        digest, name = line.split()
+        assert hashlib.sha256((TINY / name).read_bytes()).hexdigest() == digest, name
+    assert sum(p.stat().st_size for p in TINY.iterdir()) <= 2 * 2**20
+    _, train = read_run_config(TINY)
+    assert TrainConfig.from_dict(train) == TrainConfig.preset("tiny"), (
+        "data/models/tiny must be what `elmo-tutorial train --config tiny` trains")
+
+
+def test_shipped_tiny_weights_reproduce_the_perplexity_in_their_log(one_thread):
+    from elmo_tutorial.embedded_corpus import embedded_corpus
+    from elmo_tutorial.evaluation import evaluate_perplexity
+    from elmo_tutorial.lm import BidirectionalLM
+    from elmo_tutorial.train_log import read_log
+
+    config, state, vocab = load_run(TINY)
+    model = BidirectionalLM(config)
+    model.load_state_dict(state)
+    logged = [e for e in read_log(TINY) if e["kind"] == "eval"][-1]
+    assert logged["step"] == 600
+    scored = evaluate_perplexity(model, embedded_corpus("valid")[:500], vocab)
+    # float16 storage moves the perplexity by far less than this
+    assert abs(scored["avg_ppl"] - logged["avg_ppl"]) < 0.01 * logged["avg_ppl"]
+    assert scored["n_tokens"] == logged["n_tokens"]
+
+
+def test_shipped_model_finds_both_models_and_rejects_unknown_names():
+    from elmo_tutorial.checkpoint import shipped_model
+
+    assert shipped_model("tiny") == TINY and shipped_model("small") == SHIPPED
+    with pytest.raises(ValueError, match="ships"):
+        shipped_model("paper")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from _notebook_slices import defined_and_read, exercise_slice
+from _notebook_slices import defined_and_read, dependents, exercise_slice
 from nbclient import NotebookClient
 
 from elmo_tutorial.course import (
@@ -117,6 +117,7 @@ def test_a_slice_holds_what_an_exercise_needs_and_what_needs_it():
         ("code", "def f():\n    # BEGIN SOLUTION\n    return c\n    # END SOLUTION"),
         ("code", "d = f()"), ("code", "print(b)"), ("code", "print(d)"))
     assert exercise_slice(notebook, [3]) == [0, 2, 3, 4, 6]
+    assert dependents(notebook, [3]) == [3, 4, 6]
 
 
 # --- the output folder: never lose a student's work -----------------------------------------
@@ -169,11 +170,8 @@ def test_command_writes_one_student_copy_per_notebook(tmp_path, capsys):
 # --- executing the copies -------------------------------------------------------------------
 
 def _run(*passes: tuple[nbformat.NotebookNode, list[int]]) -> list[dict[int, list]]:
-    """Run each pass's cells of its notebook, in one kernel; the error outputs of each cell.
-
-    Each pass starts again from the notebook's first needed cell, so one kernel serves both
-    the student's run and the run with the solutions (a kernel takes seconds to start).
-    """
+    """Run each pass's cells of its notebook, one pass after the other in one kernel (which
+    takes seconds to start); the error outputs of each cell."""
     client = NotebookClient(passes[0][0], timeout=600, kernel_name="python3", allow_errors=True,
                             resources={"metadata": {"path": str(NOTEBOOKS)}})
     errors = []
@@ -196,10 +194,13 @@ def test_student_copy_fails_only_at_its_stubs_and_passes_with_the_solutions(path
     cells = exercise_slice(notebook, [e.cell for e in exercises])
     stubs = {e.message for e in exercises}
 
+    # The student's run, then, in the same kernel, the exercise cells with their solutions put
+    # back and the cells that use their results (what they need is defined by the first run).
     solved = copy.deepcopy(notebook)
-    for index in cells:
+    again = dependents(notebook, [e.cell for e in exercises])
+    for index in again:
         solved.cells[index].outputs = []  # the committed outputs must not pass for new ones
-    errors, solved_errors = _run((student_copy(notebook), cells), (solved, cells))
+    errors, solved_errors = _run((student_copy(notebook), cells), (solved, again))
     for exercise in exercises:
         raised = [(o.ename, o.evalue) for o in errors[exercise.cell]]
         assert raised == [("NotImplementedError", exercise.message)], (

@@ -81,6 +81,25 @@ def test_encoder_export_is_half_size_and_loads_with_from_run(tmp_path):
     assert all(w.dtype == torch.float16 for w in weights.values() if w.is_floating_point())
 
 
+def test_copy_export_keeps_the_softmax_scores_the_same_and_refuses_to_overwrite(tmp_path, capsys):
+    from elmo_tutorial.evaluation import evaluate_run
+
+    Trainer(micro_config(tmp_path / "run", max_steps=2)).fit()
+    copy = tmp_path / "copy"
+    assert cli(["export", str(tmp_path / "run"), "--copy", str(copy), "--float16"]) == 0
+    assert sorted(p.name for p in copy.iterdir()) == [
+        "SHA256SUMS", "config.json", "log.jsonl", "model.safetensors", "vocab.txt"]
+    weights = load_file(copy / "model.safetensors")
+    assert "softmax.weight" in weights and weights["softmax.weight"].dtype == torch.float16
+    full = evaluate_run(tmp_path / "run", max_sentences=10, ngram=False)["bilm"]["avg_ppl"]
+    half = evaluate_run(copy, max_sentences=10, ngram=False)["bilm"]["avg_ppl"]
+    assert half == pytest.approx(full, rel=1e-2)
+    capsys.readouterr()
+    assert cli(["export", str(tmp_path / "run"), "--copy", str(copy)]) == 2
+    assert "--force" in capsys.readouterr().err
+    assert cli(["export", str(tmp_path / "run"), "--copy", str(copy), "--force"]) == 0
+
+
 def test_cli_reports_unknown_keys(capsys):
     assert cli(["train", "--config", "tiny", "--no_such_field=1"]) == 2
     assert "unknown training key 'no_such_field'" in capsys.readouterr().err
@@ -100,3 +119,10 @@ def test_tiny_preset_beats_the_kneser_ney_trigram(tmp_path):
         trainer.valid_sents)
     assert bilm["n_tokens"] == kn["n_tokens"]
     assert bilm["avg_ppl"] < kn["avg_ppl"], f"biLM {bilm['avg_ppl']:.2f} vs 3-gram {kn}"
+
+
+def test_cli_train_without_any_override_parses(capsys):
+    # `elmo-tutorial train --config tiny --out runs/tiny`, exactly: no --key=value at all
+    assert cli(["train", "--config", "tiny", "--out", "runs/tiny", "--print-config"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["max_steps"] == 600 and printed["out_dir"] == "runs/tiny"

@@ -15,6 +15,7 @@ from .contextual import *  # noqa: F403
 from .layer_norm import *  # noqa: F403
 from .lstm import *  # noqa: F403
 from .scalar_mix import *  # noqa: F403
+from .scale import *  # noqa: F403
 from .static_vs_contextual import *  # noqa: F403
 from .tokens import *  # noqa: F403
 from .training import *  # noqa: F403

@@ -20,13 +20,19 @@ With --encoder OUT_DIR it writes a small run directory instead: config.json (voc
 model.safetensors with the encoder only (no softmax: ELMo never uses it), optionally in
 float16 (--float16, half the size; loading casts back to float32), and SHA256SUMS. That is
 how the course's shipped model was made; ELMo.from_run(OUT_DIR) loads it.
-From Python: elmo_tutorial.export.export_allennlp and export_encoder.
+From Python: elmo_tutorial.export.export_allennlp, export_encoder and export_copy.
+
+With --copy OUT_DIR it writes a compact copy of the whole run: config.json, vocab.txt,
+log.jsonl and the final weights with the softmax (float16 with --float16), plus SHA256SUMS;
+no checkpoints. The copy can still be evaluated (`elmo-tutorial evaluate OUT_DIR`) and loads
+with ELMo.from_run and load_run; that is how data/models/tiny was made.
 
 An OUT_DIR that is not empty is refused (nothing is overwritten) unless --force is given.
 
 Examples:
   elmo-tutorial export runs/tiny --allennlp exported/tiny
   elmo-tutorial export runs/small --encoder data/models/small --float16 --force
+  elmo-tutorial export runs/tiny --copy data/models/tiny --float16
 """
 
 
@@ -36,23 +42,29 @@ def add_arguments(parser) -> None:
                         help="directory for options.json and weights.hdf5")
     parser.add_argument("--encoder", metavar="OUT_DIR",
                         help="directory for an encoder-only run (config.json, safetensors)")
+    parser.add_argument("--copy", metavar="OUT_DIR",
+                        help="directory for a compact copy of the run (weights with softmax, "
+                             "config, vocabulary, log; no checkpoints)")
     parser.add_argument("--float16", action="store_true",
-                        help="with --encoder: store the weights as float16")
+                        help="with --encoder or --copy: store the weights as float16")
     parser.add_argument("--force", action="store_true",
                         help="write into OUT_DIR even if it is not empty (overwriting files)")
 
 
 def run(args) -> int:
-    from elmo_tutorial.export import export_allennlp, export_encoder
+    from elmo_tutorial.export import export_allennlp, export_copy, export_encoder
     from elmo_tutorial.overwrite import check_output_folder
 
-    if not (args.allennlp or args.encoder):
-        print("elmo-tutorial export: say where to: --allennlp OUT_DIR or --encoder OUT_DIR",
-              file=sys.stderr)
+    if not (args.allennlp or args.encoder or args.copy):
+        print("elmo-tutorial export: say where to: --allennlp OUT_DIR, --encoder OUT_DIR or "
+              "--copy OUT_DIR", file=sys.stderr)
         return 2
     try:
-        for out_dir in filter(None, (args.encoder, args.allennlp)):  # both, before writing
+        for out_dir in filter(None, (args.encoder, args.allennlp, args.copy)):  # before writing
             check_output_folder(out_dir, args.force)
+        if args.copy:
+            out = export_copy(args.run_dir, args.copy, args.float16, force=args.force)
+            print(f"wrote {out}: model.safetensors, config.json, vocab.txt, log.jsonl, SHA256SUMS")
         if args.encoder:
             out = export_encoder(args.run_dir, args.encoder, args.float16, force=args.force)
             print(f"wrote {out / 'model.safetensors'}, config.json and SHA256SUMS")

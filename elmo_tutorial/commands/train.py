@@ -16,7 +16,7 @@ a character CNN, a forward and a backward LSTM stack, and one softmax shared by 
 directions. The loss is the forward NLL plus the backward NLL of every sentence.
 
 Presets (see elmo_tutorial/train_config.py; every field has a comment):
-  tiny    embedded corpus, CPU, about a minute on 2 cores; beats a Kneser-Ney 3-gram
+  tiny    embedded corpus, CPU, about a minute on one core; beats a Kneser-Ney 3-gram
   small   WikiText-2 if downloadable, else the offline nltk English mix; one GPU in minutes
   paper   Peters et al.: 4096 cells, 512 projections, 2048 char filters, sampled softmax
           with 8192 negatives, Adagrad lr 0.2 as bilm-tf (needs a large corpus and GPUs)
@@ -73,7 +73,8 @@ def _accept_overrides(parser) -> None:
 
     def parse_known_args(args=None, namespace=None):
         namespace, extras = parse_known(args, namespace)
-        for flag, value in zip(extras, [*extras[1:], None], strict=True):
+        for i, flag in enumerate(extras):
+            value = extras[i + 1] if i + 1 < len(extras) else None
             if flag.startswith("--") and "=" not in flag:  # --max_steps 10: say how instead
                 parser.error(f"settings take their value after '=': write "
                              f"{flag}={value if value and not value.startswith('-') else 'VALUE'}")

@@ -1,0 +1,61 @@
+"""Self-check for notebook 11 (what the paper's model costs): FLOPs of one LSTMP layer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from ..cost import measure_flops
+from ..lstm import LSTMStack
+from ._core import CheckFailed, passed
+
+__all__ = ["check_lstm_flops", "measured_lstm_flops"]
+
+# (input_size, cell_size, proj_size): input ≠ projection, projection ≪ cells, and a small one.
+_SHAPES = ((12, 40, 8), (8, 64, 16), (5, 6, 3))
+
+
+def measured_lstm_flops(input_size: int, cell_size: int, proj_size: int) -> int:
+    """Forward FLOPs per token of one LSTMP layer in one direction, counted by PyTorch.
+
+    Runs an :class:`~elmo_tutorial.lstm.LSTMStack` of one layer (the step-by-step path) over
+    2 sentences of 5 tokens under ``FlopCounterMode`` and divides by the 10 tokens.
+    """
+    stack = LSTMStack(input_size, cell_size, proj_size, n_layers=1, fused=False)
+    x, mask = torch.zeros(2, 5, input_size), torch.ones(2, 5, dtype=torch.bool)
+    with torch.no_grad():
+        total, _ = measure_flops(lambda: stack(x, mask))
+    return total // 10
+
+
+def check_lstm_flops(fn: Callable[[int, int, int], int]) -> None:
+    """``fn(input_size, cell_size, proj_size)`` must return the forward FLOPs per token of one
+    LSTMP layer in one direction: its three matrix products, 2 FLOPs per multiply-add.
+
+    Compared with what ``FlopCounterMode`` counts for our LSTM (:func:`measured_lstm_flops`)
+    on three shapes, with the input narrower, wider and equal to the projection.
+    """
+    for inputs, cells, proj in _SHAPES:
+        expected = measured_lstm_flops(inputs, cells, proj)
+        got = fn(inputs, cells, proj)
+        if not isinstance(got, (int, float)) or isinstance(got, bool):
+            raise CheckFailed(f"return one number (FLOPs per token), got {type(got).__name__}")
+        if got == expected:
+            continue
+        where = f"for input {inputs}, {cells} cells, projection {proj}: got {got}, expected "
+        where += f"{expected}."
+        if 2 * got == expected:
+            raise CheckFailed(f"{where} You counted multiply-adds: each is 2 FLOPs.")
+        if got == expected - 2 * cells * proj:
+            raise CheckFailed(f"{where} The projection W_hr (P × C) is missing: every step "
+                              "multiplies the C cell outputs down to P.")
+        if got == expected - 2 * 4 * cells * proj:
+            raise CheckFailed(f"{where} The recurrent product is missing: the gates also see "
+                              "h_{t-1} through W_hh (4C × P).")
+        if got == expected + 2 * 4 * cells * (cells - proj):
+            raise CheckFailed(f"{where} The recurrent input h_{{t-1}} is the projected output, "
+                              "P wide, not the C cells: W_hh is 4C × P.")
+        raise CheckFailed(f"{where} Count 2 FLOPs per multiply-add in W_ih (4C × input), "
+                          "W_hh (4C × P) and W_hr (P × C).")
+    passed("FLOPs per token of an LSTMP layer agree with FlopCounterMode (3 shapes)")

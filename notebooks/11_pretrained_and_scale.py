@@ -1,0 +1,569 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 11 · Official weights, export, GPUs, and what the paper's model costs
+#
+# Notebooks 02-07 built every part of ELMo and trained small biLMs. This last notebook
+# connects them to the real thing: the weights that Peters et al. (2018) released, the format
+# that AllenNLP and bilm-tf read, the hardware the paper's model needs, and how to use it.
+#
+# **You will:**
+# 1. load a biLM in the official bilm-tf / AllenNLP format, read its outputs under the TF-Hub
+#    names, and check them against the original TensorFlow implementation's outputs;
+# 2. see where the released models are and how to download and verify them;
+# 3. export a model trained with this package to the official format and load it back;
+# 4. run a notebook on a GPU, and training on several GPUs and machines with `torchrun`;
+# 5. count the parameters and FLOPs per token of the paper's model, check the count against
+#    PyTorch's FLOP counter, and work out what training it takes;
+# 6. count the FLOPs of an LSTM layer yourself and let a self-check grade it.
+#
+# **Prerequisites:** notebooks 03 (character CNN), 04 (LSTM with projection) and 07 (the ELMo
+# module and its outputs).
+#
+# **Runtime:** about 20 s on a 2-core CPU; no GPU is needed. Nothing is downloaded but
+# AllenNLP's 0.6 MB test model, if it is not on disk already.
+
+# %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
+from elmo_tutorial.figures import you_are_here
+
+you_are_here("all")
+
+# %%
+# %matplotlib inline
+import json
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+import h5py
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+
+from elmo_tutorial import ELMo, batch_to_ids, checks, load_allennlp, registry
+from elmo_tutorial.batching import make_lm_batch
+from elmo_tutorial.config import MODEL_PRESETS
+from elmo_tutorial.corpora import load_sentences
+from elmo_tutorial.cost import (
+    TRAINING_FACTOR,
+    flops_by_part,
+    flops_per_token,
+    measure_flops,
+    parameter_counts,
+)
+from elmo_tutorial.distributed import DistInfo, shard
+from elmo_tutorial.downloads import DatasetNotAvailable
+from elmo_tutorial.export import export_allennlp
+from elmo_tutorial.lm import BidirectionalLM
+from elmo_tutorial.runtime import setup_notebook
+from elmo_tutorial.train_config import TrainConfig
+from elmo_tutorial.vocab import Vocabulary
+
+device = setup_notebook(seed=0)
+
+# %% [markdown]
+# ## 1. Official weights, offline: AllenNLP's test model
+#
+# A model in the official format is two files: `options.json` (the architecture, the fields
+# of our `ModelConfig`) and an hdf5 file with one dataset per TensorFlow variable of bilm-tf.
+# AllenNLP tests its ELMo with a tiny model in that format, together with the outputs that the
+# original TensorFlow code computed for 30 sentences. The dataset registry finds it on disk
+# (or downloads it once, 0.6 MB, checked against its sha256):
+
+# %%
+fixture = registry.fetch("allennlp-elmo-fixture")  # a folder; never downloads unverified bytes
+options = json.loads((fixture / "options.json").read_text())
+print(json.dumps(options["lstm"]), "\n", json.dumps(options["char_cnn"]))
+
+# %% [markdown]
+# The architecture of the released models, in miniature: 5 filter widths instead of 7,
+# projections of 16 instead of 512, 64 LSTM cells instead of 4096, and cell and projection
+# clipping at 3 as in the paper. `load_allennlp` converts every variable (gate order, TF's
+# constant forget bias, the highway gate's sign; notebook 04 and `allennlp_format`):
+
+# %%
+elmo = load_allennlp(fixture / "options.json", fixture / "lm_weights.hdf5").to(device)
+sentences = [["The", "bank", "raised", "its", "rates", "."], ["We", "sat", "on", "the", "bank"]]
+with torch.inference_mode():
+    out = elmo(batch_to_ids(sentences).to(device))
+for name, value in out.items():
+    print(f"{name:<14} {str(tuple(value.shape)):<12} {value.dtype}")
+
+# %% [markdown]
+# These are the names of the TF-Hub ELMo module, with the same meaning: `word_emb` is layer 0,
+# the character-based token vector ($P$ wide); `lstm_outputs1` and `lstm_outputs2` are the two
+# biLSTM layers, forward and backward concatenated ($2P$); `elmo` is their scalar mix (with
+# layer 0 duplicated to $2P$); `default` is `elmo` averaged over each sentence's real tokens;
+# `mask` marks those tokens (ours, not TF-Hub's). For the released "original" model $P = 512$:
+
+# %%
+P = MODEL_PRESETS["paper"].projection_dim
+for name, shape in [("word_emb", f"(B, T, {P})"), ("lstm_outputs1", f"(B, T, {2 * P})"),
+                    ("lstm_outputs2", f"(B, T, {2 * P})"), ("elmo", f"(B, T, {2 * P})"),
+                    ("default", f"(B, {2 * P})"), ("mask", "(B, T)")]:
+    print(f"{name:<14} {shape}")
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ### The same numbers as TensorFlow
+#
+# `lm_embeddings_k.hdf5` holds bilm-tf's top layer for sentence `k` of each of 10 batches of 3.
+# bilm-tf carries each LSTM's state from one batch to the next (`tests/test_allennlp_format.py`
+# explains and checks this); its first batch, like every call of our model, starts from zero
+# state. So batch 0, three long sentences of news text, must match as it is:
+
+# %%
+corpus = json.loads((fixture / "sentences.json").read_text())  # corpus[k][i]: row k of batch i
+batch0 = [corpus[k][0].split() for k in range(3)]
+with torch.inference_mode():
+    top = elmo(batch_to_ids(batch0).to(device))["lstm_outputs2"].cpu().numpy()  # (3, T, 2P)
+for k, tokens in enumerate(batch0):
+    with h5py.File(fixture / f"lm_embeddings_{k}.hdf5", "r") as file:
+        tensorflow = np.concatenate(file["0"][...], axis=-1)  # (2, n, P) → (n, 2P): [fwd; bwd]
+    error = np.abs(top[k, : len(tokens)] - tensorflow).max()
+    print(f"sentence {k}: {len(tokens)} tokens, largest difference from TensorFlow "
+          f"{error:.5f} → {'match' if error < 1e-5 else 'DIFFERENT'}")
+
+# %% [markdown]
+# ## 2. The released models, online
+#
+# AllenNLP published several English biLMs trained on the 1B Word Benchmark (about 800 M
+# tokens of news text) at <https://allennlp.org/elmo>. The registry knows where they are:
+
+# %%
+for name in ("elmo-small", "elmo-medium", "elmo-original"):
+    ds = registry.get_dataset(name)
+    print(f"{name:<14} {ds.size:>7}  {ds.description.split(', trained')[0]}")
+    for remote in ds.files:
+        print(f"{'':16}{remote.urls[0]}")
+
+# %% [markdown]
+# AllenNLP publishes no checksum for these files, so the registry will not download them for
+# you (a corrupted or substituted file would pass unnoticed). It says what to do instead:
+
+# %%
+try:
+    registry.fetch("elmo-original")
+except DatasetNotAvailable as refusal:
+    print(refusal)
+
+# %% [markdown]
+# Once the two files sit in a folder `elmo-original/` where the registry looks, this loads it
+# (`load_allennlp` checks every weight's shape against the options; a wrong or truncated file
+# fails with the name of the dataset):
+
+# %%
+def load_released(name, **elmo_kwargs):
+    """An ELMo from a released model that you have downloaded (see registry.how_to_get)."""
+    folder = registry.locate(name)
+    options, weights = (folder / remote.name for remote in registry.get_dataset(name).files)
+    return load_allennlp(options, weights, **elmo_kwargs)
+
+
+# %% [markdown]
+# The file names say the architecture: `2x4096_512_2048cnn_2xhighway` is 2 LSTM layers of 4096
+# cells projected to 512, 2048 character filters, 2 highway layers, which is our `paper`
+# preset. We can count the parameters of all three without the files and compare them with
+# allennlp.org's table. TensorFlow holds one bias per LSTM layer where `nn.LSTM` holds two
+# (loading official weights puts TF's constant forget bias of 1 into `bias_hh`), and has no
+# padding row in its character table, so we leave those out:
+
+# %%
+paper = MODEL_PRESETS["paper"]
+released = {"small": replace(paper, lstm_dim=1024, projection_dim=128, n_highway=1),
+            "medium": replace(paper, lstm_dim=2048, projection_dim=256, n_highway=1),
+            "original": paper}
+published = {"small": 13.6, "medium": 28.0, "original": 93.6}  # allennlp.org/elmo, millions
+for name, config in released.items():
+    n_ours = sum(parameter_counts(config, vocab_size=0).values())
+    tensorflow = n_ours - 2 * config.n_layers * 4 * config.lstm_dim - config.char_embed_dim
+    print(f"{name:<9} ours {n_ours / 1e6:6.2f} M, as TensorFlow counts {tensorflow / 1e6:6.2f} M,"
+          f" allennlp.org {published[name]} M")
+
+# %% [markdown]
+# ## 3. Export a model you trained
+#
+# `export_allennlp` (the command `elmo-tutorial export RUN --allennlp OUT`) writes a run's
+# biLM in the official format. Here the course's shipped `small` model (`data/models/small`,
+# see its model card; `runs/tiny` from notebook 06 works the same), into a temporary folder:
+
+# %%
+shipped = Path("../data/models/small")  # a run directory, as `elmo-tutorial train` writes
+ours = ELMo.from_run(shipped).to(device)
+workdir = tempfile.TemporaryDirectory()
+options_file, weight_file = export_allennlp(shipped, Path(workdir.name) / "small-allennlp")
+print(options_file.name, json.dumps(json.loads(options_file.read_text())["lstm"]))
+datasets = {}  # name → shape of every array in the hdf5 file
+with h5py.File(weight_file, "r") as file:
+    file.visititems(lambda name, item: datasets.update({name: item.shape})
+                    if isinstance(item, h5py.Dataset) else None)
+print(f"{weight_file.name}: {len(datasets)} datasets, {weight_file.stat().st_size / 1e6:.1f} MB")
+for name in ["char_embed", "CNN/W_cnn_4", "CNN_high_0/W_carry", "CNN_proj/W_proj",
+             *(n for n in datasets if n.startswith("RNN_0") and "Cell1" in n)]:
+    print(f"  {name:<50} {datasets[name]}")
+
+# %% [markdown]
+# The LSTM weights sit under bilm-tf's variable names, one `W_0` holding input and recurrent
+# weights in TensorFlow's gate order. `cell_clip` and `proj_clip` are `null`: our presets do
+# not clip, which AllenNLP reads as "no clipping". Loading the files back gives the same model:
+
+# %%
+reloaded = load_allennlp(options_file, weight_file).to(device)
+ids = batch_to_ids([["She", "sat", "on", "the", "bank", "of", "the", "river", "."],
+                    ["The", "bank", "raised", "its", "rates", "."]]).to(device)
+with torch.inference_mode():
+    a, b = ours(ids), reloaded(ids)
+for name in ("word_emb", "lstm_outputs1", "lstm_outputs2", "elmo"):
+    print(f"{name:<14} largest difference {(a[name] - b[name]).abs().max().item():.6f}")
+workdir.cleanup()
+
+# %% [markdown]
+# The same to 6 decimals. (Not always to the last bit: our trained model has two LSTM biases,
+# `bias_ih` and `bias_hh`, and the file holds their sum less TensorFlow's constant forget bias
+# (notebook 04), so float32 additions happen in another order.) In AllenNLP the same two files
+# give the ELMo of its own models, with AllenNLP's defaults, a learned scalar mix per output
+# and dropout 0.5 on it:
+#
+# ```python
+# from allennlp.modules.elmo import Elmo, batch_to_ids
+# elmo = Elmo(options_file, weight_file, num_output_representations=1, dropout=0.5)
+# out = elmo(batch_to_ids(sentences))  # {"elmo_representations": [(B, T, 2P)], "mask": (B, T)}
+# ```
+#
+# bilm-tf's `BidirectionalLanguageModel(options_file, weight_file)` reads them too. One
+# difference to remember: AllenNLP's and bilm-tf's LSTMs keep their state from one batch to
+# the next, ours start every sentence from zero, so a sentence's vectors here never depend on
+# what ran before.
+
+# %% [markdown]
+# ## 4. A notebook on a GPU
+#
+# Every notebook starts with `device = setup_notebook()`. It returns the CPU unless the
+# environment variable `ELMO_TUTORIAL_DEVICE` names another device, so CI checks the
+# notebooks on the CPU and you can run them elsewhere:
+#
+# ```bash
+# ELMO_TUTORIAL_DEVICE=cuda make lab      # or: export ELMO_TUTORIAL_DEVICE=cuda; jupyter lab
+# ```
+#
+# The notebooks move their models and inputs `.to(device)`, as the cells above do:
+
+# %%
+print("this notebook runs on:", device)
+
+# %% [markdown]
+# Two things change on a GPU. First, the LSTM. Our presets do not clip, so their LSTM layers run
+# as one `nn.LSTM` call, which is cuDNN's fused kernel on a GPU. The official weights clip
+# cells and projections at 3, which `nn.LSTM` cannot do, so they run the step-by-step loop
+# (notebook 04) on any device:
+
+# %%
+for name, model in [("shipped small model", ours), ("official-format fixture", elmo)]:
+    print(f"{name:<24} clipping {model.config.clipping!s:<5} → fused nn.LSTM path: "
+          f"{model.bilm.forward_lstm.fused}")
+
+# %% [markdown]
+# Second, training: `elmo-tutorial train` picks the GPU by itself (`--device=cuda` insists) and
+# runs the forward and backward passes under bfloat16 autocast (`amp`, on by default): matrix
+# products take bfloat16 inputs (8 bits of mantissa, float32's range) and the weights stay
+# float32. The shipped `small` model was trained that way on one GPU
+# (`benchmarks/RESULTS.md`):
+
+# %%
+print("amp (bfloat16 autocast on CUDA):", TrainConfig.preset("small").amp)
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# What bfloat16 does: with 8 bits of mantissa a number keeps 2 to 3 significant digits, so
+# ELMo's outputs move by a few parts in a thousand. (The CPU can autocast too; the trainer does
+# it only on CUDA, where it pays.)
+
+# %%
+with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16):
+    low = ours.cpu()(ids.cpu())["lstm_outputs2"].float()
+with torch.inference_mode():
+    full = ours.cpu()(ids.cpu())["lstm_outputs2"]
+relative = ((low - full).norm() / full.norm()).item()
+print(f"bfloat16 autocast vs float32: relative difference {relative:.3f}")
+
+# %% [markdown]
+# ## 5. Several GPUs and several machines
+#
+# Training runs data-parallel under `torchrun`: one process per GPU, each with a copy of the
+# model; during every backward pass `DistributedDataParallel` averages the gradients over the
+# processes (NCCL on GPUs, Gloo on CPUs), so every copy takes the same step. On one machine
+# with 4 GPUs:
+#
+# ```bash
+# torchrun --nproc_per_node=4 -m elmo_tutorial train --config paper --out runs/paper
+# elmo-tutorial train --config paper --out runs/paper --nproc 4     # starts the same torchrun
+# ```
+#
+# On two machines with 8 GPUs each, start the same command on both, with a shared rendezvous
+# point (and `--out` on storage both see, so that any node can resume):
+#
+# ```bash
+# torchrun --nnodes=2 --nproc_per_node=8 --rdzv_backend=c10d \
+#          --rdzv_endpoint=HOST_OF_NODE0:29500 --rdzv_id=elmo-paper \
+#          -m elmo_tutorial train --config paper --out /shared/runs/paper
+# ```
+#
+# Every process builds the same list of global batches (same seed) and takes its own share of
+# each; rank 0 alone evaluates, logs and writes checkpoints. The share of process `rank` of
+# `world_size`:
+
+# %%
+global_batch = list(range(10))  # sentence indices of one global batch
+for rank in range(4):
+    print(f"rank {rank} of 4 trains on sentences {shard(global_batch, DistInfo(rank, 4))}")
+
+# %% [markdown]
+# `batch_size` counts sentences per optimiser step over **all** processes, so adding GPUs
+# does not change what is learned, only how fast. bilm-tf's 128 was per GPU, on 3 GPUs: to
+# match it, pass `--batch_size=384` (bilm-tf's rows were 20-token windows, ours are
+# sentences, so this is close, not identical):
+
+# %%
+print("paper preset, sentences per step over all GPUs:", TrainConfig.preset("paper").batch_size)
+
+# %% [markdown]
+# ## 6. What the paper's model costs
+#
+# ### Parameters
+#
+# The `paper` preset (Sec. 3.4: 2048 character filters, 2 highway layers, 4096 LSTM cells
+# projected to 512, 2 layers) trained with a softmax over the 1B Word Benchmark's vocabulary of
+# 793,471 words (bilm-tf's README). `parameter_counts` adds them up part by part; building the
+# model on PyTorch's `meta` device (shapes, no memory) confirms the total:
+
+# %%
+V_PAPER = 793_471
+counts = parameter_counts(paper, vocab_size=V_PAPER)
+for part, n in counts.items():
+    print(f"{part:<15} {n:>12,}  {n / sum(counts.values()):6.1%}")
+print(f"{'total':<15} {sum(counts.values()):>12,}")
+with torch.device("meta"):
+    shapes_only = BidirectionalLM(replace(paper, vocab_size=V_PAPER))
+print("the module on the meta device:", f"{sum(p.numel() for p in shapes_only.parameters()):,}")
+
+# %% [markdown]
+# Four parameters in five are the softmax, which is used only in training: ELMo keeps the
+# 93.7 M of the encoder. Of those, the LSTMs hold 80 %.
+#
+# ### FLOPs per token
+#
+# Per token, each weight matrix is used once in the forward pass: a matrix of $I \times O$
+# costs $2IO$ FLOPs (a multiply and an add per weight). The convolutions are the exception:
+# bilm-tf slides each filter over all 50 character positions. The softmax is the other big
+# item: the paper's training scores 8192 sampled candidates per prediction, not all 793,471
+# words (notebook 06). `flops_per_token` writes this out; per token position, forward, both
+# directions:
+
+# %%
+SAMPLED = TrainConfig.preset("paper").sampled_softmax  # 8192, as bilm-tf
+forward = flops_per_token(paper, vocab_size=V_PAPER, sampled_softmax=SAMPLED)
+full_softmax = flops_per_token(paper, vocab_size=V_PAPER)["softmax"]
+for part, flops in forward.items():
+    print(f"{part:<15} {flops / 1e6:8.1f} MFLOP")
+print(f"{'total':<15} {sum(forward.values()) / 1e6:8.1f} MFLOP forward; "
+      f"× {TRAINING_FACTOR} to train = {TRAINING_FACTOR * sum(forward.values()) / 1e6:.0f} MFLOP")
+print(f"a full softmax instead: {full_softmax / 1e6:.0f} MFLOP forward, "
+      f"{full_softmax / forward['softmax']:.0f}× the sampled one")
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ### Checking the formula with PyTorch's FLOP counter
+#
+# `torch.utils.flop_counter.FlopCounterMode` counts the FLOPs of every matrix product and
+# convolution that actually runs. The paper's model is slow to build on a CPU, and the formula
+# has the same terms at every size, so we check it on the `small` preset (full softmax) with 16
+# sentences of the embedded corpus:
+
+# %%
+text = load_sentences("embedded", "valid", max_sentences=16)
+vocab = Vocabulary.from_sentences(text)
+small = replace(MODEL_PRESETS["small"], vocab_size=len(vocab.words))
+lm = BidirectionalLM(small).eval()
+batch = make_lm_batch(text, vocab)
+total, by_module = measure_flops(lambda: lm(batch))
+counted, per_token = flops_by_part(by_module), flops_per_token(small)
+
+B, T = batch.mask.shape
+distinct = len(torch.unique(batch.char_ids.view(B * T, -1), dim=0))
+runs = {"convolutions": distinct, "highway": distinct, "projection": distinct,  # per word
+        "lstm": B * T, "softmax": int((batch.forward_targets != -100).sum())}  # per prediction
+for part, n in runs.items():
+    print(f"{part:<13} counted {counted[part]:>12,}   formula × {n:>3} = "
+          f"{per_token[part] * n:>12,}   ratio {counted[part] / (per_token[part] * n):.3f}")
+
+# %% [markdown]
+# The LSTMs (run at all $B \times T$ positions, padding included), the softmax (one prediction
+# per direction at each position but the last) and the highway and projection layers agree
+# exactly. The character CNN runs once per **distinct** token of the batch (notebook 03), and its
+# convolutions cost less than the formula because each group of words keeps only the columns it
+# needs. So bilm-tf's way of counting is an upper bound for our trainer. Backward adds two
+# products per product of the forward pass:
+
+# %%
+both, _ = measure_flops(lambda: lm(batch).loss.backward())
+print(f"forward + backward = {both / total:.2f} × forward")
+
+# %% [markdown]
+# (Not quite 3: the first LSTM step needs no gradient for its zero initial state.)
+#
+# ### What training took, and what it would take
+#
+# bilm-tf's `train_elmo.py` sets `n_train_tokens = 768,648,884` and `n_epochs = 10`; its README
+# says that the model "was trained on 3 GTX 1080 for 10 epochs, taking about two weeks". With
+# the FLOPs per token above:
+
+# %%
+tokens = 10 * 768_648_884  # 10 epochs of the 1B Word Benchmark (bilm-tf's train_elmo.py)
+train_flops = TRAINING_FACTOR * sum(forward.values()) * tokens
+print(f"training: {tokens:.3g} tokens × {train_flops / tokens / 1e6:.0f} MFLOP "
+      f"= {train_flops:.2g} FLOPs")
+
+gpus, seconds = 3, 14 * 24 * 3600  # 3 GTX 1080, about two weeks (bilm-tf's README)
+gtx1080 = 2560 * 2 * 1.733e9  # CUDA cores × 2 FLOPs (a fused multiply-add) × boost clock
+per_gpu = tokens / seconds / gpus
+print(f"bilm-tf: {per_gpu:,.0f} tokens/s per GPU, {per_gpu * train_flops / tokens / 1e12:.2f} "
+      f"TFLOP/s, {per_gpu * train_flops / tokens / gtx1080:.0%} of a GTX 1080's "
+      f"{gtx1080 / 1e12:.1f} TFLOP/s (float32)")
+
+# %% [markdown]
+# That fraction of the peak is the model FLOPs utilisation (MFU). No run of the `paper` preset
+# has been measured yet (`benchmarks/RESULTS.md` has the `small` preset on one H100), so for
+# today's hardware here is an **estimate**, not a measurement: one H100 (989 TFLOP/s dense
+# bfloat16 on its datasheet) at an assumed MFU of 10 % or 30 % (bilm-tf's run, above, reached
+# about 16 % of its GPUs' peak):
+
+# %%
+h100 = 989e12
+for mfu in (0.10, 0.30):
+    hours = train_flops / (h100 * mfu) / 3600
+    print(f"estimate, one H100 at {mfu:.0%} MFU: {tokens / (hours * 3600):,.0f} tokens/s, "
+          f"{hours:.0f} hours")
+
+# %% [markdown]
+# A measurement says the arithmetic may not be the limit. In the session that trained the
+# shipped `small` model, our trainer fed one H100 at most 54,700 tokens/s (512 sentences per
+# batch), held back by the one Python process that builds each batch on the host, not by the
+# GPU (`benchmarks/RESULTS.md`). Building batches costs the same per token for any model size,
+# so at that rate one process would take longer than the estimates above; `torchrun` runs one
+# such process per GPU:
+
+# %%
+host_bound = 54_700  # tokens/s, measured on the small preset (host-bound), one H100
+for processes in (1, 8):
+    print(f"{processes} process(es) at {host_bound:,} tokens/s each: "
+          f"{tokens / (host_bound * processes) / 3600:.0f} hours")
+
+# %% [markdown]
+# ## 7. Exercise: the FLOPs of one LSTM layer
+#
+# Most of the paper's compute is in its LSTMs. Complete `my_lstm_flops(input_size, cell_size,
+# proj_size)`: the forward FLOPs per token of **one** LSTMP layer in **one** direction. Each
+# step multiplies the input $x_t$ by $W_{ih}$ ($4C \times I$), the previous output $h_{t-1}$
+# by $W_{hh}$ ($4C \times P$), and the cell output by the projection $W_{hr}$ ($P \times C$).
+# Count 2 FLOPs per multiply-add; leave out the gates' element-wise work.
+
+# %%
+def my_lstm_flops(input_size, cell_size, proj_size):
+    # BEGIN SOLUTION
+    gates = 4 * cell_size * (input_size + proj_size)  # W_ih and W_hh, multiply-adds
+    return 2 * (gates + proj_size * cell_size)  # + W_hr; 2 FLOPs per multiply-add
+    # END SOLUTION
+
+
+checks.check_lstm_flops(my_lstm_flops)
+
+# %% [markdown]
+# The paper's model has 2 layers in each of 2 directions, each with input and projection 512:
+
+# %%
+mine = 2 * 2 * my_lstm_flops(512, 4096, 512)
+print(f"{mine / 1e6:.1f} MFLOP per token, flops_per_token says {forward['lstm'] / 1e6:.1f}")
+
+# %% [markdown]
+# ## 8. The three presets side by side
+#
+# Parameters and training FLOPs per token of the course's three presets, each with the softmax
+# it trains with: `tiny` the full softmax over the embedded corpus's 599 words, `small` its
+# preset's 1024 sampled candidates out of 30,000 words (the shipped model's vocabulary),
+# `paper` 8192 out of 793,471. Note the logarithmic scales.
+
+# %%
+vocab_sizes = {"tiny": len(Vocabulary.from_sentences(load_sentences("embedded", "train")).words),
+               "small": 30_000, "paper": V_PAPER}
+rows = {}
+for name, V in vocab_sizes.items():
+    config, sampled = MODEL_PRESETS[name], TrainConfig.preset(name).sampled_softmax
+    params = parameter_counts(config, vocab_size=V)
+    flops = flops_per_token(config, vocab_size=V, sampled_softmax=sampled)
+    rows[name] = (sum(params.values()) - params["softmax"], params["softmax"],
+                  TRAINING_FACTOR * (sum(flops.values()) - flops["softmax"]),
+                  TRAINING_FACTOR * flops["softmax"])
+    print(f"{name:<6} V = {V:>7,}: encoder {rows[name][0] / 1e6:6.2f} M + softmax "
+          f"{rows[name][1] / 1e6:6.2f} M parameters; training {sum(rows[name][2:]) / 1e6:6.1f}"
+          " MFLOP per token")
+tiny, big = rows["tiny"], rows["paper"]
+print(f"paper / tiny: encoder parameters × {big[0] / tiny[0]:.0f}, "
+      f"encoder FLOPs per token × {big[2] / tiny[2]:.0f}")
+
+# %%
+fig, (ax_params, ax_flops, ax_parts) = plt.subplots(1, 3, figsize=(13, 3.8))
+x, width = np.arange(len(rows)), 0.38
+for ax, first, label in [(ax_params, 0, "parameters"), (ax_flops, 2, "training FLOPs / token")]:
+    encoder = [row[first] for row in rows.values()]
+    softmax = [row[first + 1] for row in rows.values()]
+    ax.bar(x - width / 2, encoder, width, label="encoder (ELMo keeps it)")
+    ax.bar(x + width / 2, softmax, width, label="softmax (training only)")
+    ax.set_xticks(x, list(rows))
+    ax.set_yscale("log")
+    ax.set_ylabel(label)
+    ax.legend(fontsize=8)
+ax_params.set_title("Parameters per preset")
+ax_flops.set_title("Training FLOPs per token")
+parts = {part: TRAINING_FACTOR * flops for part, flops in forward.items() if flops}
+parts[f"softmax ({SAMPLED} sampled)"] = parts.pop("softmax")
+ax_parts.barh(list(parts), [v / 1e6 for v in parts.values()], color="tab:green")
+ax_parts.invert_yaxis()
+ax_parts.set_xlabel("MFLOP per token (training)")
+ax_parts.set_title("Where the paper model's compute goes")
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# From `tiny` to `paper` the encoder's parameters grow 145-fold and its FLOPs per token
+# 130-fold. The softmax holds most of the paper model's parameters but, sampled, does a small
+# part of its work; the LSTMs do most of it, then the character CNN. A full softmax would cost
+# more than everything else together (section 6).
+#
+# ## Summary
+#
+# - The official format is `options.json` + hdf5 with bilm-tf's variable names; `load_allennlp`
+#   and `save_allennlp` (`export_allennlp`, `elmo-tutorial export --allennlp`) convert in both
+#   directions, and AllenNLP's `Elmo(options_file, weight_file, ...)` and bilm-tf read what we
+#   write. On AllenNLP's fixture our outputs match the original TensorFlow code's to 5 decimals.
+# - The outputs carry TF-Hub's names: `word_emb`, `lstm_outputs1`, `lstm_outputs2`, `elmo`,
+#   `default`, plus `mask`.
+# - The released models (small, medium, original: 13.6, 28.0, 93.6 M parameters) have no
+#   published checksum, so the registry tells you how to download them rather than doing it.
+# - `ELMO_TUTORIAL_DEVICE=cuda` moves a notebook to a GPU; training uses cuDNN's fused LSTM when
+#   the model does not clip, and bfloat16 autocast. `torchrun` (or `--nproc`) trains
+#   data-parallel on several GPUs and machines, with `batch_size` counted over all of them.
+# - The paper's biLM (Sec. 3.4) has 93.7 M encoder parameters and a 407 M-parameter softmax over
+#   793,471 words; sampled, a training token costs about 0.66 GFLOP, 5 × 10¹⁸ FLOPs for the 10
+#   epochs that took bilm-tf two weeks on 3 GTX 1080s and ended at perplexity 39.7 (Sec. 3.4).
+# - Further: Peters et al. (2018), Sec. 3 (the biLM and ELMo), Sec. 3.4 (the pre-trained
+#   model and its training), Appendix A.1 (fine-tuning the biLM on task data) and A.2-A.8 (γ and
+#   the task models); bilm-tf's `bin/train_elmo.py` and its README's FAQ (how the model was
+#   trained); AllenNLP's `allennlp/modules/elmo.py`.
