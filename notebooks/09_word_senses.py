@@ -34,6 +34,14 @@
 #
 # **Prerequisites:** notebook 00 (WordNet senses), notebook 07 (the layers and the scalar
 # mix), notebook 08 (contextual vectors of the shipped model); cosine similarity.
+#
+# **Runtime:** about 35 s on a 2-core CPU the first time (it embeds about 150,000 words);
+# seconds when run again, from the embedding cache.
+
+# %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
+from elmo_tutorial.figures import you_are_here
+
+you_are_here("layers", "scalar_mix")
 
 # %%
 # %matplotlib inline
