@@ -147,7 +147,7 @@ class BiLSTMTagger(nn.Module):
     """
 
     def __init__(self, inputs: nn.Module, input_dim: int, n_tags: int, hidden_size: int = 64,
-                 dropout: float = 0.5) -> None:
+                 dropout: float = 0.3) -> None:
         super().__init__()
         self.inputs = inputs
         self.dropout = nn.Dropout(dropout)
@@ -195,8 +195,8 @@ def predict_tags(model: BiLSTMTagger, inputs: Sequence[torch.Tensor], tags: Sequ
 
 
 def train_tagger(model: BiLSTMTagger, inputs: Sequence[torch.Tensor],
-                 labels: Sequence[Sequence[str]], tags: Sequence[str], epochs: int = 8,
-                 batch_size: int = 32, lr: float = 2e-3, mix_penalty: float = 1e-3,
+                 labels: Sequence[Sequence[str]], tags: Sequence[str], epochs: int = 10,
+                 batch_size: int = 16, lr: float = 5e-3, mix_penalty: float = 1e-3,
                  seed: int = 0, valid: tuple | None = None, progress: bool = False) -> list[dict]:
     """Train ``model`` with Adam on cross-entropy (+ ``mix_penalty`` · the mix's penalty).
 
@@ -254,7 +254,7 @@ def train_tagger(model: BiLSTMTagger, inputs: Sequence[torch.Tensor],
 def sentence_layers(flat: np.ndarray, lengths: Sequence[int]) -> list[torch.Tensor]:
     """Cut ``(L, N, D)`` token layers (:func:`~elmo_tutorial.probes.token_layers`) into one
     ``(T_i, L, D)`` tensor per sentence (views, no copy)."""
-    per_token = torch.from_numpy(flat).permute(1, 0, 2)  # (N, L, D)
+    per_token = torch.from_numpy(np.array(flat)).permute(1, 0, 2)  # (N, L, D), in memory
     return list(per_token.split(list(lengths)))
 
 
@@ -268,8 +268,9 @@ def _fit_and_score(model, inputs: dict, data: dict, tags, epochs, seed, progress
     return scores
 
 
-def evaluate_ner(embedder, progress: bool = True, epochs: int = 8, max_sentences: int | None = None,
-                 seed: int = 0) -> dict[str, dict]:
+def evaluate_ner(embedder, progress: bool = True, epochs: int = 10,
+                 max_sentences: int | None = None, seed: int = 0, cache: bool = True
+                 ) -> dict[str, dict]:
     """WNUT-17 entity F1 (percent) of the same tagger on three inputs.
 
     - ``elmo``: the learned scalar mix of all biLM layers (with layer norm; λ = 0.001);
@@ -286,6 +287,8 @@ def evaluate_ner(embedder, progress: bool = True, epochs: int = 8, max_sentences
         epochs: training epochs per tagger.
         max_sentences: use only the first this many sentences of each split (a quick look).
         seed: seeds each tagger's initialisation, dropout and batch order.
+        cache: keep the embedded layers in the disk cache (see
+            :func:`~elmo_tutorial.probes.token_layers`).
 
     Returns:
         ``{"wnut17": {"elmo", "layer0", "word_type": F1, "s": softmax(w) of the ELMo tagger's
@@ -296,8 +299,9 @@ def evaluate_ner(embedder, progress: bool = True, epochs: int = 8, max_sentences
 
     data = {split: wnut17(split)[:max_sentences] for split in ("train", "valid", "test")}
     tags = ["O", *sorted({t for _, ts in data["train"] for t in ts} - {"O"})]
-    layers = {split: sentence_layers(token_layers(embedder, [s for s, _ in d], progress),
-                                     [len(s) for s, _ in d]) for split, d in data.items()}
+    layers = {split: sentence_layers(token_layers(embedder, [s for s, _ in d], f"wnut17-{split}",
+                                                  progress, cache), [len(s) for s, _ in d])
+              for split, d in data.items()}  # per sentence (T, L + 1, D)
     width = layers["train"][0].shape[-1]
     counts = Counter(w for words, _ in data["train"] for w in words)
     word_types = WordTypes(sorted(w for w, n in counts.items() if n >= 2))
@@ -315,7 +319,7 @@ def evaluate_ner(embedder, progress: bool = True, epochs: int = 8, max_sentences
         scores[name] = _fit_and_score(model, inputs, data, tags, epochs, seed, progress)
         result[name] = scores[name]["f1"]
         if name == "elmo":
-            result["s"] = [float(s) for s in inputs_module.mix.weights]
+            result["s"] = inputs_module.mix.weights.tolist()
             result["gamma"] = float(inputs_module.mix.gamma)
     result["scores"] = scores
     return {"wnut17": result}
