@@ -35,6 +35,7 @@ import torch
 
 from .embedded_corpus import SenseExample
 from .static_vectors import StaticVectors
+from .wsd import split_words
 
 __all__ = [
     "PCA", "balanced_sample", "cosine_matrix", "embed_examples", "example_vectors",
@@ -204,22 +205,14 @@ def wsd_examples(sentences: Sequence[dict]) -> list[SenseExample]:
     """Sense-tagged sentences (``wsd_framework`` dicts) → one ``SenseExample`` per instance.
 
     Multiword tokens (``"took place"``) are split into words, as the biLM was trained on
-    words; instances that are multiword or carry several gold keys are left out (a sense label
-    must be one word's one sense). ``word`` is the lemma, ``sense`` the WordNet sense key,
-    ``pos`` the coarse part of speech (``NOUN``, ``VERB``, ``ADJ``, ``ADV``).
+    words (:func:`elmo_tutorial.wsd.split_words`); instances that are multiword or carry
+    several gold keys are left out (a sense label must be one word's one sense). ``word`` is
+    the lemma, ``sense`` the WordNet sense key, ``pos`` the coarse part of speech (``NOUN``,
+    ``VERB``, ``ADJ``, ``ADV``).
     """
-    examples = []
-    for sentence in sentences:
-        words, start = [], []
-        for token in sentence["tokens"]:
-            start.append(len(words))
-            words.extend(token.split() or [token])
-        for instance in sentence["instances"]:
-            token = sentence["tokens"][instance["index"]]
-            if len(token.split()) == 1 and len(instance["keys"]) == 1:
-                examples.append(SenseExample(words, start[instance["index"]], instance["lemma"],
-                                             instance["keys"][0], instance["pos"]))
-    return examples
+    words, instances = split_words(sentences)
+    return [SenseExample(words[i.sentence], i.start, i.lemma, i.keys[0], i.pos)
+            for i in instances if i.end - i.start == 1 and len(i.keys) == 1]
 
 
 def embed_examples(embedder, examples: Sequence, batch_size: int = 64) -> list[np.ndarray]:

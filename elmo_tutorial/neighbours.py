@@ -150,22 +150,31 @@ class NeighbourIndex:
         return layers[int(name), index]
 
     def same_word_similarity(self, layer, min_count: int = 5, max_per_word: int = 20,
-                             pairs: int = 20_000, seed: int = 0) -> tuple[float, float]:
+                             pairs: int = 20_000, centre: bool = False,
+                             seed: int = 0) -> tuple[float, float]:
         """Mean cosine between occurrences of the same word, and between different words.
 
         Same word: over the word types (as written) with ≥ ``min_count`` occurrences, the mean
         cosine of all pairs of their first ``max_per_word`` occurrences, averaged over types.
         Different words: ``pairs`` random pairs of tokens of different types. In layer 0, which
         ignores the context, the first is exactly 1.
+
+        Args:
+            centre: subtract the mean of the layer's (unit) vectors over the corpus first. All
+                vectors of a layer share a direction, which makes any two of them similar;
+                without it, different words score near 0 (Ethayarajh 2019 adjusts the same
+                way, by subtracting the different-words score).
         """
-        x = self.vectors[self._layer(layer)]
+        x = self.vectors[self._layer(layer)].astype(np.float64)  # (N, D) unit vectors
+        if centre:
+            x = _unit(x - x.mean(axis=0))
         positions = defaultdict(list)
         for i, w in enumerate(self.words):
             positions[w].append(i)
         per_type = []
         for rows in positions.values():
             if len(rows) >= min_count:
-                v = x[rows[:max_per_word]].astype(np.float64)  # (n, D)
+                v = x[rows[:max_per_word]]  # (n, D)
                 n = len(v)
                 per_type.append(((v @ v.T).sum() - (v * v).sum()) / (n * n - n))
         if not per_type:
@@ -174,7 +183,7 @@ class NeighbourIndex:
         rng = np.random.default_rng(seed)
         a, b = rng.integers(0, len(self), pairs), rng.integers(0, len(self), pairs)
         differ = self.words[a] != self.words[b]
-        across = (x[a[differ]].astype(np.float64) * x[b[differ]]).sum(1).mean()
+        across = (x[a[differ]] * x[b[differ]]).sum(1).mean()
         return float(np.mean(per_type)), float(across)
 
     def same_word_neighbour_rate(self, layer, queries: int = 2000, seed: int = 0) -> float:

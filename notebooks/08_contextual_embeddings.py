@@ -55,6 +55,7 @@ from elmo_tutorial.analysis import (
 )
 from elmo_tutorial.annotated import wsd_framework
 from elmo_tutorial.embedded_corpus import embedded_corpus, embedded_senses
+from elmo_tutorial.embedding_cache import embed_corpus
 from elmo_tutorial.neighbours import NeighbourIndex, neighbour_explorer
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.static_vectors import StaticVectors, context_vector
@@ -163,6 +164,7 @@ for ax, name, layer_vectors in zip(axes, NAMES, work, strict=True):
                 va="center", transform=ax.transAxes)
         continue
     xy = pca(layer_vectors, k=2).coords  # (5, 2)
+    ax.margins(0.25)  # room for the labels
     for (text, use), (px, py) in zip(WORK, xy, strict=True):
         ax.scatter(px, py, c="tab:blue" if use == "made" else "tab:orange", s=40)
         ax.annotate(" ".join(text.split()[:4]) + " …", (px, py), fontsize=7)
@@ -259,13 +261,13 @@ plt.show()
 #
 # * **Layer 0 cannot tell anything apart**: one vector per string, whatever the sentence. This
 #   is the static-vector problem of notebook 00, now inside ELMo.
-# * **Layers 1 and 2 can.** The two *bank*s by the river and the two *point*s that are tips are
-#   most similar to each other (the dark red squares along the diagonal of each heatmap), and
-#   every gap above is positive. In these few sentences, layer 1 draws the sharper line for
-#   *bank* and *point*, layer 2 for the tense of *put*.
-# * The distinctions are weaker for *work* and *put* than for *bank* and *point*, and a few
-#   hand-made sentences per word cannot tell a model's habit from chance. Section 5 counts over
-#   many words instead.
+# * **Layers 1 and 2 can.** Every gap above is positive: uses of the same kind are more alike
+#   than uses of different kinds. In the heatmaps, the two river *bank*s (red) and the two
+#   *point*s of a compass and a knife (dark red) pair up off the diagonal; part of the second
+#   pair's likeness is shared wording (*placed the point of the …*).
+# * Layers 1 and 2 are close here: layer 1 draws the slightly sharper line for *bank*, *point*
+#   and *work*, layer 2 for the tense of *put*. A few hand-made sentences per word cannot tell
+#   a model's habit from chance, so section 5 counts over many words instead.
 #
 # ## 4. The neighbours of *play* (the paper's Table 4)
 #
@@ -310,7 +312,8 @@ play_tagged = [e for e in tagged if e.word == "play"]
 play_sentences = [s for s in semcor_words if PLAY & {w.lower() for w in s}]
 corpus = list({tuple(s): None for s in [*play_sentences, *(e.tokens for e in semcor_sample),
                                         *(e.tokens for e in play_tagged)]})
-corpus_layers = embedder.embed_sentences([list(s) for s in corpus])
+# On disk, keyed by the model's weights and the sentences: a rerun loads them in a second.
+corpus_layers = list(embed_corpus(embedder, corpus, name="semcor-sample", progress=False))
 layers_of = dict(zip(corpus, corpus_layers, strict=True))  # sentence → (3, T, 2P)
 index = NeighbourIndex(corpus, corpus_layers, model.scalar_mix)
 print(f"{len({(e.word, e.pos) for e in qualifying})} lemmas qualify, {MAX_LEMMAS} drawn: "
@@ -350,15 +353,13 @@ for query, papers_neighbour in QUERIES.items():
             print(f"    {hit.similarity:.3f}  {hit.context(7)}")
 
 # %% [markdown]
-# Layer 0 is the static case again: every *play* ties at 1.000, in no meaningful order. In
-# layers 1 and 2 the neighbours move towards the source sentence's use: for the baseball
-# sentence, sports plays (*a close play at third*, *a fast double play*) are among the nearest;
-# for the Broadway sentence, layer 2 brings up theatre plays (*directed a difficult play*,
-# *the audience leaves the play*). But our small biLM is not the paper's: a theatre *play*
-# tops the baseball list, a baseball *play* tops the Broadway list, and the sentence the
-# paper's biLM found first is not among our first three in any layer (its rank is printed
-# above each list). The paper's biLM was trained on a billion words; ours on a few million,
-# briefly (see its model card).
+# Layer 0 is the static case again: every *play* ties at 1.000, in no meaningful order, verbs
+# (*to play the game*) and nouns alike. In layers 1 and 2 the nearest are all nouns, *a play*,
+# like the queries: the context has settled the part of speech. It has not settled the sense
+# in this small biLM: each list mixes plays in a game (*a close play at third*) with plays on
+# a stage (*directed a difficult play*), and the sentence the paper's biLM found first is not
+# among our first three in any layer (its rank is printed above each list). The paper's biLM
+# was trained on a billion words; ours on a few million, for minutes (see its model card).
 #
 # Two queries are anecdotes. A count over all of them: for every sense-tagged occurrence of
 # *play* in SemCor, is the nearest other tagged *play* (cosine) of the same WordNet sense? Of
@@ -377,12 +378,13 @@ for name, v in play_all.items():
           f"{nearest_neighbour_agreement(v, [e.pos for e in play_tagged]):10.4f}")
 
 # %% [markdown]
-# Over all 300 tagged occurrences, the LSTM layers find a neighbour of the same WordNet sense
-# more than twice as often as layer 0 (29 senses, many of them rare, so the rates stay low),
-# and a neighbour of the same part of speech almost always: the paper's observation that the
-# biLM "disambiguates both the part of speech and word sense" of *play*, at small scale. Layer
-# 0 is right about the part of speech three times in four only because the form often says it
-# (*plays*, *played*).
+# Over all 300 tagged occurrences, the LSTM layers and the mix find a neighbour of the same
+# WordNet sense more than twice as often as layer 0 (29 senses, many of them rare, so the rates
+# stay low), and a neighbour of the same part of speech almost always. That is the paper's
+# observation about *play*, that the biLM disambiguates both its part of speech and its sense,
+# at small scale: the part of speech comes out clearly, the sense far less. Layer 0 gets the
+# part of speech right three times in four only because the form often says it (*plays*,
+# *played*).
 #
 # ## 5. How well does each layer separate senses? A number, not a picture
 #
@@ -495,40 +497,45 @@ for corpus_name, scores in (("course corpus", course_scores), ("SemCor", semcor_
 # Layer 1 sits one step above the input and passes it upwards, so it keeps more of the word
 # itself: its form, its part of speech (notebook 10 probes for that).
 #
-# One figure measures it: for words occurring in several of the embedded SemCor sentences, the
-# mean cosine between two occurrences of the same word (left, blue), next to two different
-# words (orange, what any two vectors of the layer share); and how often a token's nearest
-# other token is the same word (right).
+# One figure measures it on the embedded SemCor sentences. Left: for words that occur in at
+# least five of them, the mean cosine between two occurrences of the same word. All vectors of
+# a layer share a common direction (two *different* words have a positive cosine, printed below
+# as "raw"), so, as in sections 2 and 5, we first subtract the layer's mean vector; then two
+# different words score about 0. Right: how often a token's nearest other token (by cosine)
+# is another occurrence of the same word.
 
 # %%
-same_word = {layer: index.same_word_similarity(layer) for layer in index.layers}
-neighbour_rate = {layer: index.same_word_neighbour_rate(layer) for layer in index.layers}
-labels = [f"layer {layer}" if layer != "elmo" else "ELMo mix" for layer in index.layers]
+raw = {layer: index.same_word_similarity(layer) for layer in index.layers}
+centred = {layer: index.same_word_similarity(layer, centre=True)[0] for layer in index.layers}
+neighbour_rate = {layer: index.same_word_neighbour_rate(layer, queries=1000)
+                  for layer in index.layers}
+labels = ["ELMo mix" if layer == "elmo" else f"layer {layer}" for layer in index.layers]
 fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8))
 at = np.arange(len(labels))
-left.bar(at - 0.2, [same_word[l][0] for l in index.layers], 0.4, label="same word")
-left.bar(at + 0.2, [same_word[l][1] for l in index.layers], 0.4, label="different words")
+left.bar(at, [centred[layer] for layer in index.layers], 0.5)
 left.set_xticks(at, labels)
+left.set_ylim(0, 1)
 left.set_ylabel("mean cosine similarity")
-left.set_title("two occurrences in different contexts")
-left.legend()
-right.bar(at, [neighbour_rate[l] for l in index.layers], 0.5, color="tab:green")
+left.set_title("the same word in two contexts (common direction removed)")
+right.bar(at, [neighbour_rate[layer] for layer in index.layers], 0.5, color="tab:green")
 right.set_xticks(at, labels)
 right.set_ylim(0, 1)
 right.set_title("nearest other token is the same word")
 fig.tight_layout()
 plt.show()
+print(f"{'':10s}{'same word':>10s}{'(raw)':>8s}{'different words (raw)':>23s}{'nearest':>9s}")
 for layer, label in zip(index.layers, labels, strict=True):
-    print(f"{label:9s} same word {same_word[layer][0]:.4f}, different words "
-          f"{same_word[layer][1]:.4f}, nearest token the same word {neighbour_rate[layer]:.4f}")
+    print(f"{label:10s}{centred[layer]:10.4f}{raw[layer][0]:8.4f}{raw[layer][1]:23.4f}"
+          f"{neighbour_rate[layer]:9.4f}")
 
 # %% [markdown]
 # In layer 0 two occurrences of a word are the same vector (cosine 1, and the nearest token is
-# always the same word). In layer 1 the same word is still close, and most tokens' nearest
-# neighbour is another occurrence of the same word; in layer 2 less so on both counts: more of
-# each vector comes from the context. The word stays far more similar to itself than to other
-# words in every layer, so the context adds to the word's identity rather than replacing it.
-# The mix, dominated by the long layer-0 vectors, stays close to the word.
+# always the same word). Layer 1 lets the context in: two occurrences of a word are less alike,
+# and fewer tokens have their own word as nearest neighbour. Layer 2 goes further on both
+# counts: more of each vector comes from the context, and that is where section 5 found the
+# senses separating best. Still, in every layer a word stays far more similar to itself than
+# to other words: the context adds to the word's identity rather than replacing it. The mix,
+# dominated by the long layer-0 vectors, stays closest to the word.
 #
 # ## 7. Exercise: the sense score
 #
@@ -583,9 +590,9 @@ explorer = neighbour_explorer(index, embedder, "The children went out to play in
 
 # %% [markdown]
 # Layer 0 lists occurrences of the same string, all at cosine 1. Layer 2 finds *play* in
-# similar uses (children playing, games) and, without the "same word only" filter, other words
-# in similar slots (*to form*, *to jump*): in context, a vector is about the use as much as
-# the word. Try *bank*, *point*, *work* or *put* in sentences of your own (the corpus is the
+# similar uses (children playing, games) and, without the "same word only" filter, also other
+# verbs in the same slot (*to fight*): in context, a vector is about the use as much as the
+# word. Try *bank*, *point*, *work* or *put* in sentences of your own (the corpus is the
 # SemCor sentences embedded in section 4), or a sentence where a word is used in an unusual
 # way.
 #
@@ -600,7 +607,7 @@ explorer = neighbour_explorer(index, embedder, "The children went out to play in
 #   separates SemCor's senses best. A window average can win on text built for it; given the
 #   same inputs, the LSTM layers beat it.
 # * Why: the language-model objective pushes context into the upper layer; layer 1 stays
-#   closer to the word (same-word similarity falls with depth).
+#   closer to the word (the similarity of a word to itself falls with depth).
 #
 # **Run it on more.** `MAX_LEMMAS = None` scores all the qualifying SemCor lemmas (about 13,000
 # sentences, 360,000 tokens: a minute or two of embedding on a laptop CPU). Set `MODEL` to

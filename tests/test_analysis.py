@@ -143,10 +143,13 @@ def test_wsd_examples_split_multiword_tokens_and_skip_unclear_labels():
     sentence = {
         "tokens": ["The", "jury", "took place", "in", "Fulton County", "bank", "."],
         "instances": [
-            {"index": 1, "lemma": "jury", "pos": "NOUN", "keys": ["jury%1:14:00::"]},
-            {"index": 2, "lemma": "take_place", "pos": "VERB", "keys": ["take_place%2:30:00::"]},
-            {"index": 5, "lemma": "bank", "pos": "NOUN", "keys": ["bank%1:14:00::", "x"]},
-            {"index": 5, "lemma": "bank", "pos": "NOUN", "keys": ["bank%1:17:01::"]},
+            {"index": 1, "id": "s.t0", "lemma": "jury", "pos": "NOUN", "keys": ["jury%1:14:00::"]},
+            {"index": 2, "id": "s.t1", "lemma": "take_place", "pos": "VERB",
+             "keys": ["take_place%2:30:00::"]},
+            {"index": 5, "id": "s.t2", "lemma": "bank", "pos": "NOUN",
+             "keys": ["bank%1:14:00::", "x"]},
+            {"index": 5, "id": "s.t3", "lemma": "bank", "pos": "NOUN",
+             "keys": ["bank%1:17:01::"]},
         ],
     }
     examples = wsd_examples([sentence])

@@ -77,6 +77,8 @@ def test_layer_zero_ignores_the_context(index):
     assert index.same_word_neighbour_rate(0) == 1.0
     same2, _ = index.same_word_similarity(2, min_count=2)
     assert same2 < 1.0
+    centred_same, centred_different = index.same_word_similarity(0, min_count=2, centre=True)
+    assert centred_same == pytest.approx(1.0, abs=1e-6) and centred_different < different
     with pytest.raises(ValueError, match="no word occurs 9 times"):
         index.same_word_similarity(0, min_count=9)
 
