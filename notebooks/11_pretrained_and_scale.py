@@ -159,17 +159,14 @@ except DatasetNotAvailable as refusal:
     print(refusal)
 
 # %% [markdown]
-# Once the two files sit in a folder `elmo-original/` where the registry looks, this loads it
-# (`load_allennlp` checks every weight's shape against the options; a wrong or truncated file
-# fails with the name of the dataset):
-
-# %%
-def load_released(name, **elmo_kwargs):
-    """An ELMo from a released model that you have downloaded (see registry.how_to_get)."""
-    folder = registry.locate(name)
-    options, weights = (folder / remote.name for remote in registry.get_dataset(name).files)
-    return load_allennlp(options, weights, **elmo_kwargs)
-
+# Once the two files sit in a folder `elmo-original/` where the registry looks, one line loads
+# them (`load_allennlp` checks every weight's shape against the options, so a wrong or
+# truncated file fails with the name of the dataset):
+#
+# ```python
+# from elmo_tutorial.layer_report import load_model     # a run, or options + weights
+# elmo_original = load_model([registry.locate("elmo-original")])
+# ```
 
 # %% [markdown]
 # The file names say the architecture: `2x4096_512_2048cnn_2xhighway` is 2 LSTM layers of 4096
@@ -216,8 +213,9 @@ for name in ["char_embed", "CNN/W_cnn_3", "CNN_high_0/W_carry", "CNN_proj/W_proj
 
 # %% [markdown]
 # The LSTM weights sit under bilm-tf's variable names, one `W_0` holding input and recurrent
-# weights in TensorFlow's gate order. `cell_clip` and `proj_clip` are `null`: our presets do
-# not clip, which AllenNLP reads as "no clipping". Loading the files back gives the same model:
+# weights in TensorFlow's gate order. `cell_clip` and `proj_clip` are `null`: the `tiny` preset
+# does not clip, and AllenNLP reads `null` as "no clipping". Loading the files back gives the
+# same model:
 
 # %%
 reloaded = load_allennlp(options_file, weight_file).to(device)
@@ -264,10 +262,10 @@ workdir.cleanup()
 print("this notebook runs on:", device)
 
 # %% [markdown]
-# Two things change on a GPU. First, the LSTM. Our presets do not clip, so their LSTM layers run
-# as one `nn.LSTM` call, which is cuDNN's fused kernel on a GPU. The official weights clip
-# cells and projections at 3, which `nn.LSTM` cannot do, so they run the step-by-step loop
-# (notebook 04) on any device:
+# Two things change on a GPU. First, the LSTM. The `tiny` and `small` presets do not clip, so
+# their LSTM layers run as one `nn.LSTM` call, which is cuDNN's fused kernel on a GPU. The
+# official weights and the `paper` preset clip cells and projections at 3, which `nn.LSTM`
+# cannot do, so they run the step-by-step loop (notebook 04) on any device:
 
 # %%
 for name, model in [("shipped tiny model", ours), ("official-format fixture", elmo)]:
@@ -421,7 +419,7 @@ print(f"forward + backward = {both / total:.2f} × forward")
 # %% [markdown]
 # (Not quite 3: the first LSTM step needs no gradient for its zero initial state.)
 #
-# ### What training took, and what it would take
+# ### What training took then, and takes now
 #
 # bilm-tf's `train_elmo.py` sets `n_train_tokens = 768,648,884` and `n_epochs = 10`; its README
 # says that the model "was trained on 3 GTX 1080 for 10 epochs, taking about two weeks". With
