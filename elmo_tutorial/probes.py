@@ -97,13 +97,14 @@ def fit_probe(features, labels, n_classes: int, l2: float = 1e-4, max_iter: int 
                          f"{len(y)} labels" + (f" in {int(y.min())}..{int(y.max())}" if len(y)
                                                else ""))
     probe = LinearProbe(x.mean(0), x.std(0), n_classes)
+    z = x.sub_(probe.mean).div_(probe.std)  # (N, D): standardised once, in place, not per step
     optimizer = torch.optim.LBFGS(probe.linear.parameters(), lr=1, max_iter=max_iter,
                                   history_size=20, line_search_fn="strong_wolfe",
                                   tolerance_grad=1e-6, tolerance_change=1e-9)
 
     def closure() -> torch.Tensor:
         optimizer.zero_grad()
-        loss = nn.functional.cross_entropy(probe(x), y)
+        loss = nn.functional.cross_entropy(probe.linear(z), y)
         loss = loss + 0.5 * l2 * probe.linear.weight.pow(2).sum()
         loss.backward()
         return loss
