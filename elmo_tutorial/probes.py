@@ -36,9 +36,13 @@ __all__ = [
     "LinearProbe",
     "PAPER_PTB",
     "evaluate_pos",
+    "accuracy",
     "fit_probe",
+    "label_ids",
+    "layer_accuracies",
     "most_frequent_tag_accuracy",
     "probe_layers",
+    "tag_index",
     "token_layers",
 ]
 
@@ -83,8 +87,8 @@ def fit_probe(features, labels, n_classes: int, l2: float = 1e-4, max_iter: int 
         l2: weight of ``(l2 / 2) ‖W‖²`` (the bias is not penalised).
         max_iter: L-BFGS iterations (each evaluates the loss about once or twice).
     """
-    x = torch.as_tensor(np.asarray(features), dtype=torch.float32)  # (N, D)
-    y = torch.as_tensor(np.asarray(labels), dtype=torch.long)  # (N,)
+    x = torch.from_numpy(np.array(features, dtype=np.float32))  # (N, D), a float32 copy
+    y = torch.from_numpy(np.array(labels, dtype=np.int64))  # (N,)
     if x.ndim != 2 or y.shape != x.shape[:1]:
         raise ValueError(f"features must be (N, D) and labels (N,), got {tuple(x.shape)} and "
                          f"{tuple(y.shape)}")
@@ -93,13 +97,14 @@ def fit_probe(features, labels, n_classes: int, l2: float = 1e-4, max_iter: int 
                          f"{len(y)} labels" + (f" in {int(y.min())}..{int(y.max())}" if len(y)
                                                else ""))
     probe = LinearProbe(x.mean(0), x.std(0), n_classes)
+    z = x.sub_(probe.mean).div_(probe.std)  # (N, D): standardised once, in place, not per step
     optimizer = torch.optim.LBFGS(probe.linear.parameters(), lr=1, max_iter=max_iter,
                                   history_size=20, line_search_fn="strong_wolfe",
                                   tolerance_grad=1e-6, tolerance_change=1e-9)
 
     def closure() -> torch.Tensor:
         optimizer.zero_grad()
-        loss = nn.functional.cross_entropy(probe(x), y)
+        loss = nn.functional.cross_entropy(probe.linear(z), y)
         loss = loss + 0.5 * l2 * probe.linear.weight.pow(2).sum()
         loss.backward()
         return loss
@@ -110,58 +115,71 @@ def fit_probe(features, labels, n_classes: int, l2: float = 1e-4, max_iter: int 
 
 def accuracy(probe: LinearProbe, features, labels) -> float:
     """Percentage of rows whose predicted class is the label (label -1: never right)."""
-    x = torch.as_tensor(np.asarray(features), dtype=torch.float32)
-    y = torch.as_tensor(np.asarray(labels), dtype=torch.long)
+    x = torch.from_numpy(np.array(features, dtype=np.float32))
+    y = torch.from_numpy(np.array(labels, dtype=np.int64))
     return 100.0 * float((probe.predict(x) == y).float().mean())
 
 
-def token_layers(embedder, sentences: Sequence[Sequence[str]], progress: bool = False,
-                 chunk: int = 1000) -> np.ndarray:
+def token_layers(embedder, sentences: Sequence[Sequence[str]], name: str = "sentences",
+                 progress: bool = False, cache: bool = True) -> np.ndarray:
     """Every layer's vector of every token, sentences one after another: ``(L + 1, N, 2P)``.
 
-    ``N`` is the total number of tokens. Stored as float16 (half the memory: UD English-EWT's
-    204k training tokens × 3 layers × 256 take 300 MB); the probes compute in float32.
+    ``N`` is the total number of tokens; float16 (half the memory: UD English-EWT's 204k
+    training tokens × 3 layers × 256 take 300 MB; the probes compute in float32).
+
+    Args:
+        embedder: an :class:`~elmo_tutorial.embedder.Embedder` (anything with
+            ``embed_sentences`` when ``cache=False``).
+        name: the prefix of the cache entry, e.g. ``"ptb-train"``.
+        cache: keep the layers in the disk cache
+            (:func:`~elmo_tutorial.embedding_cache.embed_corpus`, keyed by the model's and the
+            sentences' checksums), so the next run with the same model loads them instead.
     """
-    n_tokens = sum(len(s) for s in sentences)
-    out = None
-    position = 0
-    starts = range(0, len(sentences), chunk)
-    if progress:
-        from tqdm.auto import tqdm
-
-        starts = tqdm(starts, desc=f"embedding {len(sentences)} sentences", unit="chunk")
-    for start in starts:
-        for vectors in embedder.embed_sentences(sentences[start:start + chunk]):  # (L+1, T, 2P)
-            if out is None:
-                out = np.empty((vectors.shape[0], n_tokens, vectors.shape[2]), np.float16)
-            out[:, position:position + vectors.shape[1]] = vectors
-            position += vectors.shape[1]
-    if out is None:
+    if not sentences:
         raise ValueError("no sentences to embed")
-    return out
+    if cache:
+        from .embedding_cache import embed_corpus
+
+        return embed_corpus(embedder, sentences, name, progress).data  # memory-mapped
+    arrays = embedder.embed_sentences(sentences)  # list of (L + 1, T_i, 2P)
+    return np.concatenate(arrays, axis=1).astype(np.float16)
 
 
-def _label_ids(tagged: TaggedSentences, tagset: dict[str, int]) -> np.ndarray:
-    """Class ids of every token; a tag not in ``tagset`` (unseen in training) becomes -1."""
-    return np.array([tagset.get(t, -1) for _, tags in tagged for t in tags], dtype=np.int64)
+def tag_index(tagged: TaggedSentences) -> dict[str, int]:
+    """Class id of every tag seen in ``tagged`` (sorted, so the ids do not depend on order)."""
+    return {t: i for i, t in enumerate(sorted({t for _, tags in tagged for t in tags}))}
 
 
-def probe_layers(embedder, train: TaggedSentences, test: TaggedSentences,
-                 progress: bool = False, **fit_kwargs) -> dict[str, float]:
-    """Train one probe per layer on ``train``; test accuracy in percent per layer.
+def label_ids(tagged: TaggedSentences, index: dict[str, int]) -> np.ndarray:
+    """Class ids of every token, ``(N,)``; a tag not in ``index`` (unseen in training) is -1."""
+    return np.array([index.get(t, -1) for _, tags in tagged for t in tags], dtype=np.int64)
+
+
+def layer_accuracies(train_layers: np.ndarray, train_labels: np.ndarray,
+                     test_layers: np.ndarray, test_labels: np.ndarray, n_classes: int,
+                     **fit_kwargs) -> dict[str, float]:
+    """One probe per layer: ``(L + 1, N, D)`` features in, test accuracy (%) per layer out.
 
     Returns:
-        ``{"layer0": acc, "layer1": acc, ...}`` (as many as the biLM has layers).
+        ``{"layer0": acc, "layer1": acc, ...}``; ``fit_kwargs`` go to :func:`fit_probe`.
     """
-    tagset = {t: i for i, t in enumerate(sorted({t for _, tags in train for t in tags}))}
-    y_train, y_test = _label_ids(train, tagset), _label_ids(test, tagset)
-    x_train = token_layers(embedder, [list(s) for s, _ in train], progress)  # (L+1, N, 2P)
-    x_test = token_layers(embedder, [list(s) for s, _ in test], progress)
     results = {}
-    for j in range(x_train.shape[0]):
-        probe = fit_probe(x_train[j], y_train, len(tagset), **fit_kwargs)
-        results[f"layer{j}"] = accuracy(probe, x_test[j], y_test)
+    for j in range(train_layers.shape[0]):
+        probe = fit_probe(train_layers[j], train_labels, n_classes, **fit_kwargs)
+        results[f"layer{j}"] = accuracy(probe, test_layers[j], test_labels)
     return results
+
+
+def probe_layers(embedder, train: TaggedSentences, test: TaggedSentences, name: str = "pos",
+                 progress: bool = False, cache: bool = True, **fit_kwargs) -> dict[str, float]:
+    """Embed ``train`` and ``test`` (:func:`token_layers`, cache entries ``{name}-train`` and
+    ``{name}-test``), then :func:`layer_accuracies` on the tags seen in ``train``."""
+    index = tag_index(train)
+    x_train = token_layers(embedder, [list(s) for s, _ in train], f"{name}-train", progress,
+                           cache)  # (L + 1, N, 2P)
+    x_test = token_layers(embedder, [list(s) for s, _ in test], f"{name}-test", progress, cache)
+    return layer_accuracies(x_train, label_ids(train, index), x_test, label_ids(test, index),
+                            len(index), **fit_kwargs)
 
 
 def most_frequent_tag_accuracy(train: TaggedSentences, test: TaggedSentences) -> float:
@@ -181,8 +199,8 @@ def most_frequent_tag_accuracy(train: TaggedSentences, test: TaggedSentences) ->
     return 100.0 * sum(right) / len(right)
 
 
-def evaluate_pos(embedder, progress: bool = True, max_sentences: int | None = None
-                 ) -> dict[str, dict[str, float]]:
+def evaluate_pos(embedder, progress: bool = True, max_sentences: int | None = None,
+                 cache: bool = True) -> dict[str, dict[str, float]]:
     """The POS probes of Table 6 on PTB tags and UD English-EWT UPOS, accuracy in percent.
 
     Args:
@@ -190,6 +208,7 @@ def evaluate_pos(embedder, progress: bool = True, max_sentences: int | None = No
         progress: show progress bars while embedding.
         max_sentences: use only the first this many training and test sentences of each
             dataset (for a quick look; the full run uses all of them).
+        cache: keep the embedded layers in the disk cache (see :func:`token_layers`).
 
     Returns:
         ``{"ptb": {"layer0", "layer1", "layer2", "most_frequent_tag"}, "upos": {...}}``.
@@ -199,6 +218,6 @@ def evaluate_pos(embedder, progress: bool = True, max_sentences: int | None = No
     results = {}
     for name, reader in (("ptb", treebank_pos), ("upos", ud_english_ewt)):
         train, test = reader("train")[:max_sentences], reader("test")[:max_sentences]
-        results[name] = probe_layers(embedder, train, test, progress)
+        results[name] = probe_layers(embedder, train, test, name, progress, cache)
         results[name]["most_frequent_tag"] = most_frequent_tag_accuracy(train, test)
     return results

@@ -103,17 +103,36 @@ def test_probe_layers_finds_the_layer_that_holds_the_tags(one_thread):
                 for words in (list(rng.choice(list(tag_of), size=rng.integers(2, 7)))
                               for _ in range(n))]
 
-    results = probe_layers(_LayeredEmbedder(tag_of), sentences(60), sentences(20))
+    results = probe_layers(_LayeredEmbedder(tag_of), sentences(60), sentences(20), cache=False)
     assert set(results) == {"layer0", "layer1", "layer2"}
     assert results["layer1"] == 100.0
     assert results["layer0"] < 80 and results["layer2"] < 80
 
 
-def test_token_layers_concatenates_every_sentence_in_order():
+@pytest.mark.parametrize("cache", [False, True])
+def test_token_layers_concatenates_every_sentence_in_order(cache, tmp_path, monkeypatch):
+    monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path))
     torch.manual_seed(0)
     embedder = Embedder(ELMo(MODEL_PRESETS["tiny"]))
     sentences = [["The", "bank"], ["a"], ["We", "sat", "there", "."]]
-    flat = token_layers(embedder, sentences, chunk=2)  # chunks of 2 sentences: 2 + 1
+    flat = token_layers(embedder, sentences, "toy", cache=cache)
     expected = np.concatenate(embedder.embed_sentences(sentences), axis=1)  # (3, 7, 2P)
     assert flat.shape == expected.shape and flat.dtype == np.float16
     np.testing.assert_allclose(flat.astype(np.float32), expected, rtol=2e-3, atol=2e-3)
+    assert bool(list(tmp_path.rglob("toy-*.npy"))) == cache  # only a cached call writes
+
+
+def test_evaluate_pos_end_to_end_on_a_few_sentences(one_thread):
+    from elmo_tutorial.downloads import DatasetNotAvailable
+    from elmo_tutorial.probes import evaluate_pos
+
+    torch.manual_seed(0)
+    embedder = Embedder(ELMo(MODEL_PRESETS["tiny"]))
+    try:
+        result = evaluate_pos(embedder, progress=False, max_sentences=20, cache=False)
+    except DatasetNotAvailable:
+        pytest.skip("the treebank sample or UD English-EWT is not available")
+    assert set(result) == {"ptb", "upos"}
+    for scores in result.values():
+        assert set(scores) == {"layer0", "layer1", "layer2", "most_frequent_tag"}
+        assert all(0.0 <= v <= 100.0 for v in scores.values())

@@ -132,3 +132,29 @@ def test_word_types_map_unknown_words_to_unk_row_zero():
     assert words.ids(["river", "bank", "Bank"]).tolist() == [2, 1, 0]
     mask = torch.ones(1, 3, dtype=torch.bool)
     assert words(words.ids(["river", "x", "y"]).unsqueeze(0), mask).shape == (1, 3, 4)
+
+
+def _tiny_embedder():
+    from elmo_tutorial.config import MODEL_PRESETS
+    from elmo_tutorial.elmo import ELMo
+    from elmo_tutorial.embedder import Embedder
+
+    torch.manual_seed(0)
+    return Embedder(ELMo(MODEL_PRESETS["tiny"]))
+
+
+def test_evaluate_ner_end_to_end_on_a_few_sentences(one_thread):
+    from elmo_tutorial.downloads import DatasetNotAvailable
+    from elmo_tutorial.tagger import evaluate_ner
+
+    try:
+        runs = [evaluate_ner(_tiny_embedder(), progress=False, epochs=1, max_sentences=25,
+                             cache=False)["wnut17"] for _ in range(2)]
+    except DatasetNotAvailable:
+        pytest.skip("WNUT-17 is not available (ELMO_TUTORIAL_DATA)")
+    result = runs[0]
+    assert set(result) == {"elmo", "layer0", "word_type", "s", "gamma", "scores"}
+    assert len(result["s"]) == 3 and sum(result["s"]) == pytest.approx(1.0)
+    assert all(0.0 <= result[k] <= 100.0 for k in ("elmo", "layer0", "word_type"))
+    assert result["scores"]["elmo"]["gold"] > 0
+    assert runs[0] == runs[1]  # seeded: the same numbers twice

@@ -1,0 +1,320 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 10 · Tagging: what a linear probe reads off each layer, and ELMo in a tagger
+#
+# Notebooks 08 and 09 asked what the biLM's layers know about *meaning*. This one asks about
+# *syntax*, the way Peters et al. (2018, §5.3, Table 6) did: freeze the biLM, train nothing but
+# a **linear** classifier on one layer's vectors, and see how well it predicts each token's
+# part of speech. Then we use ELMo as the paper intends (§3.3): as frozen input to a task
+# model that learns its own mix of the layers, here a named-entity tagger on tweets.
+#
+# **You will:**
+# 1. read three tagged datasets: Penn Treebank tags, UD English-EWT's universal tags, and
+#    WNUT-17's named entities in BIO format;
+# 2. build a linear probe from scratch (softmax regression, its gradient written out), and
+#    check that the package's probe minimises exactly that loss;
+# 3. probe layers 0, 1 and 2 of the shipped biLM for part of speech, next to a baseline and
+#    the paper's numbers;
+# 4. train a small BiLSTM tagger on a learned scalar mix of the frozen layers and read the
+#    weights $s_j$ and the scale $\gamma$ it chose;
+# 5. write the function that turns BIO tags into entities, the first step of entity-level F1,
+#    and let a self-check grade it.
+#
+# **Prerequisites:** notebook 07 (the scalar mix), notebook 08 (the `Embedder` and the
+# layers of the shipped model); softmax and cross-entropy.
+
+# %%
+# %matplotlib inline
+import time
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+
+from elmo_tutorial import ELMo, Embedder, checks, probes, tagger
+from elmo_tutorial.annotated import treebank_pos, ud_english_ewt, wnut17
+from elmo_tutorial.figures import you_are_here
+from elmo_tutorial.runtime import setup_notebook
+
+device = setup_notebook(seed=0)
+you_are_here("layers", "scalar_mix")
+
+# %% [markdown]
+# ## 1. Tagged data
+#
+# **Penn Treebank (PTB) tags** are the 45 fine-grained tags of the paper's Table 6 (`NN`,
+# `NNS`, `VBD`, `VBZ`, ...). nltk ships a 10% sample of the treebank (199 Wall Street Journal
+# articles); `treebank_pos` splits it by article, wsj_0001-0150 for training and wsj_0151-0199
+# for testing, and drops the treebank's traces (empty elements such as `*T*-1`, which are not
+# words). **UD English-EWT** tags web text (blogs, reviews, e-mail) with the 17 universal tags
+# (`NOUN`, `VERB`, `PROPN`, ...). **WNUT-17** marks named entities in tweets and comments with
+# BIO tags: `B-type` begins an entity, `I-type` continues it, `O` is outside any entity.
+
+# %%
+ptb_train, ptb_test = treebank_pos("train"), treebank_pos("test")
+upos_example = ud_english_ewt("test")[4]
+wnut_train = wnut17("train")
+print(f"PTB: {len(ptb_train)} training and {len(ptb_test)} test sentences")
+for name, (words, tags) in [("PTB", ptb_train[1]), ("UD", upos_example),
+                            ("WNUT-17", wnut_train[0])]:
+    print(f"\n{name}:", " ".join(f"{w}/{t}" for w, t in zip(words[:14], tags[:14], strict=True)))
+
+# %% [markdown]
+# ## 2. The shipped biLM's layers, computed once
+#
+# The biLM stays frozen, so every token's three layers are computed once and reused by every
+# probe. `probes.token_layers` embeds the sentences with the `Embedder` (notebook 08) and lays
+# the tokens one after another: an array `(3, N, 256)` for `N` tokens. To stay within a minute
+# we probe on the first 1,000 training sentences and the whole test set.
+
+# %%
+embedder = Embedder(ELMo.from_run(Path("..") / "data" / "models" / "small"))
+train, test = ptb_train[:1000], ptb_test
+start = time.perf_counter()
+train_layers = probes.token_layers(embedder, [words for words, _ in train])  # (3, N, 256)
+test_layers = probes.token_layers(embedder, [words for words, _ in test])
+print(f"embedded {train_layers.shape[1] + test_layers.shape[1]} tokens in "
+      f"{time.perf_counter() - start:.1f} s")  # NBVAL_IGNORE_OUTPUT
+
+# %% [markdown]
+# Each tag gets a class id (tags sorted, so ids do not depend on the order of the data); a
+# test tag never seen in training gets -1, which no probe can predict.
+
+# %%
+tag_ids = probes.tag_index(train)
+y_train = probes.label_ids(train, tag_ids)
+y_test = probes.label_ids(test, tag_ids)
+print(train_layers.shape, y_train.shape, f"{len(tag_ids)} tags;",
+      f"{(y_test < 0).sum()} test tokens carry a tag unseen in training")
+
+# %% [markdown]
+# ## 3. A linear probe from scratch
+#
+# A probe is multinomial logistic regression. Standardise each dimension with the training
+# tokens' mean and standard deviation, $\hat x = (x - \mu)/\sigma$, then
+#
+# $$p(y = c \mid x) = \mathrm{softmax}(W \hat x + b)_c, \qquad
+#   \mathcal{L}(W, b) = -\frac{1}{N}\sum_{k=1}^{N} \log p(y_k \mid x_k)
+#   + \frac{\ell_2}{2}\lVert W \rVert^2 .$$
+#
+# We probe layer 1 here. The loss in code:
+
+# %%
+x = torch.from_numpy(train_layers[1]).float()  # (N, D)
+y = torch.from_numpy(y_train)  # (N,)
+mu, sigma = x.mean(0), x.std(0)
+z = (x - mu) / sigma  # (N, D), standardised
+N, D, C = len(z), z.shape[1], len(tag_ids)
+l2 = 1e-4  # the package's default
+
+
+def loss_fn(W, b):
+    logits = z @ W.T + b  # (N, C)
+    log_p = logits - torch.logsumexp(logits, dim=1, keepdim=True)  # log-softmax, stable
+    return -log_p[torch.arange(N), y].mean() + 0.5 * l2 * (W**2).sum()
+
+
+# %% [markdown]
+# Its gradient has a short closed form: with $P$ the predicted probabilities $(N, C)$ and
+# $Y$ the one-hot labels, $\nabla_W \mathcal{L} = (P - Y)^\top \hat X / N + \ell_2 W$ and
+# $\nabla_b \mathcal{L} = \frac{1}{N}\sum_k (P_k - Y_k)$: each token pushes the scores of the
+# classes it was *not* towards its vector, in proportion to how sure the model was of them.
+# Checked against autograd at a random point:
+
+# %%
+def gradient(W, b):
+    P = torch.softmax(z @ W.T + b, dim=1)  # (N, C)
+    P[torch.arange(N), y] -= 1  # P - Y
+    return P.T @ z / N + l2 * W, P.mean(0)  # (C, D), (C,)
+
+
+W0 = (0.01 * torch.randn(C, D)).requires_grad_()
+b0 = torch.zeros(C, requires_grad=True)
+loss_fn(W0, b0).backward()
+gW, gb = gradient(W0.detach(), b0.detach())
+print("largest difference from autograd:",
+      f"{max(float((gW - W0.grad).abs().max()), float((gb - b0.grad).abs().max())):.1e}")
+
+# %% [markdown]
+# Plain gradient descent from zero, 150 steps. Each step costs two matrix products over all
+# training tokens:
+
+# %%
+W, b = torch.zeros(C, D), torch.zeros(C)
+losses = []
+for step in range(150):
+    gW, gb = gradient(W, b)
+    W, b = W - 1.0 * gW, b - 1.0 * gb
+    losses.append(float(loss_fn(W, b)))
+print(f"loss after 1, 50, 150 steps: {losses[0]:.4f}, {losses[49]:.4f}, {losses[-1]:.4f}")
+
+# %% [markdown]
+# The package's `probes.fit_probe` minimises the same loss with L-BFGS, a quasi-Newton method
+# that estimates the curvature from its last steps, on all tokens at once. The loss is convex
+# and the start is zero, so there is no randomness: the same data always give the same probe.
+# At its solution our own gradient is (close to) zero, and our gradient descent is still on its
+# way down to the same minimum:
+
+# %%
+probe = probes.fit_probe(train_layers[1], y_train, C, l2=l2)
+W_pkg, b_pkg = probe.linear.weight.detach(), probe.linear.bias.detach()
+print("same standardisation:", bool(torch.allclose(probe.mean, mu) and
+                                    torch.allclose(probe.std, sigma)))
+gW, gb = gradient(W_pkg, b_pkg)
+print(f"our loss at the package's probe: {float(loss_fn(W_pkg, b_pkg)):.4f}   "
+      f"largest gradient entry there: {float(gW.abs().max()):.1e}")
+print(f"our loss after 150 steps:        {losses[-1]:.4f}")
+test_x = torch.from_numpy(test_layers[1]).float()
+ours = ((test_x - mu) / sigma @ W.T + b).argmax(1)
+print(f"test accuracy: package {probes.accuracy(probe, test_layers[1], y_test):.2f}%, "
+      f"our 150 steps {100 * float((ours == torch.from_numpy(y_test)).float().mean()):.2f}%")
+
+# %% [markdown]
+# ## 4. Which layer knows part of speech? (Table 6)
+#
+# One probe per layer, the same data and loss. Next to them, a baseline that uses no vectors
+# at all: tag each word with its most frequent training tag (unseen words get the most
+# frequent tag overall, `NN`). Layer 0 is the biLM's character-based token vector: it knows a
+# word's spelling (suffixes like *-ed*, *-ly*, capitals, digits) but not its context.
+
+# %%
+accuracy = probes.layer_accuracies(train_layers, y_train, test_layers, y_test, C)
+accuracy["most frequent tag"] = probes.most_frequent_tag_accuracy(train, test)
+for name, value in accuracy.items():
+    print(f"{name:<18} {value:6.2f}%")
+
+# %%
+fig, ax = plt.subplots(figsize=(6.5, 3.2))
+names = ["most frequent tag", "layer0", "layer1", "layer2"]
+ax.bar(names, [accuracy[n] for n in names], color=["#bbbbbb", "#8ecae6", "#219ebc", "#023047"],
+       label="this biLM, 1,000 training sentences")
+ax.scatter(["layer1", "layer2"], [probes.PAPER_PTB["layer1"], probes.PAPER_PTB["layer2"]],
+           color="#fb8500", zorder=3, label="paper (full PTB, 1B Word biLM)")
+ax.set_ylim(80, 100)
+ax.set_ylabel("PTB POS accuracy (%)")
+ax.set_title("A linear probe per frozen layer")
+ax.legend(loc="lower right", fontsize=8)
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# PROSE_POS_RESULTS
+#
+# The full evaluation (all 3,262 PTB training sentences, and UD English-EWT's 12,544 training
+# and 2,077 test sentences) is one call, `probes.evaluate_pos(embedder)`, or, with the
+# word-sense tables of notebook 09, `elmo-tutorial layers data/models/small`. It takes a few
+# minutes on a laptop CPU.
+
+# %% [markdown]
+# ## 5. ELMo in a tagger: named entities on WNUT-17
+#
+# Now the paper's recipe for a task (§3.3): freeze the biLM, and let the task model learn
+# $\mathrm{ELMo}_k = \gamma \sum_j s_j \, \mathrm{LN}(h_{k,j})$ (notebook 07) together with its
+# own weights, with $\lambda\,$`penalty()` (here $\lambda = 0.001$) added to the loss. The
+# task model is small: dropout, one bidirectional LSTM of 64 cells per direction, and a linear
+# layer that scores the 13 BIO tags of each token. For a fair comparison, the same tagger is
+# trained on layer 0 alone.
+#
+# The taggers are scored as WNUT-17 scores them: an entity counts only if its span (first and
+# last token) and its type are both exactly right. A tagger that finds *Empire State* in
+# *Empire State Building* gets no credit: one false positive and one miss.
+#
+# To fit in a minute we train on the first 1,500 training sentences for a few epochs, pick
+# the best epoch on 300 validation sentences, and test on the whole test set.
+
+# %%
+ner = {split: wnut17(split)[:n] for split, n in
+       (("train", 1500), ("valid", 300), ("test", None))}
+ner_tags = ["O", *sorted({t for _, ts in ner["train"] for t in ts} - {"O"})]
+ner_layers = {split: tagger.sentence_layers(
+    probes.token_layers(embedder, [w for w, _ in data]), [len(w) for w, _ in data])
+    for split, data in ner.items()}  # per sentence (T, 3, 256)
+print({split: len(xs) for split, xs in ner_layers.items()}, ner_layers["train"][0].shape)
+
+
+# %%
+def train_ner(inputs, n_layers, epochs=NER_EPOCHS):
+    torch.manual_seed(0)
+    model = tagger.BiLSTMTagger(tagger.FrozenLayers(n_layers), 256, len(ner_tags))
+    history = tagger.train_tagger(
+        model, inputs["train"], [t for _, t in ner["train"]], ner_tags, epochs=epochs,
+        valid=(inputs["valid"], [t for _, t in ner["valid"]]))
+    predicted = tagger.predict_tags(model, inputs["test"], ner_tags)
+    return model, history, tagger.entity_scores([t for _, t in ner["test"]], predicted)
+
+
+start = time.perf_counter()
+elmo_model, elmo_history, elmo_scores = train_ner(ner_layers, 3)
+layer0_inputs = {split: [x[:, :1] for x in xs] for split, xs in ner_layers.items()}
+_, layer0_history, layer0_scores = train_ner(layer0_inputs, 1)
+print(f"trained two taggers in {time.perf_counter() - start:.0f} s")  # NBVAL_IGNORE_OUTPUT
+
+# %%
+for name, scores in (("ELMo mix", elmo_scores), ("layer 0", layer0_scores)):
+    print(f"{name:<9} precision {scores['precision']:5.1f}  recall {scores['recall']:5.1f}  "
+          f"F1 {scores['f1']:5.1f}   ({scores['correct']} of {scores['gold']} gold entities, "
+          f"{scores['predicted']} predicted)")
+mix = elmo_model.inputs.mix
+print("learned s =", [round(v, 3) for v in mix.weights.tolist()], f" γ = {float(mix.gamma):.3f}")
+
+# %% [markdown]
+# PROSE_NER_RESULTS
+#
+# The full run trains on all 3,394 training sentences and adds a third input, a vector per
+# word type learned from the training set alone (no pretraining):
+# `tagger.evaluate_ner(embedder)` (or `elmo-tutorial layers`), a few minutes on a CPU.
+
+# %% [markdown]
+# ## 6. Exercise: from BIO tags to entities
+#
+# Entity-level F1 compares *sets of entities*, so its first step reads the entities off a
+# tag sequence. Complete `my_bio_spans(tags)`: return the set of `(type, start, end)` with
+# `end` one past the last token. An entity starts at `B-X`; `I-X` continues it. Read an `I-X`
+# that does not continue an entity of type `X` (after `O`, or after another type) as the start
+# of a new one, as the CoNLL scorer `conlleval` does.
+
+# %%
+def my_bio_spans(tags):
+    # BEGIN SOLUTION
+    spans, start, kind = set(), None, None
+    for i, tag in enumerate([*tags, "O"]):  # a final "O" closes the last entity
+        prefix, _, label = tag.partition("-")
+        continues = start is not None and prefix == "I" and label == kind
+        if start is not None and not continues:
+            spans.add((kind, start, i))
+            start = None
+        if prefix == "B" or (prefix == "I" and not continues):
+            start, kind = i, label
+    return spans
+    # END SOLUTION
+
+
+checks.check_bio_spans(my_bio_spans)
+
+# %% [markdown]
+# With it, precision is the share of predicted entities that are in the gold set, recall the
+# share of gold entities that were predicted, F1 their harmonic mean (`tagger.entity_scores`):
+
+# %%
+gold = [["B-location", "I-location", "I-location", "O", "B-person"]]
+guess = [["B-location", "I-location", "O", "O", "B-person"]]
+print(my_bio_spans(gold[0]), my_bio_spans(guess[0]))
+print({k: round(v, 1) for k, v in tagger.entity_scores(gold, guess).items()})
+
+# %% [markdown]
+# ## Summary
+#
+# PROSE_SUMMARY
