@@ -178,8 +178,8 @@ def score(predictions: Mapping[str, str | None], gold: Mapping[str, Sequence[str
     for no answer) against ``gold`` (instance id → its gold keys), in percent.
 
     >>> s = score({"a": "x", "b": "y", "c": None}, {"a": ["x"], "b": ["z", "w"], "c": ["x"]})
-    >>> round(s.precision, 2), round(s.recall, 2), round(s.f1, 2), s.correct, s.answered, s.total
-    (50.0, 33.33, 40.0, 1, 2, 3)
+    >>> round(s.precision, 2), round(s.recall, 2), round(s.f1, 2), s.answered, s.total
+    (50.0, 33.33, 40.0, 2, 3)
     """
     unknown = set(predictions) - set(gold)
     if unknown:

@@ -35,8 +35,8 @@
 # **Prerequisites:** notebook 00 (WordNet senses), notebook 07 (the layers and the scalar
 # mix), notebook 08 (contextual vectors of the shipped model); cosine similarity.
 #
-# **Runtime:** about 35 s on a 2-core CPU the first time (it embeds about 150,000 words);
-# seconds when run again, from the embedding cache.
+# **Runtime:** about 40 s on a 2-core CPU the first time (it embeds about 150,000 words);
+# less when run again, from the embedding cache.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 from elmo_tutorial.figures import you_are_here
@@ -142,8 +142,9 @@ for j, layer in enumerate(train_vectors):
 # Layer 0 is the character CNN's vector of the *word*: the same in every sentence, so both
 # centroids are the same vector and the two cosines are equal. Layer 0 cannot tell the senses
 # apart; `argmax` merely takes the first. The LSTM layers have read the sentence, and their
-# cosines differ. (On six training sentences the margins are small; sections 3 and 4 measure
-# on thousands.)
+# cosines differ: here layer 2 gets both test sentences right and layer 1 one of them. With
+# six training sentences the margins are small and one example proves little; sections 3 and
+# 4 measure on thousands.
 #
 # The package's `wsd.SenseCentroids` does the same for many words at once: it keeps the
 # centroids of each *(lemma, part of speech)* separately, so a use of *bank* is compared only
