@@ -451,7 +451,7 @@ measured = {"faithful LSTM (clips)": 13_500, "fused cuDNN LSTM": 23_800}  # toke
 for path, rate in measured.items():
     print(f"{path:<22} {rate:>6,} tokens/s → {tokens / rate / 86400:.1f} days, "
           f"{rate / per_gpu:.1f}× a GTX 1080 under bilm-tf")
-h100_peak = 771e12  # bfloat16 matrix products, measured in the same session
+h100_peak = 771e12  # bfloat16 matrix products, measured on the same machine
 print(f"MFU: {13_500 * 0.590e9 / h100_peak:.1%} of the H100's measured peak; at bilm-tf's "
       f"16 % it would need {train_flops / (0.16 * h100_peak) / 3600:.0f} hours (hypothetical)")
 
