@@ -40,7 +40,11 @@ def device_summary() -> dict[str, str]:
     """The device PyTorch would use and its thread settings."""
     import torch
 
-    info = {"cpu count": str(os.cpu_count()), "torch threads": str(torch.get_num_threads())}
+    from .runtime import busy_cores, default_threads
+
+    info = {"cpu count": str(os.cpu_count()), "torch threads": str(torch.get_num_threads()),
+            "training threads": f"{default_threads()} (one per core that other programs leave "
+                                f"free; about {busy_cores():.0f} busy now; --threads=N)"}
     if torch.cuda.is_available():
         names = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
         info["device"] = f"CUDA {torch.version.cuda}: " + ", ".join(names)

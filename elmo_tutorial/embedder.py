@@ -34,7 +34,7 @@ import torch
 from torch import nn
 
 from .chars import BOS_TOKEN, EOS_TOKEN, word_to_char_ids
-from .elmo import ELMo, remove_sentence_boundaries
+from .elmo import ELMo
 
 PAD_ROW, BOS_ROW, EOS_ROW = 0, 1, 2  # the first rows of every token table
 
@@ -192,11 +192,17 @@ class Embedder:
                 [BOS_ROW, *(rows[t] for t in sentence), EOS_ROW])
         index = index.to(self.device)
         word_emb = table[index]  # (B, T + 2, P), zero at padding (row 0)
-        layers, _, _ = self.model.layers_from_embeddings(word_emb, index != PAD_ROW,
-                                                          map_directions)
-        mask = index[:, 2:] != PAD_ROW  # (B, T): position t + 2 is real iff token t is
-        stacked = torch.stack([remove_sentence_boundaries(h, mask) for h in layers], 1)
-        stacked = stacked.float().cpu().numpy()  # (B, L + 1, T, 2P)
+        out = self.model.bilm.encode_embeddings(word_emb, index != PAD_ROW, map_directions)
+        # Each layer written once, straight into the result, <S> and </S> left out (ELMo's
+        # layers() would concatenate, stack and mask: three more copies). A shorter row's </S>
+        # and padding land after its own length and are cut off.
+        P, T = word_emb.shape[-1], index.shape[1] - 2
+        columns = [(word_emb, word_emb)] + list(zip(out["forward"], out["backward"], strict=True))
+        stacked = word_emb.new_empty(len(batch), len(columns), T, 2 * P)  # (B, L + 1, T, 2P)
+        for j, (left, right) in enumerate(columns):
+            stacked[:, j, :, :P] = left[:, 1:-1]
+            stacked[:, j, :, P:] = right[:, 1:-1]
+        stacked = stacked.float().cpu().numpy()  # row b is cut to its length n_b below
         return [stacked[b, :, :n] for b, n in enumerate(lengths)]
 
     def _table(self, tokens: list[str]) -> torch.Tensor:
@@ -217,12 +223,14 @@ class Embedder:
             return
         per_direction = max(threads // 2, 1)
         pool = ThreadPoolExecutor(2, initializer=torch.set_num_threads, initargs=(per_direction,))
+        # The caller's thread, too: while the directions run, its idle helper threads would
+        # otherwise spin and take the cores from them.
+        torch.set_num_threads(per_direction)
         try:  # grad mode is per thread: the workers switch inference mode on themselves
             yield lambda run, stacks: pool.map(partial(_in_inference_mode, run), stacks)
         finally:
             pool.shutdown()
-            # A worker's set_num_threads also sets the default of threads started later.
-            torch.set_num_threads(threads)
+            torch.set_num_threads(threads)  # also the default of threads started later
 
 
 def index_tokens(sentences: Sequence[Sequence[str]]) -> dict[str, int]:

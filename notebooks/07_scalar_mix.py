@@ -35,7 +35,7 @@
 # **Prerequisites:** notebook 01 (masked layer norm), notebook 06 (the trained biLM), softmax,
 # a gradient step.
 #
-# **Runtime:** about 10 s on a 2-core CPU.
+# **Runtime:** about 20 s on a 2-core CPU.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 from elmo_tutorial.figures import you_are_here

@@ -31,6 +31,14 @@
 #
 # **Prerequisites:** notebook 00 (static vectors, the window average, sense centroids),
 # notebook 07 (the layers and the scalar mix).
+#
+# **Runtime:** about 35 s on a 2-core CPU, less on a rerun (the embedded SemCor sentences are
+# cached on disk).
+
+# %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
+from elmo_tutorial.figures import you_are_here
+
+you_are_here("projection", "forward_lstm", "backward_lstm", "scalar_mix")
 
 # %%
 # %matplotlib inline

@@ -31,7 +31,7 @@
 # **Prerequisites:** notebooks 03 (character CNN), 04 (LSTM with projection) and 07 (the ELMo
 # module and its outputs).
 #
-# **Runtime:** about 20 s on a 2-core CPU; no GPU is needed. Nothing is downloaded but
+# **Runtime:** about 25 s on a 2-core CPU; no GPU is needed. Nothing is downloaded but
 # AllenNLP's 0.6 MB test model, if it is not on disk already.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
@@ -53,6 +53,7 @@ import torch
 
 from elmo_tutorial import ELMo, batch_to_ids, checks, load_allennlp, registry
 from elmo_tutorial.batching import make_lm_batch
+from elmo_tutorial.checkpoint import shipped_model
 from elmo_tutorial.config import MODEL_PRESETS
 from elmo_tutorial.corpora import load_sentences
 from elmo_tutorial.cost import (
@@ -158,17 +159,14 @@ except DatasetNotAvailable as refusal:
     print(refusal)
 
 # %% [markdown]
-# Once the two files sit in a folder `elmo-original/` where the registry looks, this loads it
-# (`load_allennlp` checks every weight's shape against the options; a wrong or truncated file
-# fails with the name of the dataset):
-
-# %%
-def load_released(name, **elmo_kwargs):
-    """An ELMo from a released model that you have downloaded (see registry.how_to_get)."""
-    folder = registry.locate(name)
-    options, weights = (folder / remote.name for remote in registry.get_dataset(name).files)
-    return load_allennlp(options, weights, **elmo_kwargs)
-
+# Once the two files sit in a folder `elmo-original/` where the registry looks, one line loads
+# them (`load_allennlp` checks every weight's shape against the options, so a wrong or
+# truncated file fails with the name of the dataset):
+#
+# ```python
+# from elmo_tutorial.layer_report import load_model     # a run, or options + weights
+# elmo_original = load_model([registry.locate("elmo-original")])
+# ```
 
 # %% [markdown]
 # The file names say the architecture: `2x4096_512_2048cnn_2xhighway` is 2 LSTM layers of 4096
@@ -194,28 +192,30 @@ for name, config in released.items():
 # ## 3. Export a model you trained
 #
 # `export_allennlp` (the command `elmo-tutorial export RUN --allennlp OUT`) writes a run's
-# biLM in the official format. Here the course's shipped `small` model (`data/models/small`,
-# see its model card; `runs/tiny` from notebook 06 works the same), into a temporary folder:
+# biLM in the official format. Here the `tiny` biLM of notebook 06, which the course ships
+# trained to the end (`data/models/tiny`, see its model card; your own `runs/tiny` works the
+# same), into a temporary folder:
 
 # %%
-shipped = Path("../data/models/small")  # a run directory, as `elmo-tutorial train` writes
+shipped = shipped_model("tiny")  # a run directory, as `elmo-tutorial train` writes it
 ours = ELMo.from_run(shipped).to(device)
 workdir = tempfile.TemporaryDirectory()
-options_file, weight_file = export_allennlp(shipped, Path(workdir.name) / "small-allennlp")
+options_file, weight_file = export_allennlp(shipped, Path(workdir.name) / "tiny-allennlp")
 print(options_file.name, json.dumps(json.loads(options_file.read_text())["lstm"]))
 datasets = {}  # name → shape of every array in the hdf5 file
 with h5py.File(weight_file, "r") as file:
     file.visititems(lambda name, item: datasets.update({name: item.shape})
                     if isinstance(item, h5py.Dataset) else None)
 print(f"{weight_file.name}: {len(datasets)} datasets, {weight_file.stat().st_size / 1e6:.1f} MB")
-for name in ["char_embed", "CNN/W_cnn_4", "CNN_high_0/W_carry", "CNN_proj/W_proj",
+for name in ["char_embed", "CNN/W_cnn_3", "CNN_high_0/W_carry", "CNN_proj/W_proj",
              *(n for n in datasets if n.startswith("RNN_0") and "Cell1" in n)]:
     print(f"  {name:<50} {datasets[name]}")
 
 # %% [markdown]
 # The LSTM weights sit under bilm-tf's variable names, one `W_0` holding input and recurrent
-# weights in TensorFlow's gate order. `cell_clip` and `proj_clip` are `null`: our presets do
-# not clip, which AllenNLP reads as "no clipping". Loading the files back gives the same model:
+# weights in TensorFlow's gate order. `cell_clip` and `proj_clip` are `null`: the `tiny` preset
+# does not clip, and AllenNLP reads `null` as "no clipping". Loading the files back gives the
+# same model:
 
 # %%
 reloaded = load_allennlp(options_file, weight_file).to(device)
@@ -262,13 +262,13 @@ workdir.cleanup()
 print("this notebook runs on:", device)
 
 # %% [markdown]
-# Two things change on a GPU. First, the LSTM. Our presets do not clip, so their LSTM layers run
-# as one `nn.LSTM` call, which is cuDNN's fused kernel on a GPU. The official weights clip
-# cells and projections at 3, which `nn.LSTM` cannot do, so they run the step-by-step loop
-# (notebook 04) on any device:
+# Two things change on a GPU. First, the LSTM. The `tiny` and `small` presets do not clip, so
+# their LSTM layers run as one `nn.LSTM` call, which is cuDNN's fused kernel on a GPU. The
+# official weights and the `paper` preset clip cells and projections at 3, which `nn.LSTM`
+# cannot do, so they run the step-by-step loop (notebook 04) on any device:
 
 # %%
-for name, model in [("shipped small model", ours), ("official-format fixture", elmo)]:
+for name, model in [("shipped tiny model", ours), ("official-format fixture", elmo)]:
     print(f"{name:<24} clipping {model.config.clipping!s:<5} → fused nn.LSTM path: "
           f"{model.bilm.forward_lstm.fused}")
 
@@ -276,7 +276,7 @@ for name, model in [("shipped small model", ours), ("official-format fixture", e
 # Second, training: `elmo-tutorial train` picks the GPU by itself (`--device=cuda` insists) and
 # runs the forward and backward passes under bfloat16 autocast (`amp`, on by default): matrix
 # products take bfloat16 inputs (8 bits of mantissa, float32's range) and the weights stay
-# float32. The shipped `small` model was trained that way on one GPU
+# float32. The shipped `small` model was trained that way on one H100
 # (`benchmarks/RESULTS.md`):
 
 # %%
@@ -419,7 +419,7 @@ print(f"forward + backward = {both / total:.2f} × forward")
 # %% [markdown]
 # (Not quite 3: the first LSTM step needs no gradient for its zero initial state.)
 #
-# ### What training took, and what it would take
+# ### What training took then, and takes now
 #
 # bilm-tf's `train_elmo.py` sets `n_train_tokens = 768,648,884` and `n_epochs = 10`; its README
 # says that the model "was trained on 3 GTX 1080 for 10 epochs, taking about two weeks". With
@@ -439,32 +439,30 @@ print(f"bilm-tf: {per_gpu:,.0f} tokens/s per GPU, {per_gpu * train_flops / token
       f"{gtx1080 / 1e12:.1f} TFLOP/s (float32)")
 
 # %% [markdown]
-# That fraction of the peak is the model FLOPs utilisation (MFU). No run of the `paper` preset
-# has been measured yet (`benchmarks/RESULTS.md` has the `small` preset on one H100), so for
-# today's hardware here is an **estimate**, not a measurement: one H100 (989 TFLOP/s dense
-# bfloat16 on its datasheet) at an assumed MFU of 10 % or 30 % (bilm-tf's run, above, reached
-# about 16 % of its GPUs' peak):
+# That fraction of the peak is the model FLOPs utilisation (MFU). Our trainer has been measured
+# on the `paper` preset on one H100 (`benchmarks/RESULTS.md`: 40 steps of 128 sentences,
+# bfloat16 autocast): 13,500 tokens/s with the faithful LSTM, which clips as the paper's does,
+# and 23,800 with the fused cuDNN LSTM, which cannot clip. `FlopCounterMode` counted 0.590
+# GFLOP per token in that run, less than bilm-tf's 0.663 above because our character CNN runs
+# once per distinct word. So the paper's 10 epochs on one H100 would take:
 
 # %%
-h100 = 989e12
-for mfu in (0.10, 0.30):
-    hours = train_flops / (h100 * mfu) / 3600
-    print(f"estimate, one H100 at {mfu:.0%} MFU: {tokens / (hours * 3600):,.0f} tokens/s, "
-          f"{hours:.0f} hours")
+measured = {"faithful LSTM (clips)": 13_500, "fused cuDNN LSTM": 23_800}  # tokens/s, one H100
+for path, rate in measured.items():
+    print(f"{path:<22} {rate:>6,} tokens/s → {tokens / rate / 86400:.1f} days, "
+          f"{rate / per_gpu:.1f}× a GTX 1080 under bilm-tf")
+h100_peak = 771e12  # bfloat16 matrix products, measured on the same machine
+print(f"MFU: {13_500 * 0.590e9 / h100_peak:.1%} of the H100's measured peak; at bilm-tf's "
+      f"16 % it would need {train_flops / (0.16 * h100_peak) / 3600:.0f} hours (hypothetical)")
 
 # %% [markdown]
-# A measurement says the arithmetic may not be the limit. In the session that trained the
-# shipped `small` model, our trainer fed one H100 at most 54,700 tokens/s (512 sentences per
-# batch), held back by the one Python process that builds each batch on the host, not by the
-# GPU (`benchmarks/RESULTS.md`). Building batches costs the same per token for any model size,
-# so at that rate one process would take longer than the estimates above; `torchrun` runs one
-# such process per GPU:
-
-# %%
-host_bound = 54_700  # tokens/s, measured on the small preset (host-bound), one H100
-for processes in (1, 8):
-    print(f"{processes} process(es) at {host_bound:,} tokens/s each: "
-          f"{tokens / (host_bound * processes) / 3600:.0f} hours")
+# An H100 has about 100 times a GTX 1080's peak (bfloat16 against float32), yet our trainer is
+# only 6 times faster per GPU than bilm-tf was: it uses 1 % of the GPU's arithmetic.
+# `benchmarks/RESULTS.md` names the causes: one Python process builds every batch on the host
+# between steps, and an LSTM is a sequence of small matrix products (a Python loop over the
+# time steps when it clips). With `torchrun` on 8 GPUs the days would divide by up to 8, if
+# data-parallel training scales that well (not measured). A run of this size would want its
+# batches built ahead of time, in parallel with the GPU.
 
 # %% [markdown]
 # ## 7. Exercise: the FLOPs of one LSTM layer
@@ -563,6 +561,7 @@ plt.show()
 # - The paper's biLM (Sec. 3.4) has 93.7 M encoder parameters and a 407 M-parameter softmax over
 #   793,471 words; sampled, a training token costs about 0.66 GFLOP, 5 × 10¹⁸ FLOPs for the 10
 #   epochs that took bilm-tf two weeks on 3 GTX 1080s and ended at perplexity 39.7 (Sec. 3.4).
+#   Our trainer, measured on one H100, would take 6.6 days, using 1 % of its arithmetic.
 # - Further: Peters et al. (2018), Sec. 3 (the biLM and ELMo), Sec. 3.4 (the pre-trained
 #   model and its training), Appendix A.1 (fine-tuning the biLM on task data) and A.2-A.8 (γ and
 #   the task models); bilm-tf's `bin/train_elmo.py` and its README's FAQ (how the model was

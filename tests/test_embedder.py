@@ -133,11 +133,11 @@ def test_embed_sentences_puts_all_distinct_tokens_through_the_cnn_in_one_call(mo
 
 def test_bad_tokens_and_arguments_are_reported_with_their_position():
     embedder = Embedder(ELMo(CONFIG), cache_size=1000)
-    with pytest.raises(ValueError, match="sentence 1, token 1 is invalid: a token must not be the empty"):
+    with pytest.raises(ValueError, match="sentence 1, token 1 is invalid: a token must not be"):
         embedder.embed_sentences([["fine"], ["a", "", "b"]])
     with pytest.raises(TypeError, match="sentence 1, token 1 is invalid: a token must be a str"):
         embedder.embed_sentences([["fine"], ["a", 3]])
-    with pytest.raises(TypeError, match="sentence 0, token 0 is invalid: a token must be a str, got list"):
+    with pytest.raises(TypeError, match="sentence 0, token 0 is invalid: a token must be a str"):
         embedder.embed_sentences([[["a", "b"]]])  # one nesting level too many
     with pytest.raises(TypeError, match="batch_size must be an int"):
         embedder.embed_sentences(SENTENCES, batch_size="8")

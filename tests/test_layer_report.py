@@ -77,7 +77,7 @@ def test_layers_command_writes_json_and_markdown_and_refuses_to_overwrite(
         tmp_path, monkeypatch, capsys):
     fake = _fake_result()
     monkeypatch.setattr(layer_report, "layer_report",
-                        lambda model, ner, progress, name: {**fake, "trends": trends(fake)})
+                        lambda model, ner, progress, name, quick: {**fake, "trends": trends(fake)})
     out_json, out_md = tmp_path / "r.json", tmp_path / "r.md"
     argv = ["layers", str(SHIPPED), "--json", str(out_json), "--markdown", str(out_md)]
     assert cli.main(argv) == 0
@@ -95,3 +95,28 @@ def test_layers_command_reports_a_bad_model_in_one_line(tmp_path, capsys):
     assert cli.main(["layers", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("elmo-tutorial layers:") and err.count("\n") == 1
+
+
+@pytest.mark.slow
+def test_layers_command_end_to_end_on_the_tiny_model(tmp_path, monkeypatch):
+    """Every task really runs (on subsets) and the JSON has the shape other tools read."""
+    for name in ("ELMO_TUTORIAL_DATA", "NLTK_DATA"):
+        if not os.environ.get(name):
+            pytest.skip(f"{name} is not set: the offline datasets are unavailable")
+    monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path / "cache"))
+    tiny = SHIPPED.parent / "tiny"
+    out_json = tmp_path / "layers.json"
+    assert cli.main(["layers", str(tiny), "--quick", "--json", str(out_json)]) == 0
+    data = json.loads(out_json.read_text())
+    assert data["quick"] is True
+    for name in layer_report.WSD_SETS:
+        scores = data["wsd"][name]
+        assert set(scores) >= {"layer0", "layer1", "layer2", "elmo", "first_sense"}
+        assert all(0.0 <= scores[k] <= 100.0 for k in scores)
+    for name in ("ptb", "upos"):
+        assert set(data["pos"][name]) >= {"layer0", "layer1", "layer2"}
+        assert data["pos"][name]["layer0"] > data["pos"][name].get("most_frequent_tag", 0) - 50
+    ner = data["ner"]["wnut17"]
+    assert {"elmo", "layer0", "s", "gamma"} <= set(ner) and len(ner["s"]) == 3
+    assert abs(sum(ner["s"]) - 1.0) < 1e-4
+    assert set(data["trends"]) >= {"wsd_layer2_above_layer1", "pos_layer1_at_least_layer2"}

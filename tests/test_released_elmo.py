@@ -42,3 +42,21 @@ def test_a_released_model_placed_offline_is_found(monkeypatch, tmp_path):
         (folder / remote.name).write_text("{}")
     monkeypatch.setenv("ELMO_TUTORIAL_DATA", str(tmp_path))
     assert registry.locate("elmo-small") == folder
+
+
+def test_a_downloaded_model_loads_as_the_notebook_says(monkeypatch, tmp_path):
+    """Notebook 11: ``load_model([registry.locate(name)])`` once the official files are there
+    (here the AllenNLP fixture's, under the released model's file names)."""
+    if not registry.is_available("allennlp-elmo-fixture"):
+        pytest.skip(registry.how_to_get("allennlp-elmo-fixture"))
+    from elmo_tutorial.layer_report import load_model
+
+    fixture = registry.locate("allennlp-elmo-fixture")
+    folder = tmp_path / "elmo-small"
+    folder.mkdir()
+    options, weights = registry.get_dataset("elmo-small").files
+    (folder / options.name).write_bytes((fixture / "options.json").read_bytes())
+    (folder / weights.name).write_bytes((fixture / "lm_weights.hdf5").read_bytes())
+    monkeypatch.setenv("ELMO_TUTORIAL_DATA", str(tmp_path))
+    model = load_model([registry.locate("elmo-small")])
+    assert model.config.projection_dim == 16 and model.config.clipping

@@ -189,3 +189,5 @@ def test_evaluate_all_gives_table_5s_shape_and_all_is_the_union(tmp_path, monkey
     assert details["predictions"]["layer1"]["senseval3"]["d000.s000.t001"] == "guitar%1:06:00::"
     assert result["senseval3"]["layer1"] == 100.0 and result["senseval3"]["first_sense"] == 50.0
     assert result["ALL"]["first_sense"] == 50.0 and details["ALL"]["layer1"].total == 4
+    assert details["unseen"] == {"senseval2": 0, "senseval3": 1, "ALL": 1}
+    assert details["n_train"] == 6

@@ -33,6 +33,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     parser.add_argument("--markdown", metavar="PATH", help="also write the markdown report")
     parser.add_argument("--no-ner", action="store_true", help="skip NER (the slowest part)")
+    parser.add_argument("--quick", action="store_true",
+                        help="a smoke test on subsets (every 20th SemCor sentence, 300 sentences "
+                             "per POS/NER split, 2 NER epochs); not comparable with the paper")
     parser.add_argument("--force", action="store_true",
                         help="overwrite existing --json/--markdown files")
 
@@ -40,6 +43,7 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     from pathlib import Path
 
+    from elmo_tutorial.downloads import DatasetNotAvailable
     from elmo_tutorial.layer_report import layer_report, load_model, to_markdown, write_report
 
     existing = [p for p in (args.json, args.markdown) if p and Path(p).exists()]
@@ -53,7 +57,12 @@ def run(args) -> int:
         print(f"elmo-tutorial layers: {err}", file=sys.stderr)
         return 2
     name = " ".join(args.model)
-    result = layer_report(model, ner=not args.no_ner, progress=True, name=name)
+    try:
+        result = layer_report(model, ner=not args.no_ner, progress=True, name=name,
+                              quick=args.quick)
+    except DatasetNotAvailable as err:
+        print(f"elmo-tutorial layers: {err}", file=sys.stderr)
+        return 2
     write_report(result, args.json, args.markdown)
     print(to_markdown(result))
     return 0

@@ -1,0 +1,402 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 09 · Word senses: which layer knows what a word means?
+#
+# Notebook 08 looked at the layers of a trained biLM and saw uses of one word move apart by
+# sense. Peters et al. (2018, §5.3) turned that into a measurement with **no parameters to
+# learn**: word sense disambiguation (WSD) by the nearest sense centroid. If a layer's
+# vectors place the uses of each sense of a word in their own region, averaging the vectors of
+# a sense's labelled examples gives a point that new uses of that sense are closest to. Table 5
+# of the paper reports F1 on the standard WSD benchmark: the biLM's first LSTM layer scores
+# 67.4, its second 69.0, and the simplest baseline, WordNet's first sense, 65.9. The top layer
+# knows more about meaning.
+#
+# **You will:**
+# 1. build the nearest-centroid classifier from scratch on a few sentences about *bank*, and
+#    check it against the package's `wsd` module;
+# 2. measure each layer on many uses of four words (*hard*, *interest*, *line*, *serve*)
+#    against the most-frequent-sense baseline;
+# 3. run the paper's evaluation (train on SemCor, test on Senseval-2/3 and SemEval-2007/2013)
+#    on a sample of SemCor, beside Table 5, and learn how to run the full one;
+# 4. write the evaluation's scorer yourself.
+#
+# **Prerequisites:** notebook 00 (WordNet senses), notebook 07 (the layers and the scalar
+# mix), notebook 08 (contextual vectors of the shipped model); cosine similarity.
+#
+# **Runtime:** about 40 s on a 2-core CPU the first time (it embeds about 150,000 words);
+# less when run again, from the embedding cache.
+
+# %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
+from elmo_tutorial.figures import you_are_here
+
+you_are_here("layers", "scalar_mix")
+
+# %%
+# %matplotlib inline
+import json
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from elmo_tutorial import ELMo, Embedder, checks, lexical_sample, wsd
+from elmo_tutorial.annotated import wsd_framework
+from elmo_tutorial.corpora import nltk_corpus
+from elmo_tutorial.runtime import setup_notebook
+
+device = setup_notebook(seed=0)
+wordnet = nltk_corpus("wordnet")  # WordNet 3.0: the sense inventory (see `elmo-tutorial data list`)
+
+# %% [markdown]
+# ## 1. The model
+#
+# The course's small biLM (`data/models/small`, see its model card), as in notebook 08. Any
+# run directory of your own works the same, or official weights via `load_allennlp`
+# (notebook 11).
+
+# %%
+MODEL = Path("../data/models/small")
+model = ELMo.from_run(MODEL)
+embedder = Embedder(model.to(device))
+print(f"{model.config.n_layers} LSTM layers, vectors of {2 * model.config.projection_dim}")
+
+# %% [markdown]
+# ## 2. The nearest sense centroid, from scratch
+#
+# WordNet names every sense of a word by a **sense key**, e.g. `bank%1:14:00::` (the
+# financial institution) and `bank%1:17:01::` (sloping land beside water). A sense-annotated
+# corpus labels uses of words with these keys. Here is a tiny one: six training sentences and
+# two test sentences, each with one use of *bank*.
+
+# %%
+MONEY, RIVER = "bank%1:14:00::", "bank%1:17:01::"
+for key in (MONEY, RIVER):
+    print(key, "—", wordnet.lemma_from_key(key).synset().definition())
+
+train = [("He deposited the cheque at the bank this morning .", MONEY),
+         ("The bank raised its interest rates again .", MONEY),
+         ("She took out a loan from the bank last year .", MONEY),
+         ("We had a picnic on the bank of the river .", RIVER),
+         ("The canoe drifted towards the muddy bank .", RIVER),
+         ("Reeds grew thick along the bank of the stream .", RIVER)]
+test = [("I must go to the bank to withdraw some cash .", MONEY),
+        ("The fisherman sat quietly on the grassy bank .", RIVER)]
+
+# %% [markdown]
+# Each use of *bank* gets one vector per layer: the layers at its position in the sentence.
+
+# %%
+def bank_vectors(examples):
+    """(L + 1, n, 2P): every layer's vector of 'bank' in each example sentence."""
+    sentences = [text.split() for text, _ in examples]
+    layers = embedder.embed_sentences(sentences)  # n × (L + 1, T_i, 2P)
+    return np.stack([h[:, s.index("bank")] for h, s in zip(layers, sentences, strict=True)],
+                    axis=1)
+
+
+train_vectors, test_vectors = bank_vectors(train), bank_vectors(test)
+train_senses = [key for _, key in train]
+print("train:", train_vectors.shape, " test:", test_vectors.shape)
+
+# %% [markdown]
+# A sense's **centroid** is the mean of its training vectors. A test use gets the sense whose
+# centroid is most similar by **cosine**, $\cos(v, c) = v \cdot c / (\lVert v \rVert
+# \lVert c \rVert)$: the direction matters, not the length.
+
+# %%
+def cosine(a, b):
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+senses = [MONEY, RIVER]
+
+
+def nearest_centroid(train_layer, v):
+    """The sense whose centroid (mean of its training vectors) is closest to v by cosine,
+    and the cosines."""
+    centroids = [train_layer[[s == sense for s in train_senses]].mean(axis=0) for sense in senses]
+    sims = [cosine(v, c) for c in centroids]
+    return senses[int(np.argmax(sims))], sims
+
+
+for j, layer in enumerate(train_vectors):
+    for (text, gold), v in zip(test, test_vectors[j], strict=True):
+        guess, sims = nearest_centroid(layer, v)
+        print(f"layer {j}  cos(money) {sims[0]:.4f}  cos(river) {sims[1]:.4f}  → "
+              f"{'money' if guess == MONEY else 'river'} ({'right' if guess == gold else 'wrong'})"
+              f"   “{text}”")
+
+# %% [markdown]
+# Layer 0 is the character CNN's vector of the *word*: the same in every sentence, so both
+# centroids are the same vector and the two cosines are equal. Layer 0 cannot tell the senses
+# apart; `argmax` merely takes the first. The LSTM layers have read the sentence, and their
+# cosines differ: here layer 2 gets both test sentences right and layer 1 one of them. With
+# six training sentences the margins are small and one example proves little; sections 3 and
+# 4 measure on thousands.
+#
+# The package's `wsd.SenseCentroids` does the same for many words at once: it keeps the
+# centroids of each *(lemma, part of speech)* separately, so a use of *bank* is compared only
+# with the senses of *bank*, and normalises them so that cosine is a dot product.
+
+# %%
+for j in range(len(train_vectors)):
+    package = wsd.SenseCentroids(train_vectors[j], [[s] for s in train_senses],
+                                 [("bank", "NOUN")] * len(train))
+    from_scratch = [nearest_centroid(train_vectors[j], v)[0] for v in test_vectors[j]]
+    same = from_scratch == package.predict(test_vectors[j], [("bank", "NOUN")] * len(test))
+    print(f"layer {j}: the package predicts the same senses: {same}")
+
+# %% [markdown]
+# **Back-off.** A test word whose lemma never occurs in the training corpus has no centroids.
+# The paper then falls back to **WordNet's first sense**: WordNet lists a word's senses by
+# how often they were tagged in SemCor, so the first is a most-frequent-sense guess.
+
+# %%
+for lemma, pos in (("bank", "NOUN"), ("gig", "NOUN"), ("serve", "VERB")):
+    key = wsd.first_sense(lemma, pos)
+    gloss = wordnet.lemma_from_key(key).synset().definition()
+    print(f"{lemma:6s} {pos:5s} → {key:22s} {gloss[:60]}")
+
+# %% [markdown]
+# ## 3. Four words, many uses: a lexical sample
+#
+# nltk's `senseval` corpus holds thousands of sense-tagged uses each of *hard* (3 senses),
+# *interest* (6), *line* (6) and *serve* (4), mostly from newspaper text. We take a random 300
+# uses per word, train the centroids on half and test on the other half, for every layer and
+# the ELMo mix (the model's own scalar mix as loaded: equal weights $s_j = 1/3$ for a model
+# without a task, see notebook 08). The baseline is the **most frequent sense** of the
+# training half. A printed mark `*` flags the best representation per word.
+
+# %%
+lexical = lexical_sample.evaluate(embedder, per_word=300)
+reps = ["layer0", "layer1", "layer2", "elmo", "most_frequent_sense"]
+print(f"{'word':9s} {'senses':>6s} " + " ".join(f"{r:>20s}" for r in reps))
+for word, scores in lexical.items():
+    best = max(reps, key=scores.get)
+    cells = [f"{scores[r]:.1f}{'*' if r == best else ' '}" for r in reps]
+    print(f"{word:9s} {scores['n_senses']:>6d} " + " ".join(f"{c:>20s}" for c in cells))
+
+# %%
+fig, ax = plt.subplots(figsize=(8, 3.4))
+width = 0.16
+for k, rep in enumerate(reps):
+    values = [lexical[w][rep] for w in lexical]
+    ax.bar(np.arange(len(lexical)) + (k - 2) * width, values, width, label=rep.replace("_", " "))
+ax.set_xticks(range(len(lexical)), list(lexical))
+ax.set_ylabel("accuracy (%)")
+ax.set_title("Nearest sense centroid per layer, 150 test uses per word")
+ax.legend(fontsize=8, ncol=5, loc="lower center", bbox_to_anchor=(0.5, -0.35))
+plt.tight_layout()
+plt.show()
+
+# %%
+lstm_beats_layer0 = all(max(s["layer1"], s["layer2"]) > s["layer0"] for s in lexical.values())
+top_wins = [w for w, s in lexical.items() if s["layer2"] > s["layer1"]]
+mfs_wins = [w for w, s in lexical.items()
+            if s["most_frequent_sense"] > max(s[r] for r in reps[:4])]
+print("an LSTM layer beats layer 0 on every word:", lstm_beats_layer0)
+print("layer 2 beats layer 1 on:", top_wins)
+print("the most frequent sense beats every layer on:", mfs_wins)
+print("the ELMo mix is below the better LSTM layer on:",
+      [w for w, s in lexical.items() if s["elmo"] < max(s["layer1"], s["layer2"])])
+
+# %% [markdown]
+# What to read from this:
+#
+# - **Layer 0 knows only the spelling.** Its vectors differ between *interest* and
+#   *interests*, *serve* and *served*, nothing else, so its centroids differ only in how often
+#   each sense is written in each form. Its guesses are close to arbitrary, and often below
+#   the majority baseline.
+# - **The LSTM layers separate the senses**: far above layer 0 on every word. Layer 2 is
+#   ahead of layer 1 on the words printed above, but with 150 test uses per word a difference
+#   of 5 points is 7-8 uses; section 4 measures on six thousand.
+# - **The most frequent sense is a strong baseline when one sense dominates.** Centroids carry
+#   no notion of how common a sense is: a rare sense's centroid attracts as many uses as a
+#   frequent one's. On *hard* about 80% of the uses have one sense, and guessing it beats
+#   every layer; a real system would combine the two (e.g. weigh each centroid by its sense's
+#   frequency).
+# - **The ELMo mix with equal weights** is mostly below the better LSTM layer: the plain
+#   average mixes in layer 0's sense-blind vector. A task that learns the weights $s_j$
+#   (notebook 07) can give layer 0 less; here nothing is learned.
+
+# %% [markdown]
+# ## 4. The paper's evaluation: SemCor → Senseval and SemEval (Table 5)
+#
+# The standard benchmark is the **WSD Evaluation Framework** of Raganato et al. (2017):
+# training on **SemCor** (37,176 sentences of the Brown corpus, 226,036 words tagged with
+# WordNet 3.0 sense keys) and testing on the all-words sets **Senseval-2**, **Senseval-3**,
+# **SemEval-2007** and **SemEval-2013**, about 6,300 tagged words in all. Every content word
+# of a test text is disambiguated, among all of WordNet's senses of its lemma.
+#
+# Two notes on the data. The framework's own `ALL` concatenates these four sets *and*
+# SemEval-2015, which the offline copy used here lacks: **our `ALL` is the concatenation of
+# the four** and is not exactly the paper's test set. And the offline copy is a format-identical
+# reconstruction from the NAF release of the corpora (its README lists the differences: a few
+# dozen instances more or fewer per set); its WordNet first-sense scores agree with the
+# published ones to within 0.5 points.
+#
+# Embedding all of SemCor takes about a minute on a 2-core CPU, so this notebook trains on
+# **every tenth SemCor sentence** (a uniform sample, not a chosen one). Each text is embedded
+# once per model and then read from the disk cache (`elmo_tutorial.embedding_cache`).
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+details = {}
+table5 = wsd.evaluate_all(embedder, progress=True, semcor_every=10, details=details)
+
+# %%
+columns = ["first_sense", "layer0", "layer1", "layer2", "elmo"]
+header = " ".join(f"{c:>11s}" for c in columns)
+print(f"{'test set':12s} {'instances':>9s} {'unseen':>7s} {header}")
+for name, scores in table5.items():
+    n, unseen = details[name]["layer1"].total, details["unseen"][name]
+    print(f"{name:12s} {n:>9d} {100 * unseen / n:>6.1f}% " +
+          " ".join(f"{scores[c]:>11.1f}" for c in columns))
+paper = wsd.PAPER_ALL
+print(f"{'paper, ALL':12s} {'':>9s} {'':>7s} " +
+      " ".join(f"{paper[c]:>11.1f}" if c in paper else f"{'–':>11s}" for c in columns))
+print(f"{'CoVe, ALL':12s} {'':>9s} {'':>7s} {'–':>11s} {'–':>11s} "
+      f"{paper['cove_layer1']:>11.1f} {paper['cove_layer2']:>11.1f} {'–':>11s}")
+print(f"\ntrained on {details['n_train']} SemCor instances; F1 in percent; 'unseen': share of "
+      "test words whose lemma the sample never shows (they get WordNet's first sense)")
+
+# %%
+fig, ax = plt.subplots(figsize=(6.5, 3.2))
+names = ["first_sense", "layer0", "layer1", "layer2", "elmo"]
+ours = [table5["ALL"][n] for n in names]
+ax.bar(range(len(names)), ours, color="tab:blue", label="this model, SemCor sample")
+marked = [i for i, n in enumerate(names) if n in paper]
+ax.scatter(marked, [paper[names[i]] for i in marked], color="tab:red", marker="_", s=900,
+           linewidths=3, label="paper (biLM on 1B Word)", zorder=3)
+ax.set_xticks(range(len(names)), [n.replace("_", " ") for n in names])
+ax.set_ylim(30, 75)
+ax.set_ylabel("F1 on ALL (%)")
+ax.set_title("Table 5: nearest sense centroid per layer")
+ax.legend(fontsize=8, loc="lower right")
+plt.tight_layout()
+plt.show()
+
+# %%
+all_scores = table5["ALL"]
+print("layer 2 above layer 1 (the paper's trend):", all_scores["layer2"] > all_scores["layer1"])
+print("best layer above WordNet's first sense:",
+      max(all_scores[r] for r in wsd.REPRESENTATIONS) > all_scores["first_sense"])
+
+# %% [markdown]
+# How far is the sample from the full evaluation? The `layers` command wrote the shipped
+# model's full table to `data/models/small/layers.json` (and `LAYERS.md`); for a model of your
+# own, run it first (below).
+
+# %%
+report = MODEL / "layers.json"
+if report.exists():
+    full = json.loads(report.read_text())["wsd"]["ALL"]
+    print(f"{'ALL':22s} " + " ".join(f"{c:>11s}" for c in columns))
+    print(f"{'all of SemCor':22s} " + " ".join(f"{full[c]:>11.1f}" for c in columns))
+    print(f"{'every 10th sentence':22s} " + " ".join(f"{all_scores[c]:>11.1f}" for c in columns))
+else:
+    print(f"{report} not found: run `elmo-tutorial layers {MODEL} --json {report}`")
+
+# %% [markdown]
+# **Reading the table honestly.**
+#
+# - **Layer 2 is above layer 1** here, the paper's trend: the top layer's vectors group uses
+#   by sense better. Both are far above layer 0, which cannot separate the senses of a word at
+#   all (section 2) and so does worse than the back-off alone.
+# - **WordNet's first sense beats every layer of this model**, while the paper's biLM beats it
+#   by 1.5 (layer 1) and 3.1 points (layer 2). The paper's biLM has 4096-cell LSTMs projected
+#   to 512 and read about 800 million words of news for ten epochs; the shipped model has 512
+#   cells projected to 128 and was trained for minutes on a few million words (its model card
+#   has the numbers). Its vectors separate the frequent senses of common words, but a
+#   nearest-centroid decision ignores how frequent a sense is, and on these test sets the
+#   first sense alone is right two times in three. Only vectors that separate senses clearly
+#   beat that.
+# - **The sample flatters every column but the first sense**: with a tenth of SemCor, a
+#   quarter of the test lemmas are unseen (the column above) and take WordNet's first sense,
+#   the strongest answer here, so the sample's scores lie above those of all of SemCor (the
+#   comparison above; most for layer 0, which gains most from not being asked). Compare
+#   models on the full evaluation.
+#
+# **The full evaluation** (all of SemCor; about a minute to embed once per model on a 2-core
+# CPU, then instant from the cache) is one call, `wsd.evaluate_all(embedder)`, or from a shell,
+# together with the POS probes of notebook 10 and this table beside the paper's:
+#
+# ```
+# elmo-tutorial layers data/models/small --no-ner --markdown layers.md
+# ```
+
+# %% [markdown]
+# ## 5. Exercise: the framework's scorer
+#
+# A WSD system may leave an instance unanswered (our nearest-centroid method does when the
+# lemma is neither in SemCor nor in WordNet). The framework therefore reports three numbers:
+#
+# - **precision**: the share of *answered* instances whose answer is right;
+# - **recall**: the share of *all* instances whose answer is right;
+# - **F1** $= 2PR / (P + R)$, their harmonic mean.
+#
+# An answer is right when it is **among** the instance's gold keys: annotators sometimes give
+# two. Complete `my_score(predictions, gold)`: `predictions` maps an instance id to a sense
+# key or `None` (an id may also be missing), `gold` maps every id to its list of gold keys.
+# Return `(precision, recall, f1)` in percent.
+
+# %%
+def my_score(predictions, gold):
+    # BEGIN SOLUTION
+    answered = [i for i, key in predictions.items() if key is not None]
+    right = sum(predictions[i] in gold[i] for i in answered)
+    precision = 100 * right / len(answered) if answered else 0.0
+    recall = 100 * right / len(gold) if gold else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if right else 0.0
+    return precision, recall, f1
+    # END SOLUTION
+
+
+checks.check_wsd_scorer(my_score)
+
+# %% [markdown]
+# Your scorer on section 4's layer-2 predictions for SemEval-2007, against the package's:
+
+# %%
+predicted = details["predictions"]["layer2"]["semeval2007"]
+_, instances = wsd.split_words(wsd_framework("semeval2007"))
+gold = {i.id: list(i.keys) for i in instances}
+print("yours:  P {:.2f}  R {:.2f}  F1 {:.2f}".format(*my_score(predicted, gold)))
+package = wsd.score(predicted, gold)
+print(f"wsd.score: P {package.precision:.2f}  R {package.recall:.2f}  F1 {package.f1:.2f}")
+
+# %% [markdown]
+# Every instance has an answer here (the back-off covers every lemma WordNet knows), so
+# precision, recall and F1 are equal, as in the table of section 4.
+#
+# ## Summary
+#
+# - **Nearest sense centroid** (Melamud et al. 2016; Peters et al. 2018, §5.3): average a
+#   sense's contextual vectors over a sense-tagged corpus; label a new use with the sense of
+#   the most similar centroid (cosine) among its lemma's senses; back off to WordNet's first
+#   sense for lemmas never seen. No parameters are learned, so the score measures the vectors.
+# - **Layer 0** is the same for every use of a word form and cannot separate senses; the
+#   **LSTM layers** can, and in the paper the **top layer** best (Table 5: 69.0 against 67.4
+#   F1), while POS tagging prefers the first layer (Table 6, notebook 10).
+# - **Baselines matter**: the most frequent sense (WordNet's first sense) is hard to beat, and
+#   only a large, well-trained biLM does; a small model shows the trend between its layers
+#   but not the win over the baseline.
+# - The framework's scorer: precision over answered instances, recall over all, F1; an answer
+#   is right when it is among the gold keys.
+#
+# **Read more:** Peters et al. (2018), §5.3 and Table 5; Melamud et al. (2016), *context2vec*;
+# Raganato et al. (2017), *Word Sense Disambiguation: A Unified Evaluation Framework and
+# Empirical Comparison*. Next: notebook 10 probes the layers for syntax (POS tags) and uses
+# ELMo in a tagger.
