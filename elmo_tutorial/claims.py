@@ -36,8 +36,8 @@ def approx(value, spec: str = ".3g") -> str:
     ``value`` may be a number, a 0-d tensor or array, or a sequence of them (formatted as a
     list). NaN and infinities are formatted as they are, so the test sees them.
 
-    >>> approx(0.45312, ".3f"), approx([0.5, 0.25], ".2f")
-    ('≈0.453', '[≈0.50, ≈0.25]')
+    >>> approx(0.45312, ".3f"), approx([0.5, 0.25], ".2f"), approx(324, "5d")
+    ('≈0.453', '[≈0.50, ≈0.25]', '  ≈324')
     """
     if isinstance(value, torch.Tensor):
         value = value.detach().cpu().numpy()
@@ -45,10 +45,14 @@ def approx(value, spec: str = ".3g") -> str:
         value = value.item() if value.ndim == 0 else value.tolist()
     if isinstance(value, Iterable) and not isinstance(value, (str, bytes)):
         return "[" + ", ".join(approx(v, spec) for v in value) + "]"
-    number = float(value)
-    if not np.isfinite(number):  # no ≈: a NaN must never hide behind the sanitiser
-        return format(number, spec)
-    return APPROX + format(number, spec)
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        text = format(int(value), spec)  # a count: "d" formats stay valid
+    else:
+        text = format(float(value), spec)
+        if not np.isfinite(float(value)):  # no ≈: a NaN must never hide behind the sanitiser
+            return text
+    digits = text.lstrip()  # a width in spec pads on the left: keep ≈ next to the digits
+    return text[: len(text) - len(digits)] + APPROX + digits
 
 
 class ClaimFailed(AssertionError):
