@@ -41,24 +41,52 @@ def setup_notebook(seed: int = 0, threads: int | None = 2, precision: int = 4) -
 
 
 def notebook_device() -> torch.device:
-    """The device named by ``ELMO_TUTORIAL_DEVICE`` (default: the CPU), checked to be usable."""
+    """The device named by ``ELMO_TUTORIAL_DEVICE`` (default: the CPU), checked to be usable.
+
+    Raises:
+        RuntimeError: the variable names a device PyTorch cannot use here.
+    """
     name = os.environ.get("ELMO_TUTORIAL_DEVICE", "cpu").strip() or "cpu"
     try:
+        return resolve_device(name)
+    except ValueError as err:
+        raise RuntimeError(f"ELMO_TUTORIAL_DEVICE={name!r}: {err}; unset the variable to run on "
+                           "the CPU") from None
+
+
+def resolve_device(name: str, local_rank: int = 0) -> torch.device:
+    """The device ``name`` asks for, or a one-line error if PyTorch cannot use it here.
+
+    ``auto`` is this process's GPU if there is one, else the CPU; ``cuda`` is GPU
+    ``local_rank`` (the process's own under ``torchrun``); ``cuda:N``, ``mps`` and ``cpu`` are
+    taken as they are. Anything else, or a device this machine lacks, is refused: running on
+    the CPU when a GPU was asked for would only be noticed as slowness, hours later.
+
+    Raises:
+        ValueError: not a device name (``gpu``), or a device PyTorch cannot use here.
+
+    Example:
+        >>> resolve_device("cpu")
+        device(type='cpu')
+    """
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    try:
         device = torch.device(name)
-    except RuntimeError as err:
-        raise RuntimeError(f"ELMO_TUTORIAL_DEVICE={name!r} is not a device name ({err}); use "
-                           "cpu, cuda, cuda:N or mps") from None
+    except RuntimeError:
+        raise ValueError(f"{name!r} is not a device name: use cpu, cuda, cuda:N or mps "
+                         "(`elmo-tutorial doctor` shows what this machine has)") from None
+    if device.type == "cuda" and device.index is None:
+        device = torch.device("cuda", local_rank)
     usable = {
         "cpu": True,
-        "cuda": torch.cuda.is_available()
-        and (device.index is None or device.index < torch.cuda.device_count()),
+        "cuda": torch.cuda.is_available() and device.index < torch.cuda.device_count(),
         "mps": getattr(torch.backends, "mps", None) is not None
         and torch.backends.mps.is_available(),
     }.get(device.type, False)
     if not usable:
-        raise RuntimeError(f"ELMO_TUTORIAL_DEVICE={name!r}, but PyTorch cannot use that device "
-                           "here (`elmo-tutorial doctor` shows what it sees); unset the variable "
-                           "to run on the CPU")
+        raise ValueError(f"device {name!r} was asked for, but PyTorch cannot use that device "
+                         "here; use --device=cpu, or see `elmo-tutorial doctor` for what it sees")
     return device
 
 

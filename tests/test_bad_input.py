@@ -179,6 +179,15 @@ def test_evaluate_on_a_gpu_that_is_not_there_is_a_clear_error(run, capsys, monke
     assert "--device=cpu" in _one_line(capsys.readouterr().err)
 
 
+@pytest.mark.parametrize("device", ["mps", "cuda:1", "gpu", "tpu"])
+def test_evaluate_on_a_device_it_cannot_use_is_refused_not_run_on_the_cpu(run, capsys,
+                                                                          monkeypatch, device):
+    monkeypatch.setattr("torch.cuda.is_available", lambda: False)
+    monkeypatch.setattr("torch.backends.mps.is_available", lambda: False)
+    assert cli(["evaluate", str(run), "--device", device, "--no-ngram"]) == 2
+    assert repr(device) in _one_line(capsys.readouterr().err)
+
+
 # -- the Python API -------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
