@@ -179,9 +179,9 @@ class ELMo(nn.Module):
         Returns:
             An ``ELMo`` in eval mode; the run's softmax weights are not needed and not loaded.
         """
-        from .checkpoint import load_run
+        from .run_dir import load_run
 
-        config, state, _ = load_run(run_dir, checkpoint=checkpoint)
+        config, state, _, _ = load_run(run_dir, checkpoint=checkpoint)
         model = cls(config, **elmo_kwargs)
         encoder = {k: v for k, v in state.items() if not k.startswith("softmax.")}
         missing, unexpected = model.bilm.load_state_dict(encoder, strict=False)

@@ -35,9 +35,11 @@ from pathlib import Path
 from typing import NamedTuple
 
 from . import embedded_lexicon as lex
-from .downloads import cache_dir, file_digest
+from .downloads import cache_dir
 from .embedded_lexicon import SENSES, Sense, cue_distances, cue_words
 from .registry import normalize_split
+from .runtime import REPOSITORY
+from .safe_files import file_digest
 
 __all__ = [
     "SenseExample", "SenseOccurrence", "SenseSentence", "cue_distances", "cue_words",
@@ -275,7 +277,7 @@ def embedded_dir() -> Path:
     clone). Otherwise the corpus is generated once into the download cache's ``embedded/``
     (``$ELMO_TUTORIAL_CACHE``, default ``~/.cache/elmo_tutorial``); the result is the same bytes.
     """
-    repo = Path(__file__).resolve().parents[1] / "data" / "embedded"
+    repo = REPOSITORY / "data" / "embedded"
     if (repo / "README.md").exists():
         return repo
     target = cache_dir() / "embedded"

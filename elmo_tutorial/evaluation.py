@@ -81,18 +81,18 @@ def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int =
     Raises:
         ValueError: the run is an encoder without its softmax (e.g. the shipped model).
     """
-    from .checkpoint import load_run, read_run_config
     from .corpora import load_sentences
     from .lm import BidirectionalLM
+    from .run_dir import load_run
     from .runtime import resolve_device
     from .train_config import TrainConfig
 
     device = resolve_device(device)  # before any loading: a device this machine lacks
-    config, state, vocab = load_run(run_dir, checkpoint=checkpoint)
+    config, state, vocab, train = load_run(run_dir, checkpoint=checkpoint)
     if config.vocab_size == 0 or vocab is None:
         raise ValueError(f"{run_dir} holds an encoder without its softmax (e.g. a shipped "
                          "model): it cannot score words, so it has no perplexity")
-    train_cfg = TrainConfig.from_dict(read_run_config(run_dir)[1])
+    train_cfg = TrainConfig.from_dict(train)
     model = BidirectionalLM(config)
     model.load_state_dict(state)
     model.to(device)

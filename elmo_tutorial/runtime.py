@@ -1,4 +1,8 @@
-"""Reproducible runs: seeds, threads, devices and print precision in one call."""
+"""Where and how the course runs: the repository, seeds, devices, threads, print precision.
+
+:func:`setup_notebook` does it all in one call for a notebook; :func:`resolve_device` is the one
+place a device name (``--device``, ``ELMO_TUTORIAL_DEVICE``) becomes a ``torch.device``.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +10,16 @@ import os
 import random
 import statistics
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 import torch
+
+# The clone of the course this package was imported from: notebooks/, data/embedded and
+# data/models/ are found from here (they are not part of a wheel).
+REPOSITORY = Path(__file__).resolve().parent.parent
 
 
 def seed_everything(seed: int = 0) -> None:
@@ -142,3 +153,19 @@ def default_threads(processes: int | None = None) -> int:
     others = max(0.0, busy_cores() - (processes - 1))  # not counting this run's own processes
     free = int(cores - others + 0.5)  # a core more than half busy is not free
     return max(1, min(cores, free) // max(1, processes))
+
+
+@contextmanager
+def one_thread() -> Iterator[None]:
+    """Run torch on one CPU thread inside the block, then restore the previous count.
+
+    Small models (a tagger's LSTM, a linear probe) do small matrix products: a second thread
+    costs more in synchronisation than it saves (on a busy machine, many times more), and one
+    thread also makes the result independent of the machine's core count.
+    """
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)

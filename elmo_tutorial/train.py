@@ -37,6 +37,7 @@ from . import distributed as D
 from .corpora import load_sentences
 from .evaluation import evaluate_perplexity
 from .overwrite import check_fresh_run_dir, check_not_a_file, remove_run
+from .run_dir import read_run_config, write_run_config
 from .runtime import available_cores, default_threads, seed_everything
 from .train_config import TrainConfig, check_resume
 from .train_log import TrainLog
@@ -104,7 +105,7 @@ class Trainer:
             raise FileNotFoundError(f"--resume: {self.out} has no checkpoint to resume from; "
                                     "start without --resume (or point --out at the run)")
         if (self.out / "config.json").exists():
-            saved = TrainConfig.from_dict(ckpt.read_run_config(self.out)[1])
+            saved = TrainConfig.from_dict(read_run_config(self.out)[1])
             for notice in check_resume(saved, self.config, str(self.out)):
                 if self.dist.is_main:
                     print(f"resuming with a changed setting: {notice}", file=sys.stderr)
@@ -181,7 +182,7 @@ class Trainer:
                   file=sys.stderr)
             remove_run(self.out)
         self.out.mkdir(parents=True, exist_ok=True)
-        ckpt.write_run_config(self.out, self.model_config, self.config.to_dict())
+        write_run_config(self.out, self.model_config, self.config.to_dict())
         self.vocab.save(self.out / "vocab.txt")
 
     def _make_optimizer(self) -> torch.optim.Optimizer:

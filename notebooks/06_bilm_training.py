@@ -211,12 +211,12 @@ plot_log(read_log(run_dir))
 # `load_run("../runs/tiny")` below instead.
 
 # %%
-from elmo_tutorial.checkpoint import load_run, shipped_model
 from elmo_tutorial.evaluation import evaluate_perplexity
 from elmo_tutorial.ngram import KneserNeyBaseline
+from elmo_tutorial.run_dir import load_run, shipped_model
 
 tiny_dir = shipped_model("tiny")  # or Path("../runs/tiny"), your own run
-tiny_config, tiny_state, tiny_vocab = load_run(tiny_dir)
+tiny_config, tiny_state, tiny_vocab, tiny_settings = load_run(tiny_dir)
 assert tiny_vocab.words == trainer.vocab.words  # same corpus, same vocabulary
 full_tiny = BidirectionalLM(tiny_config)
 full_tiny.load_state_dict(tiny_state)

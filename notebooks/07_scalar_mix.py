@@ -49,10 +49,10 @@ import torch
 import torch.nn.functional as F
 
 from elmo_tutorial import ELMo, batch_to_ids, checks, load_allennlp
-from elmo_tutorial.checkpoint import shipped_model
 from elmo_tutorial.embedded_corpus import embedded_senses
 from elmo_tutorial.layer_norm import masked_layer_norm
 from elmo_tutorial.registry import fetch
+from elmo_tutorial.run_dir import shipped_model
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.scalar_mix import ScalarMix
 from elmo_tutorial.widgets import Choice, Slider, explore

@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from elmo_tutorial import cli, layer_report
-from elmo_tutorial.layer_report import load_model, to_markdown, trends
+from elmo_tutorial.allennlp_format import load_model
+from elmo_tutorial.layer_report import to_markdown, trends
 
 SHIPPED = Path(__file__).resolve().parent.parent / "data" / "models" / "small"
 

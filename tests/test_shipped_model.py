@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from elmo_tutorial import batch_to_ids
-from elmo_tutorial.checkpoint import load_run
 from elmo_tutorial.elmo import ELMo
+from elmo_tutorial.run_dir import load_run
 
 SHIPPED = Path(__file__).resolve().parent.parent / "data" / "models" / "small"
 
@@ -21,7 +21,7 @@ def test_shipped_files_match_their_checksums_and_stay_small():
 
 
 def test_shipped_model_is_an_encoder_that_elmo_loads():
-    config, state, vocab = load_run(SHIPPED)
+    config, state, vocab, _ = load_run(SHIPPED)
     assert config.vocab_size == 0 and vocab is None
     assert not any(name.startswith("softmax.") for name in state)
     assert all(t.dtype == torch.float32 for t in state.values() if t.is_floating_point())
@@ -36,7 +36,7 @@ TINY = SHIPPED.parent / "tiny"
 
 
 def test_shipped_tiny_run_is_intact_small_and_the_tiny_preset_unchanged():
-    from elmo_tutorial.checkpoint import read_run_config
+    from elmo_tutorial.run_dir import read_run_config
     from elmo_tutorial.train_config import TrainConfig
 
     for line in (TINY / "SHA256SUMS").read_text().splitlines():
@@ -54,7 +54,7 @@ def test_shipped_tiny_weights_reproduce_the_perplexity_in_their_log(one_thread):
     from elmo_tutorial.lm import BidirectionalLM
     from elmo_tutorial.train_log import read_log
 
-    config, state, vocab = load_run(TINY)
+    config, state, vocab, _ = load_run(TINY)
     model = BidirectionalLM(config)
     model.load_state_dict(state)
     logged = [e for e in read_log(TINY) if e["kind"] == "eval"][-1]
@@ -66,8 +66,9 @@ def test_shipped_tiny_weights_reproduce_the_perplexity_in_their_log(one_thread):
 
 
 def test_shipped_model_finds_both_models_and_rejects_unknown_names():
-    from elmo_tutorial.checkpoint import shipped_model
+    from elmo_tutorial.run_dir import shipped_model
 
     assert shipped_model("tiny") == TINY and shipped_model("small") == SHIPPED
     with pytest.raises(ValueError, match="ships"):
         shipped_model("paper")
+

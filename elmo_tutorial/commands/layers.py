@@ -43,8 +43,9 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     from pathlib import Path
 
+    from elmo_tutorial.allennlp_format import load_model
     from elmo_tutorial.downloads import DatasetNotAvailable
-    from elmo_tutorial.layer_report import layer_report, load_model, to_markdown, write_report
+    from elmo_tutorial.layer_report import layer_report, to_markdown, write_report
 
     existing = [p for p in (args.json, args.markdown) if p and Path(p).exists()]
     if existing and not args.force:
