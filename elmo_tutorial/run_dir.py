@@ -9,7 +9,7 @@ A run directory::
       log.jsonl              one JSON object per logged step / evaluation
       loss.png               training loss and held-out perplexity
       checkpoints/           see :mod:`elmo_tutorial.checkpoint`
-      SHA256SUMS             only in exported copies (and the shipped models)
+      SHA256SUMS             only in exported copies (and the shipped models): checked on load
 
 Every file is written whole (:mod:`elmo_tutorial.safe_files`). The models that ship with the
 course, ``data/models/tiny`` and ``data/models/small``, are run directories too
@@ -27,7 +27,7 @@ import torch
 from .checkpoint import latest_checkpoint, load_weights
 from .config import ModelConfig
 from .runtime import REPOSITORY
-from .safe_files import DamagedFile, atomic_write_text
+from .safe_files import DamagedFile, atomic_write_text, check_sha256sums
 from .vocab import Vocabulary
 
 __all__ = ["Run", "SHIPPED_MODELS", "load_run", "read_run_config", "shipped_model",
@@ -86,17 +86,23 @@ def load_run(run_dir: str | Path, checkpoint: bool = False) -> Run:
     The weights are ``model.safetensors`` of the run (its final weights); with
     ``checkpoint=True``, or while a run has no final weights yet, those of its newest
     checkpoint. A shipped model (encoder only, float16 storage) loads the same way: its config
-    has ``vocab_size`` 0 and it has no softmax weights; tensors come back as float32.
+    has ``vocab_size`` 0 and it has no softmax weights; tensors come back as float32. Where the
+    folder has a ``SHA256SUMS`` (exports and the shipped models), the files read are checked
+    against it first.
 
     Raises:
         FileNotFoundError: not a run directory, or one with no weights yet.
-        DamagedFile: a file does not load.
+        DamagedFile: a file does not load or does not match ``SHA256SUMS``.
 
     Example:
         >>> config, state, vocab, train = load_run("runs/tiny")      # doctest: +SKIP
         >>> lm = BidirectionalLM(config); lm.load_state_dict(state)  # doctest: +SKIP
     """
     run_dir = Path(run_dir)
+    shipped = run_dir.resolve().parent == REPOSITORY / "data" / "models"
+    hint = (f"restore it with `git checkout -- {run_dir.resolve().relative_to(REPOSITORY)}` "
+            "in the repository (or clone it again)") if shipped else None
+    check_sha256sums(run_dir, ["config.json", "model.safetensors", "vocab.txt"], hint)
     config, train = read_run_config(run_dir)
     final = run_dir / "model.safetensors"
     if checkpoint or not final.exists():
@@ -122,7 +128,7 @@ def shipped_model(name: str) -> Path:
 
     ``"tiny"``: the ``tiny`` preset trained to the end (softmax included; notebooks 06-07).
     ``"small"``: the ``small`` preset's encoder (no softmax; notebooks 08-10). Each has a
-    ``MODEL_CARD.md`` saying how it was trained,.
+    ``MODEL_CARD.md`` saying how it was trained, and a ``SHA256SUMS`` that loading checks.
 
     Raises:
         ValueError: an unknown name.

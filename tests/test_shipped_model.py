@@ -72,3 +72,26 @@ def test_shipped_model_finds_both_models_and_rejects_unknown_names():
     with pytest.raises(ValueError, match="ships"):
         shipped_model("paper")
 
+
+def test_a_shipped_model_with_flipped_bytes_is_refused_naming_the_file_and_the_fix(
+        tmp_path, monkeypatch, capsys):
+    import shutil
+
+    from elmo_tutorial import run_dir
+    from elmo_tutorial.cli import main as cli
+
+    monkeypatch.setattr(run_dir, "REPOSITORY", tmp_path)  # a clone of the course in tmp_path
+    copy = tmp_path / "data" / "models" / "tiny"
+    shutil.copytree(TINY, copy)
+    weights = copy / "model.safetensors"
+    data = bytearray(weights.read_bytes())
+    middle = len(data) // 2
+    data[middle : middle + 400] = bytes(b ^ 0xFF for b in data[middle : middle + 400])
+    weights.write_bytes(bytes(data))  # still a valid safetensors file, with other numbers
+
+    with pytest.raises(ValueError, match="model.safetensors.*SHA256SUMS"):
+        load_run(copy)
+    assert cli(["evaluate", str(copy), "--no-ngram", "--max-sentences", "5"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1 and str(weights) in error
+    assert "git checkout -- data/models/tiny" in error
