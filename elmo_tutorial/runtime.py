@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 import statistics
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -169,3 +171,28 @@ def one_thread() -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(threads)
+
+
+@contextmanager
+def interrupt_requests() -> Iterator[Callable[[], bool]]:
+    """Inside the block, the first Ctrl-C (SIGINT) is a request to stop, not an exception.
+
+    Yields a function that says whether a stop was requested. A loop checks it where stopping
+    is safe (between two training steps, never halfway through an optimiser update), saves
+    what it has and stops. A second Ctrl-C raises ``KeyboardInterrupt`` at once, as usual.
+    Outside the main thread (where Python cannot install a handler) it only yields.
+    """
+    requested = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield requested.is_set
+        return
+
+    def request(signum, frame) -> None:
+        requested.set()
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # the next one is immediate
+
+    previous = signal.signal(signal.SIGINT, request)
+    try:
+        yield requested.is_set
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -26,7 +26,9 @@ fields with --model.FIELD=value, or put them in a TOML file ([model] table for t
 architecture). Order: preset < --config-file < --key=value. Unknown keys are errors.
 
 The run directory (--out) receives config.json, vocab.txt, log.jsonl, loss.png,
-checkpoints/ (atomic; resume with --resume) and finally model.safetensors. If it already
+checkpoints/ (atomic; resume with --resume) and finally model.safetensors. Ctrl-C stops
+after the current step, saves a checkpoint there and says how to continue (a second Ctrl-C
+stops at once, keeping the checkpoint before). If it already
 holds a run, training refuses to start: --resume continues it (settings that the checkpoint
 cannot continue under, such as the architecture, the corpus or the batch size, are refused;
 others, such as max_steps or lr, are taken and announced), --force deletes it and starts over.
@@ -125,6 +127,8 @@ def run(args) -> int:
 
     from elmo_tutorial.downloads import DatasetNotAvailable
     from elmo_tutorial.overwrite import check_fresh_run_dir
+    from elmo_tutorial.train import TrainingInterrupted
+    from elmo_tutorial.train import run as train
 
     # Mistakes in what was asked for (exit 2); nothing has been written when they are raised.
     user_errors = (ValueError, FileNotFoundError, FileExistsError, NotADirectoryError,
@@ -138,12 +142,17 @@ def run(args) -> int:
             if not args.resume:  # refuse here, once, rather than in every process
                 check_fresh_run_dir(config.out_dir, args.force)
             return _launch_torchrun(args.nproc)
-        from elmo_tutorial.train import run as train
-
         metrics = train(config, resume=args.resume, force=args.force)
     except user_errors as err:
         print(f"elmo-tutorial train: {err}", file=sys.stderr)
         return 2
+    except TrainingInterrupted as err:  # Ctrl-C: saved where it stopped
+        print(f"elmo-tutorial train: {err}", file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:  # before the first step, or a second Ctrl-C while saving
+        print("elmo-tutorial train: interrupted; the run's newest checkpoint (if any) is intact: "
+              "run the same command with --resume to continue from it", file=sys.stderr)
+        return 130
     except FloatingPointError as err:
         print(f"elmo-tutorial train: {err}", file=sys.stderr)
         return 1
