@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+import json
 import os
 import subprocess
 import sys
@@ -62,20 +64,62 @@ def add_arguments(parser) -> None:
                         help="data-parallel processes (starts torchrun; nccl on GPUs, gloo on CPU)")
     parser.add_argument("--print-config", action="store_true",
                         help="print the resolved configuration as JSON and exit")
+    parser.epilog = "settings, --key=value (the value shown is the tiny preset's):\n" + "\n".join(
+        f"  {f'--{key}={value}':<36} {comment}" for key, value, comment in settings())
     _accept_overrides(parser)
+
+
+def settings() -> list[tuple[str, str, str]]:
+    """``(key, value in the tiny preset, comment)`` for every setting ``--key=value`` takes.
+
+    The comments are those on the fields of ``TrainConfig`` and ``ModelConfig`` (read from
+    their source), so that ``--help`` and the code say the same.
+    """
+    import inspect
+    import re
+
+    from elmo_tutorial.config import ModelConfig
+    from elmo_tutorial.train_config import TrainConfig
+
+    tiny = TrainConfig.preset("tiny")
+    values = {**tiny.to_dict(), **{f"model.{k}": v for k, v in tiny.model_config(0).to_dict()
+                                   .items()}}
+    rows = []
+    for cls, prefix in ((TrainConfig, ""), (ModelConfig, "model.")):
+        for line in inspect.getsource(cls).splitlines():
+            field = re.match(r"    (\w+): [^=]+= [^#]*#\s*(.*)", line)
+            more = re.match(r"    #\s+(\w.*)", line)  # a comment continued on the next line
+            if field and field[1] != "model_overrides":  # that one is --model.FIELD=value
+                value = values.get(prefix + field[1])
+                value = ("none" if value is None else value if isinstance(value, str)
+                         else json.dumps(value, separators=(",", ":")))  # as --key=value reads
+                rows.append((prefix + field[1], value, field[2]))
+            elif more and rows and not more[1].startswith("---"):
+                rows[-1] = (*rows[-1][:2], f"{rows[-1][2]} {more[1]}")
+    return rows
 
 
 def _accept_overrides(parser) -> None:
     """Collect unknown ``--key=value`` arguments as config overrides instead of rejecting them.
 
     argparse cannot declare "any --key=value", so the parser's ``parse_known_args`` is wrapped:
-    the unknown arguments of that form land in ``args.overrides``; anything else stays an error.
+    the unknown arguments of that form land in ``args.overrides``; anything else stays an error,
+    and a name that is neither an option nor a setting (a typo) is named with the nearest one.
     """
     parse_known = parser.parse_known_args
 
     def parse_known_args(args=None, namespace=None):
         namespace, extras = parse_known(args, namespace)
+        keys = {key for key, _, _ in settings()}
+        options = [o for action in parser._actions for o in action.option_strings
+                   if o.startswith("--")]
         for i, flag in enumerate(extras):
+            name = flag.partition("=")[0]
+            if flag.startswith("--") and name[2:].replace("-", "_") not in keys:
+                near = difflib.get_close_matches(name, options + [f"--{k}" for k in keys], n=1)
+                parser.error(f"there is no option or setting {name}"
+                             + (f"; did you mean {near[0]}?" if near else "")
+                             + " (`elmo-tutorial train --help` lists them all)")
             value = extras[i + 1] if i + 1 < len(extras) else None
             if flag.startswith("--") and "=" not in flag:  # --max_steps 10: say how instead
                 parser.error(f"settings take their value after '=': write "
@@ -123,8 +167,6 @@ def _launch_torchrun(nproc: int) -> int:
 
 
 def run(args) -> int:
-    import json
-
     from elmo_tutorial.downloads import DatasetNotAvailable
     from elmo_tutorial.overwrite import check_fresh_run_dir
     from elmo_tutorial.train import TrainingInterrupted
