@@ -7,8 +7,6 @@ import sys
 
 from . import at_least
 
-HELP = "Perplexities of a trained run, next to a Kneser-Ney n-gram baseline."
-
 DESCRIPTION = """\
 Score a trained biLM on held-out sentences of the corpus it was trained on.
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import sys
 
-HELP = "What each layer knows: WSD, POS probes and NER for a model, beside the paper's numbers."
-
 DESCRIPTION = """\
 Measure what each layer of a biLM captures, with the paper's own methods (Peters et al. 2018,
 Sec. 5.3): word sense disambiguation by 1-nearest-neighbour over SemCor sense centroids

@@ -10,8 +10,6 @@ import sys
 
 from . import at_least
 
-HELP = "Train a biLM from a preset config (tiny, small, paper) with overrides."
-
 DESCRIPTION = """\
 Train the bidirectional language model that ELMo is made of (Peters et al. 2018, Sec. 3.1):
 a character CNN, a forward and a backward LSTM stack, and one softmax shared by both
