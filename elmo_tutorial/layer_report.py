@@ -140,8 +140,13 @@ def _pos_section(pos: dict) -> list[str]:
                "from the full WSJ sections: compare the trend across layers, not the level.", ""])
 
 
-def _ner_section(ner: dict) -> list[str]:
+def _ner_section(ner: dict, quick: bool = False) -> list[str]:
     w = ner["wnut17"]
+    few = [] if not quick else [
+        f"With `--quick` the taggers learn from {QUICK['max_sentences']} sentences for "
+        f"{QUICK['epochs']} epochs: too few to find WNUT-17's rare entities, so F1 near 0 "
+        "(often exactly 0.0) is what to expect, for every feature set. Run without `--quick` "
+        "for numbers worth comparing.", ""]
     weights = ", ".join(f"{s:.2f}" for s in w.get("s", []))
     return (["## Named entities, WNUT-17: entity-level F1 (exact span and type)", ""]
             + _table(("features", "F1"), [
@@ -151,7 +156,7 @@ def _ner_section(ner: dict) -> list[str]:
             + ["", f"Learned mix: softmax(s) = [{weights}], γ = {w.get('gamma', 0):.2f}. The "
                "paper evaluates NER on CoNLL-2003 (92.22 F1 with ELMo), which is not freely "
                "redistributable; WNUT-17 (tweets and web text) is much harder for every model.",
-               ""])
+               ""] + few)
 
 
 def _discussion(result: dict) -> list[str]:
@@ -190,7 +195,7 @@ def to_markdown(result: dict) -> str:
     if "pos" in result:
         lines += _pos_section(result["pos"])
     if "ner" in result:
-        lines += _ner_section(result["ner"])
+        lines += _ner_section(result["ner"], quick=bool(result.get("quick")))
     lines += _discussion(result)
     return "\n".join(lines)
 

@@ -14,7 +14,8 @@ tokens and carries the LSTM state across windows, so its model saw context beyon
 Our LSTM is stateless (a sentence's vectors never depend on what came before: see
 :mod:`elmo_tutorial.elmo`) and ELMo is applied to sentences, so we train on exactly that input:
 whole sentences, each ``<S> w1 .. wn </S>``, bucketed by length (``batching.bucket_batches``)
-so that little compute goes to padding. It also lets the backward LM start at each sentence's real end.
+so that little compute goes to padding. It also lets the backward LM start at each sentence's
+real end.
 
 From the command line (:mod:`elmo_tutorial.commands.train` parses the flags)::
 

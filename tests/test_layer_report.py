@@ -74,6 +74,16 @@ def test_markdown_has_every_table_the_papers_numbers_and_the_verdicts():
         assert needle in text, needle
 
 
+def test_a_quick_report_says_why_its_ner_scores_are_zero():
+    result = _fake_result()
+    result["ner"]["wnut17"].update(elmo=0.0, layer0=0.0, word_type=0.0)
+    result["trends"] = trends(result)
+    assert "too few to find" not in to_markdown(result)
+    result["quick"] = True
+    ner = to_markdown(result).split("## Named entities")[1]
+    assert "300 sentences for 2 epochs: too few to find WNUT-17's rare entities" in ner
+
+
 def test_layers_command_writes_json_and_markdown_and_refuses_to_overwrite(
         tmp_path, monkeypatch, capsys):
     fake = _fake_result()
