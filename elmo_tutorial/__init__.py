@@ -14,7 +14,7 @@ this, and that there is no import cycle::
   data         registry (what a dataset is, where it comes from, its checksum) ─ downloads
                (the verified bytes in the cache or the offline folder) ─▶ readers: corpora
                (running text for the LM, load_sentences), annotated (POS tags, entities, word
-               senses), embedded_corpus with embedded_lexicon (the small generated corpus in
+               senses), sense_corpus with sense_grammar (the small generated corpus in
                data/embedded, no download) ─▶ tokenize ─▶ list[list[str]]
   model        vocab ─▶ word ids (the LM's targets); chars ─▶ character ids (B, T, 50);
                batching (LMBatch: <S> .. </S>, padding, forward/backward targets);

@@ -56,9 +56,9 @@ import torch.nn.functional as F
 from elmo_tutorial import checks
 from elmo_tutorial.batching import make_lm_batch
 from elmo_tutorial.config import MODEL_PRESETS
-from elmo_tutorial.embedded_corpus import embedded_corpus
 from elmo_tutorial.lm import BidirectionalLM
 from elmo_tutorial.runtime import setup_notebook
+from elmo_tutorial.sense_corpus import sense_corpus
 from elmo_tutorial.vocab import Vocabulary
 
 device = setup_notebook(seed=0)
@@ -72,7 +72,7 @@ device = setup_notebook(seed=0)
 # "nothing to predict" (padding, and the ends).
 
 # %%
-train_sentences = embedded_corpus("train")
+train_sentences = sense_corpus("train")
 vocab = Vocabulary.from_sentences(train_sentences)
 config = replace(MODEL_PRESETS["tiny"], vocab_size=len(vocab))
 bilm = BidirectionalLM(config).eval()

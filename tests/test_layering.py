@@ -28,8 +28,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "elmo_tutorial"
 # Every module of the package, by stage (a package such as ``checks`` with its submodules).
 STAGES = {
     "foundations": ("runtime", "safe_files"),
-    "data": ("registry", "downloads", "corpora", "annotated", "embedded_corpus",
-             "embedded_lexicon", "tokenize"),
+    "data": ("registry", "downloads", "corpora", "annotated", "sense_corpus",
+             "sense_grammar", "tokenize"),
     "model": ("chars", "vocab", "batching", "config", "char_cnn", "layer_norm", "lstmp", "lstm",
               "softmax", "lm", "scalar_mix", "elmo", "embedder", "allennlp_format", "checkpoint",
               "run_dir"),

@@ -49,9 +49,9 @@ def test_shipped_tiny_run_is_intact_small_and_the_tiny_preset_unchanged():
 
 
 def test_shipped_tiny_weights_reproduce_the_perplexity_in_their_log(one_thread):
-    from elmo_tutorial.embedded_corpus import embedded_corpus
     from elmo_tutorial.evaluation import evaluate_perplexity
     from elmo_tutorial.lm import BidirectionalLM
+    from elmo_tutorial.sense_corpus import sense_corpus
     from elmo_tutorial.train_log import read_log
 
     config, state, vocab, _ = load_run(TINY)
@@ -59,7 +59,7 @@ def test_shipped_tiny_weights_reproduce_the_perplexity_in_their_log(one_thread):
     model.load_state_dict(state)
     logged = [e for e in read_log(TINY) if e["kind"] == "eval"][-1]
     assert logged["step"] == 600
-    scored = evaluate_perplexity(model, embedded_corpus("valid")[:500], vocab)
+    scored = evaluate_perplexity(model, sense_corpus("valid")[:500], vocab)
     # float16 storage moves the perplexity by far less than this
     assert abs(scored["avg_ppl"] - logged["avg_ppl"]) < 0.01 * logged["avg_ppl"]
     assert scored["n_tokens"] == logged["n_tokens"]
