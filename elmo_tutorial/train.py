@@ -69,7 +69,8 @@ class TrainingInterrupted(Exception):
 
     def __init__(self, step: int, total_steps: int, checkpoint: Path | None) -> None:
         super().__init__(f"stopped at step {step} of {total_steps} and saved the run there "
-                         f"({checkpoint}); to continue, run the same command with --resume")
+                         f"({checkpoint}); to continue, run the same command with --resume "
+                         "(in Python: Trainer(config, resume=True))")
         self.step, self.checkpoint = step, checkpoint
 
 
