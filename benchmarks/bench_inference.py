@@ -42,9 +42,9 @@ from elmo_tutorial.config import PAPER_FILTERS, ModelConfig
 from elmo_tutorial.corpora import nltk_corpus
 from elmo_tutorial.downloads import DatasetNotAvailable
 from elmo_tutorial.elmo import ELMo
-from elmo_tutorial.embedded_corpus import embedded_corpus
 from elmo_tutorial.embedder import Embedder
 from elmo_tutorial.lm import BidirectionalLM
+from elmo_tutorial.sense_corpus import sense_corpus
 from elmo_tutorial.vocab import Vocabulary
 
 CONFIG = ModelConfig(filters=PAPER_FILTERS, lstm_dim=512, projection_dim=128, dropout=0.1)
@@ -58,7 +58,7 @@ def sentences(n: int, length: int) -> list[list[str]]:
         brown = nltk_corpus("brown")
         found = [s[:length] for s in brown.sents()[:20000] if len(s) >= length]
     except DatasetNotAvailable:
-        words = [w for s in embedded_corpus("train") for w in s]
+        words = [w for s in sense_corpus("train") for w in s]
         found = [words[i : i + length] for i in range(0, len(words) - length, length)]
     return found[:n]
 
@@ -68,7 +68,7 @@ def running_text(n: int) -> list[list[str]]:
     try:
         return [list(s) for s in nltk_corpus("brown").sents()[20000 : 20000 + n]]
     except DatasetNotAvailable:
-        return embedded_corpus("valid")[:n]
+        return sense_corpus("valid")[:n]
 
 
 def timed(fn) -> tuple[float, float]:

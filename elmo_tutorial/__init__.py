@@ -4,27 +4,37 @@ The public API::
 
     from elmo_tutorial import batch_to_ids, ELMo, Embedder, load_allennlp, save_allennlp
 
-The data path, with the module of each step::
+Every module, by stage. A stage imports only the stages listed before it (analyses also show
+results with the course's widgets); data and model know nothing of each other; data, model and
+training never import the analyses or the course tooling. ``tests/test_layering.py`` checks
+this, and that there is no import cycle::
 
-    dataset name ─ registry: what it is, where it comes from, its checksum, the split names
-                 ─ downloads: the verified bytes in the cache (or the offline directory)
-       ─▶ readers: corpora (running text for the LM, load_sentences), annotated (POS tags,
-          entities, word senses), embedded_corpus (shipped in data/embedded, no download)
-       ─▶ list[list[str]]   (raw text: tokenize)
-       ├─ vocab ─▶ word ids (the LM's targets)     └─ chars ─▶ character ids (B, T, 50)
-       ─▶ batching: LMBatch with <S> .. </S>, padding and forward/backward targets
-       ─▶ char_cnn: token vectors, layer 0 ─▶ lstmp, lstm: layers 1..L in both directions
-       ─▶ training: softmax and lm (the joint loss), train (Trainer, with train_config,
-          train_log and checkpoint for the run directory), evaluation (perplexities; ngram)
-       ─▶ using: scalar_mix and elmo (ELMo, ELMo.from_run), embedder (many sentences, per
-          layer), contextual_vectors (raw text), allennlp_format and export (other formats)
-    cli, commands: the ``elmo-tutorial`` command line parses arguments, calls these, prints.
+  foundations  runtime (the repository, seeds, devices, threads, Ctrl-C as a stop request),
+               safe_files (write-then-rename, digests, SHA256SUMS, DamagedFile)
+  data         registry (what a dataset is, where it comes from, its checksum) ─ downloads
+               (the verified bytes in the cache or the offline folder) ─▶ readers: corpora
+               (running text for the LM, load_sentences), annotated (POS tags, entities, word
+               senses), sense_corpus with sense_grammar (the small generated corpus in
+               data/embedded, no download) ─▶ tokenize ─▶ list[list[str]]
+  model        vocab ─▶ word ids (the LM's targets); chars ─▶ character ids (B, T, 50);
+               batching (LMBatch: <S> .. </S>, padding, forward/backward targets);
+               char_cnn (layer 0) ─▶ lstmp, lstm (layers 1..L, both directions); softmax and
+               lm (the joint loss); layer_norm, scalar_mix, elmo (ELMo, ELMo.from_run);
+               embedder (many sentences, per layer); config (ModelConfig);
+               checkpoint (weights, checkpoints), run_dir (the run directory, load_run, the
+               shipped models); allennlp_format (the official files, load_model)
+  training     train_config (TrainConfig, presets, overrides) ─▶ train (Trainer), with
+               train_log, distributed (torchrun), overwrite (no lost work); evaluation
+               (perplexities) beside ngram (Kneser-Ney); export (other formats); cost (FLOPs)
+  analyses     embedding_cache (a corpus's layers, once per model); static_vectors,
+               contextual_vectors, analysis, neighbours, char_filters (what layers and
+               filters hold); wsd, lexical_sample (word senses), probes, tagger (POS, NER),
+               layer_report (all of them beside the paper)
+  course       checks (the notebooks' exercises), claims (trained numbers a lesson states),
+  tooling      course (student copies, slides), slides, figures, widgets, doctor
+  command line cli ─▶ commands/<name>.py: the ``elmo-tutorial`` command parses, calls, prints
 
-Dependencies point one way: the data stack knows nothing of the model; the model (chars to
-elmo, embedder, allennlp_format) imports nothing from training, the command line or the data
-stack; only the command line imports the commands. ``tests/test_layering.py`` checks this, and
-that there is no import cycle. Heavier names are imported on first use, so
-``import elmo_tutorial`` stays fast.
+Heavier names are imported on first use, so ``import elmo_tutorial`` stays fast.
 """
 
 from __future__ import annotations

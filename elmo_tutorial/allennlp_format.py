@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -47,6 +48,8 @@ import numpy as np
 import torch
 
 from .config import ModelConfig
+from .elmo import ELMo
+from .safe_files import atomic_write, atomic_write_text
 
 DIRECTIONS = ("forward_lstm", "backward_lstm")  # RNN_0, RNN_1
 
@@ -179,9 +182,13 @@ def write_bilm_weights(state: dict[str, torch.Tensor], config: ModelConfig, weig
             datasets[f"{root}/B"] = b
             datasets[f"{root}/W_P_0"] = get(f"{name}.weight_hr_l0").T  # (C, P)
     assert datasets["CNN_proj/W_proj"].shape[1] == P
-    with h5py.File(weight_file, "w") as file:
-        for name, value in datasets.items():
-            file.create_dataset(name, data=np.ascontiguousarray(value, dtype=np.float32))
+
+    def write(tmp: str) -> None:
+        with h5py.File(tmp, "w") as file:
+            for name, value in datasets.items():
+                file.create_dataset(name, data=np.ascontiguousarray(value, dtype=np.float32))
+
+    atomic_write(weight_file, write)
 
 
 def read_options(options_file: str | Path) -> ModelConfig:
@@ -213,8 +220,6 @@ def load_allennlp(options_file: str | Path, weight_file: str | Path, **elmo_kwar
     Raises:
         ValueError: naming the dataset that is missing or has the wrong shape.
     """
-    from .elmo import ELMo  # elmo imports this module's siblings; keep the import one-way
-
     config = read_options(options_file)
     model = ELMo(config, **elmo_kwargs)
     state = read_bilm_weights(weight_file, model.config)
@@ -226,6 +231,41 @@ def load_allennlp(options_file: str | Path, weight_file: str | Path, **elmo_kwar
         )
     model.bilm.load_state_dict(state)
     return model.eval()
+
+
+def load_model(paths: Sequence[str | Path]):
+    """An ``ELMo`` from a run directory, a folder with ``options.json`` + ``*.hdf5``, or the pair.
+
+    Args:
+        paths: one directory (a run from ``elmo-tutorial train``, the shipped
+            ``data/models/small``, or a folder holding one official ``options.json`` and one
+            ``.hdf5`` file), or the two files of an official model in either order.
+
+    Raises:
+        ValueError: the paths are not a model, with what was found and what is expected.
+    """
+    paths = [Path(p) for p in paths]
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise ValueError(f"no such file or directory: {', '.join(missing)}")
+    if len(paths) == 1 and paths[0].is_dir():
+        folder = paths[0]
+        if (folder / "config.json").exists():
+            return ELMo.from_run(folder)
+        options, weights = sorted(folder.glob("*options*.json")), sorted(folder.glob("*.hdf5"))
+        if len(options) == 1 and len(weights) == 1:
+            return load_allennlp(options[0], weights[0])
+        raise ValueError(f"{folder} is neither a run directory (no config.json) nor a folder "
+                         "with exactly one *options*.json and one *.hdf5 file")
+    if len(paths) == 2 and all(p.is_file() for p in paths):
+        weights = [p for p in paths if h5py.is_hdf5(p)]
+        if len(weights) != 1:
+            raise ValueError(f"expected an options .json file and an .hdf5 weight file, got "
+                             f"{paths[0]} and {paths[1]} ({len(weights)} of them hdf5)")
+        options = paths[1] if weights[0] == paths[0] else paths[0]
+        return load_allennlp(options, weights[0])
+    raise ValueError("MODEL is a run directory, a folder with options.json + weights.hdf5, or "
+                     f"the two files; got {len(paths)} path(s): {', '.join(map(str, paths))}")
 
 
 def save_allennlp(model, options_file: str | Path, weight_file: str | Path) -> None:
@@ -251,10 +291,10 @@ def save_allennlp(model, options_file: str | Path, weight_file: str | Path) -> N
     options["lstm"].setdefault("proj_clip", None)
     for path in (options_file, weight_file):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with open(options_file, "w", encoding="utf-8") as file:
-        json.dump(options, file, indent=2)
+    atomic_write_text(options_file, json.dumps(options, indent=2))
     state = {name: p for name, p in bilm.state_dict().items() if not name.startswith("softmax.")}
     write_bilm_weights(state, config, weight_file)
 
 
-__all__ = ["load_allennlp", "save_allennlp", "read_bilm_weights", "write_bilm_weights"]
+__all__ = ["load_allennlp", "load_model", "save_allennlp", "read_bilm_weights",
+           "write_bilm_weights"]

@@ -33,7 +33,7 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from .embedded_corpus import SenseExample
+from .sense_corpus import SenseExample
 from .static_vectors import StaticVectors
 from .wsd import split_words
 

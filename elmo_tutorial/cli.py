@@ -1,8 +1,9 @@
 """The ``elmo-tutorial`` command line.
 
-Each subcommand lives in ``elmo_tutorial/commands/<name>.py`` and defines ``HELP`` (one line),
-``DESCRIPTION`` (what it teaches, shown by ``--help``), ``add_arguments(parser)`` and
-``run(args) -> int``. Modules are imported only when their command runs, so ``--help`` is fast.
+Each subcommand lives in ``elmo_tutorial/commands/<name>.py`` and defines ``DESCRIPTION``
+(what it teaches, shown by ``COMMAND --help``), ``add_arguments(parser)`` and
+``run(args) -> int``; its one-line summary is here, in ``COMMANDS``, so that ``--help`` lists
+every command without importing any. A command's module is imported only when it runs.
 """
 
 from __future__ import annotations

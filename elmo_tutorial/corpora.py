@@ -7,7 +7,7 @@ turn the files into sentences. A reader never downloads: a missing dataset raise
 :class:`~elmo_tutorial.downloads.DatasetNotAvailable` saying how to get it
 (``elmo-tutorial data download NAME``, or ``ELMO_TUTORIAL_DATA``). Labelled data (POS tags,
 named entities, word senses) is read by :mod:`elmo_tutorial.annotated`; the corpus shipped with
-the package by :mod:`elmo_tutorial.embedded_corpus`.
+the package by :mod:`elmo_tutorial.sense_corpus`.
 
 - ``load_sentences(corpus, split)`` → ``[tokens, ...]`` of a training corpus, by its config name
   (one of :data:`LM_CORPORA`); training, evaluation and the notebooks read text through it
@@ -27,7 +27,7 @@ import itertools
 import sys
 from collections.abc import Iterator
 
-from . import embedded_corpus
+from . import sense_corpus
 from .downloads import nltk_download, nltk_find
 from .registry import REGISTRY, fetch, get_dataset, is_available, locate, normalize_split
 
@@ -258,7 +258,7 @@ def _load_sentences(corpus: str, split: str, max_sentences: int | None) -> list[
     import socket
 
     if corpus == "embedded":
-        return embedded_corpus.embedded_corpus(split)
+        return sense_corpus.sense_corpus(split)
     if corpus == "english_mix":
         return english_mix(split, max_sentences)
     if corpus in ("wikitext2", "wikitext103"):

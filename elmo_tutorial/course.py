@@ -29,7 +29,10 @@ from pathlib import Path
 
 import nbformat
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+from .runtime import REPOSITORY
+from .safe_files import atomic_write_bytes, atomic_write_text
+
+NOTEBOOKS = REPOSITORY / "notebooks"
 MANIFEST = ".elmo-tutorial-generated.json"
 
 _BEGIN = re.compile(r"^(?P<indent>[ \t]*)# BEGIN SOLUTION[ \t]*$")
@@ -220,11 +223,9 @@ def write_generated(out: Path, files: dict[str, bytes], kind: str, force: bool =
             os.replace(out / name, backup / name)
         print(f"moved {len(changed)} changed file(s) to {backup}", file=sys.stderr)
     for name, data in files.items():
-        temporary = out / f".{name}.tmp"
-        temporary.write_bytes(data)
-        os.replace(temporary, out / name)  # never a half-written notebook
+        atomic_write_bytes(out / name, data)  # never a half-written notebook
         written[name] = _sha256(data)
-    manifest_path.write_text(json.dumps({"kind": kind, "files": written}, indent=1) + "\n")
+    atomic_write_text(manifest_path, json.dumps({"kind": kind, "files": written}, indent=1) + "\n")
 
 
 def _student(args: argparse.Namespace) -> str:

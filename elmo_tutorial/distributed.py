@@ -26,6 +26,8 @@ from dataclasses import dataclass
 import torch
 import torch.distributed as dist
 
+from .runtime import resolve_device
+
 
 @dataclass
 class DistInfo:
@@ -43,16 +45,6 @@ class DistInfo:
     @property
     def distributed(self) -> bool:
         return self.world_size > 1
-
-
-def resolve_device(name: str, local_rank: int = 0) -> torch.device:
-    """``auto`` → this process's GPU if there is one, else the CPU."""
-    if name == "cuda" and not torch.cuda.is_available():
-        raise ValueError("device=cuda was requested but PyTorch sees no GPU; use --device=cpu "
-                         "(or --device=auto), or install a CUDA build of PyTorch")
-    if name == "cuda" or (name == "auto" and torch.cuda.is_available()):
-        return torch.device("cuda", local_rank)
-    return torch.device("cpu")
 
 
 def init_distributed(device: str = "auto") -> DistInfo:
@@ -117,4 +109,4 @@ def free_port() -> int:
 
 
 __all__ = ["DistInfo", "init_distributed", "shutdown", "shard", "wrap", "all_reduce_sum",
-           "all_gather_objects", "barrier", "free_port", "resolve_device"]
+           "all_gather_objects", "barrier", "free_port"]

@@ -54,7 +54,24 @@ def device_summary() -> dict[str, str]:
         info["device"] = "CPU (no CUDA or MPS device found)"
     for var in ("ELMO_TUTORIAL_DATA", "ELMO_TUTORIAL_CACHE", "NLTK_DATA", "ELMO_TUTORIAL_DEVICE"):
         info[var] = os.environ.get(var, "(unset)")
+    for var, absent in missing_data_folders().items():
+        info[var] += f"  <- no such folder: {', '.join(absent)}"
     return info
+
+
+def missing_data_folders() -> dict[str, list[str]]:
+    """The data variables that name folders that do not exist: ``{variable: [folder, ...]}``.
+
+    A typo in ``ELMO_TUTORIAL_DATA`` or ``NLTK_DATA`` otherwise shows only as every dataset
+    missing, which sends a user to download what is already on the disk.
+    """
+    problems = {}
+    for var in ("ELMO_TUTORIAL_DATA", "NLTK_DATA"):  # NLTK_DATA may list several folders
+        folders = [f for f in os.environ.get(var, "").strip().split(os.pathsep) if f]
+        absent = [f for f in folders if not os.path.isdir(f)]
+        if absent:
+            problems[var] = absent
+    return problems
 
 
 def dataset_status() -> list[tuple[str, bool, str]]:
@@ -85,5 +102,8 @@ def report() -> str:
     missing = [(name, how) for name, ok, how in rows if not ok]
     if missing:
         lines += ["", "To get the missing datasets:"]
+        lines += [f"  first: {var} names {', '.join(absent)}, which does not exist, so nothing "
+                  "is read from it: check the spelling"
+                  for var, absent in missing_data_folders().items()]
         lines += [f"  {name}: {how}" for name, how in missing]
     return "\n".join(lines)

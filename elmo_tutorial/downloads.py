@@ -35,7 +35,6 @@ __all__ = [
     "cache_dir",
     "download_file",
     "download_remote",
-    "file_digest",
     "nltk_download",
     "nltk_find",
     "offline_dir",
@@ -68,15 +67,6 @@ def cache_dir() -> Path:
     """The download cache: ``ELMO_TUTORIAL_CACHE``, by default ``~/.cache/elmo_tutorial``."""
     value = os.environ.get("ELMO_TUTORIAL_CACHE", "").strip()
     return Path(value).expanduser() if value else Path.home() / ".cache" / "elmo_tutorial"
-
-
-def file_digest(path: str | Path, algorithm: str = "sha256") -> str:
-    """Hex digest of a file, read in chunks (works for multi-GB archives)."""
-    digest = hashlib.new(algorithm)
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(CHUNK), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def download_file(

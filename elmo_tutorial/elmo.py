@@ -128,7 +128,7 @@ class ELMo(nn.Module):
     def layers_from_embeddings(
         self, word_emb: Tensor, mask: Tensor, map_directions: Callable = map
     ) -> tuple[list[Tensor], Tensor, Tensor]:
-        """:meth:`layers` from token embeddings computed elsewhere (``Embedder`` keeps them).
+        """:meth:`layers` from token embeddings computed elsewhere, e.g. by an edited CNN.
 
         Args:
             word_emb: ``(B, T + 2, P)`` token embeddings of ``<S> w_1 .. w_n </S>``, zero at
@@ -172,16 +172,16 @@ class ELMo(nn.Module):
         """Load a biLM trained by this package (``elmo-tutorial train --out RUN_DIR``).
 
         Args:
-            run_dir: the run directory (layout in :mod:`elmo_tutorial.checkpoint`).
+            run_dir: the run directory (layout in :mod:`elmo_tutorial.run_dir`).
             checkpoint: take the newest checkpoint's weights instead of the final ones.
             **elmo_kwargs: passed to ``ELMo`` (``do_layer_norm``, ``dropout``, ...).
 
         Returns:
             An ``ELMo`` in eval mode; the run's softmax weights are not needed and not loaded.
         """
-        from .checkpoint import load_run
+        from .run_dir import load_run
 
-        config, state, _ = load_run(run_dir, checkpoint=checkpoint)
+        config, state, _, _ = load_run(run_dir, checkpoint=checkpoint)
         model = cls(config, **elmo_kwargs)
         encoder = {k: v for k, v in state.items() if not k.startswith("softmax.")}
         missing, unexpected = model.bilm.load_state_dict(encoder, strict=False)

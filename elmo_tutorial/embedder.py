@@ -12,7 +12,9 @@ How it is fast (measurements in benchmarks/RESULTS.md):
   its characters only. ``embed_sentences`` first computes the vectors of all the sentences'
   distinct tokens, in a few large matrix products (a CPU runs those at a higher rate than the
   few new tokens of each batch), then every batch just indexes that table and goes into the
-  LSTMs through :meth:`~elmo_tutorial.elmo.ELMo.layers_from_embeddings`.
+  LSTMs through :meth:`~elmo_tutorial.lm.BidirectionalLM.encode_embeddings`. Each layer is
+  written once, straight into the result (not through ``ELMo.layers``, which would
+  concatenate, stack and mask: three more copies of every layer).
   A :class:`TokenCache` remembers up to ``cache_size`` tokens' vectors across calls.
 - **Batching by length**: sentences are sorted by length and cut into batches of similar
   lengths (little padding, so little wasted work), run, and returned in the caller's order.

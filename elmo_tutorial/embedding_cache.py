@@ -33,9 +33,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .checkpoint import atomic_write, atomic_write_text
-from .downloads import cache_dir, file_digest
+from .downloads import cache_dir
 from .embedder import Embedder, index_tokens
+from .safe_files import atomic_write, atomic_write_text, file_digest
 
 FORMAT = 1  # bump when the stored layout changes: old entries then miss instead of misread
 

@@ -70,7 +70,7 @@ def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int =
         max_sentences: score only the first N sentences (0 = all).
         ngram: also fit and score the Kneser-Ney trigram baseline.
         checkpoint: use the newest checkpoint instead of the final weights.
-        device: ``"cpu"`` or ``"cuda"``.
+        device: ``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"mps"`` or ``"auto"``.
         ngram_train_sentences: fit the trigram on at most this many training sentences
             (nltk.lm is pure Python; ``None`` = all).
 
@@ -81,20 +81,20 @@ def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int =
     Raises:
         ValueError: the run is an encoder without its softmax (e.g. the shipped model).
     """
-    from .checkpoint import load_run, read_run_config
     from .corpora import load_sentences
-    from .distributed import resolve_device
     from .lm import BidirectionalLM
+    from .run_dir import load_run
+    from .runtime import resolve_device
     from .train_config import TrainConfig
 
-    config, state, vocab = load_run(run_dir, checkpoint=checkpoint)
+    device = resolve_device(device)  # before any loading: a device this machine lacks
+    config, state, vocab, train = load_run(run_dir, checkpoint=checkpoint)
     if config.vocab_size == 0 or vocab is None:
         raise ValueError(f"{run_dir} holds an encoder without its softmax (e.g. a shipped "
                          "model): it cannot score words, so it has no perplexity")
-    train_cfg = TrainConfig.from_dict(read_run_config(run_dir)[1])
+    train_cfg = TrainConfig.from_dict(train)
     model = BidirectionalLM(config)
     model.load_state_dict(state)
-    device = resolve_device(device)  # a clear error for a GPU that is not there
     model.to(device)
     sentences = load_sentences(train_cfg.corpus, split, max_sentences or None)
     result = {"split": split, "n_sentences": len(sentences),

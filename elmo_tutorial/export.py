@@ -25,9 +25,10 @@ from pathlib import Path
 
 import torch
 
-from . import checkpoint as ckpt
-from .downloads import file_digest
+from .checkpoint import load_weights, save_weights
 from .overwrite import check_output_folder
+from .run_dir import load_run, write_run_config
+from .safe_files import atomic_write, write_sha256sums
 
 __all__ = ["export_allennlp", "export_copy", "export_encoder"]
 
@@ -44,15 +45,13 @@ def export_encoder(run_dir: str | Path, out_dir: str | Path, float16: bool = Fal
         force: write even if ``out_dir`` is not empty (else ``overwrite.WouldOverwrite``).
     """
     check_output_folder(out_dir, force)
-    config, state, _ = ckpt.load_run(run_dir, checkpoint=checkpoint)
+    config, state, _, _ = load_run(run_dir, checkpoint=checkpoint)
     out = Path(out_dir)
     encoder = {k: v.to(torch.float16) if float16 and v.is_floating_point() else v
                for k, v in state.items() if not k.startswith("softmax.")}
-    ckpt.save_weights(out / "model.safetensors", encoder)
-    ckpt.write_run_config(out, replace(config, vocab_size=0), {})
-    sums = "".join(f"{file_digest(out / name)}  {name}\n"
-                   for name in ("config.json", "model.safetensors"))
-    ckpt.atomic_write_text(out / "SHA256SUMS", sums)
+    save_weights(out / "model.safetensors", encoder)
+    write_run_config(out, replace(config, vocab_size=0), {})
+    write_sha256sums(out, ["config.json", "model.safetensors"])
     return out
 
 
@@ -76,18 +75,16 @@ def export_copy(run_dir: str | Path, out_dir: str | Path, float16: bool = False,
         raise FileNotFoundError(f"{run} has no final model.safetensors; finish (or --resume) "
                                 "its training first")
     check_output_folder(out_dir, force)
-    weights = ckpt.load_weights(run / "model.safetensors", dtype=None)
+    weights = load_weights(run / "model.safetensors", dtype=None)
     if float16:
         weights = {k: v.to(torch.float16) if v.is_floating_point() else v
                    for k, v in weights.items()}
-    ckpt.save_weights(out / "model.safetensors", weights)
+    save_weights(out / "model.safetensors", weights)
     names = ["config.json", "vocab.txt", "log.jsonl", "model.safetensors"]
     for name in names[:3]:
         if (run / name).exists():
-            shutil.copyfile(run / name, out / name)
-    sums = "".join(f"{file_digest(out / name)}  {name}\n" for name in names
-                   if (out / name).exists())
-    ckpt.atomic_write_text(out / "SHA256SUMS", sums)
+            atomic_write(out / name, lambda tmp, name=name: shutil.copyfile(run / name, tmp))
+    write_sha256sums(out, [name for name in names if (out / name).exists()])
     return out
 
 

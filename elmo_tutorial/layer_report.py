@@ -31,7 +31,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["PAPER", "layer_report", "load_model", "to_markdown", "trends"]
+__all__ = ["PAPER", "layer_report", "to_markdown", "trends"]
 
 # Peters et al. (2018): Table 5 (WSD, F1 on the framework's ALL) and Table 6 (PTB POS accuracy).
 PAPER = {
@@ -41,49 +41,6 @@ PAPER = {
 }
 WSD_SETS = ("senseval2", "senseval3", "semeval2007", "semeval2013", "ALL")
 POS_SETS = ("ptb", "upos")
-
-
-def _is_hdf5(path: Path) -> bool:
-    with open(path, "rb") as f:
-        return f.read(8) == b"\x89HDF\r\n\x1a\n"
-
-
-def load_model(paths: Sequence[str | Path]):
-    """An ``ELMo`` from a run directory, a folder with ``options.json`` + ``*.hdf5``, or the pair.
-
-    Args:
-        paths: one directory (a run from ``elmo-tutorial train``, the shipped
-            ``data/models/small``, or a folder holding one official ``options.json`` and one
-            ``.hdf5`` file), or the two files of an official model in either order.
-
-    Raises:
-        ValueError: the paths are not a model, with what was found and what is expected.
-    """
-    from .allennlp_format import load_allennlp
-    from .elmo import ELMo
-
-    paths = [Path(p) for p in paths]
-    missing = [str(p) for p in paths if not p.exists()]
-    if missing:
-        raise ValueError(f"no such file or directory: {', '.join(missing)}")
-    if len(paths) == 1 and paths[0].is_dir():
-        folder = paths[0]
-        if (folder / "config.json").exists():
-            return ELMo.from_run(folder)
-        options, weights = sorted(folder.glob("*options*.json")), sorted(folder.glob("*.hdf5"))
-        if len(options) == 1 and len(weights) == 1:
-            return load_allennlp(options[0], weights[0])
-        raise ValueError(f"{folder} is neither a run directory (no config.json) nor a folder "
-                         "with exactly one *options*.json and one *.hdf5 file")
-    if len(paths) == 2 and all(p.is_file() for p in paths):
-        weights = [p for p in paths if _is_hdf5(p)]
-        if len(weights) != 1:
-            raise ValueError(f"expected an options .json file and an .hdf5 weight file, got "
-                             f"{paths[0]} and {paths[1]} ({len(weights)} of them hdf5)")
-        options = paths[1] if weights[0] == paths[0] else paths[0]
-        return load_allennlp(options, weights[0])
-    raise ValueError("MODEL is a run directory, a folder with options.json + weights.hdf5, or "
-                     f"the two files; got {len(paths)} path(s): {', '.join(map(str, paths))}")
 
 
 # A smoke-test run on subsets (every 20th SemCor sentence, 300 sentences per POS/NER split,
@@ -96,7 +53,7 @@ def layer_report(model, *, ner: bool = True, progress: bool = True, name: str = 
     """Run WSD, the POS probes and (optionally) NER on ``model``; see the module docstring.
 
     Args:
-        model: an ``ELMo`` (see :func:`load_model`).
+        model: an ``ELMo`` (see :func:`~elmo_tutorial.allennlp_format.load_model`).
         ner: also train and score the WNUT-17 taggers (the slowest part).
         progress: progress bars while embedding and training.
         name: how the report names the model.
@@ -183,8 +140,13 @@ def _pos_section(pos: dict) -> list[str]:
                "from the full WSJ sections: compare the trend across layers, not the level.", ""])
 
 
-def _ner_section(ner: dict) -> list[str]:
+def _ner_section(ner: dict, quick: bool = False) -> list[str]:
     w = ner["wnut17"]
+    few = [] if not quick else [
+        f"With `--quick` the taggers learn from {QUICK['max_sentences']} sentences for "
+        f"{QUICK['epochs']} epochs: too few to find WNUT-17's rare entities, so F1 near 0 "
+        "(often exactly 0.0) is what to expect, for every feature set. Run without `--quick` "
+        "for numbers worth comparing.", ""]
     weights = ", ".join(f"{s:.2f}" for s in w.get("s", []))
     return (["## Named entities, WNUT-17: entity-level F1 (exact span and type)", ""]
             + _table(("features", "F1"), [
@@ -194,7 +156,7 @@ def _ner_section(ner: dict) -> list[str]:
             + ["", f"Learned mix: softmax(s) = [{weights}], γ = {w.get('gamma', 0):.2f}. The "
                "paper evaluates NER on CoNLL-2003 (92.22 F1 with ELMo), which is not freely "
                "redistributable; WNUT-17 (tweets and web text) is much harder for every model.",
-               ""])
+               ""] + few)
 
 
 def _discussion(result: dict) -> list[str]:
@@ -233,14 +195,14 @@ def to_markdown(result: dict) -> str:
     if "pos" in result:
         lines += _pos_section(result["pos"])
     if "ner" in result:
-        lines += _ner_section(result["ner"])
+        lines += _ner_section(result["ner"], quick=bool(result.get("quick")))
     lines += _discussion(result)
     return "\n".join(lines)
 
 
 def write_report(result: dict, json_path: str | Path | None, markdown_path: str | Path | None):
     """Write the JSON and markdown files (atomically); either path may be ``None``."""
-    from .checkpoint import atomic_write_text
+    from .safe_files import atomic_write_text
 
     if json_path:
         atomic_write_text(json_path, json.dumps(result, indent=2) + "\n")

@@ -21,7 +21,7 @@ import re
 import shutil
 from pathlib import Path
 
-# What a run directory holds (see elmo_tutorial.checkpoint), newest work first.
+# What a run directory holds (see elmo_tutorial.run_dir), newest work first.
 RUN_FILES = ("model.safetensors", "checkpoints", "log.jsonl", "loss.png", "config.json",
              "vocab.txt")
 

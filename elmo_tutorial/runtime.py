@@ -1,14 +1,27 @@
-"""Reproducible runs: seeds, threads, devices and print precision in one call."""
+"""Where and how the course runs: the repository, seeds, devices, threads, print precision.
+
+:func:`setup_notebook` does it all in one call for a notebook; :func:`resolve_device` is the one
+place a device name (``--device``, ``ELMO_TUTORIAL_DEVICE``) becomes a ``torch.device``.
+"""
 
 from __future__ import annotations
 
 import os
 import random
+import signal
 import statistics
+import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 import torch
+
+# The clone of the course this package was imported from: notebooks/, data/embedded and
+# data/models/ are found from here (they are not part of a wheel).
+REPOSITORY = Path(__file__).resolve().parent.parent
 
 
 def seed_everything(seed: int = 0) -> None:
@@ -41,24 +54,52 @@ def setup_notebook(seed: int = 0, threads: int | None = 2, precision: int = 4) -
 
 
 def notebook_device() -> torch.device:
-    """The device named by ``ELMO_TUTORIAL_DEVICE`` (default: the CPU), checked to be usable."""
+    """The device named by ``ELMO_TUTORIAL_DEVICE`` (default: the CPU), checked to be usable.
+
+    Raises:
+        RuntimeError: the variable names a device PyTorch cannot use here.
+    """
     name = os.environ.get("ELMO_TUTORIAL_DEVICE", "cpu").strip() or "cpu"
     try:
+        return resolve_device(name)
+    except ValueError as err:
+        raise RuntimeError(f"ELMO_TUTORIAL_DEVICE={name!r}: {err}; unset the variable to run on "
+                           "the CPU") from None
+
+
+def resolve_device(name: str, local_rank: int = 0) -> torch.device:
+    """The device ``name`` asks for, or a one-line error if PyTorch cannot use it here.
+
+    ``auto`` is this process's GPU if there is one, else the CPU; ``cuda`` is GPU
+    ``local_rank`` (the process's own under ``torchrun``); ``cuda:N``, ``mps`` and ``cpu`` are
+    taken as they are. Anything else, or a device this machine lacks, is refused: running on
+    the CPU when a GPU was asked for would only be noticed as slowness, hours later.
+
+    Raises:
+        ValueError: not a device name (``gpu``), or a device PyTorch cannot use here.
+
+    Example:
+        >>> resolve_device("cpu")
+        device(type='cpu')
+    """
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    try:
         device = torch.device(name)
-    except RuntimeError as err:
-        raise RuntimeError(f"ELMO_TUTORIAL_DEVICE={name!r} is not a device name ({err}); use "
-                           "cpu, cuda, cuda:N or mps") from None
+    except RuntimeError:
+        raise ValueError(f"{name!r} is not a device name: use cpu, cuda, cuda:N or mps "
+                         "(`elmo-tutorial doctor` shows what this machine has)") from None
+    if device.type == "cuda" and device.index is None:
+        device = torch.device("cuda", local_rank)
     usable = {
         "cpu": True,
-        "cuda": torch.cuda.is_available()
-        and (device.index is None or device.index < torch.cuda.device_count()),
+        "cuda": torch.cuda.is_available() and device.index < torch.cuda.device_count(),
         "mps": getattr(torch.backends, "mps", None) is not None
         and torch.backends.mps.is_available(),
     }.get(device.type, False)
     if not usable:
-        raise RuntimeError(f"ELMO_TUTORIAL_DEVICE={name!r}, but PyTorch cannot use that device "
-                           "here (`elmo-tutorial doctor` shows what it sees); unset the variable "
-                           "to run on the CPU")
+        raise ValueError(f"device {name!r} was asked for, but PyTorch cannot use that device "
+                         "here; use --device=cpu, or see `elmo-tutorial doctor` for what it sees")
     return device
 
 
@@ -114,3 +155,44 @@ def default_threads(processes: int | None = None) -> int:
     others = max(0.0, busy_cores() - (processes - 1))  # not counting this run's own processes
     free = int(cores - others + 0.5)  # a core more than half busy is not free
     return max(1, min(cores, free) // max(1, processes))
+
+
+@contextmanager
+def one_thread() -> Iterator[None]:
+    """Run torch on one CPU thread inside the block, then restore the previous count.
+
+    Small models (a tagger's LSTM, a linear probe) do small matrix products: a second thread
+    costs more in synchronisation than it saves (on a busy machine, many times more), and one
+    thread also makes the result independent of the machine's core count.
+    """
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+@contextmanager
+def interrupt_requests() -> Iterator[Callable[[], bool]]:
+    """Inside the block, the first Ctrl-C (SIGINT) is a request to stop, not an exception.
+
+    Yields a function that says whether a stop was requested. A loop checks it where stopping
+    is safe (between two training steps, never halfway through an optimiser update), saves
+    what it has and stops. A second Ctrl-C raises ``KeyboardInterrupt`` at once, as usual.
+    Outside the main thread (where Python cannot install a handler) it only yields.
+    """
+    requested = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield requested.is_set
+        return
+
+    def request(signum, frame) -> None:
+        requested.set()
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # the next one is immediate
+
+    previous = signal.signal(signal.SIGINT, request)
+    try:
+        yield requested.is_set
+    finally:
+        signal.signal(signal.SIGINT, previous)

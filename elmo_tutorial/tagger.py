@@ -25,20 +25,20 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 
 import numpy as np
 import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence, pad_sequence
 
+from .runtime import one_thread
 from .scalar_mix import ScalarMix
+from .softmax import IGNORE_INDEX
 
 __all__ = ["BiLSTMTagger", "FrozenLayers", "WordTypes", "bio_spans", "entity_scores",
-           "evaluate_ner", "one_thread", "predict_tags", "sentence_layers", "train_tagger"]
+           "evaluate_ner", "predict_tags", "sentence_layers", "train_tagger"]
 
-IGNORE = -100  # label of padding positions: cross_entropy skips them
 
 
 def bio_spans(tags: Sequence[str]) -> set[tuple[str, int, int]]:
@@ -225,10 +225,10 @@ def train_tagger(model: BiLSTMTagger, inputs: Sequence[torch.Tensor],
         for index in _length_batches([len(x) for x in inputs], batch_size, generator):
             x, mask = _batch([inputs[i] for i in index])
             y = pad_sequence([targets[i] for i in index], batch_first=True,
-                             padding_value=IGNORE)  # (B, T)
+                             padding_value=IGNORE_INDEX)  # (B, T)
             logits = model(x, mask)  # (B, T, n_tags)
             loss = nn.functional.cross_entropy(logits.flatten(0, 1), y.flatten(),
-                                               ignore_index=IGNORE)
+                                               ignore_index=IGNORE_INDEX)
             if mix is not None and mix_penalty:
                 loss = loss + mix_penalty * mix.penalty()
             optimizer.zero_grad()
@@ -244,22 +244,6 @@ def train_tagger(model: BiLSTMTagger, inputs: Sequence[torch.Tensor],
     if best_state is not None:
         model.load_state_dict(best_state)
     return history
-
-
-@contextmanager
-def one_thread() -> Iterator[None]:
-    """Run torch on one CPU thread inside the block, then restore the previous count.
-
-    The tagger's LSTM steps are small matrix products: a second thread costs more in
-    synchronisation than it saves (on a busy machine, many times more), and one thread also
-    makes the result independent of the machine's core count.
-    """
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
 
 
 def sentence_layers(flat: np.ndarray, lengths: Sequence[int]) -> list[torch.Tensor]:

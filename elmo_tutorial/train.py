@@ -11,10 +11,11 @@ mean, which is what bilm-tf reports.
 
 Why sentence batches and not truncated BPTT: bilm-tf streams the corpus in windows of 20
 tokens and carries the LSTM state across windows, so its model saw context beyond a sentence.
-Our LSTM is stateless (a sentence's vectors never depend on what came before, see DESIGN.md)
-and ELMo is applied to sentences, so we train on exactly that input: whole sentences, each
-``<S> w1 .. wn </S>``, bucketed by length (``batching.bucket_batches``) so that little compute
-goes to padding. It also lets the backward LM start at each sentence's real end.
+Our LSTM is stateless (a sentence's vectors never depend on what came before: see
+:mod:`elmo_tutorial.elmo`) and ELMo is applied to sentences, so we train on exactly that input:
+whole sentences, each ``<S> w1 .. wn </S>``, bucketed by length (``batching.bucket_batches``)
+so that little compute goes to padding. It also lets the backward LM start at each sentence's
+real end.
 
 From the command line (:mod:`elmo_tutorial.commands.train` parses the flags)::
 
@@ -37,11 +38,12 @@ from . import distributed as D
 from .corpora import load_sentences
 from .evaluation import evaluate_perplexity
 from .overwrite import check_fresh_run_dir, check_not_a_file, remove_run
-from .runtime import available_cores, default_threads, seed_everything
+from .run_dir import read_run_config, write_run_config
+from .runtime import available_cores, default_threads, interrupt_requests, seed_everything
 from .train_config import TrainConfig, check_resume
 from .train_log import TrainLog
 
-__all__ = ["Trainer", "run"]
+__all__ = ["Trainer", "TrainingInterrupted", "run"]
 
 
 def _lr_factor(config: TrainConfig, total: int):
@@ -55,6 +57,21 @@ def _lr_factor(config: TrainConfig, total: int):
             return 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
         return 1.0
     return factor
+
+
+class TrainingInterrupted(Exception):
+    """Training was stopped (Ctrl-C) and saved where it was: ``--resume`` continues it.
+
+    Attributes:
+        step: the last completed step, the one the checkpoint holds.
+        checkpoint: the checkpoint directory written on stopping.
+    """
+
+    def __init__(self, step: int, total_steps: int, checkpoint: Path | None) -> None:
+        super().__init__(f"stopped at step {step} of {total_steps} and saved the run there "
+                         f"({checkpoint}); to continue, run the same command with --resume "
+                         "(in Python: Trainer(config, resume=True))")
+        self.step, self.checkpoint = step, checkpoint
 
 
 class Trainer:
@@ -104,7 +121,7 @@ class Trainer:
             raise FileNotFoundError(f"--resume: {self.out} has no checkpoint to resume from; "
                                     "start without --resume (or point --out at the run)")
         if (self.out / "config.json").exists():
-            saved = TrainConfig.from_dict(ckpt.read_run_config(self.out)[1])
+            saved = TrainConfig.from_dict(read_run_config(self.out)[1])
             for notice in check_resume(saved, self.config, str(self.out)):
                 if self.dist.is_main:
                     print(f"resuming with a changed setting: {notice}", file=sys.stderr)
@@ -181,7 +198,7 @@ class Trainer:
                   file=sys.stderr)
             remove_run(self.out)
         self.out.mkdir(parents=True, exist_ok=True)
-        ckpt.write_run_config(self.out, self.model_config, self.config.to_dict())
+        write_run_config(self.out, self.model_config, self.config.to_dict())
         self.vocab.save(self.out / "vocab.txt")
 
     def _make_optimizer(self) -> torch.optim.Optimizer:
@@ -198,12 +215,15 @@ class Trainer:
                 "optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
                 "rng": rngs, "world_size": self.dist.world_size, "train": self.config.to_dict()}
 
-    def save_checkpoint(self) -> None:
+    def save_checkpoint(self) -> Path | None:
+        """Checkpoint the current step; its directory (``None`` on processes other than 0)."""
         state = self._state()  # every process takes part (it gathers the RNG states)
+        saved = None
         if self.dist.is_main:
-            ckpt.save_checkpoint(self.out, self.step, self.model.state_dict(), state,
-                                 keep=self.config.keep_checkpoints)
+            saved = ckpt.save_checkpoint(self.out, self.step, self.model.state_dict(), state,
+                                         keep=self.config.keep_checkpoints)
         D.barrier(self.dist)
+        return saved
 
     def _resume(self) -> None:
         path, model_state, state, skipped = ckpt.load_latest_checkpoint(self.out)
@@ -288,8 +308,25 @@ class Trainer:
         c = self.config
         bar = tqdm(total=self.total_steps, initial=self.step, unit="step", dynamic_ncols=True,
                    disable=not (c.progress and self.dist.is_main))
+        with interrupt_requests() as stop_requested:
+            metrics = self._loop(bar, stop_after, stop_requested)
+        bar.close()
+        if self.step >= self.total_steps:
+            self.finish()
+            if self._last_eval_step != self.step:
+                metrics = self.evaluate()
+        return metrics
+
+    def _loop(self, bar, stop_after: int | None, stop_requested) -> dict:
+        """The steps of :meth:`fit`; on Ctrl-C, a checkpoint and :class:`TrainingInterrupted`."""
+        c = self.config
         metrics, started, tokens = {}, time.perf_counter(), 0
         while self.step < self.total_steps and (stop_after is None or self.step < stop_after):
+            # Every process must agree to stop at the same step, or DDP would wait forever.
+            if D.all_reduce_sum([float(stop_requested())], self.dist)[0]:
+                bar.close()
+                saved = self.save_checkpoint()  # atomic, like every checkpoint
+                raise TrainingInterrupted(self.step, self.total_steps, saved)
             batches = self._batches(self.epoch)
             if self.batch_in_epoch >= len(batches):
                 self.epoch, self.batch_in_epoch = self.epoch + 1, 0
@@ -306,11 +343,6 @@ class Trainer:
                 metrics = self.evaluate()
             if c.checkpoint_interval and self.step % c.checkpoint_interval == 0:
                 self.save_checkpoint()
-        bar.close()
-        if self.step >= self.total_steps:
-            self.finish()
-            if self._last_eval_step != self.step:
-                metrics = self.evaluate()
         return metrics
 
     def evaluate(self) -> dict:

@@ -12,7 +12,7 @@ Presets:
 
 - ``tiny``: the embedded corpus on a CPU, 600 steps (1.8 epochs) in about a minute on one
   core; beats a Kneser-Ney trigram on held-out sentences (``tests/test_train.py``). The course
-  ships it trained in ``data/models/tiny`` (``checkpoint.shipped_model("tiny")``).
+  ships it trained in ``data/models/tiny`` (``run_dir.shipped_model("tiny")``).
 - ``small``: WikiText-2 when it can be downloaded, otherwise the offline nltk English mix;
   one GPU in minutes, a CPU in about half an hour. The course ships a model trained with it.
 - ``paper``: Peters et al. (2018) with the optimiser of bilm-tf's ``train_elmo.py``: Adagrad,

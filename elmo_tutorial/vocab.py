@@ -33,6 +33,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from .chars import BOS_TOKEN, EOS_TOKEN
+from .safe_files import atomic_write_text
 
 __all__ = ["SPECIALS", "UNK_TOKEN", "Vocabulary"]
 
@@ -117,7 +118,7 @@ class Vocabulary:
     # -- file format -------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
         """Write one word per line, in id order (bilm-tf's vocabulary file)."""
-        Path(path).write_text("".join(w + "\n" for w in self._words), encoding="utf-8")
+        atomic_write_text(path, "".join(w + "\n" for w in self._words))
 
     @classmethod
     def load(cls, path: str | Path) -> Vocabulary:

@@ -50,8 +50,8 @@ import numpy as np
 
 from elmo_tutorial import checks
 from elmo_tutorial.corpora import ensure_nltk, nltk_corpus
-from elmo_tutorial.embedded_corpus import cue_distances, cue_words, embedded_corpus, embedded_senses
 from elmo_tutorial.runtime import setup_notebook
+from elmo_tutorial.sense_corpus import cue_distances, cue_words, sense_corpus, sense_examples
 from elmo_tutorial.static_vectors import (
     StaticVectors,
     context_vector,
@@ -102,13 +102,13 @@ for synset in wn.synsets("program"):
 # ## 2. A corpus where we know every sense
 #
 # Real text does not come with sense labels, so the course ships a small synthetic
-# English-like corpus (`data/embedded/`, ≈250k training tokens; `elmo_tutorial.embedded_corpus`
+# English-like corpus (`data/embedded/`, ≈250k training tokens; `elmo_tutorial.sense_corpus`
 # generates it). Six words occur in contexts of known senses; each sense has its own cue
 # words, sometimes next to the word, sometimes 3–8 tokens before or after it.
 
 # %%
-train = embedded_corpus("train")
-train_senses, test_senses = embedded_senses("train"), embedded_senses("test")
+train = sense_corpus("train")
+train_senses, test_senses = sense_examples("train"), sense_examples("test")
 print(f"train: {len(train)} sentences, {sum(map(len, train))} tokens, "
       f"{len(train_senses)} labelled occurrences")
 print(Counter((e.word, e.sense) for e in train_senses).most_common(6))

@@ -51,9 +51,9 @@ from elmo_tutorial import ELMo, checks
 from elmo_tutorial.char_cnn import CharCNN, Highway
 from elmo_tutorial.char_filters import filter_responses
 from elmo_tutorial.chars import batch_to_ids, word_to_char_ids
-from elmo_tutorial.checkpoint import shipped_model
 from elmo_tutorial.config import ModelConfig
 from elmo_tutorial.corpora import ensure_nltk, nltk_corpus
+from elmo_tutorial.run_dir import shipped_model
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.widgets import Slider, explore
 

@@ -57,11 +57,11 @@ from elmo_tutorial import checks
 from elmo_tutorial.batching import bucket_batches, make_lm_batch
 from elmo_tutorial.claims import approx, claim
 from elmo_tutorial.config import MODEL_PRESETS
-from elmo_tutorial.embedded_corpus import embedded_corpus
 from elmo_tutorial.lm import ForwardLM
 from elmo_tutorial.lstm import LSTMStack
 from elmo_tutorial.lstmp import LSTMCellWithProjection, lstmp_step
 from elmo_tutorial.runtime import setup_notebook
+from elmo_tutorial.sense_corpus import sense_corpus
 from elmo_tutorial.vocab import Vocabulary
 
 # One thread: a small recurrent model spends its time in many tiny operations, which more
@@ -276,7 +276,7 @@ checks.check_lstmp_step(my_lstmp_step)
 # otherwise):
 
 # %%
-train_sentences, valid_sentences = embedded_corpus("train"), embedded_corpus("valid")
+train_sentences, valid_sentences = sense_corpus("train"), sense_corpus("valid")
 vocab = Vocabulary.from_sentences(train_sentences)
 config = replace(MODEL_PRESETS["tiny"], vocab_size=len(vocab))
 torch.manual_seed(0)

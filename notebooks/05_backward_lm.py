@@ -51,10 +51,10 @@ from elmo_tutorial import checks
 from elmo_tutorial.batching import bucket_batches, make_lm_batch
 from elmo_tutorial.claims import approx, claim
 from elmo_tutorial.config import MODEL_PRESETS
-from elmo_tutorial.embedded_corpus import embedded_corpus
 from elmo_tutorial.lm import BackwardLM, BidirectionalLM
 from elmo_tutorial.lstm import LSTMStack, reverse_padded
 from elmo_tutorial.runtime import setup_notebook
+from elmo_tutorial.sense_corpus import sense_corpus
 from elmo_tutorial.vocab import Vocabulary
 
 device = setup_notebook(seed=0, threads=1)  # one thread: small recurrent models run best so
@@ -164,7 +164,7 @@ print("alone == in a padded batch:", torch.allclose(batched, single, atol=1e-6))
 # before it, so its target is `-100` (ignored), and `</S>` predicts the sentence's last word.
 
 # %%
-train_sentences, valid_sentences = embedded_corpus("train"), embedded_corpus("valid")
+train_sentences, valid_sentences = sense_corpus("train"), sense_corpus("valid")
 vocab = Vocabulary.from_sentences(train_sentences)
 sentence = ["She", "said", "that", "the", "bank", "was", "old", "."]
 batch = make_lm_batch([sentence], vocab)

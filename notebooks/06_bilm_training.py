@@ -57,9 +57,9 @@ from elmo_tutorial import checks
 from elmo_tutorial.batching import make_lm_batch
 from elmo_tutorial.claims import approx, claim
 from elmo_tutorial.config import MODEL_PRESETS
-from elmo_tutorial.embedded_corpus import embedded_corpus
 from elmo_tutorial.lm import BidirectionalLM
 from elmo_tutorial.runtime import setup_notebook
+from elmo_tutorial.sense_corpus import sense_corpus
 from elmo_tutorial.vocab import Vocabulary
 
 device = setup_notebook(seed=0)
@@ -73,7 +73,7 @@ device = setup_notebook(seed=0)
 # "nothing to predict" (padding, and the ends).
 
 # %%
-train_sentences = embedded_corpus("train")
+train_sentences = sense_corpus("train")
 vocab = Vocabulary.from_sentences(train_sentences)
 config = replace(MODEL_PRESETS["tiny"], vocab_size=len(vocab))
 bilm = BidirectionalLM(config).eval()
@@ -221,12 +221,12 @@ plot_log(read_log(run_dir))
 # to 6.6), and it still passes the trigram.
 
 # %%
-from elmo_tutorial.checkpoint import load_run, shipped_model
 from elmo_tutorial.evaluation import evaluate_perplexity
 from elmo_tutorial.ngram import KneserNeyBaseline
+from elmo_tutorial.run_dir import load_run, shipped_model
 
 tiny_dir = shipped_model("tiny")  # or Path("../runs/tiny"), your own run
-tiny_config, tiny_state, tiny_vocab = load_run(tiny_dir)
+tiny_config, tiny_state, tiny_vocab, tiny_settings = load_run(tiny_dir)
 assert tiny_vocab.words == trainer.vocab.words  # same corpus, same vocabulary
 full_tiny = BidirectionalLM(tiny_config)
 full_tiny.load_state_dict(tiny_state)

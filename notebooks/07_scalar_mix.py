@@ -49,12 +49,12 @@ import torch
 import torch.nn.functional as F
 
 from elmo_tutorial import ELMo, batch_to_ids, checks, load_allennlp
-from elmo_tutorial.checkpoint import shipped_model
-from elmo_tutorial.embedded_corpus import embedded_senses
 from elmo_tutorial.layer_norm import masked_layer_norm
 from elmo_tutorial.registry import fetch
+from elmo_tutorial.run_dir import shipped_model
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.scalar_mix import ScalarMix
+from elmo_tutorial.sense_corpus import sense_examples
 from elmo_tutorial.widgets import Choice, Slider, explore
 
 device = setup_notebook(seed=0)
@@ -274,7 +274,7 @@ print("elmo == lstm_outputs2:", bool(torch.allclose(out_top["elmo"], out_top["ls
 # %%
 elmo_tiny = ELMo.from_run(shipped_model("tiny")).to(device)  # or ELMo.from_run("../runs/tiny")
 words = ("play", "work", "point", "bank")
-test_senses = embedded_senses("test")
+test_senses = sense_examples("test")
 examples = []  # 80 labelled occurrences per word, one sentence each
 for word in words:
     examples += [e for e in test_senses if e.word == word][:80]

@@ -62,10 +62,10 @@ from elmo_tutorial.analysis import (
     wsd_examples,
 )
 from elmo_tutorial.annotated import wsd_framework
-from elmo_tutorial.embedded_corpus import embedded_corpus, embedded_senses
 from elmo_tutorial.embedding_cache import embed_corpus
 from elmo_tutorial.neighbours import NeighbourIndex, neighbour_explorer
 from elmo_tutorial.runtime import setup_notebook
+from elmo_tutorial.sense_corpus import sense_corpus, sense_examples
 from elmo_tutorial.static_vectors import StaticVectors, context_vector
 
 # One thread: the biLM runs one small LSTM step after another, and a second thread costs
@@ -438,8 +438,8 @@ def score_table(sample, embeddings, static, key):
     return scores, np.mean([1 / n for n in n_senses.values()])
 
 
-course_sample = balanced_sample(embedded_senses("test"), per_sense=20)
-course_static = StaticVectors.from_sentences(embedded_corpus("train"), dim=50, window=4)
+course_sample = balanced_sample(sense_examples("test"), per_sense=20)
+course_static = StaticVectors.from_sentences(sense_corpus("train"), dim=50, window=4)
 course_scores, course_chance = score_table(
     course_sample, embedder.embed_sentences([e.tokens for e in course_sample]), course_static,
     key=lambda e: e.word)

@@ -53,7 +53,6 @@ import torch
 
 from elmo_tutorial import ELMo, batch_to_ids, checks, load_allennlp, registry
 from elmo_tutorial.batching import make_lm_batch
-from elmo_tutorial.checkpoint import shipped_model
 from elmo_tutorial.config import MODEL_PRESETS
 from elmo_tutorial.corpora import load_sentences
 from elmo_tutorial.cost import (
@@ -67,6 +66,7 @@ from elmo_tutorial.distributed import DistInfo, shard
 from elmo_tutorial.downloads import DatasetNotAvailable
 from elmo_tutorial.export import export_allennlp
 from elmo_tutorial.lm import BidirectionalLM
+from elmo_tutorial.run_dir import shipped_model
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.train_config import TrainConfig
 from elmo_tutorial.vocab import Vocabulary
@@ -164,7 +164,7 @@ except DatasetNotAvailable as refusal:
 # truncated file fails with the name of the dataset):
 #
 # ```python
-# from elmo_tutorial.layer_report import load_model     # a run, or options + weights
+# from elmo_tutorial.allennlp_format import load_model  # a run, or options + weights
 # elmo_original = load_model([registry.locate("elmo-original")])
 # ```
 

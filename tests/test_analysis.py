@@ -22,9 +22,9 @@ from elmo_tutorial.analysis import (
 )
 from elmo_tutorial.config import ModelConfig
 from elmo_tutorial.elmo import ELMo
-from elmo_tutorial.embedded_corpus import SenseExample
 from elmo_tutorial.embedder import Embedder
 from elmo_tutorial.scalar_mix import ScalarMix
+from elmo_tutorial.sense_corpus import SenseExample
 from elmo_tutorial.static_vectors import StaticVectors, cosine_similarity
 
 CONFIG = ModelConfig(

@@ -71,6 +71,32 @@ def test_a_setting_given_without_equals_says_to_use_equals(capsys):
     assert "--max_steps=10" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("typo, nearest", [
+    (["--confg", "tiny"], "--config"), (["--confg=tiny"], "--config"),
+    (["--max_step=10"], "--max_steps"), (["--model.lstm_dm=8"], "--model.lstm_dim"),
+])
+def test_a_misspelt_option_is_named_with_the_nearest_one(capsys, typo, nearest):
+    with pytest.raises(SystemExit) as exit_:
+        cli(["train", "--out", "unused", *typo])
+    assert exit_.value.code == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert f"no option or setting {typo[0].partition('=')[0]}" in error
+    assert f"did you mean {nearest}?" in error
+
+
+def test_train_help_lists_every_setting_with_its_comment(capsys):
+    from dataclasses import fields
+
+    with pytest.raises(SystemExit):
+        cli(["train", "--help"])
+    listed = capsys.readouterr().out
+    keys = [f.name for f in fields(TrainConfig) if f.name != "model_overrides"]
+    keys += [f"model.{f.name}" for f in fields(ModelConfig)]
+    missing = [key for key in keys if f"--{key}=" not in listed]
+    assert not missing, f"train --help does not list {missing}"
+    assert "--lr=0.02" in listed and "peak learning rate" in listed
+
+
 def test_a_sampled_softmax_larger_than_the_vocabulary_says_it_trains_the_full_one(tmp_path,
                                                                                    capsys):
     assert cli(["train", "--out", str(tmp_path / "run"), *MICRO_CLI, "--max_steps=1",
@@ -177,6 +203,15 @@ def test_evaluate_on_a_gpu_that_is_not_there_is_a_clear_error(run, capsys, monke
     monkeypatch.setattr("torch.cuda.is_available", lambda: False)
     assert cli(["evaluate", str(run), "--device", "cuda", "--no-ngram"]) == 2
     assert "--device=cpu" in _one_line(capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("device", ["mps", "cuda:1", "gpu", "tpu"])
+def test_evaluate_on_a_device_it_cannot_use_is_refused_not_run_on_the_cpu(run, capsys,
+                                                                          monkeypatch, device):
+    monkeypatch.setattr("torch.cuda.is_available", lambda: False)
+    monkeypatch.setattr("torch.backends.mps.is_available", lambda: False)
+    assert cli(["evaluate", str(run), "--device", device, "--no-ngram"]) == 2
+    assert repr(device) in _one_line(capsys.readouterr().err)
 
 
 # -- the Python API -------------------------------------------------------------------------------

@@ -5,6 +5,8 @@ import torch
 from _train_helpers import micro_config
 
 from elmo_tutorial import checkpoint as ckpt
+from elmo_tutorial.run_dir import load_run
+from elmo_tutorial.safe_files import atomic_write, atomic_write_text
 from elmo_tutorial.train import Trainer
 
 
@@ -74,23 +76,24 @@ def test_crash_inside_a_checkpoint_write_keeps_the_previous_one(reference_run, t
 
 def test_atomic_write_leaves_the_old_file_when_the_writer_fails(tmp_path):
     target = tmp_path / "file.txt"
-    ckpt.atomic_write_text(target, "old")
+    atomic_write_text(target, "old")
 
     def failing(tmp):
         open(tmp, "w").write("partial")
         raise OSError("disk full")
 
     with pytest.raises(OSError):
-        ckpt.atomic_write(target, failing)
+        atomic_write(target, failing)
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["file.txt"]
 
 
-def test_load_run_gives_config_weights_and_vocabulary(reference_run):
+def test_load_run_gives_config_weights_vocabulary_and_training_settings(reference_run):
     from elmo_tutorial.lm import BidirectionalLM
 
-    config, state, vocab = ckpt.load_run(reference_run)
+    config, state, vocab, train = load_run(reference_run)
     assert config.vocab_size == len(vocab) and config.lstm_dim == 16
+    assert train["out_dir"] == str(reference_run)  # what evaluate_run needs: no second read
     BidirectionalLM(config).load_state_dict(state)  # strict: every name and shape fits
 
 

@@ -166,8 +166,9 @@ def test_fixed_mix_parameters_select_one_layer():
 
 
 def test_from_run_loads_a_trained_biLM(tmp_path):
-    from elmo_tutorial.checkpoint import save_weights, write_run_config
+    from elmo_tutorial.checkpoint import save_weights
     from elmo_tutorial.lm import BidirectionalLM
+    from elmo_tutorial.run_dir import write_run_config
 
     config = replace(CONFIG, vocab_size=50)  # a trained LM has a softmax, which ELMo drops
     torch.manual_seed(1)

@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from elmo_tutorial import cli, layer_report
-from elmo_tutorial.layer_report import load_model, to_markdown, trends
+from elmo_tutorial.allennlp_format import load_model
+from elmo_tutorial.layer_report import to_markdown, trends
 
 SHIPPED = Path(__file__).resolve().parent.parent / "data" / "models" / "small"
 
@@ -71,6 +72,16 @@ def test_markdown_has_every_table_the_papers_numbers_and_the_verdicts():
     for needle in ("semeval2013", "| ALL |", "69.0", "67.4", "65.9", "97.3", "96.8", "upos",
                    "WNUT-17", "γ = 1.30", "SemEval-2015", "**not reproduced**"):
         assert needle in text, needle
+
+
+def test_a_quick_report_says_why_its_ner_scores_are_zero():
+    result = _fake_result()
+    result["ner"]["wnut17"].update(elmo=0.0, layer0=0.0, word_type=0.0)
+    result["trends"] = trends(result)
+    assert "too few to find" not in to_markdown(result)
+    result["quick"] = True
+    ner = to_markdown(result).split("## Named entities")[1]
+    assert "300 sentences for 2 epochs: too few to find WNUT-17's rare entities" in ner
 
 
 def test_layers_command_writes_json_and_markdown_and_refuses_to_overwrite(

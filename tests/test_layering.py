@@ -1,12 +1,19 @@
-"""Dependencies point one way: no import cycles, and the model never imports training, the
-command line or the data stack.
+"""Dependencies point one way: every module of the package belongs to one stage, a stage imports
+only the stages below it, and there is no import cycle.
+
+The stages, as ``elmo_tutorial/__init__.py`` draws them: foundations (files written whole, the
+runtime) under everything; the data stack and the model, which know nothing of each other;
+training, which uses both; the analyses of what a trained model knows; the course tooling
+(exercise checks, student copies, slides, figures, widgets, the doctor); and the command line
+on top. Data, model and training never import the analyses or the course tooling.
 
 The import graph is read from the source (``ast``), not from ``sys.modules``, so imports inside
 functions count as much as those at the top of a module: a cycle that only closes at call time
 is still a cycle, and a model module that imports ``registry`` inside a method still depends on
-it. A string that names a module of the package (``"elmo_tutorial.elmo"``) counts as an import
-too: that is how ``elmo_tutorial/__init__.py`` imports its public names lazily. A package's
-``__init__`` is not counted as imported by its submodules merely because Python runs it first.
+it. A string that names a submodule of the package (``"elmo_tutorial.elmo"``) counts as an
+import too: that is how ``elmo_tutorial/__init__.py`` imports its public names lazily. A
+package's ``__init__`` is not counted as imported by its submodules merely because Python runs
+it first.
 """
 
 from __future__ import annotations
@@ -18,17 +25,42 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "elmo_tutorial"
 
-# The model: what a user needs to compute ELMo vectors from character ids.
-MODEL_MODULES = (
-    "chars", "vocab", "batching", "config", "char_cnn", "layer_norm", "lstmp", "lstm", "softmax",
-    "lm", "scalar_mix", "elmo", "embedder", "allennlp_format", "checkpoint",
-)
-# What the model must not depend on, even indirectly.
-FORBIDDEN = {
-    "training": ("train", "train_config", "train_log", "distributed", "evaluation"),
+# Every module of the package, by stage (a package such as ``checks`` with its submodules).
+STAGES = {
+    "foundations": ("runtime", "safe_files"),
+    "data": ("registry", "downloads", "corpora", "annotated", "sense_corpus",
+             "sense_grammar", "tokenize"),
+    "model": ("chars", "vocab", "batching", "config", "char_cnn", "layer_norm", "lstmp", "lstm",
+              "softmax", "lm", "scalar_mix", "elmo", "embedder", "allennlp_format", "checkpoint",
+              "run_dir"),
+    "training": ("train", "train_config", "train_log", "distributed", "evaluation", "ngram",
+                 "overwrite", "export", "cost"),
+    "analyses": ("embedding_cache", "static_vectors", "contextual_vectors", "analysis",
+                 "neighbours", "char_filters", "wsd", "lexical_sample", "probes", "tagger",
+                 "layer_report"),
+    "course tooling": ("checks", "claims", "course", "slides", "figures", "widgets", "doctor"),
     "the command line": ("cli", "__main__", "commands"),
-    "the data stack": ("downloads", "registry", "corpora", "annotated", "embedded_corpus"),
 }
+# What each stage may import (itself included). Data and model are independent of each other;
+# analyses may show their results with the course's widgets.
+MAY_IMPORT = {
+    "foundations": {"foundations"},
+    "data": {"foundations", "data"},
+    "model": {"foundations", "model"},
+    "training": {"foundations", "data", "model", "training"},
+    "analyses": {"foundations", "data", "model", "training", "analyses", "course tooling"},
+    "course tooling": {"foundations", "data", "model", "training", "analyses", "course tooling"},
+    "the command line": set(STAGES),
+    "the public API": {"foundations", "model"},  # elmo_tutorial/__init__.py
+}
+
+
+def stage_of(module: str) -> str:
+    """The stage of a dotted module name of the package (``elmo_tutorial.checks.lstm``)."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "the public API"
+    return next((stage for stage, names in STAGES.items() if parts[1] in names), "unlisted")
 
 
 def module_names(root: Path, package: str) -> dict[str, Path]:
@@ -52,7 +84,7 @@ def import_graph(root: Path, package: str) -> dict[str, set[str]]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
-            elif isinstance(node, ast.Constant) and node.value in modules:
+            elif isinstance(node, ast.Constant) and node.value in modules and node.value != package:
                 targets = [node.value]  # a lazy import: importlib.import_module("pkg.x")
             elif isinstance(node, ast.ImportFrom):
                 if node.level:
@@ -126,22 +158,30 @@ def test_the_package_has_no_import_cycle(graph):
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
 
 
-def test_the_listed_modules_exist(graph):
-    listed = [*MODEL_MODULES, *(m for group in FORBIDDEN.values() for m in group)]
+def test_every_module_belongs_to_one_stage_and_every_listed_one_exists(graph):
+    unlisted = sorted(m for m in graph if stage_of(m) == "unlisted")
+    assert not unlisted, f"new modules: add them to a stage in STAGES (and the map in " \
+                         f"elmo_tutorial/__init__.py): {unlisted}"
+    listed = [name for names in STAGES.values() for name in names]
+    assert len(listed) == len(set(listed)), "a module is listed in two stages"
     missing = [m for m in listed if f"elmo_tutorial.{m}" not in graph]
-    assert not missing, f"renamed or removed modules: update this test's lists: {missing}"
+    assert not missing, f"renamed or removed modules: update STAGES: {missing}"
 
 
-@pytest.mark.parametrize("module", MODEL_MODULES)
-def test_model_modules_do_not_depend_on_training_cli_or_data(graph, module):
-    for layer, names in FORBIDDEN.items():
-        forbidden = {f"elmo_tutorial.{n}" for n in names}
+def test_data_model_and_training_may_not_import_analyses_course_tooling_or_the_cli():
+    for stage in ("foundations", "data", "model", "training"):
+        above = MAY_IMPORT[stage] & {"analyses", "course tooling", "the command line"}
+        assert not above, f"{stage} may not depend on {above}: loosen nothing here"
+    assert "data" not in MAY_IMPORT["model"] and "model" not in MAY_IMPORT["data"]
 
-        def is_forbidden(target: str, forbidden=forbidden) -> bool:
-            return target in forbidden or any(target.startswith(f + ".") for f in forbidden)
 
-        chain = dependency_chain(graph, f"elmo_tutorial.{module}", is_forbidden)
-        assert chain is None, f"the model depends on {layer}: {' -> '.join(chain)}"
+@pytest.mark.parametrize("module", sorted(import_graph(PACKAGE, "elmo_tutorial")))
+def test_each_module_imports_only_the_stages_below_it(graph, module):
+    stage = stage_of(module)
+    allowed = MAY_IMPORT.get(stage, set())
+    chain = dependency_chain(graph, module, lambda target: stage_of(target) not in allowed)
+    assert chain is None, (f"{stage} must not depend on {stage_of(chain[-1])}: "
+                           f"{' -> '.join(chain)}")
 
 
 def test_only_the_command_line_imports_the_commands(graph):

@@ -227,3 +227,43 @@ def test_pruning_keeps_the_newest_checkpoint_past_step_999999(tmp_path):
                              keep=1)
     assert [p.name for p in (tmp_path / "checkpoints").glob("step_*")] == ["step_1000000"]
     assert ckpt.latest_checkpoint(tmp_path).name == "step_1000000"
+
+
+def test_ctrl_c_during_train_saves_the_step_it_stopped_at_and_names_resume(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from elmo_tutorial.train_log import read_log
+
+    run = tmp_path / "run"
+    flags = [f for f in MICRO_CLI if not f.startswith(("--max_steps", "--checkpoint_interval"))]
+    repository = str(Path(__file__).resolve().parent.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [repository, *filter(None, [os.environ.get("PYTHONPATH")])])}
+    train = subprocess.Popen(
+        [sys.executable, "-m", "elmo_tutorial", "train", "--out", str(run), *flags,
+         "--max_steps=1000000", "--checkpoint_interval=1000000", "--log_interval=1"],
+        stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        waited = 0.0
+        while not [e for e in read_log(run) if e["kind"] == "train"]:  # training has begun
+            assert train.poll() is None, train.communicate()[1]
+            assert waited < 120, "training did not start"
+            time.sleep(0.2)
+            waited += 0.2
+        train.send_signal(signal.SIGINT)
+        _, err = train.communicate(timeout=120)
+    finally:
+        if train.poll() is None:
+            train.kill()
+    assert train.returncode == 130, err
+    assert "Traceback" not in err and "--resume" in err, err
+    saved = ckpt.latest_checkpoint(run)
+    assert saved is not None, f"no checkpoint was saved on stopping: {err}"
+    step = ckpt.load_checkpoint(saved)[1]["step"]
+    assert step >= max(e["step"] for e in read_log(run)), "steps after the checkpoint are lost"
+    assert f"step {step} of" in err and str(saved) in err

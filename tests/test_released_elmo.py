@@ -49,7 +49,7 @@ def test_a_downloaded_model_loads_as_the_notebook_says(monkeypatch, tmp_path):
     (here the AllenNLP fixture's, under the released model's file names)."""
     if not registry.is_available("allennlp-elmo-fixture"):
         pytest.skip(registry.how_to_get("allennlp-elmo-fixture"))
-    from elmo_tutorial.layer_report import load_model
+    from elmo_tutorial.allennlp_format import load_model
 
     fixture = registry.locate("allennlp-elmo-fixture")
     folder = tmp_path / "elmo-small"

@@ -161,7 +161,7 @@ def test_evaluate_ner_end_to_end_on_a_few_sentences(one_thread):
 
 
 def test_one_thread_restores_the_thread_count_even_after_an_error():
-    from elmo_tutorial.tagger import one_thread
+    from elmo_tutorial.runtime import one_thread
 
     before = torch.get_num_threads()
     with pytest.raises(RuntimeError), one_thread():

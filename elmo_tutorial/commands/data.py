@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-HELP = "List and download the datasets of the course (checksummed)."
 DESCRIPTION = """\
   elmo-tutorial data list              every dataset: size, licence, available locally?
   elmo-tutorial data download NAME     fetch it into the cache, verifying its checksum

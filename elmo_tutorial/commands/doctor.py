@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "Check the environment: versions, device, threads, which datasets are available."
 DESCRIPTION = """\
 Print the versions of Python, PyTorch, NumPy, nltk and the other packages the course uses,
 the device PyTorch sees (CUDA GPU, Apple MPS or CPU), its thread count, the CPU count, and

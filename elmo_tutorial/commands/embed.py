@@ -6,8 +6,6 @@ import sys
 
 from . import at_least
 
-HELP = "Print contextual vectors of a sentence from a trained run."
-
 DESCRIPTION = """\
 Show the vectors ELMo gives each token of a sentence (Peters et al. 2018, Sec. 3.2).
 

@@ -7,8 +7,6 @@ import sys
 
 from . import at_least
 
-HELP = "Perplexities of a trained run, next to a Kneser-Ney n-gram baseline."
-
 DESCRIPTION = """\
 Score a trained biLM on held-out sentences of the corpus it was trained on.
 
@@ -42,7 +40,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--ngram-train-sentences", type=at_least(0), default=50_000, metavar="N",
                         help="fit the n-gram on at most N training sentences (nltk.lm is "
                              "pure Python; 0 = all)")
-    parser.add_argument("--device", default="cpu", help="cpu (default) or cuda")
+    parser.add_argument("--device", default="cpu",
+                        help="cpu (default), cuda, cuda:N, mps or auto; one this machine lacks "
+                             "is an error")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import sys
 
-HELP = "Export a trained run to the official options.json + weights.hdf5 format."
-
 DESCRIPTION = """\
 Write a run's biLM in the format of bilm-tf and AllenNLP: options.json (the architecture)
 and weights.hdf5 (char CNN, highway, projection and both LSTM stacks; the softmax is left

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import sys
 
-HELP = "What each layer knows: WSD, POS probes and NER for a model, beside the paper's numbers."
-
 DESCRIPTION = """\
 Measure what each layer of a biLM captures, with the paper's own methods (Peters et al. 2018,
 Sec. 5.3): word sense disambiguation by 1-nearest-neighbour over SemCor sense centroids
@@ -43,8 +41,9 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     from pathlib import Path
 
+    from elmo_tutorial.allennlp_format import load_model
     from elmo_tutorial.downloads import DatasetNotAvailable
-    from elmo_tutorial.layer_report import layer_report, load_model, to_markdown, write_report
+    from elmo_tutorial.layer_report import layer_report, to_markdown, write_report
 
     existing = [p for p in (args.json, args.markdown) if p and Path(p).exists()]
     if existing and not args.force:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import difflib
+import json
 import os
 import subprocess
 import sys
 
 from . import at_least
-
-HELP = "Train a biLM from a preset config (tiny, small, paper) with overrides."
 
 DESCRIPTION = """\
 Train the bidirectional language model that ELMo is made of (Peters et al. 2018, Sec. 3.1):
@@ -26,7 +26,9 @@ fields with --model.FIELD=value, or put them in a TOML file ([model] table for t
 architecture). Order: preset < --config-file < --key=value. Unknown keys are errors.
 
 The run directory (--out) receives config.json, vocab.txt, log.jsonl, loss.png,
-checkpoints/ (atomic; resume with --resume) and finally model.safetensors. If it already
+checkpoints/ (atomic; resume with --resume) and finally model.safetensors. Ctrl-C stops
+after the current step, saves a checkpoint there and says how to continue (a second Ctrl-C
+stops at once, keeping the checkpoint before). If it already
 holds a run, training refuses to start: --resume continues it (settings that the checkpoint
 cannot continue under, such as the architecture, the corpus or the batch size, are refused;
 others, such as max_steps or lr, are taken and announced), --force deletes it and starts over.
@@ -60,20 +62,62 @@ def add_arguments(parser) -> None:
                         help="data-parallel processes (starts torchrun; nccl on GPUs, gloo on CPU)")
     parser.add_argument("--print-config", action="store_true",
                         help="print the resolved configuration as JSON and exit")
+    parser.epilog = "settings, --key=value (the value shown is the tiny preset's):\n" + "\n".join(
+        f"  {f'--{key}={value}':<36} {comment}" for key, value, comment in settings())
     _accept_overrides(parser)
+
+
+def settings() -> list[tuple[str, str, str]]:
+    """``(key, value in the tiny preset, comment)`` for every setting ``--key=value`` takes.
+
+    The comments are those on the fields of ``TrainConfig`` and ``ModelConfig`` (read from
+    their source), so that ``--help`` and the code say the same.
+    """
+    import inspect
+    import re
+
+    from elmo_tutorial.config import ModelConfig
+    from elmo_tutorial.train_config import TrainConfig
+
+    tiny = TrainConfig.preset("tiny")
+    values = {**tiny.to_dict(), **{f"model.{k}": v for k, v in tiny.model_config(0).to_dict()
+                                   .items()}}
+    rows = []
+    for cls, prefix in ((TrainConfig, ""), (ModelConfig, "model.")):
+        for line in inspect.getsource(cls).splitlines():
+            field = re.match(r"    (\w+): [^=]+= [^#]*#\s*(.*)", line)
+            more = re.match(r"    #\s+(\w.*)", line)  # a comment continued on the next line
+            if field and field[1] != "model_overrides":  # that one is --model.FIELD=value
+                value = values.get(prefix + field[1])
+                value = ("none" if value is None else value if isinstance(value, str)
+                         else json.dumps(value, separators=(",", ":")))  # as --key=value reads
+                rows.append((prefix + field[1], value, field[2]))
+            elif more and rows and not more[1].startswith("---"):
+                rows[-1] = (*rows[-1][:2], f"{rows[-1][2]} {more[1]}")
+    return rows
 
 
 def _accept_overrides(parser) -> None:
     """Collect unknown ``--key=value`` arguments as config overrides instead of rejecting them.
 
     argparse cannot declare "any --key=value", so the parser's ``parse_known_args`` is wrapped:
-    the unknown arguments of that form land in ``args.overrides``; anything else stays an error.
+    the unknown arguments of that form land in ``args.overrides``; anything else stays an error,
+    and a name that is neither an option nor a setting (a typo) is named with the nearest one.
     """
     parse_known = parser.parse_known_args
 
     def parse_known_args(args=None, namespace=None):
         namespace, extras = parse_known(args, namespace)
+        keys = {key for key, _, _ in settings()}
+        options = [o for action in parser._actions for o in action.option_strings
+                   if o.startswith("--")]
         for i, flag in enumerate(extras):
+            name = flag.partition("=")[0]
+            if flag.startswith("--") and name[2:].replace("-", "_") not in keys:
+                near = difflib.get_close_matches(name, options + [f"--{k}" for k in keys], n=1)
+                parser.error(f"there is no option or setting {name}"
+                             + (f"; did you mean {near[0]}?" if near else "")
+                             + " (`elmo-tutorial train --help` lists them all)")
             value = extras[i + 1] if i + 1 < len(extras) else None
             if flag.startswith("--") and "=" not in flag:  # --max_steps 10: say how instead
                 parser.error(f"settings take their value after '=': write "
@@ -121,10 +165,10 @@ def _launch_torchrun(nproc: int) -> int:
 
 
 def run(args) -> int:
-    import json
-
     from elmo_tutorial.downloads import DatasetNotAvailable
     from elmo_tutorial.overwrite import check_fresh_run_dir
+    from elmo_tutorial.train import TrainingInterrupted
+    from elmo_tutorial.train import run as train
 
     # Mistakes in what was asked for (exit 2); nothing has been written when they are raised.
     user_errors = (ValueError, FileNotFoundError, FileExistsError, NotADirectoryError,
@@ -138,12 +182,17 @@ def run(args) -> int:
             if not args.resume:  # refuse here, once, rather than in every process
                 check_fresh_run_dir(config.out_dir, args.force)
             return _launch_torchrun(args.nproc)
-        from elmo_tutorial.train import run as train
-
         metrics = train(config, resume=args.resume, force=args.force)
     except user_errors as err:
         print(f"elmo-tutorial train: {err}", file=sys.stderr)
         return 2
+    except TrainingInterrupted as err:  # Ctrl-C: saved where it stopped
+        print(f"elmo-tutorial train: {err}", file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:  # before the first step, or a second Ctrl-C while saving
+        print("elmo-tutorial train: interrupted; the run's newest checkpoint (if any) is intact: "
+              "run the same command with --resume to continue from it", file=sys.stderr)
+        return 130
     except FloatingPointError as err:
         print(f"elmo-tutorial train: {err}", file=sys.stderr)
         return 1

@@ -3,7 +3,7 @@
 Every polysemous word (``bank``, ``play``, ``work``, ``point``, ``bat``, ``spring``) has a few
 senses. Each sense owns a small lexicon of *cue words* (nouns, verbs, adjectives) that occur
 near it and nowhere near the word's other senses; the generator in
-``elmo_tutorial.embedded_corpus`` fills templates with them. Lists are ordered by how often a
+``elmo_tutorial.sense_corpus`` fills templates with them. Lists are ordered by how often a
 word is drawn (the generator gives the r-th item a weight proportional to 1/r, a Zipf-like law).
 
 Template language: a template is a string of space-separated tokens; tokens starting with ``$``

@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from elmo_tutorial import embedded_corpus as corpus
-from elmo_tutorial.embedded_lexicon import SENSES
+from elmo_tutorial import sense_corpus as corpus
+from elmo_tutorial.sense_grammar import SENSES
 
 COMMITTED = Path(__file__).resolve().parent.parent / "data" / "embedded"
 
 
 @pytest.fixture(scope="module")
 def test_examples():
-    return corpus.embedded_senses("test")
+    return corpus.sense_examples("test")
 
 
 def test_regenerated_corpus_is_byte_identical_to_the_committed_one(tmp_path):
@@ -24,7 +24,7 @@ def test_regenerated_corpus_is_byte_identical_to_the_committed_one(tmp_path):
     for name, path in written.items():
         assert path.read_bytes() == (COMMITTED / name).read_bytes(), (
             f"data/embedded/{name} differs from the generator's output: run "
-            "`python -m elmo_tutorial.embedded_corpus data/embedded` and commit the result"
+            "`python -m elmo_tutorial.sense_corpus data/embedded` and commit the result"
         )
 
 
@@ -66,7 +66,7 @@ def test_sense_cue_words_are_disjoint_within_each_word():
 
 
 def test_verb_objects_are_nouns_of_their_sense_and_shared_words_are_no_cues():
-    from elmo_tutorial import embedded_lexicon as lex
+    from elmo_tutorial import sense_grammar as lex
 
     shared = {w.lower() for group in (lex.SUBJECTS, lex.PLURAL_SUBJECTS, lex.NEUTRAL_NPS,
                                       lex.NEUTRAL_ADJECTIVES, lex.ADJUNCTS, lex.HABITUAL,
@@ -103,7 +103,7 @@ def test_bag_of_context_words_recovers_the_sense_well_above_chance(test_examples
     """Naive Bayes on the other words of the sentence, trained on train, scored on test."""
     counts = defaultdict(Counter)  # (word, sense) -> context word counts
     priors = Counter()
-    for tokens, index, word, sense, _ in corpus.embedded_senses("train"):
+    for tokens, index, word, sense, _ in corpus.sense_examples("train"):
         priors[word, sense] += 1
         counts[word, sense].update(t.lower() for i, t in enumerate(tokens) if i != index)
     vocab = len({w for c in counts.values() for w in c})
@@ -126,23 +126,23 @@ def test_bag_of_context_words_recovers_the_sense_well_above_chance(test_examples
 
 def test_splits_have_the_expected_sizes():
     for split, n in corpus.SPLITS.items():
-        sentences = corpus.embedded_corpus(split)
+        sentences = corpus.sense_corpus(split)
         assert len(sentences) == n
         assert all(len(s) >= corpus.MIN_TOKENS for s in sentences)
-    assert 200_000 < sum(map(len, corpus.embedded_corpus("train"))) < 300_000
+    assert 200_000 < sum(map(len, corpus.sense_corpus("train"))) < 300_000
 
 
 def test_dev_and_validation_mean_valid_and_unknown_splits_are_rejected():
-    assert corpus.embedded_corpus("dev") == corpus.embedded_corpus("valid")
-    assert corpus.embedded_senses("validation") == corpus.embedded_senses("valid")
+    assert corpus.sense_corpus("dev") == corpus.sense_corpus("valid")
+    assert corpus.sense_examples("validation") == corpus.sense_examples("valid")
     with pytest.raises(ValueError, match="expected train, valid or test"):
-        corpus.embedded_corpus("training")
+        corpus.sense_corpus("training")
 
 
 def test_missing_repo_copy_falls_back_to_a_generated_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path))
-    monkeypatch.setattr(corpus, "__file__", str(tmp_path / "pkg" / "elmo_tutorial" / "x.py"))
-    assert corpus.embedded_dir() == tmp_path / "embedded"
-    assert corpus.embedded_corpus("valid") == [
+    monkeypatch.setattr(corpus, "REPOSITORY", tmp_path / "pkg")  # an install without data/
+    assert corpus.sense_corpus_dir() == tmp_path / "embedded"
+    assert corpus.sense_corpus("valid") == [
         s.split(" ") for s in (COMMITTED / "valid.txt").read_text().splitlines()
     ]

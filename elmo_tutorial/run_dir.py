@@ -1,0 +1,146 @@
+"""The run directory: what ``elmo-tutorial train`` writes, and :func:`load_run`, which reads it.
+
+A run directory::
+
+    runs/tiny/
+      config.json            {"model": ModelConfig fields, "train": TrainConfig fields}
+      vocab.txt              one word per line (bilm-tf format); line i = word id i
+      model.safetensors      final weights (encoder + softmax), float32
+      log.jsonl              one JSON object per logged step / evaluation
+      loss.png               training loss and held-out perplexity
+      checkpoints/           see :mod:`elmo_tutorial.checkpoint`
+      SHA256SUMS             only in exported copies (and the shipped models): checked on load
+
+Every file is written whole (:mod:`elmo_tutorial.safe_files`). The models that ship with the
+course, ``data/models/tiny`` and ``data/models/small``, are run directories too
+(:func:`shipped_model`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import NamedTuple
+
+import torch
+
+from .checkpoint import latest_checkpoint, load_weights
+from .config import ModelConfig
+from .runtime import REPOSITORY
+from .safe_files import DamagedFile, atomic_write_text, check_sha256sums
+from .vocab import Vocabulary
+
+__all__ = ["Run", "SHIPPED_MODELS", "load_run", "read_run_config", "shipped_model",
+           "write_run_config"]
+
+SHIPPED_MODELS = ("tiny", "small")  # run directories in the repository's data/models/
+
+
+class Run(NamedTuple):
+    """What :func:`load_run` read from a run directory."""
+
+    config: ModelConfig  # the architecture
+    state: dict[str, torch.Tensor]  # the weights, float32 (a BidirectionalLM's state_dict)
+    vocab: Vocabulary | None  # the words the softmax predicts (None for an encoder only)
+    train: dict  # the training settings (TrainConfig fields; {} for an exported encoder)
+
+
+def write_run_config(run_dir: str | Path, model_config: ModelConfig, train_config: dict) -> None:
+    payload = {"model": model_config.to_dict(), "train": train_config}
+    atomic_write_text(Path(run_dir) / "config.json", json.dumps(payload, indent=2) + "\n")
+
+
+def read_run_config(run_dir: str | Path) -> tuple[ModelConfig, dict]:
+    """``(ModelConfig, training settings)`` from a run's ``config.json``.
+
+    Raises:
+        FileNotFoundError: ``run_dir`` is not a run directory (says what to do instead).
+        ValueError: ``config.json`` is damaged or not a run's (:class:`DamagedFile` if damaged).
+    """
+    path = Path(run_dir) / "config.json"
+    if Path(run_dir).is_file():
+        raise ValueError(f"{run_dir} is a file, not a run directory: give the folder that holds "
+                         "config.json and model.safetensors")
+    if not path.exists():
+        official = " (it holds options.json: load it with load_allennlp)" if (
+            Path(run_dir) / "options.json").exists() else ""
+        raise FileNotFoundError(
+            f"{path} not found: {run_dir} is not a run directory{official}. Train one with "
+            "`elmo-tutorial train --config tiny --out RUN_DIR`.")
+    try:
+        payload = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise DamagedFile.of(path, error) from None
+    if not isinstance(payload, dict) or not isinstance(payload.get("model"), dict):
+        raise ValueError(f"{path} is not the config.json of a run of this package (it has no "
+                         "\"model\" table); for options.json + weights.hdf5 use load_allennlp")
+    try:
+        return ModelConfig.from_dict(payload["model"]), payload.get("train", {})
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{path}: {error}") from None
+
+
+def load_run(run_dir: str | Path, checkpoint: bool = False) -> Run:
+    """Load a trained run: its config, weights, vocabulary and training settings.
+
+    The weights are ``model.safetensors`` of the run (its final weights); with
+    ``checkpoint=True``, or while a run has no final weights yet, those of its newest
+    checkpoint. A shipped model (encoder only, float16 storage) loads the same way: its config
+    has ``vocab_size`` 0 and it has no softmax weights; tensors come back as float32. Where the
+    folder has a ``SHA256SUMS`` (exports and the shipped models), the files read are checked
+    against it first.
+
+    Raises:
+        FileNotFoundError: not a run directory, or one with no weights yet.
+        DamagedFile: a file does not load or does not match ``SHA256SUMS``.
+
+    Example:
+        >>> config, state, vocab, train = load_run("runs/tiny")      # doctest: +SKIP
+        >>> lm = BidirectionalLM(config); lm.load_state_dict(state)  # doctest: +SKIP
+    """
+    run_dir = Path(run_dir)
+    shipped = run_dir.resolve().parent == REPOSITORY / "data" / "models"
+    hint = (f"restore it with `git checkout -- {run_dir.resolve().relative_to(REPOSITORY)}` "
+            "in the repository (or clone it again)") if shipped else None
+    check_sha256sums(run_dir, ["config.json", "model.safetensors", "vocab.txt"], hint)
+    config, train = read_run_config(run_dir)
+    final = run_dir / "model.safetensors"
+    if checkpoint or not final.exists():
+        ckpt = latest_checkpoint(run_dir)
+        if ckpt is None:
+            raise FileNotFoundError(f"{run_dir} has neither model.safetensors nor a checkpoint; "
+                                    "train it first (or resume it with --resume)")
+        final = ckpt / "model.safetensors"
+    try:
+        state = load_weights(final)
+    except DamagedFile as error:
+        if final.parent == run_dir and latest_checkpoint(run_dir):
+            raise ValueError(f"{error}; or load the run's newest checkpoint instead "
+                             "(from_run(..., checkpoint=True), evaluate --checkpoint)") from None
+        raise
+    vocab_path = run_dir / "vocab.txt"
+    vocab = Vocabulary.load(vocab_path) if vocab_path.exists() else None
+    return Run(config, state, vocab, train)
+
+
+def shipped_model(name: str) -> Path:
+    """The run directory of a model that ships with the course, for ``ELMo.from_run``/``load_run``.
+
+    ``"tiny"``: the ``tiny`` preset trained to the end (softmax included; notebooks 06-07).
+    ``"small"``: the ``small`` preset's encoder (no softmax; notebooks 08-10). Each has a
+    ``MODEL_CARD.md`` saying how it was trained, and a ``SHA256SUMS`` that loading checks.
+
+    Raises:
+        ValueError: an unknown name.
+        FileNotFoundError: the models are not there (they come with a clone of the repository,
+            not with a wheel of the package).
+    """
+    if name not in SHIPPED_MODELS:
+        raise ValueError(f"no shipped model called {name!r}; the course ships {SHIPPED_MODELS}")
+    path = REPOSITORY / "data" / "models" / name
+    if not (path / "config.json").exists():
+        raise FileNotFoundError(
+            f"the shipped model {name!r} is not at {path}: it comes with a clone of the course "
+            f"repository (data/models/{name}). Clone it, or train your own with "
+            f"`elmo-tutorial train --config {name} --out runs/{name}` and load runs/{name}.")
+    return path

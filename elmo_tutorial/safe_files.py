@@ -1,0 +1,143 @@
+"""Files written whole and read back checked: write-then-rename, digests, ``SHA256SUMS``.
+
+Every file the package writes (weights, checkpoints, run configs, logs, plots, the embedding
+cache, exports, student copies) goes through :func:`atomic_write`: the content is written to a
+temporary name in the same folder, flushed to the disk, and renamed onto the final name with
+``os.replace``, which is atomic on POSIX and Windows. A crash, ``kill -9`` or Ctrl-C mid-write
+leaves the previous file intact (or no file), never half a file; the temporary one is removed
+when the writer fails.
+
+What a crash cannot do, a full disk, a bad copy or a cut download can: a file that no longer
+loads, or no longer matches the digest in the ``SHA256SUMS`` beside it, raises
+:class:`DamagedFile`, which names it and says how to replace it.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> atomic_write_text(folder / "notes.txt", "kept whole\\n")
+    >>> (folder / "notes.txt").read_text()
+    'kept whole\\n'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+__all__ = ["DamagedFile", "atomic_write", "atomic_write_bytes", "atomic_write_text",
+           "check_sha256sums", "file_digest", "fsync_dir", "write_sha256sums"]
+
+CHUNK = 1 << 20  # bytes read per step while hashing
+SUMS = "SHA256SUMS"  # ``sha256sum`` format: "<hex digest>  <file name>" per line
+
+
+class DamagedFile(ValueError):
+    """A weights, checkpoint or config file that exists but does not load (cut short, empty,
+    overwritten) or does not match its ``SHA256SUMS``: the message names it and the fix.
+
+    Attributes:
+        path: the damaged file.
+        reason: what reading it raised, e.g. ``"EOFError"``.
+    """
+
+    def __init__(self, path: Path, reason: str, hint: str | None = None) -> None:
+        if hint is None and (path.parent / SUMS).exists():
+            hint = (f"check the folder with `sha256sum -c {SUMS}` in {path.parent} and "
+                    "download or copy what fails again")
+        elif hint is None:
+            hint = "it was cut short or overwritten (by a full disk, an interrupted copy?)"
+        super().__init__(f"{path} is damaged and cannot be read ({reason}); {hint}")
+        self.path, self.reason = path, reason
+
+    @classmethod
+    def of(cls, path: Path, error: BaseException) -> DamagedFile:
+        """The error for ``path``, whose reading raised ``error`` (its type and first line)."""
+        detail = str(error).strip().splitlines()[0][:100] if str(error).strip() else ""
+        return cls(path, type(error).__name__ + (f": {detail}" if detail else ""))
+
+
+def fsync_dir(path: str | Path) -> None:
+    """Flush a folder's entries, so that a rename into it survives a power cut (POSIX only)."""
+    if os.name == "posix":
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def atomic_write(path: str | Path, write: Callable[[str], object]) -> None:
+    """Call ``write(tmp_path)``, then rename the finished file onto ``path`` atomically.
+
+    ``write`` receives the temporary file's name (a ``str``, as ``torch.save``, safetensors,
+    h5py and matplotlib expect) and must write the whole content there. Parent folders are
+    created. If ``write`` raises (or is interrupted), ``path`` is untouched and the temporary
+    file is removed.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    umask = os.umask(0)
+    os.umask(umask)
+    try:
+        write(tmp)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp (and some writers) make 0600: the usual ones
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    fsync_dir(path.parent)
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """Write ``text`` (UTF-8, ``\\n`` line ends on every system) to ``path`` atomically."""
+    atomic_write(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8", newline="\n"))
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically."""
+    atomic_write(path, lambda tmp: Path(tmp).write_bytes(data))
+
+
+def file_digest(path: str | Path, algorithm: str = "sha256") -> str:
+    """Hex digest of a file, read in chunks (works for multi-GB archives)."""
+    digest = hashlib.new(algorithm)
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(CHUNK), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def write_sha256sums(folder: str | Path, names: list[str]) -> None:
+    """Write ``folder/SHA256SUMS`` for the files ``names`` of ``folder`` (``sha256sum -c``
+    checks it; so does :func:`check_sha256sums` whenever the folder is loaded)."""
+    folder = Path(folder)
+    atomic_write_text(folder / SUMS, "".join(f"{file_digest(folder / n)}  {n}\n" for n in names))
+
+
+def check_sha256sums(folder: str | Path, names: list[str], hint: str | None = None) -> None:
+    """If ``folder`` has a ``SHA256SUMS``, check the files ``names`` that it lists.
+
+    Hashing costs milliseconds per megabyte; loading a flipped byte without a word costs a
+    wrong result nobody can explain.
+
+    Raises:
+        DamagedFile: the first listed file whose digest differs, with ``hint`` as the fix.
+    """
+    sums = Path(folder) / SUMS
+    if not sums.is_file():
+        return
+    expected = {}
+    for line in sums.read_text(encoding="utf-8", errors="replace").splitlines():
+        digest, _, name = line.strip().partition("  ")
+        expected[name.lstrip("*")] = digest.lower()
+    for name in names:
+        path = Path(folder) / name
+        if name in expected and path.is_file() and file_digest(path) != expected[name]:
+            raise DamagedFile(path, f"its sha256 is not the one in {SUMS}", hint)
