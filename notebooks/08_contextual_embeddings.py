@@ -36,7 +36,13 @@
 # cached on disk).
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
-from elmo_tutorial.figures import you_are_here
+try:
+    from elmo_tutorial.figures import you_are_here
+except ModuleNotFoundError as missing:  # opened before `make lab` installed the course
+    raise ModuleNotFoundError(
+        f"this notebook's kernel cannot import {missing.name}: start JupyterLab with "
+        "`make lab` from the repository root (or run `pip install -e .` there, in this "
+        "kernel's environment), then restart the kernel") from None
 
 you_are_here("projection", "forward_lstm", "backward_lstm", "scalar_mix")
 
