@@ -80,17 +80,22 @@ def _layers_per_sentence(embedded) -> list[torch.Tensor]:
 
 
 def prepare_task(name: str, embedder, index: dict[str, int], max_sentences: int | None = None,
-                 progress: bool = False) -> dict[str, TaskSplit]:
+                 max_train: int | None = None, progress: bool = False) -> dict[str, TaskSplit]:
     """Every split of task ``name`` as a :class:`TaskSplit` with word ids and biLM layers.
 
     Args:
         embedder: an :class:`~elmo_tutorial.embedder.Embedder` (layers are cached on disk).
         index: ``{word: row}`` of the baseline's vectors (:func:`word_vectors`).
         max_sentences: keep only the first this many sentences of each split (quick runs).
+        max_train: train on a fixed random sample of this many training sentences (the same
+            sample for every model and seed); dev and test stay whole.
     """
     from .embedding_cache import embed_corpus
 
     data = {split: pairs[:max_sentences] for split, pairs in read_task(name).items()}
+    if max_train is not None and len(data["train"]) > max_train:
+        keep = training_subset(len(data["train"]), max_train / len(data["train"]), seed=0)
+        data["train"] = [data["train"][i] for i in keep]
     tagging = isinstance(data["train"][0][1], list)
     if tagging:  # "O" first, then the tags of the training set (unseen ones count as "O")
         classes = ["O", *sorted({t for _, tags in data["train"] for t in tags} - {"O"})]
@@ -119,8 +124,8 @@ def run_variant(splits: dict[str, TaskSplit], vectors: torch.Tensor, variant: st
     """Train one variant (see :data:`VARIANTS`) on one seed; its test score and mix weights.
 
     A fraction below 1 trains on a seeded random part of ``train`` (the same part for every
-    variant of a seed) with batches of 8 and up to three times the epochs, so that a small
-    training set still gets enough updates; dev and test stay whole.
+    variant of a seed) with batches of 8 (and, below 5 %, up to three times the epochs), so
+    that a small training set still gets enough updates; dev and test stay whole.
 
     Returns:
         ``{"score": test score (percent), "valid": best dev score, "epochs": epochs run,
@@ -131,7 +136,8 @@ def run_variant(splits: dict[str, TaskSplit], vectors: torch.Tensor, variant: st
     batch_size, n_epochs = 32, epochs
     if fraction < 1.0:
         train = train.subset(training_subset(len(train), fraction, seed))
-        batch_size, n_epochs = 8, 3 * epochs
+        batch_size = 8
+        n_epochs = 3 * epochs if fraction < 0.05 else epochs  # a few sentences: more passes
     if top_only:  # the mix of one layer is γ · h_L: the paper's "last only"
         train, valid, test = (_top_layer(s) for s in (train, valid, test))
     n_layers, width = train.layers[0].shape[1:]

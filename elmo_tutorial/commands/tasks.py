@@ -25,9 +25,10 @@ MODEL is a run directory (from `train`), the shipped data/models/small, a folder
 official options.json and weights.hdf5, or those two files.
 
 Data: sst, conll2000 and wnut17 (elmo-tutorial data list) and the biLM's training corpus for
-the static vectors (--corpus; a run directory names its own). The full report embeds about
-700,000 tokens and trains 66 small models, two at a time on one CPU thread each: about 20
-minutes on a 2-core CPU; layers and vectors computed before are read from the cache.
+the static vectors (--corpus; a run directory names its own). The full report trains on a
+fixed sample of 2,000 training sentences per task (dev and test whole) and trains 66 small
+models, two at a time on one CPU thread each: about 20 minutes on a 2-core CPU; layers and
+vectors computed before are read from the cache.
 
 Examples:
   elmo-tutorial tasks data/models/small --json tasks.json --markdown TASKS.md
