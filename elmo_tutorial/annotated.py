@@ -123,7 +123,7 @@ def treebank_pos(split: str = "train") -> list[tuple[Sentence, list[str]]]:
 
 
 def _ptb_word(word: str) -> str:
-    """A Penn Treebank token as the plain text the biLM read (``-LRB-`` → ``(``, ``\\/`` → ``/``)."""
+    """A treebank token as the plain text the biLM read (``-LRB-`` → ``(``, ``\\/`` → ``/``)."""
     return _PTB_TEXT.get(word, word.replace("\\/", "/").replace("\\*", "*"))
 
 

@@ -18,7 +18,8 @@ Example:
     >>> torch.manual_seed(0) and None
     >>> model = TaskModel(torch.randn(10, 8), n_classes=5, task="classify",
     ...                   elmo_layers=3, elmo_dim=16, elmo_at=("input", "output"))
-    >>> words, mask = torch.tensor([[3, 4, 0], [5, 0, 0]]), torch.tensor([[1, 1, 1], [1, 0, 0]]).bool()
+    >>> words = torch.tensor([[3, 4, 0], [5, 0, 0]])
+    >>> mask = torch.tensor([[1, 1, 1], [1, 0, 0]]).bool()
     >>> layers = torch.randn(2, 3, 3, 16)                      # (B, T, L + 1, D)
     >>> model(words, mask, layers).shape                       # one score per class and sentence
     torch.Size([2, 5])

@@ -121,7 +121,8 @@ def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = TA
         return spread([runs[(task, variant, s, fraction)]["score"] for s in seeds])
 
     result = {"model": name, "quick": quick, "corpus": corpus, "seeds": list(seeds),
-              "epochs": setting["epochs"], "max_train": setting["max_train"], "tasks": {}, "sample_efficiency": {}, "weights": {}}
+              "epochs": setting["epochs"], "max_train": setting["max_train"], "tasks": {},
+              "sample_efficiency": {}, "weights": {}}
     for t in tasks:
         base, elmo = scores(t, "baseline"), scores(t, "elmo")
         result["tasks"][t] = {

@@ -248,7 +248,8 @@ for name, scores in accuracy.items():
     print(f"{name:<9} test accuracy {mean_std(scores)}  (seeds: {approx(scores, '.1f')})")
 gain = accuracy["+ ELMo"].mean() - accuracy["baseline"].mean()
 spread = accuracy["+ ELMo"].std(ddof=1) + accuracy["baseline"].std(ddof=1)
-print(f"difference {approx(gain, '+.1f')} points; the two spreads add up to {approx(spread, '.1f')}")
+print(f"difference {approx(gain, '+.1f')} points; "
+      f"the two spreads add up to {approx(spread, '.1f')}")
 positive_share = np.mean([y for _, y in data["test"]])
 majority = 100 * max(positive_share, 1 - positive_share)  # always guessing the commoner class
 print(f"always guessing the more frequent class: {majority:.1f} %")
