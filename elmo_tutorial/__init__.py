@@ -18,6 +18,9 @@ The data path, with the module of each step::
           train_log and checkpoint for the run directory), evaluation (perplexities; ngram)
        ─▶ using: scalar_mix and elmo (ELMo, ELMo.from_run), embedder (many sentences, per
           layer), contextual_vectors (raw text), allennlp_format and export (other formats)
+       ─▶ analyses: what the layers know (wsd, probes, tagger, layer_report) and what ELMo
+          adds to a task model (corpus_vectors for the baseline, task_model, task_training,
+          task_experiments, task_report, task_markdown); nothing above imports them
     cli, commands: the ``elmo-tutorial`` command line parses arguments, calls these, prints.
 
 Dependencies point one way: the data stack knows nothing of the model; the model (chars to

@@ -188,3 +188,16 @@ def test_import_graph_sees_relative_and_function_level_imports(tmp_path):
     assert graph["pkg.b"] == {"pkg.sub.c"}  # inside a function
     assert graph["pkg.sub.c"] == {"pkg.a", "pkg.b"}  # ``..a`` resolved; os is not ours
     assert find_cycle(graph) == ["pkg.a", "pkg.b", "pkg.sub.c", "pkg.a"]
+
+
+# What ELMo adds to a task model: analyses built on the model, the data and training.
+TASK_MODULES = ("corpus_vectors", "task_model", "task_training", "task_experiments",
+                "task_report", "task_markdown")
+
+
+@pytest.mark.parametrize("module", [*MODEL_MODULES, *FORBIDDEN["training"],
+                                    *FORBIDDEN["the data stack"]])
+def test_the_model_data_and_training_do_not_depend_on_the_task_analyses(graph, module):
+    targets = {f"elmo_tutorial.{m}" for m in TASK_MODULES}
+    chain = dependency_chain(graph, f"elmo_tutorial.{module}", targets.__contains__)
+    assert chain is None, f"{module} depends on a task analysis: {' -> '.join(chain)}"

@@ -96,3 +96,16 @@ def test_conll2000_has_the_official_counts_and_well_formed_bio_chunks():
     assert all(len(tokens) == len(ts) for tokens, ts in train + test)
     with pytest.raises(ValueError, match="only 'train' and 'test'"):
         annotated.conll2000_chunks("valid")
+
+
+def test_the_tasks_keep_official_test_sets_and_hold_out_chunking_dev_from_train():
+    from elmo_tutorial.task_experiments import read_task, training_subset
+
+    _available("conll2000")
+    chunking = read_task("chunking")
+    assert [len(chunking[s]) for s in ("train", "valid", "test")] == [7936, 1000, 2012]
+    _available("sst")
+    assert [len(read_task("sst5")[s]) for s in ("train", "valid", "test")] == [8544, 1101, 2210]
+    sample = training_subset(8544, 2000 / 8544, seed=0)
+    assert len(sample) == len(set(sample)) == 2000 and sample == sorted(sample)
+    assert sample == training_subset(8544, 2000 / 8544, seed=0)  # the same sample every time
