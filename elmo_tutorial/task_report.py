@@ -5,7 +5,7 @@
 runs at a time) and collects::
 
     {"model": str, "quick": bool, "corpus": the static vectors' text, "seeds": [...],
-     "tasks": {TASK: {"metric", "sizes": {"train", "valid", "test"},
+     "tasks": {TASK: {"metric", "sizes": {"train", "dev", "test"} (sentences),
                       "baseline": {"mean", "std", "runs"}, "elmo": {...},
                       "error_reduction": percent of the baseline's error removed}},
      "table2": {"task", "top", "lambda1", "elmo": {"mean", "std", "runs"}},
@@ -126,7 +126,9 @@ def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = TA
     for t in tasks:
         base, elmo = scores(t, "baseline"), scores(t, "elmo")
         result["tasks"][t] = {
-            "metric": METRICS[t], "sizes": {k: len(v) for k, v in splits[t].items()},
+            "metric": METRICS[t], "sizes": {"train": len(splits[t]["train"]),
+                                            "dev": len(splits[t]["valid"]),
+                                            "test": len(splits[t]["test"])},
             "baseline": base, "elmo": elmo,
             "error_reduction": 100.0 * (elmo["mean"] - base["mean"]) / (100.0 - base["mean"])}
         curve = []

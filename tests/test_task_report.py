@@ -18,7 +18,7 @@ def _s(mean, std=0.5):
 
 
 def _fake_result() -> dict:
-    tasks = {t: {"metric": m, "sizes": {"train": 100, "valid": 10, "test": 20},
+    tasks = {t: {"metric": m, "sizes": {"train": 100, "dev": 10, "test": 20},
                  "baseline": _s(40.0), "elmo": _s(e), "error_reduction": 100 * (e - 40.0) / 60.0}
              for t, m, e in (("sst5", "accuracy", 45.0), ("chunking", "F1", 40.5),
                              ("ner", "F1", 30.0))}
@@ -94,7 +94,7 @@ def test_tasks_command_end_to_end_on_the_tiny_model(tmp_path, monkeypatch):
     assert data["quick"] is True and data["corpus"] == "embedded"  # the run's own corpus
     for task in ("sst5", "chunking", "ner"):
         r = data["tasks"][task]
-        assert set(r["sizes"]) == {"train", "valid", "test"}
+        assert set(r["sizes"]) == {"train", "dev", "test"}
         for model in ("baseline", "elmo"):
             assert len(r[model]["runs"]) == 3 and 0.0 <= r[model]["mean"] <= 100.0
         assert [p["fraction"] for p in data["sample_efficiency"][task]] == [0.1, 1.0]
