@@ -30,8 +30,8 @@ import torch
 from .task_model import TaskModel
 from .task_training import TaskSplit, encode_words, evaluate, train_task_model
 
-__all__ = ["METRICS", "TASKS", "VARIANTS", "prepare_task", "read_task", "run_variant",
-           "word_vectors"]
+__all__ = ["METRICS", "TASKS", "VARIANTS", "layers_per_sentence", "prepare_task", "read_task",
+           "run_variant", "spread", "training_subset", "word_vectors"]
 
 TASKS = ("sst5", "chunking", "ner")
 METRICS = {"sst5": "accuracy", "chunking": "F1", "ner": "F1"}
@@ -73,7 +73,7 @@ def word_vectors(corpus: str, dim: int = 100) -> tuple[torch.Tensor, dict[str, i
     return table, {w: i for i, w in enumerate(static.words, start=1)}
 
 
-def _layers_per_sentence(embedded) -> list[torch.Tensor]:
+def layers_per_sentence(embedded) -> list[torch.Tensor]:
     """``(L + 1, N, D)`` float16 layers → one ``(T_i, L + 1, D)`` float16 tensor per sentence."""
     flat = torch.from_numpy(np.ascontiguousarray(np.asarray(embedded.data).transpose(1, 0, 2)))
     return list(flat.split(np.diff(embedded.offsets).tolist()))  # views of one (N, L + 1, D)
@@ -108,7 +108,7 @@ def prepare_task(name: str, embedder, index: dict[str, int], max_sentences: int 
         embedded = embed_corpus(embedder, sentences, f"{name}-{split}", progress)
         targets = ([torch.tensor([ids.get(t, 0) for t in tags]) for _, tags in pairs] if tagging
                    else [ids[str(label)] for _, label in pairs])
-        splits[split] = TaskSplit(encode_words(sentences, index), _layers_per_sentence(embedded),
+        splits[split] = TaskSplit(encode_words(sentences, index), layers_per_sentence(embedded),
                                   targets, classes)
     return splits
 

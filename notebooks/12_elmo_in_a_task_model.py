@@ -63,7 +63,7 @@ from elmo_tutorial.claims import approx, claim
 from elmo_tutorial.embedding_cache import embed_corpus
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.scalar_mix import ScalarMix
-from elmo_tutorial.task_experiments import _layers_per_sentence, training_subset, word_vectors
+from elmo_tutorial.task_experiments import layers_per_sentence, training_subset, word_vectors
 from elmo_tutorial.task_model import TaskModel
 from elmo_tutorial.task_training import TaskSplit, encode_words, evaluate, train_task_model
 
@@ -220,7 +220,7 @@ embedder = Embedder(ELMo.from_run("../data/models/small"))
 
 def task_split(pairs, name):
     sentences = [tokens for tokens, _ in pairs]
-    layers = _layers_per_sentence(embed_corpus(embedder, sentences, name, progress=False))
+    layers = layers_per_sentence(embed_corpus(embedder, sentences, name, progress=False))
     return TaskSplit(encode_words(sentences, index), layers, [y for _, y in pairs],
                      ["negative", "positive"])  # layers: per sentence (T, 3, 256) float16
 
