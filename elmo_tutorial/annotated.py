@@ -8,6 +8,8 @@ it (``elmo-tutorial data download NAME``, or ``ELMO_TUTORIAL_DATA``).
 - ``ud_english_ewt(split)`` → ``[(tokens, upos_tags), ...]`` (UD English-EWT r2.16)
 - ``wnut17(split)`` → ``[(tokens, bio_tags), ...]`` (WNUT-17 emerging entities)
 - ``treebank_pos(split)`` → ``[(tokens, ptb_tags), ...]`` (nltk's Penn Treebank sample)
+- ``conll2000_chunks(split)`` → ``[(tokens, bio_chunk_tags), ...]`` (CoNLL-2000 chunking)
+- ``sst(split, classes)`` → ``[(tokens, label), ...]`` (Stanford Sentiment Treebank, SST-5/-2)
 - ``wsd_framework(dataset)`` → ``[{"id", "tokens", "lemmas", "pos", "instances"}, ...]``
 
 Splits are called ``"train"``, ``"valid"`` and ``"test"`` (``"dev"`` and ``"validation"`` are
@@ -16,13 +18,15 @@ accepted as ``"valid"``).
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from .downloads import DatasetNotAvailable
 from .registry import locate, normalize_split
 
-__all__ = ["WSD_DATASETS", "treebank_pos", "ud_english_ewt", "wnut17", "wsd_framework"]
+__all__ = ["WSD_DATASETS", "conll2000_chunks", "sst", "treebank_pos", "ud_english_ewt", "wnut17",
+           "wsd_framework"]
 
 Sentence = list[str]
 
@@ -112,10 +116,69 @@ def treebank_pos(split: str = "train") -> list[tuple[Sentence, list[str]]]:
     fileids = [f for f in reader.fileids() if (f >= _PTB_TEST_FROM) == (split == "test")]
     sentences = []
     for sentence in reader.tagged_sents(fileids):
-        words = [(_PTB_TEXT.get(w, w.replace("\\/", "/").replace("\\*", "*")), t)
-                 for w, t in sentence if t != "-NONE-"]
+        words = [(_ptb_word(w), t) for w, t in sentence if t != "-NONE-"]
         if words:
             sentences.append(([w for w, _ in words], [t for _, t in words]))
+    return sentences
+
+
+def _ptb_word(word: str) -> str:
+    """A treebank token as the plain text the biLM read (``-LRB-`` → ``(``, ``\\/`` → ``/``)."""
+    return _PTB_TEXT.get(word, word.replace("\\/", "/").replace("\\*", "*"))
+
+
+def conll2000_chunks(split: str = "train") -> list[tuple[Sentence, list[str]]]:
+    """CoNLL-2000 chunking (WSJ) as ``(tokens, BIO chunk tags)``: 8,936 train / 2,012 test.
+
+    Tags are ``O`` or ``B-``/``I-`` with the chunk type (``NP``, ``VP``, ``PP``, ``ADVP``...),
+    scored like entities (:func:`~elmo_tutorial.tagger.entity_scores`). The shared task has no
+    validation set, so there is no ``"valid"`` here: hold out part of ``train`` for it.
+    """
+    from .corpora import nltk_corpus
+
+    split = normalize_split(split)
+    if split == "valid":
+        raise ValueError("CoNLL-2000 has only 'train' and 'test' splits; hold out part of "
+                         "'train' for validation")
+    reader = nltk_corpus("conll2000")
+    return [([_ptb_word(w) for w, _, _ in sentence], [tag for _, _, tag in sentence])
+            for sentence in reader.iob_sents(f"{split}.txt")]
+
+
+_SST_LEAF = re.compile(r"\(\d ([^()\s]+)\)")  # "(2 word)": a leaf, its label and its word
+_SST_FILES = {"train": "train.txt", "valid": "dev.txt", "test": "test.txt"}
+
+
+def sst(split: str = "train", classes: int = 5) -> list[tuple[Sentence, int]]:
+    """Stanford Sentiment Treebank sentences as ``(tokens, label)``, labelled at the root.
+
+    Every line of ``trees/{train,dev,test}.txt`` is one sentence's binarised PTB-style tree
+    with a sentiment label on each node, ``(3 (2 The) (2 Rock) ...)``; the sentence's label is
+    the root's.
+
+    Args:
+        classes: ``5`` (SST-5, the paper's task: 0 very negative, 1 negative, 2 neutral,
+            3 positive, 4 very positive; 8,544 / 1,101 / 2,210 sentences) or ``2`` (SST-2:
+            neutral sentences dropped, 0 negative (0-1), 1 positive (3-4); 6,920 / 872 / 1,821).
+    """
+    if classes not in (2, 5):
+        raise ValueError(f"classes must be 5 (SST-5) or 2 (SST-2), got {classes}")
+    path = locate("sst") / "trees" / _SST_FILES[normalize_split(split)]
+    sentences = []
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, start=1):
+            line = line.strip()
+            if not line:
+                continue
+            if not (line.startswith("(") and line[1:2].isdigit()):
+                raise ValueError(f"{path}, line {number}: not a labelled tree: {line!r:.60}")
+            label = int(line[1])
+            tokens = [_ptb_word(w) for w in _SST_LEAF.findall(line)]
+            if classes == 2:
+                if label == 2:
+                    continue
+                label = int(label > 2)
+            sentences.append((tokens, label))
     return sentences
 
 

@@ -20,6 +20,7 @@ COMMANDS = {
     "embed": "Print contextual vectors of a sentence from a trained run.",
     "export": "Export a trained run to the official options.json + weights.hdf5 format.",
     "layers": "What each layer knows: WSD, POS probes and NER, beside the paper's numbers.",
+    "tasks": "What ELMo adds to a task model: baseline vs +ELMo on SST-5, chunking and NER.",
 }
 
 

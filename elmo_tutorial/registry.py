@@ -77,6 +77,7 @@ class Dataset:
     nltk_resource: str = ""  # nltk.data.find path, e.g. "corpora/brown"
     homepage: str = ""
     note: str = ""  # provenance caveats, or why it cannot be downloaded verified
+    extract_into: str = ""  # an archive whose members lack the folder is unpacked in it
 
     @property
     def verifiable(self) -> bool:
@@ -151,7 +152,7 @@ def _fetch(ds: Dataset, force: bool, progress: bool) -> Path:
             archive = root / "archives" / remote.name
             if force or not archive.exists():
                 download_remote(remote, archive, progress)
-            safe_extract(archive, root)
+            safe_extract(archive, root / ds.extract_into)
     found = _locate(ds)
     if found is None:
         missing = ", ".join(ds.required_paths())
@@ -228,6 +229,10 @@ _NLTK = [  # name, resource, size on disk, licence, description
      "Senseval-2 lexical sample: hard, interest, line, serve"),
     ("conll2000", "corpora/conll2000", "3.4 MB", "not stated; WSJ text, research only",
      "CoNLL-2000 chunking (WSJ): POS and chunk tags"),
+    ("sentence_polarity", "corpora/sentence_polarity", "1.2 MB", "CC BY 4.0",
+     "Pang & Lee sentence polarity v1.0: 10,662 movie-review snippets, positive/negative"),
+    ("subjectivity", "corpora/subjectivity", "1.3 MB", "CC BY 4.0",
+     "Pang & Lee subjectivity v1.0: 10,000 sentences, subjective/objective"),
     ("universal_tagset", "taggers/universal_tagset", "41 KB", "CC BY-SA 4.0",
      "maps to the 12 universal POS tags (for tagset='universal')"),
 ]
@@ -304,6 +309,20 @@ _ENTRIES = [
     Dataset("wnut17", "WNUT-17 emerging entities: NER on noisy user-generated text",
             "CC BY 4.0", "0.8 MB", "files", "wnut17", _FILES["wnut17"],
             homepage="https://github.com/leondz/emerging_entities_17"),
+    # The publisher lists no checksum; torchtext pins this MD5 for the same URL
+    # (torchtext/datasets/sst.py), and the sha256 is that of the file with that MD5.
+    Dataset("sst", "Stanford Sentiment Treebank (Socher et al. 2013): PTB-style trees with a "
+            "sentiment label 0-4 on every phrase; SST-5 and SST-2 at the sentence level",
+            "not stated by the source; research use, cite Socher et al. 2013", "0.8 MB",
+            "archive", "sst",
+            (RemoteFile("trainDevTestTrees_PTB.zip",
+                        ("http://nlp.stanford.edu/sentiment/trainDevTestTrees_PTB.zip",),
+                        "5c613a4f673fc74097d523a2c83f38e0cc462984d847b82c7aaf36b01cbbbfcc",
+                        md5="5c3b23ce88089053fd3efeb4a34f614d", size=789539),),
+            markers=("trees/train.txt", "trees/dev.txt", "trees/test.txt"),
+            homepage="https://nlp.stanford.edu/sentiment/", extract_into="sst",
+            note="No licence is stated by the source: use it for research and cite "
+                 "Socher et al. (2013)."),
     Dataset("wsd-framework", "WSD Evaluation Framework (Raganato et al. 2017): SemCor, "
             "Senseval-2/3, SemEval-2007/2013; WordNet 3.0 sense keys",
             "research use (see homepage); SemCor: WordNet licence", "45 MB", "archive",

@@ -18,6 +18,7 @@ from .scalar_mix import *  # noqa: F403
 from .scale import *  # noqa: F403
 from .static_vs_contextual import *  # noqa: F403
 from .tagging import *  # noqa: F403
+from .task_model import *  # noqa: F403
 from .tokens import *  # noqa: F403
 from .training import *  # noqa: F403
 from .word_senses import *  # noqa: F403

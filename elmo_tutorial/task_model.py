@@ -1,0 +1,128 @@
+r"""ELMo inside a task model (Peters et al. 2018, Sec. 3.3): one BiLSTM for sentences and tokens.
+
+The paper's recipe for adding ELMo to an existing supervised model: freeze the biLM, compute
+``ELMo_k`` for every token ``k`` with a task-specific scalar mix (Eq. 1), and
+
+- concatenate it with the model's own context-free token vector at the **input** of its RNN,
+  :math:`[x_k; \mathrm{ELMo}_k]`, and optionally
+- also at the RNN's **output**, :math:`[h_k; \mathrm{ELMo}'_k]`, with a second mix of its own
+  weights (Sec. 3.3: it helps SNLI and SQuAD, Table 3);
+- regularise with dropout on ELMo and :math:`λ \lVert w \rVert^2` on the mix weights.
+
+:class:`TaskModel` is that "existing model": frozen pre-trained word vectors ``x_k`` →
+dropout → one bidirectional LSTM → dropout → either a score per token (``task="tag"``:
+chunking, NER) or, pooled over the sentence (the mean and the maximum of the states), a score
+per sentence (``task="classify"``: sentiment). Without ``elmo_at`` it is the baseline.
+
+Example:
+    >>> torch.manual_seed(0) and None
+    >>> model = TaskModel(torch.randn(10, 8), n_classes=5, task="classify",
+    ...                   elmo_layers=3, elmo_dim=16, elmo_at=("input", "output"))
+    >>> words = torch.tensor([[3, 4, 0], [5, 0, 0]])
+    >>> mask = torch.tensor([[1, 1, 1], [1, 0, 0]]).bool()
+    >>> layers = torch.randn(2, 3, 3, 16)                      # (B, T, L + 1, D)
+    >>> model(words, mask, layers).shape                       # one score per class and sentence
+    torch.Size([2, 5])
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+from .scalar_mix import ScalarMix
+
+__all__ = ["ELMO_PLACES", "TaskModel"]
+
+ELMO_PLACES = ("input", "output")
+
+
+class TaskModel(nn.Module):
+    r"""A BiLSTM tagger or sentence classifier over static word vectors, optionally with ELMo.
+
+    .. math::
+        x'_k = [x_k; \mathrm{ELMo}^{in}_k], \quad h_k = \mathrm{BiLSTM}(x')_k, \quad
+        h'_k = [h_k; \mathrm{ELMo}^{out}_k]
+
+        \text{tag: } \mathrm{softmax}(W h'_k), \qquad
+        \text{classify: } \mathrm{softmax}(W [\mathrm{mean}_k h'_k; \max_k h'_k])
+
+    Args:
+        word_vectors: ``(V, d)`` pre-trained static vectors, frozen. Row 0 is ``<UNK>``: it is
+            the one trained vector (words without a pre-trained vector share it).
+        n_classes: tags (``task="tag"``) or sentence labels (``task="classify"``).
+        task: ``"tag"`` (a score per token) or ``"classify"`` (a score per sentence).
+        elmo_layers: ``L + 1``, the biLM layers mixed; 0 for the baseline.
+        elmo_dim: the width ``2P`` of a biLM layer.
+        elmo_at: where ELMo is concatenated: a subset of ``("input", "output")``, each place
+            with its own :class:`ScalarMix`; empty for the baseline.
+        hidden_size: LSTM cells per direction.
+        dropout: on the LSTM's input and output.
+        elmo_dropout: on each ELMo vector before it is concatenated (Sec. 3.3).
+        do_layer_norm: layer-normalise the biLM's layers inside the mix.
+
+    Shape:
+        ``words`` ``(B, T)`` row ids, ``mask`` ``(B, T)`` True at real tokens, ``layers``
+        ``(B, T, L + 1, D)`` (float16 or float32; ``None`` for the baseline) → logits
+        ``(B, T, n_classes)`` (tag) or ``(B, n_classes)`` (classify).
+    """
+
+    def __init__(self, word_vectors: torch.Tensor, n_classes: int, task: str = "classify",
+                 elmo_layers: int = 0, elmo_dim: int = 0, elmo_at: tuple[str, ...] = (),
+                 hidden_size: int = 64, dropout: float = 0.3, elmo_dropout: float = 0.5,
+                 do_layer_norm: bool = True) -> None:
+        super().__init__()
+        if task not in ("tag", "classify"):
+            raise ValueError(f"task must be 'tag' or 'classify', got {task!r}")
+        unknown = set(elmo_at) - set(ELMO_PLACES)
+        if unknown or (elmo_at and elmo_layers < 1):
+            raise ValueError(f"elmo_at must be a subset of {ELMO_PLACES} (got {elmo_at}) and "
+                             "needs elmo_layers ≥ 1 and elmo_dim")
+        self.task, self.elmo_at = task, tuple(p for p in ELMO_PLACES if p in elmo_at)
+        self.words = nn.Embedding.from_pretrained(word_vectors.float(), freeze=True)
+        self.unk = nn.Parameter(torch.zeros(word_vectors.shape[1]))  # the trained <UNK> row
+        self.mixes = nn.ModuleDict({place: ScalarMix(elmo_layers, do_layer_norm=do_layer_norm)
+                                    for place in self.elmo_at})
+        self.dropout, self.elmo_dropout = nn.Dropout(dropout), nn.Dropout(elmo_dropout)
+        input_dim = word_vectors.shape[1] + (elmo_dim if "input" in self.elmo_at else 0)
+        self.lstm = nn.LSTM(input_dim, hidden_size, batch_first=True, bidirectional=True)
+        output_dim = 2 * hidden_size + (elmo_dim if "output" in self.elmo_at else 0)
+        self.output = nn.Linear(output_dim * (2 if task == "classify" else 1), n_classes)
+
+    def elmo(self, place: str, layers: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """``ELMo_k`` for one place: the place's scalar mix, then dropout. ``(B, T, D)``."""
+        mixed = self.mixes[place](list(layers.float().unbind(2)), mask)  # L+1 × (B,T,D) → (B,T,D)
+        return self.elmo_dropout(mixed)
+
+    def penalty(self) -> torch.Tensor:
+        """``Σ ‖w‖²`` over the mixes (``λ`` times this is added to the loss); 0 without ELMo."""
+        return sum((mix.penalty() for mix in self.mixes.values()), torch.zeros(()))
+
+    def forward(self, words: torch.Tensor, mask: torch.Tensor,
+                layers: torch.Tensor | None = None) -> torch.Tensor:
+        x = self.words(words)  # (B, T, d)
+        x = torch.where((words == 0).unsqueeze(-1), self.unk, x)  # <UNK> gets the trained vector
+        if "input" in self.elmo_at:
+            x = torch.cat([x, self.elmo("input", layers, mask)], dim=-1)  # (B, T, d + D)
+        lengths = mask.sum(1).cpu()  # (B,)
+        packed = pack_padded_sequence(self.dropout(x), lengths, batch_first=True,
+                                      enforce_sorted=False)
+        h, _ = pad_packed_sequence(self.lstm(packed)[0], batch_first=True,
+                                   total_length=mask.shape[1])  # (B, T, 2H), 0 at padding
+        if "output" in self.elmo_at:
+            h = torch.cat([h, self.elmo("output", layers, mask)], dim=-1)  # (B, T, 2H + D)
+        h = self.dropout(h)
+        if self.task == "tag":
+            return self.output(h)  # (B, T, n_classes)
+        keep = mask.unsqueeze(-1)  # (B, T, 1): padding stays out of both pools
+        mean = (h * keep).sum(1) / keep.sum(1)  # (B, H')
+        top = h.masked_fill(~keep, float("-inf")).max(1).values  # (B, H')
+        return self.output(torch.cat([mean, top], dim=-1))  # (B, n_classes)
+
+    def mix_weights(self) -> dict[str, list[float]]:
+        """``softmax(w)`` of each place's mix (the paper's Figure 2)."""
+        return {place: mix.weights.tolist() for place, mix in self.mixes.items()}
+
+    def extra_repr(self) -> str:
+        return f"task={self.task!r}, elmo_at={self.elmo_at}"

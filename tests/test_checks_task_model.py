@@ -1,0 +1,44 @@
+"""Notebook 12's self-checks accept correct answers and explain the usual mistakes."""
+
+import pytest
+import torch
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+from elmo_tutorial import checks
+
+
+def _states(model, words, mask):
+    x = torch.where((words == 0).unsqueeze(-1), model.unk, model.words(words))
+    packed = pack_padded_sequence(x, mask.sum(1), batch_first=True, enforce_sorted=False)
+    return pad_packed_sequence(model.lstm(packed)[0], batch_first=True,
+                               total_length=mask.shape[1])[0]
+
+
+def _pool_and_score(model, h, mask):
+    keep = mask.unsqueeze(-1)
+    mean = (h * keep).sum(1) / keep.sum(1)
+    top = h.masked_fill(~keep, float("-inf")).max(1).values
+    return model.output(torch.cat([mean, top], -1))
+
+
+def elmo_at_output(model, words, mask, layers):
+    h = torch.cat([_states(model, words, mask), model.elmo("output", layers, mask)], -1)
+    return _pool_and_score(model, h, mask)
+
+
+def padding_in_the_pools(model, words, mask, layers):
+    h = torch.cat([_states(model, words, mask), model.elmo("output", layers, mask)], -1)
+    return _pool_and_score(model, h, torch.ones_like(mask))
+
+
+def test_elmo_at_output_accepts_the_right_model_and_refuses_padding_in_the_pools(capsys):
+    checks.check_elmo_at_output(elmo_at_output)
+    assert capsys.readouterr().out.startswith("✓")
+    with pytest.raises(checks.CheckFailed, match="pool the mean and the max over real tokens"):
+        checks.check_elmo_at_output(padding_in_the_pools)
+
+
+def test_error_reduction_accepts_the_formula_and_refuses_the_absolute_gain():
+    checks.check_error_reduction(lambda b, e: 100 * (e - b) / (100 - b))
+    with pytest.raises(checks.CheckFailed, match="error before"):
+        checks.check_error_reduction(lambda b, e: e - b)
