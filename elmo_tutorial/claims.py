@@ -67,13 +67,13 @@ def claim(holds: bool, statement: str, detail: str = "") -> None:
 
     >>> claim(3 > 2, "three beats two")
     ✓ three beats two
-    >>> claim(1 > 2, "one beats two", detail="1 vs 2")
+    >>> claim(1 > 2, "1 > 2", detail="1 vs 2")
     Traceback (most recent call last):
     ...
-    elmo_tutorial.claims.ClaimFailed: the lesson says "one beats two", but on this machine it does not (1 vs 2)
+    elmo_tutorial.claims.ClaimFailed: the lesson's claim "1 > 2" does not hold on this machine (1 vs 2)
     """
     if not bool(holds):
         more = f" ({detail})" if detail else ""
-        raise ClaimFailed(f'the lesson says "{statement}", but on this machine it does '
-                          f"not{more}")
+        raise ClaimFailed(f'the lesson\'s claim "{statement}" does not hold on this '
+                          f"machine{more}")
     print(f"✓ {statement}")

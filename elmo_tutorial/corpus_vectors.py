@@ -118,9 +118,9 @@ def corpus_vectors(corpus: str = "english_mix", dim: int = 100, window: int = 4,
             for the shipped small biLM, ``"embedded"`` for the tiny one).
         directory: where the cache lives; default ``downloads.cache_dir() / "static_vectors"``.
     """
-    from .safe_files import atomic_write
     from .corpora import load_sentences
     from .downloads import cache_dir
+    from .safe_files import atomic_write
 
     folder = Path(directory) if directory is not None else cache_dir() / "static_vectors"
     key = hashlib.sha256(f"{FORMAT}|{corpus}|{dim}|{window}|{min_count}".encode()).hexdigest()

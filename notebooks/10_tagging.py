@@ -273,8 +273,9 @@ plt.show()
 #   tell *run* the noun from *run* the verb.
 # - **Layer 1 against layer 2**: within a few tenths of a point of each other, a handful of
 #   tokens (on the machine that executed this notebook, layer 1 by 0.01 points, 2 tokens:
-#   the paper's order, barely). That is within what a different training subset, a few more L-BFGS iterations or
-#   even another CPU change, so this run alone does not establish the trend. The paper's gap is
+#   the paper's order, barely). That is within what a different training subset, a few more
+#   L-BFGS iterations or even another CPU change, so this run alone does not establish the
+#   trend. The paper's gap is
 #   itself small (97.3 vs 96.8) and comes from a biLM about 25 times larger, trained on 200
 #   times more text. In our small model, layer 2 is layer 1 *plus* the top LSTM's output (the
 #   residual connection of notebook 04), and the top LSTM, trained briefly, has not moved far

@@ -76,9 +76,9 @@ def _training_corpus(paths) -> str:
 def run(args) -> int:
     from pathlib import Path
 
+    from elmo_tutorial.allennlp_format import load_model
     from elmo_tutorial.corpora import LM_CORPORA
     from elmo_tutorial.downloads import DatasetNotAvailable
-    from elmo_tutorial.allennlp_format import load_model
     from elmo_tutorial.task_markdown import FIGURES, to_markdown, write_report
     from elmo_tutorial.task_report import task_report
 
