@@ -67,10 +67,10 @@ def claim(holds: bool, statement: str, detail: str = "") -> None:
 
     >>> claim(3 > 2, "three beats two")
     ✓ three beats two
-    >>> claim(1 > 2, "1 > 2", detail="1 vs 2")
+    >>> claim(1 > 2, "1 > 2", detail="1")
     Traceback (most recent call last):
     ...
-    elmo_tutorial.claims.ClaimFailed: the lesson's claim "1 > 2" does not hold on this machine (1 vs 2)
+    elmo_tutorial.claims.ClaimFailed: the lesson's claim "1 > 2" does not hold on this machine (1)
     """
     if not bool(holds):
         more = f" ({detail})" if detail else ""
