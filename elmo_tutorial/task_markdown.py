@@ -81,7 +81,7 @@ def _sample_note(result: dict) -> list[str]:
     if not result.get("max_train"):
         return []
     return [f"Every model trains on the same fixed random sample of {result['max_train']:,} "
-            "training sentences per task (so that the whole report runs in about 20 minutes "
+            "training sentences per task (so that the whole report runs in under 20 minutes "
             "on a 2-core CPU); dev and test sets are whole. With little labelled data ELMo "
             "helps most (Figure 1), so gains on the full training sets would be smaller.", ""]
 
@@ -148,15 +148,28 @@ def _discussion(result: dict) -> list[str]:
     lines += ["", "Why a smaller biLM reproduces some findings and not others: the paper's biLM "
               "has 4096-cell LSTMs and read about 800 million words for 10 epochs. A biLM with "
               "fewer cells, trained briefly on a few million words, has learned less from "
-              "context: it helps a task only where it knows more than static vectors counted "
-              "on the same text (for the shipped small biLM: syntax, so chunking gains most, "
-              "as TagLM found, and sentence sentiment not at all)."]
+              "context: it helps a task only where it knows more than the baseline's own "
+              "inputs." + _most_helped(result)]
     weights = [s for w in result["weights"].values() for place in w.values() for s in place]
     if weights and max(abs(s - 1 / len(place)) for w in result["weights"].values()
                        for place in w.values() for s in place) < 0.1:
         lines[-1] += (" Its learned layer weights stay within 0.1 of uniform, so a large λ, "
                       "which holds them there, changes little.")
     return lines + [""]
+
+
+def _most_helped(result: dict) -> str:
+    """Where ELMo removes the largest share of the baseline's errors, and where it does not help."""
+    tasks = result["tasks"]
+    best = max(tasks, key=lambda t: tasks[t]["error_reduction"])
+    text = ""
+    if compare(tasks[best]["baseline"], tasks[best]["elmo"]) == "higher":
+        text = (f" Here it removes the largest share of the baseline's errors on {NAMES[best]} "
+                f"({tasks[best]['error_reduction']:.0f} %)")
+    unhelped = [NAMES[t] for t, r in tasks.items() if compare(r["baseline"], r["elmo"]) != "higher"]
+    if unhelped:
+        text += ("; it does not help " if text else " It does not help ") + ", ".join(unhelped)
+    return text + "." if text else ""
 
 
 def _training_time(result: dict) -> list[str]:

@@ -53,7 +53,7 @@ PAPER = {
                "srl": {"input": 84.7, "elmo": 84.3, "output": 80.9}},
 }
 # The full report: 2,000 training sentences per task (a fixed random sample: the whole report
-# then fits in about 20 minutes on a 2-core CPU), whole dev and test sets, five epochs at most
+# then fits in under 20 minutes on a 2-core CPU), whole dev and test sets, five epochs at most
 # (the best dev epoch is kept). The paper's Figure 1 shows that ELMo's gain is largest with
 # little training data, so this sample makes gains easier to see than the full sets would.
 FULL = {"max_sentences": None, "max_train": 2000, "epochs": 5, "seeds": (0, 1, 2),
