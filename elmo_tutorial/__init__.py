@@ -30,8 +30,9 @@ this, and that there is no import cycle::
                contextual_vectors, analysis, neighbours, char_filters (what layers and
                filters hold); wsd, lexical_sample (word senses), probes, tagger (POS, NER),
                layer_report (all of them beside the paper); what ELMo adds to a task model:
-               corpus_vectors (the baseline's static vectors), task_model, task_training,
-               task_experiments, task_report, task_markdown
+               corpus_vectors (the baseline's static vectors), task_chars (the taggers'
+               character CNN), task_model, task_training, task_experiments, task_report,
+               task_markdown
   course       checks (the notebooks' exercises), claims (trained numbers a lesson states),
   tooling      course (student copies, slides), slides, figures, widgets, doctor
   command line cli ─▶ commands/<name>.py: the ``elmo-tutorial`` command parses, calls, prints

@@ -102,8 +102,8 @@ class Highway(nn.Module):
         return f"dim={self.dim}, n_layers={len(self.layers)}, activation={self.activation!r}"
 
 
-def conv1d_max(x: torch.Tensor, conv: nn.Conv1d) -> torch.Tensor:
-    """``conv(x)`` then the maximum over positions, as one matrix product over all windows.
+def conv1d_windows(x: torch.Tensor, conv: nn.Conv1d) -> torch.Tensor:
+    """``conv(x)`` with channels last, as one matrix product over all windows.
 
     A convolution is a matrix product: each window of ``width`` columns, flattened to
     ``E·width`` numbers, times the filters flattened the same way. ``unfold`` lists the
@@ -111,14 +111,19 @@ def conv1d_max(x: torch.Tensor, conv: nn.Conv1d) -> torch.Tensor:
     ``nn.Conv1d`` for ELMo's shapes (16 input channels, up to 1024 filters).
 
     Shape:
-        x: ``(N, C, E)`` embeddings, channels last → ``(N, count)``.
+        x: ``(N, C, E)`` embeddings, channels last → ``(N, C - width + 1, count)``.
     """
     n, _, channels = x.shape
     width = conv.kernel_size[0]
     windows = x.unfold(1, width, 1)  # (N, L, E, width), L = C - width + 1 windows
     flat = windows.reshape(-1, channels * width)  # (N·L, E·width), the weight's (E, width) order
     scores = torch.addmm(conv.bias, flat, conv.weight.reshape(conv.out_channels, -1).t())
-    return scores.view(n, -1, conv.out_channels).amax(dim=1)  # (N·L, count) → (N, count)
+    return scores.view(n, -1, conv.out_channels)  # (N·L, count) → (N, L, count)
+
+
+def conv1d_max(x: torch.Tensor, conv: nn.Conv1d) -> torch.Tensor:
+    """``conv(x)`` then the maximum over positions: ``(N, C, E)`` → ``(N, count)``."""
+    return conv1d_windows(x, conv).amax(dim=1)
 
 
 class CharCNN(nn.Module):
@@ -254,4 +259,4 @@ class CharCNN(nn.Module):
         return f"filters={list(self.config.filters)}, activation={self.config.activation!r}"
 
 
-__all__ = ["CharCNN", "Highway", "conv1d_max"]
+__all__ = ["CharCNN", "Highway", "conv1d_max", "conv1d_windows"]

@@ -8,11 +8,13 @@ Three tasks, each read by :mod:`elmo_tutorial.annotated` and split into train / 
 - ``ner``: WNUT-17 emerging entities, entity spans, F1.
 
 :func:`prepare_task` attaches to every sentence its word ids (the baseline's static vectors,
-:mod:`elmo_tutorial.corpus_vectors`) and its biLM layers (embedded once, then read from the
+:mod:`elmo_tutorial.corpus_vectors`), for the two tagging tasks its character ids (the
+taggers' character CNN, :mod:`elmo_tutorial.task_chars`, as in the paper's tagging baselines)
+and its biLM layers (embedded once, then read from the
 cache of :mod:`elmo_tutorial.embedding_cache`). :func:`run_variant` trains one model of one
 experiment on one seed and scores it on test. The variants::
 
-    baseline    static vectors → BiLSTM (no biLM)
+    baseline    static vectors (+ character CNN when tagging) → BiLSTM (no biLM)
     elmo        + ELMo at the input and the output, all layers, λ = 0.001 (Tables 1, 2, 3)
     input       + ELMo at the input only                                  (Table 3)
     output      + ELMo at the output only                                 (Table 3)
@@ -27,15 +29,17 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
+from .task_chars import encode_chars
 from .task_model import TaskModel
 from .task_training import TaskSplit, encode_words, evaluate, train_task_model
 
-__all__ = ["METRICS", "TASKS", "VARIANTS", "layers_per_sentence", "prepare_task", "read_task",
-           "run_variant", "spread", "training_subset", "word_vectors"]
+__all__ = ["CHAR_FILTERS", "METRICS", "TASKS", "VARIANTS", "layers_per_sentence", "prepare_task",
+           "read_task", "run_variant", "spread", "training_subset", "word_vectors"]
 
 TASKS = ("sst5", "chunking", "ner")
 METRICS = {"sst5": "accuracy", "chunking": "F1", "ner": "F1"}
 CHUNKING_VALID = 1000  # sentences at the end of CoNLL-2000's train file held out for dev
+CHAR_FILTERS = 40  # the taggers' character features c_k (filters of width 3 over 16-dim chars)
 VARIANTS = {  # name: (where ELMo goes, λ, only the top layer)
     "baseline": ((), 0.0, False),
     "elmo": (("input", "output"), 1e-3, False),
@@ -109,7 +113,7 @@ def prepare_task(name: str, embedder, index: dict[str, int], max_sentences: int 
         targets = ([torch.tensor([ids.get(t, 0) for t in tags]) for _, tags in pairs] if tagging
                    else [ids[str(label)] for _, label in pairs])
         splits[split] = TaskSplit(encode_words(sentences, index), layers_per_sentence(embedded),
-                                  targets, classes)
+                                  targets, classes, encode_chars(sentences) if tagging else None)
     return splits
 
 
@@ -129,6 +133,7 @@ def run_variant(splits: dict[str, TaskSplit], vectors: torch.Tensor, variant: st
 
     Returns:
         ``{"score": test score (percent), "valid": best dev score, "epochs": epochs run,
+        "best_epoch": the epoch kept, "last_epoch": the most epochs allowed,
         "weights": {place: softmax(w)}, "gamma": {place: γ}}``.
     """
     places, penalty, top_only = VARIANTS[variant]
@@ -144,16 +149,20 @@ def run_variant(splits: dict[str, TaskSplit], vectors: torch.Tensor, variant: st
     torch.manual_seed(seed)  # initial weights
     model = TaskModel(vectors, len(train.classes), "tag" if train.is_tagging else "classify",
                       elmo_layers=n_layers, elmo_dim=width, elmo_at=places,
-                      hidden_size=hidden_size)
+                      hidden_size=hidden_size,
+                      char_filters=CHAR_FILTERS if train.chars is not None else 0)
     history = train_task_model(model, train, valid, epochs=n_epochs, mix_penalty=penalty,
                                seed=seed, batch_size=batch_size)
-    return {"score": evaluate(model, test), "valid": max(r["valid"] for r in history),
-            "epochs": len(history), "weights": model.mix_weights(),
+    valid = [r["valid"] for r in history]
+    return {"score": evaluate(model, test), "valid": max(valid), "epochs": len(history),
+            "best_epoch": 1 + valid.index(max(valid)), "last_epoch": n_epochs,
+            "weights": model.mix_weights(),
             "gamma": {p: m.gamma.item() for p, m in model.mixes.items()}}
 
 
 def _top_layer(split: TaskSplit) -> TaskSplit:
-    return TaskSplit(split.words, [x[:, -1:] for x in split.layers], split.targets, split.classes)
+    return TaskSplit(split.words, [x[:, -1:] for x in split.layers], split.targets, split.classes,
+                     split.chars)
 
 
 def spread(scores: Sequence[float]) -> dict:

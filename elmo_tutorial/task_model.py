@@ -14,6 +14,11 @@ dropout → one bidirectional LSTM → dropout → either a score per token (``t
 chunking, NER) or, pooled over the sentence (the mean and the maximum of the states), a score
 per sentence (``task="classify"``: sentiment). Without ``elmo_at`` it is the baseline.
 
+A tagger can also read each token's characters (``char_filters`` > 0), as the paper's tagging
+baselines do: :math:`x_k = [w_k; c_k]`, with :math:`c_k` from a small character CNN trained
+with it (:class:`~elmo_tutorial.task_chars.TokenChars`); ELMo is then added to that ``x_k``.
+The sentence classifier, like the paper's BCN for SST, reads word vectors only.
+
 Example:
     >>> torch.manual_seed(0) and None
     >>> model = TaskModel(torch.randn(10, 8), n_classes=5, task="classify",
@@ -32,6 +37,7 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from .scalar_mix import ScalarMix
+from .task_chars import TokenChars
 
 __all__ = ["ELMO_PLACES", "TaskModel"]
 
@@ -42,8 +48,8 @@ class TaskModel(nn.Module):
     r"""A BiLSTM tagger or sentence classifier over static word vectors, optionally with ELMo.
 
     .. math::
-        x'_k = [x_k; \mathrm{ELMo}^{in}_k], \quad h_k = \mathrm{BiLSTM}(x')_k, \quad
-        h'_k = [h_k; \mathrm{ELMo}^{out}_k]
+        x_k = [w_k; c_k], \quad x'_k = [x_k; \mathrm{ELMo}^{in}_k], \quad
+        h_k = \mathrm{BiLSTM}(x')_k, \quad h'_k = [h_k; \mathrm{ELMo}^{out}_k]
 
         \text{tag: } \mathrm{softmax}(W h'_k), \qquad
         \text{classify: } \mathrm{softmax}(W [\mathrm{mean}_k h'_k; \max_k h'_k])
@@ -61,17 +67,23 @@ class TaskModel(nn.Module):
         dropout: on the LSTM's input and output.
         elmo_dropout: on each ELMo vector before it is concatenated (Sec. 3.3).
         do_layer_norm: layer-normalise the biLM's layers inside the mix.
+        char_filters: the width of the character features ``c_k`` (0: none, ``x_k = w_k``).
+
+    Attributes:
+        chars: the :class:`~elmo_tutorial.task_chars.TokenChars` of ``c_k``, or ``None``.
 
     Shape:
         ``words`` ``(B, T)`` row ids, ``mask`` ``(B, T)`` True at real tokens, ``layers``
-        ``(B, T, L + 1, D)`` (float16 or float32; ``None`` for the baseline) → logits
+        ``(B, T, L + 1, D)`` (float16 or float32; ``None`` for the baseline), ``chars``
+        ``(B, T, C)`` character ids (:func:`~elmo_tutorial.task_chars.pad_chars`; only with
+        ``char_filters``) → logits
         ``(B, T, n_classes)`` (tag) or ``(B, n_classes)`` (classify).
     """
 
     def __init__(self, word_vectors: torch.Tensor, n_classes: int, task: str = "classify",
                  elmo_layers: int = 0, elmo_dim: int = 0, elmo_at: tuple[str, ...] = (),
                  hidden_size: int = 64, dropout: float = 0.3, elmo_dropout: float = 0.5,
-                 do_layer_norm: bool = True) -> None:
+                 do_layer_norm: bool = True, char_filters: int = 0) -> None:
         super().__init__()
         if task not in ("tag", "classify"):
             raise ValueError(f"task must be 'tag' or 'classify', got {task!r}")
@@ -84,8 +96,10 @@ class TaskModel(nn.Module):
         self.unk = nn.Parameter(torch.zeros(word_vectors.shape[1]))  # the trained <UNK> row
         self.mixes = nn.ModuleDict({place: ScalarMix(elmo_layers, do_layer_norm=do_layer_norm)
                                     for place in self.elmo_at})
+        self.chars = TokenChars(char_filters) if char_filters else None
         self.dropout, self.elmo_dropout = nn.Dropout(dropout), nn.Dropout(elmo_dropout)
-        input_dim = word_vectors.shape[1] + (elmo_dim if "input" in self.elmo_at else 0)
+        input_dim = (word_vectors.shape[1] + char_filters
+                     + (elmo_dim if "input" in self.elmo_at else 0))
         self.lstm = nn.LSTM(input_dim, hidden_size, batch_first=True, bidirectional=True)
         output_dim = 2 * hidden_size + (elmo_dim if "output" in self.elmo_at else 0)
         self.output = nn.Linear(output_dim * (2 if task == "classify" else 1), n_classes)
@@ -100,9 +114,14 @@ class TaskModel(nn.Module):
         return sum((mix.penalty() for mix in self.mixes.values()), torch.zeros(()))
 
     def forward(self, words: torch.Tensor, mask: torch.Tensor,
-                layers: torch.Tensor | None = None) -> torch.Tensor:
+                layers: torch.Tensor | None = None,
+                chars: torch.Tensor | None = None) -> torch.Tensor:
         x = self.words(words)  # (B, T, d)
         x = torch.where((words == 0).unsqueeze(-1), self.unk, x)  # <UNK> gets the trained vector
+        if self.chars is not None:
+            if chars is None:
+                raise ValueError("this model reads characters (char_filters > 0): pass chars")
+            x = torch.cat([x, self.chars(chars)], dim=-1)  # x_k = [w_k; c_k], (B, T, d + F)
         if "input" in self.elmo_at:
             x = torch.cat([x, self.elmo("input", layers, mask)], dim=-1)  # (B, T, d + D)
         lengths = mask.sum(1).cpu()  # (B,)
@@ -125,4 +144,4 @@ class TaskModel(nn.Module):
         return {place: mix.weights.tolist() for place, mix in self.mixes.items()}
 
     def extra_repr(self) -> str:
-        return f"task={self.task!r}, elmo_at={self.elmo_at}"
+        return f"task={self.task!r}, elmo_at={self.elmo_at}, chars={self.chars is not None}"

@@ -1,11 +1,12 @@
 """Training a :class:`~elmo_tutorial.task_model.TaskModel`: batches, Adam, model selection on dev.
 
 A task split is a :class:`TaskSplit`: per sentence its word ids ``(T,)``, its biLM layers
-``(T, L + 1, D)`` (float16, precomputed once: the biLM is frozen) and its target, a label
-(sentence classification) or a tag id per token (tagging). :func:`train_task_model` trains
-with Adam on cross-entropy plus ``λ · Σ‖w‖²`` of the mixes, scores the dev split after every
-epoch, keeps the weights of the best epoch and stops early when dev has not improved for
-``patience`` epochs: the baseline and the ELMo model are each tuned on dev the same way.
+``(T, L + 1, D)`` (float16, precomputed once: the biLM is frozen), for a tagger with character
+features its character ids ``(T, C)``, and its target, a label (sentence classification) or a
+tag id per token (tagging). :func:`train_task_model` trains with Adam on cross-entropy plus
+``λ · Σ‖w‖²`` of the mixes, scores the dev split after every epoch, keeps the weights of the
+best epoch and stops early when dev has not improved for ``patience`` epochs: the baseline and
+the ELMo model are each tuned on dev the same way.
 
 Scores (percent): accuracy for sentence labels; for tags, the F1 of exact spans (chunks or
 entities, :func:`~elmo_tutorial.tagger.entity_scores`), as CoNLL's ``conlleval`` counts them.
@@ -24,6 +25,7 @@ from torch.nn.utils.rnn import pad_sequence
 
 from .softmax import IGNORE_INDEX
 from .tagger import _length_batches, entity_scores
+from .task_chars import pad_chars
 from .task_model import TaskModel
 
 __all__ = ["TaskSplit", "encode_words", "evaluate", "predict", "train_task_model"]
@@ -38,12 +40,15 @@ class TaskSplit:
         layers: per sentence ``(T_i, L + 1, D)`` biLM layers, or ``None`` (baseline only).
         targets: per sentence an ``int`` label, or ``(T_i,)`` tag ids.
         classes: the label or tag names; ``targets`` index into them.
+        chars: per sentence ``(T_i, C_i)`` character ids
+            (:func:`~elmo_tutorial.task_chars.encode_chars`), or ``None`` (no ``c_k``).
     """
 
     words: list[torch.Tensor]
     layers: list[torch.Tensor] | None
     targets: list
     classes: Sequence[str]
+    chars: list[torch.Tensor] | None = None
 
     def __len__(self) -> int:
         return len(self.words)
@@ -52,7 +57,8 @@ class TaskSplit:
         """The sentences at ``indices`` (e.g. a fraction of the training set)."""
         return TaskSplit([self.words[i] for i in indices],
                          None if self.layers is None else [self.layers[i] for i in indices],
-                         [self.targets[i] for i in indices], self.classes)
+                         [self.targets[i] for i in indices], self.classes,
+                         None if self.chars is None else [self.chars[i] for i in indices])
 
     @property
     def is_tagging(self) -> bool:
@@ -63,6 +69,13 @@ def encode_words(sentences: Sequence[Sequence[str]], index: dict[str, int]) -> l
     """Row ids of lower-cased tokens (``index`` maps a word to its row ≥ 1; others get 0)."""
     return [torch.tensor([index.get(t.lower(), 0) for t in s], dtype=torch.long)
             for s in sentences]
+
+
+def _inputs(model: TaskModel, split: TaskSplit, index: Sequence[int]):
+    """The model's inputs for the sentences at ``index``, and the targets ``y``."""
+    words, mask, layers, y = _batch(split, index, bool(model.elmo_at))
+    chars = pad_chars([split.chars[i] for i in index]) if model.chars is not None else None
+    return (words, mask, layers, chars), y  # chars (B, T, C) or None
 
 
 def _batch(split: TaskSplit, index: Sequence[int], with_layers: bool):
@@ -86,8 +99,8 @@ def predict(model: TaskModel, split: TaskSplit, batch_size: int = 128) -> list:
     model.eval()
     out: list = [None] * len(split)
     for index in _length_batches([len(w) for w in split.words], batch_size, None):
-        words, mask, layers, _ = _batch(split, index, bool(model.elmo_at))
-        best = model(words, mask, layers).argmax(-1)  # (B,) or (B, T)
+        inputs, _ = _inputs(model, split, index)
+        best = model(*inputs).argmax(-1)  # (B,) or (B, T)
         for row, i in enumerate(index):
             out[i] = best[row, : len(split.words[i])].tolist() if split.is_tagging else int(
                 best[row])
@@ -128,8 +141,8 @@ def train_task_model(model: TaskModel, train: TaskSplit, valid: TaskSplit, epoch
         model.train()
         total = 0.0
         for index in _length_batches([len(w) for w in train.words], batch_size, generator):
-            words, mask, layers, y = _batch(train, index, bool(model.elmo_at))
-            logits = model(words, mask, layers)  # (B, C) or (B, T, C)
+            inputs, y = _inputs(model, train, index)
+            logits = model(*inputs)  # (B, C) or (B, T, C)
             loss = nn.functional.cross_entropy(logits.flatten(0, -2), y.flatten(),
                                                ignore_index=IGNORE_INDEX)
             if mix_penalty and model.elmo_at:

@@ -37,7 +37,7 @@ STAGES = {
                  "overwrite", "export", "cost"),
     "analyses": ("embedding_cache", "static_vectors", "contextual_vectors", "analysis",
                  "neighbours", "char_filters", "wsd", "lexical_sample", "probes", "tagger",
-                 "layer_report", "corpus_vectors", "task_model", "task_training",
+                 "layer_report", "corpus_vectors", "task_chars", "task_model", "task_training",
                  "task_experiments", "task_report", "task_markdown"),
     "course tooling": ("checks", "claims", "course", "slides", "figures", "widgets", "doctor"),
     "the command line": ("cli", "__main__", "commands"),

@@ -49,6 +49,23 @@ def test_markdown_has_every_table_the_paper_beside_and_a_discussion_from_the_num
     assert "ELMo improves the baseline" in text  # SST-5: 40 → 45, far beyond the spread
     assert "hurts the baseline" in text  # NER: 40 → 30
     assert "changes nothing beyond the seed spread on" in text  # chunking: 40 → 40.5
+    assert ("removes the largest share of the baseline's errors on SST-5 (sentiment, 5 classes) "
+            "(8 %); it does not help CoNLL-2000 chunking, WNUT-17 NER.") in text
+
+
+def test_the_discussion_says_which_models_were_still_learning_and_how_the_baseline_reads():
+    result = _fake_result()
+    text = to_markdown(result)
+    assert "still improving" not in text  # the fake result has no epoch counts
+    assert "c_k from a character CNN trained with the tagger" in text  # x_k = [w_k; c_k]
+    result["tasks"]["ner"]["baseline"] = _s(1.0)
+    for t, r in result["tasks"].items():
+        r["still_learning"] = {"baseline": 3 if t == "ner" else 0, "elmo": 0}
+    text = to_markdown(result)
+    assert "WNUT-17 NER, 3 of 3 baseline and 0 of 3 + ELMo runs" in text
+    assert "SST-5 (sentiment, 5 classes), 0 of" not in text  # no run still learning there
+    assert "The NER baseline finds few entities (1.0 F1) although its character CNN" in text
+    assert "lower-cased, so it cannot see capitals" not in text
 
 
 def test_write_report_writes_json_markdown_and_two_figures(tmp_path):
@@ -101,6 +118,7 @@ def test_tasks_command_end_to_end_on_the_tiny_model(tmp_path, monkeypatch):
         for place in ("input", "output"):
             assert len(data["weights"][task][place]) == 3
             assert abs(sum(data["weights"][task][place]) - 1.0) < 1e-4
+        assert set(r["still_learning"]) == {"baseline", "elmo"}
     assert set(data["table2"]) == {"task", "top", "lambda1", "elmo"}
     assert set(data["table3"]) == {"task", "input", "elmo", "output"}
     # chunking gains from context even with the tiny biLM: its layers see the phrase around

@@ -9,8 +9,10 @@ HELP = "What ELMo adds to a task model: baseline vs +ELMo on SST-5, chunking and
 DESCRIPTION = """\
 Add a biLM to a task model the way the paper does (Peters et al. 2018, Sec. 3.3) and measure
 what it buys: a BiLSTM over static word vectors learned from the biLM's own training text
-(the baseline), then the same model with the frozen biLM's layers mixed by a learned scalar
-mix and concatenated at its input and output. Every number is the mean ± std over 3 seeds.
+(the baseline; for chunking and NER each token's vector is joined by a character CNN's, as in
+the paper's tagging baselines), then the same model with the frozen biLM's layers mixed by a
+learned scalar mix and concatenated at its input and output. Every number is the mean ± std
+over 3 seeds.
 
   Table 1   baseline vs +ELMo on SST-5 (accuracy), CoNLL-2000 chunking and WNUT-17 NER (F1)
   Table 2   top layer only vs all layers with λ = 1 vs λ = 0.001 (one task)
@@ -27,7 +29,7 @@ official options.json and weights.hdf5, or those two files.
 Data: sst, conll2000 and wnut17 (elmo-tutorial data list) and the biLM's training corpus for
 the static vectors (--corpus; a run directory names its own). The full report trains on a
 fixed sample of 2,000 training sentences per task (dev and test whole) and trains 66 small
-models, two at a time on one CPU thread each: about 20 minutes on a 2-core CPU; layers and
+models, two at a time on one CPU thread each: 12-20 minutes on a 2-core CPU; layers and
 vectors computed before are read from the cache.
 
 Examples:
