@@ -37,7 +37,7 @@ from .scalar_mix import ScalarMix
 from .softmax import IGNORE_INDEX
 
 __all__ = ["BiLSTMTagger", "FrozenLayers", "WordTypes", "bio_spans", "entity_scores",
-           "evaluate_ner", "predict_tags", "sentence_layers", "train_tagger"]
+           "evaluate_ner", "length_batches", "predict_tags", "sentence_layers", "train_tagger"]
 
 
 
@@ -165,7 +165,7 @@ def _batch(items: Sequence[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
     return pad_sequence(list(items), batch_first=True), mask
 
 
-def _length_batches(lengths: Sequence[int], batch_size: int, generator: torch.Generator | None
+def length_batches(lengths: Sequence[int], batch_size: int, generator: torch.Generator | None
                     ) -> list[list[int]]:
     """Indices grouped into batches of similar length; batch order shuffled if ``generator``."""
     order = sorted(range(len(lengths)), key=lambda i: lengths[i])
@@ -181,7 +181,7 @@ def predict_tags(model: BiLSTMTagger, inputs: Sequence[torch.Tensor], tags: Sequ
     """The highest-scoring tag of every token, sentence by sentence (in the order given)."""
     model.eval()
     predicted: list[list[str] | None] = [None] * len(inputs)
-    for index in _length_batches([len(x) for x in inputs], batch_size, None):
+    for index in length_batches([len(x) for x in inputs], batch_size, None):
         x, mask = _batch([inputs[i] for i in index])
         best = model(x, mask).argmax(-1)  # (B, T)
         for row, i in enumerate(index):
@@ -222,7 +222,7 @@ def train_tagger(model: BiLSTMTagger, inputs: Sequence[torch.Tensor],
     for epoch in epoch_range:
         model.train()
         total = 0.0
-        for index in _length_batches([len(x) for x in inputs], batch_size, generator):
+        for index in length_batches([len(x) for x in inputs], batch_size, generator):
             x, mask = _batch([inputs[i] for i in index])
             y = pad_sequence([targets[i] for i in index], batch_first=True,
                              padding_value=IGNORE_INDEX)  # (B, T)

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
+from .tagger import sentence_layers
 from .task_chars import encode_chars
 from .task_model import TaskModel
 from .task_training import TaskSplit, encode_words, evaluate, train_task_model
@@ -78,9 +79,9 @@ def word_vectors(corpus: str, dim: int = 100) -> tuple[torch.Tensor, dict[str, i
 
 
 def layers_per_sentence(embedded) -> list[torch.Tensor]:
-    """``(L + 1, N, D)`` float16 layers → one ``(T_i, L + 1, D)`` float16 tensor per sentence."""
-    flat = torch.from_numpy(np.ascontiguousarray(np.asarray(embedded.data).transpose(1, 0, 2)))
-    return list(flat.split(np.diff(embedded.offsets).tolist()))  # views of one (N, L + 1, D)
+    """A cached corpus's ``(L + 1, N, D)`` float16 layers (``embed_corpus``) → one
+    ``(T_i, L + 1, D)`` float16 tensor per sentence (``tagger.sentence_layers``)."""
+    return sentence_layers(embedded.data, np.diff(embedded.offsets).tolist())
 
 
 def prepare_task(name: str, embedder, index: dict[str, int], max_sentences: int | None = None,

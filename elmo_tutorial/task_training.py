@@ -24,7 +24,7 @@ from torch import nn
 from torch.nn.utils.rnn import pad_sequence
 
 from .softmax import IGNORE_INDEX
-from .tagger import _length_batches, entity_scores
+from .tagger import entity_scores, length_batches
 from .task_chars import pad_chars
 from .task_model import TaskModel
 
@@ -98,7 +98,7 @@ def predict(model: TaskModel, split: TaskSplit, batch_size: int = 128) -> list:
     """The best class of every sentence (an int) or token (a list of ints), in order."""
     model.eval()
     out: list = [None] * len(split)
-    for index in _length_batches([len(w) for w in split.words], batch_size, None):
+    for index in length_batches([len(w) for w in split.words], batch_size, None):
         inputs, _ = _inputs(model, split, index)
         best = model(*inputs).argmax(-1)  # (B,) or (B, T)
         for row, i in enumerate(index):
@@ -140,7 +140,7 @@ def train_task_model(model: TaskModel, train: TaskSplit, valid: TaskSplit, epoch
     for epoch in range(1, epochs + 1):
         model.train()
         total = 0.0
-        for index in _length_batches([len(w) for w in train.words], batch_size, generator):
+        for index in length_batches([len(w) for w in train.words], batch_size, generator):
             inputs, y = _inputs(model, train, index)
             logits = model(*inputs)  # (B, C) or (B, T, C)
             loss = nn.functional.cross_entropy(logits.flatten(0, -2), y.flatten(),

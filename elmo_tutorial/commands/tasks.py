@@ -65,13 +65,12 @@ def add_arguments(parser) -> None:
 
 def _training_corpus(paths) -> str:
     """The corpus a run directory was trained on (its config.json), else english_mix."""
-    import json
     from pathlib import Path
 
-    config = Path(paths[0]) / "config.json"
-    if len(paths) == 1 and config.is_file():
-        train = json.loads(config.read_text(encoding="utf-8")).get("train") or {}
-        return train.get("corpus") or "english_mix"
+    from elmo_tutorial.run_dir import read_run_config
+
+    if len(paths) == 1 and (Path(paths[0]) / "config.json").is_file():
+        return read_run_config(paths[0])[1].get("corpus") or "english_mix"
     return "english_mix"
 
 
