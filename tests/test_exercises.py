@@ -1,0 +1,110 @@
+"""Exercise headings, kinds and model answers, on small synthetic notebooks."""
+
+import nbformat
+import pytest
+
+from elmo_tutorial.course import (
+    CourseError,
+    find_exercises,
+    list_exercises,
+    main,
+    strip_answers,
+    student_copy,
+)
+
+
+def _notebook(*cells) -> nbformat.NotebookNode:
+    notebook = nbformat.v4.new_notebook()
+    for kind, source in cells:
+        new = nbformat.v4.new_markdown_cell if kind == "md" else nbformat.v4.new_code_cell
+        notebook.cells.append(new(source))
+    return notebook
+
+
+ANSWER = "**Model answer.**\n<!-- BEGIN ANSWER -->\nBecause {}.\nTwo lines.\n<!-- END ANSWER -->"
+
+FOUR_KINDS = _notebook(
+    ("md", "# 01 · Title"),
+    ("md", "### Exercise 1 (implement): double it\n\nWrite `double(x)`."),
+    ("code", "def double(x):\n    # BEGIN SOLUTION\n    return 2 * x\n    # END SOLUTION"),
+    ("code", "check_double(double)"),
+    ("md", "### Exercise 2 (predict): which is larger?\n\nWrite it down first."),
+    ("md", ANSWER.replace("**Model answer.**", "**Prediction.**").format("b")),
+    ("code", "print(max(1, 2))"),
+    ("md", "## 2. More\n\n### Exercise 3 (experiment): halve the data"),
+    ("code", "n = 10\n# BEGIN SOLUTION\nn = n // 2\n# END SOLUTION\nprint(n)"),
+    ("md", "### Exercise 4 (explain): why a residual?"),
+    ("md", ANSWER.format("gradients flow")),
+    ("md", "## Questions\n\n1. What is ELMo?\n\n<!-- BEGIN ANSWER -->\nA biLM.\n"
+           "<!-- END ANSWER -->"),
+)
+
+
+def test_exercises_are_listed_with_their_kind_task_and_cells():
+    listed = [(e.number, e.kind, e.task, e.cell, e.solution_cells, e.answer_cells)
+              for e in list_exercises(FOUR_KINDS)]
+    assert listed == [(1, "implement", "double it", 1, [2], []),
+                      (2, "predict", "which is larger?", 4, [], [5]),
+                      (3, "experiment", "halve the data", 7, [8], []),
+                      (4, "explain", "why a residual?", 9, [], [10])]
+
+
+def test_stubs_are_numbered_by_their_heading_not_by_their_order_among_code_cells():
+    assert [(e.cell, e.number, e.task) for e in find_exercises(FOUR_KINDS)] == [
+        (2, 1, "double it"), (8, 3, "halve the data")]
+
+
+def test_old_headings_have_no_kind_and_a_misspelt_kind_is_an_error():
+    assert [(e.number, e.kind) for e in list_exercises(_notebook(("md", "### Exercise 2: do")))
+            ] == [(2, None)]
+    with pytest.raises(CourseError, match="cell 0: exercise kind 'implemnt' is not one of"):
+        list_exercises(_notebook(("md", "### Exercise 1 (implemnt): do it")))
+
+
+def test_answers_are_replaced_by_a_blank_markers_included():
+    text = "**Model answer.**\n\n<!-- BEGIN ANSWER -->\nSecret.\n<!-- END ANSWER -->\n\nAfter."
+    assert strip_answers(text) == "**Model answer.**\n\n*Your answer:* …\n\nAfter."
+
+
+def test_student_copy_strips_every_answer_and_hides_what_a_prediction_is_about():
+    notebook = FOUR_KINDS
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            cell.outputs = [nbformat.v4.new_output("stream", text="2\n")]
+            cell.execution_count = 1
+    student = student_copy(notebook)
+    text = "\n".join(c.source for c in student.cells)
+    assert "ANSWER" not in text and "Because" not in text and "A biLM" not in text
+    assert text.count("*Your answer:* …") == 3, "two exercises and the questionnaire"
+    assert "**Prediction.**" in student.cells[5].source, "the student sees where to write"
+    assert "answer" in student.cells[10].metadata.tags
+    assert student.cells[6].outputs == [], "the output a predict exercise asks about is hidden"
+    assert student.cells[3].outputs == notebook.cells[3].outputs, "a self-check keeps its output"
+    assert "raise NotImplementedError(\"Exercise 3: halve the data" in student.cells[8].source
+    assert "Because b." in notebook.cells[5].source, "the original must not change"
+
+
+@pytest.mark.parametrize("broken, line", [
+    ("<!-- BEGIN ANSWER -->\nnever closed", "'<!-- BEGIN ANSWER -->' on line 1 is never closed"),
+    ("text\n<!-- END ANSWER -->", "'<!-- END ANSWER -->' on line 2 has no"),
+    ("<!-- BEGIN ANSWER -->\n<!-- BEGIN ANSWER -->\n<!-- END ANSWER -->",
+     "'<!-- BEGIN ANSWER -->' on line 2 is inside another"),
+    ("Answer: <!-- BEGIN ANSWER -->\nx\n<!-- END ANSWER -->",
+     "'<!-- BEGIN ANSWER -->' on line 1 shares its line"),
+])
+def test_unbalanced_answer_markers_are_a_clear_error(broken, line):
+    notebook = _notebook(("md", "### Exercise 1 (explain): why?"), ("md", broken))
+    with pytest.raises(CourseError, match=f"cell 1: {line}"):
+        student_copy(notebook)
+
+
+def test_the_command_names_the_notebook_cell_and_line_of_a_broken_marker(tmp_path, capsys):
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    nbformat.write(_notebook(("md", "# T"), ("md", "x\n<!-- BEGIN ANSWER -->\nsecret")),
+                   notebooks / "01_broken.ipynb")
+    assert main(["student", str(tmp_path / "out"), "--notebooks", str(notebooks)]) == 1
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "01_broken.ipynb: cell 1: '<!-- BEGIN ANSWER -->' on " \
+        "line 2 is never closed" in error
+    assert not list((tmp_path / "out").glob("*.ipynb")), "nothing written, secret included"
