@@ -10,11 +10,13 @@ TORCH_INDEX ?=
 #   make lab LAB_ARGS="--no-browser --ip=0.0.0.0 --allow-root"
 LAB_ARGS ?=
 # Where `make student` and `make slides` write; FORCE=1 lets them replace changed files
-# (which are first moved to a backup folder); REVEAL_PREFIX loads reveal.js from a local copy.
+# (which are first moved to a backup folder); REVEAL_PREFIX loads reveal.js from a local copy
+# (and MathJax from mathjax/ beside it, unless MATHJAX_URL says where).
 STUDENT_DIR ?= student
 SLIDES_DIR ?= slides
 FORCE ?=
 REVEAL_PREFIX ?=
+MATHJAX_URL ?=
 # Arguments of `make cli`, e.g. make cli ARGS="doctor"
 ARGS ?= --help
 
@@ -48,7 +50,8 @@ student-lab: install
 # One reveal.js deck per notebook, from the committed (executed) notebooks.
 slides: install
 	$(BIN)/python -m elmo_tutorial.course slides $(SLIDES_DIR) \
-		$(if $(REVEAL_PREFIX),--reveal-prefix $(REVEAL_PREFIX)) $(if $(FORCE),--force)
+		$(if $(REVEAL_PREFIX),--reveal-prefix $(REVEAL_PREFIX)) \
+		$(if $(MATHJAX_URL),--mathjax-url '$(MATHJAX_URL)') $(if $(FORCE),--force)
 
 # The elmo-tutorial command without activating .venv: make cli ARGS="train --help"
 cli: install

@@ -11,7 +11,7 @@ else, outputs and figures included, stays as it is, so students can compare.
 Usage (from a clone of the repository; ``make student`` and ``make slides`` call these)::
 
     python -m elmo_tutorial.course student student/          # one copy per notebook
-    python -m elmo_tutorial.course slides slides/ [--reveal-prefix URL]
+    python -m elmo_tutorial.course slides slides/ [--reveal-prefix URL] [--mathjax-url URL]
 
 Both refuse to write into a folder they did not create, and refuse to overwrite a file that
 was changed after they wrote it (a student's work), unless given ``--force``; then the changed
@@ -108,7 +108,8 @@ def _slides(args: argparse.Namespace) -> str:
     files = {}
     for path in notebook_paths(args.notebooks):
         notebook = nbformat.read(path, as_version=4)
-        files[f"{path.stem}.slides.html"] = deck(notebook, args.reveal_prefix).encode()
+        files[f"{path.stem}.slides.html"] = deck(notebook, args.reveal_prefix,
+                                                    args.mathjax_url).encode()
     write_generated(args.out, files, "slides", force=args.force)
     return f"wrote {len(files)} reveal.js decks to {args.out}/"
 
@@ -129,6 +130,9 @@ def main(argv: list[str] | None = None) -> int:
             command.add_argument("--reveal-prefix", default=None, metavar="URL",
                                  help="where reveal.js is loaded from (default: a CDN); e.g. a "
                                       "local copy 'reveal.js' beside the decks, for offline use")
+            command.add_argument("--mathjax-url", default=None, metavar="URL",
+                                 help="MathJax 2's MathJax.js?config=... (default: a CDN, or "
+                                      "with a local --reveal-prefix, mathjax/ beside it)")
     args = parser.parse_args(argv)
     try:
         print((_student if args.command == "student" else _slides)(args))

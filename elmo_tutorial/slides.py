@@ -33,10 +33,21 @@ from __future__ import annotations
 
 import ast
 import copy
+import html
+import posixpath
 import re
+from pathlib import Path
 
 import nbformat
 
+from .exercises import answer_blocks, has_answer
+
+TEMPLATES = Path(__file__).resolve().parent / "slides_template"
+REVEAL_CDN = "https://unpkg.com/reveal.js@4.6.1"
+MATHJAX_CONFIG = "config=TeX-AMS_CHTML-full,Safe"
+MATHJAX_CDN = f"https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.9/MathJax.js?{MATHJAX_CONFIG}"
+_NBVAL = re.compile(r"^\s*# NBVAL_[A-Z_]+\s*$")
+_WIDGET = "application/vnd.jupyter.widget-view+json"
 SLIDE_TYPES = ("slide", "subslide", "fragment", "-", "skip", "notes")
 _SETUP_CALLS = {"setup_notebook", "seed_everything"}
 
@@ -125,6 +136,16 @@ def _sections(text: str) -> list[str]:
     return ["\n".join(part).strip("\n") for part in parts]
 
 
+def _part(cell: nbformat.NotebookNode, text: str, number: int) -> nbformat.NotebookNode:
+    """Part ``number`` of a cut text cell, with an id made from the cell's (never a random
+    one, so that two builds of a deck are byte for byte the same)."""
+    part = nbformat.v4.new_markdown_cell(text)
+    part.id = f"{cell.get('id', 'cell')[:56]}-{number}" if number else cell.get("id", part.id)
+    if not number:
+        part.metadata = cell.metadata
+    return part
+
+
 def split_at_headings(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """A copy of ``notebook`` whose text cells each hold at most one heading (#, ##, ###), at
     their start; a cell's metadata stays with its first part."""
@@ -134,37 +155,113 @@ def split_at_headings(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
         if cell.cell_type != "markdown":
             cells.append(cell)
             continue
-        parts = [nbformat.v4.new_markdown_cell(text) for text in _sections(cell.source)]
-        parts[0].metadata = cell.metadata
-        cells += parts
+        cells += [_part(cell, text, k) for k, text in enumerate(_sections(cell.source))]
+    notebook.cells = cells
+    return notebook
+
+
+def _reveal_answers(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Every model answer (between answer markers) cut into a cell of its own that appears on
+    a click; the text before it keeps the cell's place, the text after it follows the answer."""
+    cells = []
+    for index, cell in enumerate(notebook.cells):
+        blocks = answer_blocks(cell.source, index) if has_answer(cell) else []
+        if not blocks:
+            cells.append(cell)
+            continue
+        lines, start, parts = cell.source.split("\n"), 0, []
+        for first, last in blocks:
+            parts += [("before", lines[start:first]), ("fragment", lines[first + 1:last])]
+            start = last + 1
+        parts.append(("-", lines[start:]))
+        for number, (kind, part_lines) in enumerate(parts):
+            text = "\n".join(part_lines).strip("\n")
+            if number and not text:
+                continue
+            part = _part(cell, text, number)
+            if number:
+                part.metadata["slideshow"] = {"slide_type": "fragment" if kind == "fragment"
+                                              else "-"}
+            cells.append(part)
     notebook.cells = cells
     return notebook
 
 
 def with_slide_metadata(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """A copy of ``notebook``, cut at headings, whose every cell carries its slide type."""
+    """A copy of ``notebook``, cut at headings and model answers, whose every cell carries its
+    slide type (model answers: ``fragment``)."""
     notebook = split_at_headings(notebook)
     for cell, slide_type in zip(notebook.cells, slide_types(notebook), strict=True):
         cell.metadata.setdefault("slideshow", {})["slide_type"] = slide_type
+    return _reveal_answers(notebook)
+
+
+def _title(notebook: nbformat.NotebookNode) -> str:
+    """The notebook's first heading, without its markdown (``01 · Layer normalisation``)."""
+    for cell in notebook.cells:
+        match = re.search(r"^#{1,6}\s+(.+)$", cell.source, re.MULTILINE)
+        if cell.cell_type == "markdown" and match:
+            return re.sub(r"[*`]|\\", "", match[1]).strip()
+    return "Slides"
+
+
+def _static_widget(output: nbformat.NotebookNode) -> None:
+    """A live widget becomes its text: there is no kernel behind a slide to drive it, so
+    controls would look live and be dead. The explorers' text says what a kernel would add."""
+    text = output.data.get("text/plain", "")
+    output.data = {"text/plain": text}
+    if "kernel" in text:
+        output.data["text/html"] = f'<p class="elmo-needs-kernel">{html.escape(text)}</p>'
+
+
+def for_slides(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A copy of ``notebook`` ready for the slides: slide types set, model answers on a click,
+    ``# NBVAL_...`` markers (for the notebook tests) gone, widgets static, the title set."""
+    notebook = with_slide_metadata(notebook)
+    notebook.metadata.pop("widgets", None)
+    notebook.metadata["title"] = _title(notebook)
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        cell.source = "\n".join(line for line in cell.source.split("\n")
+                                if not _NBVAL.match(line)).strip("\n")
+        for output in cell.get("outputs", []):
+            if _WIDGET in output.get("data", {}):
+                _static_widget(output)
     return notebook
 
 
-def deck(notebook: nbformat.NotebookNode, reveal_prefix: str | None = None) -> str:
-    """The notebook as one self-contained reveal.js HTML page.
+def _is_url(prefix: str) -> bool:
+    return "://" in prefix or prefix.startswith("//")
+
+
+def deck(notebook: nbformat.NotebookNode, reveal_prefix: str | None = None,
+         mathjax_url: str | None = None) -> str:
+    """The notebook as one reveal.js HTML page (1280×720; long slides scroll).
+
+    The page loads nothing but reveal.js and MathJax, from where these arguments say: with a
+    local ``reveal_prefix`` it works with no network.
 
     Args:
         notebook: an executed notebook (its outputs are shown as they are).
-        reveal_prefix: where the page loads reveal.js from; by default nbconvert's CDN. Give a
-            folder (e.g. ``reveal.js`` beside the deck) to present without a network.
+        reveal_prefix: where the page loads reveal.js 4 from; by default a CDN. Give a folder
+            (e.g. ``reveal.js`` beside the deck) to present without a network.
+        mathjax_url: MathJax 2's ``MathJax.js`` (with its ``?config=``); by default a CDN, or,
+            with a local ``reveal_prefix``, ``mathjax/`` beside that folder (formulas show as
+            TeX if it is missing there).
     """
     from nbconvert import SlidesExporter
     from nbconvert.preprocessors import TagRemovePreprocessor
 
-    options = {"reveal_scroll": True}  # long slides scroll instead of being cut off
-    if reveal_prefix:
-        options["reveal_url_prefix"] = reveal_prefix
-    exporter = SlidesExporter(**options)
+    reveal_prefix = (reveal_prefix or REVEAL_CDN).rstrip("/")
+    if mathjax_url is None:
+        mathjax_url = MATHJAX_CDN if _is_url(reveal_prefix) else posixpath.join(
+            posixpath.dirname(reveal_prefix), "mathjax/MathJax.js?" + MATHJAX_CONFIG)
+    exporter = SlidesExporter(
+        template_name="elmo_reveal", extra_template_basedirs=[str(TEMPLATES)],
+        reveal_url_prefix=reveal_prefix, reveal_theme="white", reveal_transition="slide",
+        reveal_width="1280", reveal_height="720", mathjax_url=mathjax_url)
     exporter.register_preprocessor(
         TagRemovePreprocessor(remove_input_tags=("hide-input",)), enabled=True)
-    html, _ = exporter.from_notebook_node(with_slide_metadata(notebook))
-    return html
+    page, _ = exporter.from_notebook_node(for_slides(notebook))
+    return page

@@ -1,5 +1,6 @@
 """Slide types from metadata and defaults, and a reveal.js deck built from a real notebook."""
 
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -102,3 +103,70 @@ def test_deck_of_a_notebook_has_its_sections_as_slides():
         assert "you_are_here" not in html and "image/png" in html, "the map shows, not its code"
     assert 'src="reveal.js/dist/reveal.js"' in html or "reveal.js/dist/reveal.js" in html
     assert "unpkg.com/reveal.js" not in html
+
+
+# --- decks an instructor can present, online and offline ------------------------------------
+
+LESSON = _notebook(
+    ("md", "# 03 · The *character* CNN\n\nIntro."),
+    ("code", "import torch"),
+    ("md", "## 1. Timing\n\nText, then a heading in the same cell:\n\n## 2. Next"),
+    ("code", "# NBVAL_IGNORE_OUTPUT\nprint('one second')"),
+    ("md", "### Exercise 1 (explain): why a residual?"),
+    ("md", "**Model answer.**\n\n<!-- BEGIN ANSWER -->\nThe gradient flows.\n"
+           "<!-- END ANSWER -->\n\nAfter the answer."),
+    ("code", "explore(draw, controls)"),
+)
+LESSON.cells[-1].outputs = [nbformat.v4.new_output("display_data", data={
+    "application/vnd.jupyter.widget-view+json": {"model_id": "abc", "version_major": 2},
+    "text/plain": "Live explorer: move the controls (needs a running Jupyter kernel)."})]
+LESSON.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}}}
+
+
+def test_a_local_deck_loads_nothing_from_the_network():
+    html = deck(LESSON, reveal_prefix="reveal.js")
+    urls = re.findall(r"""(?:src|href)=["']([^"']+)""", html)
+    assert "reveal.js/dist/reveal.js" in urls and "reveal.js/dist/reveal.css" in urls
+    assert not [u for u in urls if "//" in u], "a local deck must load nothing from a CDN"
+    assert "mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe" in urls
+    assert "require(" not in html and "jquery" not in html.lower(), "reveal starts on its own"
+    assert "Reveal.initialize(" in html
+    online = deck(LESSON)
+    assert "https://unpkg.com/reveal.js@4" in online and "cdnjs.cloudflare.com/ajax/libs/mathjax" \
+        in online
+    mine = deck(LESSON, reveal_prefix="../reveal.js", mathjax_url="/m/MathJax.js")
+    assert 'src="/m/MathJax.js"' in mine
+
+
+def test_the_deck_title_is_the_notebooks_title():
+    assert re.search(r"<title>(.*)</title>", deck(LESSON))[1] == "03 · The character CNN"
+
+
+def test_test_markers_answers_and_widgets_are_shown_as_a_presenter_needs_them():
+    html = deck(LESSON, reveal_prefix="reveal.js")
+    assert "NBVAL" not in html, "markers for the notebook tests are not for the audience"
+    assert "one second" in html, "the cell itself still shows"
+    before, after = html.split('class="fragment"', 1)
+    assert "Model answer." in before and "The gradient flows." not in before
+    assert "The gradient flows." in after[:2000], "the model answer appears on a click"
+    assert "BEGIN ANSWER" not in html
+    assert "widget-view+json" not in html and "widget-state" not in html
+    assert "@jupyter-widgets" not in html and "unpkg.com/@jupyter" not in html
+    assert re.search(r'class="elmo-needs-kernel">Live explorer.*needs a running Jupyter kernel',
+                     html), "a live widget is a static note on a slide"
+
+
+def test_code_fits_the_slide_or_scrolls_and_long_slides_scroll():
+    html = deck(LESSON, reveal_prefix="reveal.js")
+    css = "".join(re.findall(r"<style[^>]*>(.*?)</style>", html, re.S))
+    assert re.search(r"width:\s*1280", html) and re.search(r"height:\s*720", html)
+    assert re.search(r"--jp-code-font-size:\s*18px", css)
+    assert re.search(r"\.reveal pre,[^{]*\{[^}]*overflow-x:\s*auto", css), "wide code scrolls"
+    assert re.search(r"section > section \{[^}]*max-height:\s*720px;[^}]*overflow-y:\s*auto", css)
+    assert re.search(r"\.jp-InputPrompt, \.reveal \.jp-OutputPrompt \{\s*display:\s*none", css)
+
+
+def test_two_builds_of_a_deck_are_byte_for_byte_the_same():
+    assert deck(LESSON, "reveal.js") == deck(LESSON, "reveal.js")
+    notebook = nbformat.read(NOTEBOOKS / "01_layer_norm.ipynb", as_version=4)
+    assert deck(notebook) == deck(notebook), "random cell ids or widget ids"
