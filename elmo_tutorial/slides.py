@@ -9,14 +9,20 @@ current slide, ``skip`` leaves the cell out. Cells without it get a default:
 * the title cell and every ``#``/``##`` heading start a slide, a ``###`` heading a subslide;
 * other text starts a subslide after code, and continues the slide after text;
 * code continues the slide of the text that introduces it; setup cells (imports and
-  ``setup_notebook``) are skipped; an exercise's solution appears on a click (fragment);
+  ``setup_notebook``) are skipped; an exercise's solution appears on a click (fragment), and
+  so does a model answer (the text between ``<!-- BEGIN ANSWER -->`` and ``<!-- END ANSWER -->``,
+  cut into a cell of its own);
 * a section whose heading is ``subslide`` (an optional detour) or ``skip`` passes that on:
   its cells without metadata become ``-`` (below the heading) or ``skip``.
 
 A text cell with a heading in its middle is cut there first, so that every section starts
 its own slide.
 
-Code cells tagged ``hide-input`` (the architecture map) show only their output.
+Code cells tagged ``hide-input`` (the architecture map) show only their output. The deck
+(:func:`deck`, template and CSS in ``slides_template/elmo_reveal/``) is 1280×720: code lines of
+100 characters fit at 18 px, wider output scrolls sideways, a slide taller than 720 px scrolls;
+live widgets show as their text (there is no kernel behind a slide), ``# NBVAL_...`` lines for
+the notebook tests are left out, and two builds of a notebook are byte for byte the same.
 
 Example:
     >>> import nbformat
