@@ -96,7 +96,7 @@ def _student(args: argparse.Namespace) -> str:
             copy = student_copy(notebook)
         except CourseError as error:
             raise CourseError(f"{path.name}: {error}") from None
-        count += len(find_exercises(notebook))
+        count += len(list_exercises(notebook)) or len(find_exercises(notebook))
         files[path.name] = nbformat.writes(copy).encode() + b"\n"
     write_generated(args.out, files, "student", force=args.force)
     return f"wrote {len(files)} student notebooks with {count} exercises to {args.out}/"

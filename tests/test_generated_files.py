@@ -113,3 +113,13 @@ def test_a_second_run_into_the_same_folder_is_refused_while_the_first_writes(tmp
         with pytest.raises(CourseError, match="another `make slides` is writing into"):
             write_generated(out, {"a.html": b"y"}, "slides")
     write_generated(out, {"a.html": b"y"}, "slides")
+
+
+def test_a_manifest_written_by_an_earlier_version_is_still_read(tmp_path):
+    out = tmp_path / "student"
+    out.mkdir()
+    (out / "a.ipynb").write_bytes(b"one")
+    (out / MANIFEST).write_text(json.dumps(
+        {"kind": "student", "files": {"a.ipynb": hashlib.sha256(b"one").hexdigest()}}))
+    write_generated(out, {"a.ipynb": b"two"}, "student")
+    assert (out / "a.ipynb").read_bytes() == b"two" and not list(out.glob("backup-*"))
