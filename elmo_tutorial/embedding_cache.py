@@ -33,7 +33,6 @@ import hashlib
 import json
 import os
 import shutil
-import time
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -43,12 +42,11 @@ import torch
 
 from .downloads import cache_dir
 from .embedder import Embedder, index_tokens
-from .safe_files import atomic_write, atomic_write_text, file_digest
+from .safe_files import atomic_write, atomic_write_text, file_digest, remove_stale_temporaries
 
 FORMAT = 1  # bump when the stored layout changes: old entries then miss instead of misread
 DTYPE = np.dtype("<f2")  # float16, little-endian on every machine
 CACHE_VARIABLE = "ELMO_TUTORIAL_CACHE"
-STALE_SECONDS = 24 * 3600  # a temporary file this old was left by a process that died
 
 
 class CacheNotWritable(OSError):
@@ -178,7 +176,7 @@ def embed_corpus(
         raise _not_writable(folder, problem)
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        _remove_stale_temporaries(folder)
+        remove_stale_temporaries(folder)
         _embed_to_file(embedder, sentences, lengths, data_path, shape, batch_size, progress)
         meta = {"format": FORMAT, "n_sentences": len(lengths),
                 "lengths": _lengths_checksum(lengths), "shape": list(shape),
@@ -223,18 +221,6 @@ def _embed_to_file(embedder, sentences, lengths, path, shape, batch_size, progre
             f.truncate(start + shape[0] * layer_bytes)  # the size, also with no tokens at all
 
     atomic_write(path, write)
-
-
-def _remove_stale_temporaries(folder: Path) -> None:
-    """Delete temporary files of entries (``.NAME.npy.XXXX.tmp``) older than a day: left by
-    a process killed while writing, they would otherwise keep their megabytes forever."""
-    now = time.time()
-    for tmp in folder.glob(".*.tmp"):
-        try:
-            if now - tmp.stat().st_mtime > STALE_SECONDS:
-                tmp.unlink()
-        except OSError:
-            pass  # removed meanwhile by another process, or not ours to remove
 
 
 def _lengths_checksum(lengths: Sequence[int]) -> str:

@@ -183,3 +183,25 @@ def _link_new(tmp: str, path: Path) -> None:
     except OSError:  # a file system without hard links: claim the name, then fill it
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
         os.replace(tmp, path)
+
+
+STALE_SECONDS = 24 * 3600  # a temporary file untouched this long was left by a killed writer
+
+
+def remove_stale_temporaries(folder: str | Path, max_age: float = STALE_SECONDS) -> list[Path]:
+    """Delete the temporary files of :func:`atomic_write` (``.NAME.XXXX.tmp``) in ``folder``
+    untouched for ``max_age`` seconds: a writer killed mid-write (``kill -9``, a power cut)
+    leaves them, and in a cache folder they would keep their megabytes forever. A file still
+    being written is younger (every write updates its modification time). Returns the removed.
+    """
+    import time
+
+    removed, now = [], time.time()
+    for tmp in Path(folder).glob(".*.tmp"):
+        try:
+            if tmp.is_file() and not tmp.is_symlink() and now - tmp.stat().st_mtime > max_age:
+                tmp.unlink()
+                removed.append(tmp)
+        except OSError:
+            pass  # removed meanwhile by another process, or not ours to remove
+    return removed
