@@ -208,7 +208,7 @@ def _embed_to_file(embedder, sentences, lengths, path, shape, batch_size, progre
 
     def write(tmp: str) -> None:
         with open(tmp, "wb") as f:
-            np.lib.format.write_array_header_2_0(f, header)
+            np.lib.format.write_array_header_1_0(f, header)
             start = f.tell()
             for indices, arrays in embedder.iter_batches(sentences, batch_size, progress):
                 for i, vectors in zip(indices, arrays, strict=True):  # (L + 1, T_i, 2P)
