@@ -37,6 +37,7 @@ Example:
 
 from __future__ import annotations
 
+import io
 import json
 import warnings
 from collections.abc import Sequence
@@ -192,10 +193,12 @@ def write_bilm_weights(state: dict[str, torch.Tensor], config: ModelConfig, weig
             datasets[f"{root}/W_P_0"] = get(f"{name}.weight_hr_l0").T  # (C, P)
     assert datasets["CNN_proj/W_proj"].shape[1] == P
 
-    def write(tmp: str) -> None:
-        with h5py.File(tmp, "w") as file:
+    def write(tmp: str) -> None:  # built in memory: h5py crashes when the disk fills
+        buffer = io.BytesIO()
+        with h5py.File(buffer, "w") as file:
             for name, value in datasets.items():
                 file.create_dataset(name, data=np.ascontiguousarray(value, dtype=np.float32))
+        Path(tmp).write_bytes(buffer.getbuffer())  # a full disk: an ordinary OSError
 
     atomic_write(weight_file, write)
 

@@ -76,15 +76,14 @@ def _staged(out_dir: str | Path) -> Iterator[Path]:
 
 
 def _is_write_error(error: Exception) -> bool:
-    """An ``OSError``, or safetensors' error for one (``SafetensorError`` wraps ``IoError``)."""
-    return isinstance(error, OSError) or (type(error).__name__ == "SafetensorError"
-                                          and "IoError" in str(error))
+    """An ``OSError``, or safetensors' error while writing (it wraps the ``OSError``)."""
+    return isinstance(error, OSError) or type(error).__name__ == "SafetensorError"
 
 
 def _failed(out: Path, error: Exception) -> ExportFailed:
     text = str(error)
     if getattr(error, "errno", None) in (errno.ENOSPC, errno.EDQUOT) or "No space left" in text \
-            or "StorageFull" in text:
+            or "os error 28" in text:
         return ExportFailed(f"no space left on {out} for the export; free space or choose "
                             "another OUT_DIR (the files already there are unchanged)")
     reason = getattr(error, "strerror", None) or (text.strip().splitlines() or [""])[0][:120]
