@@ -521,3 +521,17 @@ def test_python_versions_without_tarfiles_data_filter_are_excluded():
     assert "3.11.4" in spec and "3.12.0" in spec
     conda = re.search(r"^\s*-\s*python\s*(\S+)", (root / "environment.yml").read_text(), re.M)
     assert conda and SpecifierSet(conda.group(1)) == spec
+
+
+def test_a_planted_wikitext_archive_is_neither_extracted_nor_read(dirs, monkeypatch):
+    cache, _ = dirs
+    planted = cache / "archives" / "wikitext-2-v1.zip"
+    planted.parent.mkdir(parents=True)
+    with zipfile.ZipFile(planted, "w") as zf:
+        for split in ("train", "valid", "test"):
+            zf.writestr(f"wikitext-2/wiki.{split}.tokens", " planted text .\n")
+    with pytest.raises(ChecksumMismatch, match=sha256(planted.read_bytes())):
+        registry.fetch("wikitext-2", progress=False)
+    assert not (cache / "wikitext-2").exists()
+    with pytest.raises(DatasetNotAvailable):
+        corpora.load_sentences("wikitext2", "valid")
