@@ -51,7 +51,7 @@ import torch
 from .config import ModelConfig
 from .elmo import ELMo
 from .safe_files import atomic_write, atomic_write_text
-from .weight_checks import check_options
+from .weight_checks import check_options, float_weights
 
 DIRECTIONS = ("forward_lstm", "backward_lstm")  # RNN_0, RNN_1
 
@@ -91,15 +91,7 @@ class _Reader:
                 f"{self.path}: the dataset {name!r} ({why}) has shape {tuple(data.shape)}, but "
                 f"options.json implies {tuple(shape)}. Are the options and weights a pair?"
             )
-        if data.dtype.kind != "f":
-            raise ValueError(f"{self.path}: the dataset {name!r} ({why}) is {data.dtype}, but "
-                             "weights are floating point; the file is damaged or not ELMo's")
-        values = np.asarray(data[...], dtype=np.float32)
-        if not np.isfinite(values).all():
-            raise ValueError(f"{self.path}: the dataset {name!r} ({why}) holds "
-                             f"{int((~np.isfinite(values)).sum())} NaN or infinite values; "
-                             "the weights are damaged")
-        return values
+        return float_weights(f"{self.path}: the dataset {name!r} ({why})", data)
 
 
 def read_bilm_weights(weight_file: str | Path, config: ModelConfig) -> dict[str, torch.Tensor]:

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import torch
 
-__all__ = ["MAX_PARAMETERS", "check_options", "check_weights"]
+__all__ = ["MAX_PARAMETERS", "check_options", "check_weights", "float_weights"]
 
 MAX_DIM = 32_768  # widths (lstm.dim, projection_dim, ...); the largest released ELMo uses 8192
 MAX_DEPTH = 16  # LSTM layers, highway layers
@@ -121,3 +122,20 @@ def check_weights(path: str | Path, state: dict[str, torch.Tensor],
             bad = int((~torch.isfinite(tensor)).sum())
             raise ValueError(f"{path}: the tensor {name} holds {bad} NaN or infinite values; "
                              "these weights are damaged (or come from a diverged training)")
+
+
+def float_weights(what: str, data) -> np.ndarray:
+    """``data`` (an hdf5 dataset or an array) as float32, if it is floating point and finite.
+
+    Raises:
+        ValueError: ``"{what} is int32, but weights are floating point; ..."`` or ``"{what}
+            holds N NaN or infinite values; ..."``.
+    """
+    if np.dtype(data.dtype).kind != "f":
+        raise ValueError(f"{what} is {data.dtype}, but weights are floating point; the file is "
+                         "damaged or not a model's weights")
+    values = np.asarray(data[...], dtype=np.float32)
+    if not np.isfinite(values).all():
+        raise ValueError(f"{what} holds {int((~np.isfinite(values)).sum())} NaN or infinite "
+                         "values; these weights are damaged")
+    return values
