@@ -37,6 +37,7 @@ Example:
 
 from __future__ import annotations
 
+import io
 import json
 import warnings
 from collections.abc import Sequence
@@ -50,6 +51,7 @@ import torch
 from .config import ModelConfig
 from .elmo import ELMo
 from .safe_files import atomic_write, atomic_write_text
+from .weight_checks import check_options, float_weights
 
 DIRECTIONS = ("forward_lstm", "backward_lstm")  # RNN_0, RNN_1
 
@@ -89,7 +91,7 @@ class _Reader:
                 f"{self.path}: the dataset {name!r} ({why}) has shape {tuple(data.shape)}, but "
                 f"options.json implies {tuple(shape)}. Are the options and weights a pair?"
             )
-        return np.asarray(data[...], dtype=np.float32)
+        return float_weights(f"{self.path}: the dataset {name!r} ({why})", data)
 
 
 def read_bilm_weights(weight_file: str | Path, config: ModelConfig) -> dict[str, torch.Tensor]:
@@ -183,10 +185,12 @@ def write_bilm_weights(state: dict[str, torch.Tensor], config: ModelConfig, weig
             datasets[f"{root}/W_P_0"] = get(f"{name}.weight_hr_l0").T  # (C, P)
     assert datasets["CNN_proj/W_proj"].shape[1] == P
 
-    def write(tmp: str) -> None:
-        with h5py.File(tmp, "w") as file:
+    def write(tmp: str) -> None:  # built in memory: h5py crashes when the disk fills
+        buffer = io.BytesIO()
+        with h5py.File(buffer, "w") as file:
             for name, value in datasets.items():
                 file.create_dataset(name, data=np.ascontiguousarray(value, dtype=np.float32))
+        Path(tmp).write_bytes(buffer.getbuffer())  # a full disk: an ordinary OSError
 
     atomic_write(weight_file, write)
 
@@ -201,6 +205,7 @@ def read_options(options_file: str | Path) -> ModelConfig:
             options = json.load(file)
         except (json.JSONDecodeError, UnicodeDecodeError) as error:
             raise ValueError(f"{options_file} is not valid JSON: {error}") from None
+    check_options(options, options_file)  # types and sizes, before anything is allocated
     return ModelConfig.from_options(options)
 
 

@@ -120,7 +120,7 @@ def corpus_vectors(corpus: str = "english_mix", dim: int = 100, window: int = 4,
     """
     from .corpora import load_sentences
     from .downloads import cache_dir
-    from .safe_files import atomic_write
+    from .safe_files import atomic_write, remove_stale_temporaries
 
     folder = Path(directory) if directory is not None else cache_dir() / "static_vectors"
     key = hashlib.sha256(f"{FORMAT}|{corpus}|{dim}|{window}|{min_count}".encode()).hexdigest()
@@ -137,4 +137,5 @@ def corpus_vectors(corpus: str = "english_mix", dim: int = 100, window: int = 4,
         Path(tmp).write_bytes(buffer.getvalue())
 
     atomic_write(path, write)
+    remove_stale_temporaries(folder)  # of earlier runs that were killed while writing
     return vectors

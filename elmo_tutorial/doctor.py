@@ -17,7 +17,7 @@ import os
 import platform
 import sys
 
-__all__ = ["dataset_status", "device_summary", "package_versions", "report"]
+__all__ = ["cache_lines", "dataset_status", "device_summary", "package_versions", "report"]
 
 PACKAGES = ("torch", "numpy", "nltk", "h5py", "safetensors", "tqdm", "matplotlib",
             "ipywidgets", "jupyterlab")
@@ -85,6 +85,18 @@ def dataset_status() -> list[tuple[str, bool, str]]:
     return rows
 
 
+def cache_lines() -> list[str]:
+    """Where downloads and the embedding cache go, and whether they can be written there."""
+    from .downloads import cache_dir
+    from .embedding_cache import CACHE_VARIABLE, cache_problem
+
+    folder = cache_dir()
+    problem = cache_problem(folder)
+    state = (f"PROBLEM: {problem}; set {CACHE_VARIABLE} to a writable folder" if problem
+             else "writable")
+    return ["Cache", f"  {folder}  {state}"]
+
+
 def _section(title: str, items: dict[str, str]) -> list[str]:
     width = max(len(k) for k in items)
     return [title] + [f"  {k.ljust(width)}  {v}" for k, v in items.items()]
@@ -95,6 +107,7 @@ def report() -> str:
     lines = _section("Versions", package_versions())
     lines += [f"  {'executable'.ljust(11)}  {sys.executable}", ""]
     lines += _section("Device", device_summary()) + [""]
+    lines += cache_lines() + [""]
     rows = dataset_status()
     width = max(len(name) for name, _, _ in rows)
     lines.append("Datasets (available locally?)")

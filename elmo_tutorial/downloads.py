@@ -6,10 +6,16 @@ The dataset registry (:mod:`elmo_tutorial.registry`) says *what* to fetch; this 
 1. **Verified.** Every file is hashed while it streams in and compared with the checksum the
    registry publishes (sha256; md5 only where the upstream project publishes nothing else).
    A mismatch deletes the partial file and raises :class:`ChecksumMismatch` with both digests.
-2. **Atomic.** Bytes go to ``NAME.<pid>.part`` next to the destination and are renamed into place
-   only once verified, so an interrupted download never looks like a finished one.
+2. **Atomic.** Bytes go to ``NAME.<pid>-<random>.part`` next to the destination and are
+   renamed into place only once verified, so an interrupted download never looks like a
+   finished one. The ``.part`` file is removed on any error; one left by a process that was
+   killed is removed by the next download of the same file.
 3. **Contained.** :func:`safe_extract` refuses zip and tar members that would land outside the
-   target directory (absolute paths, ``..``, links that point out, device files).
+   target directory (absolute paths, ``..``, links that point out, members reached through a
+   link of the same archive, device files), by its own checks on every Python version.
+
+An archive already in the cache is checked again (:func:`verify_file`) before it is
+extracted; :mod:`elmo_tutorial.verified` keeps the record that catches later changes.
 
 Where things live:
 
@@ -21,11 +27,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tarfile
+import re
+import secrets
 import urllib.request
-import zipfile
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
+
+from .archives import UnsafeArchive, safe_extract
+from .safe_files import file_digest
 
 __all__ = [
     "ChecksumMismatch",
@@ -39,6 +48,7 @@ __all__ = [
     "nltk_find",
     "offline_dir",
     "safe_extract",
+    "verify_file",
 ]
 
 CHUNK = 1 << 20  # bytes read per step while downloading or hashing
@@ -51,10 +61,6 @@ class DatasetNotAvailable(RuntimeError):
 
 class ChecksumMismatch(RuntimeError):
     """A downloaded file's digest differs from the published one (the file was deleted)."""
-
-
-class UnsafeArchive(RuntimeError):
-    """An archive member would be written outside the extraction directory."""
 
 
 def offline_dir() -> Path | None:
@@ -102,7 +108,8 @@ def download_file(
     algorithm, expected = ("sha256", sha256) if sha256 else ("md5", md5)
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    part = dest.with_name(f"{dest.name}.{os.getpid()}.part")  # one per process: no clashes
+    _remove_dead_parts(dest)
+    part = dest.with_name(f"{dest.name}.{os.getpid()}-{secrets.token_hex(4)}.part")  # unique
     digest = hashlib.new(algorithm)
     try:
         with urllib.request.urlopen(url, timeout=TIMEOUT) as response, open(part, "wb") as out:
@@ -128,75 +135,53 @@ def download_file(
     return dest
 
 
+def _remove_dead_parts(dest: Path) -> None:
+    """Remove ``dest``'s ``.part`` files whose downloading process no longer runs."""
+    for part in dest.parent.glob(f"{glob_escape(dest.name)}.*.part"):
+        match = re.fullmatch(r"\.(\d+)(?:-[0-9a-f]+)?\.part", part.name[len(dest.name):])
+        if match and not _process_alive(int(match.group(1))):
+            part.unlink(missing_ok=True)
+
+
+def glob_escape(name: str) -> str:
+    """``name`` with glob's special characters taken literally."""
+    return re.sub(r"([*?\[])", r"[\1]", name)
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True
+
+
+def verify_file(path: str | Path, sha256: str | None = None, md5: str | None = None) -> None:
+    """Check a file already on the disk (e.g. a cached archive) against its published digest.
+
+    Raises:
+        ChecksumMismatch: naming the file and both digests; the file is left in place.
+    """
+    algorithm, expected = ("sha256", sha256) if sha256 else ("md5", md5)
+    if expected is None:
+        raise ValueError(f"no checksum to verify {path} against")
+    got = file_digest(path, algorithm)
+    if got != expected.lower():
+        raise ChecksumMismatch(
+            f"{path} is not the published file: {algorithm} expected {expected}, got {got}. "
+            "It was not used. Delete it and download again (elmo-tutorial data download NAME "
+            "--force)."
+        )
+
+
 def _progress_bar(total: int | None, name: str, enabled: bool):
     from tqdm.auto import tqdm
 
     return tqdm(
         total=total, desc=name, unit="B", unit_scale=True, unit_divisor=1024, disable=not enabled
     )
-
-
-def _check_member(name: str, target: Path) -> Path:
-    """Resolve an archive member name under ``target``; raise if it would escape."""
-    posix = PurePosixPath(name.replace("\\", "/"))
-    if posix.is_absolute() or (posix.parts and ":" in posix.parts[0]):
-        raise UnsafeArchive(f"archive member {name!r} has an absolute path; refusing to extract")
-    if ".." in posix.parts:
-        raise UnsafeArchive(f"archive member {name!r} contains '..'; refusing to extract")
-    resolved = (target / posix).resolve()
-    if not resolved.is_relative_to(target):
-        raise UnsafeArchive(f"archive member {name!r} resolves outside {target}; refusing")
-    return resolved
-
-
-def safe_extract(archive: str | Path, target: str | Path) -> list[str]:
-    """Extract a zip or tar(.gz/.bz2/.xz) archive into ``target``, refusing unsafe members.
-
-    Every member is checked *before* anything is written: absolute paths, ``..`` components,
-    symbolic or hard links whose destination leaves ``target``, and device/FIFO entries all
-    raise :class:`UnsafeArchive`, so a hostile archive writes nothing.
-
-    Returns:
-        The member names, in archive order.
-    """
-    archive, target = Path(archive), Path(target)
-    target.mkdir(parents=True, exist_ok=True)
-    target = target.resolve()
-    if zipfile.is_zipfile(archive):
-        with zipfile.ZipFile(archive) as zf:
-            names = zf.namelist()
-            for info in zf.infolist():
-                _check_member(info.filename, target)
-                mode = info.external_attr >> 16
-                if (mode & 0o170000) == 0o120000:  # a symlink stored in a zip
-                    link = zf.read(info).decode("utf-8", "replace")
-                    _check_link(info.filename, link, target)
-            zf.extractall(target)
-        return names
-    if tarfile.is_tarfile(archive):
-        with tarfile.open(archive) as tf:
-            members = tf.getmembers()
-            for member in members:
-                _check_member(member.name, target)
-                if member.issym() or member.islnk():
-                    _check_link(member.name, member.linkname, target, hard=member.islnk())
-                elif not (member.isfile() or member.isdir()):
-                    raise UnsafeArchive(f"archive member {member.name!r} is a device or FIFO")
-            # Python's own "data" filter (3.12+, backported) re-checks the same rules.
-            extra = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
-            tf.extractall(target, members=members, **extra)
-        return [m.name for m in members]
-    raise ValueError(f"{archive} is neither a zip nor a tar archive")
-
-
-def _check_link(name: str, link: str, target: Path, hard: bool = False) -> None:
-    """A link member is safe only if what it points to stays inside ``target``."""
-    if PurePosixPath(link).is_absolute():
-        raise UnsafeArchive(f"archive link {name!r} points to the absolute path {link!r}")
-    # A symlink is relative to its own directory; a tar hard link to the archive root.
-    base = target if hard else (target / PurePosixPath(name)).parent
-    if not (base / link).resolve().is_relative_to(target):
-        raise UnsafeArchive(f"archive link {name!r} -> {link!r} points outside {target}")
 
 
 @dataclass(frozen=True)

@@ -180,10 +180,12 @@ class ELMo(nn.Module):
             An ``ELMo`` in eval mode; the run's softmax weights are not needed and not loaded.
         """
         from .run_dir import load_run
+        from .weight_checks import check_weights
 
         config, state, _, _ = load_run(run_dir, checkpoint=checkpoint)
         model = cls(config, **elmo_kwargs)
         encoder = {k: v for k, v in state.items() if not k.startswith("softmax.")}
+        check_weights(f"{run_dir} (its weights)", encoder, model.bilm.state_dict())
         missing, unexpected = model.bilm.load_state_dict(encoder, strict=False)
         if missing or unexpected:
             raise ValueError(

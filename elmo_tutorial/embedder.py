@@ -39,6 +39,11 @@ from .chars import BOS_TOKEN, EOS_TOKEN, word_to_char_ids
 from .elmo import ELMo
 
 PAD_ROW, BOS_ROW, EOS_ROW = 0, 1, 2  # the first rows of every token table
+# Longest sentence accepted, in tokens. Memory grows with length (the result alone is
+# (L + 1) × T × 2P floats: 12 KB a token for the shipped model, 12 GB for a million); a
+# "sentence" this long is a whole text not split into sentences, which biLMs never saw in
+# training either. Split such text first (tokenize.sentences), or into chunks of this size.
+MAX_SENTENCE_TOKENS = 10_000
 
 
 class TokenCache:
@@ -239,7 +244,8 @@ def index_tokens(sentences: Sequence[Sequence[str]]) -> dict[str, int]:
     """Each distinct token of ``sentences`` → its row in an ``Embedder`` token table
     (``3 + rank of first use``; rows 0-2 are padding, ``<S>``, ``</S>``).
 
-    Checks every token on the way, so that a bad one is reported with its position.
+    Checks every token on the way, so that a bad one is reported with its position, and
+    every sentence's length (at most :data:`MAX_SENTENCE_TOKENS`, else ``ValueError``).
     """
     sentences = _as_list(sentences)
     rows: dict[str, int] = {}
@@ -249,6 +255,12 @@ def index_tokens(sentences: Sequence[Sequence[str]]) -> dict[str, int]:
                 f"sentence {i} must be a list of token strings, got "
                 f"{type(sentence).__name__} {sentence!r:.60}; tokenize it first"
             )
+        if len(sentence) > MAX_SENTENCE_TOKENS:
+            raise ValueError(
+                f"sentence {i} has {len(sentence):,} tokens, more than the "
+                f"{MAX_SENTENCE_TOKENS:,} an Embedder takes (memory grows with length); split "
+                "the text into sentences (tokenize.tokenize(text) does) or into chunks of at "
+                f"most {MAX_SENTENCE_TOKENS:,} tokens")
         for j, token in enumerate(sentence):
             if token.__class__ is not str or not token:  # the common case costs one check
                 try:
@@ -272,4 +284,4 @@ def _in_inference_mode(run: Callable, item):
         return run(item)
 
 
-__all__ = ["Embedder", "TokenCache", "index_tokens"]
+__all__ = ["MAX_SENTENCE_TOKENS", "Embedder", "TokenCache", "index_tokens"]

@@ -15,7 +15,11 @@ token's layers, the sentences one after the other (``N`` tokens in all), stored 
 **float16** (half the size of float32: about 1.2 GB for SemCor with the shipped model, where
 float32 would take 2.4 GB; the rounding, a relative 5e-4, is far below what separates word
 senses), and a ``.json`` with the lengths' checksum, the shape and the data file's sha256.
-Both are written atomically. A damaged or mismatching entry is recomputed with a warning.
+Both are written atomically, with ordinary file writes: free space is checked first, and a disk
+that fills anyway raises :class:`CacheNotWritable` (an ``OSError``) naming the folder, with the
+temporary file removed; temporary files left by a process that was killed are removed on the
+next write. A damaged or mismatching entry (other sentences, or an array whose layer count,
+width or dtype is not this model's) is recomputed with a warning.
 
 The result, :class:`EmbeddedSentences`, reads the ``.npy`` memory-mapped: loading costs the
 checksum and no memory, and ``corpus[i]`` gives sentence ``i``'s ``(L + 1, T_i, 2P)`` float32
@@ -24,8 +28,11 @@ array as ``Embedder.embed_sentences`` would (up to the float16 rounding).
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import os
+import shutil
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,9 +42,39 @@ import torch
 
 from .downloads import cache_dir
 from .embedder import Embedder, index_tokens
-from .safe_files import atomic_write, atomic_write_text, file_digest
+from .safe_files import atomic_write, atomic_write_text, file_digest, remove_stale_temporaries
 
 FORMAT = 1  # bump when the stored layout changes: old entries then miss instead of misread
+DTYPE = np.dtype("<f2")  # float16, little-endian on every machine
+CACHE_VARIABLE = "ELMO_TUTORIAL_CACHE"
+
+
+class CacheNotWritable(OSError):
+    """The embedding cache's folder cannot take a new entry (not a folder, read-only, full);
+    the message names the folder and what to do."""
+
+
+def cache_problem(folder: str | Path) -> str | None:
+    """Why ``folder`` cannot hold the embedding cache, in words; ``None`` when it can.
+
+    Checks what ``doctor`` reports and :func:`embed_corpus` refuses: a path that is a file
+    (or lies under one), a folder that cannot be created or written (a read-only mount).
+    """
+    folder = Path(folder)
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        return f"{existing} is a file, not a folder"
+    if existing is not None and not os.access(existing, os.W_OK | os.X_OK):
+        return f"{existing} is not writable (a read-only mount?)"
+    return None
+
+
+def _not_writable(folder: Path, why: str, full: bool = False) -> CacheNotWritable:
+    if full:
+        return CacheNotWritable(f"no space left on {folder} for the embedding cache ({why}); "
+                                f"free space or set {CACHE_VARIABLE} elsewhere")
+    return CacheNotWritable(f"the embedding cache cannot be written in {folder}: {why}; set "
+                            f"{CACHE_VARIABLE} to a writable folder")
 
 
 def model_checksum(model: torch.nn.Module) -> str:
@@ -129,30 +166,59 @@ def embed_corpus(
         f"{FORMAT}|{model_checksum(embedder.model.bilm)}|{sentences_checksum(sentences)}"
         .encode()).hexdigest()[:24]
     data_path, meta_path = folder / f"{name}-{key}.npy", folder / f"{name}-{key}.json"
-    cached = _load(data_path, meta_path, lengths)
+    config = embedder.model.config  # the layer count and width every entry must have
+    shape = (config.n_layers + 1, sum(lengths), 2 * config.projection_dim)
+    cached = _load(data_path, meta_path, lengths, shape)
     if cached is not None:
         return EmbeddedSentences(cached, lengths, data_path)
-    _embed_to_file(embedder, sentences, lengths, data_path, batch_size, progress)
-    meta = {"format": FORMAT, "n_sentences": len(lengths), "lengths": _lengths_checksum(lengths),
-            "sha256": file_digest(data_path)}
-    atomic_write_text(meta_path, json.dumps(meta, indent=1))
+    problem = cache_problem(folder)
+    if problem is not None:
+        raise _not_writable(folder, problem)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        remove_stale_temporaries(folder)
+        _embed_to_file(embedder, sentences, lengths, data_path, shape, batch_size, progress)
+        meta = {"format": FORMAT, "n_sentences": len(lengths),
+                "lengths": _lengths_checksum(lengths), "shape": list(shape),
+                "dtype": DTYPE.str, "sha256": file_digest(data_path)}
+        atomic_write_text(meta_path, json.dumps(meta, indent=1))
+    except CacheNotWritable:
+        raise
+    except OSError as error:
+        if error.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES,
+                               errno.EPERM, errno.ENOTDIR, errno.EEXIST):
+            raise
+        full = error.errno in (errno.ENOSPC, errno.EDQUOT)
+        raise _not_writable(folder, error.strerror or str(error), full) from None
     return EmbeddedSentences(np.load(data_path, mmap_mode="r"), lengths, data_path)
 
 
-def _embed_to_file(embedder, sentences, lengths, path, batch_size, progress) -> None:
-    """Write the layers into a memory-mapped ``.npy`` batch by batch: the whole corpus is
-    never held in memory."""
+def _embed_to_file(embedder, sentences, lengths, path, shape, batch_size, progress) -> None:
+    """Write the layers into a ``.npy`` file batch by batch, with ordinary writes at each
+    sentence's place: the whole corpus is never held in memory, and a full disk is an
+    ``OSError`` (a memory map would die of SIGBUS instead, leaving its temporary file)."""
     offsets = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)])
-    probe = embedder.embed_sentence(["."])  # (L + 1, 1, 2P): the model's layer count and width
-    shape = (probe.shape[0], int(offsets[-1]), probe.shape[2])
+    header = {"descr": DTYPE.str, "fortran_order": False, "shape": shape}
+    needed = 4096 + int(np.prod(shape)) * DTYPE.itemsize  # generous for the header
+    free = shutil.disk_usage(path.parent).free
+    if free < needed:
+        raise _not_writable(path.parent, f"needs {needed / 1e6:.0f} MB, "
+                            f"{free / 1e6:.0f} MB free", full=True)
+    layer_bytes = shape[1] * shape[2] * DTYPE.itemsize  # one layer of every token
 
     def write(tmp: str) -> None:
-        out = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.float16, shape=shape)
-        for indices, arrays in embedder.iter_batches(sentences, batch_size, progress):
-            for i, vectors in zip(indices, arrays, strict=True):
-                out[:, offsets[i] : offsets[i + 1]] = vectors
-        out.flush()
-        del out  # close the map before the file is renamed
+        with open(tmp, "wb") as f:
+            np.lib.format.write_array_header_1_0(f, header)
+            start = f.tell()
+            for indices, arrays in embedder.iter_batches(sentences, batch_size, progress):
+                for i, vectors in zip(indices, arrays, strict=True):  # (L + 1, T_i, 2P)
+                    if vectors.shape != (shape[0], lengths[i], shape[2]):
+                        raise ValueError(f"sentence {i} gave layers of shape {vectors.shape}")
+                    row = start + int(offsets[i]) * shape[2] * DTYPE.itemsize
+                    for layer, values in enumerate(vectors.astype(DTYPE)):
+                        f.seek(row + layer * layer_bytes)
+                        f.write(values.tobytes())
+            f.truncate(start + shape[0] * layer_bytes)  # the size, also with no tokens at all
 
     atomic_write(path, write)
 
@@ -161,9 +227,10 @@ def _lengths_checksum(lengths: Sequence[int]) -> str:
     return hashlib.sha256(np.asarray(lengths, dtype=np.int64).tobytes()).hexdigest()
 
 
-def _load(data_path: Path, meta_path: Path, lengths: Sequence[int]) -> np.ndarray | None:
-    """The stored array if the entry is there and intact, else ``None`` (with a warning
-    when something was there but damaged)."""
+def _load(data_path: Path, meta_path: Path, lengths: Sequence[int],
+          shape: tuple[int, int, int]) -> np.ndarray | None:
+    """The stored array if the entry is there, intact and of ``shape`` (float16), else
+    ``None`` (with a warning when something was there but damaged or of another model)."""
     if not data_path.exists() and not meta_path.exists():
         return None
     try:
@@ -173,8 +240,9 @@ def _load(data_path: Path, meta_path: Path, lengths: Sequence[int]) -> np.ndarra
         if file_digest(data_path) != meta.get("sha256"):
             raise ValueError("its data does not match the checksum written with it")
         data = np.load(data_path, mmap_mode="r")
-        if data.ndim != 3 or data.shape[1] != sum(lengths):
-            raise ValueError(f"its array has shape {data.shape}")
+        if data.shape != shape or data.dtype != DTYPE:
+            raise ValueError(f"its array is {data.dtype} of shape {data.shape}, where this "
+                             f"model gives float16 of shape {shape}")
         return data
     except (OSError, ValueError, json.JSONDecodeError) as error:
         warnings.warn(f"embedding cache {data_path.name} is damaged ({error}); embedding again",
@@ -182,4 +250,5 @@ def _load(data_path: Path, meta_path: Path, lengths: Sequence[int]) -> np.ndarra
         return None
 
 
-__all__ = ["EmbeddedSentences", "embed_corpus", "model_checksum", "sentences_checksum"]
+__all__ = ["CacheNotWritable", "EmbeddedSentences", "cache_problem", "embed_corpus",
+           "model_checksum", "sentences_checksum"]

@@ -86,6 +86,7 @@ def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int =
     from .run_dir import load_run
     from .runtime import resolve_device
     from .train_config import TrainConfig
+    from .weight_checks import check_weights
 
     device = resolve_device(device)  # before any loading: a device this machine lacks
     config, state, vocab, train = load_run(run_dir, checkpoint=checkpoint)
@@ -94,6 +95,7 @@ def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int =
                          "model): it cannot score words, so it has no perplexity")
     train_cfg = TrainConfig.from_dict(train)
     model = BidirectionalLM(config)
+    check_weights(f"{run_dir} (its weights)", state, model.state_dict())
     model.load_state_dict(state)
     model.to(device)
     sentences = load_sentences(train_cfg.corpus, split, max_sentences or None)

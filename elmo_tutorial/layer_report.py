@@ -200,11 +200,18 @@ def to_markdown(result: dict) -> str:
     return "\n".join(lines)
 
 
-def write_report(result: dict, json_path: str | Path | None, markdown_path: str | Path | None):
-    """Write the JSON and markdown files (atomically); either path may be ``None``."""
-    from .safe_files import atomic_write_text
+def write_report(result: dict, json_path: str | Path | None, markdown_path: str | Path | None,
+                 force: bool = False) -> None:
+    """Write the JSON and markdown files (atomically); either path may be ``None``.
 
-    if json_path:
-        atomic_write_text(json_path, json.dumps(result, indent=2) + "\n")
-    if markdown_path:
-        atomic_write_text(markdown_path, to_markdown(result) + "\n")
+    Raises:
+        overwrite.WouldOverwrite: a file exists and ``force`` is False (it is kept).
+    """
+    from .overwrite import write_new_file
+
+    texts = {json_path: json.dumps(result, indent=2) + "\n",
+             markdown_path: to_markdown(result) + "\n"}
+    for path, text in texts.items():
+        if path:
+            write_new_file(path, lambda tmp, text=text: Path(tmp).write_text(
+                text, encoding="utf-8", newline="\n"), force)

@@ -119,5 +119,39 @@ def check_output_folder(folder: str | Path, force: bool) -> None:
             "files. Choose an empty or new folder, or pass --force to write into it anyway")
 
 
+def check_new_files(paths, force: bool) -> None:
+    """Refuse output files (``--json``, ``--markdown``, figures) that exist already.
+
+    Call it before a long computation, to fail in a second rather than after an hour; then
+    write with :func:`write_new_file`, which refuses again at the moment of writing.
+
+    Raises:
+        WouldOverwrite: some of ``paths`` (``None`` entries are skipped) exist and ``force``
+            is False; names them.
+    """
+    existing = [str(p) for p in paths if p and Path(p).exists()]
+    if existing and not force:
+        raise WouldOverwrite(f"{', '.join(existing)} already exists; choose another path or "
+                             "pass --force to overwrite it")
+
+
+def write_new_file(path: str | Path, write, force: bool) -> Path:
+    """Write an output file atomically (``write(tmp_path)`` fills it); unless ``force``,
+    refuse if ``path`` exists, also when another process created it while this one worked.
+
+    Raises:
+        WouldOverwrite: ``path`` exists and ``force`` is False (nothing was changed).
+    """
+    from .safe_files import atomic_create
+
+    try:
+        atomic_create(path, write, replace=force)
+    except FileExistsError:
+        raise WouldOverwrite(f"{path} already exists (written meanwhile by another run?); "
+                             "choose another path or pass --force to overwrite it") from None
+    return Path(path)
+
+
 __all__ = ["WouldOverwrite", "RUN_FILES", "check_not_a_file", "describe_run",
-           "check_fresh_run_dir", "remove_run", "check_output_folder"]
+           "check_fresh_run_dir", "remove_run", "check_output_folder", "check_new_files",
+           "write_new_file"]

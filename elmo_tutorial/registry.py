@@ -8,7 +8,10 @@ looked for in this order:
 3. nltk corpora: wherever ``nltk.data.find`` finds them (``NLTK_DATA``, ``~/nltk_data``, ...).
 
 Nothing is downloaded implicitly: :func:`fetch` (or ``elmo-tutorial data download NAME``)
-does that, verifying each file's published checksum; :func:`locate` only finds. Checksums
+does that, verifying each file's published checksum (an archive already in the cache is
+verified again before it is extracted) and recording what it verified
+(:mod:`elmo_tutorial.verified`); :func:`locate` only finds, and checks a dataset found in the
+cache against that record. Checksums
 are the publishers' own or those listed by widely used loaders (cited next to each entry);
 where none is published, the entry refuses to download unverified and says why.
 
@@ -38,7 +41,10 @@ from .downloads import (
     nltk_find,
     offline_dir,
     safe_extract,
+    verify_file,
 )
+from .safe_files import file_digest
+from .verified import DatasetDamaged, check_record, write_record
 
 __all__ = [
     "REGISTRY",
@@ -98,14 +104,26 @@ def _roots() -> list[Path]:
 
 
 def _locate(ds: Dataset) -> Path | None:
-    """The directory that holds ``ds`` (offline directory first, then cache), else ``None``."""
+    """The directory that holds ``ds`` (offline directory first, then cache), else ``None``.
+
+    Raises:
+        DatasetDamaged: the cache holds it, but its files are not those verified on download.
+    """
     if ds.kind == "nltk":
         return nltk_find(ds.nltk_resource)
     for root in _roots():
         folder = root / ds.folder
         if folder.is_dir() and all((folder / p).exists() for p in ds.required_paths()):
+            if root == cache_dir():  # what we downloaded; the offline folder is the user's
+                check_record(folder, ds.name)
             return folder
     return None
+
+
+def _matches(path: Path, remote: RemoteFile) -> bool:
+    """Whether a file already in the cache has its published digest."""
+    algorithm, expected = ("sha256", remote.sha256) if remote.sha256 else ("md5", remote.md5)
+    return file_digest(path, algorithm) == (expected or "").lower()
 
 
 def _how_to_get(ds: Dataset) -> str:
@@ -135,7 +153,10 @@ def _fetch(ds: Dataset, force: bool, progress: bool) -> Path:
         DatasetNotAvailable: no verified download is possible, or every URL failed.
         ChecksumMismatch: the only URL served bytes with the wrong digest (file deleted).
     """
-    found = None if force else _locate(ds)
+    try:
+        found = None if force else _locate(ds)
+    except DatasetDamaged:
+        found = None  # downloaded, or extracted from its verified archive, again below
     if found is not None:
         return found
     if ds.kind == "nltk":
@@ -143,16 +164,22 @@ def _fetch(ds: Dataset, force: bool, progress: bool) -> Path:
     if not ds.verifiable:
         raise DatasetNotAvailable(f"{ds.name}: refusing an unverified download. {_how_to_get(ds)}")
     root = cache_dir()
+    archive = None
     for remote in ds.files:
         if ds.kind == "files":
             dest = root / ds.folder / remote.name
-            if force or not dest.exists():
+            if force or not dest.exists() or not _matches(dest, remote):
                 download_remote(remote, dest, progress)
         else:
             archive = root / "archives" / remote.name
             if force or not archive.exists():
                 download_remote(remote, archive, progress)
+            else:  # perhaps not what we downloaded: planted, or damaged since
+                verify_file(archive, remote.sha256, remote.md5)
             safe_extract(archive, root / ds.extract_into)
+    if (root / ds.folder).is_dir():
+        write_record(root / ds.folder, ds.name, archive and archive.name,
+                     archive and file_digest(archive))
     found = _locate(ds)
     if found is None:
         missing = ", ".join(ds.required_paths())
@@ -380,8 +407,12 @@ def how_to_get(name: str) -> str:
 
 
 def is_available(name: str) -> bool:
-    """Whether dataset ``name`` can be read now, without downloading."""
-    return _locate(get_dataset(name)) is not None
+    """Whether dataset ``name`` can be read now, without downloading (and, in the cache,
+    unchanged since it was verified)."""
+    try:
+        return _locate(get_dataset(name)) is not None
+    except DatasetDamaged:
+        return False
 
 
 def locate(name: str) -> Path:
@@ -389,7 +420,8 @@ def locate(name: str) -> Path:
 
     Raises:
         DatasetNotAvailable: with instructions (``elmo-tutorial data download NAME`` or
-            ``ELMO_TUTORIAL_DATA``).
+            ``ELMO_TUTORIAL_DATA``); :class:`~elmo_tutorial.verified.DatasetDamaged` where the
+            cached copy changed since it was verified.
     """
     ds = get_dataset(name)
     found = _locate(ds)

@@ -29,6 +29,7 @@ from .config import ModelConfig
 from .runtime import REPOSITORY
 from .safe_files import DamagedFile, atomic_write_text, check_sha256sums
 from .vocab import Vocabulary
+from .weight_checks import check_weights
 
 __all__ = ["Run", "SHIPPED_MODELS", "load_run", "read_run_config", "shipped_model",
            "write_run_config"]
@@ -118,6 +119,7 @@ def load_run(run_dir: str | Path, checkpoint: bool = False) -> Run:
             raise ValueError(f"{error}; or load the run's newest checkpoint instead "
                              "(from_run(..., checkpoint=True), evaluate --checkpoint)") from None
         raise
+    check_weights(final, state)  # floating point and finite; shapes: where the model is built
     vocab_path = run_dir / "vocab.txt"
     vocab = Vocabulary.load(vocab_path) if vocab_path.exists() else None
     return Run(config, state, vocab, train)

@@ -141,3 +141,67 @@ def check_sha256sums(folder: str | Path, names: list[str], hint: str | None = No
         path = Path(folder) / name
         if name in expected and path.is_file() and file_digest(path) != expected[name]:
             raise DamagedFile(path, f"its sha256 is not the one in {SUMS}", hint)
+
+
+def atomic_create(path: str | Path, write: Callable[[str], object], replace: bool = False) -> None:
+    """Like :func:`atomic_write`, but never replace a file that exists when the new one is
+    ready, unless ``replace``: the check and the publishing are one step.
+
+    The finished temporary file is hard-linked onto ``path``, which the system refuses when
+    the name is taken, even by a file another process created a moment earlier (checking with
+    ``exists()`` first and writing later leaves that moment open).
+
+    Raises:
+        FileExistsError: ``path`` exists and ``replace`` is False; the temporary file is gone.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    umask = os.umask(0)
+    os.umask(umask)
+    try:
+        write(tmp)
+        os.chmod(tmp, 0o666 & ~umask)
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        if replace:
+            os.replace(tmp, path)
+        else:
+            _link_new(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    fsync_dir(path.parent)
+
+
+def _link_new(tmp: str, path: Path) -> None:
+    """Give the finished ``tmp`` the new name ``path``; ``FileExistsError`` if it is taken."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise
+    except OSError:  # a file system without hard links: claim the name, then fill it
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        os.replace(tmp, path)
+
+
+STALE_SECONDS = 24 * 3600  # a temporary file untouched this long was left by a killed writer
+
+
+def remove_stale_temporaries(folder: str | Path, max_age: float = STALE_SECONDS) -> list[Path]:
+    """Delete the temporary files of :func:`atomic_write` (``.NAME.XXXX.tmp``) in ``folder``
+    untouched for ``max_age`` seconds: a writer killed mid-write (``kill -9``, a power cut)
+    leaves them, and in a cache folder they would keep their megabytes forever. A file still
+    being written is younger (every write updates its modification time). Returns the removed.
+    """
+    import time
+
+    removed, now = [], time.time()
+    for tmp in Path(folder).glob(".*.tmp"):
+        try:
+            if tmp.is_file() and not tmp.is_symlink() and now - tmp.stat().st_mtime > max_age:
+                tmp.unlink()
+                removed.append(tmp)
+        except OSError:
+            pass  # removed meanwhile by another process, or not ours to remove
+    return removed

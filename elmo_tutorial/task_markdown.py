@@ -212,8 +212,9 @@ def to_markdown(result: dict) -> str:
     return "\n".join(lines)
 
 
-def write_figures(result: dict, folder: str | Path) -> list[Path]:
-    """Figure 1 (score vs training fraction per task) and Figure 2 (layer weights heat map)."""
+def write_figures(result: dict, folder: str | Path, force: bool = True) -> list[Path]:
+    """Figure 1 (score vs training fraction per task) and Figure 2 (layer weights heat map),
+    written atomically; unless ``force``, existing figures are refused (``WouldOverwrite``)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -233,8 +234,7 @@ def write_figures(result: dict, folder: str | Path) -> list[Path]:
     axes[0][0].legend()
     fig.tight_layout()
     paths = [folder / FIGURES["sample_efficiency"], folder / FIGURES["weights"]]
-    fig.savefig(paths[0], dpi=80)
-    plt.close(fig)
+    _save(fig, paths[0], force)
     rows = [(f"{t} {place}", w[place]) for t, w in result["weights"].items()
             for place in ("input", "output")]
     fig, ax = plt.subplots(figsize=(3.6, 0.4 * len(rows) + 1))
@@ -243,20 +243,39 @@ def write_figures(result: dict, folder: str | Path) -> list[Path]:
            xticks=range(len(rows[0][1])), title="softmax(w)")
     fig.colorbar(image, ax=ax)
     fig.tight_layout()
-    fig.savefig(paths[1], dpi=80)
-    plt.close(fig)
+    _save(fig, paths[1], force)
     return paths
 
 
-def write_report(result: dict, json_path=None, markdown_path=None) -> list[Path]:
-    """Write the JSON, the markdown and (beside the markdown) the figures, atomically."""
-    from .safe_files import atomic_write_text
+def _save(fig, path: Path, force: bool) -> None:
+    import matplotlib.pyplot as plt
+
+    from .overwrite import write_new_file
+
+    try:
+        write_new_file(path, lambda tmp: fig.savefig(tmp, dpi=80, format="png"), force)
+    finally:
+        plt.close(fig)
+
+
+def write_report(result: dict, json_path=None, markdown_path=None,
+                 force: bool = False) -> list[Path]:
+    """Write the JSON, the markdown and (beside the markdown) the figures, atomically.
+
+    Raises:
+        overwrite.WouldOverwrite: a file exists and ``force`` is False (it is kept).
+    """
+    from .overwrite import write_new_file
+
+    def text_writer(text: str):
+        return lambda tmp: Path(tmp).write_text(text, encoding="utf-8", newline="\n")
 
     written = []
     if json_path:
-        atomic_write_text(json_path, json.dumps(result, indent=2) + "\n")
-        written.append(Path(json_path))
+        written.append(write_new_file(json_path, text_writer(json.dumps(result, indent=2) + "\n"),
+                                      force))
     if markdown_path:
-        atomic_write_text(markdown_path, to_markdown(result) + "\n")
-        written += [Path(markdown_path), *write_figures(result, Path(markdown_path).parent)]
+        written.append(write_new_file(markdown_path, text_writer(to_markdown(result) + "\n"),
+                                      force))
+        written += write_figures(result, Path(markdown_path).parent, force)
     return written

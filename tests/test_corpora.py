@@ -399,3 +399,139 @@ def test_ensure_nltk_offline_and_missing_says_how_to_get_it(monkeypatch, tmp_pat
         corpora.ensure_nltk("brown")
     with pytest.raises(ValueError, match="not nltk data"):
         corpora.ensure_nltk("wnut17")
+
+
+# --------------------------------------------------------------------------- tampering
+
+
+def _toy_archive_entry(monkeypatch, tmp_path) -> Path:
+    archive = tmp_path / "served" / "toy.zip"
+    archive.parent.mkdir(exist_ok=True)
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("toy-corpus/wiki.train.tokens", "a b c\n")
+    add_entry(monkeypatch, Dataset(
+        "toy", "t", "CC0", "1 KB", "archive", "toy-corpus",
+        (RemoteFile("toy.zip", (archive.as_uri(),), sha256(archive.read_bytes())),),
+        markers=("wiki.train.tokens",)))
+    return archive
+
+
+def test_an_archive_planted_in_the_cache_is_refused_with_its_hash(dirs, tmp_path, monkeypatch):
+    cache, _ = dirs
+    _toy_archive_entry(monkeypatch, tmp_path)
+    planted = cache / "archives" / "toy.zip"
+    planted.parent.mkdir(parents=True)
+    with zipfile.ZipFile(planted, "w") as zf:
+        zf.writestr("toy-corpus/wiki.train.tokens", "planted text\n")
+    with pytest.raises(ChecksumMismatch, match=f"{re.escape(str(planted))} is not the published "
+                       f"file: sha256 expected .*, got {sha256(planted.read_bytes())}"):
+        registry.fetch("toy", progress=False)
+    assert not (cache / "toy-corpus").exists()  # nothing extracted
+
+
+@pytest.mark.parametrize("kind", ["files", "archive"])
+def test_a_cached_dataset_changed_after_its_download_is_detected(dirs, served, tmp_path,
+                                                                 monkeypatch, capsys, kind):
+    cache, _ = dirs
+    if kind == "files":
+        add_entry(monkeypatch, Dataset("toy", "t", "CC0", "1 KB", "files", "toy",
+                                       (RemoteFile("corpus.txt", (served,), sha256(PAYLOAD)),)))
+        name = "toy/corpus.txt"
+    else:
+        _toy_archive_entry(monkeypatch, tmp_path)
+        name = "toy-corpus/wiki.train.tokens"
+    folder = registry.fetch("toy", progress=False)
+    assert (folder / ".verified.json").is_file()
+    original = (cache / name).read_bytes()
+    changed = bytearray(original)
+    changed[1] ^= 0x01  # a few bytes
+    (cache / name).write_bytes(bytes(changed))
+    with pytest.raises(DatasetNotAvailable, match=f"{re.escape(str(cache / name))} changed since "
+                       "it was verified .*elmo-tutorial data download toy --force"):
+        registry.locate("toy")
+    assert not registry.is_available("toy")
+    registry.fetch("toy", progress=False)  # downloads, or extracts the verified archive, again
+    assert (cache / name).read_bytes() == original and registry.locate("toy") == folder
+
+
+def test_a_cached_dataset_without_a_record_of_its_verification_is_not_trusted(dirs,
+                                                                               monkeypatch):
+    cache, _ = dirs
+    add_entry(monkeypatch, Dataset("toy", "t", "CC0", "1 KB", "files", "toy",
+                                   (RemoteFile("corpus.txt", ("file:///x",), "00" * 32),)))
+    (cache / "toy").mkdir(parents=True)
+    (cache / "toy" / "corpus.txt").write_bytes(b"put there by hand")
+    with pytest.raises(DatasetNotAvailable, match="no valid record of its verification"):
+        registry.locate("toy")
+
+
+def test_part_files_of_killed_downloads_are_removed_by_the_next_download(tmp_path, served):
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    dest = tmp_path / "out" / "corpus.txt"
+    dest.parent.mkdir()
+    left = dest.with_name(f"corpus.txt.{dead}-0a1b2c3d.part")  # its process is gone
+    running = dest.with_name(f"corpus.txt.{os.getpid()}-ffffffff.part")  # still downloading
+    left.write_bytes(b"x" * 1000)
+    running.write_bytes(b"x" * 1000)
+    download_file(served, dest, sha256=sha256(PAYLOAD), progress=False)
+    assert sorted(p.name for p in dest.parent.iterdir()) == ["corpus.txt", running.name]
+
+
+def _tar_of(tmp_path, members) -> Path:
+    path = tmp_path / "chain.tar"
+    with tarfile.open(path, "w") as tf:
+        for name, link in members:
+            info = tarfile.TarInfo(name)
+            if link is None:
+                info.size = 7
+                tf.addfile(info, io.BytesIO(b"escaped"))
+            else:
+                info.type, info.linkname = tarfile.SYMTYPE, link
+                tf.addfile(info)
+    return path
+
+
+@pytest.mark.parametrize("members", [
+    [("x", "."), ("x/y", ".."), ("y/ESCAPED.txt", None)],
+    [("x", "."), ("l", "x/.."), ("l/ESCAPED.txt", None)],
+])
+def test_a_tar_symlink_chain_is_refused_by_the_guard_itself(tmp_path, monkeypatch, members):
+    monkeypatch.delattr(tarfile, "data_filter", raising=False)  # as on Python < 3.11.4
+    target = tmp_path / "deep" / "target"
+    with pytest.raises(UnsafeArchive, match="goes through the link 'x'"):
+        safe_extract(_tar_of(tmp_path, members), target)
+    assert list(target.iterdir()) == []
+    assert not list(tmp_path.rglob("ESCAPED.txt"))
+
+
+def test_python_versions_without_tarfiles_data_filter_are_excluded():
+    import tomllib
+
+    from packaging.specifiers import SpecifierSet
+
+    root = Path(__file__).resolve().parents[1]
+    spec = SpecifierSet(tomllib.loads((root / "pyproject.toml").read_text())["project"]
+                        ["requires-python"])
+    for lacking in ("3.10.0", "3.10.11", "3.11.0", "3.11.3"):
+        assert lacking not in spec
+    assert "3.11.4" in spec and "3.12.0" in spec
+    conda = re.search(r"^\s*-\s*python\s*(\S+)", (root / "environment.yml").read_text(), re.M)
+    assert conda and SpecifierSet(conda.group(1)) == spec
+
+
+def test_a_planted_wikitext_archive_is_neither_extracted_nor_read(dirs, monkeypatch):
+    cache, _ = dirs
+    planted = cache / "archives" / "wikitext-2-v1.zip"
+    planted.parent.mkdir(parents=True)
+    with zipfile.ZipFile(planted, "w") as zf:
+        for split in ("train", "valid", "test"):
+            zf.writestr(f"wikitext-2/wiki.{split}.tokens", " planted text .\n")
+    with pytest.raises(ChecksumMismatch, match=sha256(planted.read_bytes())):
+        registry.fetch("wikitext-2", progress=False)
+    assert not (cache / "wikitext-2").exists()
+    with pytest.raises(DatasetNotAvailable):
+        corpora.load_sentences("wikitext2", "valid")

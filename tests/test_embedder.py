@@ -175,3 +175,14 @@ def test_directions_in_two_threads_give_the_same_vectors_and_restore_the_thread_
     for a, b, c in zip(one_after_the_other, at_once, at_once_on_one_thread, strict=True):
         np.testing.assert_allclose(a, b, atol=1e-6, rtol=0)
         np.testing.assert_allclose(a, c, atol=1e-6, rtol=0)
+
+
+def test_a_sentence_longer_than_the_maximum_is_refused_before_any_work(embedder, monkeypatch):
+    from elmo_tutorial import embedder as embedder_module
+
+    monkeypatch.setattr(embedder_module.TokenCache, "table", lambda *a: pytest.fail("ran"))
+    too_long = ["word"] * (embedder_module.MAX_SENTENCE_TOKENS + 1)
+    for call in (embedder.embed_sentence, lambda s: embedder.embed_sentences([["ok"], s])):
+        with pytest.raises(ValueError, match=r"^sentence \d has 10,001 tokens, more than the "
+                           r"10,000 an Embedder takes .*; split the text into sentences"):
+            call(too_long)

@@ -131,3 +131,39 @@ def test_layers_command_end_to_end_on_the_tiny_model(tmp_path, monkeypatch):
     assert {"elmo", "layer0", "s", "gamma"} <= set(ner) and len(ner["s"]) == 3
     assert abs(sum(ner["s"]) - 1.0) < 1e-4
     assert set(data["trends"]) >= {"wsd_layer2_above_layer1", "pos_layer1_at_least_layer2"}
+
+
+def test_layers_command_refuses_a_file_another_run_wrote_while_it_worked(
+        tmp_path, monkeypatch, capsys):
+    out_json = tmp_path / "r.json"
+    fake = _fake_result()
+
+    def other_run_finishes_first(model, ner, progress, name, quick):
+        out_json.write_text("the other run's results")  # after this run's check, before it writes
+        return {**fake, "trends": trends(fake)}
+
+    monkeypatch.setattr(layer_report, "layer_report", other_run_finishes_first)
+    assert cli.main(["layers", str(SHIPPED), "--json", str(out_json)]) == 2
+    captured = capsys.readouterr()
+    assert "# What the layers know" in captured.out  # the results are still shown
+    assert "already exists" in captured.err and captured.err.count("\n") == 1
+    assert out_json.read_text() == "the other run's results"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]  # no temporary file left
+
+
+def test_layers_command_reports_an_unwritable_embedding_cache_in_one_line(
+        tmp_path, monkeypatch, capsys):
+    (tmp_path / "cache").write_text("a file where the cache folder should be")
+    monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path / "cache"))
+
+    def embeds_a_corpus(model, ner, progress, name, quick):
+        from elmo_tutorial.embedder import Embedder
+        from elmo_tutorial.embedding_cache import embed_corpus
+
+        embed_corpus(Embedder(model), [["a", "b"]], progress=False)
+
+    monkeypatch.setattr(layer_report, "layer_report", embeds_a_corpus)
+    assert cli.main(["layers", str(SHIPPED)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("elmo-tutorial layers: the embedding cache cannot be written in ")
+    assert "is a file, not a folder" in err and err.count("\n") == 1

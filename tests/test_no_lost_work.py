@@ -267,3 +267,78 @@ def test_ctrl_c_during_train_saves_the_step_it_stopped_at_and_names_resume(tmp_p
     step = ckpt.load_checkpoint(saved)[1]["step"]
     assert step >= max(e["step"] for e in read_log(run)), "steps after the checkpoint are lost"
     assert f"step {step} of" in err and str(saved) in err
+
+
+# -- exports are written whole or not at all -----------------------------------------------------
+
+def _no_space(*args, **kwargs):
+    raise OSError(28, "No space left on device")
+
+
+@pytest.mark.parametrize("kind", ["--allennlp", "--encoder", "--copy"])
+def test_an_export_on_a_full_disk_keeps_the_previous_one_and_says_so(finished_run, tmp_path,
+                                                                     monkeypatch, capsys, kind):
+    import h5py
+    import safetensors.torch
+
+    out = tmp_path / "exported"
+    assert cli(["export", str(finished_run), kind, str(out)]) == 0
+    before = _snapshot(out)
+
+    def h5py_fills_the_disk(name, mode="r", **kwargs):
+        _no_space()
+
+    def safetensors_fills_the_disk(tensors, filename, metadata=None):
+        with open(filename, "wb") as f:
+            f.write(b"\0" * 1000)  # half a file, then the message safetensors gives
+        raise safetensors.SafetensorError("Error while serializing: I/O error: No space left "
+                                          "on device (os error 28)")
+
+    monkeypatch.setattr(h5py, "File", h5py_fills_the_disk)
+    monkeypatch.setattr(ckpt, "save_file", safetensors_fills_the_disk)
+    assert cli(["export", str(finished_run), kind, str(out), "--force"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"elmo-tutorial export: no space left on {out}") and \
+        err.count("\n") == 1, err
+    assert _snapshot(out) == before
+    assert sorted(p.name for p in out.iterdir()) == sorted(before)  # no temporary file left
+
+
+def test_a_killed_export_leaves_the_previous_one_and_the_next_export_cleans_up(
+        finished_run, tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "exported"
+    assert cli(["export", str(finished_run), "--allennlp", str(out)]) == 0
+    before = _snapshot(out)
+    killed_while_writing = f"""
+import os, pathlib, signal
+from elmo_tutorial.cli import main
+def write_half_then_die(self, data):
+    with open(self, "wb") as f:
+        f.write(bytes(data)[:100])
+    os.kill(os.getpid(), signal.SIGKILL)
+pathlib.Path.write_bytes = write_half_then_die
+main(["export", {str(finished_run)!r}, "--allennlp", {str(out)!r}, "--force"])
+"""
+    done = subprocess.run([sys.executable, "-c", killed_while_writing], capture_output=True)
+    assert done.returncode == -9, done.stderr.decode()
+    after = _snapshot(out)
+    assert {n: b for n, b in after.items() if not n.startswith(".export-")} == before
+    assert any(p.name.startswith(".export-") for p in out.iterdir())  # the killed one's folder
+    assert cli(["export", str(finished_run), "--allennlp", str(out), "--force"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["options.json", "weights.hdf5"]
+
+
+def test_export_copy_replaces_a_symlink_in_the_folder_instead_of_writing_through_it(
+        finished_run, tmp_path):
+    outside = tmp_path / "outside.json"
+    outside.write_text("not yours to overwrite")
+    out = tmp_path / "copy"
+    out.mkdir()
+    (out / "config.json").symlink_to(outside)
+    assert cli(["export", str(finished_run), "--copy", str(out), "--force"]) == 0
+    assert outside.read_text() == "not yours to overwrite"
+    assert not (out / "config.json").is_symlink()
+    assert (out / "config.json").read_bytes() == (finished_run / "config.json").read_bytes()

@@ -130,3 +130,18 @@ def test_corpus_vectors_are_computed_once_then_read_from_the_cache(tmp_path, mon
     second = cv.corpus_vectors("toy", dim=2, min_count=1, directory=tmp_path)
     assert second.words == first.words and second.vectors.shape == (6, 2)
     np.testing.assert_array_equal(second.vectors, first.vectors)
+
+
+def test_corpus_vectors_remove_temporary_files_that_killed_writers_left(tmp_path, monkeypatch):
+    import os
+    import time
+
+    sentences = [["the", "cat", "sat"], ["the", "dog", "sat"], ["a", "cat", "ran"]] * 3
+    monkeypatch.setattr("elmo_tutorial.corpora.load_sentences", lambda corpus, split: sentences)
+    stale, fresh = tmp_path / ".toy-0123.npz.a1.tmp", tmp_path / ".toy-0123.npz.b2.tmp"
+    for path in (stale, fresh):
+        path.write_bytes(b"x" * 100)
+    two_days_ago = time.time() - 2 * 24 * 3600
+    os.utime(stale, (two_days_ago, two_days_ago))
+    cv.corpus_vectors("toy", dim=2, min_count=1, directory=tmp_path)
+    assert not stale.exists() and fresh.exists()  # fresh: perhaps another process writing

@@ -124,3 +124,19 @@ def test_tasks_command_end_to_end_on_the_tiny_model(tmp_path, monkeypatch):
     # chunking gains from context even with the tiny biLM: its layers see the phrase around
     assert data["tasks"]["chunking"]["elmo"]["mean"] > data["tasks"]["chunking"]["baseline"]["mean"]
     assert out_md.read_text().startswith("# What ELMo adds to a task model")
+
+
+def test_tasks_command_refuses_files_another_run_wrote_while_it_worked(tmp_path, monkeypatch,
+                                                                       capsys):
+    figure = tmp_path / FIGURES["weights"]
+
+    def other_run_finishes_first(model, **kw):
+        figure.write_bytes(b"the other run's figure")
+        return _fake_result()
+
+    monkeypatch.setattr(task_report, "task_report", other_run_finishes_first)
+    argv = ["tasks", str(SHIPPED), "--markdown", str(tmp_path / "T.md")]
+    assert cli.main(argv) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert figure.read_bytes() == b"the other run's figure"
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]

@@ -26,6 +26,8 @@ no checkpoints. The copy can still be evaluated (`elmo-tutorial evaluate OUT_DIR
 with ELMo.from_run and load_run; that is how data/models/tiny was made.
 
 An OUT_DIR that is not empty is refused (nothing is overwritten) unless --force is given.
+The files are written whole or not at all: interrupted, or on a full disk, an export leaves
+OUT_DIR's previous files as they were.
 
 Examples:
   elmo-tutorial export runs/tiny --allennlp exported/tiny
@@ -69,7 +71,7 @@ def run(args) -> int:
         if args.allennlp:
             options, weights = export_allennlp(args.run_dir, args.allennlp, force=args.force)
             print(f"wrote {options} and {weights}")
-    except (FileNotFoundError, ValueError, FileExistsError, NotADirectoryError) as err:
+    except (OSError, ValueError) as err:  # FileNotFoundError, WouldOverwrite, ExportFailed...
         print(f"elmo-tutorial export: {err}", file=sys.stderr)
         return 2
     return 0

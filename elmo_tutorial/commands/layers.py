@@ -39,29 +39,29 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from pathlib import Path
-
     from elmo_tutorial.allennlp_format import load_model
     from elmo_tutorial.downloads import DatasetNotAvailable
+    from elmo_tutorial.embedding_cache import CacheNotWritable
     from elmo_tutorial.layer_report import layer_report, to_markdown, write_report
+    from elmo_tutorial.overwrite import WouldOverwrite, check_new_files
 
-    existing = [p for p in (args.json, args.markdown) if p and Path(p).exists()]
-    if existing and not args.force:
-        print(f"elmo-tutorial layers: {', '.join(existing)} already exists; choose another "
-              "path or pass --force to overwrite it", file=sys.stderr)
-        return 2
     try:
+        check_new_files([args.json, args.markdown], args.force)
         model = load_model(args.model)
-    except (FileNotFoundError, ValueError) as err:
+    except (FileNotFoundError, ValueError, WouldOverwrite) as err:
         print(f"elmo-tutorial layers: {err}", file=sys.stderr)
         return 2
     name = " ".join(args.model)
     try:
         result = layer_report(model, ner=not args.no_ner, progress=True, name=name,
                               quick=args.quick)
-    except DatasetNotAvailable as err:
+    except (DatasetNotAvailable, CacheNotWritable) as err:
         print(f"elmo-tutorial layers: {err}", file=sys.stderr)
         return 2
-    write_report(result, args.json, args.markdown)
-    print(to_markdown(result))
+    print(to_markdown(result))  # shown even if a file cannot be written
+    try:
+        write_report(result, args.json, args.markdown, force=args.force)
+    except (WouldOverwrite, OSError) as err:
+        print(f"elmo-tutorial layers: {err}", file=sys.stderr)
+        return 2
     return 0

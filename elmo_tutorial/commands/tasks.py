@@ -80,16 +80,18 @@ def run(args) -> int:
     from elmo_tutorial.allennlp_format import load_model
     from elmo_tutorial.corpora import LM_CORPORA
     from elmo_tutorial.downloads import DatasetNotAvailable
+    from elmo_tutorial.embedding_cache import CacheNotWritable
+    from elmo_tutorial.overwrite import WouldOverwrite, check_new_files
     from elmo_tutorial.task_markdown import FIGURES, to_markdown, write_report
     from elmo_tutorial.task_report import task_report
 
     outputs = [args.json, args.markdown]
     if args.markdown:
         outputs += [str(Path(args.markdown).parent / f) for f in FIGURES.values()]
-    existing = [p for p in outputs if p and Path(p).exists()]
-    if existing and not args.force:
-        print(f"elmo-tutorial tasks: {', '.join(existing)} already exists; choose another "
-              "path or pass --force to overwrite it", file=sys.stderr)
+    try:
+        check_new_files(outputs, args.force)
+    except WouldOverwrite as err:
+        print(f"elmo-tutorial tasks: {err}", file=sys.stderr)
         return 2
     corpus = args.corpus or _training_corpus(args.model)
     if corpus not in LM_CORPORA:
@@ -105,9 +107,13 @@ def run(args) -> int:
         result = task_report(model, corpus=corpus, tasks=args.tasks, quick=args.quick,
                              table_task=args.table_task, workers=args.workers,
                              progress=True, name=" ".join(args.model))
-    except (DatasetNotAvailable, ValueError) as err:
+    except (DatasetNotAvailable, CacheNotWritable, ValueError) as err:
         print(f"elmo-tutorial tasks: {err}", file=sys.stderr)
         return 2
-    write_report(result, args.json, args.markdown)
-    print(to_markdown(result))
+    print(to_markdown(result))  # shown even if a file cannot be written
+    try:
+        write_report(result, args.json, args.markdown, force=args.force)
+    except (WouldOverwrite, OSError) as err:
+        print(f"elmo-tutorial tasks: {err}", file=sys.stderr)
+        return 2
     return 0
