@@ -241,9 +241,10 @@ print(with_skip)
 print("layer 2 with skip − without skip == layer 1:", torch.allclose(a2 - b2, a1, atol=1e-6))
 
 # %% [markdown] slideshow={"slide_type": "skip"}
-# How much does the fused path save? On a CPU little or nothing when only running the model
-# (PyTorch has no oneDNN kernel for LSTMP), about half the time when training; on a GPU the
-# fused cuDNN kernel wins by far. Timings depend on your machine:
+# How much does the fused path save? On a CPU a little when only running the model (PyTorch
+# has no oneDNN kernel for LSTMP), more when training, where the Python loop's backward pass
+# is slow; on a GPU the fused cuDNN kernel wins by far. Timings depend on your machine and
+# its load:
 
 # %% slideshow={"slide_type": "skip"}
 # NBVAL_IGNORE_OUTPUT
@@ -326,7 +327,8 @@ print(model.forward_lstm)
 # The model above has random weights: the softmax weights are drawn with standard deviation
 # $1/\sqrt{P}$, the biases are zero. Before running the next cell, write down roughly what its
 # validation perplexity will be, and why.
-#
+
+# %% [markdown]
 # **Prediction.**
 # <!-- BEGIN ANSWER -->
 # Close to the vocabulary size, 599. With small random weights the logits are all near 0, so
@@ -491,7 +493,8 @@ claim(best.values[0].exp() > 10 * unigram[first],
 # After 250 steps the validation perplexity is far below the unigram's, and notebook 06's
 # fully trained model reaches about 6.5. Even a perfect model of this corpus would not reach
 # 1. Why not, and what decides where its floor lies?
-#
+
+# %% [markdown]
 # **Model answer.**
 # <!-- BEGIN ANSWER -->
 # Perplexity 1 means every next word is certain. The corpus is generated from templates with

@@ -258,13 +258,15 @@ claim(vocab.word(int(best.indices[0])) == "the" and best.values[0].exp() > 0.3,
 #
 # Replace one word and record which positions' top-layer vectors change. (An untrained biLM
 # is enough: this is a property of the wiring, not of the weights.)
-#
+
+# %% [markdown]
 # ### Exercise 2 (predict): which vectors does a changed word move?
 #
 # In `<S> She said that the bank was old . </S>` (positions 0 to 9), *bank* (position 5) is
 # replaced by *river*. At which positions will the forward stack's top-layer vector change,
 # and at which the backward stack's? Mind the boundaries.
-#
+
+# %% [markdown]
 # **Prediction.**
 # <!-- BEGIN ANSWER -->
 # Forward: positions 5 to 9, from *river* itself through `</S>`: the forward vector at $k$
@@ -310,7 +312,8 @@ fig.tight_layout()
 # softmax, yet the forward stack never reads the backward stack's states, nor the other way
 # round; ELMo only concatenates them afterwards. Why not let the forward LSTM at position $k$
 # also read the backward LSTM's state there? It would see the whole sentence.
-#
+
+# %% [markdown]
 # **Model answer.**
 # <!-- BEGIN ANSWER -->
 # Because then the language-model objective could be met by copying. The forward LM at $k$

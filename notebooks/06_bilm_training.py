@@ -143,7 +143,8 @@ print(f"full softmax: {V * P / 1e6:.0f} M multiply-adds per token; sampled with 
 # The paper ties the token representation and the softmax of the two directions and keeps
 # separate LSTMs (Sec. 3.1). Give two reasons to share the softmax, and say why sharing it
 # does not let one direction see what the other has read.
-#
+
+# %% [markdown]
 # **Model answer.**
 # <!-- BEGIN ANSWER -->
 # - **Size and cost.** With a large vocabulary the softmax is the largest block of the model
@@ -168,14 +169,16 @@ print(f"full softmax: {V * P / 1e6:.0f} M multiply-adds per token; sampled with 
 # $e_w$ the expected number of times word $w$ is among the candidates ($\approx S \cdot Q(w)$),
 # so the estimate is not biased towards frequent words. It is a training shortcut: evaluation
 # always uses the full softmax. Our `Softmax` module does both from the same weights.
-#
+
+# %% [markdown]
 # ### Exercise 2 (predict): the sampled loss of a model that knows nothing
 #
 # Set every weight to zero, so that all logits are equal. The full loss is then exactly
 # $\log V$. The cell below draws $S = 1024$ candidates among $V = 50\,000$ ids, and 64 targets
 # uniformly among the 50 000. Will the sampled loss be close to $\log V$, to $\log(S + 1)$,
 # or somewhere else, and above or below $\log(S + 1)$?
-#
+
+# %% [markdown]
 # **Prediction.**
 # <!-- BEGIN ANSWER -->
 # Far below $\log V$: the sampled softmax normalises over $S + 1$ words, not $V$. With zero
@@ -184,8 +187,7 @@ print(f"full softmax: {V * P / 1e6:.0f} M multiply-adds per token; sampled with 
 # left out). That is $\log(S + 1)$ only when the target is as likely to be drawn as every
 # candidate. Here it is not: the candidates are drawn from $Q$, so they are mostly frequent
 # words (large $e_c$); the targets are uniform over the ids, so mostly rare words (small
-# $e_t$). Most ratios $e_t / e_c$ are below 1, and the loss is **below** $\log(S + 1)$. (In
-# real text the targets are themselves Zipfian, and the two meet again.)
+# $e_t$). Most ratios $e_t / e_c$ are below 1, and the loss is **below** $\log(S + 1)$.
 # <!-- END ANSWER -->
 
 # %%
@@ -303,7 +305,8 @@ plot_log(read_log(run_dir))
 # The table below gives each model's forward and backward perplexity on the same 500
 # sentences. Before running it: will the backward perplexities be higher than the forward
 # ones, lower, or about the same? Why?
-#
+
+# %% [markdown]
 # **Prediction.**
 # <!-- BEGIN ANSWER -->
 # About the same. Both directions factorise the same probability of the sentence,
@@ -374,12 +377,14 @@ claim(abs(full["fwd_ppl"] - full["bwd_ppl"]) < 0.1 * full["avg_ppl"],
 # optional **suffix**) and draws the word *before*, until it draws `<S>`; the sentence grows
 # to the left and is printed in reading order. Each sample also carries its log-probability
 # under the model at $\tau = 1$.
-#
+
+# %% [markdown]
 # ### Exercise 4 (predict): colder and hotter
 #
 # Compared with $\tau = 1$, will the sentences drawn at $\tau = 0.5$ be more or less
 # likely under the model (mean log-probability per word), and more or less varied?
-#
+
+# %% [markdown]
 # **Prediction.**
 # <!-- BEGIN ANSWER -->
 # More likely and less varied. Dividing the logits by $\tau < 1$ moves probability mass to
@@ -388,7 +393,8 @@ claim(abs(full["fwd_ppl"] - full["bwd_ppl"]) < 0.1 * full["avg_ppl"],
 # $\tau > 1$ rare words come up more often: more varied, less likely, less grammatical, and
 # longer before `</S>` is drawn.
 # <!-- END ANSWER -->
-#
+
+# %% [markdown]
 # The samples depend on every bit of the model's arithmetic, so another CPU may draw other
 # sentences from the same seed; what the lesson claims about them is checked below.
 
@@ -438,7 +444,8 @@ claim(mean_log_prob[0.5] > mean_log_prob[1.0] + 0.3,
 # the ones above: see the note before the cell.)
 #
 # ## 6. The joint loss
-#
+
+# %% [markdown]
 # ### Exercise 5 (implement): the joint loss
 #
 # Complete `my_joint_loss(fwd_logits, bwd_logits, fwd_targets, bwd_targets)`: logits are

@@ -260,13 +260,15 @@ print("padding is zero:", float(out["elmo"][1, n:].abs().max()))
 # The next cell prints the mean vector norm per layer over the real tokens, then the mixed
 # vector's, with and without layer norm (uniform weights, $\gamma = 1$, as before any task
 # training).
-#
+
+# %% [markdown]
 # ### Exercise 1 (predict): how long is the average of three vectors?
 #
 # With uniform weights and $\gamma = 1$, `elmo` is the average of the three layers at each
 # token. Will its mean norm be larger than the average of the three layers' mean norms,
 # equal, or smaller? By how much?
-#
+
+# %% [markdown]
 # **Prediction.**
 # <!-- BEGIN ANSWER -->
 # Smaller, or at most equal. The triangle inequality gives
@@ -464,14 +466,16 @@ claim(gaps["without layer 0"][0] > 2 * gaps["uniform"][0],
 # occurrence of a word towards the same vector. Without it the gaps of *play* and *point*
 # grow about threefold, though they stay below the top layer's alone: layer 1, which barely
 # separates the senses, dilutes them too.
-#
+
+# %% [markdown]
 # ### Exercise 3 (explain): why not just the top layer?
 #
 # For telling senses apart, the top layer alone beats every mix above. Yet the paper finds the
 # learned mix of all layers better than the top layer alone on every task it tries (Sec. 5.1,
 # Table 2), and its tasks learn weights that differ between tasks (Fig. 2). Why would a task
 # want the lower layers as well?
-#
+
+# %% [markdown]
 # **Model answer.**
 # <!-- BEGIN ANSWER -->
 # The layers hold different information. Sec. 5.3 of the paper probes them: the first LSTM
@@ -486,7 +490,8 @@ claim(gaps["without layer 0"][0] > 2 * gaps["uniform"][0],
 
 # %% [markdown]
 # ## 7. Raw weights for a given mix
-#
+
+# %% [markdown]
 # ### Exercise 4 (implement): which $w$ gives the mix you want?
 #
 # You want to fix the mix to given weights $s$ (positive, summing to 1), e.g.
