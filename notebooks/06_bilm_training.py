@@ -368,8 +368,8 @@ claim(abs(full["fwd_ppl"] - full["bwd_ppl"]) < 0.1 * full["avg_ppl"],
 #
 # ## 5. What the biLM has learned: generating sentences
 #
-# A language model is a generator: draw the first word from $p(t_1 \mid \texttt{<S>})$, feed
-# it back, draw the next, until `</S>`. `sample_sentences` does this with the trained tiny
+# A language model is a generator: draw the first word from its distribution after `<S>`,
+# feed it back, draw the next, until `</S>`. `sample_sentences` does this with the trained tiny
 # biLM. A **temperature** $\tau$ divides the logits before each draw, $p_\tau(w) \propto
 # p(w)^{1/\tau}$: $\tau < 1$ sharpens the distribution ($\tau \to 0$ always takes the most
 # likely word), $\tau > 1$ flattens it. A **prefix** conditions the forward LM on the first
