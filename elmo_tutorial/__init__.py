@@ -19,7 +19,8 @@ this, and that there is no import cycle::
   model        vocab ─▶ word ids (the LM's targets); chars ─▶ character ids (B, T, 50);
                batching (LMBatch: <S> .. </S>, padding, forward/backward targets);
                char_cnn (layer 0) ─▶ lstmp, lstm (layers 1..L, both directions); softmax and
-               lm (the joint loss); layer_norm, scalar_mix, elmo (ELMo, ELMo.from_run);
+               lm (the joint loss), generate (sampling sentences from it); layer_norm,
+               scalar_mix, elmo (ELMo, ELMo.from_run, TF-Hub's input forms);
                embedder (many sentences, per layer); config (ModelConfig);
                checkpoint (weights, checkpoints), run_dir (the run directory, load_run, the
                shipped models); allennlp_format (the official files, load_model)

@@ -11,6 +11,10 @@ ELMo collapses them with a scalar mix (paper Eq. 1, :class:`~elmo_tutorial.scala
 The module returns the outputs under the names of the TF-Hub ELMo module (``word_emb``,
 ``lstm_outputs1``, ``lstm_outputs2``, ``elmo``, ``default``) plus the ``mask``.
 
+Input: ``forward`` takes character ids from ``batch_to_ids``. :meth:`ELMo.embed` takes the two
+input forms of the TF-Hub module instead (its *signatures*): ``"default"``, untokenized strings
+split on spaces, and ``"tokens"``, token lists padded with ``""`` plus each sentence's length.
+
 Sentence boundaries: the biLM was trained on ``<S> w_1 .. w_n </S>``, so ``ELMo`` inserts them
 itself, right after each sentence's *own* last token (not after the padding), and removes them
 again from every output unless ``keep_sentence_boundaries=True``.
@@ -21,14 +25,14 @@ sentence's vectors depend neither on its batch neighbours nor on what ran before
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 import torch
 from torch import Tensor, nn
 
-from .chars import BOS_IDS, EOS_IDS, check_char_ids, ids_to_mask
+from .chars import BOS_IDS, EOS_IDS, batch_to_ids, check_char_ids, ids_to_mask
 from .config import ModelConfig
 from .lm import BidirectionalLM
 from .scalar_mix import ScalarMix
@@ -56,6 +60,63 @@ def remove_sentence_boundaries(x: Tensor, mask: Tensor) -> Tensor:
     ``mask`` is the ``(B, T)`` mask of the sentences *without* boundaries.
     """
     return x[:, 1:-1] * mask.unsqueeze(-1).to(x.dtype)  # </S> falls on a masked position
+
+
+def _tokens_with_lengths(tokens: Sequence[Sequence[str]], lengths) -> list[list[str]]:
+    """The ``"tokens"`` signature: each row's first ``lengths[b]`` tokens (all if ``None``)."""
+    if isinstance(tokens, str) or any(isinstance(row, str) for row in tokens):
+        raise TypeError('inputs["tokens"] must be a list of token lists, e.g. '
+                        '[["the", "cat"], ["hi", ""]]; for untokenized strings use '
+                        'signature="default"')
+    if lengths is None:  # every token up to the "" padding at the end of its row
+        lengths = [next((i for i, t in enumerate(row) if t == ""), len(row)) for row in tokens]
+    lengths = [int(n) for n in (lengths.tolist() if isinstance(lengths, Tensor) else lengths)]
+    if len(lengths) != len(tokens):
+        raise ValueError(f'inputs["sequence_len"] has {len(lengths)} lengths for '
+                         f"{len(tokens)} sentences: give one length per sentence")
+    sentences = []
+    for b, (row, n) in enumerate(zip(tokens, lengths, strict=True)):
+        if not 0 <= n <= len(row):
+            raise ValueError(f'inputs["sequence_len"][{b}] = {n}, but sentence {b} has '
+                             f"{len(row)} tokens: a length must lie in [0, {len(row)}]")
+        if "" in row[:n]:
+            raise ValueError(f'sentence {b} has an empty token "" at position '
+                             f'{list(row[:n]).index("")}, within its length {n}: "" is padding '
+                             "and belongs after the sentence's last token")
+        sentences.append(list(row[:n]))
+    return sentences
+
+
+def hub_char_ids(inputs, signature: str = "default") -> Tensor:
+    """Character ids ``(B, T, 50)`` from either TF-Hub input signature.
+
+    Args:
+        inputs: for ``"default"``, a list of untokenized sentences, each split on spaces
+            (runs of spaces count as one, as ``tf.string_split`` does); for ``"tokens"``,
+            ``{"tokens": B token lists, "sequence_len": B lengths}``: tokens past a
+            sentence's length are ignored (TF-Hub pads rows with ``""``). Without
+            ``"sequence_len"`` each row ends at its first ``""``.
+        signature: ``"default"`` or ``"tokens"``.
+
+    Raises:
+        ValueError / TypeError: for another signature, inputs of the other signature's form,
+            a number of lengths that differs from the number of sentences, a length outside
+            ``[0, len(row)]``, or ``""`` within a sentence's length.
+    """
+    if signature == "default":
+        if isinstance(inputs, str | Mapping) or not all(isinstance(s, str) for s in inputs):
+            raise TypeError('signature="default" takes a list of untokenized sentences, e.g. '
+                            '["the cat is on the mat"]; for token lists use signature="tokens"')
+        sentences = [[token for token in s.split(" ") if token] for s in inputs]
+    elif signature == "tokens":
+        if not isinstance(inputs, Mapping) or "tokens" not in inputs:
+            raise TypeError('signature="tokens" takes {"tokens": token lists, "sequence_len": '
+                            "lengths}, as TF-Hub's ELMo module does")
+        sentences = _tokens_with_lengths(inputs["tokens"], inputs.get("sequence_len"))
+    else:
+        raise ValueError(f'signature must be "default" or "tokens" (the TF-Hub module\'s '
+                         f"two), got {signature!r}")
+    return batch_to_ids(sentences)
 
 
 class ELMo(nn.Module):
@@ -167,6 +228,17 @@ class ELMo(nn.Module):
         out["default"] = default
         return out
 
+    def embed(self, inputs, signature: str = "default") -> dict[str, Tensor]:
+        """Run on either TF-Hub input signature (see :func:`hub_char_ids`) on the model's device.
+
+        ``elmo.embed(["the cat is on the mat", "dogs are in the fog"])`` and
+        ``elmo.embed({"tokens": [["the", "cat", "is", "on", "the", "mat"],
+        ["dogs", "are", "in", "the", "fog", ""]], "sequence_len": [6, 5]}, signature="tokens")``
+        return the same vectors; outputs as in :meth:`forward`.
+        """
+        device = next(self.parameters()).device
+        return self(hub_char_ids(inputs, signature).to(device))
+
     @classmethod
     def from_run(cls, run_dir: str | Path, checkpoint: bool = False, **elmo_kwargs) -> ELMo:
         """Load a biLM trained by this package (``elmo-tutorial train --out RUN_DIR``).
@@ -195,4 +267,4 @@ class ELMo(nn.Module):
         return model.eval()
 
 
-__all__ = ["ELMo", "add_sentence_boundaries", "remove_sentence_boundaries"]
+__all__ = ["ELMo", "add_sentence_boundaries", "hub_char_ids", "remove_sentence_boundaries"]

@@ -29,14 +29,17 @@
 #    `torch.nn.LSTM(proj_size=...)`;
 # 3. add the cell and projection clipping of the released ELMo weights, and see why
 #    the fast fused LSTM can no longer be used then;
-# 4. stack layers with a residual connection, as ELMo does;
+# 4. stack layers with a residual connection, as ELMo does, and see why it helps;
 # 5. assemble the forward LM, measure next-word NLL and perplexity, and train it briefly on
-#    the corpus that ships with the package.
+#    the corpus that ships with the package;
+# 6. exercises: write bilm-tf's own LSTM step from its weight file's tensors, predict an
+#    untrained model's perplexity, measure what the residual does for the first layer, and
+#    explain what keeps the perplexity above 1.
 #
 # **Prerequisites:** notebook 02 (LM batches and targets), notebook 03 (the character CNN),
 # recurrent networks at the level of "an LSTM has gates and a memory cell".
 #
-# **Runtime:** about 20 s on a 2-core CPU.
+# **Runtime:** about 20 s on 2 CPU cores.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:
@@ -206,11 +209,22 @@ print("faithful == fused:", torch.allclose(fused, faithful, atol=1e-5))
 # %% [markdown]
 # ## 4. A residual stack
 #
-# ELMo stacks $L = 2$ LSTMP layers per direction. From the second layer on, each layer's
-# input is added to its output (a residual, or "skip", connection; bilm-tf's
-# `ResidualWrapper`):
+# ELMo stacks $L = 2$ LSTMP layers per direction, with "a residual connection from the first
+# to second layer" (Peters et al. 2018, Sec. 3.4; bilm-tf's `ResidualWrapper`): from the
+# second layer on, each layer's input is added to its output,
 #
 # $$h^{(1)}_t = \mathrm{LSTMP}_1(x)_t, \qquad h^{(2)}_t = \mathrm{LSTMP}_2(h^{(1)})_t + h^{(1)}_t.$$
+#
+# **Why.** A stack of recurrent layers is hard to train: the loss sits on top of the last
+# layer, and the gradient that reaches a lower layer has to pass through every layer above
+# it, shrinking (or growing) at each. With the residual, layer 2 no longer has to rebuild
+# its whole input: it only learns a *correction* $\mathrm{LSTMP}_2(h^{(1)})$ to what layer 1
+# already says, and starting from "change nothing" is easy. And since
+# $\partial h^{(2)} / \partial h^{(1)} = I + \partial\,\mathrm{LSTMP}_2 / \partial h^{(1)}$,
+# the gradient reaches layer 1 through the identity term directly, undiminished by layer 2
+# (He et al. 2016 made the argument for deep CNNs; Wu et al. 2016 stack eight LSTM layers
+# with residuals in GNMT). Exercise 3 measures this on our model. It needs equal widths,
+# which the projection provides: every layer reads and writes $P$ numbers.
 #
 # With the skip connection switched off, the two stacks differ by exactly the first
 # layer's output:
@@ -227,9 +241,10 @@ print(with_skip)
 print("layer 2 with skip − without skip == layer 1:", torch.allclose(a2 - b2, a1, atol=1e-6))
 
 # %% [markdown] slideshow={"slide_type": "skip"}
-# How much does the fused path save? On a CPU little or nothing when only running the model
-# (PyTorch has no oneDNN kernel for LSTMP), about half the time when training; on a GPU the
-# fused cuDNN kernel wins by far. Timings depend on your machine:
+# How much does the fused path save? On a CPU a little when only running the model (PyTorch
+# has no oneDNN kernel for LSTMP), more when training, where the Python loop's backward pass
+# is slow; on a GPU the fused cuDNN kernel wins by far. Timings depend on your machine and
+# its load:
 
 # %% slideshow={"slide_type": "skip"}
 # NBVAL_IGNORE_OUTPUT
@@ -249,28 +264,36 @@ for fused in (False, True):
           f"forward + backward {(end - middle) / 5 * 1000:5.1f} ms per batch")
 
 # %% [markdown]
-# ## Exercise: write the LSTMP step
+# ### Exercise 1 (implement): bilm-tf's LSTM step, from its weight file's tensors
 #
-# Write one step of the LSTM with projection and clipping. The arguments are those of
-# `nn.LSTM`'s tensors for one layer; `cell_clip`/`proj_clip` may be `None` (no clipping).
-# Return `(h_t, c_t)`.
+# The released weights are TensorFlow tensors, laid out differently from `nn.LSTM`'s. Write
+# one step of bilm-tf's cell on them directly, without converting them to torch's layout:
+#
+# - `kernel` is `(I + P, 4C)`: one matrix for the concatenated $[x_t; h_{t-1}]$, multiplied
+#   from the right (`[x_t; h] @ kernel`), and `bias` is `(4C,)`, one vector;
+# - the four gate blocks come in TensorFlow's order (section 1);
+# - the forget gate gets TensorFlow's constant `forget_bias` = 1.0, which is in no tensor;
+# - `proj_kernel` is `(C, P)`; `cell_clip`/`proj_clip` may be `None` (no clipping).
+#
+# Return `(h_t, c_t)`. The self-check converts the same tensors to torch's layout and compares
+# your step with the package's `lstmp_step`.
 
 # %%
-def my_lstmp_step(x_t, h, c, w_ih, w_hh, b_ih, b_hh, w_hr, cell_clip, proj_clip):
+def my_tf_lstmp_step(x_t, h, c, kernel, bias, proj_kernel, cell_clip, proj_clip):
     # BEGIN SOLUTION
-    gates = x_t @ w_ih.T + b_ih + h @ w_hh.T + b_hh
-    i, f, g, o = gates.chunk(4, dim=-1)
-    c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+    gates = torch.cat([x_t, h], dim=-1) @ kernel + bias  # (B, 4C)
+    i, j, f, o = gates.chunk(4, dim=-1)  # TensorFlow's order; j is the candidate memory
+    c = torch.sigmoid(f + 1.0) * c + torch.sigmoid(i) * torch.tanh(j)
     if cell_clip is not None:
         c = c.clamp(-cell_clip, cell_clip)
-    h = (torch.sigmoid(o) * torch.tanh(c)) @ w_hr.T
+    h = (torch.sigmoid(o) * torch.tanh(c)) @ proj_kernel  # (B, C) @ (C, P)
     if proj_clip is not None:
         h = h.clamp(-proj_clip, proj_clip)
     return h, c
     # END SOLUTION
 
 
-checks.check_lstmp_step(my_lstmp_step)
+checks.check_tf_lstmp_step(my_tf_lstmp_step)
 
 # %% [markdown]
 # ## 5. The forward language model
@@ -296,7 +319,24 @@ print(model.forward_lstm)
 # word at $t + 1$ (`-100` where there is nothing to predict: after `</S>`, and at padding).
 # The model's loss is the mean next-word negative log-likelihood (NLL) in nats, and
 # **perplexity** $= e^{\text{NLL}}$: a model that is as unsure as a uniform choice among
-# $k$ words has perplexity $k$. An untrained model is close to uniform over the vocabulary:
+# $k$ words has perplexity $k$.
+
+# %% [markdown]
+# ### Exercise 2 (predict): the perplexity of an untrained model
+#
+# The model above has random weights: the softmax weights are drawn with standard deviation
+# $1/\sqrt{P}$, the biases are zero. Before running the next cell, write down roughly what its
+# validation perplexity will be, and why.
+
+# %% [markdown]
+# **Prediction.**
+# <!-- BEGIN ANSWER -->
+# Close to the vocabulary size, 599. With small random weights the logits are all near 0, so
+# the softmax is close to uniform over the $V$ words: every target gets $p \approx 1/V$, the
+# NLL is $\approx \log V$ and the perplexity $\approx V$. It cannot be much *below* $V$
+# without knowing something about the text, and small random logits cannot make it much
+# *above* either.
+# <!-- END ANSWER -->
 
 # %%
 batch = make_lm_batch(valid_sentences[:2], vocab)
@@ -309,6 +349,8 @@ with torch.no_grad():
     before = model(valid_batch.to(device))
 print(f"untrained: NLL {before.forward_nll.item():.3f} nats (log V = {math.log(len(vocab)):.3f}),"
       f" perplexity {before.forward_perplexity:.1f} (uniform: {len(vocab)})")
+claim(0.9 * len(vocab) < before.forward_perplexity < 1.1 * len(vocab),
+      "the untrained model's perplexity is within 10 % of the vocabulary size")
 
 # %% [markdown]
 # Under the hood `forward` computes the top LSTM layer, the softmax's log-probabilities and
@@ -322,6 +364,41 @@ with torch.no_grad():
     keep = on_device.forward_targets != -100
     nll = -log_probs[keep].gather(1, on_device.forward_targets[keep].unsqueeze(1)).mean()
 print(f"by hand: {nll.item():.3f} nats")
+
+# %% [markdown]
+# ### Exercise 3 (experiment): what the residual does for the first layer
+#
+# Section 4 claimed that the residual lets the gradient reach the first LSTM layer directly.
+# Measure it: `first_layer_gradient` builds an untrained forward LM from a config (same seed,
+# so the same weights), computes the loss on one batch and returns the norm of the gradient
+# that reaches the first layer's input weights. Build `no_residual`, the same config with the
+# residual switched off, and compare.
+
+# %%
+def first_layer_gradient(config):
+    """‖∂loss/∂W_ih‖ of the first forward LSTM layer, untrained, one batch, no dropout."""
+    torch.manual_seed(0)
+    lm = ForwardLM(config).to(device).eval()  # eval: no dropout, so only the wiring differs
+    lm(valid_batch.to(device)).loss.backward()
+    return lm.forward_lstm.layers[0].weight_ih_l0.grad.norm().item()
+
+
+with_residual = first_layer_gradient(config)
+# BEGIN SOLUTION
+no_residual = replace(config, use_skip_connections=False)
+# END SOLUTION
+without_residual = first_layer_gradient(no_residual)
+print(f"gradient norm at layer 1: with the residual {approx(with_residual, '.4f')}, "
+      f"without {approx(without_residual, '.4f')}")
+checks.check_residual_experiment(no_residual, config, with_residual, without_residual)
+
+# %% [markdown]
+# Layer 2's gradient is the same either way (nothing above it changes). Layer 1 gets several
+# times less without the residual: all it receives must then pass through layer 2's gates
+# and projection, which shrink it and mix it up. With the residual, most of it is the loss's
+# gradient at the top, passed down unchanged. (An adaptive optimiser such as Adam, or
+# bilm-tf's Adagrad, rescales the step size per weight, but not what the gradient says.)
+# Two layers are few; in a deeper stack the loss compounds at every layer.
 
 # %% [markdown]
 # ## 6. A short training run
@@ -411,6 +488,26 @@ claim(best.values[0].exp() > 10 * unigram[first],
       detail=f"{best.values[0].exp():.3f} vs {unigram[first]:.4f}")
 
 # %% [markdown]
+# ### Exercise 4 (explain): what keeps the perplexity above 1?
+#
+# After 250 steps the validation perplexity is far below the unigram's, and notebook 06's
+# fully trained model reaches about 6.5. Even a perfect model of this corpus would not reach
+# 1. Why not, and what decides where its floor lies?
+
+# %% [markdown]
+# **Model answer.**
+# <!-- BEGIN ANSWER -->
+# Perplexity 1 means every next word is certain. The corpus is generated from templates with
+# words drawn at random for their slots (which noun, which name, which adverb), and a random
+# choice cannot be predicted from the words before it: the best possible model spreads its
+# probability over the words that fit the slot. Its perplexity is $e^{H}$, with $H$ the
+# entropy per word of the generator itself (the average "number of equally likely choices"
+# per word). A model can only approach that floor from above; the gap between our model and
+# the floor is what more data, steps or capacity could still win. Real text has a floor too,
+# and no one knows exactly where it lies.
+# <!-- END ANSWER -->
+
+# %% [markdown]
 # ## Summary
 #
 # * An **LSTM step** computes four gates from $x_t$ and $h_{t-1}$ (block order i, f, g, o in
@@ -422,13 +519,17 @@ claim(best.values[0].exp() > 10 * unigram[first],
 # * The released weights **clip** the memory (after its update) and the output (after the
 #   projection) to ±3; then only the explicit loop is exact, which is why `LSTMStack` has a
 #   faithful and a fused path over the same parameters.
-# * Layers are stacked with a **residual** connection from the second layer on.
+# * Layers are stacked with a **residual** connection from the second layer on: each upper
+#   layer learns a correction to its input, and the gradient reaches the lower layer directly
+#   (several times more of it in our untrained model).
 # * The **forward LM** = character CNN + LSTM stack + softmax, trained on next-word NLL;
 #   perplexity $= e^{\text{NLL}}$ (Sec. 3.1).
 #
 # **Read more:** Peters et al. (2018), Sec. 3.1 (the biLM) and 3.4 (the architecture);
 # Józefowicz et al. (2016), *Exploring the Limits of Language Modeling* (the CNN-LSTM LM ELMo
 # builds on); Sak et al. (2014) for LSTMP; Józefowicz, Zaremba & Sutskever (2015), *An
-# Empirical Exploration of Recurrent Network Architectures* (the forget bias of 1).
+# Empirical Exploration of Recurrent Network Architectures* (the forget bias of 1); He et al.
+# (2016), *Deep Residual Learning for Image Recognition*, and Wu et al. (2016), *Google's
+# Neural Machine Translation System* (residual connections in deep stacks).
 #
 # **Next:** notebook 05 runs the same machinery right to left: the backward LM.

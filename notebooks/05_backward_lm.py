@@ -28,11 +28,13 @@
 # 2. reverse each sentence within its own length, with one `gather`;
 # 3. build the backward LM and its previous-word targets;
 # 4. check causality on a sentence: the forward LM's vector at position $k$ depends only on
-#    words $\le k$, the backward LM's only on words $\ge k$.
+#    words $\le k$, the backward LM's only on words $\ge k$;
+# 5. exercises: reverse a *left*-padded batch, predict which vectors a changed word moves,
+#    and explain why the two directions must never read each other's states.
 #
 # **Prerequisites:** notebook 04 (LSTM stack, forward LM), notebook 02 (LM batches).
 #
-# **Runtime:** about 15 s on a 2-core CPU.
+# **Runtime:** about 15 s on 2 CPU cores.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:
@@ -131,21 +133,27 @@ print("largest difference, reverse_padded vs alone:",
       round((alone - in_batch).abs().max().item(), 4))
 
 # %% [markdown]
-# ## Exercise: write `reverse_padded`
+# ### Exercise 1 (implement): reverse a left-padded batch
 #
-# `x` is `(B, T, D)`, right-padded; `lengths` is `(B,)`. Return `x` with each row's first
-# `lengths[b]` positions reversed and the padding left in place.
+# Some toolkits pad on the **left**: row $b$'s $L_b$ tokens are its *last* $L_b$ positions,
+# the padding comes first (`[0, 0, a, b, c]`). A backward LSTM needs the same care there.
+# `x` is `(B, T, D)`, left-padded; `lengths` is `(B,)` and may contain 0. Return `x` with
+# each row's tokens reversed in place and the padding left in front (`[0, 0, c, b, a]`).
+# Work out which source position lands at each position, or find a way to reuse
+# `reverse_padded`.
 
 # %%
-def my_reverse_padded(x, lengths):
+def my_reverse_left_padded(x, lengths):
     # BEGIN SOLUTION
-    t = torch.arange(x.shape[1])
-    index = torch.where(t < lengths[:, None], lengths[:, None] - 1 - t, t)  # (B, T)
+    T = x.shape[1]
+    t = torch.arange(T)
+    start = T - lengths[:, None]  # (B, 1): where each row's tokens begin
+    index = torch.where(t >= start, start + T - 1 - t, t)  # (B, T)
     return x.gather(1, index.unsqueeze(-1).expand_as(x))
     # END SOLUTION
 
 
-checks.check_reverse_padded(my_reverse_padded)
+checks.check_reverse_left_padded(my_reverse_left_padded)
 
 # %% [markdown]
 # ## 3. The backward LSTM stack and the backward LM
@@ -248,9 +256,25 @@ claim(vocab.word(int(best.indices[0])) == "the" and best.values[0].exp() > 0.3,
 # %% [markdown]
 # ## 4. Causality, shown on one sentence
 #
-# Replace one word and record which positions' top-layer vectors change. The forward stack
-# must change only at and after the replaced word, the backward stack only at and before
-# it. (An untrained biLM is enough: this is a property of the wiring, not of the weights.)
+# Replace one word and record which positions' top-layer vectors change. (An untrained biLM
+# is enough: this is a property of the wiring, not of the weights.)
+
+# %% [markdown]
+# ### Exercise 2 (predict): which vectors does a changed word move?
+#
+# In `<S> She said that the bank was old . </S>` (positions 0 to 9), *bank* (position 5) is
+# replaced by *river*. At which positions will the forward stack's top-layer vector change,
+# and at which the backward stack's? Mind the boundaries.
+
+# %% [markdown]
+# **Prediction.**
+# <!-- BEGIN ANSWER -->
+# Forward: positions 5 to 9, from *river* itself through `</S>`: the forward vector at $k$
+# has read words $\le k$, so every position from the change on has read it, and none before.
+# Backward: positions 0 to 5, from `<S>` through *river*: the backward vector at $k$ has read
+# words $\ge k$. Only position 5 changes in both; `<S>` changes in the backward stack only,
+# `</S>` in the forward stack only.
+# <!-- END ANSWER -->
 
 # %%
 torch.manual_seed(0)
@@ -267,6 +291,10 @@ print(f"replaced {sentence[k]!r} (position {k + 1}) by {changed[k]!r}")
 for d in ("forward", "backward"):
     print(f"{d:>8}: " + " ".join(f"{w}{'*' if m else ''}" for w, m in zip(labels, moved[d],
                                                                         strict=True)))
+positions = torch.arange(len(labels))
+claim(torch.equal(moved["forward"], positions >= k + 1)
+      and torch.equal(moved["backward"], positions <= k + 1),
+      "the forward vectors change from the replaced word on, the backward ones up to it")
 
 # %%
 fig, ax = plt.subplots(figsize=(7, 1.6))
@@ -276,6 +304,29 @@ ax.set_xticks(range(len(labels)), labels, rotation=45)
 ax.set_yticks([0, 1], ["forward", "backward"])
 ax.set_title(f"vectors that change when '{sentence[k]}' → '{changed[k]}'")
 fig.tight_layout()
+
+# %% [markdown]
+# ### Exercise 3 (explain): trained together, run apart
+#
+# The biLM trains both directions jointly, on one loss, with a shared character CNN and
+# softmax, yet the forward stack never reads the backward stack's states, nor the other way
+# round; ELMo only concatenates them afterwards. Why not let the forward LSTM at position $k$
+# also read the backward LSTM's state there? It would see the whole sentence.
+
+# %% [markdown]
+# **Model answer.**
+# <!-- BEGIN ANSWER -->
+# Because then the language-model objective could be met by copying. The forward LM at $k$
+# must predict word $k+1$; the backward state at $k$ has read words $\ge k$, which include
+# word $k+1$ (section 4: it changes when any later word changes). A forward LSTM that reads it
+# learns to copy the answer instead of modelling the language, the training loss drops to
+# almost 0, and the states learn nothing useful. Each direction is a proper LM only if it
+# never sees the word it predicts, so the two must stay separate while they are trained. The
+# joint loss still helps: the shared character CNN and softmax get gradients from both
+# directions. The whole-sentence view comes afterwards, for free: ELMo concatenates the two
+# states at each position. (BERT found another way round the copying problem: it hides the
+# words it predicts, with a mask, and reads both sides in every layer.)
+# <!-- END ANSWER -->
 
 # %% [markdown]
 # ## Summary

@@ -31,11 +31,14 @@
 # 3. train a small biLM for real with our `Trainer` (checkpoints, log, loss curve);
 # 4. compare it, and the same preset trained to the end, with a Kneser-Ney trigram on the same
 #    sentences;
-# 5. write the joint loss yourself and let a self-check grade it.
+# 5. generate sentences with the trained biLM: forward from a prefix, backward up to a suffix,
+#    at several temperatures;
+# 6. exercises: explain the shared softmax, predict the sampled loss, the two directions'
+#    perplexities and the effect of the temperature, and write the joint loss.
 #
 # **Prerequisites:** notebooks 02 (LM batches), 04-05 (the two LMs), cross-entropy.
 #
-# **Runtime:** about 25 s on a 2-core CPU.
+# **Runtime:** about 25 s on 2 CPU cores.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:
@@ -52,6 +55,7 @@ you_are_here("bilm")
 # %matplotlib inline
 import math
 import tempfile
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -113,8 +117,10 @@ print(f"untrained perplexity ≈ exp(NLL) = {math.exp(fwd_nll.item()):.1f} "
 # ## 2. One softmax for both directions, and the cost of a large vocabulary
 #
 # Sharing $\Theta_s$ halves the output layer. For this corpus that is small change; for the
-# paper's vocabulary (793 471 words, $P = 512$) it is 406 M parameters, four times the rest of
-# the model. The full softmax also costs $V \cdot P$ multiply-adds **per predicted token**.
+# paper's vocabulary (793 471 words, $P = 512$) one softmax has $V (P + 1)$ = 407 M
+# parameters (weights and biases), over four times the rest of the model (the cell below
+# computes both). The full softmax also costs $V \cdot P$ multiply-adds **per predicted
+# token**.
 
 # %%
 def n_params(module):
@@ -126,19 +132,63 @@ with torch.device("meta"):  # shapes only: no memory, no initialisation
     encoder = n_params(BidirectionalLM(replace(paper, vocab_size=0)))
 V, P = 793_471, paper.projection_dim
 print(f"paper encoder: {encoder / 1e6:.1f} M parameters")
-print(f"one shared softmax: {V * (P + 1) / 1e6:.1f} M; two separate ones: "
-      f"{2 * V * (P + 1) / 1e6:.1f} M")
+print(f"one shared softmax: {V * (P + 1) / 1e6:.1f} M ({V * (P + 1) / encoder:.1f} × the "
+      f"encoder); two separate ones: {2 * V * (P + 1) / 1e6:.1f} M")
 print(f"full softmax: {V * P / 1e6:.0f} M multiply-adds per token; sampled with 8192 "
       f"candidates: {(8192 + 1) * P / 1e6:.1f} M")
 
 # %% [markdown]
+# ### Exercise 1 (explain): why one softmax for both directions?
+#
+# The paper ties the token representation and the softmax of the two directions and keeps
+# separate LSTMs (Sec. 3.1). Give two reasons to share the softmax, and say why sharing it
+# does not let one direction see what the other has read.
+
+# %% [markdown]
+# **Model answer.**
+# <!-- BEGIN ANSWER -->
+# - **Size and cost.** With a large vocabulary the softmax is the largest block of the model
+#   (the numbers above: about 4 times the encoder); a second one would double it, for memory,
+#   optimiser state and training time.
+# - **Training signal.** Both directions predict the same words from states of the same
+#   width. A word's output vector $W_w$ then gets gradients from both directions' predictions
+#   of it, twice as many updates, which matters most for rare words.
+# - **One output space.** Both top layers must score words against the same $W$: "predicts
+#   *bank*" is the same direction in the forward and the backward state, which suits ELMo,
+#   which puts the two side by side in one vector.
+#
+# Sharing does not leak information: the softmax only reads each direction's state at each
+# position, and a state has read only its own side of the sentence (notebook 05). What the
+# two directions share are *parameters*, learnt from both, not *states*.
+# <!-- END ANSWER -->
+
+# %% [markdown]
 # The **sampled softmax** (Jean et al. 2015; bilm-tf uses `tf.nn.sampled_softmax_loss`) scores
 # the true word against $S$ candidates drawn once per batch from a log-uniform (Zipfian)
-# distribution $Q$, subtracting $\log(S \cdot Q(w))$ from each logit so the estimate is not
-# biased towards frequent words. It is a training shortcut: evaluation always uses the full
-# softmax. Our `Softmax` module does both from the same weights; on a model whose logits are
-# all equal (zero weights) the full loss is exactly $\log V$, the sampled one close to
-# $\log(S+1)$: it only normalises over the candidates.
+# distribution $Q$ over the frequency-sorted ids, subtracting $\log e_w$ from each logit, with
+# $e_w$ the expected number of times word $w$ is among the candidates ($\approx S \cdot Q(w)$),
+# so the estimate is not biased towards frequent words. It is a training shortcut: evaluation
+# always uses the full softmax. Our `Softmax` module does both from the same weights.
+
+# %% [markdown]
+# ### Exercise 2 (predict): the sampled loss of a model that knows nothing
+#
+# Set every weight to zero, so that all logits are equal. The full loss is then exactly
+# $\log V$. The cell below draws $S = 1024$ candidates among $V = 50\,000$ ids, and 64 targets
+# uniformly among the 50 000. Will the sampled loss be close to $\log V$, to $\log(S + 1)$,
+# or somewhere else, and above or below $\log(S + 1)$?
+
+# %% [markdown]
+# **Prediction.**
+# <!-- BEGIN ANSWER -->
+# Far below $\log V$: the sampled softmax normalises over $S + 1$ words, not $V$. With zero
+# logits the corrected logits are $-\log e_w$, and the loss of target $t$ is
+# $\log\bigl(1 + \sum_c e_t / e_c\bigr)$ (accidental hits, candidates equal to $t$, are
+# left out). That is $\log(S + 1)$ only when the target is as likely to be drawn as every
+# candidate. Here it is not: the candidates are drawn from $Q$, so they are mostly frequent
+# words (large $e_c$); the targets are uniform over the ids, so mostly rare words (small
+# $e_t$). Most ratios $e_t / e_c$ are below 1, and the loss is **below** $\log(S + 1)$.
+# <!-- END ANSWER -->
 
 # %%
 from elmo_tutorial.softmax import Softmax
@@ -153,7 +203,27 @@ full, n = big(h, targets)
 torch.manual_seed(0)
 sampled, _ = big(h, targets, sampled=True)
 print(f"full: {full.item() / n:.4f} = log V = {math.log(50_000):.4f};  "
-      f"sampled: {sampled.item() / n:.2f} ≈ log(S + 1) = {math.log(1025):.2f}")
+      f"sampled: {sampled.item() / n:.4f};  log(S + 1) = {math.log(1025):.4f}")
+
+# %% [markdown]
+# The same number by hand, from the same 1024 candidates (same seed) and the formula of the
+# prediction:
+
+# %%
+from elmo_tutorial.softmax import expected_count, sample_log_uniform
+
+torch.manual_seed(0)
+ids, num_tries = sample_log_uniform(1024, 50_000)  # the draw the sampled loss made
+e_candidates = expected_count(ids, num_tries, 1024, 50_000)  # (S,)
+e_targets = expected_count(targets, num_tries, 1024, 50_000)  # (N,)
+ratios = e_targets[:, None] / e_candidates[None, :]  # (N, S)
+ratios = ratios.masked_fill(ids[None, :] == targets[:, None], 0.0)  # accidental hits
+per_target = torch.log1p(ratios.sum(dim=1))  # (N,)
+print(f"by hand: {per_target.mean():.4f};  median candidate id {int(ids.median())}, "
+      f"median target id {int(targets.median())}")
+print(f"targets with a loss below log(S + 1): {(per_target < math.log(1025)).float().mean():.0%}")
+claim(abs(per_target.mean() - sampled / n) < 1e-4 and sampled / n < math.log(1025) - 0.3,
+      "the sampled loss is log(1 + Σ_c e_t/e_c), well below log(S + 1) for these rare targets")
 
 # %% [markdown]
 # ## 3. A real training run
@@ -176,6 +246,7 @@ run_dir = Path(tempfile.mkdtemp()) / "tiny"
 cfg = apply_overrides(TrainConfig.preset("tiny"), {
     "out_dir": str(run_dir), "max_steps": 80, "batch_size": 32, "eval_interval": 20,
     "eval_sentences": 500, "checkpoint_interval": 40, "log_interval": 5, "warmup_steps": 10,
+    "progress": False,  # no progress bar: a saved notebook would show it frozen mid-run
     "device": "cuda" if device.type == "cuda" else "cpu"})  # the Trainer runs on CUDA or CPU
 trainer = Trainer(cfg)
 print(f"{len(trainer.train_sents)} training sentences, {trainer.steps_per_epoch} batches of "
@@ -183,7 +254,9 @@ print(f"{len(trainer.train_sents)} training sentences, {trainer.steps_per_epoch}
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-metrics = trainer.fit()  # progress bar: steps, tokens/s, training perplexity
+start = time.perf_counter()
+metrics = trainer.fit()  # `elmo-tutorial train` shows a progress bar; log.jsonl has every step
+print(f"{trainer.step} of {trainer.total_steps} steps done in {time.perf_counter() - start:.0f} s")
 
 # %% [markdown]
 # Numbers that come out of training are printed with `≈` from here on. The run is seeded, so
@@ -226,6 +299,26 @@ plot_log(read_log(run_dir))
 # on a CPU like the one that made it; elsewhere its perplexities differ a little (about 6.0
 # to 6.6), and it still passes the trigram.
 
+# %% [markdown]
+# ### Exercise 3 (predict): forward or backward, which is harder?
+#
+# The table below gives each model's forward and backward perplexity on the same 500
+# sentences. Before running it: will the backward perplexities be higher than the forward
+# ones, lower, or about the same? Why?
+
+# %% [markdown]
+# **Prediction.**
+# <!-- BEGIN ANSWER -->
+# About the same. Both directions factorise the same probability of the sentence,
+# $p(t_1 .. t_N) = \prod_k p(t_k \mid t_{<k}) = \prod_k p(t_k \mid t_{>k})$, and make the
+# same number of predictions per sentence (every word plus one boundary). A model that knew
+# the true distribution would therefore have *exactly* the same perplexity in both
+# directions. Real models differ a little, depending on which direction is easier to learn
+# with their capacity and data, and on the text (in English, the word before is sometimes
+# easier to guess from what follows than the other way round, sometimes harder). The paper
+# reports only the average of the two (39.7 for its biLM, Sec. 3.4).
+# <!-- END ANSWER -->
+
 # %%
 from elmo_tutorial.evaluation import evaluate_perplexity
 from elmo_tutorial.ngram import KneserNeyBaseline
@@ -260,6 +353,9 @@ claim(metrics["avg_ppl"] > 3 * kn["avg_ppl"], "after 80 steps the biLM is far be
       detail=f"{metrics['avg_ppl']:.1f} vs {kn['avg_ppl']:.2f}")
 claim(all(full[k] < kn[k] for k in ("fwd_ppl", "bwd_ppl")),
       "trained to the end, it beats the trigram in both directions")
+claim(abs(full["fwd_ppl"] - full["bwd_ppl"]) < 0.1 * full["avg_ppl"],
+      "its forward and backward perplexities differ by less than 10 %",
+      detail=f"{full['fwd_ppl']:.2f} vs {full['bwd_ppl']:.2f}")
 
 # %% [markdown]
 # After 80 steps (an eighth of an epoch) the biLM is far behind the trigram: the corpus is
@@ -270,7 +366,87 @@ claim(all(full[k] < kn[k] for k in ("fwd_ppl", "bwd_ppl")),
 # sentence, where the trigram sees only the nearest two. Notebook 07 mixes this trained
 # model's layers.
 #
-# ## 5. Exercise: the joint loss
+# ## 5. What the biLM has learned: generating sentences
+#
+# A language model is a generator: draw the first word from its distribution after `<S>`,
+# feed it back, draw the next, until `</S>`. `sample_sentences` does this with the trained tiny
+# biLM. A **temperature** $\tau$ divides the logits before each draw, $p_\tau(w) \propto
+# p(w)^{1/\tau}$: $\tau < 1$ sharpens the distribution ($\tau \to 0$ always takes the most
+# likely word), $\tau > 1$ flattens it. A **prefix** conditions the forward LM on the first
+# words. The backward LM generates too, from the other end: it starts from `</S>` (and an
+# optional **suffix**) and draws the word *before*, until it draws `<S>`; the sentence grows
+# to the left and is printed in reading order. Each sample also carries its log-probability
+# under the model at $\tau = 1$.
+
+# %% [markdown]
+# ### Exercise 4 (predict): colder and hotter
+#
+# Compared with $\tau = 1$, will the sentences drawn at $\tau = 0.5$ be more or less
+# likely under the model (mean log-probability per word), and more or less varied?
+
+# %% [markdown]
+# **Prediction.**
+# <!-- BEGIN ANSWER -->
+# More likely and less varied. Dividing the logits by $\tau < 1$ moves probability mass to
+# the words the model already prefers, so the drawn words have higher probability (a higher
+# mean log-probability), and different samples repeat the same frequent phrases. At
+# $\tau > 1$ rare words come up more often: more varied, less likely, less grammatical, and
+# longer before `</S>` is drawn.
+# <!-- END ANSWER -->
+
+# %% [markdown]
+# The samples depend on every bit of the model's arithmetic, so another CPU may draw other
+# sentences from the same seed; what the lesson claims about them is checked below.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+from elmo_tutorial.generate import sample_sentences
+
+full_tiny.eval()
+by_temperature = {tau: sample_sentences(full_tiny, tiny_vocab, n=8, temperature=tau, seed=0)
+                  for tau in (0.5, 1.0)}
+for tau, samples in by_temperature.items():
+    print(f"τ = {tau}:")
+    for sample in samples[:4]:
+        print(f"   {sample.mean_log_prob:6.2f}  {' '.join(sample.tokens)}")
+prefix = ["She", "said", "that"]
+with_prefix = sample_sentences(full_tiny, tiny_vocab, n=3, given=prefix, temperature=0.7)
+suffix = ["on", "the", "bank", "."]
+backward = sample_sentences(full_tiny, tiny_vocab, n=3, direction="backward", given=suffix,
+                            temperature=0.7)
+print("forward, from a prefix:")
+for sample in with_prefix:
+    print("   ", " ".join(sample.tokens))
+print("backward, up to a suffix:")
+for sample in backward:
+    print("   ", " ".join(sample.tokens))
+
+# %%
+forward_samples = by_temperature[0.5] + by_temperature[1.0] + with_prefix
+claim(all(s.finished and s.tokens[-1] == "</S>" for s in forward_samples),
+      "every forward sample ends with </S>, drawn by the model")
+claim(all(s.tokens[:3] == prefix for s in with_prefix), "the prefix is kept")
+claim(all(s.tokens[0] == "<S>" and s.tokens[-4:] == suffix for s in backward),
+      "every backward sample starts with <S> and ends with the suffix")
+mean_log_prob = {tau: sum(s.mean_log_prob for s in samples) / len(samples)
+                 for tau, samples in by_temperature.items()}
+print({tau: approx(value, ".2f") for tau, value in mean_log_prob.items()})
+claim(mean_log_prob[0.5] > mean_log_prob[1.0] + 0.3,
+      "τ = 0.5 draws likelier words than τ = 1 (by more than 0.3 nats per word)")
+
+# %% [markdown]
+# Most forward samples at $\tau \le 1$ follow the corpus's templates; whether they make
+# sense is another matter: a model of a few hundred thousand parameters, trained for a minute
+# on templated text, knows which *kind* of word goes in a slot better than which word. The
+# backward samples read normally, though they were written from the last word to the first;
+# they are often less fluent, since each is built to end with the given suffix, and a start
+# chosen from the right need not fit a template from the left. (Your samples may differ from
+# the ones above: see the note before the cell.)
+#
+# ## 6. The joint loss
+
+# %% [markdown]
+# ### Exercise 5 (implement): the joint loss
 #
 # Complete `my_joint_loss(fwd_logits, bwd_logits, fwd_targets, bwd_targets)`: logits are
 # `(B, T, V)`, targets `(B, T)` with -100 where nothing is predicted. Return the forward mean
@@ -301,6 +477,8 @@ checks.check_joint_loss(my_joint_loss)
 # - Training details of the paper's model (Sec. 3.4 and bilm-tf): Adagrad, lr 0.2, gradients
 #   clipped to norm 10, dropout 0.1, 10 epochs of the 1B Word Benchmark; the `paper` preset
 #   in `elmo_tutorial/train_config.py` documents each.
+# - A trained LM generates: draw a word, feed it back; the temperature trades likelihood for
+#   variety; the backward LM writes sentences from their end (`sample_sentences`).
 # - Our `Trainer` checkpoints atomically and resumes exactly; `torchrun` (or
 #   `elmo-tutorial train --nproc N`) spreads each batch over processes (notebook 11).
 #

@@ -27,15 +27,17 @@
 #    optional layer norm, and the $\lambda \lVert w \rVert^2$ penalty, checking each against
 #    our `ScalarMix`;
 # 2. watch how $\lambda$ pulls the learned weights towards the plain average (a plot);
-# 3. run the `ELMo` module on a biLM with official weights and read its TF-Hub outputs;
-# 4. mix the layers of the biLM trained in notebook 06 yourself, with sliders, and see which
-#    layers tell the senses of a word apart;
-# 5. write the scalar mix yourself and let a self-check grade it.
+# 3. run the `ELMo` module on a biLM with official weights, feed it both of TF-Hub's input
+#    forms, and read its TF-Hub outputs;
+# 4. mix the layers of notebook 06's tiny biLM, trained to the end, yourself, with sliders,
+#    and see which layers tell the senses of a word apart;
+# 5. exercises: predict the length of a mixed vector, measure the mix without layer 0,
+#    explain why a task wants more than the top layer, and choose raw weights for a mix.
 #
 # **Prerequisites:** notebook 01 (masked layer norm), notebook 06 (the trained biLM), softmax,
 # a gradient step.
 #
-# **Runtime:** about 20 s on a 2-core CPU.
+# **Runtime:** about 20 s on 2 CPU cores.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:
@@ -55,6 +57,7 @@ import torch
 import torch.nn.functional as F
 
 from elmo_tutorial import ELMo, batch_to_ids, checks, load_allennlp
+from elmo_tutorial.claims import approx, claim
 from elmo_tutorial.layer_norm import masked_layer_norm
 from elmo_tutorial.registry import fetch
 from elmo_tutorial.run_dir import shipped_model
@@ -226,6 +229,22 @@ for name, value in out.items():
     print(f"{name:<14} {tuple(value.shape)}")
 
 # %% [markdown]
+# The TF-Hub module has two input *signatures*: `default` takes untokenized sentences and
+# splits them on spaces; `tokens` takes token lists padded with `""` to one length, and each
+# sentence's length (tokens past it are ignored). `ELMo.embed` takes both and gives the same
+# vectors as the character ids above:
+
+# %%
+with torch.inference_mode():
+    from_strings = elmo.embed(["The bank raised its rates .", "We sat on the bank"])
+    from_tokens = elmo.embed({"tokens": [["The", "bank", "raised", "its", "rates", "."],
+                                         ["We", "sat", "on", "the", "bank", ""]],
+                              "sequence_len": [6, 5]}, signature="tokens")
+for name, inputs in (("default", from_strings), ("tokens", from_tokens)):
+    same = all(torch.equal(inputs[key].cpu(), out[key]) for key in out)
+    print(f"signature {name!r:9}: every output equal to the character ids' → {same}")
+
+# %% [markdown]
 # `word_emb` is layer 0 (width $P$ = 16); `lstm_outputs1`, `lstm_outputs2` are the two biLSTM
 # layers ($2P$); `elmo` is the scalar mix of the three, with layer 0 duplicated to $2P$;
 # `default` averages `elmo` over each sentence's real tokens (padding excluded):
@@ -238,8 +257,26 @@ print("padding is zero:", float(out["elmo"][1, n:].abs().max()))
 
 # %% [markdown]
 # The layers differ in scale, which is what $\gamma$ and the optional layer norm are for.
-# Mean vector norm per layer over the real tokens, then the mixed vector with and without
-# layer norm (uniform weights, $\gamma = 1$, as before any task training):
+# The next cell prints the mean vector norm per layer over the real tokens, then the mixed
+# vector's, with and without layer norm (uniform weights, $\gamma = 1$, as before any task
+# training).
+
+# %% [markdown]
+# ### Exercise 1 (predict): how long is the average of three vectors?
+#
+# With uniform weights and $\gamma = 1$, `elmo` is the average of the three layers at each
+# token. Will its mean norm be larger than the average of the three layers' mean norms,
+# equal, or smaller? By how much?
+
+# %% [markdown]
+# **Prediction.**
+# <!-- BEGIN ANSWER -->
+# Smaller, or at most equal. The triangle inequality gives
+# $\lVert \tfrac13 (h_0 + h_1 + h_2) \rVert \le \tfrac13 (\lVert h_0 \rVert + \lVert h_1 \rVert +
+# \lVert h_2 \rVert)$ at every token, with equality only if the three vectors point the same
+# way. The layers of a biLM point in quite different directions (they encode different
+# things), so the average is clearly shorter: here about 3.6 against 4.9.
+# <!-- END ANSWER -->
 
 # %%
 m = out["mask"]
@@ -252,6 +289,9 @@ with torch.inference_mode():
     out_ln = {k: v.cpu() for k, v in elmo_ln(batch_to_ids(sentences).to(device)).items()}
 print(f"elmo:               mean norm {out['elmo'][m].norm(dim=-1).mean():.4f}")
 print(f"elmo (layer norm):  mean norm {out_ln['elmo'][m].norm(dim=-1).mean():.4f}")
+mean_layer_norm = sum(h[m].norm(dim=-1).mean() for h in layer_list) / 3
+claim(out["elmo"][m].norm(dim=-1).mean() < 0.9 * mean_layer_norm,
+      "the mix is shorter than its layers on average: they point in different directions")
 
 # %% [markdown]
 # Fixed weights select layers: un-normalised weights $(-\infty, -\infty, 0)$ give the top layer
@@ -267,12 +307,14 @@ print("elmo == lstm_outputs2:", bool(torch.allclose(out_top["elmo"], out_top["ls
 # %% [markdown]
 # ## 6. Mix the layers of your own biLM
 #
-# The fixture's weights come from a test model and mean little. Notebook 06 trained a biLM on
-# the course's corpus, whose polysemous words carry sense labels: now we mix **its** layers.
-# We load the `tiny` preset trained to the end, shipped in `data/models/tiny` and made by
-# exactly `elmo-tutorial train --config tiny --out runs/tiny` (about a minute on one CPU core;
-# see its `MODEL_CARD.md`). If you ran that command yourself from the repository root, load
-# your own run instead: `ELMo.from_run("../runs/tiny")`.
+# The fixture's weights come from a test model and mean little. Notebook 06 trained the
+# `tiny` preset on the course's corpus, whose polysemous words carry sense labels, for 80
+# steps, and compared it with the same preset trained to the end (600 steps). That finished
+# model ships with the course in `data/models/tiny`, made by exactly
+# `elmo-tutorial train --config tiny --out runs/tiny` (about a minute on one CPU core; see its
+# `MODEL_CARD.md`), and we mix **its** layers here: not notebook 06's 80-step run, which
+# lives only in a temporary folder. If you ran that command yourself from the repository
+# root, load your own run instead: `ELMo.from_run("../runs/tiny")`.
 #
 # Its layers for 80 test occurrences each of *play*, *work*, *point* and *bank*, in their
 # sentences:
@@ -392,21 +434,82 @@ explore(draw_mix, {"w0": weight, "w1": weight, "w2": weight,
 # per task instead of fixing it.
 
 # %% [markdown]
-# ## 7. Exercise: write the scalar mix
+# ### Exercise 2 (experiment): the mix without layer 0
 #
-# Complete `my_scalar_mix(layers, w, gamma)`: `layers` is a list of same-shape tensors, `w` the
-# un-normalised weights (one per layer), `gamma` a float. Return
-# $\gamma \sum_j \mathrm{softmax}(w)_j \, h_j$.
+# Setting 1 showed that layer 0's long vectors dominate the uniform mix. Leave it out: choose
+# raw weights `w` that give layer 0 (almost) no weight and the two LSTM layers equal weights,
+# mix with them ($\gamma = 1$, no layer norm), and measure each word's sense gap. How much do
+# the gaps grow compared with the uniform mix over all three layers?
 
 # %%
-def my_scalar_mix(layers, w, gamma):
+def mix_with(w):
+    """ELMo vectors (N, T, 2P) of the tiny biLM for fixed raw weights w, γ = 1."""
+    with torch.no_grad():
+        return ScalarMix(3, initial_scalar_parameters=w, trainable=False)(tiny_layers, tiny_mask)
+
+
+uniform_mix = mix_with([0.0, 0.0, 0.0])
+# BEGIN SOLUTION
+without_layer_0 = mix_with([-1e4, 0.0, 0.0])  # softmax: (0, 1/2, 1/2)
+# END SOLUTION
+checks.check_lstm_layers_mix(without_layer_0, tiny_layers, tiny_mask)
+gaps = {name: [sense_gap(mixed[rows, at_word], word) for word in words]
+        for name, mixed in (("uniform", uniform_mix), ("without layer 0", without_layer_0))}
+for name, values in gaps.items():
+    print(f"{name:>16}: " + "  ".join(f"{word} {approx(g, '.3f')}"
+                                      for word, g in zip(words, values, strict=True)))
+claim(gaps["without layer 0"][0] > 2 * gaps["uniform"][0],
+      "without layer 0, the sense gap of 'play' more than doubles")
+
+# %% [markdown]
+# Layer 0 holds no sense information (its gap is 0) and, being long, it pulls every
+# occurrence of a word towards the same vector. Without it the gaps of *play* and *point*
+# grow about threefold, though they stay below the top layer's alone: layer 1, which barely
+# separates the senses, dilutes them too.
+
+# %% [markdown]
+# ### Exercise 3 (explain): why not just the top layer?
+#
+# For telling senses apart, the top layer alone beats every mix above. Yet the paper finds the
+# learned mix of all layers better than the top layer alone on every task it tries (Sec. 5.1,
+# Table 2), and its tasks learn weights that differ between tasks (Fig. 2). Why would a task
+# want the lower layers as well?
+
+# %% [markdown]
+# **Model answer.**
+# <!-- BEGIN ANSWER -->
+# The layers hold different information. Sec. 5.3 of the paper probes them: the first LSTM
+# layer is better for part-of-speech tagging (syntax), the top layer for word sense
+# disambiguation (semantics), and layer 0, the character CNN, carries the word's identity and
+# spelling (useful for rare words and names). A task needs a mix of these: NER needs the
+# spelling and the context, a parser mostly syntax, SQuAD or SNLI mostly meaning. The top
+# layer alone throws the rest away; the learned weights let each task take what it needs
+# (notebook 12 shows the weights learned per task). The $\lambda$ penalty pulls them towards
+# the average; how hard is a choice of its own (Table 2: a small $\lambda$ does better on
+# most tasks).
+# <!-- END ANSWER -->
+
+# %% [markdown]
+# ## 7. Raw weights for a given mix
+
+# %% [markdown]
+# ### Exercise 4 (implement): which $w$ gives the mix you want?
+#
+# You want to fix the mix to given weights $s$ (positive, summing to 1), e.g.
+# $s = (0.25, 0.25, 0.5)$, through AllenNLP's `scalar_mix_parameters`, which takes the raw
+# $w$. Many $w$ give the same $s$ (section 4). Complete `my_raw_weights(s)`: return the one
+# with $\mathrm{softmax}(w) = s$ and the **smallest** $\lVert w \rVert^2$, the one the
+# penalty $\lambda \lVert w \rVert^2$ would prefer.
+
+# %%
+def my_raw_weights(s):
     # BEGIN SOLUTION
-    s = torch.softmax(w, dim=0)  # (L,)
-    return gamma * sum(s_j * h for s_j, h in zip(s, layers, strict=True))
+    w = torch.log(s)  # softmax(log s) = s / Σ s = s
+    return w - w.mean()  # Σ_j (w_j + c)² is smallest at c = −mean(w)
     # END SOLUTION
 
 
-checks.check_scalar_mix(my_scalar_mix)
+checks.check_scalar_parameters(my_raw_weights)
 
 # %% [markdown]
 # ## Summary
@@ -421,11 +524,16 @@ checks.check_scalar_mix(my_scalar_mix)
 #   mix near the plain average; $\lambda \lVert s \rVert^2$ (`penalty(on="weights")`) is a
 #   different, bounded regulariser. Sec. 5.1 (Table 2) finds $\lambda = 0.001$ better than
 #   $\lambda = 1$ on SQuAD, SNLI and SRL, and both better than the top layer alone.
-# - In the biLM trained in notebook 06, the top layer separates word senses best, layer 0 not
-#   at all; which mix is best depends on the task, which is why the task learns it.
+# - In notebook 06's tiny biLM (trained to the end, shipped with the course), the top layer
+#   separates word senses best, layer 0 not at all, and its long vectors dominate a uniform
+#   mix; which mix is best depends on the task, which is why the task learns it.
+# - Softmax ignores a constant added to every $w_j$: the $w$ for a mix $s$ is $\log s$ up to
+#   that constant, and $\lVert w \rVert^2$ is smallest for $\log s - \overline{\log s}$.
 # - Sec. 3.3 shows where ELMo goes in a task model (concatenated with the task's own token
 #   input, sometimes also at its output), with dropout on the ELMo vectors.
 # - `ELMo` returns TF-Hub names: `word_emb`, `lstm_outputs1`, `lstm_outputs2`, `elmo`,
-#   `default`, `mask`; `load_allennlp` reads the official weights (notebook 11).
+#   `default`, `mask`; `ELMo.embed` takes TF-Hub's two input forms, untokenized strings
+#   (`default`) and padded token lists with lengths (`tokens`); `load_allennlp` reads the
+#   official weights (notebook 11).
 #
 # Next: notebook 08 looks at the same layers in a larger biLM trained on real English.

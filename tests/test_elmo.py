@@ -188,3 +188,45 @@ def test_from_run_loads_a_trained_biLM(tmp_path):
 def test_from_run_explains_a_directory_that_is_not_a_run(tmp_path):
     with pytest.raises(FileNotFoundError, match="config.json"):
         ELMo.from_run(tmp_path)
+
+
+def test_both_tf_hub_signatures_give_the_vectors_of_the_same_token_lists(elmo):
+    expected = run(elmo, [["the", "cat", "is", "on", "the", "mat"], ["dogs", "in", "fog"]])
+    with torch.inference_mode():
+        strings = elmo.embed(["the cat is  on the mat ", "dogs in fog"])  # extra spaces too
+        tokens = elmo.embed({"tokens": [["the", "cat", "is", "on", "the", "mat"],
+                                        ["dogs", "in", "fog", "", "", ""]],
+                             "sequence_len": torch.tensor([6, 3])}, signature="tokens")
+        # beyond its length a row's tokens are ignored, whatever they are; no length: up to ""
+        longer = elmo.embed({"tokens": [["the", "cat", "is", "on", "the", "mat"],
+                                        ["dogs", "in", "fog", "and", "rain", "!"]],
+                             "sequence_len": [6, 3]}, signature="tokens")
+        no_lengths = elmo.embed({"tokens": [["the", "cat", "is", "on", "the", "mat"],
+                                            ["dogs", "in", "fog", ""]]}, signature="tokens")
+    for out in (strings, tokens, longer, no_lengths):
+        assert out.keys() == expected.keys()
+        for name in expected:
+            assert torch.equal(out[name], expected[name]), name
+
+
+@pytest.mark.parametrize(
+    ("inputs", "signature", "error", "message"),
+    [
+        ({"tokens": [["a", "b"], ["c"]], "sequence_len": [2]}, "tokens", ValueError,
+         "1 lengths for 2 sentences"),
+        ({"tokens": [["a", "b"], ["c", ""]], "sequence_len": [2, 3]}, "tokens", ValueError,
+         r"sequence_len\"\]\[1\] = 3, but sentence 1 has 2 tokens"),
+        ({"tokens": [["a", "", "b"]], "sequence_len": [3]}, "tokens", ValueError,
+         "empty token"),
+        ({"tokens": ["a b"]}, "tokens", TypeError, "list of token lists"),
+        (["a b"], "tokens", TypeError, "sequence_len"),
+        ([["a", "b"]], "default", TypeError, "untokenized sentences"),
+        (["a b"], "elmo", ValueError, "signature must be"),
+    ],
+    ids=["count", "too-long", "empty-inside", "strings-as-tokens", "list-as-tokens",
+         "tokens-as-default", "unknown-signature"],
+)
+def test_tf_hub_inputs_that_do_not_fit_their_signature_get_a_clear_error(
+        elmo, inputs, signature, error, message):
+    with pytest.raises(error, match=message):
+        elmo.embed(inputs, signature=signature)

@@ -1,15 +1,16 @@
-"""Self-check for notebook 04 (the forward LM): one LSTMP step with projection and clipping."""
+"""Self-checks for notebook 04 (the forward LM): LSTMP steps, and the residual experiment."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import fields
 
 import torch
 
 from ..lstmp import lstmp_step
 from ._core import CheckFailed, assert_close, passed
 
-__all__ = ["check_lstmp_step"]
+__all__ = ["check_lstmp_step", "check_residual_experiment", "check_tf_lstmp_step"]
 
 
 def _tf_gate_order(w: torch.Tensor) -> torch.Tensor:
@@ -51,3 +52,90 @@ def check_lstmp_step(fn: Callable[..., tuple[torch.Tensor, torch.Tensor]]) -> No
             "h_t = (sigmoid(o) * tanh(c_t)) @ w_hr.T with the CLIPPED c_t, then clamp the "
             "projected result to ±proj_clip (clip after projecting, not before)."))
     passed("LSTMP step agrees with elmo_tutorial.lstmp.lstmp_step, with and without clipping")
+
+
+def _from_tf(kernel: torch.Tensor, bias: torch.Tensor, n_inputs: int, forget_bias: float):
+    """bilm-tf's ``kernel (I + P, 4C)`` and ``bias (4C,)`` in (i, j, f, o) order, as the
+    ``w_ih, w_hh, b_ih, b_hh`` of torch's (i, f, g, o) with the forget bias in ``b_hh``."""
+    i, j, f, o = kernel.T.chunk(4, dim=0)  # each (C, I + P)
+    w = torch.cat([i, f, j, o])  # (4C, I + P), torch's order: g is TensorFlow's j
+    bi, bj, bf, bo = bias.chunk(4)
+    b_hh = torch.cat([torch.zeros_like(bi), torch.full_like(bf, forget_bias),
+                      torch.zeros_like(bj), torch.zeros_like(bo)])
+    return w[:, :n_inputs], w[:, n_inputs:], torch.cat([bi, bf, bj, bo]), b_hh
+
+
+def _tf_reference(args, forget_bias: float, read_as_torch: bool = False):
+    """``lstmp_step`` on bilm-tf's tensors ``args`` (or on them misread in torch's order)."""
+    x, h, c, kernel, bias, proj_kernel, cell_clip, proj_clip = args
+    weights = _from_tf(kernel, bias, x.shape[-1], forget_bias)
+    if read_as_torch:  # what a step that splits the blocks as (i, f, g, o) computes
+        weights = [_tf_gate_order(w) for w in weights[:3]] + [weights[3]]
+    return lstmp_step(x, h, c, *weights, proj_kernel.T, cell_clip, proj_clip)
+
+
+def check_tf_lstmp_step(fn: Callable[..., tuple[torch.Tensor, torch.Tensor]]) -> None:
+    """``fn(x_t, h, c, kernel, bias, proj_kernel, cell_clip, proj_clip)`` must return
+    ``(h_t, c_t)`` of one step of bilm-tf's cell from its weight file's tensors: ``kernel``
+    ``(I + P, 4C)`` multiplies ``[x_t; h]``, the gate blocks are TensorFlow's (i, j, f, o),
+    the forget gate gets the constant ``forget_bias`` = 1.0 that the file leaves out, and
+    ``proj_kernel`` is ``(C, P)``. Compared with :func:`elmo_tutorial.lstmp.lstmp_step` on the
+    same weights in torch's layout."""
+    generator = torch.Generator().manual_seed(14)
+    B, I, C, P = 3, 5, 6, 4
+
+    def rand(*shape, scale=1.0):
+        return torch.randn(*shape, generator=generator, dtype=torch.float64) * scale
+
+    for cell_clip, proj_clip in ((None, None), (0.5, 0.3)):
+        x, h, c = rand(B, I), rand(B, P), rand(B, C, scale=2.0)
+        kernel, bias, proj_kernel = rand(I + P, 4 * C), rand(4 * C), rand(C, P)
+        args = (x, h, c, kernel, bias, proj_kernel, cell_clip, proj_clip)
+        with torch.no_grad():
+            got = fn(*(a.clone() if isinstance(a, torch.Tensor) else a for a in args))
+        if not (isinstance(got, tuple) and len(got) == 2):
+            raise CheckFailed("Return the pair (h_t, c_t): the new output and the new memory.")
+        expected = _tf_reference(args, forget_bias=1.0)
+        what = "with clipping" if cell_clip else "without clipping"
+        if got[1].shape == expected[1].shape:
+            if torch.allclose(got[1], _tf_reference(args, forget_bias=0.0)[1]):
+                raise CheckFailed("The forget gate is missing TensorFlow's constant forget_bias: "
+                                  "f_t = sigmoid(f + 1.0). The weight file does not hold it.")
+            if torch.allclose(got[1], _tf_reference(args, 1.0, read_as_torch=True)[1]):
+                raise CheckFailed("You split the gates in torch's order (i, f, g, o); bilm-tf's "
+                                  "kernel holds TensorFlow's (i, j, f, o), with j the candidate.")
+        assert_close(got[1], expected[1], f"c_t {what}", hint=(
+            "[x_t; h] @ kernel + bias gives (B, 4C), split as i, j, f, o; c_t = sigmoid(f + 1) "
+            "* c + sigmoid(i) * tanh(j), then clamp to ±cell_clip (if set)."))
+        assert_close(got[0], expected[0], f"h_t {what}", hint=(
+            "h_t = (sigmoid(o) * tanh(c_t)) @ proj_kernel, proj_kernel is (C, P): no transpose; "
+            "then clamp to ±proj_clip (if set)."))
+    passed("bilm-tf's step (kernel [x; h], gates i, j, f, o, forget bias 1) agrees with "
+           "lstmp_step on the same weights")
+
+
+def check_residual_experiment(changed, base, with_residual: float, without_residual: float
+                              ) -> None:
+    """The residual experiment of notebook 04: ``changed`` must be ``base`` (a ``ModelConfig``)
+    with only ``use_skip_connections`` switched off, and the two measured gradient norms must
+    show what the residual does for the first layer of an untrained stack: several times more
+    gradient reaches it (a direction with a wide margin, true on any CPU)."""
+    if not hasattr(changed, "use_skip_connections"):
+        raise CheckFailed(f"changed must be a ModelConfig, got {type(changed).__name__}: build "
+                          "it with dataclasses.replace(config, ...)")
+    others = [f.name for f in fields(base) if f.name != "use_skip_connections"
+              and getattr(changed, f.name) != getattr(base, f.name)]
+    if others:
+        raise CheckFailed(f"Change only use_skip_connections; you also changed {others}.")
+    if changed.use_skip_connections:
+        raise CheckFailed("changed still has use_skip_connections=True: switch the residual off.")
+    if with_residual == without_residual:
+        raise CheckFailed("Both measurements are equal: measure the second one on a model built "
+                          "from the changed config.")
+    if not with_residual > 2 * without_residual:
+        raise CheckFailed(
+            f"With the residual {with_residual:.3g}, without {without_residual:.3g}: expected "
+            "several times more gradient with it. Did you swap the two numbers, or measure a "
+            "layer other than the first?")
+    passed(f"without the residual the first layer gets ≈{with_residual / without_residual:.0f}× "
+           "less gradient")

@@ -1,4 +1,4 @@
-"""Self-check for notebook 07 (the scalar mix, paper Eq. 1)."""
+"""Self-checks for notebook 07 (the scalar mix, paper Eq. 1)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import torch
 from ..scalar_mix import ScalarMix
 from ._core import CheckFailed, assert_close, passed
 
-__all__ = ["check_scalar_mix"]
+__all__ = ["check_lstm_layers_mix", "check_scalar_mix", "check_scalar_parameters"]
 
 
 def _cases() -> list[tuple[list[torch.Tensor], torch.Tensor, float]]:
@@ -50,3 +50,54 @@ def check_scalar_mix(fn: Callable[[list[torch.Tensor], torch.Tensor, float], tor
         assert_close(got, expected, "scalar mix", atol=1e-5, hint=(
             "γ · Σ_j s_j · layers[j] with s = softmax(w) over the layers (dim 0 of w)."))
     passed("scalar mix: γ · Σ_j softmax(w)_j h_j agrees with ScalarMix (2-4 layers, γ ≠ 1)")
+
+
+def check_scalar_parameters(fn: Callable[[torch.Tensor], torch.Tensor]) -> None:
+    """``fn(s)`` gets mixing weights ``s`` (positive, summing to 1) and must return the raw
+    weights ``w`` with ``softmax(w) = s`` and the smallest ``‖w‖²``: the ones the penalty
+    ``λ‖w‖²`` prefers among all that give the same mix. Checked for 2-5 layers."""
+    for s in ([0.25, 0.25, 0.5], [0.1, 0.1, 0.8], [0.5, 0.5], [0.05, 0.15, 0.3, 0.2, 0.3]):
+        s = torch.tensor(s, dtype=torch.float64)
+        got = fn(s.clone())
+        if not isinstance(got, torch.Tensor) or got.shape != s.shape:
+            raise CheckFailed(f"Return a tensor of one raw weight per layer, shape "
+                              f"{tuple(s.shape)}; got {type(got).__name__}.")
+        got = got.double()
+        if torch.allclose(got, s):
+            raise CheckFailed("You returned s itself, but the mix applies softmax to w first: "
+                              f"softmax(s) = {[round(v, 3) for v in torch.softmax(s, 0).tolist()]}"
+                              f", not s. Which w has softmax(w) = s?")
+        assert_close(torch.softmax(got, 0), s, f"softmax(w) for s = {s.tolist()}", atol=1e-6,
+                     hint="softmax(w)_j = exp(w_j) / Σ_k exp(w_k): take logarithms.")
+        expected = s.log() - s.log().mean()
+        if not torch.allclose(got, expected, atol=1e-6):
+            shift = float((got - expected).mean())
+            raise CheckFailed(
+                f"softmax(w) = s ✓, but ‖w‖² = {float((got ** 2).sum()):.3f} is not the smallest: "
+                f"adding a constant to every w_j keeps the mix (yours is {shift:+.3f} from the "
+                "best). Which constant minimises Σ_j (w_j + c)²?")
+    passed("w = log s − mean(log s): the mix you asked for, with the smallest penalty ‖w‖²")
+
+
+def check_lstm_layers_mix(mixed: torch.Tensor, layers: list[torch.Tensor], mask: torch.Tensor
+                          ) -> None:
+    """The experiment of notebook 07: ``mixed`` must be the scalar mix (``γ`` = 1, no layer
+    norm) that leaves out layer 0 and weighs the LSTM layers equally, ``(h_1 + h_2) / 2``."""
+    expected = (layers[1] + layers[2]) / 2
+
+    def near(other):
+        return (isinstance(mixed, torch.Tensor) and mixed.shape == other.shape
+                and torch.allclose(mixed[mask], other[mask], atol=1e-4))
+
+    if near(sum(layers) / 3):
+        raise CheckFailed("This is the uniform mix of all three layers: layer 0 is still in. "
+                          "Its raw weight must be very negative (softmax → 0), e.g. -1e4.")
+    if near(layers[2]) or near(layers[1]):
+        raise CheckFailed("Only one LSTM layer is left: weigh both equally (equal raw weights).")
+    if near(layers[1] + layers[2]):
+        raise CheckFailed("The sum of the two layers: the weights s must sum to 1 (softmax).")
+    assert_close(mixed[mask] if isinstance(mixed, torch.Tensor) else mixed, expected[mask],
+                 "mixed vectors at real tokens", atol=1e-4, hint=(
+                     "ScalarMix(3, initial_scalar_parameters=w) with w_0 far below w_1 = w_2, "
+                     "γ = 1, no layer norm."))
+    passed("the mix without layer 0: (h_1 + h_2) / 2 at every real token")
