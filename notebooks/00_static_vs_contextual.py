@@ -35,7 +35,7 @@
 # **Prerequisites:** Python, NumPy arrays, dot products and cosine similarity, the idea of a
 # word embedding. No PyTorch yet.
 #
-# **Runtime:** about 15 s on a 2-core CPU.
+# **Runtime:** about 25 s on 2 CPU cores.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:

@@ -32,7 +32,7 @@
 #
 # **Prerequisites:** PyTorch tensors, broadcasting, mean and variance.
 #
-# **Runtime:** about 10 s on a 2-core CPU.
+# **Runtime:** about 10 s on 2 CPU cores.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:
