@@ -73,6 +73,36 @@ def word_to_char_ids(word: str) -> list[int]:
     return _ids_from_bytes(word.encode("utf-8", errors="ignore"))
 
 
+def char_ids_to_word(ids: Sequence[int]) -> str | None:
+    """The token that :func:`word_to_char_ids` turned into these 50 ids (the inverse).
+
+    ``None`` for a row of zeros (a position with no token); ``"<S>"``/``"</S>"`` for the
+    boundary rows; otherwise the UTF-8 bytes between BOW and EOW, decoded. A word cut at 48
+    bytes comes back cut, and a multi-byte character cut in half becomes U+FFFD (�).
+
+    Raises:
+        ValueError: for a row that :func:`word_to_char_ids` cannot have produced.
+    """
+    ids = [int(i) for i in ids]
+    if len(ids) != MAX_CHARS:
+        raise ValueError(f"a token has {MAX_CHARS} character ids, got {len(ids)}")
+    if not any(ids):
+        return None
+    if tuple(ids) == BOS_IDS:
+        return BOS_TOKEN
+    if tuple(ids) == EOS_IDS:
+        return EOS_TOKEN
+    values = [i - 1 for i in ids]  # undo the +1 shift
+    if values[0] != BOW_CHAR or EOW_CHAR not in values:
+        raise ValueError(f"not the ids of a token: they must start with BOW ({BOW_CHAR + 1}) and "
+                         f"hold an EOW ({EOW_CHAR + 1}), got {ids[:6]}...; make them with "
+                         "word_to_char_ids")
+    body = values[1 : values.index(EOW_CHAR)]
+    if any(v > 255 for v in body):
+        raise ValueError(f"not the ids of a token: special ids between BOW and EOW in {ids[:8]}...")
+    return bytes(body).decode("utf-8", errors="replace")
+
+
 def batch_to_ids(batch: Sequence[Sequence[str]]) -> torch.Tensor:
     """Convert a batch of tokenized sentences to ELMo character ids.
 

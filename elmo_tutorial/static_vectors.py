@@ -13,6 +13,10 @@ build it the count-based way (Levy, Goldberg & Dagan 2015), which needs no train
 
 3. a truncated SVD ``PPMI ≈ U Σ Vᵀ`` keeps ``d`` dimensions: the vectors are ``U_d Σ_d^{1/2}``.
 
+Analogies: :meth:`StaticVectors.analogy` answers "a is to b as c is to ?" with 3CosAdd
+(Mikolov et al. 2013; Levy & Goldberg 2014), the word ``x`` (not ``a``, ``b`` or ``c``) that
+maximises ``cos(x, b) - cos(x, a) + cos(x, c)``.
+
 Every occurrence of *bank* then gets the same vector. The simplest way to let context in is
 :func:`context_vector`: the word's static vector plus the mean static vector of its
 neighbours (only the left ones, only the right ones, or both).
@@ -169,8 +173,12 @@ class StaticVectors:
         return word.lower() in self.index
 
     def __getitem__(self, word: str) -> np.ndarray:
+        return self.vectors[self.row(word)]
+
+    def row(self, word: str) -> int:
+        """The row of ``word`` in ``vectors``; a KeyError that says why if it has none."""
         try:
-            return self.vectors[self.index[word.lower()]]
+            return self.index[word.lower()]
         except KeyError:
             raise KeyError(f"{word!r} is not in the vocabulary of {len(self)} words "
                            "(it occurred fewer than min_count times, or never)") from None
@@ -188,6 +196,42 @@ class StaticVectors:
         sims = cosine_similarity(self.vectors, self[word][None, :])  # (V,)
         order = [i for i in np.argsort(-sims, kind="stable") if self.words[i] != word.lower()]
         return [(self.words[i], float(sims[i])) for i in order[:k]]
+
+    def analogy_scores(self, a: str, b: str, c: str) -> np.ndarray:
+        """3CosAdd scores of every word for "``a`` is to ``b`` as ``c`` is to ?", ``(V,)``.
+
+        .. math:: \\mathrm{score}(x) = \\cos(x, b) - \\cos(x, a) + \\cos(x, c)
+
+        equal, up to a factor the same for every ``x``, to the cosine of ``x`` with
+        ``b̂ - â + ĉ`` (unit vectors). The three query words get ``-inf``: ``b - a + c`` is
+        usually closest to ``b`` or ``c`` themselves, which would answer nothing.
+        """
+        rows = [self.row(word) for word in (a, b, c)]
+        unit = self.vectors / np.maximum(np.linalg.norm(self.vectors, axis=1, keepdims=True),
+                                         1e-12)  # (V, D)
+        query = unit[rows[1]] - unit[rows[0]] + unit[rows[2]]  # (D,): b̂ - â + ĉ
+        scores = unit @ query  # (V,)
+        scores[rows] = -np.inf
+        return scores
+
+    def analogy(self, a: str, b: str, c: str, k: int = 5) -> list[tuple[str, float]]:
+        """The ``k`` best answers to "``a`` is to ``b`` as ``c`` is to ?" (3CosAdd), best first.
+
+        Example: ``sv.analogy("man", "king", "woman")`` should start with ``("queen", ...)``
+        when the vectors are good enough.
+        """
+        scores = self.analogy_scores(a, b, c)
+        order = [i for i in np.argsort(-scores, kind="stable") if np.isfinite(scores[i])]
+        return [(self.words[i], float(scores[i])) for i in order[:k]]
+
+    def analogy_rank(self, a: str, b: str, c: str, expected: str) -> int:
+        """Rank (1 = first) of ``expected`` among the answers of :meth:`analogy`."""
+        scores = self.analogy_scores(a, b, c)
+        target = scores[self.row(expected)]
+        if not np.isfinite(target):
+            raise ValueError(f"the expected answer {expected!r} is one of the query words "
+                             f"{(a, b, c)}; 3CosAdd never answers a query word")
+        return int((scores > target).sum()) + 1
 
     def contextual(self, tokens: Sequence[str], index: int, window: int = 4,
                    side: str = "both") -> np.ndarray:

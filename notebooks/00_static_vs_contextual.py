@@ -25,7 +25,8 @@
 # 2. meet the course's small synthetic corpus, where every *bank*, *play*, *work*, *point*,
 #    *bat* and *spring* carries a known sense;
 # 3. build static vectors from counts (PPMI + truncated SVD) and see that *bank*'s single vector
-#    and its neighbours mix the senses;
+#    and its neighbours mix the senses; test what static vectors do capture, analogies such as
+#    *king − man + woman ≈ queen*, on a million words of real text;
 # 4. write a first *contextual* vector, the word's vector plus the average of its neighbours,
 #    and measure how well the occurrences separate by sense;
 # 5. compare left-only, right-only and two-sided context: the reason ELMo has a forward **and**
@@ -34,7 +35,7 @@
 # **Prerequisites:** Python, NumPy arrays, dot products and cosine similarity, the idea of a
 # word embedding. No PyTorch yet.
 #
-# **Runtime:** about 15 s on a 2-core CPU.
+# **Runtime:** about 25 s on 2 CPU cores.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:
@@ -54,7 +55,7 @@ from collections import Counter
 import matplotlib.pyplot as plt
 import numpy as np
 
-from elmo_tutorial import checks
+from elmo_tutorial import checks, claims
 from elmo_tutorial.corpora import ensure_nltk, nltk_corpus
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.sense_corpus import cue_distances, cue_words, sense_corpus, sense_examples
@@ -71,14 +72,15 @@ from elmo_tutorial.tokenize import tokenize_words
 setup_notebook(seed=0)  # seeds, threads, print precision; small enough for the CPU
 
 # %% [markdown]
-# **Data.** This notebook reads WordNet from the NLTK data. Every notebook that needs NLTK
-# data starts with a cell like the next one: it finds the data where NLTK looks (`NLTK_DATA`,
-# `~/nltk_data`, ...) and downloads nothing then; if the data is missing and you are online,
-# it downloads it once with `nltk.download`; offline, it tells you how to get it.
+# **Data.** This notebook reads WordNet and the Brown corpus from the NLTK data. Every notebook
+# that needs NLTK data starts with a cell like the next one: it finds the data where NLTK
+# looks (`NLTK_DATA`, `~/nltk_data`, ...) and downloads nothing then; if the data is missing
+# and you are online, it downloads it once with `nltk.download` (Brown: 10 MB); offline, it
+# tells you how to get it.
 # `elmo-tutorial data list` shows every dataset of the course and whether it is here.
 
 # %%
-ensure_nltk("wordnet")
+ensure_nltk("wordnet", "brown")
 wn = nltk_corpus("wordnet")  # WordNet 3.0
 
 # %% [markdown]
@@ -206,11 +208,112 @@ for neighbour, similarity in static.nearest("bank", k=10):
     sense = "RIVER" if neighbour in river else "FINANCE" if neighbour in finance else "—"
     print(f"{neighbour:12s} {similarity:.4f}  {sense}")
 
+# %% [markdown]
+# ### Exercise 1 (predict): *bank* by the river and *bank* with the money
+#
+# Sentence `a` is about a river, sentence `b` about money. The next cell looks up the static
+# vector of *bank* at its position in each sentence, from each sentence's own word ids, and
+# prints the cosine of the two. Before you run it: what will it print, and why?
+#
+# **Prediction.**
+# <!-- BEGIN ANSWER -->
+# Exactly 1.0. A static table has one row per word *type*: the lookup reads the row of the
+# string "bank" and never looks at the other words, so both sentences get the same row, and a
+# vector's cosine with itself is 1. The two senses cannot be told apart by any computation on
+# these two vectors.
+# <!-- END ANSWER -->
+
 # %%
 a = "He rowed the canoe near the muddy bank".split()
 b = "She borrowed the money and then visited the national bank".split()
-print("cos(bank in a, bank in b) =", round(float(cosine_similarity(static["bank"],
-                                                                    static["bank"])), 4))
+ids_a, ids_b = static.ids(a), static.ids(b)  # row ids of every word of each sentence
+bank_in_a = static.vectors[ids_a[a.index("bank")]]  # (50,)
+bank_in_b = static.vectors[ids_b[b.index("bank")]]  # (50,)
+print(f"row of bank in a: {ids_a[a.index('bank')]}, in b: {ids_b[b.index('bank')]}")
+print("cos(bank in a, bank in b) =", round(float(cosine_similarity(bank_in_a, bank_in_b)), 4))
+
+# %% [markdown]
+# ### What one vector per word does capture: analogies
+#
+# Static vectors are not useless. Differences between them can encode relations: the classic
+# test (Mikolov et al. 2013) asks whether *king − man + woman* lands nearest to *queen*, and
+# *has − had + was* nearest to *is* (had : has :: was : is, past to present). The usual
+# scoring, **3CosAdd** (Levy & Goldberg 2014), takes unit vectors and picks the word $x$, other
+# than the three query words, with the largest
+#
+# $$\cos(x, b) - \cos(x, a) + \cos(x, c) \qquad\text{for "}a\text{ is to }b\text{ as }c
+#   \text{ is to ?"}$$
+#
+# Our synthetic corpus has no *king*, *queen* or *has*, so we build static vectors the same way
+# (counts → PPMI → SVD) from the Brown corpus: 57,340 sentences, 1.16 M tokens of 1961
+# American English, keeping the 3,615 words seen at least 30 times. (The raw files list one
+# sentence per line as `word/TAG` pairs; reading them directly is faster than NLTK's
+# `brown.sents()`, which builds the same lists.)
+
+# %%
+brown = nltk_corpus("brown")
+brown_sentences = [[token.rsplit("/", 1)[0] for token in line.split()]  # drop the /TAG
+                   for fileid in brown.fileids() for line in brown.raw(fileid).splitlines()
+                   if line.strip()]
+brown_static = StaticVectors.from_sentences(brown_sentences, dim=100, window=4, min_count=30,
+                                            svd="randomized")
+print(f"{len(brown_sentences)} sentences, {sum(map(len, brown_sentences))} tokens, "
+      f"{len(brown_static)} words with a vector")
+
+# %% [markdown]
+# ### Exercise 2 (implement): 3CosAdd
+#
+# Write `my_analogy(vectors, words, a, b, c)`: `vectors` is a `(V, D)` table, `words` its
+# row names; return the word that answers "`a` is to `b` as `c` is to ?". Two details
+# decide whether it works: remove the vectors' lengths, and think about which words may be
+# the answer. The check runs it on small tables whose answer is known by construction.
+
+# %%
+def my_analogy(vectors, words, a, b, c):
+    # BEGIN SOLUTION
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)  # (V, D)
+    rows = [words.index(w) for w in (a, b, c)]
+    scores = unit @ (unit[rows[1]] - unit[rows[0]] + unit[rows[2]])  # (V,)
+    scores[rows] = -np.inf  # b - a + c is nearest to b or c themselves: never answer them
+    return words[int(np.argmax(scores))]
+    # END SOLUTION
+
+
+checks.check_analogy(my_analogy)
+
+# %% [markdown]
+# The package's `StaticVectors.analogy` does the same and `analogy_rank` says where the
+# expected answer came. The SVD kept 100 dimensions; the first 25 and 50 of them are the
+# vectors a 25- or 50-dimensional SVD would give (up to the randomized SVD's small error):
+
+# %%
+questions = [("man", "king", "woman", "queen"), ("had", "has", "was", "is"),
+             ("he", "his", "she", "her"), ("man", "men", "woman", "women")]
+ranks = {}
+for dim in (25, 50, 100):
+    vectors_d = StaticVectors(brown_static.words, brown_static.vectors[:, :dim])
+    print(f"d = {dim}")
+    for a_, b_, c_, expected in questions:
+        ranks[dim, expected] = vectors_d.analogy_rank(a_, b_, c_, expected)
+        best = ", ".join(word for word, _ in vectors_d.analogy(a_, b_, c_, k=4))
+        print(f"  {a_}:{b_} :: {c_}:?  {expected!r} at rank {ranks[dim, expected]:<3d} "
+              f"best: {best}")
+claims.claim(all(1 < ranks[dim, "queen"] <= 10 for dim in (25, 50, 100)),
+             "queen is among the ten best answers at every size, but never the first")
+claims.claim(all(ranks[dim, "is"] <= 2 for dim in (25, 50, 100)),
+             "had : has :: was : is puts 'is' first or second at every size")
+
+# %% [markdown]
+# Honestly, then: at this corpus size the grammatical relations (tense, possessives, plural)
+# mostly work (the right answer first, or second behind an unrelated word), and
+# *king − man + woman* finds *queen* near the top but not first; the words ahead of it are
+# names (*mary*, *lewis*, *alex*) or female and family words (*miss*, *daughter*, *parents*). A
+# million tokens is small for this: *king* and *queen* occur 88 and 41 times, so their
+# vectors rest on a few hundred co-occurrences with whatever the few texts that mention them
+# are about, while *had*, *has*, *was* and *is* occur thousands of times in regular syntactic
+# contexts. The published analogy results come from corpora of hundreds of millions to
+# billions of words. Either way an analogy is a relation between word *types*: it does not
+# help with *bank*, whose single vector still has to serve both senses.
 
 # %% [markdown]
 # ## 4. A first contextual vector
@@ -221,7 +324,9 @@ print("cos(bank in a, bank in b) =", round(float(cosine_similarity(static["bank"
 # $$x_t = e_{w_t} + \frac{1}{|C_t|} \sum_{j \in C_t} e_{w_j},
 #   \qquad C_t = \{\, j \ne t : |j - t| \le \text{window} \,\}.$$
 #
-# **Exercise.** Write `my_context_vector(vectors, ids, index, window)`: `vectors` is the
+# ### Exercise 3 (implement): the context-window vector
+#
+# Write `my_context_vector(vectors, ids, index, window)`: `vectors` is the
 # `(V, D)` table, `ids` the row ids of the sentence's words, `index` the position `t`. Clip the
 # window at the sentence edges; with no neighbour at all, return the word's own vector.
 
@@ -266,10 +371,14 @@ def within_and_across(vectors, senses):
 for word in ("bank", "play", "work", "point"):
     vectors, senses = occurrences(word)
     within, across = within_and_across(vectors, senses)
+    # The static vectors of the same occurrences: one row, repeated.
+    static_within, static_across = within_and_across(
+        np.repeat(static[word][None, :], len(senses), axis=0), senses)
     # All occurrences share e_bank; subtracting their mean shows the part that varies.
     within_c, across_c = within_and_across(vectors - vectors.mean(0), senses)
-    print(f"{word:6s} static: within = across = 1.0000 | contextual: within {within:.4f}, "
-          f"across {across:.4f} | centred: within {within_c:.4f}, across {across_c:.4f}")
+    print(f"{word:6s} static: within {static_within:.4f}, across {static_across:.4f} | "
+          f"contextual: within {within:.4f}, across {across:.4f} | "
+          f"centred: within {within_c:.4f}, across {across_c:.4f}")
 
 # %% [markdown]
 # A picture: the contextual vectors of each word projected on their first two principal
@@ -340,6 +449,21 @@ print({k: round(v / len(test_senses), 4) for k, v in sorted(sides.items())})
 # ELMo's answer is to run **two** language models, one per direction, and concatenate their
 # states at every position (Sec. 3.1).
 #
+# ### Exercise 4 (explain): the static column
+#
+# The "static" column of the table is the share of the most frequent sense. Why can no
+# classifier that reads only the static vector of the word do better, however good the
+# vectors are, and however large the corpus they were learned from?
+#
+# **Model answer.**
+# <!-- BEGIN ANSWER -->
+# Every occurrence of *bank* gets the same input, the one row of *bank*, so any classifier,
+# however clever, must give every occurrence the same output. The best single answer is the
+# most frequent sense, right on exactly that share of the test occurrences. Better vectors
+# or more text change the row, not the fact that there is only one: the information that
+# separates the senses is in the context, which the lookup never reads.
+# <!-- END ANSWER -->
+#
 # ## 6. WordNet's own examples as contexts
 #
 # The glosses and example sentences of two *bank* synsets are new contexts our vectors never
@@ -382,7 +506,9 @@ for name in ("bank.n.01", "depository_financial_institution.n.01"):
 # * WordNet lists 10 noun and 8 verb senses for *bank*; a static embedding has one vector for
 #   all of them, and its nearest neighbours mix the senses.
 # * Count-based static vectors: co-occurrence counts → PPMI → truncated SVD
-#   (`elmo_tutorial.static_vectors`).
+#   (`elmo_tutorial.static_vectors`). Their differences encode some relations between word
+#   types (3CosAdd analogies): on the million tokens of the Brown corpus the grammatical ones
+#   mostly work, *king − man + woman* puts *queen* near the top but not first.
 # * A context-window average already separates the senses of the synthetic corpus (though not
 #   always in a 2-D picture); left-only and right-only windows each miss the cues on the other
 #   side, both together classify 88–97 % of the test occurrences correctly.
@@ -394,6 +520,8 @@ for name in ("bank.n.01", "depository_financial_institution.n.01"):
 # (what the biLM layers capture: Table 4 contrasts GloVe's neighbours of *play* with the biLM's,
 # Table 5 measures word sense disambiguation with the biLM's layers). PPMI and SVD: Levy,
 # Goldberg & Dagan (2015), *Improving Distributional Similarity with Lessons Learned from Word
-# Embeddings*.
+# Embeddings*. Analogies: Mikolov, Yih & Zweig (2013), *Linguistic Regularities in Continuous
+# Space Word Representations*; Levy & Goldberg (2014), *Linguistic Regularities in Sparse and
+# Explicit Word Representations* (3CosAdd and 3CosMul).
 #
 # **Next:** notebook 01 builds layer normalisation, the first piece of the ELMo machinery.

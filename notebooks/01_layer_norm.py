@@ -26,11 +26,13 @@
 # 2. see what it does to a batch of activations (histograms before and after);
 # 3. build the masked, whole-batch variant and show why the mask matters: padding must not
 #    move the statistics, or a sentence's vectors would depend on its batch neighbours;
-# 4. write layer norm yourself and let a self-check grade it.
+# 4. predict what layer norm does to a constant vector; normalise a left-padded batch given
+#    by its lengths, and a batch with one mean and variance per sentence; explain why text
+#    models use layer norm rather than batch norm.
 #
 # **Prerequisites:** PyTorch tensors, broadcasting, mean and variance.
 #
-# **Runtime:** about 10 s on a 2-core CPU.
+# **Runtime:** about 10 s on 2 CPU cores.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:
@@ -95,6 +97,30 @@ x_hat = (x - mu) / torch.sqrt(var + eps)  # (B, T, D): mean 0, variance 1 per to
 y = gamma * x_hat + beta  # (B, T, D)
 print("x_hat per-token mean", x_hat.mean(-1).abs().max().item() < 1e-6)
 print("x_hat per-token var ", x_hat.var(-1, unbiased=False))
+
+# %% [markdown]
+# ### Exercise 1 (predict): a constant vector
+#
+# Feed the constant vector $x = (3, 3, \dots, 3) \in \mathbb{R}^8$ through the layer norm
+# above (the same $\gamma$, $\beta$, $\epsilon = 10^{-5}$). What comes out? And what would come
+# out without $\epsilon$?
+#
+# **Prediction.**
+# <!-- BEGIN ANSWER -->
+# $\mu = 3$ and $\sigma^2 = 0$, so $x - \mu = 0$ and $\hat x = 0 / \sqrt{0 + \epsilon} = 0$:
+# the output is exactly $\beta$, whatever the constant (3 or −7 alike). All information about
+# the vector's level is gone; only the learned bias remains. Without $\epsilon$ it is
+# $0 / 0$: NaN in every component.
+# <!-- END ANSWER -->
+
+# %%
+constant = torch.full((2, D), 3.0)  # (2, 8)
+constant[1] = -7.0
+mu_c = constant.mean(-1, keepdim=True)
+var_c = ((constant - mu_c) ** 2).mean(-1, keepdim=True)
+out = gamma * (constant - mu_c) / torch.sqrt(var_c + eps) + beta  # (2, 8)
+print("output == beta for both rows:", torch.equal(out, beta.expand(2, D)))
+print("without eps:", ((constant - mu_c) / torch.sqrt(var_c))[0])
 
 # %% [markdown]
 # The same with the package's `LayerNorm` (written from this formula) and with PyTorch's:
@@ -216,40 +242,106 @@ print("padding values ignored:",
 # has no such dependence.
 
 # %% [markdown]
-# ### Exercise 1: write layer norm
+# ### Exercise 2 (implement): a left-padded batch given by its lengths
 #
-# Write `my_layer_norm(x, gamma, beta, eps)` that normalises `x` over its last dimension.
-# Use only `mean`, arithmetic and `torch.sqrt` (not `torch.nn.functional.layer_norm`).
+# Some libraries pad at the **start** of a sentence (left padding, common for decoders that
+# generate after the last real token), and pass the lengths rather than a mask. Write
+# `my_left_padded_layer_norm(x, lengths)` for `x` (B, T, D), in which sentence `b` occupies
+# the **last** `lengths[b]` positions: the same whole-batch normalisation as
+# `masked_layer_norm` (one mean, one variance over the real elements, ε = 1e-12, no γ/β).
+# The padding may hold anything. Here is such a batch, the same three sentences moved to the
+# right:
 
 # %%
-def my_layer_norm(x, gamma, beta, eps):
+left_mask = torch.arange(6) >= 6 - lengths.unsqueeze(1)  # (3, 6) only to build the example
+h_left = torch.zeros_like(h)
+h_left[left_mask] = h[mask]  # the same real tokens, in the same order, padding first
+print(left_mask.int())
+
+
+# %%
+def my_left_padded_layer_norm(x, lengths):
     # BEGIN SOLUTION
-    mu = x.mean(dim=-1, keepdim=True)
-    var = ((x - mu) ** 2).mean(dim=-1, keepdim=True)
-    return gamma * (x - mu) / torch.sqrt(var + eps) + beta
+    T = x.shape[1]
+    real = torch.arange(T) >= T - lengths.unsqueeze(1)  # (B, T): the last lengths[b] positions
+    keep = real.unsqueeze(-1)  # (B, T, 1)
+    n = keep.sum() * x.shape[-1]
+    mean = x.masked_fill(~keep, 0.0).sum() / n
+    centred = (x - mean).masked_fill(~keep, 0.0)
+    return centred / torch.sqrt(centred.pow(2).sum() / n + 1e-12)
     # END SOLUTION
 
 
-checks.check_layer_norm(my_layer_norm)
+checks.check_left_padded_layer_norm(my_left_padded_layer_norm)
 
 # %% [markdown]
-# ### Exercise 2: the masked whole-batch version
-#
-# Write `my_masked_layer_norm(x, mask)` for `x` (B, T, D) and `mask` (B, T): one mean and one
-# variance over the real elements, ε = 1e-12, no γ/β.
+# Where the padding sits does not matter to the statistics, only which elements are real:
+# the real tokens come out as in the right-padded batch.
 
 # %%
-def my_masked_layer_norm(x, mask):
+moved = my_left_padded_layer_norm(h_left, lengths)
+print("same real tokens as right-padded:",
+      torch.allclose(moved[left_mask], masked_layer_norm(h, mask)[mask], atol=1e-6))
+
+# %% [markdown]
+# ### Exercise 3 (implement): one mean and variance per sentence
+#
+# The caveat above comes from sharing the statistics across the batch. Write
+# `my_per_sentence_layer_norm(x, mask)` (right padding, `mask` (B, T)) that gives **each
+# sentence** its own mean and variance, over its real tokens and all D features; ε = 1e-12,
+# no γ/β. It sits between the two norms of this notebook: per token (layer norm) and per
+# batch (ELMo's scalar mix).
+
+# %%
+def my_per_sentence_layer_norm(x, mask):
     # BEGIN SOLUTION
-    keep = mask.unsqueeze(-1).to(x.dtype)
-    n = keep.sum() * x.shape[-1]
-    mean = (x * keep).sum() / n
-    variance = (((x - mean) * keep) ** 2).sum() / n
-    return (x - mean) / torch.sqrt(variance + 1e-12) * keep
+    keep = mask.unsqueeze(-1)  # (B, T, 1)
+    n = keep.sum(dim=(1, 2), keepdim=True) * x.shape[-1]  # (B, 1, 1): real elements per sentence
+    mean = x.masked_fill(~keep, 0.0).sum(dim=(1, 2), keepdim=True) / n  # (B, 1, 1)
+    centred = (x - mean).masked_fill(~keep, 0.0)
+    variance = centred.pow(2).sum(dim=(1, 2), keepdim=True) / n  # (B, 1, 1)
+    return centred / torch.sqrt(variance + 1e-12)
     # END SOLUTION
 
 
-checks.check_masked_layer_norm(my_masked_layer_norm)
+checks.check_per_sentence_layer_norm(my_per_sentence_layer_norm)
+
+# %% [markdown]
+# Now a sentence's vectors no longer depend on its batch neighbours. Replace the second
+# sentence by a very different one (ten times larger) and compare the first sentence's
+# output with each version:
+
+# %%
+h_other = h.clone()
+h_other[1] = h_other[1] * 10
+for name, norm in [("whole batch", masked_layer_norm),
+                   ("per sentence", my_per_sentence_layer_norm)]:
+    change = (norm(h, mask)[0] - norm(h_other, mask)[0]).abs().max()
+    print(f"{name:12s}: sentence 0 changes by up to {change:.4f}")
+
+# %% [markdown]
+# The price: a per-sentence norm also removes differences *between* sentences (a loud
+# sentence and a quiet one come out alike), and a one-token sentence with D features gets
+# statistics from D numbers only. ELMo's scalar mix keeps AllenNLP's whole-batch definition.
+#
+# ### Exercise 4 (explain): layer norm, not batch norm
+#
+# Batch normalisation standardises each *feature* with a mean and variance over the batch
+# (and, for sequences, over the time steps). Give two reasons why language models over
+# padded, variable-length sentences use layer normalisation instead.
+#
+# **Model answer.**
+# <!-- BEGIN ANSWER -->
+# 1. Batch statistics depend on the batch: on which sentences and how much padding it holds,
+#    so a token's output depends on its neighbours (the caveat above, for every feature), and
+#    padding must be masked out of every statistic. Layer norm reads one token's own vector:
+#    no mask, no dependence on the batch.
+# 2. At test time batch norm needs running averages collected in training (a sentence may be
+#    processed alone, batch size 1), and train and test then behave differently; in a
+#    recurrent network it would also need separate statistics per time step, while sentences
+#    have different lengths. Layer norm computes the same thing in training and at test time,
+#    for any batch size and length (Ba et al. 2016, Sec. 1 and 3).
+# <!-- END ANSWER -->
 
 # %% [markdown]
 # ## Summary
@@ -261,7 +353,8 @@ checks.check_masked_layer_norm(my_masked_layer_norm)
 #   over all real tokens of the batch (`masked_layer_norm`, AllenNLP's `ScalarMix`): layers
 #   of different scale become comparable, per-token differences survive.
 # * The **mask** keeps padding out of the statistics, so padding cannot shift them and the
-#   padded positions' values are irrelevant.
+#   padded positions' values are irrelevant; where the padding sits (left or right) does not
+#   matter. Per-sentence statistics would remove the dependence on the batch neighbours.
 #
 # **Read more:** Ba, Kiros & Hinton (2016), *Layer Normalization*, Sec. 3. Peters et al.
 # (2018), Sec. 3.2 (Eq. 1: the scalar mix, and the remark on layer normalisation) and

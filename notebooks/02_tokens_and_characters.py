@@ -23,14 +23,15 @@
 # 1. split raw text into sentences and Treebank-style tokens, with no downloaded model;
 # 2. build the word vocabulary of the softmax (`<S>`, `</S>`, `<UNK>` first) and see how
 #    `min_count` trades vocabulary size against out-of-vocabulary (OOV) words;
-# 3. compute ELMo's character ids from scratch and check them against `batch_to_ids`;
+# 3. compute ELMo's character ids from scratch and check them against `batch_to_ids`, predict
+#    how long a word's row is, and turn ids back into words;
 # 4. build language-model batches: masks, forward and backward targets, padding that never
 #    reaches the loss, length buckets and the parallel streams used for truncated BPTT.
 #
 # **Prerequisites:** Python lists and bytes, PyTorch tensors, cross-entropy. Notebook 00 for
 # why we want contextual vectors at all.
 #
-# **Runtime:** about 10 s on a 2-core CPU.
+# **Runtime:** about 10 s on 2 CPU cores.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:
@@ -51,13 +52,14 @@ import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
 
-from elmo_tutorial import checks
+from elmo_tutorial import checks, claims
 from elmo_tutorial.batching import StreamBatcher, bucket_batches, make_lm_batch
 from elmo_tutorial.chars import (
     BOS_IDS,
     EOS_IDS,
     MAX_CHARS,
     batch_to_ids,
+    char_ids_to_word,
     ids_to_mask,
     word_to_char_ids,
 )
@@ -208,6 +210,25 @@ print("<S> ", list(BOS_IDS[:5]))
 print("</S>", list(EOS_IDS[:5]))
 
 # %% [markdown]
+# ### Exercise 1 (predict): *日本* and *Japan*
+#
+# *日本* has 2 characters, *Japan* 5. How many of the 50 ids of each row are **not** PAD
+# (261)? Which row is longer?
+#
+# **Prediction.**
+# <!-- BEGIN ANSWER -->
+# The ids count bytes, not characters. Each of 日 and 本 takes 3 UTF-8 bytes, so *日本* has
+# 6 bytes + BOW + EOW = 8 non-PAD ids; *Japan* is ASCII, 5 bytes + 2 = 7. The two-character
+# word has the longer row. (For the CNN of notebook 03 a CJK character is a sequence of 3
+# "characters", and a 48-byte limit is only 16 CJK characters.)
+# <!-- END ANSWER -->
+
+# %%
+not_pad = {w: sum(i != 261 for i in word_to_char_ids(w)) for w in ["日本", "Japan"]}
+print("ids other than PAD:", not_pad)
+claims.claim(not_pad["日本"] > not_pad["Japan"], "the 2-character word has the longer row")
+
+# %% [markdown]
 # Multi-byte words simply have more bytes; words longer than 48 bytes are cut. A cut can split
 # a character in two: the ids keep its first bytes, exactly as the original code does.
 
@@ -239,28 +260,35 @@ print(f"longest token: {max(byte_lengths)} bytes; tokens over 48 bytes: "
       f"{sum(n > 48 for n in byte_lengths)}")
 
 # %% [markdown]
-# ### Exercise 1: write `word_to_char_ids`
+# ### Exercise 2 (implement): from character ids back to the word
 #
-# Write a function that returns the 50 character ids of one token. Mind `<S>`/`</S>`, UTF-8
-# bytes, the 48-byte limit and the +1 shift. The check compares it with the package on tricky
-# words and tells you what went wrong.
+# The network never needs it, but debugging does: write `my_char_ids_to_word(ids)`, the
+# inverse of `word_to_char_ids`. `ids` is one row of 50 ids, from a real batch: it may be a
+# row of zeros (a position with no token; return `None`), a sentence boundary (return `"<S>"`
+# or `"</S>"`), or a word, possibly non-ASCII, possibly cut at 48 bytes. A character cut in
+# half should come back as the replacement character � (U+FFFD), as
+# `bytes.decode("utf-8", errors="replace")` gives it.
 
 # %%
-def my_word_to_char_ids(word: str) -> list[int]:
+def my_char_ids_to_word(ids: list[int]) -> str | None:
     # BEGIN SOLUTION
-    if word == "<S>":
-        body = [BOS]
-    elif word == "</S>":
-        body = [EOS]
-    else:
-        body = list(word.encode("utf-8"))[:48]
-    ids = [BOW, *body, EOW]
-    ids += [PAD] * (50 - len(ids))
-    return [i + 1 for i in ids]
+    if not any(ids):
+        return None  # batch padding: no token at this position
+    if tuple(ids) in (BOS_IDS, EOS_IDS):
+        return "<S>" if tuple(ids) == BOS_IDS else "</S>"
+    values = [i - 1 for i in ids]  # undo the +1 shift
+    body = values[1 : values.index(EOW)]  # the bytes between BOW and the first EOW
+    return bytes(body).decode("utf-8", errors="replace")
     # END SOLUTION
 
 
-checks.check_word_to_char_ids(my_word_to_char_ids)
+checks.check_char_ids_to_word(my_char_ids_to_word)
+
+# %% [markdown]
+# The package's `char_ids_to_word` does the same; a word cut at 48 bytes comes back cut:
+
+# %%
+print(char_ids_to_word(word_to_char_ids(long_word)))
 
 # %% [markdown]
 # ## 4. Batches of sentences and the mask
@@ -271,9 +299,9 @@ checks.check_word_to_char_ids(my_word_to_char_ids)
 # %%
 sentences = [["The", "people", "rule", "."], ["Hi", "!"]]
 char_ids = batch_to_ids(sentences)  # (B, T, 50)
-mine = torch.tensor([[my_word_to_char_ids(w) for w in s] + [[0] * MAX_CHARS] * (4 - len(s))
-                     for s in sentences])
-print(char_ids.shape, "equal to ours:", torch.equal(char_ids, mine))
+by_hand = torch.tensor([[word_to_char_ids(w) for w in s] + [[0] * MAX_CHARS] * (4 - len(s))
+                        for s in sentences])  # rows of zeros where a sentence has no token
+print(char_ids.shape, "equal to stacking the rows by hand:", torch.equal(char_ids, by_hand))
 print(ids_to_mask(char_ids))
 
 # %%
@@ -323,7 +351,7 @@ show(batch, 0, vocab)
 show(batch, 1, vocab)
 
 # %% [markdown]
-# ### Exercise 2: the targets of one sentence
+# ### Exercise 3 (implement): the targets of one sentence
 #
 # Given the word ids of one `<S> w1 … wn </S>` sentence, return its forward and backward
 # targets, with −100 where there is nothing to predict.
@@ -401,13 +429,36 @@ for k, window in enumerate(streams):
 print(f"{len(streams)} windows of shape {tuple(window.char_ids.shape)}")
 
 # %% [markdown]
+# ### Exercise 4 (explain): why characters?
+#
+# The biLM's softmax has a word vocabulary anyway (`vocab` above). Why does ELMo compute its
+# *input* token vectors from characters instead of looking them up in a table of the same
+# vocabulary? Give at least two reasons.
+#
+# **Model answer.**
+# <!-- BEGIN ANSWER -->
+# 1. **No out-of-vocabulary input.** Any string has bytes, so every token gets its own
+#    vector: rare words, names, typos, new words, other scripts. A table maps them all to
+#    the single `<UNK>` row, and the downstream tasks (NER, SQuAD) are full of such words.
+# 2. **Shared pieces of words.** *play*, *played*, *playing* share characters, so they share
+#    features: morphology is learned once for all words, and a rare inflection benefits
+#    from its frequent relatives (Peters et al. 2018, Sec. 3.4, after Kim et al. 2016).
+# 3. **Size.** The paper's 1B Word vocabulary has about 800,000 words: an input table of
+#    800,000 × 512 would hold 410 M parameters; the character CNN has about 18 M
+#    (notebook 03). The softmax still needs the word vocabulary, because the LM must predict
+#    a word, but it is used only in training: the ELMo vectors never touch it.
+# <!-- END ANSWER -->
+
+# %% [markdown]
 # ## Summary
 #
 # * Text → sentences → Treebank tokens with rules only (`elmo_tutorial.tokenize`).
 # * Word ids serve only the softmax targets; the vocabulary starts `<S>`, `</S>`, `<UNK>`
 #   and is sorted by frequency (`elmo_tutorial.vocab`).
 # * ELMo's input is 50 character ids per token: `[BOW, ≤48 UTF-8 bytes, EOW, PAD…] + 1`,
-#   0 for padding (`elmo_tutorial.chars`). No token is ever out of vocabulary on the input side.
+#   0 for padding (`elmo_tutorial.chars`). The row counts bytes, not characters;
+#   `char_ids_to_word` turns a row back into its word. No token is ever out of vocabulary on
+#   the input side.
 # * LM batches add `<S>`/`</S>`; forward targets are the next word, backward targets the
 #   previous word, −100 elsewhere (`elmo_tutorial.batching`).
 #

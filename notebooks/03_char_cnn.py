@@ -23,16 +23,19 @@
 # **You will:**
 # 1. look up character embeddings (a 262-row table);
 # 2. compute one convolution width from scratch and compare it with `nn.Conv1d`, then
-#    max-pool over the word; see a filter act as a soft character n-gram detector, and explore
-#    which n-grams the filters of a trained biLM detect;
-# 3. assemble the paper's 7 widths (2048 filters) and count the encoder's parameters;
-# 4. write a highway layer, then project; check everything against `CharCNN`;
-# 5. give vectors to words no vocabulary has, and see why `CharCNN` computes each *distinct*
-#    token of a batch only once.
+#    max-pool over the word; predict what a filter detects, and explore which n-grams the
+#    filters of a trained biLM detect;
+# 3. assemble the paper's 7 widths (2048 filters) and count the encoder's parameters for any
+#    configuration;
+# 4. write a highway layer (and see why it has a gate), then project; check everything
+#    against `CharCNN`;
+# 5. follow one word, *good*, through the trained tiny model, with the shape at every step;
+# 6. give vectors to words no vocabulary has, and measure what computing each *distinct*
+#    token of a batch only once saves.
 #
 # **Prerequisites:** notebook 02 (character ids), `nn.Linear`, ReLU and sigmoid.
 #
-# **Runtime:** about 15 s on a 2-core CPU.
+# **Runtime:** about 45 s on 2 CPU cores.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:
@@ -53,7 +56,7 @@ import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
 
-from elmo_tutorial import ELMo, checks
+from elmo_tutorial import ELMo, checks, claims
 from elmo_tutorial.char_cnn import CharCNN, Highway
 from elmo_tutorial.char_filters import filter_responses
 from elmo_tutorial.chars import batch_to_ids, word_to_char_ids
@@ -142,23 +145,19 @@ print("max-pool then ReLU:", pooled)
 print("ReLU then max-pool:", torch.relu(scores).amax(dim=1))
 
 # %% [markdown]
-# ### Exercise 1: convolution + max-pool
-#
-# Write `my_conv_max_pool(x, weight, bias)` for a batch: `x` (N, E, C) character embeddings,
-# `weight` (count, E, w), `bias` (count,). Return each filter's maximum over the windows,
-# (N, count), before the activation. Use `unfold` and `einsum` (or loops), not `conv1d`.
+# The same for a batch of words, `x` (N, E, C), as a function: section 4 builds the whole
+# encoder from it.
 
 # %%
-def my_conv_max_pool(x, weight, bias):
-    # BEGIN SOLUTION
+def conv_max_pool(x, weight, bias):
+    """Each filter's maximum over the windows, (N, count), before the activation."""
     width = weight.shape[-1]
     windows = x.unfold(dimension=2, size=width, step=1)  # (N, E, C - w + 1, w)
-    scores = torch.einsum("fek,netk->nft", weight, windows) + bias[:, None]
+    scores = torch.einsum("fek,netk->nft", weight, windows) + bias[:, None]  # (N, count, windows)
     return scores.amax(dim=-1)
-    # END SOLUTION
 
 
-checks.check_conv_max_pool(my_conv_max_pool)
+checks.check_conv_max_pool(conv_max_pool)
 
 # %% [markdown]
 # ### A filter is a soft n-gram detector
@@ -167,6 +166,26 @@ checks.check_conv_max_pool(my_conv_max_pool)
 # width-3 filter by hand whose weights are the embeddings of `i`, `n`, `g`: its score is a sum
 # of dot products, largest where a window spells "ing". Trained filters learn such templates
 # (prefixes, suffixes, capitalisation, digits) from data.
+#
+# ### Exercise 1 (predict): where does the "ing" filter fire?
+#
+# The next cell runs this filter over *sing*, *walking*, *bank*, *ingot*, *thinking*, *nag*
+# and *banking* and prints each word's maximum score and the window it comes from (window 0
+# starts at BOW, window 1 at the first letter). Before you run it: which words share the
+# highest maximum? Does *ingot* (with "ing" at its start) score lower than *sing*? Where does
+# *thinking* win? And *nag*, made of the same letters?
+#
+# **Prediction.**
+# <!-- BEGIN ANSWER -->
+# A window's score depends only on the three characters in it, not on where they are in the
+# word. So every word that contains "ing" gets the same maximum, from its "ing" window:
+# *sing* at window 2, *ingot* at window 1, *walking* at 5, *thinking* at 6 (its earlier
+# "ink" matches only two letters), *banking* at 5. Position in the word does not matter to
+# max-pooling: a prefix scores like a suffix. *bank* and *nag* have no "ing" window and score
+# lower: *nag* has the letters but in the wrong order, and each position of the filter is
+# matched separately. (They need not be low by much: a score is a sum of dot products of
+# random embeddings, and a partial match still adds up.)
+# <!-- END ANSWER -->
 
 # %%
 ing = torch.tensor(word_to_char_ids("ing")[1:4])  # ids of 'i', 'n', 'g' (skip BOW)
@@ -179,6 +198,10 @@ with torch.no_grad():
     response = F.conv1d(emb, ing_filter)[:, 0, :14]  # (7, 14): first 14 windows
 for word, r in zip(words, response, strict=True):
     print(f"{word:10s} max {r.max():7.4f} at window {int(r.argmax())}")
+with_ing = [r.max() for word, r in zip(words, response, strict=True) if "ing" in word]
+without = [r.max() for word, r in zip(words, response, strict=True) if "ing" not in word]
+claims.claim(max(with_ing) - min(with_ing) < 1e-5 and min(with_ing) > max(without),
+             'every word with "ing" gets the same maximum, above every word without it')
 
 # %% [markdown]
 # The same responses as a heatmap, with the random width-4 filters of the real encoder next to
@@ -281,19 +304,39 @@ for (width, count), conv_w in zip(config.filters, cnn.convs, strict=True):
 print("features after pooling:", config.n_filters)
 
 # %% [markdown]
-# Parameter count of the whole character encoder, by hand and from the module:
+# ### Exercise 2 (implement): how many parameters?
+#
+# Write `my_char_cnn_parameters(config)`: from a `ModelConfig` alone (no module), the number
+# of parameters of each part of `CharCNN(config)`, as a dict with the keys
+# `"char embeddings"`, `"convolutions"`, `"highway"`, `"projection"`. The fields you need:
+# `n_characters` (262 rows), `char_embed_dim` (E), `filters` ((width, count) pairs),
+# `n_filters` (their total count F), `n_highway`, `projection_dim` (P). Count the biases too.
+# The check compares with the modules of four configs, the paper's and the tiny model's
+# among them.
 
 # %%
-E, nf, P = config.char_embed_dim, config.n_filters, config.projection_dim
-by_hand = {
-    "char embeddings": 262 * E,
-    "convolutions": sum(count * (E * width + 1) for width, count in config.filters),
-    "highway": config.n_highway * (nf * 2 * nf + 2 * nf),
-    "projection": nf * P + P,
-}
-for part, n in by_hand.items():
+def my_char_cnn_parameters(config):
+    # BEGIN SOLUTION
+    E, F, P = config.char_embed_dim, config.n_filters, config.projection_dim
+    return {
+        "char embeddings": config.n_characters * E,
+        "convolutions": sum(count * (E * width + 1) for width, count in config.filters),
+        "highway": config.n_highway * (F * 2 * F + 2 * F),  # one Linear(F, 2F) per layer
+        "projection": F * P + P,
+    }
+    # END SOLUTION
+
+
+checks.check_char_cnn_parameters(my_char_cnn_parameters)
+
+# %% [markdown]
+# For the paper's encoder:
+
+# %%
+counted = my_char_cnn_parameters(config)
+for part, n in counted.items():
     print(f"{part:16s} {n:>11,}")
-print(f"{'total':16s} {sum(by_hand.values()):>11,}")
+print(f"{'total':16s} {sum(counted.values()):>11,}")
 print(f"{'CharCNN':16s} {sum(p.numel() for p in cnn.parameters()):>11,}")
 
 # %% [markdown]
@@ -313,7 +356,18 @@ print(f"{'CharCNN':16s} {sum(p.numel() for p in cnn.parameters()):>11,}")
 # names its gate the other way round (its `W_carry` multiplies the transform), so loading
 # its weights negates that gate: $W_g = -W_{carry}^\top$, $b_g = -b_{carry}$.
 #
-# ### Exercise 2: one highway layer
+# **Why a gate that can carry the input.** Highway networks (Srivastava et al. 2015) were
+# made to train *deep* stacks, the same problem residual connections solve (notebook 06).
+# Where $g \approx 1$ a feature passes through unchanged: the forward signal is not squashed
+# by a random weight matrix or cut off by the ReLU, and backwards the gradient reaches the
+# convolutions through the carry path with a factor $g$, not only through $W_h$ and the
+# ReLU's zeros. Initialised with $b_g = +2$ ($g = \sigma(2) \approx 0.88$), as bilm-tf does,
+# each layer starts close to the identity and learns to transform only the features where
+# that helps. The 2048 max-pooled features are a bag of n-gram detections; the highway layers
+# let the model combine them (e.g. "a capital letter *and* the suffix -son") without losing
+# the detections themselves.
+#
+# ### Exercise 3 (implement): one highway layer
 #
 # Write `my_highway_layer(z, weight, bias)` with `weight` (2D, D) and `bias` (2D,) as above.
 
@@ -339,7 +393,7 @@ checks.check_highway_layer(my_highway_layer)
 three = batch_to_ids([["The", "bank", "closed"]])  # (1, 3, 50)
 with torch.no_grad():
     e = cnn.char_embedding(three[0]).transpose(1, 2)  # (3, E, 50)
-    z = torch.cat([torch.relu(my_conv_max_pool(e, c.weight, c.bias)) for c in cnn.convs], -1)
+    z = torch.cat([torch.relu(conv_max_pool(e, c.weight, c.bias)) for c in cnn.convs], -1)
     for layer in cnn.highway.layers:  # (3, 2048) → (3, 2048)
         z = my_highway_layer(z, layer.weight, layer.bias)
     from_scratch = cnn.projection(z)  # (3, 512)
@@ -347,7 +401,68 @@ with torch.no_grad():
           torch.allclose(from_scratch, cnn(three)[0], atol=1e-5))
 
 # %% [markdown]
-# ## 5. Every string gets a vector
+# ## 5. One word through a trained encoder: *good*
+#
+# The same steps once more, now for one word and with *trained* weights: the character CNN of
+# the `tiny` biLM that ships with the course (trained on the course's synthetic corpus; 8-dim
+# characters, 128 filters of widths 1–4, one highway layer, projection to 64).
+
+# %%
+tiny = ELMo.from_run(shipped_model("tiny")).bilm.char_cnn.eval()
+print(tiny.config.filters, "highway layers:", tiny.config.n_highway,
+      " P =", tiny.config.projection_dim)
+good = torch.tensor([word_to_char_ids("good")])  # (1, 50)
+print("1. character ids      ", tuple(good.shape), good[0, :8].tolist(), "...")
+with torch.no_grad():
+    good_chars = tiny.char_embedding(good)  # (1, 50, E)
+    print("2. character vectors  ", tuple(good_chars.shape), " one E-vector per position")
+    good_x = good_chars.transpose(1, 2)  # (1, E, 50): channels first
+    all_scores = [conv(good_x)[0] for conv in tiny.convs]  # per width: (count, 50 - w + 1)
+    for conv, width_scores in zip(tiny.convs, all_scores, strict=True):
+        print(f"3. width {conv.kernel_size[0]} convolution ", tuple(width_scores.shape))
+    good_pooled = torch.cat([width_scores.amax(dim=1) for width_scores in all_scores])  # (F,)
+    good_features = torch.relu(good_pooled)  # (F,) = (128,)
+    print("4. max-pool, ReLU     ", tuple(good_features.shape),
+          f" {int((good_features > 0).sum())} of {good_features.numel()} filters fire")
+
+# %% [markdown]
+# Which filters fire most on *good*, and on which window? `^`/`$` mark BOW/EOW, `·` the
+# padding:
+
+# %%
+marks = ["^", *"good", "$"] + ["·"] * 44  # the character at each of the 50 positions
+widths = [conv.kernel_size[0] for conv in tiny.convs for _ in range(conv.out_channels)]  # (F,)
+starts = torch.cumsum(torch.tensor([0] + [conv.out_channels for conv in tiny.convs]), 0)
+for f in good_features.argsort(descending=True)[:5].tolist():
+    block = next(i for i in range(len(tiny.convs)) if f < starts[i + 1])
+    window = int(all_scores[block][f - starts[block]].argmax())
+    gram = "".join(marks[window: window + widths[f]])
+    print(f"filter {f:3d} (width {widths[f]}): {good_features[f]:.4f} at window {window}  "
+          f"'{gram}'")
+
+# %% [markdown]
+# Then the highway layer (how much of each feature does its gate carry?) and the projection
+# to the token vector, which must equal what the encoder computes for *good* in one call:
+
+# %%
+with torch.no_grad():
+    layer = tiny.highway.layers[0]  # nn.Linear(F, 2F)
+    F_ = good_features.numel()
+    carry = torch.sigmoid(layer(good_features)[F_:])  # (F,): the gate g
+    after_highway = tiny.highway(good_features)  # (F,)
+    token_vector = tiny.projection(after_highway)  # (P,) = (64,)
+    print("5. highway            ", tuple(after_highway.shape),
+          f" carry gate g: mean {carry.mean():.4f}, min {carry.min():.4f}, max {carry.max():.4f}")
+    print("6. projection         ", tuple(token_vector.shape))
+    print("equal to the encoder's vector for 'good':",
+          torch.allclose(token_vector, tiny(good[None])[0, 0], atol=1e-5))
+
+# %% [markdown]
+# So a word is 50 ids, then 50 × E numbers, then for each width one score per window, then
+# one number per filter (whether and how strongly its n-gram occurs anywhere in the word),
+# mixed by the highway layer and projected to the P-dim token vector that the LSTMs read.
+#
+# ## 6. Every string gets a vector
 #
 # A word-table model maps unseen words to `<UNK>`. The character CNN reads any UTF-8 string:
 # inflections, names, typos, emoji. Even untrained, words sharing character n-grams share
@@ -366,12 +481,13 @@ for word in ("bank", "river"):
     print(f"{word:6s} closest: " + ", ".join(f"{oov[j]} ({similarity[i, j]:.2f})" for j in order))
 
 # %% [markdown] slideshow={"slide_type": "subslide"}
-# ## 6. Each distinct token once
+# ## 7. Each distinct token once
 #
 # A token's vector depends on its characters only, never on its neighbours. Real batches
 # repeat tokens ("the", ",", "."), and padded positions are all alike. So `CharCNN.forward`
 # runs the network once per **distinct** row of ids (`torch.unique(..., dim=0,
-# return_inverse=True)`) and copies the results back to every position:
+# return_inverse=True)`) and copies the results back to every position. How many rows does
+# that leave, for 32 sentences of the Brown corpus?
 
 # %%
 sentences = [s for s in brown.sents()[:400] if 5 <= len(s) <= 30][:32]
@@ -381,24 +497,41 @@ distinct, where = torch.unique(batch.view(B * T, -1), dim=0, return_inverse=True
 n_real = int((batch > 0).any(-1).sum())
 print(f"{B * T} positions, {n_real} real tokens, {distinct.shape[0]} distinct rows "
       "(the all-zero padding row included)")
+claims.claim(distinct.shape[0] <= B * T / 2,
+             "the distinct path runs the network on at most half as many rows")
 
 # %% [markdown] slideshow={"slide_type": "skip"}
-# Time both ways (the printed times vary from machine to machine) ...
+# Fewer rows is not yet less time: `torch.unique` sorts the rows, and the copy back costs too.
+# Time both ways, fairly: the first call of a module pays one-off costs (memory allocation,
+# choosing kernels), so each path runs once untimed, then the two alternate three times (a
+# slow moment of the machine hits both) and we keep each one's median. The printed times
+# vary from machine to machine ...
 
 # %% slideshow={"slide_type": "skip"}
 # NBVAL_IGNORE_OUTPUT
+paths = {"every position": lambda: cnn.embed_tokens(batch.view(B * T, -1)).view(B, T, -1),
+         "distinct tokens": lambda: cnn(batch)}  # each gives (32, T, 512)
+times = {name: [] for name in paths}
 with torch.no_grad():
-    start = time.perf_counter()
-    shared = cnn(batch)  # (32, T, 512) via the distinct tokens
-    t_distinct = time.perf_counter() - start
-    start = time.perf_counter()
-    every_position = cnn.embed_tokens(batch.view(B * T, -1)).view(B, T, -1)  # (32, T, 512)
-    t_every = time.perf_counter() - start
-print(f"every position: {t_every * 1000:.0f} ms   distinct tokens: {t_distinct * 1000:.0f} ms")
+    results = {name: run() for name, run in paths.items()}  # warm-up, and the outputs
+    for _ in range(3):
+        for name, run in paths.items():
+            start = time.perf_counter()
+            run()
+            times[name].append(time.perf_counter() - start)
+median_ms = {name: sorted(t)[1] * 1000 for name, t in times.items()}  # the median of 3
+print("   ".join(f"{name}: {ms:.0f} ms" for name, ms in median_ms.items()),
+      f"  ratio {median_ms['every position'] / median_ms['distinct tokens']:.1f}×")
+shared, every_position = results["distinct tokens"], results["every position"]
 
 # %% [markdown]
-# ... and check that the results agree, and that a word's vector is the same whatever batch
-# it is in:
+# ... and the distinct path comes out faster, in our runs by 1.4–1.7× for this batch, less
+# than the ratio of rows: the convolutions of the padding rows are cheap anyway (a
+# padding row keeps only 7 columns, see below), and `torch.unique` is not free. The saving
+# grows with the batch, which repeats more words (128 sentences: about 2×). A single cold
+# timing of each, distinct path first, can show the opposite: that first call pays the
+# one-off costs. Now check that the results agree, and that a word's vector is the same
+# whatever batch it is in:
 
 # %%
 every_position = every_position * (batch > 0).any(-1, keepdim=True)  # zeros at padding
@@ -406,6 +539,23 @@ with torch.no_grad():
     alone = cnn(batch_to_ids([[sentences[0][1]]]))[0, 0]
 print("distinct-token path == every position:", torch.allclose(shared, every_position, atol=1e-5))
 print("same vector alone and in the batch:  ", torch.allclose(shared[0, 1], alone, atol=1e-5))
+
+# %% [markdown]
+# ### Exercise 4 (explain): when is "each distinct token once" exact?
+#
+# The distinct-token path gave the same vectors as the every-position path. Why is it exact,
+# not an approximation? Name a change to the encoder that would make it wrong.
+#
+# **Model answer.**
+# <!-- BEGIN ANSWER -->
+# The encoder is a deterministic function of the token's 50 ids alone: no neighbour, no
+# position and nothing random enters it, so equal rows give equal vectors and computing one
+# and copying it is the same computation. It breaks as soon as anything else enters: a
+# position embedding (the same word at two positions should then differ), dropout inside the
+# encoder in training (each position should draw its own mask; copies would share one), or
+# batch normalisation over the tokens (its statistics would count each distinct token once
+# instead of as often as it occurs).
+# <!-- END ANSWER -->
 
 # %% [markdown]
 # Two more savings are exact and built in (`CharCNN.filter_features`):
@@ -416,7 +566,7 @@ print("same vector alone and in the batch:  ", torch.allclose(shared[0, 1], alon
 #   of PAD characters gives the same score for every word and can be a filter's maximum (see
 #   the right panel above), so at least one such window must remain; the dropped ones are
 #   copies of it.
-# * **Convolution as one matrix product**, the way Exercise 1 computes it: `unfold` lists the
+# * **Convolution as one matrix product**, the way `conv_max_pool` computes it: `unfold` lists the
 #   windows, and one `addmm` scores them all (`elmo_tutorial.char_cnn.conv1d_max`). The
 #   `nn.Conv1d` modules only hold the weights. On a CPU this runs 2-3× faster than calling
 #   `nn.Conv1d` for these shapes (16 input channels, up to 1024 filters).
@@ -428,8 +578,12 @@ print("same vector alone and in the batch:  ", torch.allclose(shared[0, 1], alon
 #   (`elmo_tutorial.char_cnn.CharCNN`, about 18 M parameters, most in the highway layers).
 # * A filter is a soft character n-gram detector; max-pooling asks whether it occurs anywhere.
 # * Highway: $z' = g \odot z + (1-g) \odot \mathrm{ReLU}(W_h z + b_h)$ with a carry gate $g$;
-#   bilm-tf's `W_carry` is the opposite gate, so it is negated on loading.
-# * Any string gets a vector; each distinct token of a batch is computed once.
+#   bilm-tf's `W_carry` is the opposite gate, so it is negated on loading. The gate lets
+#   signal and gradient pass unchanged, so each layer starts near the identity.
+# * *good* in the tiny model: (1, 50) ids → (1, 50, 8) characters → one score per window and
+#   filter → 128 pooled features → highway → a 64-dim token vector.
+# * Any string gets a vector; each distinct token of a batch is computed once, which (timed
+#   fairly) is faster, and exact because a token's vector depends on its characters only.
 #
 # **Read more:** Peters et al. (2018), Sec. 3.4 (the character CNN of the pre-trained biLM)
 # and Sec. 3.1 (the biLM it feeds). Kim, Jernite, Sontag & Rush (2016), *Character-Aware

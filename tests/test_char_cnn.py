@@ -280,3 +280,30 @@ def test_highway_refuses_a_wrong_width_instead_of_reshaping_it():
     with pytest.raises(ValueError, match=r"shape \(\*, 16\)"):
         highway(torch.randn(4, 8))  # 32 numbers would reshape to (2, 16) silently
     assert highway(torch.randn(3, 2, 16)).shape == (3, 2, 16)
+
+
+def _parameters_by_formula(config, conv_biases=True, highway_factor=2, embedding_rows=None):
+    E, F, P = config.char_embed_dim, config.n_filters, config.projection_dim
+    rows = config.n_characters if embedding_rows is None else embedding_rows
+    return {
+        "char embeddings": rows * E,
+        "convolutions": sum(n * (E * w + (1 if conv_biases else 0)) for w, n in config.filters),
+        "highway": config.n_highway * (highway_factor * F * F + highway_factor * F),
+        "projection": F * P + P,
+    }
+
+
+def test_check_char_cnn_parameters_accepts_the_formula(capsys):
+    checks.check_char_cnn_parameters(_parameters_by_formula)
+    assert "✓" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, message", [
+    (lambda c: _parameters_by_formula(c, conv_biases=False), "convolutions.*count biases"),
+    (lambda c: _parameters_by_formula(c, highway_factor=1), "highway.*the gate"),
+    (lambda c: _parameters_by_formula(c, embedding_rows=261), "char embeddings"),
+    (lambda c: sum(_parameters_by_formula(c).values()), "return a dict"),
+])
+def test_check_char_cnn_parameters_names_the_part_that_is_wrong(wrong, message):
+    with pytest.raises(checks.CheckFailed, match=message):
+        checks.check_char_cnn_parameters(wrong)

@@ -15,6 +15,7 @@ from elmo_tutorial.chars import (
     EOS_IDS,
     N_CHAR_IDS,
     batch_to_ids,
+    char_ids_to_word,
     check_char_ids,
     ids_to_mask,
     word_to_char_ids,
@@ -141,3 +142,27 @@ def test_check_char_ids_returns_the_mask_of_valid_ids():
     ids = batch_to_ids([["a", "b", "c"], ["d"], []])
     assert torch.equal(check_char_ids(ids), ids_to_mask(ids))
     assert check_char_ids(torch.zeros(0, 0, 50, dtype=torch.long)).shape == (0, 0)
+
+
+@pytest.mark.parametrize("word, expected", [
+    ("Hi", "Hi"), ("café", "café"), ("日本", "日本"), ("<S>", "<S>"), ("</S>", "</S>"),
+    ("a" * 60, "a" * 48),  # cut at 48 bytes
+    ("x" + "é" * 30, "x" + "é" * 23 + "\ufffd"),  # 1 + 23 × 2 bytes, then half an é
+])
+def test_char_ids_to_word_inverts_word_to_char_ids(word, expected):
+    assert char_ids_to_word(word_to_char_ids(word)) == expected
+    assert char_ids_to_word(torch.tensor(word_to_char_ids(word))) == expected
+
+
+def test_char_ids_to_word_of_a_padding_row_is_none():
+    assert char_ids_to_word(batch_to_ids([["Hi", "there"], ["Hi"]])[1, 1]) is None
+
+
+@pytest.mark.parametrize("ids, message", [
+    ([1] * 49, "50 character ids"),
+    ([73, 106, 260] + [261] * 47, "must start with BOW"),
+    ([259, 100, 261, 260] + [261] * 46, "special ids between BOW and EOW"),  # PAD inside
+])
+def test_char_ids_to_word_rejects_rows_word_to_char_ids_cannot_make(ids, message):
+    with pytest.raises(ValueError, match=message):
+        char_ids_to_word(ids)

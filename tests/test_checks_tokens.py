@@ -61,3 +61,35 @@ def test_check_word_to_char_ids_rejects_wrong_versions(wrong, message):
 def test_check_lm_targets_rejects_wrong_versions(wrong):
     with pytest.raises(checks.CheckFailed):
         checks.check_lm_targets(wrong)
+
+
+def decode(ids, shift=1, per_byte=False, padding=None, boundaries=True):
+    """A student's char_ids_to_word, with switches for the usual slips."""
+    if not any(ids):
+        return padding
+    values = [i - shift for i in ids]
+    if boundaries and values[:3] in ([258, 256, 259], [258, 257, 259]):
+        return "<S>" if values[1] == 256 else "</S>"
+    body = values[1: values.index(259)] if 259 in values else values[1:]
+    if per_byte:
+        return "".join(chr(v) for v in body)
+    return bytes(v % 256 for v in body).decode("utf-8", errors="replace")
+
+
+def test_check_char_ids_to_word_accepts_right_answers(capsys):
+    from elmo_tutorial.chars import char_ids_to_word
+
+    checks.check_char_ids_to_word(char_ids_to_word)
+    checks.check_char_ids_to_word(decode)
+    assert capsys.readouterr().out.count("✓") == 2
+
+
+@pytest.mark.parametrize("wrong, message", [
+    (lambda ids: decode(ids, padding=""), "return None"),
+    (lambda ids: decode(ids, boundaries=False), "boundary token"),
+    (lambda ids: decode(ids, per_byte=True), "mojibake"),
+    (lambda ids: decode(ids, shift=0), "(?i)subtract 1"),
+])
+def test_check_char_ids_to_word_rejects_the_usual_slips(wrong, message):
+    with pytest.raises(checks.CheckFailed, match=message):
+        checks.check_char_ids_to_word(wrong)

@@ -180,3 +180,52 @@ def test_check_masked_layer_norm_accepts_the_package_and_rejects_padding_in_the_
     per_token = LayerNorm(4, eps=1e-12, elementwise_affine=False)
     with pytest.raises(checks.CheckFailed):
         checks.check_masked_layer_norm(lambda x, mask: per_token(x))
+
+
+def _left_padded_norm(x, lengths, left=True, count_padding=False):
+    T = x.shape[1]
+    positions = torch.arange(T)
+    mask = positions >= T - lengths[:, None] if left else positions < lengths[:, None]
+    return masked_layer_norm(x, torch.ones_like(mask) if count_padding else mask)
+
+
+def test_check_left_padded_layer_norm_accepts_the_right_answer(capsys):
+    checks.check_left_padded_layer_norm(_left_padded_norm)
+    assert "✓" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, message", [
+    (lambda x, lengths: _left_padded_norm(x, lengths, left=False), "FIRST lengths"),
+    (lambda x, lengths: _left_padded_norm(x, lengths, count_padding=True), "include the padded"),
+    (lambda x, lengths: _left_padded_norm(x, lengths) * 2, "largest difference"),
+])
+def test_check_left_padded_layer_norm_rejects_wrong_answers(wrong, message):
+    with pytest.raises(checks.CheckFailed, match=message):
+        checks.check_left_padded_layer_norm(wrong)
+
+
+def _per_sentence_norm(x, mask):
+    keep = mask.unsqueeze(-1)
+    n = keep.sum(dim=(1, 2), keepdim=True) * x.shape[-1]  # (B, 1, 1)
+    mean = x.masked_fill(~keep, 0).sum(dim=(1, 2), keepdim=True) / n
+    centred = (x - mean).masked_fill(~keep, 0)
+    return centred / torch.sqrt(centred.pow(2).sum(dim=(1, 2), keepdim=True) / n + 1e-12)
+
+
+def _per_token_norm(x, mask):
+    return torch.nn.functional.layer_norm(x, x.shape[-1:], eps=1e-12)
+
+
+def test_check_per_sentence_layer_norm_accepts_the_right_answer(capsys):
+    checks.check_per_sentence_layer_norm(_per_sentence_norm)
+    assert "✓" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, message", [
+    (masked_layer_norm, "whole-batch version"),
+    (_per_token_norm, "each token on its own"),
+    (lambda x, mask: _per_sentence_norm(x, torch.ones_like(mask)), "largest difference"),
+])
+def test_check_per_sentence_layer_norm_rejects_wrong_answers(wrong, message):
+    with pytest.raises(checks.CheckFailed, match=message):
+        checks.check_per_sentence_layer_norm(wrong)

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from elmo_tutorial.checks import CheckFailed, check_context_vector
+from elmo_tutorial.checks import CheckFailed, check_analogy, check_context_vector
 from elmo_tutorial.static_vectors import (
     StaticVectors,
     context_vector,
@@ -102,3 +102,75 @@ def test_randomized_svd_vectors_agree_with_the_exact_ones_on_a_low_rank_matrix()
     np.testing.assert_array_equal(randomized, svd_vectors(matrix, 3, method="randomized"))
     with pytest.raises(ValueError, match="'full' or 'randomized'"):
         svd_vectors(matrix, 3, method="exact")
+
+
+def _royal_vectors(king_length=1.0):
+    """Axes: (royal, female, person). queen = king - man + woman exactly; crown is royal
+    but no person, close to king's direction only."""
+    table = {"man": [0, 0, 1], "woman": [0, 1, 1], "king": [1, 0, 1], "queen": [1, 1, 1],
+             "crown": [1, 0, 0.8], "apple": [0.1, 0.1, 0]}
+    vectors = np.array(list(table.values()), dtype=float)
+    vectors[2] *= king_length
+    return StaticVectors(list(table), vectors)
+
+
+def test_analogy_finds_the_constructed_answer_and_ranks_every_other_word():
+    sv = _royal_vectors()
+    answers = sv.analogy("man", "king", "woman", k=10)
+    assert answers[0][0] == "queen"
+    assert sorted(w for w, _ in answers) == ["apple", "crown", "queen"], "no query word answers"
+    for rank, (word, _) in enumerate(answers, start=1):
+        assert sv.analogy_rank("man", "king", "woman", word) == rank
+
+
+def test_analogy_scores_are_3cosadd():
+    sv = _royal_vectors()
+    scores = sv.analogy_scores("MAN", "king", "woman")  # case does not matter
+    for word in ("queen", "crown", "apple"):
+        x = sv[word]
+        expected = (cosine_similarity(x, sv["king"]) - cosine_similarity(x, sv["man"])
+                    + cosine_similarity(x, sv["woman"]))
+        assert scores[sv.row(word)] == pytest.approx(expected)
+    assert np.isneginf(scores[[sv.row(w) for w in ("man", "king", "woman")]]).all()
+
+
+def test_analogy_reads_directions_not_lengths():
+    # A long "king" would drag an unnormalised b - a + c towards itself (answer: crown).
+    long_king = _royal_vectors(king_length=30.0)
+    assert long_king.analogy("man", "king", "woman", k=1)[0][0] == "queen"
+
+
+def test_analogy_never_answers_a_query_word_even_when_it_is_nearest():
+    sv = StaticVectors(["a", "b", "c", "d"], np.array([[1, 0], [0, 1], [1, 0.01], [1, 1]]))
+    assert sv.analogy("a", "b", "c", k=1)[0][0] == "d"  # b - a + c ≈ b, but b is excluded
+    with pytest.raises(ValueError, match="one of the query words"):
+        sv.analogy_rank("a", "b", "c", "b")
+    with pytest.raises(KeyError, match="'zebra' is not in the vocabulary"):
+        sv.analogy("a", "b", "zebra")
+
+
+def _analogy_by(vectors, words, a, b, c, normalise=True, exclude=True):
+    """3CosAdd; with normalise=False the usual slip: cos(x, b - a + c) of the raw vectors."""
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    rows = [words.index(w) for w in (a, b, c)]
+    query = np.array([-1.0, 1.0, 1.0]) @ (unit if normalise else vectors)[rows]  # b - a + c
+    scores = cosine_similarity(vectors, query[None, :])
+    if exclude:
+        scores[rows] = -np.inf
+    return words[int(np.argmax(scores))]
+
+
+def test_check_analogy_accepts_the_package_method(capsys):
+    check_analogy(lambda v, words, a, b, c: StaticVectors(words, v).analogy(a, b, c, k=1)[0][0])
+    check_analogy(_analogy_by)
+    assert "✓" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, message", [
+    (lambda *args: _analogy_by(*args, exclude=False), "one of the query words"),
+    (lambda *args: _analogy_by(*args, normalise=False), "its length"),
+    (lambda v, words, a, b, c: "apple" if "apple" in words else "a", "expected 'queen'"),
+])
+def test_check_analogy_rejects_wrong_functions(wrong, message):
+    with pytest.raises(CheckFailed, match=message):
+        check_analogy(wrong)

@@ -1,4 +1,4 @@
-"""Self-checks for notebook 03 (the character CNN): convolution + max-pool, and a highway layer."""
+"""Self-checks for notebook 03 (the character CNN): conv + max-pool, parameter counts, highway."""
 
 from __future__ import annotations
 
@@ -7,10 +7,62 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
-from ..char_cnn import Highway
+from ..char_cnn import CharCNN, Highway
+from ..config import ModelConfig
 from ._core import CheckFailed, assert_close, passed
 
-__all__ = ["check_conv_max_pool", "check_highway_layer"]
+__all__ = ["check_char_cnn_parameters", "check_conv_max_pool", "check_highway_layer"]
+
+PARTS = ("char embeddings", "convolutions", "highway", "projection")
+
+
+def _module_counts(config: ModelConfig) -> dict[str, int]:
+    """Parameters of each part of ``CharCNN(config)``, counted from the module itself."""
+    cnn = CharCNN(config)
+    modules = {"char embeddings": cnn.char_embedding, "convolutions": cnn.convs,
+               "highway": cnn.highway, "projection": cnn.projection}
+    return {part: sum(p.numel() for p in module.parameters()) for part, module in modules.items()}
+
+
+def _configs():
+    """The paper's encoder, the shipped tiny model's, and two that move one setting each."""
+    yield "the paper's config", ModelConfig()
+    yield "the tiny model's config", ModelConfig(char_embed_dim=8, filters=((1, 16), (2, 16),
+                                                 (3, 32), (4, 64)), n_highway=1,
+                                                 projection_dim=64, lstm_dim=256)
+    yield "no highway layer", ModelConfig(n_highway=0, filters=((2, 10), (5, 30)),
+                                          projection_dim=20, lstm_dim=20)
+    yield "an odd config", ModelConfig(char_embed_dim=3, filters=((1, 4), (6, 7)), n_highway=3,
+                                       projection_dim=5, lstm_dim=5)
+
+
+_HINTS = {
+    "char embeddings": "one E-vector per character id: n_characters (262) rows of E numbers.",
+    "convolutions": "a width-w conv with `count` filters holds count × E × w weights plus "
+                    "count biases; sum over the widths.",
+    "highway": "each highway layer is one nn.Linear(F, 2F): 2F × F weights and 2F biases "
+               "(the transform and the gate), F = total number of filters; times n_highway.",
+    "projection": "nn.Linear(F, P): F × P weights and P biases.",
+}
+
+
+def check_char_cnn_parameters(fn: Callable[[ModelConfig], dict]) -> None:
+    """``fn(config)`` must return ``{"char embeddings": n, "convolutions": n, "highway": n,
+    "projection": n}``, the parameter count of each part of ``CharCNN(config)``, worked out
+    from the config alone. Compared with the modules' own counts on four configs."""
+    for name, config in _configs():
+        expected = _module_counts(config)
+        got = fn(config)
+        if not isinstance(got, dict) or set(got) != set(PARTS):
+            keys = sorted(got) if isinstance(got, dict) else type(got).__name__
+            raise CheckFailed(f"return a dict with exactly the keys {list(PARTS)}, got {keys}")
+        for part in PARTS:
+            if int(got[part]) != expected[part]:
+                raise CheckFailed(
+                    f"{name}: {part} has {expected[part]:,} parameters, you counted "
+                    f"{int(got[part]):,}. Hint: {_HINTS[part]}")
+    passed("parameter counts agree with CharCNN for the paper's, the tiny model's and two "
+           "other configs")
 
 
 def check_conv_max_pool(fn: Callable[..., torch.Tensor]) -> None:

@@ -1,4 +1,4 @@
-"""Self-checks for notebook 00 (static vs contextual vectors): the context-window average."""
+"""Self-checks for notebook 00 (static vs contextual vectors): analogies and the window average."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..static_vectors import context_vector
+from ..static_vectors import StaticVectors, context_vector
 from ._core import CheckFailed, assert_close, passed
 
-__all__ = ["check_context_vector"]
+__all__ = ["check_analogy", "check_context_vector"]
 
 
 def _cases(rng: np.random.Generator):
@@ -64,3 +64,46 @@ def check_context_vector(fn: Callable[[np.ndarray, list[int], int, int], np.ndar
                          "[index - window, index + window] ∩ [0, len(ids)), j ≠ index."))
     passed("context_vector agrees with elmo_tutorial.static_vectors.context_vector "
            "(edges, wide windows, one-word sentences)")
+
+
+def _analogy_tables():
+    """(name, words, vectors, query, answer) cases whose right answer is known by construction.
+
+    Axes (royal, female, person): queen = king - man + woman. *crown* lies near king's
+    direction, so it wins when lengths are not removed; *king* itself, or *woman*, wins when
+    the query words are not excluded.
+    """
+    words = ["man", "woman", "king", "queen", "crown", "apple"]
+    base = np.array([[0, 0, 1], [0, 1, 1], [1, 0, 1], [1, 1, 1], [1, 0, 0.8], [0.1, 0.1, 0]],
+                    dtype=np.float64)
+    yield "unit-length-free table", words, base, ("man", "king", "woman"), "queen"
+    long_king = base.copy()
+    long_king[2] *= 30.0  # a frequent word often has a long vector
+    yield "a table where king is 30 times longer", words, long_king, ("man", "king", "woman"), \
+        "queen"
+    near = np.array([[1, 0], [0, 1], [1, 0.01], [1, 1]], dtype=np.float64)
+    yield "a table where b - a + c is almost b", ["a", "b", "c", "d"], near, ("a", "b", "c"), "d"
+
+
+def check_analogy(fn: Callable[[np.ndarray, list[str], str, str, str], str]) -> None:
+    """``fn(vectors, words, a, b, c)`` must return the 3CosAdd answer to "a is to b as c is to
+    ?": the word ``x`` not in ``{a, b, c}`` with the largest ``cos(x, b) - cos(x, a) +
+    cos(x, c)``. Compared with :meth:`elmo_tutorial.static_vectors.StaticVectors.analogy`."""
+    for name, words, vectors, (a, b, c), answer in _analogy_tables():
+        expected = StaticVectors(words, vectors).analogy(a, b, c, k=1)[0][0]
+        assert expected == answer, "the constructed example must have its constructed answer"
+        got = fn(vectors.copy(), list(words), a, b, c)
+        if got in (a, b, c):
+            raise CheckFailed(
+                f"On {name}, your answer to {a} : {b} :: {c} : ? is {got!r}, one of the query "
+                "words. b - a + c is usually nearest to b or c themselves; leave a, b and c "
+                "out of the candidates.")
+        if got != expected:
+            hint = ("divide every vector by its length first (cosines, not dot products): "
+                    "a long vector would otherwise pull b - a + c towards itself."
+                    if "longer" in name else
+                    "score every word x by cos(x, b) - cos(x, a) + cos(x, c) (or the cosine "
+                    "of x with b̂ - â + ĉ, unit vectors) and return the best one.")
+            raise CheckFailed(f"On {name}, your answer to {a} : {b} :: {c} : ? is {got!r}; "
+                              f"expected {expected!r}. Hint: {hint}")
+    passed("analogy agrees with StaticVectors.analogy (query words excluded, lengths removed)")

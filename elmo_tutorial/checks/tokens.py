@@ -1,4 +1,4 @@
-"""Self-checks for notebook 02 (tokens and characters): character ids and LM targets."""
+"""Self-checks for notebook 02 (tokens and characters): character ids, back to words, LM targets."""
 
 from __future__ import annotations
 
@@ -6,11 +6,18 @@ from collections.abc import Callable, Sequence
 
 import torch
 
-from ..chars import BOS_TOKEN, EOS_TOKEN, MAX_CHARS, MAX_WORD_BYTES, word_to_char_ids
+from ..chars import (
+    BOS_TOKEN,
+    EOS_TOKEN,
+    MAX_CHARS,
+    MAX_WORD_BYTES,
+    char_ids_to_word,
+    word_to_char_ids,
+)
 from ..softmax import IGNORE_INDEX
 from ._core import CheckFailed, passed
 
-__all__ = ["check_lm_targets", "check_word_to_char_ids"]
+__all__ = ["check_char_ids_to_word", "check_lm_targets", "check_word_to_char_ids"]
 
 # Plain ASCII, the two boundaries, two-byte and three-byte UTF-8, a 4-byte emoji, a word that
 # is cut at 48 bytes, and one that is cut in the middle of a multi-byte character.
@@ -55,6 +62,45 @@ def check_word_to_char_ids(fn: Callable[[str], Sequence[int]]) -> None:
             )
     passed(f"word_to_char_ids agrees with elmo_tutorial.chars on {len(_WORDS)} words "
            "(ASCII, <S>/</S>, multi-byte UTF-8, truncation at 48 bytes)")
+
+
+def _decode_hint(ids: list[int], got, expected) -> str:
+    if expected is None:
+        return ("A row of zeros is a position with no token (batch padding): return None, "
+                "not a string.")
+    if expected in (BOS_TOKEN, EOS_TOKEN):
+        return (f"This row is the boundary token {expected!r}: BOW, then BOS (257) or EOS "
+                "(258), then EOW, after the +1 shift. Return the string '<S>' or '</S>'.")
+    if isinstance(got, str) and len(got) == len(expected) and all(
+            ord(g) == ord(e) + 1 for g, e in zip(got, expected, strict=True)):
+        return "Every character is one too far: subtract 1 from every id first."
+    if isinstance(got, str) and not expected.isascii() and got != expected:
+        return ("Decode the bytes together, bytes(values).decode('utf-8', errors='replace'): one "
+                "character can take 2 to 4 bytes, so chr() of each byte gives mojibake.")
+    return ("Subtract 1 from every id, keep the values between BOW (258) and the first EOW "
+            "(259), and decode them as UTF-8 bytes.")
+
+
+def check_char_ids_to_word(fn: Callable[[list[int]], str | None]) -> None:
+    """``fn(ids)`` gets one row of 50 character ids and must return the token it encodes:
+    ``None`` for a row of zeros, ``'<S>'``/``'</S>'`` for the boundaries, else the decoded
+    UTF-8 bytes (a character cut in half at 48 bytes becomes U+FFFD). Compared with
+    :func:`elmo_tutorial.chars.char_ids_to_word`."""
+    rows = [word_to_char_ids(word) for word in _WORDS] + [[0] * MAX_CHARS]
+    for ids in rows:
+        expected = char_ids_to_word(ids)
+        try:
+            got = fn(list(ids))
+        except (IndexError, ValueError, UnicodeDecodeError) as error:
+            raise CheckFailed(
+                f"your function raised {type(error).__name__}: {error} on the ids "
+                f"{ids[:8]}... (the token {expected!r}). {_decode_hint(ids, None, expected)}"
+            ) from None
+        if got != expected:
+            raise CheckFailed(f"ids {ids[:8]}...: got {got!r}, expected {expected!r}. "
+                              f"{_decode_hint(ids, got, expected)}")
+    passed(f"char ids back to words: {len(rows)} rows (ASCII, multi-byte UTF-8, <S>/</S>, "
+           "cut at 48 bytes, a padding row)")
 
 
 def _reference_targets(ids: list[int]) -> tuple[list[int], list[int]]:
