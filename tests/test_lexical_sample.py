@@ -55,3 +55,13 @@ def test_evaluate_reports_every_layer_and_the_most_frequent_sense(tmp_path, monk
     assert scores["most_frequent_sense"] == expected
     with pytest.raises(ValueError, match="word must be one of"):
         lexical_sample.load_instances("bank")
+
+    fewer = lexical_sample.evaluate(Embedder(ELMo(config)), words=("interest",), per_word=40,
+                                    max_train=5)["interest"]
+    assert (fewer["n_train"], fewer["n_test"]) == (5, 20), "fewer training uses, same test"
+    first5 = Counter(s for i in train[:5] for s in instances[i]["senses"]).most_common(1)[0][0]
+    assert fewer["most_frequent_sense"] == (
+        100 * sum(first5 in instances[i]["senses"] for i in test) / len(test))
+    with pytest.raises(ValueError, match="max_train must be at least 1"):
+        lexical_sample.evaluate(Embedder(ELMo(config)), words=("interest",), per_word=40,
+                                max_train=0)
