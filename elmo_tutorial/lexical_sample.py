@@ -98,8 +98,9 @@ def evaluate(embedder: Embedder, words: Sequence[str] = WORDS, per_word: int | N
     """Accuracy (percent) of the nearest sense centroid per representation and of the most
     frequent sense, per word.
 
-    ``max_train`` keeps only the first that many training uses of each word (the test uses
-    stay the same), to see how the methods fare with fewer labelled examples.
+    ``max_train`` keeps a seeded random ``max_train`` of each word's training uses (the test
+    uses stay the same), to see how the methods fare with fewer labelled examples. Random, not
+    the first ones: the corpus files are ordered by sense.
 
     Returns:
         ``{word: {"layer0", "layer1", "layer2", "elmo", "most_frequent_sense": accuracy,
@@ -119,7 +120,8 @@ def evaluate(embedder: Embedder, words: Sequence[str] = WORDS, per_word: int | N
         if max_train is not None:
             if max_train < 1:
                 raise ValueError(f"max_train must be at least 1, got {max_train}")
-            rows_train = rows_train[:max_train]
+            rows_train = sorted(random.Random(f"{seed}-{word}-train").sample(
+                rows_train, min(max_train, len(rows_train))))
         senses_train = [instances[r]["senses"] for r in rows_train]
         gold = [instances[r]["senses"] for r in rows_test]
         scores = {}
