@@ -27,11 +27,11 @@
 #    check that the package's probe minimises exactly that loss;
 # 3. predict, then measure, which of layers 0, 1 and 2 of the shipped biLM a probe reads part
 #    of speech from best, next to a baseline and the paper's numbers; halve the probe's
-#    training data and see what it costs;
+#    training data and see what it costs, and explain why the probes are linear;
 # 4. train a small BiLSTM tagger on a learned scalar mix of the frozen layers and read the
 #    weights $s_j$ and the scale $\gamma$ it chose;
 # 5. write the function that turns BIO tags into entities, the first step of entity-level F1,
-#    and let a self-check grade it; explain why the probes are linear.
+#    and let a self-check grade it.
 #
 # **Prerequisites:** notebook 07 (the scalar mix), notebook 08 (the `Embedder` and the
 # layers of the shipped model); softmax and cross-entropy.
