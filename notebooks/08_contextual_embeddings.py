@@ -34,7 +34,7 @@
 # **Prerequisites:** notebook 00 (static vectors, the window average, sense centroids),
 # notebook 07 (the layers and the scalar mix).
 #
-# **Runtime:** about 55 s on 2 CPU cores, less on a rerun (the embedded SemCor sentences are
+# **Runtime:** about 60 s on 2 CPU cores, less on a rerun (the embedded SemCor sentences are
 # cached on disk).
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
