@@ -244,9 +244,8 @@ claim(abs(accuracy_pkg - accuracy_ours) < 1,
 # Baseline < layer 0 < layers 1 and 2. Layer 0 knows spelling, which gives away the tag of
 # most words the baseline has never seen; layers 1 and 2 add the context, which settles the
 # ambiguous ones (*run*, *that*, *back*). Which of layers 1 and 2 wins cannot be predicted
-# with confidence: in the paper layer 1 wins by half a point, and our layer 2 is layer 1 plus
-# a small correction (the residual connection), so expect the two within a point of each
-# other, in either order.
+# with confidence: in the paper layer 1 wins by only half a point, so expect the two within
+# a point of each other, in either order.
 # <!-- END ANSWER -->
 
 # %%
