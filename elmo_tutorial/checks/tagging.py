@@ -91,5 +91,5 @@ def check_half_data_probe(probe, measured: float, train_features, sentence_lengt
         raise CheckFailed(f"measured {float(measured):.2f}%, but this probe scores "
                           f"{expected:.2f}% on the test tokens: measure it with "
                           "probes.accuracy(probe, test features, test labels).")
-    passed(f"a probe trained on {half} tokens (half the sentences) scores {expected:.2f}% on "
-           "the test tokens")
+    passed(f"a probe trained on {half} tokens (half the sentences), its accuracy measured on "
+           "the test tokens")  # the accuracy itself differs in its last digits between CPUs
