@@ -2,7 +2,9 @@
 
 Characters → character CNN → highway layers → projection (layer 0) → forward and backward LSTM
 stacks (layers 1..L) → scalar mix → one ELMo vector per token. The softmax over the vocabulary
-is used only to train the biLM (Peters et al. 2018, Sec. 3.1-3.2).
+is used only to train the biLM (Peters et al. 2018, Sec. 3.1-3.2). A row below the model holds
+what the later notebooks do with a trained biLM: pretrained weights and scale, the analyses of
+its layers, and a task model that takes ELMo as input.
 
 Each notebook opens with the figure, its own part highlighted::
 
@@ -50,6 +52,15 @@ PARTS: dict[str, _Box] = {
     "scalar_mix": _Box("scalar mix", "scalar mix\nγ · Σ sⱼ hⱼ", 80.5, 16.5, 12, 11),
     "layer_norm": _Box("layer norm", "layer norm?", 80.5, 7.5, 12, 3.6),
     "elmo": _Box("ELMo", "ELMo\none vector\nper token", 94.5, 14, 9, 9),
+    # What the course does with a trained biLM (notebooks 08-12), one box each, below the model.
+    "pretrained": _Box("pretrained weights", "pretrained weights\nand scale (11)", 18.5, -5, 17,
+                       6),
+    "layer_analysis": _Box("what the layers know", "what the layers\nknow (08)", 41.5, -5, 13,
+                           6),
+    "sense_analysis": _Box("word senses", "word senses\n(09)", 57.5, -5, 11, 6),
+    "tagging_analysis": _Box("POS probes and NER tagger", "POS probes,\nNER tagger (10)", 72,
+                             -5, 12, 6),
+    "task": _Box("task model", "task model\n(12)", 92, -5, 12, 6),
 }
 
 # Names for several parts at once.
@@ -60,6 +71,15 @@ GROUPS: dict[str, tuple[str, ...]] = {
              "softmax"),
     "layers": ("projection", "forward_lstm", "backward_lstm"),  # the L + 1 layers ELMo mixes
     "all": tuple(PARTS),
+    # One key per notebook from 08 on: the parts it works with and its own box below the model.
+    "contextual": ("projection", "forward_lstm", "backward_lstm", "scalar_mix", "layer_analysis"),
+    "word_senses": ("projection", "forward_lstm", "backward_lstm", "scalar_mix",
+                    "sense_analysis"),
+    "tagging": ("projection", "forward_lstm", "backward_lstm", "scalar_mix", "layer_norm",
+                "tagging_analysis"),
+    "scale": ("chars", "char_cnn", "highway", "projection", "forward_lstm", "backward_lstm",
+              "softmax", "scalar_mix", "elmo", "pretrained"),
+    "task_model": ("layer_norm", "scalar_mix", "elmo", "task"),
 }
 
 # Arrows as (from part, from side, to part, to side); sides are n, s, e, w.
@@ -75,6 +95,11 @@ _ARROWS = [
     ("backward_lstm", "e", "scalar_mix", "w"),
     ("layer_norm", "n", "scalar_mix", "s"),
     ("scalar_mix", "e", "elmo", "w"),
+    ("pretrained", "n", "char_cnn", "s"),
+    ("backward_lstm", "s", "layer_analysis", "n"),
+    ("backward_lstm", "s", "sense_analysis", "n"),
+    ("backward_lstm", "s", "tagging_analysis", "n"),
+    ("elmo", "s", "task", "n"),
 ]
 
 _ON = {"face": "#f6bd60", "edge": "#9c4a00", "text": "black", "width": 2.0}
@@ -131,8 +156,11 @@ def architecture(highlight: str | Iterable[str] | None = None, *, ax: Axes | Non
     Args:
         highlight: a part (``chars``, ``char_cnn``, ``highway``, ``projection``,
             ``forward_lstm``, ``backward_lstm``, ``softmax``, ``layer_norm``, ``scalar_mix``,
-            ``elmo``), a group (``token_encoder``, ``bilstm``, ``bilm``, ``layers``, ``all``),
-            a list of them, or None for no highlight.
+            ``elmo``; below the model, what the course does with it: ``pretrained``,
+            ``layer_analysis``, ``sense_analysis``, ``tagging_analysis``, ``task``), a group
+            (``token_encoder``, ``bilstm``, ``bilm``, ``layers``, ``all``, and one per notebook
+            from 08 on: ``contextual``, ``word_senses``, ``tagging``, ``scale``,
+            ``task_model``), a list of them, or None for no highlight.
         ax: draw into these axes instead of a new figure.
         title: the figure's title; by default none.
 
@@ -144,7 +172,7 @@ def architecture(highlight: str | Iterable[str] | None = None, *, ax: Axes | Non
     """
     parts = resolve(highlight)
     if ax is None:
-        _, ax = plt.subplots(figsize=(11, 3.1))
+        _, ax = plt.subplots(figsize=(11, 4.1))
     for name, box in PARTS.items():
         _draw_box(ax, box, name in parts)
     for source, source_side, target, target_side in _ARROWS:
@@ -153,7 +181,7 @@ def architecture(highlight: str | Iterable[str] | None = None, *, ax: Axes | Non
     _arrow(ax, _anchor(PARTS["projection"], "n"), _anchor(PARTS["scalar_mix"], "n"), rad=-0.22,
            label="layer 0 goes into the mix too")
     ax.set_xlim(0, 100)
-    ax.set_ylim(1.5, 32)
+    ax.set_ylim(-9, 32)
     ax.set_aspect("auto")
     ax.axis("off")
     if title:

@@ -93,8 +93,14 @@ def split(n: int, test_fraction: float = 0.5, seed: int = 0) -> tuple[list[int],
 
 
 def evaluate(embedder: Embedder, words: Sequence[str] = WORDS, per_word: int | None = 400,
-             test_fraction: float = 0.5, seed: int = 0, progress: bool = False) -> dict:
-    """Accuracy (percent) of 1-NN per representation and of the most frequent sense, per word.
+             test_fraction: float = 0.5, seed: int = 0, progress: bool = False,
+             max_train: int | None = None) -> dict:
+    """Accuracy (percent) of the nearest sense centroid per representation and of the most
+    frequent sense, per word.
+
+    ``max_train`` keeps a seeded random ``max_train`` of each word's training uses (the test
+    uses stay the same), to see how the methods fare with fewer labelled examples. Random, not
+    the first ones: the corpus files are ordered by sense.
 
     Returns:
         ``{word: {"layer0", "layer1", "layer2", "elmo", "most_frequent_sense": accuracy,
@@ -111,6 +117,11 @@ def evaluate(embedder: Embedder, words: Sequence[str] = WORDS, per_word: int | N
         mixed = np.tensordot(weights, vectors, axes=1)  # (n, 2P)
         reps = {**{f"layer{j}": vectors[j] for j in range(len(vectors))}, "elmo": mixed}
         rows_train, rows_test = split(len(instances), test_fraction, seed)
+        if max_train is not None:
+            if max_train < 1:
+                raise ValueError(f"max_train must be at least 1, got {max_train}")
+            rows_train = sorted(random.Random(f"{seed}-{word}-train").sample(
+                rows_train, min(max_train, len(rows_train))))
         senses_train = [instances[r]["senses"] for r in rows_train]
         gold = [instances[r]["senses"] for r in rows_test]
         scores = {}

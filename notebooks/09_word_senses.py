@@ -27,15 +27,16 @@
 # 1. build the nearest-centroid classifier from scratch on a few sentences about *bank*, and
 #    check it against the package's `wsd` module;
 # 2. measure each layer on many uses of four words (*hard*, *interest*, *line*, *serve*)
-#    against the most-frequent-sense baseline;
+#    against the most-frequent-sense baseline, and again with a fifth of the labelled uses;
 # 3. run the paper's evaluation (train on SemCor, test on Senseval-2/3 and SemEval-2007/2013)
 #    on a sample of SemCor, beside Table 5, and learn how to run the full one;
-# 4. write the evaluation's scorer yourself.
+# 4. explain why less training data can raise a score, and write the evaluation's scorer
+#    yourself.
 #
 # **Prerequisites:** notebook 00 (WordNet senses), notebook 07 (the layers and the scalar
 # mix), notebook 08 (contextual vectors of the shipped model); cosine similarity.
 #
-# **Runtime:** about 40 s on a 2-core CPU the first time (it embeds about 150,000 words);
+# **Runtime:** about 40 s on 2 CPU cores the first time (it embeds about 150,000 words);
 # less when run again, from the embedding cache.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
@@ -47,11 +48,12 @@ except ModuleNotFoundError as missing:  # opened before `make lab` installed the
         "`make lab` from the repository root (or run `pip install -e .` there, in this "
         "kernel's environment), then restart the kernel") from None
 
-you_are_here("layers", "scalar_mix")
+you_are_here("word_senses")
 
 # %%
 # %matplotlib inline
 import json
+import time
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -102,6 +104,12 @@ test = [("I must go to the bank to withdraw some cash .", MONEY),
 
 # %% [markdown]
 # Each use of *bank* gets one vector per layer: the layers at its position in the sentence.
+#
+# ### Exercise 1 (predict): layer 0's two cosines
+#
+# Below, each test use of *bank* is compared with the two centroids, layer by layer. Before you
+# run it: what will layer 0 print for cos(money) and cos(river), and which sense will it
+# choose?
 
 # %%
 def bank_vectors(examples):
@@ -115,6 +123,16 @@ def bank_vectors(examples):
 train_vectors, test_vectors = bank_vectors(train), bank_vectors(test)
 train_senses = [key for _, key in train]
 print("train:", train_vectors.shape, " test:", test_vectors.shape)
+
+# %% [markdown]
+# **Prediction.**
+# <!-- BEGIN ANSWER -->
+# Layer 0 is the character CNN's vector of the string *bank*, the same in every sentence. Both
+# centroids are averages of that one vector, so they equal it, and so does every test vector:
+# both cosines are 1 (up to rounding), for both test sentences. The choice is a tie, broken by
+# whichever sense comes first in the list (here *money*): right for one test sentence, wrong
+# for the other, by accident.
+# <!-- END ANSWER -->
 
 # %% [markdown]
 # A sense's **centroid** is the mean of its training vectors. A test use gets the sense whose
@@ -180,10 +198,12 @@ for lemma, pos in (("bank", "NOUN"), ("gig", "NOUN"), ("serve", "VERB")):
 #
 # nltk's `senseval` corpus holds thousands of sense-tagged uses each of *hard* (3 senses),
 # *interest* (6), *line* (6) and *serve* (4), mostly from newspaper text. We take a random 300
-# uses per word, train the centroids on half and test on the other half, for every layer and
-# the ELMo mix (the model's own scalar mix as loaded: equal weights $s_j = 1/3$ for a model
-# without a task, see notebook 08). The baseline is the **most frequent sense** of the
-# training half. A printed mark `*` flags the best representation per word.
+# uses per word (the table below counts the senses among them: the rarest sense of *interest*,
+# 11 of its 2,368 uses, is not among our 300), train the centroids on half and test on the
+# other half, for every layer and the ELMo mix (the model's own scalar mix as loaded: equal
+# weights $s_j = 1/3$ for a model without a task, see notebook 08). The baseline is the
+# **most frequent sense** of the training half. A printed mark `*` flags the best
+# representation per word.
 
 # %%
 lexical = lexical_sample.evaluate(embedder, per_word=300)
@@ -236,6 +256,33 @@ print("the ELMo mix is below the better LSTM layer on:",
 # - **The ELMo mix with equal weights** is mostly below the better LSTM layer: the plain
 #   average mixes in layer 0's sense-blind vector. A task that learns the weights $s_j$
 #   (notebook 07) can give layer 0 less; here nothing is learned.
+#
+# ### Exercise 2 (experiment): a fifth of the labelled uses
+#
+# Labelled uses are expensive: someone has to tag each one with its WordNet sense. Score the
+# same four words with only the first **30** training uses of each word instead of 150, and
+# the same 150 test uses (`lexical_sample.evaluate` takes `max_train`). Before you run it:
+# which falls more, the layers' centroids or the most-frequent-sense baseline?
+
+# %%
+# BEGIN SOLUTION
+few = lexical_sample.evaluate(embedder, per_word=300, max_train=30)
+# END SOLUTION
+checks.check_fewer_training_uses(few, embedder, per_word=300, max_train=30)
+print(f"{'word':9s} " + " ".join(f"{r:>20s}" for r in reps))
+for word in few:
+    print(f"{word:9s} " + " ".join(f"{lexical[word][r]:>9.1f} → {few[word][r]:>5.1f}    "
+                                   for r in reps))
+
+# %% [markdown]
+# With 30 labelled uses the most frequent sense does not move on any word: 30 random uses are
+# enough to find the majority. The centroids lose on most words, most where there are many
+# senses to cover (*line*, six senses: layer 2 falls by about 12 points) and where the senses
+# have few uses each in 30; on *hard* they even gain a little, chance at this size. Layer 0's
+# jump on *interest* is luck too: its centroids differ only in how often each sense is written
+# *interest* or *interests*. A centroid needs examples of every sense; the majority guess
+# needs only a count. That is one more reason the first-sense baseline of section 4 is hard
+# to beat.
 
 # %% [markdown]
 # ## 4. The paper's evaluation: SemCor → Senseval and SemEval (Table 5)
@@ -259,8 +306,10 @@ print("the ELMo mix is below the better LSTM layer on:",
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+start = time.perf_counter()
 details = {}
-table5 = wsd.evaluate_all(embedder, progress=True, semcor_every=10, details=details)
+table5 = wsd.evaluate_all(embedder, progress=False, semcor_every=10, details=details)
+print(f"embedded (or loaded from the disk cache) and scored in {time.perf_counter() - start:.0f} s")
 
 # %%
 columns = ["first_sense", "layer0", "layer1", "layer2", "elmo"]
@@ -316,6 +365,26 @@ else:
     print(f"{report} not found: run `elmo-tutorial layers {MODEL} --json {report}`")
 
 # %% [markdown]
+# ### Exercise 3 (explain): less data, a higher score
+#
+# With every tenth SemCor sentence, layer 0 scores several points *higher* on ALL than with
+# all of SemCor (the two rows above). How can training on less data raise a score? And why
+# does layer 0 gain the most?
+
+# %% [markdown]
+# **Model answer.**
+# <!-- BEGIN ANSWER -->
+# Less data means more test lemmas that never occur in the training sample, and those are not
+# decided by the centroids at all: they get WordNet's first sense, the strongest answer on
+# these test sets (right about two times in three). The sample therefore swaps some centroid
+# decisions for first-sense decisions. That helps every representation whose centroids are
+# worse than the first sense, and it helps most the representation that is worst: layer 0,
+# whose centroids cannot separate the senses of a word form at all. The first-sense column
+# does not change, since it uses no training data. So the sample's scores are not comparable
+# with the full evaluation's: compare models on all of SemCor.
+# <!-- END ANSWER -->
+
+# %% [markdown]
 # **Reading the table honestly.**
 #
 # - **Layer 2 is above layer 1** here, the paper's trend: the top layer's vectors group uses
@@ -330,10 +399,8 @@ else:
 #   first sense alone is right two times in three. Only vectors that separate senses clearly
 #   beat that.
 # - **The sample flatters every column but the first sense**: with a tenth of SemCor, a
-#   quarter of the test lemmas are unseen (the column above) and take WordNet's first sense,
-#   the strongest answer here, so the sample's scores lie above those of all of SemCor (the
-#   comparison above; most for layer 0, which gains most from not being asked). Compare
-#   models on the full evaluation.
+#   quarter of the test lemmas are unseen (the column above) and take WordNet's first sense
+#   (Exercise 3). Compare models on the full evaluation.
 #
 # **The full evaluation** (all of SemCor; about a minute to embed once per model on a 2-core
 # CPU, then instant from the cache) is one call, `wsd.evaluate_all(embedder)`, or from a shell,
@@ -344,7 +411,9 @@ else:
 # ```
 
 # %% [markdown]
-# ## 5. Exercise: the framework's scorer
+# ## 5. The framework's scorer
+#
+# ### Exercise 4 (implement): the framework's scorer
 #
 # A WSD system may leave an instance unanswered (our nearest-centroid method does when the
 # lemma is neither in SemCor nor in WordNet). The framework therefore reports three numbers:

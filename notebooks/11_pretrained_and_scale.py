@@ -43,7 +43,7 @@ except ModuleNotFoundError as missing:  # opened before `make lab` installed the
         "`make lab` from the repository root (or run `pip install -e .` there, in this "
         "kernel's environment), then restart the kernel") from None
 
-you_are_here("all")
+you_are_here("scale")
 
 # %%
 # %matplotlib inline

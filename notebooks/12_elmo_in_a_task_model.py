@@ -48,7 +48,7 @@ except ModuleNotFoundError as missing:  # opened before `make lab` installed the
         "`make lab` from the repository root (or run `pip install -e .` there, in this "
         "kernel's environment), then restart the kernel") from None
 
-you_are_here("scalar_mix", "elmo")
+you_are_here("task_model")
 
 # %%
 # %matplotlib inline

@@ -74,3 +74,46 @@ def test_check_accepts_right_answers(answer, capsys):
 def test_check_rejects_wrong_answers_with_a_hint(answer, hint):
     with pytest.raises(checks.CheckFailed, match=hint):
         checks.check_nearest_centroid_accuracy(answer)
+
+
+def _mix_data():
+    """Three layers of 3 words × 2 senses × 10 occurrences, each layer separating the senses
+    differently (layer 0 not at all, and loud), so that every wrong mix scores differently from
+    the right one."""
+    rng = np.random.default_rng(1)
+    words = [w for w in "abc" for _ in range(20)]
+    senses = [f"{w}{k // 10}" for w in "abc" for k in range(20)]
+    layers = rng.normal(size=(3, len(words), 6)) * np.array([3.0, 1.0, 1.0])[:, None, None]
+    for j, strength in enumerate((0.0, 0.9, 0.6)):
+        layers[j, :, 0] += strength * np.array([1.0 if s.endswith("1") else -1.0 for s in senses])
+    return layers, words, senses
+
+
+def test_mix_without_layer0_passes_the_mix_of_layers_1_and_2(capsys):
+    from elmo_tutorial.analysis import sense_separation
+
+    layers, words, senses = _mix_data()
+    right = sense_separation(0.5 * layers[1] + 0.5 * layers[2], words, senses)
+    checks.check_mix_without_layer0(np.array(list(right.values())), layers, words, senses)
+    checks.check_mix_without_layer0(right, layers, words, senses)  # the dict works too
+    assert "✓" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("mix", "message"), [
+    (lambda h: h.mean(axis=0), "layer 0 still in"),
+    (lambda h: h[2], "layer 2 alone"),
+    (lambda h: np.concatenate([h[1], -h[2] ** 3], axis=1), r"0\.5 \* layers\[1\]"),
+])
+def test_mix_without_layer0_names_the_mistake(mix, message):
+    from elmo_tutorial.analysis import sense_separation
+
+    layers, words, senses = _mix_data()
+    scores = sense_separation(mix(layers), words, senses)
+    with pytest.raises(checks.CheckFailed, match=message):
+        checks.check_mix_without_layer0(scores, layers, words, senses)
+
+
+def test_mix_without_layer0_wants_one_score_per_word():
+    layers, words, senses = _mix_data()
+    with pytest.raises(checks.CheckFailed, match="one per word"):
+        checks.check_mix_without_layer0([0.5], layers, words, senses)

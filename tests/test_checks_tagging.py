@@ -1,8 +1,10 @@
-"""Notebook 10's self-check accepts correct BIO span readers and explains the usual mistakes."""
+"""Notebook 10's self-checks accept right answers (BIO span readers, a probe on half the data)
+and explain the usual mistakes."""
 
+import numpy as np
 import pytest
 
-from elmo_tutorial import checks
+from elmo_tutorial import checks, probes
 from elmo_tutorial.tagger import bio_spans
 
 
@@ -45,3 +47,44 @@ def test_check_accepts_the_package_and_a_hand_written_reader(capsys):
 def test_check_rejects_wrong_readers_with_a_hint(answer, hint):
     with pytest.raises(checks.CheckFailed, match=hint):
         checks.check_bio_spans(answer)
+
+
+def _probe_data():
+    rng = np.random.default_rng(0)
+    lengths = [3, 5, 2, 4, 6, 3]  # 23 tokens; the first 3 sentences hold 10
+    n = sum(lengths)
+    labels = rng.integers(0, 3, size=n)
+    features = rng.normal(size=(n, 4)) + labels[:, None]
+    test_labels = rng.integers(0, 3, size=12)
+    test = rng.normal(size=(12, 4)) + test_labels[:, None]
+    return features, labels, lengths, test, test_labels
+
+
+def test_half_data_probe_passes_the_first_half_of_the_sentences(capsys):
+    features, labels, lengths, test, test_labels = _probe_data()
+    probe = probes.fit_probe(features[:10], labels[:10], 3)
+    checks.check_half_data_probe(probe, probes.accuracy(probe, test, test_labels), features,
+                                 lengths, test, test_labels)
+    assert "10 tokens" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("rows", "message"), [
+    (slice(None), "all the training tokens"),
+    (slice(0, 11), "first half of the \\*tokens\\*"),
+    (slice(10, None), "not that of the first half"),
+])
+def test_half_data_probe_names_the_wrong_rows(rows, message):
+    features, labels, lengths, test, test_labels = _probe_data()
+    probe = probes.fit_probe(features[rows], labels[rows], 3)
+    with pytest.raises(checks.CheckFailed, match=message):
+        checks.check_half_data_probe(probe, probes.accuracy(probe, test, test_labels), features,
+                                     lengths, test, test_labels)
+
+
+def test_half_data_probe_wants_the_test_accuracy():
+    features, labels, lengths, test, test_labels = _probe_data()
+    probe = probes.fit_probe(features[:10], labels[:10], 3)
+    on_training_rows = probes.accuracy(probe, features[:10], labels[:10])
+    with pytest.raises(checks.CheckFailed, match="on the test tokens"):
+        checks.check_half_data_probe(probe, on_training_rows + 0.5, features, lengths, test,
+                                     test_labels)

@@ -48,3 +48,24 @@ def test_you_are_here_shows_one_titled_figure_and_returns_nothing():
     you_are_here("all")
     assert plt.gcf().axes[0].get_title(loc="left") == "You are here: the whole model"
     plt.close("all")
+
+
+NOTEBOOK_KEYS = {"contextual": "08", "word_senses": "09", "tagging": "10", "scale": "11",
+                 "task_model": "12"}
+
+
+@pytest.mark.parametrize("key", NOTEBOOK_KEYS)
+def test_each_later_notebook_highlights_a_box_no_other_one_does(key):
+    below_the_model = {part for part, box in PARTS.items() if box.y < 0}
+    own = resolve(key) & below_the_model
+    assert len(own) == 1, f"{key} (notebook {NOTEBOOK_KEYS[key]}) highlights {own}"
+    others = set().union(*(resolve(k) for k in NOTEBOOK_KEYS if k != key))
+    assert not own & others, f"{key} shares its box with another notebook"
+    figure = architecture(key)
+    assert _highlighted_boxes(figure) == len(resolve(key))
+    plt.close(figure)
+
+
+def test_the_later_notebooks_show_different_maps():
+    maps = [resolve(key) for key in NOTEBOOK_KEYS]
+    assert len(set(maps)) == len(maps)

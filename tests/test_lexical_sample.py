@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 import pytest
@@ -43,7 +44,8 @@ def test_evaluate_reports_every_layer_and_the_most_frequent_sense(tmp_path, monk
     torch.manual_seed(0)
     config = ModelConfig(char_embed_dim=4, filters=((1, 4), (2, 8)), n_highway=1, lstm_dim=16,
                          projection_dim=6, n_layers=2)
-    result = lexical_sample.evaluate(Embedder(ELMo(config)), words=("interest",), per_word=40)
+    embedder = Embedder(ELMo(config))
+    result = lexical_sample.evaluate(embedder, words=("interest",), per_word=40)
     scores = result["interest"]
     assert (scores["n_train"], scores["n_test"]) == (20, 20)
     for name in ("layer0", "layer1", "layer2", "elmo", "most_frequent_sense"):
@@ -55,3 +57,15 @@ def test_evaluate_reports_every_layer_and_the_most_frequent_sense(tmp_path, monk
     assert scores["most_frequent_sense"] == expected
     with pytest.raises(ValueError, match="word must be one of"):
         lexical_sample.load_instances("bank")
+
+    fewer = lexical_sample.evaluate(embedder, words=("interest",), per_word=40,
+                                    max_train=5)["interest"]
+    assert (fewer["n_train"], fewer["n_test"]) == (5, 20), "fewer training uses, same test"
+    # a seeded random five, not the first five: the corpus is ordered by sense
+    five = sorted(random.Random("0-interest-train").sample(train, 5))
+    assert five != train[:5]
+    majority = Counter(s for i in five for s in instances[i]["senses"]).most_common(1)[0][0]
+    assert fewer["most_frequent_sense"] == (
+        100 * sum(majority in instances[i]["senses"] for i in test) / len(test))
+    with pytest.raises(ValueError, match="max_train must be at least 1"):
+        lexical_sample.evaluate(embedder, words=("interest",), per_word=40, max_train=0)

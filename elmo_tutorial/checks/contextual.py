@@ -1,4 +1,5 @@
-"""Self-checks for notebook 08 (contextual embeddings): the leave-one-out sense score."""
+"""Self-checks for notebook 08 (contextual embeddings): the leave-one-out sense score, and the
+experiment that leaves layer 0 out of the mix."""
 
 from __future__ import annotations
 
@@ -6,10 +7,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..analysis import nearest_centroid_accuracy
+from ..analysis import nearest_centroid_accuracy, sense_separation
 from ._core import CheckFailed, passed
 
-__all__ = ["check_nearest_centroid_accuracy"]
+__all__ = ["check_mix_without_layer0", "check_nearest_centroid_accuracy"]
 
 
 def _cases(rng: np.random.Generator):
@@ -81,3 +82,42 @@ def check_nearest_centroid_accuracy(fn: Callable[[np.ndarray, list], float]) -> 
                           "vectors of each sense's other occurrences, pick the highest cosine.")
     passed("nearest_centroid_accuracy agrees with elmo_tutorial.analysis (leave-one-out, "
            "cosine, vectors of any length)")
+
+
+def _mean_score(vectors: np.ndarray, words: Sequence, senses: Sequence) -> float:
+    return float(np.mean(list(sense_separation(vectors, words, senses).values())))
+
+
+def check_mix_without_layer0(scores, layers: np.ndarray, words: Sequence,
+                             senses: Sequence) -> None:
+    """``scores``, the per-word sense scores (a sequence or ``{word: score}``) the student
+    measured for the mix ``0 · h_0 + 1/2 · h_1 + 1/2 · h_2``, must be what
+    :func:`elmo_tutorial.analysis.sense_separation` gives for it.
+
+    Shape:
+        ``layers (3, N, D)``: layers 0, 1 and 2 of the N occurrences; ``words`` and
+        ``senses``: N entries each.
+    """
+    got = list(scores.values()) if isinstance(scores, dict) else list(np.ravel(scores))
+    n_words = len(set(words))
+    if len(got) != n_words:
+        raise CheckFailed(f"got {len(got)} scores, expected one per word ({n_words}): pass "
+                          "sense_separation's values, one accuracy per word.")
+    mean = float(np.mean(got))
+    expected = _mean_score(0.5 * layers[1] + 0.5 * layers[2], words, senses)
+    if np.isclose(mean, expected, atol=1e-9):
+        passed(f"the mix of layers 1 and 2 scores {expected:.4f} on average over {n_words} "
+               "words, as sense_separation computes it")
+        return
+    wrong = {
+        "the mix with layer 0 still in it (equal weights on all three layers): give layer 0 "
+        "weight 0": layers.mean(axis=0),
+        "layer 2 alone: keep layer 1 in the mix, with weight 1/2": layers[2],
+        "layer 1 alone: keep layer 2 in the mix, with weight 1/2": layers[1],
+    }
+    for mistake, vectors in wrong.items():
+        if np.isclose(mean, _mean_score(vectors, words, senses), atol=1e-9):
+            raise CheckFailed(f"mean score {mean:.4f}, expected {expected:.4f}: that is {mistake}.")
+    raise CheckFailed(f"mean score {mean:.4f}, expected {expected:.4f}. Mix the vectors as "
+                      "0.5 * layers[1] + 0.5 * layers[2] (one vector per occurrence, same width), "
+                      "then score the mix with sense_separation(mix, words, senses).")

@@ -1,13 +1,17 @@
-"""Self-check for notebook 10 (tagging): reading entities off BIO tags, as WNUT-17 scores them."""
+"""Self-checks for notebook 10 (tagging): a probe trained on half the data, and reading entities
+off BIO tags, as WNUT-17 scores them."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import numpy as np
+
+from ..probes import accuracy as probe_accuracy
 from ..tagger import bio_spans
 from ._core import CheckFailed, passed
 
-__all__ = ["check_bio_spans"]
+__all__ = ["check_bio_spans", "check_half_data_probe"]
 
 # Each case names what it tests; the hints below say what a wrong answer usually missed.
 _CASES: list[tuple[str, list[str]]] = [
@@ -51,3 +55,41 @@ def check_bio_spans(fn: Callable[[Sequence[str]], set]) -> None:
                               f"{sorted(expected)}. {_hint(name)}")
     passed(f"BIO spans: {len(_CASES)} cases agree with tagger.bio_spans (edges, adjacent "
            "entities, ill-formed I- tags)")
+
+
+def check_half_data_probe(probe, measured: float, train_features, sentence_lengths: Sequence[int],
+                          test_features, test_labels) -> None:
+    """``probe`` must be a :class:`~elmo_tutorial.probes.LinearProbe` trained on the tokens of
+    the first half of the training sentences, and ``measured`` its test accuracy (%).
+
+    Which rows a probe was trained on shows in its standardisation: ``probe.mean`` is the mean
+    of its training rows. ``train_features (N, D)`` are all training tokens, sentence after
+    sentence (``sentence_lengths`` tokens each); ``test_features (M, D)``, ``test_labels (M,)``.
+    """
+    features = np.asarray(train_features, dtype=np.float32)
+    half = int(sum(sentence_lengths[: len(sentence_lengths) // 2]))
+    mean = probe.mean.detach().double().numpy()
+
+    def trained_on(rows: np.ndarray) -> bool:
+        return mean.shape == rows.shape[1:] and np.allclose(mean, rows.mean(0), atol=1e-4)
+
+    if not trained_on(features[:half]):
+        if trained_on(features):
+            raise CheckFailed("the probe was trained on all the training tokens: keep only the "
+                              f"tokens of the first {len(sentence_lengths) // 2} sentences, "
+                              f"the first {half} rows.")
+        if trained_on(features[: len(features) // 2]):
+            raise CheckFailed("the probe was trained on the first half of the *tokens*, which "
+                              "cuts a sentence in two: take the tokens of the first half of "
+                              f"the sentences, the first {half} rows.")
+        raise CheckFailed("the probe's standardisation is not that of the first half of the "
+                          f"training sentences (the first {half} rows of the layer's training "
+                          "features): train it with probes.fit_probe on those rows and their "
+                          "labels.")
+    expected = probe_accuracy(probe, test_features, test_labels)
+    if not np.isclose(float(measured), expected, atol=1e-6):
+        raise CheckFailed(f"measured {float(measured):.2f}%, but this probe scores "
+                          f"{expected:.2f}% on the test tokens: measure it with "
+                          "probes.accuracy(probe, test features, test labels).")
+    passed(f"a probe trained on {half} tokens (half the sentences), its accuracy measured on "
+           "the test tokens")  # the accuracy itself differs in its last digits between CPUs

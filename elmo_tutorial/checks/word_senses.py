@@ -1,13 +1,15 @@
-"""Self-check for notebook 09 (the WSD Evaluation Framework's scorer, paper Table 5)."""
+"""Self-checks for notebook 09: the lexical sample with fewer training uses, and the WSD
+Evaluation Framework's scorer (paper Table 5)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from .. import lexical_sample
 from ..wsd import score
 from ._core import CheckFailed, passed
 
-__all__ = ["check_wsd_scorer"]
+__all__ = ["check_fewer_training_uses", "check_wsd_scorer"]
 
 # (what the case tests, predictions, gold): id → predicted key or None; id → gold keys
 _CASES = [
@@ -60,3 +62,28 @@ def check_wsd_scorer(fn: Callable[[dict, dict], tuple[float, float, float]]) -> 
                           f"{want[2]:.2f}). F1 = 2PR / (P + R).")
     passed("WSD scorer: precision over answered instances, recall over all, F1, agree with "
            "wsd.score (multiple gold keys, unanswered instances)")
+
+
+def check_fewer_training_uses(few: dict, embedder, per_word: int = 300,
+                              max_train: int = 30) -> None:
+    """``few`` must be :func:`elmo_tutorial.lexical_sample.evaluate`'s table for the same
+    ``per_word`` uses per word and test uses, with the centroids and the most frequent sense
+    taken from only the first ``max_train`` training uses of each word."""
+    expected = lexical_sample.evaluate(embedder, words=tuple(few), per_word=per_word,
+                                       max_train=max_train)
+    for word, scores in few.items():
+        want = expected[word]
+        if scores.get("n_test") != want["n_test"]:
+            raise CheckFailed(f"{word}: {scores.get('n_test')} test uses, expected "
+                              f"{want['n_test']}: keep per_word={per_word}, so that the test "
+                              "uses stay the same, and cut only the training uses.")
+        if scores.get("n_train") != max_train:
+            raise CheckFailed(f"{word}: {scores.get('n_train')} training uses, expected "
+                              f"{max_train}: pass max_train={max_train}.")
+        for name in (*lexical_sample.REPRESENTATIONS, "most_frequent_sense"):
+            if abs(scores.get(name, float("nan")) - want[name]) > 1e-9:
+                raise CheckFailed(f"{word}, {name}: {scores.get(name)}, expected {want[name]}: "
+                                  "score the same words with lexical_sample.evaluate and change "
+                                  "nothing but the number of training uses.")
+    passed(f"the lexical sample with {max_train} training uses per word instead of "
+           f"{per_word // 2}, the same test uses")
