@@ -148,7 +148,8 @@ def _embed_to_file(embedder, sentences, lengths, path, batch_size, progress) -> 
 
     def write(tmp: str) -> None:
         out = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.float16, shape=shape)
-        for indices, arrays in embedder.iter_batches(sentences, batch_size, progress):
+        for indices, arrays in embedder.iter_batches(sentences, batch_size, progress,
+                                                     dtype=torch.float16):
             for i, vectors in zip(indices, arrays, strict=True):
                 out[:, offsets[i] : offsets[i + 1]] = vectors
         out.flush()

@@ -175,3 +175,13 @@ def test_directions_in_two_threads_give_the_same_vectors_and_restore_the_thread_
     for a, b, c in zip(one_after_the_other, at_once, at_once_on_one_thread, strict=True):
         np.testing.assert_allclose(a, b, atol=1e-6, rtol=0)
         np.testing.assert_allclose(a, c, atol=1e-6, rtol=0)
+
+
+def test_iter_batches_in_float16_rounds_exactly_as_numpy_would(embedder):
+    sentences = [["She", "sat", "on", "the", "bank"], ["Hi"], ["The", "river", "bank", "."]]
+    full = dict(pair for indices, arrays in embedder.iter_batches(sentences, batch_size=2)
+                for pair in zip(indices, arrays, strict=True))
+    for indices, arrays in embedder.iter_batches(sentences, batch_size=2, dtype=torch.float16):
+        for i, half in zip(indices, arrays, strict=True):
+            assert half.dtype == np.float16
+            assert np.array_equal(half, full[i].astype(np.float16))  # bit for bit
