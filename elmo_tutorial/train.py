@@ -313,13 +313,15 @@ class Trainer:
         c = self.config
         bar = tqdm(total=self.total_steps, initial=self.step, unit="step", dynamic_ncols=True,
                    disable=not (c.progress and self.dist.is_main))
-        with interrupt_requests() as stop_requested, self._threads_for_directions():
-            metrics = self._loop(bar, stop_after, stop_requested)
-        bar.close()
-        if self.step >= self.total_steps:
-            self.finish()
-            if self._last_eval_step != self.step:
-                metrics = self.evaluate()
+        # The final evaluation too: as in the loop, on the threads of one direction
+        with self._threads_for_directions():
+            with interrupt_requests() as stop_requested:
+                metrics = self._loop(bar, stop_after, stop_requested)
+            bar.close()
+            if self.step >= self.total_steps:
+                self.finish()
+                if self._last_eval_step != self.step:
+                    metrics = self.evaluate()
         return metrics
 
     _direction_threads: DirectionThreads | None = None
