@@ -337,13 +337,15 @@ class Trainer:
                 or self.model_config.dropout > 0 or self.config.sampled_softmax > 0):
             yield
             return
-        torch.set_num_threads(threads // 2)  # the caller's own operations, meanwhile
+        # The caller's own operations (character CNN, optimiser, evaluation) run on one
+        # direction's threads too, and stay so after training: a notebook's next cells then
+        # compute with the thread count of the model's evaluations, as with threads=1 before.
+        torch.set_num_threads(threads // 2)
         try:
             with DirectionThreads(threads // 2) as self._direction_threads:
                 yield
         finally:
             self._direction_threads = None
-            torch.set_num_threads(threads)
 
     def _loop(self, bar, stop_after: int | None, stop_requested) -> dict:
         """The steps of :meth:`fit`; on Ctrl-C, a checkpoint and :class:`TrainingInterrupted`."""
