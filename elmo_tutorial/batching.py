@@ -89,18 +89,17 @@ def make_lm_batch(sentences: Sequence[Sequence[str]], vocab: Vocabulary) -> LMBa
     wrapped = [[BOS_TOKEN, *s, EOS_TOKEN] for s in sentences]
     char_ids = batch_to_ids(wrapped)  # (B, T, 50)
     B, T = char_ids.shape[:2]
-    word_ids = torch.zeros(B, T, dtype=torch.long)  # (B, T)
-    mask = torch.zeros(B, T, dtype=torch.bool)
-    forward = torch.full((B, T), IGNORE_INDEX, dtype=torch.long)
-    backward = torch.full((B, T), IGNORE_INDEX, dtype=torch.long)
-    for b, tokens in enumerate(wrapped):
-        n = len(tokens)
-        ids = torch.tensor(vocab.encode(tokens), dtype=torch.long)
-        word_ids[b, :n] = ids
-        mask[b, :n] = True
-        forward[b, : n - 1] = ids[1:]  # position t predicts the word at t + 1
-        backward[b, 1:n] = ids[:-1]  # position t predicts the word at t - 1
-    return LMBatch(char_ids, word_ids, mask, forward, backward)
+    encoded = [vocab.encode(tokens) for tokens in wrapped]
+    pad, ignore = [0] * T, [IGNORE_INDEX] * T  # one tensor per field, built from lists
+    word_ids = torch.tensor([ids + pad[len(ids):] for ids in encoded], dtype=torch.long)
+    mask = torch.tensor([[True] * len(ids) + [False] * (T - len(ids)) for ids in encoded])
+    # position t predicts the word at t + 1 (forward), at t - 1 (backward)
+    forward = torch.tensor([ids[1:] + ignore[len(ids) - 1:] for ids in encoded],
+                           dtype=torch.long)
+    backward = torch.tensor([[IGNORE_INDEX] + ids[:-1] + ignore[len(ids):] for ids in encoded],
+                            dtype=torch.long)
+    return LMBatch(char_ids, word_ids, mask.view(B, T), forward.view(B, T),
+                   backward.view(B, T))
 
 
 def bucket_batches(

@@ -22,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import torch
@@ -136,16 +137,24 @@ def batch_to_ids(batch: Sequence[Sequence[str]]) -> torch.Tensor:
         row = []
         for j, token in enumerate(sentence):
             try:
-                row.append(word_to_char_ids(token))
+                # word_to_char_ids explains a token that is not a str (unhashable, maybe)
+                row.append(_cached_char_ids(token) if isinstance(token, str)
+                           else word_to_char_ids(token))
             except (TypeError, ValueError) as error:
                 raise type(error)(f"sentence {i}, token {j}: {error}") from None
         rows.append(row)
     longest = max((len(r) for r in rows), default=0)
-    ids = torch.zeros(len(rows), longest, MAX_CHARS, dtype=torch.long)  # (B, T, 50)
-    for i, row in enumerate(rows):
-        if row:
-            ids[i, : len(row)] = torch.tensor(row, dtype=torch.long)
-    return ids
+    # One tensor from one nested list: a tensor per sentence cost more than the ids themselves
+    # when training the tiny model (benchmarks/profile_training.py).
+    padding = (0,) * MAX_CHARS
+    padded = [row + [padding] * (longest - len(row)) for row in rows]
+    return torch.tensor(padded, dtype=torch.long).view(len(rows), longest, MAX_CHARS)
+
+
+@functools.lru_cache(maxsize=2**16)
+def _cached_char_ids(token: str) -> tuple[int, ...]:
+    """:func:`word_to_char_ids` remembered per token (a corpus repeats its words)."""
+    return tuple(word_to_char_ids(token))
 
 
 def ids_to_mask(char_ids: torch.Tensor) -> torch.Tensor:

@@ -157,14 +157,17 @@ class Embedder:
         return results
 
     def iter_batches(
-        self, sentences: Sequence[Sequence[str]], batch_size: int = 64, progress: bool = False
+        self, sentences: Sequence[Sequence[str]], batch_size: int = 64, progress: bool = False,
+        dtype: torch.dtype = torch.float32,
     ) -> Iterator[tuple[list[int], list[np.ndarray]]]:
         """Embed sentences batch by batch, shortest first: yields ``(indices, arrays)``.
 
         ``arrays[k]`` is the ``(L + 1, T_i, 2P)`` array of ``sentences[indices[k]]``. For
         callers that store the vectors as they come instead of holding them all
         (:func:`elmo_tutorial.embedding_cache.embed_corpus`); arguments as in
-        :meth:`embed_sentences`.
+        :meth:`embed_sentences`, and ``dtype``: that of the arrays (``torch.float16`` for a
+        half-size store: PyTorch rounds as NumPy would, in vectorised code, while the layers
+        are copied into the result).
         """
         if isinstance(batch_size, bool) or not isinstance(batch_size, int):
             raise TypeError(f"batch_size must be an int, got {type(batch_size).__name__} "
@@ -184,12 +187,12 @@ class Embedder:
                 for start in range(0, len(order), batch_size):
                     chunk = order[start : start + batch_size]
                     batch = [sentences[i] for i in chunk]
-                    yield chunk, self._run_batch(batch, rows, table, map_directions)
+                    yield chunk, self._run_batch(batch, rows, table, map_directions, dtype)
                     bar.update(sum(len(s) for s in batch))
 
     def _run_batch(
         self, batch: Sequence[Sequence[str]], rows: dict[str, int], table: torch.Tensor,
-        map_directions: Callable,
+        map_directions: Callable, dtype: torch.dtype = torch.float32,
     ) -> list[np.ndarray]:
         """The biLM on one batch whose token vectors are rows of ``table``."""
         lengths = [len(s) for s in batch]
@@ -205,11 +208,12 @@ class Embedder:
         # and padding land after its own length and are cut off.
         P, T = word_emb.shape[-1], index.shape[1] - 2
         columns = [(word_emb, word_emb)] + list(zip(out["forward"], out["backward"], strict=True))
-        stacked = word_emb.new_empty(len(batch), len(columns), T, 2 * P)  # (B, L + 1, T, 2P)
+        stacked = word_emb.new_empty(len(batch), len(columns), T, 2 * P,
+                                     dtype=dtype)  # (B, L + 1, T, 2P)
         for j, (left, right) in enumerate(columns):
             stacked[:, j, :, :P] = left[:, 1:-1]
             stacked[:, j, :, P:] = right[:, 1:-1]
-        stacked = stacked.float().cpu().numpy()  # row b is cut to its length n_b below
+        stacked = stacked.cpu().numpy()  # row b is cut to its length n_b below
         return [stacked[b, :, :n] for b, n in enumerate(lengths)]
 
     def _table(self, tokens: list[str]) -> torch.Tensor:

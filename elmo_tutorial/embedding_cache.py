@@ -210,12 +210,13 @@ def _embed_to_file(embedder, sentences, lengths, path, shape, batch_size, progre
         with open(tmp, "wb") as f:
             np.lib.format.write_array_header_1_0(f, header)
             start = f.tell()
-            for indices, arrays in embedder.iter_batches(sentences, batch_size, progress):
+            for indices, arrays in embedder.iter_batches(sentences, batch_size, progress,
+                                                         dtype=torch.float16):
                 for i, vectors in zip(indices, arrays, strict=True):  # (L + 1, T_i, 2P)
                     if vectors.shape != (shape[0], lengths[i], shape[2]):
                         raise ValueError(f"sentence {i} gave layers of shape {vectors.shape}")
                     row = start + int(offsets[i]) * shape[2] * DTYPE.itemsize
-                    for layer, values in enumerate(vectors.astype(DTYPE)):
+                    for layer, values in enumerate(vectors.astype(DTYPE, copy=False)):
                         f.seek(row + layer * layer_bytes)
                         f.write(values.tobytes())
             f.truncate(start + shape[0] * layer_bytes)  # the size, also with no tokens at all

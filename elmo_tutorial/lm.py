@@ -25,6 +25,7 @@ from .batching import LMBatch
 from .char_cnn import CharCNN
 from .chars import check_char_ids
 from .config import ModelConfig
+from .direction_threads import DirectionThreads
 from .lstm import LSTMStack
 from .softmax import Softmax
 
@@ -123,13 +124,17 @@ class _LanguageModel(nn.Module):
         out.update(zip(self.directions, outputs, strict=True))  # per direction n_layers × (B, T, P)
         return out
 
-    def forward(self, batch: LMBatch, sampled: bool = False) -> LMOutput:
+    def forward(self, batch: LMBatch, sampled: bool = False,
+                direction_threads: DirectionThreads | None = None) -> LMOutput:
         """Mean next-word (and previous-word) NLL of a batch.
 
         Args:
             batch: an ``LMBatch``; targets equal to -100 never contribute.
             sampled: use the sampled softmax (``softmax.num_samples`` candidates) in training
                 mode; evaluation (``model.eval()``) always uses the full softmax.
+            direction_threads: compute the directions at once in these threads, forward and
+                backward pass, with the same numbers (:mod:`elmo_tutorial.direction_threads`);
+                only for models without dropout, and without ``sampled``.
         """
         if self.softmax is None:
             raise ValueError(
@@ -137,6 +142,8 @@ class _LanguageModel(nn.Module):
                 "build it with ModelConfig(vocab_size=len(vocab)) to train or evaluate it"
             )
         device = self.softmax.weight.device
+        if direction_threads is not None:
+            return self._forward_in_threads(batch, direction_threads, sampled)
         out = self.encode(batch.char_ids.to(device))
         nll, n_tokens = {}, None
         for direction in self.directions:
@@ -151,6 +158,26 @@ class _LanguageModel(nn.Module):
             backward_nll=nll.get("backward"),
             n_tokens=n_tokens,
         )
+
+    def _forward_in_threads(self, batch: LMBatch, threads: DirectionThreads,
+                            sampled: bool) -> LMOutput:
+        """:meth:`forward` with each direction's LSTM stack and softmax in its own thread."""
+        if sampled or (self.training and self.config.dropout > 0):
+            raise ValueError("direction_threads needs a model without dropout and sampled=False: "
+                             "random draws in two threads would make training irreproducible")
+        device = self.softmax.weight.device
+        char_ids = batch.char_ids.to(device)
+        mask = check_char_ids(char_ids)
+
+        def score(direction: str, word_emb: Tensor) -> tuple[Tensor, int]:
+            top = getattr(self, f"{direction}_lstm")(word_emb, mask)[-1]  # (B, T, P)
+            targets = getattr(batch, f"{direction}_targets").to(device)  # (B, T)
+            nll_sum, n = self.softmax(top, targets)
+            return nll_sum / max(n, 1), n
+
+        nll, n_tokens = threads.nll(score, self.char_cnn(char_ids), self.directions)
+        return LMOutput(loss=sum(nll.values()), forward_nll=nll.get("forward"),
+                        backward_nll=nll.get("backward"), n_tokens=n_tokens)
 
 
 class BidirectionalLM(_LanguageModel):

@@ -25,6 +25,7 @@ From the command line (:mod:`elmo_tutorial.commands.train` parses the flags)::
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import sys
@@ -36,6 +37,7 @@ import torch
 from . import checkpoint as ckpt
 from . import distributed as D
 from .corpora import load_sentences
+from .direction_threads import DirectionThreads
 from .evaluation import evaluate_perplexity
 from .overwrite import check_fresh_run_dir, check_not_a_file, remove_run
 from .run_dir import read_run_config, write_run_config
@@ -271,7 +273,10 @@ class Trainer:
         n_global = sum(len(s) + 1 for s in sents)  # targets per direction, all processes
         batch = make_lm_batch(D.shard(sents, self.dist), self.vocab).to(dev)
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=c.amp and dev.type == "cuda"):
-            out = self.ddp_model(batch, sampled=c.sampled_softmax > 0)
+            if self._direction_threads is not None:  # same numbers, the directions at once
+                out = self.model(batch, direction_threads=self._direction_threads)
+            else:
+                out = self.ddp_model(batch, sampled=c.sampled_softmax > 0)
         nll_sum = (out.forward_nll + out.backward_nll).float() * out.n_tokens  # this process
         # DDP averages gradients over processes, so scale by world_size: the result is the
         # gradient of (Σ over all processes of NLL sums) / n_global, the global batch mean.
@@ -308,14 +313,39 @@ class Trainer:
         c = self.config
         bar = tqdm(total=self.total_steps, initial=self.step, unit="step", dynamic_ncols=True,
                    disable=not (c.progress and self.dist.is_main))
-        with interrupt_requests() as stop_requested:
-            metrics = self._loop(bar, stop_after, stop_requested)
-        bar.close()
-        if self.step >= self.total_steps:
-            self.finish()
-            if self._last_eval_step != self.step:
-                metrics = self.evaluate()
+        # The final evaluation too: as in the loop, on the threads of one direction
+        with self._threads_for_directions():
+            with interrupt_requests() as stop_requested:
+                metrics = self._loop(bar, stop_after, stop_requested)
+            bar.close()
+            if self.step >= self.total_steps:
+                self.finish()
+                if self._last_eval_step != self.step:
+                    metrics = self.evaluate()
         return metrics
+
+    _direction_threads: DirectionThreads | None = None
+
+    @contextlib.contextmanager
+    def _threads_for_directions(self):
+        """With 2+ CPU threads, one process and no random draws inside the directions (no
+        dropout, full softmax), the forward and backward LM run at once, half the threads each
+        (:mod:`elmo_tutorial.direction_threads`: the same numbers, and no OpenMP threads
+        spinning for each other on small products)."""
+        threads = torch.get_num_threads()
+        if (threads < 2 or self.dist.world_size > 1 or self.dist.device.type != "cpu"
+                or self.model_config.dropout > 0 or self.config.sampled_softmax > 0):
+            yield
+            return
+        # The caller's own operations (character CNN, optimiser, evaluation) run on one
+        # direction's threads too, and stay so after training: a notebook's next cells then
+        # compute with the thread count of the model's evaluations, as with threads=1 before.
+        torch.set_num_threads(threads // 2)
+        try:
+            with DirectionThreads(threads // 2) as self._direction_threads:
+                yield
+        finally:
+            self._direction_threads = None
 
     def _loop(self, bar, stop_after: int | None, stop_requested) -> dict:
         """The steps of :meth:`fit`; on Ctrl-C, a checkpoint and :class:`TrainingInterrupted`."""

@@ -128,11 +128,12 @@ class TrainConfig:
 TRAIN_PRESETS: dict[str, TrainConfig] = {
     # Adam learns a small model much faster than Adagrad; the full softmax is cheap at V ≈ 600.
     # No dropout: 600 steps are under 2 epochs, too few to overfit, and dropout slows learning.
-    # One thread: the matrices are small, so a second thread costs more than it brings.
+    # Two threads, one per LM direction (direction_threads: same numbers as one thread); the
+    # matrices are small, so a second thread inside each product costs more than it brings.
     "tiny": TrainConfig(
         model="tiny", corpus="embedded", batch_size=64, optimizer="adam", lr=0.02,
         schedule="cosine", warmup_steps=20, dropout=0.0, max_steps=600, eval_interval=200,
-        eval_sentences=500, checkpoint_interval=200, threads=1, out_dir="runs/tiny",
+        eval_sentences=500, checkpoint_interval=200, threads=2, out_dir="runs/tiny",
     ),
     "small": TrainConfig(
         model="small", corpus="auto", vocab_min_count=3, batch_size=64, optimizer="adam",

@@ -186,3 +186,13 @@ def test_a_sentence_longer_than_the_maximum_is_refused_before_any_work(embedder,
         with pytest.raises(ValueError, match=r"^sentence \d has 10,001 tokens, more than the "
                            r"10,000 an Embedder takes .*; split the text into sentences"):
             call(too_long)
+
+
+def test_iter_batches_in_float16_rounds_exactly_as_numpy_would(embedder):
+    sentences = [["She", "sat", "on", "the", "bank"], ["Hi"], ["The", "river", "bank", "."]]
+    full = dict(pair for indices, arrays in embedder.iter_batches(sentences, batch_size=2)
+                for pair in zip(indices, arrays, strict=True))
+    for indices, arrays in embedder.iter_batches(sentences, batch_size=2, dtype=torch.float16):
+        for i, half in zip(indices, arrays, strict=True):
+            assert half.dtype == np.float16
+            assert np.array_equal(half, full[i].astype(np.float16))  # bit for bit
