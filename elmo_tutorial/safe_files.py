@@ -175,15 +175,14 @@ class DiskFull(OSError):
 
 
 def _mount_point(folder: Path) -> str:
-    """``folder``'s disk in words: "the disk of /home (mounted at /home)" where it can tell."""
+    """``folder``'s disk in words: "the disk mounted at /home", where it can tell."""
     try:
-        folder = folder.resolve()
-        mount = folder
+        mount = folder.resolve()
         while not os.path.ismount(mount) and mount != mount.parent:
             mount = mount.parent
-        return f"the disk holding {folder} (mounted at {mount})"
+        return f"the disk mounted at {mount}"
     except OSError:
-        return f"the disk holding {folder}"
+        return f"the disk of {folder}"
 
 
 # What a full disk raises: OSError ENOSPC/EDQUOT from Python; torch.save's C++ writer reports it
