@@ -189,12 +189,13 @@ def _absurd_sizes(config: ModelConfig) -> list[str]:
     problems += [f"a filter count of {n:,} is more than any ELMo needs (at most "
                  f"{SIZE_LIMITS['filter count']:,})"
                  for _, n in config.filters if n > SIZE_LIMITS["filter count"]][:1]
-    if not problems:
-        from .cost import parameter_counts  # cost imports this module
-
-        total = sum(parameter_counts(config).values())
+    if not problems:  # the big matrices (cost.parameter_counts has every one)
+        P, C, F = config.projection_dim, config.lstm_dim, config.n_filters
+        total = (2 * config.n_layers * 9 * C * P + config.n_highway * 2 * F * F + F * P
+                 + config.vocab_size * P + sum(config.char_embed_dim * w * n
+                                               for w, n in config.filters))
         if total > MAX_PARAMETERS:
-            problems.append(f"the model would have {total:,} parameters, more than "
+            problems.append(f"the model would have about {total:,} parameters, more than "
                             f"{MAX_PARAMETERS:,} ({4 * MAX_PARAMETERS / 1e9:.0f} GB as float32)")
     return problems
 

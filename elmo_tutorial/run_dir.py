@@ -93,9 +93,10 @@ def _read_payload(run_dir: str | Path) -> dict:
 def read_run_config(run_dir: str | Path) -> tuple[ModelConfig, dict]:
     """``(ModelConfig, training settings)`` from a run's ``config.json``, checked.
 
-    Every value must have its field's type and a sane size (``lstm_dim`` 256, not ``"256"``,
-    ``256.5`` or ``10000000``), which is checked here, before anything is allocated; unknown
-    training settings (of another version of the package) are passed on unchecked.
+    Every architecture value must have its field's type and a sane size (``lstm_dim`` 256,
+    not ``"256"``, ``256.5`` or ``10000000``: ``ModelConfig`` checks), here, before anything
+    is allocated. The training settings must be a table; their values are checked where they
+    are used (``TrainConfig.from_dict(train, source=...)`` names the file).
 
     Raises:
         FileNotFoundError: ``run_dir`` is not a run directory (says what to do instead).
@@ -103,22 +104,15 @@ def read_run_config(run_dir: str | Path) -> tuple[ModelConfig, dict]:
             regular file of the folder (:class:`NotARegularFile`), or a value is wrong: the
             message names the file and the field.
     """
-    from .train_config import TrainConfig  # it imports corpora, which need not load for this
-
     path = Path(run_dir) / "config.json"
     payload = _read_payload(run_dir)
     train = payload.get("train", {})
     try:
-        config = ModelConfig.from_dict(payload["model"])
         if not isinstance(train, dict):
             raise ValueError(f"\"train\" must be a table of settings, got {train!r}")
-        known = {k: v for k, v in train.items() if k in TrainConfig.__dataclass_fields__}
-        TrainConfig.from_dict(known, source=str(path))
+        return ModelConfig.from_dict(payload["model"]), train
     except (TypeError, ValueError) as error:
-        message = str(error)
-        raise ValueError(message if message.startswith(str(path)) else f"{path}: {message}"
-                         ) from None
-    return config, train
+        raise ValueError(f"{path}: {error}") from None
 
 
 def load_run_vocabulary(run_dir: str | Path) -> Vocabulary | None:
