@@ -25,7 +25,8 @@ this, and that there is no import cycle::
                checkpoint (weights, checkpoints), run_dir (the run directory, load_run, the
                shipped models); allennlp_format (the official files, load_model)
   training     train_config (TrainConfig, presets, overrides) ─▶ train (Trainer), with
-               train_log, distributed (torchrun), overwrite (no lost work); evaluation
+               train_log, distributed (torchrun), overwrite (no lost work), run_lock
+               (one writer per run folder); evaluation
                (perplexities) beside ngram (Kneser-Ney); export (other formats); cost (FLOPs)
   analyses     embedding_cache (a corpus's layers, once per model); static_vectors,
                contextual_vectors, analysis, neighbours, char_filters (what layers and

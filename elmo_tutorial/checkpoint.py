@@ -28,10 +28,19 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+import safetensors.torch
 import torch
 from safetensors.torch import load_file, save_file
 
-from .safe_files import DamagedFile, atomic_write, atomic_write_text, fsync_dir
+from .safe_files import (
+    DamagedFile,
+    DiskFull,
+    atomic_write,
+    atomic_write_text,
+    fsync_dir,
+    is_disk_full,
+    native_path,
+)
 
 CHECKPOINTS = "checkpoints"
 LATEST = "latest"
@@ -40,7 +49,8 @@ LATEST = "latest"
 def save_weights(path: str | Path, state_dict: dict[str, torch.Tensor]) -> None:
     """Write a state dict as safetensors (contiguous CPU copies; no shared storage)."""
     tensors = {k: v.detach().to("cpu").contiguous().clone() for k, v in state_dict.items()}
-    atomic_write(path, lambda tmp: save_file(tensors, tmp))
+    atomic_write(path, lambda tmp: save_file(tensors, tmp) if native_path(tmp)
+                 else Path(tmp).write_bytes(safetensors.torch.save(tensors)))
 
 
 def load_weights(path: str | Path, dtype: torch.dtype | None = torch.float32) -> dict:
@@ -53,8 +63,9 @@ def load_weights(path: str | Path, dtype: torch.dtype | None = torch.float32) ->
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path} not found")
-    try:
-        tensors = load_file(str(path))
+    try:  # safetensors takes a path as UTF-8: a folder named in Latin-1 is read by Python
+        tensors = (load_file(str(path)) if native_path(path)
+                   else safetensors.torch.load(path.read_bytes()))
     except Exception as error:  # SafetensorError and whatever a damaged file makes it raise
         raise DamagedFile.of(path, error) from None
     if dtype is not None:
@@ -120,8 +131,15 @@ def save_checkpoint(run_dir: str | Path, step: int, model_state: dict, state: di
             save_weights(tmp / "model.safetensors", model_state)
             atomic_write(tmp / "state.pt", lambda p: _write_state(p, state))
             os.replace(tmp, final)
-        except BaseException:
+        except BaseException as error:
             shutil.rmtree(tmp, ignore_errors=True)
+            if is_disk_full(error):
+                previous = latest_checkpoint(run_dir)
+                written = final / error.path.name if isinstance(error, DiskFull) else final
+                raise DiskFull(written, error, kept=(
+                    f"the previous checkpoint ({previous.name}) is kept: free some space and "
+                    "continue with --resume" if previous else "no checkpoint was written: "
+                    "free some space and run again")) from None
             raise
         fsync_dir(root)
     atomic_write_text(root / LATEST, final.name + "\n")
@@ -173,14 +191,44 @@ def load_checkpoint(path: str | Path) -> tuple[dict, dict]:
     return model_state, state
 
 
-def load_latest_checkpoint(run_dir: str | Path) -> tuple[Path, dict, dict, list[str]]:
+def check_weights(path: Path, weights: dict, expected: dict) -> None:
+    """Refuse weights that load but do not fit the model: other names, shapes or dtypes, or
+    values that are not finite. ``expected`` is the model's ``state_dict()``.
+
+    A file can be complete and still wrong (written by another version, edited, replaced);
+    loading int32 weights into a float model would convert them without a word.
+
+    Raises:
+        DamagedFile: names ``path`` and the first tensor that does not fit.
+    """
+    missing, extra = sorted(set(expected) - set(weights)), sorted(set(weights) - set(expected))
+    if missing or extra:
+        raise DamagedFile(path, f"it lacks {missing[:3]} or has {extra[:3]} that the model of "
+                                "config.json does not", _NOT_THIS_MODEL)
+    for name, want in expected.items():
+        got = weights[name]
+        if got.dtype != want.dtype or got.shape != want.shape:
+            raise DamagedFile(path, f"{name} is {str(got.dtype)[6:]} {tuple(got.shape)}, the "
+                                    f"model has {str(want.dtype)[6:]} {tuple(want.shape)}",
+                              _NOT_THIS_MODEL)
+        if got.is_floating_point() and not torch.isfinite(got).all():
+            raise DamagedFile(path, f"{name} holds NaN or infinite values", _NOT_THIS_MODEL)
+
+
+_NOT_THIS_MODEL = "it does not fit the model that config.json describes"
+
+
+def load_latest_checkpoint(run_dir: str | Path, expected: dict | None = None,
+                           ) -> tuple[Path, dict, dict, list[str]]:
     """The newest checkpoint of a run that loads: ``(path, model_state, state, skipped)``.
 
-    ``skipped`` says, one line each, which newer checkpoints were damaged and passed over.
+    With ``expected`` (the model's ``state_dict()``), a checkpoint must also fit it
+    (:func:`check_weights`). ``skipped`` says, one line each, which newer checkpoints were
+    damaged or did not fit and were passed over.
 
     Raises:
         FileNotFoundError: the run has no checkpoint.
-        DamagedFile: no checkpoint of the run loads; names every damaged file.
+        ValueError: no checkpoint of the run loads and fits; names every one.
     """
     found = checkpoints(run_dir)
     if not found:
@@ -189,16 +237,23 @@ def load_latest_checkpoint(run_dir: str | Path) -> tuple[Path, dict, dict, list[
     skipped, damaged = [], []
     for path in found:
         try:
-            return (path, *load_checkpoint(path), skipped)
+            model_state, state = load_checkpoint(path)
+            if expected is not None:
+                check_weights(path / "model.safetensors", model_state, expected)
+            return path, model_state, state, skipped
         except (DamagedFile, FileNotFoundError) as error:
             skipped.append(str(error))
             damaged.append(f"{getattr(error, 'path', path).relative_to(path.parent)} "
                            f"({getattr(error, 'reason', 'a file is missing')})")
+    edited = any(_NOT_THIS_MODEL in problem for problem in skipped)
     raise ValueError(f"{run_dir} has no intact checkpoint to resume from: "
-                     f"{'; '.join(damaged)} are damaged. Train it afresh with --force")
+                     f"{'; '.join(damaged)}. "
+                     + ("If its config.json was edited or replaced, restore it; otherwise "
+                        if edited else "")
+                     + "train it afresh with --force")
 
 
 __all__ = [
     "save_weights", "load_weights", "rng_state", "set_rng_state", "save_checkpoint", "checkpoints",
-    "latest_checkpoint", "load_checkpoint", "load_latest_checkpoint",
+    "latest_checkpoint", "load_checkpoint", "load_latest_checkpoint", "check_weights",
 ]

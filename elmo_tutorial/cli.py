@@ -46,7 +46,16 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _tolerant_output() -> None:
+    """Print what the terminal cannot show (``×`` on an ASCII or Latin-1 terminal) as an
+    escape such as ``\\xd7`` instead of dying with ``UnicodeEncodeError``."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):  # not when replaced by a plain object (tests)
+            stream.reconfigure(errors="backslashreplace")
+
+
 def main(argv: list[str] | None = None) -> int:
+    _tolerant_output()
     argv = sys.argv[1:] if argv is None else list(argv)
     command = next((a for a in argv if not a.startswith("-")), None)
     if command is not None and command not in COMMANDS:

@@ -41,12 +41,8 @@ class ModelConfig:
     dropout: float = 0.1  # dropout on LSTM inputs/outputs during training
 
     def __post_init__(self) -> None:
-        try:  # TOML and JSON give lists of lists
-            self.filters = tuple((int(w), int(n)) for w, n in self.filters)
-        except (TypeError, ValueError):
-            raise ValueError(
-                "invalid ModelConfig: filters must be (width, count) pairs, e.g. "
-                f"[[1, 32], [2, 32], [3, 64]], got {self.filters!r}") from None
+        _check_types(self)  # before any comparison: "256" < 1 would be a TypeError
+        self.filters = tuple((w, n) for w, n in self.filters)  # TOML, JSON: lists of lists
         problems = []
         if not self.filters:
             problems.append("filters must name at least one (width, count) pair")
@@ -66,6 +62,7 @@ class ModelConfig:
             problems.append(f"activation must be 'relu' or 'tanh', got {self.activation!r}")
         if not 0.0 <= self.dropout < 1.0:
             problems.append(f"dropout must be in [0, 1), got {self.dropout}")
+        problems += _absurd_sizes(self)
         if problems:
             raise ValueError("invalid ModelConfig: " + "; ".join(problems))
 
@@ -142,6 +139,65 @@ class ModelConfig:
         if unknown:
             raise ValueError(f"unknown ModelConfig field(s) {unknown}; known: {sorted(known)}")
         return cls(**values)
+
+
+# Far beyond any ELMo (the paper's: 4096 cells, 512 projections, 2048 filters, 2 highway
+# layers, 793 471 words), yet small enough to refuse a typo such as lstm_dim=10000000 or
+# n_highway=1000000 before it allocates gigabytes.
+SIZE_LIMITS = {"char_embed_dim": 4096, "n_highway": 64, "max_chars": 1024,
+               "n_characters": 1 << 20, "lstm_dim": 1 << 16, "projection_dim": 1 << 14,
+               "n_layers": 64, "vocab_size": 1 << 24, "filter count": 1 << 16}
+MAX_PARAMETERS = 2_000_000_000  # 8 GB of float32 weights, before the optimiser's state
+
+
+def _check_types(config: ModelConfig) -> None:
+    """Raise a one-line ``ValueError`` naming the first field whose value has the wrong type
+    (``256.5``, ``"256"`` or ``true`` for a size; a table where a list belongs)."""
+    def is_int(v) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    def number_or_none(v) -> bool:
+        return v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
+
+    expected = {"char_embed_dim": (is_int, "an integer"), "n_highway": (is_int, "an integer"),
+                "max_chars": (is_int, "an integer"), "n_characters": (is_int, "an integer"),
+                "lstm_dim": (is_int, "an integer"), "projection_dim": (is_int, "an integer"),
+                "n_layers": (is_int, "an integer"), "vocab_size": (is_int, "an integer"),
+                "activation": (lambda v: isinstance(v, str), "a string"),
+                "cell_clip": (number_or_none, "a number or null"),
+                "proj_clip": (number_or_none, "a number or null"),
+                "use_skip_connections": (lambda v: isinstance(v, bool), "true or false"),
+                "dropout": (lambda v: number_or_none(v) and v is not None, "a number")}
+    for name, (ok, what) in expected.items():
+        value = getattr(config, name)
+        if not ok(value):
+            raise ValueError(f"invalid ModelConfig: {name} must be {what}, got {value!r} "
+                             f"({type(value).__name__})")
+    filters = config.filters
+    if not (isinstance(filters, (list, tuple)) and all(
+            isinstance(f, (list, tuple)) and len(f) == 2 and all(map(is_int, f))
+            for f in filters)):
+        raise ValueError("invalid ModelConfig: filters must be (width, count) pairs of "
+                         f"integers, e.g. [[1, 32], [2, 32], [3, 64]], got {filters!r}")
+
+
+def _absurd_sizes(config: ModelConfig) -> list[str]:
+    """Sizes past :data:`SIZE_LIMITS`, or a model of more than :data:`MAX_PARAMETERS`."""
+    problems = [f"{name} is {getattr(config, name):,}, more than any ELMo needs (at most "
+                f"{limit:,})" for name, limit in SIZE_LIMITS.items()
+                if name != "filter count" and getattr(config, name) > limit]
+    problems += [f"a filter count of {n:,} is more than any ELMo needs (at most "
+                 f"{SIZE_LIMITS['filter count']:,})"
+                 for _, n in config.filters if n > SIZE_LIMITS["filter count"]][:1]
+    if not problems:  # the big matrices (cost.parameter_counts has every one)
+        P, C, F = config.projection_dim, config.lstm_dim, config.n_filters
+        total = (2 * config.n_layers * 9 * C * P + config.n_highway * 2 * F * F + F * P
+                 + config.vocab_size * P + sum(config.char_embed_dim * w * n
+                                               for w, n in config.filters))
+        if total > MAX_PARAMETERS:
+            problems.append(f"the model would have about {total:,} parameters, more than "
+                            f"{MAX_PARAMETERS:,} ({4 * MAX_PARAMETERS / 1e9:.0f} GB as float32)")
+    return problems
 
 
 MODEL_PRESETS: dict[str, ModelConfig] = {

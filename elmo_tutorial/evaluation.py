@@ -93,7 +93,7 @@ def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int =
     if config.vocab_size == 0 or vocab is None:
         raise ValueError(f"{run_dir} holds an encoder without its softmax (e.g. a shipped "
                          "model): it cannot score words, so it has no perplexity")
-    train_cfg = TrainConfig.from_dict(train)
+    train_cfg = TrainConfig.from_dict(train, source=str(Path(run_dir) / "config.json"))
     model = BidirectionalLM(config)
     check_weights(f"{run_dir} (its weights)", state, model.state_dict())
     model.load_state_dict(state)

@@ -3,7 +3,8 @@
 A run directory::
 
     runs/tiny/
-      config.json            {"model": ModelConfig fields, "train": TrainConfig fields}
+      config.json            {"model": ModelConfig fields, "train": TrainConfig fields,
+                              "vocab_sha256": digest of vocab.txt, checked on loading}
       vocab.txt              one word per line (bilm-tf format); line i = word id i
       model.safetensors      final weights (encoder + softmax), float32
       log.jsonl              one JSON object per logged step / evaluation
@@ -27,12 +28,18 @@ import torch
 from .checkpoint import latest_checkpoint, load_weights
 from .config import ModelConfig
 from .runtime import REPOSITORY
-from .safe_files import DamagedFile, atomic_write_text, check_sha256sums
+from .safe_files import (
+    DamagedFile,
+    atomic_write_text,
+    check_inside,
+    check_sha256sums,
+    read_regular_file,
+)
 from .vocab import Vocabulary
 from .weight_checks import check_weights
 
-__all__ = ["Run", "SHIPPED_MODELS", "load_run", "read_run_config", "shipped_model",
-           "write_run_config"]
+__all__ = ["Run", "SHIPPED_MODELS", "load_run", "load_run_vocabulary", "read_run_config",
+           "shipped_model", "write_run_config"]
 
 SHIPPED_MODELS = ("tiny", "small")  # run directories in the repository's data/models/
 
@@ -46,39 +53,88 @@ class Run(NamedTuple):
     train: dict  # the training settings (TrainConfig fields; {} for an exported encoder)
 
 
-def write_run_config(run_dir: str | Path, model_config: ModelConfig, train_config: dict) -> None:
+MAX_CONFIG_BYTES = 1 << 20  # a config.json is about 2 kB
+MAX_VOCAB_BYTES = 1 << 28  # the 1B Word Benchmark's 793 471 words take 7 MB
+
+
+def write_run_config(run_dir: str | Path, model_config: ModelConfig, train_config: dict,
+                     vocab: Vocabulary | None = None) -> None:
+    """Write ``config.json``; with ``vocab``, also its digest, which loading checks against
+    ``vocab.txt`` (the softmax's rows are the vocabulary's ids: another order is another
+    model)."""
     payload = {"model": model_config.to_dict(), "train": train_config}
+    if vocab is not None:
+        payload["vocab_sha256"] = vocab.digest()
     atomic_write_text(Path(run_dir) / "config.json", json.dumps(payload, indent=2) + "\n")
 
 
-def read_run_config(run_dir: str | Path) -> tuple[ModelConfig, dict]:
-    """``(ModelConfig, training settings)`` from a run's ``config.json``.
-
-    Raises:
-        FileNotFoundError: ``run_dir`` is not a run directory (says what to do instead).
-        ValueError: ``config.json`` is damaged or not a run's (:class:`DamagedFile` if damaged).
-    """
+def _read_payload(run_dir: str | Path) -> dict:
+    """``config.json`` of a run, parsed and checked to be a run's (see read_run_config)."""
     path = Path(run_dir) / "config.json"
     if Path(run_dir).is_file():
         raise ValueError(f"{run_dir} is a file, not a run directory: give the folder that holds "
                          "config.json and model.safetensors")
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         official = " (it holds options.json: load it with load_allennlp)" if (
             Path(run_dir) / "options.json").exists() else ""
         raise FileNotFoundError(
             f"{path} not found: {run_dir} is not a run directory{official}. Train one with "
             "`elmo-tutorial train --config tiny --out RUN_DIR`.")
+    data = read_regular_file(path, MAX_CONFIG_BYTES, folder=run_dir)
     try:
-        payload = json.loads(path.read_text(encoding="utf-8"))
+        payload = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise DamagedFile.of(path, error) from None
     if not isinstance(payload, dict) or not isinstance(payload.get("model"), dict):
         raise ValueError(f"{path} is not the config.json of a run of this package (it has no "
                          "\"model\" table); for options.json + weights.hdf5 use load_allennlp")
+    return payload
+
+
+def read_run_config(run_dir: str | Path) -> tuple[ModelConfig, dict]:
+    """``(ModelConfig, training settings)`` from a run's ``config.json``, checked.
+
+    Every architecture value must have its field's type and a sane size (``lstm_dim`` 256,
+    not ``"256"``, ``256.5`` or ``10000000``: ``ModelConfig`` checks), here, before anything
+    is allocated. The training settings must be a table; their values are checked where they
+    are used (``TrainConfig.from_dict(train, source=...)`` names the file).
+
+    Raises:
+        FileNotFoundError: ``run_dir`` is not a run directory (says what to do instead).
+        ValueError: ``config.json`` is damaged (:class:`DamagedFile`), not a run's, not a
+            regular file of the folder (:class:`NotARegularFile`), or a value is wrong: the
+            message names the file and the field.
+    """
+    path = Path(run_dir) / "config.json"
+    payload = _read_payload(run_dir)
+    train = payload.get("train", {})
     try:
-        return ModelConfig.from_dict(payload["model"]), payload.get("train", {})
+        if not isinstance(train, dict):
+            raise ValueError(f"\"train\" must be a table of settings, got {train!r}")
+        return ModelConfig.from_dict(payload["model"]), train
     except (TypeError, ValueError) as error:
         raise ValueError(f"{path}: {error}") from None
+
+
+def load_run_vocabulary(run_dir: str | Path) -> Vocabulary | None:
+    """The run's ``vocab.txt`` (``None`` if it has none), checked against the digest that
+    ``config.json`` keeps of it.
+
+    Raises:
+        ValueError: ``vocab.txt`` is not the vocabulary the run was trained with (two lines
+            swapped give a perplexity twice too high, without a word), or not a regular file.
+    """
+    path = Path(run_dir) / "vocab.txt"
+    if not path.exists() and not path.is_symlink():
+        return None
+    check_inside(path, run_dir)
+    vocab = Vocabulary.load(path)
+    expected = _read_payload(run_dir).get("vocab_sha256")
+    if expected is not None and vocab.digest() != expected:
+        raise ValueError(f"{path} is not the vocabulary this run was trained with (its digest "
+                         f"differs from vocab_sha256 in {Path(run_dir) / 'config.json'}): the "
+                         "model's word ids would be wrong. Restore the run's own vocab.txt")
+    return vocab
 
 
 def load_run(run_dir: str | Path, checkpoint: bool = False) -> Run:
@@ -120,9 +176,7 @@ def load_run(run_dir: str | Path, checkpoint: bool = False) -> Run:
                              "(from_run(..., checkpoint=True), evaluate --checkpoint)") from None
         raise
     check_weights(final, state)  # floating point and finite; shapes: where the model is built
-    vocab_path = run_dir / "vocab.txt"
-    vocab = Vocabulary.load(vocab_path) if vocab_path.exists() else None
-    return Run(config, state, vocab, train)
+    return Run(config, state, load_run_vocabulary(run_dir), train)
 
 
 def shipped_model(name: str) -> Path:

@@ -21,14 +21,17 @@ Example:
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["DamagedFile", "atomic_write", "atomic_write_bytes", "atomic_write_text",
-           "check_sha256sums", "file_digest", "fsync_dir", "write_sha256sums"]
+__all__ = ["DamagedFile", "DiskFull", "NotARegularFile", "atomic_write", "atomic_write_bytes",
+           "atomic_write_text", "check_inside", "check_sha256sums", "file_digest", "fsync_dir",
+           "is_disk_full", "native_path", "read_regular_file", "write_sha256sums"]
 
 CHUNK = 1 << 20  # bytes read per step while hashing
 SUMS = "SHA256SUMS"  # ``sha256sum`` format: "<hex digest>  <file name>" per line
@@ -75,7 +78,8 @@ def atomic_write(path: str | Path, write: Callable[[str], object]) -> None:
     ``write`` receives the temporary file's name (a ``str``, as ``torch.save``, safetensors,
     h5py and matplotlib expect) and must write the whole content there. Parent folders are
     created. If ``write`` raises (or is interrupted), ``path`` is untouched and the temporary
-    file is removed.
+    file is removed; if it failed for want of space, :class:`DiskFull` says so and names
+    ``path``.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -89,8 +93,10 @@ def atomic_write(path: str | Path, write: Callable[[str], object]) -> None:
         with open(tmp, "rb+") as f:
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as error:
         Path(tmp).unlink(missing_ok=True)
+        if is_disk_full(error):
+            raise DiskFull(path, error) from error
         raise
     fsync_dir(path.parent)
 
@@ -205,3 +211,121 @@ def remove_stale_temporaries(folder: str | Path, max_age: float = STALE_SECONDS)
         except OSError:
             pass  # removed meanwhile by another process, or not ours to remove
     return removed
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading only what a folder really holds; a full disk named as such
+# ---------------------------------------------------------------------------------------------
+
+class NotARegularFile(ValueError):
+    """A file the package was about to read or replace is a symbolic link leading out of its
+    folder, a device (``/dev/zero``), a FIFO, a folder, or far larger than such a file can be:
+    reading it could hang, fill the memory or read someone else's data."""
+
+
+class DiskFull(OSError):
+    """Writing a file failed because its disk is full (or the user's quota is spent)."""
+
+    def __init__(self, path: Path, error: BaseException | None = None,
+                 kept: str | None = None) -> None:
+        kept = kept or (f"the previous {path.name} (if any) is kept: free some space and run "
+                        "again")
+        super().__init__(errno.ENOSPC, f"no space left on {_mount_point(path.parent)} while "
+                                       f"writing {path}; {kept}")
+        self.path, self.cause = path, error
+
+    def __str__(self) -> str:  # the message alone, without OSError's "[Errno 28]"
+        return self.strerror
+
+
+def _mount_point(folder: Path) -> str:
+    """``folder``'s disk in words: "the disk mounted at /home", where it can tell."""
+    try:
+        mount = folder.resolve()
+        while not os.path.ismount(mount) and mount != mount.parent:
+            mount = mount.parent
+        return f"the disk mounted at {mount}"
+    except OSError:
+        return f"the disk of {folder}"
+
+
+# What a full disk raises: OSError ENOSPC/EDQUOT from Python; torch.save's C++ writer reports it
+# as "unexpected pos" or "file write failed", h5py and safetensors with the errno's text.
+_FULL_DISK_TEXTS = ("unexpected pos", "file write failed", "no space left", "disk quota")
+
+
+def is_disk_full(error: BaseException) -> bool:
+    """True when ``error`` is what writing to a full disk raises (Python's, torch's, h5py's)."""
+    if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    return isinstance(error, (OSError, RuntimeError)) and any(
+        text in str(error).lower() for text in _FULL_DISK_TEXTS)
+
+
+def check_inside(path: str | Path, folder: str | Path) -> None:
+    """Refuse ``path`` if it is a symbolic link that leads out of ``folder``.
+
+    A run folder's files are read and replaced where they are; a link planted in their place
+    (``vocab.txt → ~/.bashrc``) must not make the package read or write elsewhere.
+
+    Raises:
+        NotARegularFile: the link and where it points, and what to do.
+    """
+    path, folder = Path(path), Path(folder)
+    if path.is_symlink():
+        target = path.resolve()
+        if not target.is_relative_to(folder.resolve()):
+            raise NotARegularFile(f"{path} is a symbolic link to {target}, outside {folder}: "
+                                  "the package reads and writes only files inside the folder; "
+                                  "replace the link by a copy of the file")
+
+
+def read_regular_file(path: str | Path, max_bytes: int, folder: str | Path | None = None) -> bytes:
+    """The bytes of ``path`` if it is a regular file of at most ``max_bytes`` bytes.
+
+    A FIFO is opened without blocking and a device is never read, so a ``config.json`` that is
+    ``/dev/zero`` or a named pipe is refused at once instead of filling the memory or hanging.
+    With ``folder``, a symbolic link out of that folder is refused too (:func:`check_inside`).
+
+    Raises:
+        FileNotFoundError: ``path`` does not exist.
+        NotARegularFile: a device, FIFO, folder, a link out of ``folder``, or too large.
+    """
+    path = Path(path)
+    if folder is not None:
+        check_inside(path, folder)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path} not found") from None
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise NotARegularFile(f"{path} is not a regular file (it is a "
+                                  f"{_kind(info.st_mode)}): replace it by the real file")
+        if info.st_size > max_bytes:
+            raise NotARegularFile(f"{path} is {info.st_size:,} bytes, more than such a file can "
+                                  f"be (at most {max_bytes:,}): is it the right file?")
+        data = f.read(max_bytes + 1)
+    if len(data) > max_bytes:  # it grew while being read
+        raise NotARegularFile(f"{path} is larger than {max_bytes:,} bytes: is it the right file?")
+    return data
+
+
+def _kind(mode: int) -> str:
+    kinds = {stat.S_ISDIR: "folder", stat.S_ISFIFO: "named pipe (FIFO)",
+             stat.S_ISCHR: "character device", stat.S_ISBLK: "block device",
+             stat.S_ISSOCK: "socket"}
+    return next((name for test, name in kinds.items() if test(mode)), "special file")
+
+
+def native_path(path: str | Path) -> bool:
+    """True when libraries that take a path as UTF-8 text (safetensors) find ``path``.
+
+    On a folder named in another encoding (``café`` made under a Latin-1 locale), Python's
+    name for the file and its UTF-8 spelling differ; such files must be opened by Python.
+    """
+    try:
+        return os.fsencode(path) == str(path).encode("utf-8")
+    except UnicodeEncodeError:  # undecodable bytes, kept by Python as surrogates
+        return False

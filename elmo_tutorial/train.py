@@ -40,7 +40,8 @@ from .corpora import load_sentences
 from .direction_threads import DirectionThreads
 from .evaluation import evaluate_perplexity
 from .overwrite import check_fresh_run_dir, check_not_a_file, remove_run
-from .run_dir import read_run_config, write_run_config
+from .run_dir import load_run_vocabulary, read_run_config, write_run_config
+from .run_lock import lock_run_dir
 from .runtime import available_cores, default_threads, interrupt_requests, seed_everything
 from .train_config import TrainConfig, check_resume
 from .train_log import TrainLog
@@ -94,19 +95,31 @@ class Trainer:
     def __init__(self, config: TrainConfig, resume: bool = False, force: bool = False) -> None:
         self.config, self.out = config, Path(config.out_dir)
         self.dist = D.init_distributed(config.device)
-        replacing = self._check_run_dir(resume, force)  # before any data is read or written
-        self._set_threads()
-        seed_everything(config.seed)
-        self._load_sentences()
-        self.vocab = self._make_vocabulary(resume)
-        self._build_model()
-        self._plan_steps()
-        self.step = self.epoch = self.batch_in_epoch = 0
-        self._last_eval_step = -1
-        if resume:
-            self._resume()
-        self._prepare_run_dir(replacing)
-        self.log = TrainLog(self.out, enabled=self.dist.is_main, truncate_after=self.step)
+        # One writer per run folder, before anything is read or deleted (run_lock); a start
+        # that fails below releases it and leaves the folder as it was.
+        self._lock = lock_run_dir(self.out) if self.dist.is_main else None
+        try:
+            replacing = self._check_run_dir(resume, force)  # before any data is read or written
+            self._set_threads()
+            seed_everything(config.seed)
+            self._load_sentences()
+            self.vocab = self._make_vocabulary(resume)
+            self._build_model()
+            self._plan_steps()
+            self.step = self.epoch = self.batch_in_epoch = 0
+            self._last_eval_step = -1
+            if resume:
+                self._resume()
+            self._prepare_run_dir(replacing)
+            self.log = TrainLog(self.out, enabled=self.dist.is_main, truncate_after=self.step)
+        except BaseException:
+            self.release()
+            raise
+
+    def release(self) -> None:
+        """Let other processes write into the run folder (:mod:`elmo_tutorial.run_lock`)."""
+        if self._lock is not None:
+            self._lock.release()
 
     # -- setting up --------------------------------------------------------------------------
     def _check_run_dir(self, resume: bool, force: bool) -> str | None:
@@ -123,7 +136,8 @@ class Trainer:
             raise FileNotFoundError(f"--resume: {self.out} has no checkpoint to resume from; "
                                     "start without --resume (or point --out at the run)")
         if (self.out / "config.json").exists():
-            saved = TrainConfig.from_dict(read_run_config(self.out)[1])
+            saved = TrainConfig.from_dict(read_run_config(self.out)[1],
+                                          source=str(self.out / "config.json"))
             for notice in check_resume(saved, self.config, str(self.out)):
                 if self.dist.is_main:
                     print(f"resuming with a changed setting: {notice}", file=sys.stderr)
@@ -131,7 +145,12 @@ class Trainer:
 
     def _set_threads(self) -> None:
         """``config.threads``, or as many as there are free cores (``runtime.default_threads``)."""
-        torch.set_num_threads(self.config.threads or default_threads())
+        threads = self.config.threads
+        if threads > available_cores():  # idle threads would wait for cores: many times slower
+            print(f"threads={threads} is more than the {available_cores()} CPU cores this "
+                  f"process may use: training on {available_cores()}", file=sys.stderr)
+            threads = available_cores()
+        torch.set_num_threads(threads or default_threads())
         if not self.config.threads and self.dist.is_main and self.dist.device.type == "cpu" and (
                 torch.get_num_threads() < available_cores()):
             print(f"training on {torch.get_num_threads()} of {available_cores()} CPU cores: "
@@ -147,11 +166,12 @@ class Trainer:
             self.valid_sents = self.valid_sents[: c.eval_sentences]
 
     def _make_vocabulary(self, resume: bool):
-        """The run's own vocabulary when resuming, else one counted from the training text."""
+        """The run's own vocabulary when resuming (checked against the digest in config.json),
+        else one counted from the training text."""
         from .vocab import Vocabulary
 
-        if resume and (self.out / "vocab.txt").exists():
-            return Vocabulary.load(self.out / "vocab.txt")
+        if resume and (vocab := load_run_vocabulary(self.out)) is not None:
+            return vocab
         return Vocabulary.from_sentences(
             self.train_sents, min_count=self.config.vocab_min_count,
             max_size=self.config.vocab_max_size or None)
@@ -200,8 +220,8 @@ class Trainer:
                   file=sys.stderr)
             remove_run(self.out)
         self.out.mkdir(parents=True, exist_ok=True)
-        write_run_config(self.out, self.model_config, self.config.to_dict())
         self.vocab.save(self.out / "vocab.txt")
+        write_run_config(self.out, self.model_config, self.config.to_dict(), self.vocab)
 
     def _make_optimizer(self) -> torch.optim.Optimizer:
         c, params = self.config, self.model.parameters()
@@ -228,16 +248,14 @@ class Trainer:
         return saved
 
     def _resume(self) -> None:
-        path, model_state, state, skipped = ckpt.load_latest_checkpoint(self.out)
+        # Checkpoints that are damaged, or load but do not fit the model of config.json
+        # (other shapes or dtypes), are passed over for the newest one that does.
+        path, model_state, state, skipped = ckpt.load_latest_checkpoint(
+            self.out, expected=self.model.state_dict())
         if self.dist.is_main:
             for problem in skipped:
                 print(f"warning: {problem}; resuming from {path} instead", file=sys.stderr)
-        try:
-            self.model.load_state_dict(model_state)
-        except RuntimeError:  # shapes that config.json does not describe: edited by hand?
-            raise ValueError(f"{path / 'model.safetensors'} does not fit the model that "
-                             f"{self.out / 'config.json'} describes; was either file replaced? "
-                             "Train the run afresh with --force") from None
+        self.model.load_state_dict(model_state)
         self.optimizer.load_state_dict(state["optimizer"])
         self.scheduler.load_state_dict(state["scheduler"])
         # The saved optimiser and scheduler carry the old lr and weight decay; take the
@@ -322,6 +340,7 @@ class Trainer:
                 self.finish()
                 if self._last_eval_step != self.step:
                     metrics = self.evaluate()
+            self.release()  # the run is complete: nothing more to write
         return metrics
 
     _direction_threads: DirectionThreads | None = None
@@ -400,4 +419,5 @@ def run(config: TrainConfig, resume: bool = False, force: bool = False) -> dict:
     try:
         return trainer.fit()
     finally:
+        trainer.release()
         D.shutdown()

@@ -114,8 +114,9 @@ class TrainConfig:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, values: dict) -> TrainConfig:
-        return apply_overrides(cls(), values)
+    def from_dict(cls, values: dict, source: str | None = None) -> TrainConfig:
+        """The configuration ``values`` describe (``source``, e.g. a file, is named in errors)."""
+        return apply_overrides(cls(), values, source)
 
     @classmethod
     def preset(cls, name: str) -> TrainConfig:
@@ -175,7 +176,15 @@ def _type_ok(value, hint) -> bool:
     return isinstance(value, hint)
 
 
-def _check_fields(cls, values: dict, where: str) -> dict:
+def _require_table(values, where: str, source: str | None) -> dict:
+    if not isinstance(values, dict):
+        raise ValueError(f"{where} settings must be a table of key = value, got {values!r}"
+                         + (f"; fix it in {source}" if source else ""))
+    return values
+
+
+def _check_fields(cls, values: dict, where: str, source: str | None = None) -> dict:
+    _require_table(values, where, source)
     hints = typing.get_type_hints(cls)
     known = [f.name for f in fields(cls)]
     checked = {}
@@ -185,40 +194,47 @@ def _check_fields(cls, values: dict, where: str) -> dict:
         if not _type_ok(value, hints[key]):
             expected = getattr(hints[key], "__name__", str(hints[key]))  # "float", not "<class…>"
             raise ValueError(f"{where} key {key!r} expects {expected}, got {value!r} "
-                             f"({type(value).__name__}); fix the value in your TOML or --{key}=")
+                             f"({type(value).__name__}); fix the value in "
+                             + (source or f"your TOML or --{key}="))
         if hints[key] is float and isinstance(value, int):
             value = float(value)
         checked[key] = value
     return checked
 
 
-def apply_overrides(config: TrainConfig, overrides: dict) -> TrainConfig:
+def apply_overrides(config: TrainConfig, overrides: dict, source: str | None = None,
+                    ) -> TrainConfig:
     """Return a copy of ``config`` with ``overrides`` applied, checking names and types.
 
     Keys are TrainConfig fields, ``model.FIELD`` for a ModelConfig field, or a ``model`` TOML
     table given as a dict (which then holds ModelConfig fields, and optionally ``preset``).
     Changing ``model`` to another preset name keeps the ``model_overrides`` already made.
 
+    ``source`` names where the overrides come from (a run's ``config.json``) in the errors.
+
     Raises:
         ValueError: for an unknown key or a value of the wrong type, naming both.
     """
     train_values, model_values = {}, dict(config.model_overrides)
-    for key, value in overrides.items():
+    for key, value in _require_table(overrides, "training", source).items():
         if key == "model" and isinstance(value, dict):  # a [model] table in TOML
             value = dict(value)
             if "preset" in value:
                 train_values["model"] = value.pop("preset")
-            model_values.update(_check_fields(ModelConfig, value, "model"))
+            model_values.update(_check_fields(ModelConfig, value, "model", source))
         elif key.startswith("model."):
-            model_values.update(_check_fields(ModelConfig, {key[6:]: value}, "model"))
+            model_values.update(_check_fields(ModelConfig, {key[6:]: value}, "model", source))
         elif key == "model_overrides":
-            model_values.update(_check_fields(ModelConfig, value, "model"))
+            model_values.update(_check_fields(ModelConfig, value, "model", source))
         else:
-            train_values.update(_check_fields(TrainConfig, {key: value}, "training"))
+            train_values.update(_check_fields(TrainConfig, {key: value}, "training", source))
     if "filters" in model_values:  # TOML gives lists of lists
         model_values["filters"] = tuple(tuple(f) for f in model_values["filters"])
-    new = replace(config, **train_values, model_overrides=model_values)
-    new.model_config(vocab_size=1)  # validate the architecture now, not after loading data
+    try:
+        new = replace(config, **train_values, model_overrides=model_values)
+        new.model_config(vocab_size=1)  # validate the architecture now, not after loading data
+    except ValueError as error:
+        raise ValueError(f"{source}: {error}" if source else str(error)) from None
     return new
 
 

@@ -28,16 +28,18 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from .chars import BOS_TOKEN, EOS_TOKEN
-from .safe_files import atomic_write_text
+from .safe_files import atomic_write_text, read_regular_file
 
 __all__ = ["SPECIALS", "UNK_TOKEN", "Vocabulary"]
 
 UNK_TOKEN = "<UNK>"
+MAX_FILE_BYTES = 1 << 28  # 256 MB; the 1B Word Benchmark's 793 471 words take 7 MB
 SPECIALS = (BOS_TOKEN, EOS_TOKEN, UNK_TOKEN)
 
 
@@ -116,15 +118,22 @@ class Vocabulary:
         return cls.from_counts(counts, min_count=min_count, max_size=max_size)
 
     # -- file format -------------------------------------------------------------------------
+    def _text(self) -> str:
+        return "".join(w + "\n" for w in self._words)
+
     def save(self, path: str | Path) -> None:
         """Write one word per line, in id order (bilm-tf's vocabulary file)."""
-        atomic_write_text(path, "".join(w + "\n" for w in self._words))
+        atomic_write_text(path, self._text())
+
+    def digest(self) -> str:
+        """SHA-256 of the file :meth:`save` writes: the words and their order (their ids)."""
+        return hashlib.sha256(self._text().encode("utf-8")).hexdigest()
 
     @classmethod
     def load(cls, path: str | Path) -> Vocabulary:
         """Read a file written by :meth:`save` (or a bilm-tf vocabulary file)."""
         try:
-            lines = Path(path).read_text(encoding="utf-8").split("\n")
+            lines = read_regular_file(path, MAX_FILE_BYTES).decode("utf-8").split("\n")
         except UnicodeDecodeError as error:
             raise ValueError(f"{path} is not a UTF-8 text file ({error.reason} at byte "
                              f"{error.start}); expected one word per line") from None

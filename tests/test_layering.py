@@ -34,7 +34,7 @@ STAGES = {
               "softmax", "lm", "generate", "scalar_mix", "elmo", "embedder", "allennlp_format",
               "checkpoint", "run_dir"),
     "training": ("train", "train_config", "train_log", "distributed", "evaluation", "ngram",
-                 "overwrite", "export", "cost"),
+                 "overwrite", "run_lock", "export", "cost"),
     "analyses": ("embedding_cache", "static_vectors", "contextual_vectors", "analysis",
                  "neighbours", "char_filters", "wsd", "lexical_sample", "probes", "tagger",
                  "layer_report", "corpus_vectors", "task_chars", "task_model", "task_training",

@@ -32,7 +32,9 @@ stops at once, keeping the checkpoint before). If it already
 holds a run, training refuses to start: --resume continues it (settings that the checkpoint
 cannot continue under, such as the architecture, the corpus or the batch size, are refused;
 others, such as max_steps or lr, are taken and announced), --force deletes it and starts over.
-A damaged newest checkpoint is reported and the one before it used.
+A damaged newest checkpoint, or one that does not fit config.json, is reported and the one
+before it used. One train at a time may write into a run directory: a second one, while the
+first runs, is refused (the lock dies with its process).
 
 CPU threads: --threads=N; by default one per core that other programs leave free (on a
 shared machine, a thread per core makes training many times slower).
@@ -167,6 +169,8 @@ def _launch_torchrun(nproc: int) -> int:
 def run(args) -> int:
     from elmo_tutorial.downloads import DatasetNotAvailable
     from elmo_tutorial.overwrite import check_fresh_run_dir
+    from elmo_tutorial.run_lock import lock_run_dir
+    from elmo_tutorial.safe_files import DiskFull, is_disk_full
     from elmo_tutorial.train import TrainingInterrupted
     from elmo_tutorial.train import run as train
 
@@ -179,6 +183,7 @@ def run(args) -> int:
             print(json.dumps(config.to_dict(), indent=2))
             return 0
         if args.nproc > 1 and "WORLD_SIZE" not in os.environ:
+            lock_run_dir(config.out_dir).release()  # refuse here, once, if another writes there
             if not args.resume:  # refuse here, once, rather than in every process
                 check_fresh_run_dir(config.out_dir, args.force)
             return _launch_torchrun(args.nproc)
@@ -194,6 +199,14 @@ def run(args) -> int:
               "run the same command with --resume to continue from it", file=sys.stderr)
         return 130
     except FloatingPointError as err:
+        print(f"elmo-tutorial train: {err}", file=sys.stderr)
+        return 1
+    except OSError as err:  # a full disk: say so, not torch's "unexpected pos" (DiskFull)
+        if not is_disk_full(err):
+            raise
+        if not isinstance(err, DiskFull):  # e.g. the log, appended to in place
+            err = f"no space left on the disk of {err.filename or args.out}: free some " \
+                  "space and continue with --resume"
         print(f"elmo-tutorial train: {err}", file=sys.stderr)
         return 1
     if metrics:  # the main process's final held-out evaluation
