@@ -124,7 +124,8 @@ def to_markdown(result: dict, machine: str = "") -> str:
         f"- the perplexity falls by {drop:.0f} % after {tuned['steps'] * tuned['batch_size']:,} "
         "sentences of fine-tuning (the paper fine-tunes for a whole epoch of the task's "
         "training split); how much of it the encoder's change makes, and how much more "
-        "training of the softmax alone would give, the control `freeze_encoder` measures",
+        "training of the softmax alone would give, the control `freeze_encoder` "
+        "(`--freeze-encoder`) measures",
         f"- held out: {tuned['valid_sentences']} SST dev sentences, "
         f"{tuned['before']['n_tokens']:,} predictions per direction",
         "",

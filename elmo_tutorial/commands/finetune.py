@@ -38,6 +38,8 @@ def add_arguments(parser) -> None:
                         help="SST training sentences to fine-tune on (default 2000)")
     parser.add_argument("--batch-size", type=at_least(1), default=16)
     parser.add_argument("--lr", type=float, default=1e-3, help="Adam's learning rate")
+    parser.add_argument("--freeze-encoder", action="store_true",
+                        help="the control: train the softmax alone for the same steps")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     parser.add_argument("--markdown", metavar="PATH", help="also write the markdown report")
     parser.add_argument("--force", action="store_true",
@@ -62,7 +64,7 @@ def run(args) -> int:
         result = finetune_report(args.model, args.out, steps=args.steps,
                                  head_steps=args.head_steps, lm_sentences=args.sentences,
                                  force=args.force, lr=args.lr, batch_size=args.batch_size,
-                                 vocab_min_count=3)
+                                 vocab_min_count=3, freeze_encoder=args.freeze_encoder)
     except (DatasetNotAvailable, FileNotFoundError, ValueError, WouldOverwrite) as err:
         print(f"elmo-tutorial finetune: {err}", file=sys.stderr)
         return 2
