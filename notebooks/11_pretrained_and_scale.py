@@ -26,12 +26,13 @@
 # 4. run a notebook on a GPU, and training on several GPUs and machines with `torchrun`;
 # 5. count the parameters and FLOPs per token of the paper's model, check the count against
 #    PyTorch's FLOP counter, and work out what training it takes;
-# 6. count the FLOPs of an LSTM layer yourself and let a self-check grade it.
+# 6. predict a parameter count and a FLOP ratio before computing them, explain why the paper
+#    projects its 4096 cells to 512, and count the FLOPs of an LSTM layer yourself.
 #
 # **Prerequisites:** notebooks 03 (character CNN), 04 (LSTM with projection) and 07 (the ELMo
 # module and its outputs).
 #
-# **Runtime:** about 25 s on a 2-core CPU; no GPU is needed. Nothing is downloaded but
+# **Runtime:** about 25 s on 2 CPU cores; no GPU is needed. Nothing is downloaded but
 # AllenNLP's 0.6 MB test model, if it is not on disk already.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
@@ -59,6 +60,7 @@ import torch
 
 from elmo_tutorial import ELMo, batch_to_ids, checks, load_allennlp, registry
 from elmo_tutorial.batching import make_lm_batch
+from elmo_tutorial.claims import claim
 from elmo_tutorial.config import MODEL_PRESETS
 from elmo_tutorial.corpora import load_sentences
 from elmo_tutorial.cost import (
@@ -349,7 +351,23 @@ print("paper preset, sentences per step over all GPUs:", TrainConfig.preset("pap
 # The `paper` preset (Sec. 3.4: 2048 character filters, 2 highway layers, 4096 LSTM cells
 # projected to 512, 2 layers) trained with a softmax over the 1B Word Benchmark's vocabulary of
 # 793,471 words (bilm-tf's README). `parameter_counts` adds them up part by part; building the
-# model on PyTorch's `meta` device (shapes, no memory) confirms the total:
+# model on PyTorch's `meta` device (shapes, no memory) confirms the total.
+#
+# ### Exercise 1 (predict): the parameters of the paper's LSTMs
+#
+# Before you run the next cell, write down how many parameters the `lstm` row will show. Each
+# direction has 2 LSTMP layers; each layer has $W_{ih}$ ($4C \times I$), $W_{hh}$
+# ($4C \times P$), two bias vectors of $4C$ (PyTorch's `bias_ih` and `bias_hh`) and the
+# projection $W_{hr}$ ($P \times C$), with $C = 4096$ cells and $I = P = 512$.
+
+# %% [markdown]
+# **Prediction.**
+# <!-- BEGIN ANSWER -->
+# One layer in one direction: $4 \cdot 4096 \cdot (512 + 512) = 16{,}777{,}216$ weights in the
+# gates, $2 \cdot 4 \cdot 4096 = 32{,}768$ biases and $512 \cdot 4096 = 2{,}097{,}152$ in the
+# projection: $18{,}907{,}136$. Two layers in each of two directions: $4 \times$ that,
+# $75{,}628{,}544$, about 75.6 M.
+# <!-- END ANSWER -->
 
 # %%
 V_PAPER = 793_471
@@ -360,10 +378,34 @@ print(f"{'total':<15} {sum(counts.values()):>12,}")
 with torch.device("meta"):
     shapes_only = BidirectionalLM(replace(paper, vocab_size=V_PAPER))
 print("the module on the meta device:", f"{sum(p.numel() for p in shapes_only.parameters()):,}")
+one_layer = 4 * 4096 * (512 + 512) + 2 * 4 * 4096 + 512 * 4096  # one LSTMP layer, one direction
+claim(counts["lstm"] == 2 * 2 * one_layer, "the lstm row is 2 layers × 2 directions × "
+      f"{one_layer:,} parameters")
 
 # %% [markdown]
 # Four parameters in five are the softmax, which is used only in training: ELMo keeps the
 # 93.7 M of the encoder. Of those, the LSTMs hold 80 %.
+#
+# ### Exercise 2 (explain): 4096 cells, projected to 512
+#
+# The paper's LSTMs have 4096 cells, yet each layer passes on (and feeds back to itself) only a
+# 512-dimensional projection of its output. Why not use 4096 everywhere, or 512 cells and no
+# projection? Use the counts above.
+
+# %% [markdown]
+# **Model answer.**
+# <!-- BEGIN ANSWER -->
+# The cells are the LSTM's memory: more of them let it remember more about the sentence so
+# far, which lowers perplexity. But every step multiplies the recurrent state by $W_{hh}$
+# ($4C \times$ its width), the next layer reads it through $W_{ih}$, and the softmax scores
+# every word against it. Without the projection $W_{hh}$ alone would be
+# $4 \cdot 4096 \cdot 4096 \approx 67$ M per layer and direction (instead of 8.4 M), and the
+# softmax $793{,}471 \times 4096 \approx 3.25$ billion parameters (instead of 407 M), with
+# FLOPs per token growing alike. Projecting to $P = 512$ (the LSTMP of Sak et al. 2014, used
+# for language models by Jozefowicz et al. 2016) keeps a large memory behind a narrow
+# interface: cost grows with $C \cdot P$ instead of $C^2$. It also fixes ELMo's vector width:
+# every layer ELMo mixes is $2P = 1024$ wide.
+# <!-- END ANSWER -->
 #
 # ### FLOPs per token
 #
@@ -372,7 +414,20 @@ print("the module on the meta device:", f"{sum(p.numel() for p in shapes_only.pa
 # bilm-tf slides each filter over all 50 character positions. The softmax is the other big
 # item: the paper's training scores 8192 sampled candidates per prediction, not all 793,471
 # words (notebook 06). `flops_per_token` writes this out; per token position, forward, both
-# directions:
+# directions.
+#
+# ### Exercise 3 (predict): a full softmax instead of a sampled one
+#
+# The last line of the next cell compares the sampled softmax (8192 candidates) with a full one
+# over all 793,471 words. About how many times more does the full one cost per token? Write
+# your estimate first.
+
+# %% [markdown]
+# **Prediction.**
+# <!-- BEGIN ANSWER -->
+# The softmax costs $2 P$ FLOPs per scored word, so the ratio is the number of words scored:
+# $793{,}471 / 8192 \approx 97$. Everything else in the model costs the same either way.
+# <!-- END ANSWER -->
 
 # %%
 SAMPLED = TrainConfig.preset("paper").sampled_softmax  # 8192, as bilm-tf
@@ -458,12 +513,14 @@ for path, rate in measured.items():
     print(f"{path:<22} {rate:>6,} tokens/s → {tokens / rate / 86400:.1f} days, "
           f"{rate / per_gpu:.1f}× a GTX 1080 under bilm-tf")
 h100_peak = 771e12  # bfloat16 matrix products, measured on the same machine
+print(f"the H100's measured peak is {h100_peak / gtx1080:.0f}× a GTX 1080's (bfloat16 against "
+      "float32)")
 print(f"MFU: {13_500 * 0.590e9 / h100_peak:.1%} of the H100's measured peak; at bilm-tf's "
       f"16 % it would need {train_flops / (0.16 * h100_peak) / 3600:.0f} hours (hypothetical)")
 
 # %% [markdown]
-# An H100 has about 100 times a GTX 1080's peak (bfloat16 against float32), yet our trainer is
-# only 6 times faster per GPU than bilm-tf was: it uses 1 % of the GPU's arithmetic.
+# An H100 has 87 times a GTX 1080's peak (bfloat16 against float32), yet our trainer is only
+# 6 times faster per GPU than bilm-tf was: it uses 1 % of the GPU's arithmetic.
 # `benchmarks/RESULTS.md` names the causes: one Python process builds every batch on the host
 # between steps, and an LSTM is a sequence of small matrix products (a Python loop over the
 # time steps when it clips). With `torchrun` on 8 GPUs the days would divide by up to 8, if
@@ -471,7 +528,9 @@ print(f"MFU: {13_500 * 0.590e9 / h100_peak:.1%} of the H100's measured peak; at 
 # batches built ahead of time, in parallel with the GPU.
 
 # %% [markdown]
-# ## 7. Exercise: the FLOPs of one LSTM layer
+# ## 7. The FLOPs of one LSTM layer
+#
+# ### Exercise 4 (implement): count them
 #
 # Most of the paper's compute is in its LSTMs. Complete `my_lstm_flops(input_size, cell_size,
 # proj_size)`: the forward FLOPs per token of **one** LSTMP layer in **one** direction. Each

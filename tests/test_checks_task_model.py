@@ -42,3 +42,20 @@ def test_error_reduction_accepts_the_formula_and_refuses_the_absolute_gain():
     checks.check_error_reduction(lambda b, e: 100 * (e - b) / (100 - b))
     with pytest.raises(checks.CheckFailed, match="error before"):
         checks.check_error_reduction(lambda b, e: e - b)
+
+
+def _with_layers(split, layers):
+    from elmo_tutorial.task_training import TaskSplit
+
+    return TaskSplit(split.words, layers, split.targets, split.classes)
+
+
+def test_top_layer_only_accepts_the_top_layer_and_explains_the_usual_mistakes(capsys):
+    checks.check_top_layer_only(lambda s: _with_layers(s, [x[:, -1:] for x in s.layers]))
+    assert capsys.readouterr().out.startswith("✓")
+    with pytest.raises(checks.CheckFailed, match="not the top one"):
+        checks.check_top_layer_only(lambda s: _with_layers(s, [x[:, :1] for x in s.layers]))
+    with pytest.raises(checks.CheckFailed, match="keep the layer axis"):
+        checks.check_top_layer_only(lambda s: _with_layers(s, [x[:, -1] for x in s.layers]))
+    with pytest.raises(checks.CheckFailed, match="return a TaskSplit"):
+        checks.check_top_layer_only(lambda s: [x[:, -1:] for x in s.layers])

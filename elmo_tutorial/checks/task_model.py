@@ -1,5 +1,6 @@
 """Self-checks for notebook 12 (ELMo in a task model): ELMo at the BiLSTM's output, and the
-relative error reduction the paper's Table 1 reports."""
+relative error reduction the paper's Table 1 reports, and the split of the top-layer-only
+experiment (the paper's Table 2)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import torch
 from ..task_model import TaskModel
 from ._core import CheckFailed, assert_close, passed
 
-__all__ = ["check_elmo_at_output", "check_error_reduction"]
+__all__ = ["check_elmo_at_output", "check_error_reduction", "check_top_layer_only"]
 
 
 def check_elmo_at_output(fn: Callable) -> None:
@@ -52,3 +53,32 @@ def check_error_reduction(fn: Callable[[float, float], float]) -> None:
                 "The error is 100 - score; the reduction is (error before - error after) / "
                 "error before, in percent.")
     passed("relative error reduction: SST-5 6.8 %, NER 21.0 %, as in the paper's Table 1")
+
+
+def check_top_layer_only(fn: Callable) -> None:
+    """``fn(split)`` must return a copy of a :class:`TaskSplit` whose layers are the biLM's top
+    layer alone, each sentence's ``(T, 1, D)`` (a one-layer "mix" is then γ · LN(h_L)), with
+    the same words, targets and classes."""
+    from ..task_training import TaskSplit
+
+    torch.manual_seed(2)
+    layers = [torch.randn(n, 3, 4) for n in (5, 2)]  # (T, L + 1, D) per sentence
+    split = TaskSplit([torch.arange(n) for n in (5, 2)], layers, [1, 0], ["neg", "pos"])
+    got = fn(split)
+    if not isinstance(got, TaskSplit):
+        raise CheckFailed(f"got {type(got).__name__}; return a TaskSplit (like the one given)")
+    if got.layers is None or len(got.layers) != 2:
+        raise CheckFailed("the returned split must keep one layers tensor per sentence")
+    for x, full in zip(got.layers, layers, strict=True):
+        if x.shape != (full.shape[0], 1, full.shape[2]):
+            raise CheckFailed(
+                f"a sentence's layers have shape {tuple(x.shape)}, expected "
+                f"{(full.shape[0], 1, full.shape[2])}: keep the layer axis, with one layer "
+                "(x[:, -1:], not x[:, -1])")
+        if not torch.equal(x, full[:, -1:]):
+            raise CheckFailed("the kept layer is not the top one: the layers axis runs from "
+                              "0 (the character CNN) to L (the top LSTM); take the last")
+    if got.targets != split.targets or any(
+            not torch.equal(a, b) for a, b in zip(got.words, split.words, strict=True)):
+        raise CheckFailed("change only the layers: words and targets must stay as they were")
+    passed("top layer only: each sentence keeps layer L alone, as (T, 1, D)")

@@ -1,0 +1,146 @@
+"""Does fine-tuning the biLM on a task's text help the task? (paper Appendix A.1, on SST-2)
+
+:func:`finetune_report` fine-tunes a run on SST's training sentences (labels ignored, as in
+A.1) into a new run with :func:`~elmo_tutorial.finetune.finetune`, reports the held-out
+perplexity on SST dev sentences before and after, and then trains notebook 12's SST-2 task
+model (600 training, 200 dev, 500 test sentences: :func:`sst2_splits`) with ELMo from the
+original and from the fine-tuned biLM, on several seeds, beside the baseline without ELMo::
+
+    {"source", "out_dir", "finetune": finetune()'s result, "seeds", "sizes",
+     "accuracy": {"baseline" | "original" | "finetuned": {"mean", "std", "runs"}},
+     "seconds": {"finetune", "tasks"}}
+
+:func:`to_markdown` writes it as the report ``elmo-tutorial finetune`` prints.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from .task_experiments import run_variant, spread, training_subset, word_vectors
+
+__all__ = ["SST2_SIZES", "domain_text", "finetune_report", "sst2_splits", "to_markdown"]
+
+SST2_SIZES = {"train": 600, "valid": 200, "test": 500}  # notebook 12's random samples
+
+
+def domain_text(lm_sentences: int, held_out: int = 300) -> tuple[list, list]:
+    """Seeded random SST training sentences to fine-tune on, and dev sentences to measure
+    perplexity on (tokens only: the labels are ignored, as in the paper's A.1)."""
+    from .annotated import sst
+
+    train, dev = [t for t, _ in sst("train")], [t for t, _ in sst("dev")]
+    pick = training_subset(len(train), lm_sentences / len(train), seed=1)
+    held = training_subset(len(dev), held_out / len(dev), seed=1)
+    return [train[i] for i in pick], [dev[i] for i in held]
+
+
+def sst2_splits(embedder, index: dict[str, int], name: str = "sst2-nb12") -> dict:
+    """Notebook 12's SST-2 samples as ``TaskSplit``s with ``embedder``'s layers (cached)."""
+    from .annotated import sst
+    from .embedding_cache import embed_corpus
+    from .task_experiments import layers_per_sentence
+    from .task_training import TaskSplit, encode_words
+
+    splits = {}
+    for split, n in SST2_SIZES.items():
+        pairs = sst("dev" if split == "valid" else split, classes=2)
+        pairs = [pairs[i] for i in training_subset(len(pairs), n / len(pairs), seed=0)]
+        sentences = [tokens for tokens, _ in pairs]
+        embedded = embed_corpus(embedder, sentences, f"{name}-{split}", progress=False)
+        splits[split] = TaskSplit(encode_words(sentences, index), layers_per_sentence(embedded),
+                                  [y for _, y in pairs], ["negative", "positive"])
+    return splits
+
+
+def finetune_report(source: str | Path, out_dir: str | Path, steps: int = 60,
+                    head_steps: int = 300, lm_sentences: int = 2000, seeds=(0, 1, 2),
+                    force: bool = False, **overrides) -> dict:
+    """Fine-tune ``source`` into ``out_dir`` and compare the SST-2 task model with ELMo from
+    each (see the module docstring); ``overrides`` go to ``finetune`` (``lr``, ...)."""
+    from . import ELMo, Embedder
+    from .finetune import finetune
+
+    started = time.perf_counter()
+    train, held_out = domain_text(lm_sentences)
+    tuned = finetune(source, train, held_out, out_dir, steps=steps, head_steps=head_steps,
+                     force=force, **overrides)
+    tuning_done = time.perf_counter()
+    vectors, index = word_vectors(tuned_corpus(out_dir))
+    accuracy = {}
+    for name, run in (("original", source), ("finetuned", out_dir)):
+        splits = sst2_splits(Embedder(ELMo.from_run(run)), index)
+        if name == "original":
+            accuracy["baseline"] = spread(
+                [run_variant(splits, vectors, "baseline", s)["score"] for s in seeds])
+        accuracy[name] = spread([run_variant(splits, vectors, "elmo", s)["score"] for s in seeds])
+    return {"source": str(source), "out_dir": str(out_dir), "finetune": tuned,
+            "seeds": list(seeds), "sizes": dict(SST2_SIZES), "accuracy": accuracy,
+            "seconds": {"finetune": tuning_done - started,
+                        "tasks": time.perf_counter() - tuning_done}}
+
+
+def tuned_corpus(run_dir: str | Path) -> str:
+    """The pre-training corpus a fine-tuned run names (the baseline's vectors come from it)."""
+    from .run_dir import read_run_config
+
+    return read_run_config(run_dir)[1].get("corpus") or "english_mix"
+
+
+def _ppl(metrics: dict) -> str:
+    return f"{metrics['avg_ppl']:.1f} (forward {metrics['fwd_ppl']:.1f}, " \
+           f"backward {metrics['bwd_ppl']:.1f})"
+
+
+def to_markdown(result: dict, machine: str = "") -> str:
+    """The report as markdown: perplexities before and after, then SST-2 accuracies."""
+    tuned, acc = result["finetune"], result["accuracy"]
+    rows = [f"| {name} | {acc[name]['mean']:.1f} ± {acc[name]['std']:.1f} | "
+            f"{', '.join(f'{r:.1f}' for r in acc[name]['runs'])} |"
+            for name in ("baseline", "original", "finetuned")]
+    gain = acc["finetuned"]["mean"] - acc["original"]["mean"]
+    margin = acc["finetuned"]["std"] + acc["original"]["std"]
+    verdict = ("within the spread over seeds: no measurable effect" if abs(gain) <= margin
+               else ("higher" if gain > 0 else "lower") + ", beyond the spread over seeds")
+    minutes = sum(result["seconds"].values()) / 60
+    drop = 100 * (1 - tuned["after"]["avg_ppl"] / tuned["before"]["avg_ppl"])
+    return "\n".join([
+        f"# Fine-tuning the biLM on the task's text: {result['source']} on SST",
+        "",
+        "Peters et al. (2018), Sec. 3.4: \"In some cases, fine tuning the biLM on domain "
+        "specific data leads to significant drops in perplexity and an increase in downstream "
+        "task performance.\" Appendix A.1 fine-tunes on each task's training split (labels "
+        "ignored) and freezes the result for the task model.",
+        "",
+        "## Perplexity on held-out SST dev sentences",
+        "",
+        f"- before ({tuned['head_steps']} steps of a new softmax over the {tuned['vocab_size']:,} "
+        f"words seen ≥ {tuned['vocab_min_count']} times in {tuned['train_sentences']:,} SST "
+        f"training sentences, on the frozen encoder): {_ppl(tuned['before'])}",
+        f"- after {tuned['steps']} steps of the whole biLM on the same sentences (batches of "
+        f"{tuned['batch_size']}, Adam, lr {tuned['lr']:g}): "
+        f"{_ppl(tuned['after'])}",
+        f"- the perplexity falls by {drop:.0f} % after {tuned['steps'] * tuned['batch_size']:,} "
+        "sentences of fine-tuning (the paper fine-tunes for a whole epoch of the task's "
+        "training split); how much of it the encoder's change makes, and how much more "
+        "training of the softmax alone would give, the control `freeze_encoder` "
+        "(`--freeze-encoder`) measures",
+        f"- held out: {tuned['valid_sentences']} SST dev sentences, "
+        f"{tuned['before']['n_tokens']:,} predictions per direction",
+        "",
+        "## SST-2 test accuracy, the task model of notebook 12",
+        "",
+        f"{result['sizes']['train']} training, {result['sizes']['valid']} dev, "
+        f"{result['sizes']['test']} test sentences; mean ± std over seeds "
+        f"{', '.join(map(str, result['seeds']))}; + ELMo at the input and output, λ = 0.001.",
+        "",
+        "| model | accuracy | seeds |", "|---|---|---|", *rows,
+        "",
+        f"Fine-tuned vs original biLM: {gain:+.1f} points, {verdict} "
+        f"(the two spreads add up to {margin:.1f}).",
+        "",
+        f"Took {minutes:.0f} minutes ({result['seconds']['finetune'] / 60:.1f} fine-tuning, "
+        f"{result['seconds']['tasks'] / 60:.1f} embedding the SST-2 samples with both biLMs "
+        f"and training the task models){machine}.",
+        ""])
