@@ -10,9 +10,11 @@ training never import the analyses or the course tooling. ``tests/test_layering.
 this, and that there is no import cycle::
 
   foundations  runtime (the repository, seeds, devices, threads, Ctrl-C as a stop request),
-               safe_files (write-then-rename, digests, SHA256SUMS, DamagedFile)
+               safe_files (write-then-rename, digests, SHA256SUMS, DamagedFile,
+               regular files only), archives (safe extraction)
   data         registry (what a dataset is, where it comes from, its checksum) ─ downloads
-               (the verified bytes in the cache or the offline folder) ─▶ readers: corpora
+               (the verified bytes in the cache or the offline folder; verified: the record of
+               what was checked) ─▶ readers: corpora
                (running text for the LM, load_sentences), annotated (POS tags, entities, word
                senses), sense_corpus with sense_grammar (the small generated corpus in
                data/embedded, no download) ─▶ tokenize ─▶ list[list[str]]
@@ -23,20 +25,25 @@ this, and that there is no import cycle::
                scalar_mix, elmo (ELMo, ELMo.from_run, TF-Hub's input forms);
                embedder (many sentences, per layer); config (ModelConfig);
                checkpoint (weights, checkpoints), run_dir (the run directory, load_run, the
-               shipped models); allennlp_format (the official files, load_model)
+               shipped models); weight_checks (weights and options that fit);
+               allennlp_format (the official files, load_model); direction_threads (the
+               two directions at once on a CPU)
   training     train_config (TrainConfig, presets, overrides) ─▶ train (Trainer), with
                train_log, distributed (torchrun), overwrite (no lost work), run_lock
                (one writer per run folder); evaluation
-               (perplexities) beside ngram (Kneser-Ney); export (other formats); cost (FLOPs)
+               (perplexities) beside ngram (Kneser-Ney); export (other formats); cost (FLOPs);
+               finetune (more LM training on a task's text, into a new run)
   analyses     embedding_cache (a corpus's layers, once per model); static_vectors,
                contextual_vectors, analysis, neighbours, char_filters (what layers and
                filters hold); wsd, lexical_sample (word senses), probes, tagger (POS, NER),
                layer_report (all of them beside the paper); what ELMo adds to a task model:
                corpus_vectors (the baseline's static vectors), task_chars (the taggers'
                character CNN), task_model, task_training, task_experiments, task_report,
-               task_markdown
+               task_markdown, finetune_report
   course       checks (the notebooks' exercises), claims (trained numbers a lesson states),
-  tooling      course (student copies, slides), slides, figures, widgets, doctor
+  tooling      course (student copies, slides), exercises (their kinds and answers),
+               generated (folders written without losing a student's work), slides,
+               figures, widgets, doctor
   command line cli ─▶ commands/<name>.py: the ``elmo-tutorial`` command parses, calls, prints
 
 Heavier names are imported on first use, so ``import elmo_tutorial`` stays fast.

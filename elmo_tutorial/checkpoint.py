@@ -41,6 +41,7 @@ from .safe_files import (
     is_disk_full,
     native_path,
 )
+from .weight_checks import check_weights
 
 CHECKPOINTS = "checkpoints"
 LATEST = "latest"
@@ -191,7 +192,7 @@ def load_checkpoint(path: str | Path) -> tuple[dict, dict]:
     return model_state, state
 
 
-def check_weights(path: Path, weights: dict, expected: dict) -> None:
+def check_fits_model(path: Path, weights: dict, expected: dict) -> None:
     """Refuse weights that load but do not fit the model: other names, shapes or dtypes, or
     values that are not finite. ``expected`` is the model's ``state_dict()``.
 
@@ -205,14 +206,14 @@ def check_weights(path: Path, weights: dict, expected: dict) -> None:
     if missing or extra:
         raise DamagedFile(path, f"it lacks {missing[:3]} or has {extra[:3]} that the model of "
                                 "config.json does not", _NOT_THIS_MODEL)
-    for name, want in expected.items():
-        got = weights[name]
-        if got.dtype != want.dtype or got.shape != want.shape:
-            raise DamagedFile(path, f"{name} is {str(got.dtype)[6:]} {tuple(got.shape)}, the "
-                                    f"model has {str(want.dtype)[6:]} {tuple(want.shape)}",
-                              _NOT_THIS_MODEL)
-        if got.is_floating_point() and not torch.isfinite(got).all():
-            raise DamagedFile(path, f"{name} holds NaN or infinite values", _NOT_THIS_MODEL)
+    try:  # floating point, the model's shapes, finite values
+        check_weights(path, weights, expected)
+    except ValueError as error:
+        raise DamagedFile(path, str(error).removeprefix(f"{path}: "), _NOT_THIS_MODEL) from None
+    for name, want in expected.items():  # and exactly the model's precision
+        if weights[name].dtype != want.dtype:
+            raise DamagedFile(path, f"{name} is {str(weights[name].dtype)[6:]}, the model has "
+                                    f"{str(want.dtype)[6:]}", _NOT_THIS_MODEL)
 
 
 _NOT_THIS_MODEL = "it does not fit the model that config.json describes"
@@ -223,7 +224,7 @@ def load_latest_checkpoint(run_dir: str | Path, expected: dict | None = None,
     """The newest checkpoint of a run that loads: ``(path, model_state, state, skipped)``.
 
     With ``expected`` (the model's ``state_dict()``), a checkpoint must also fit it
-    (:func:`check_weights`). ``skipped`` says, one line each, which newer checkpoints were
+    (:func:`check_fits_model`). ``skipped`` says, one line each, which newer checkpoints were
     damaged or did not fit and were passed over.
 
     Raises:
@@ -239,7 +240,7 @@ def load_latest_checkpoint(run_dir: str | Path, expected: dict | None = None,
         try:
             model_state, state = load_checkpoint(path)
             if expected is not None:
-                check_weights(path / "model.safetensors", model_state, expected)
+                check_fits_model(path / "model.safetensors", model_state, expected)
             return path, model_state, state, skipped
         except (DamagedFile, FileNotFoundError) as error:
             skipped.append(str(error))
@@ -255,5 +256,5 @@ def load_latest_checkpoint(run_dir: str | Path, expected: dict | None = None,
 
 __all__ = [
     "save_weights", "load_weights", "rng_state", "set_rng_state", "save_checkpoint", "checkpoints",
-    "latest_checkpoint", "load_checkpoint", "load_latest_checkpoint", "check_weights",
+    "latest_checkpoint", "load_checkpoint", "load_latest_checkpoint", "check_fits_model",
 ]

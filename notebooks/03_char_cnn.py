@@ -35,7 +35,7 @@
 #
 # **Prerequisites:** notebook 02 (character ids), `nn.Linear`, ReLU and sigmoid.
 #
-# **Runtime:** about 45 s on 2 CPU cores.
+# **Runtime:** about 15 s on 2 CPU cores.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:
@@ -525,8 +525,9 @@ print("   ".join(f"{name}: {ms:.0f} ms" for name, ms in median_ms.items()),
 shared, every_position = results["distinct tokens"], results["every position"]
 
 # %% [markdown]
-# ... and the distinct path comes out faster, in our runs by 1.4–1.7× for this batch, less
-# than the ratio of rows: the convolutions of the padding rows are cheap anyway (a
+# ... and the distinct path comes out faster (the ratio printed above is this machine's; on
+# the 2-core machines we tried it was between 1.4× and 3× for this batch), less than the
+# ratio of rows: the convolutions of the padding rows are cheap anyway (a
 # padding row keeps only 7 columns, see below), and `torch.unique` is not free. The saving
 # grows with the batch, which repeats more words (128 sentences: about 2×). A single cold
 # timing of each, distinct path first, can show the opposite: that first call pays the

@@ -39,7 +39,7 @@
 # **Prerequisites:** notebook 02 (LM batches and targets), notebook 03 (the character CNN),
 # recurrent networks at the level of "an LSTM has gates and a memory cell".
 #
-# **Runtime:** about 20 s on 2 CPU cores.
+# **Runtime:** about 30 s on 2 CPU cores.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:

@@ -34,7 +34,7 @@
 #
 # **Prerequisites:** notebook 04 (LSTM stack, forward LM), notebook 02 (LM batches).
 #
-# **Runtime:** about 15 s on 2 CPU cores.
+# **Runtime:** about 20 s on 2 CPU cores.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:

@@ -37,7 +37,7 @@
 # **Prerequisites:** notebook 01 (masked layer norm), notebook 06 (the trained biLM), softmax,
 # a gradient step.
 #
-# **Runtime:** about 20 s on 2 CPU cores.
+# **Runtime:** about 15 s on 2 CPU cores.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:

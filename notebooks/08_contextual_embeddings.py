@@ -34,8 +34,8 @@
 # **Prerequisites:** notebook 00 (static vectors, the window average, sense centroids),
 # notebook 07 (the layers and the scalar mix).
 #
-# **Runtime:** about 60 s on 2 CPU cores, less on a rerun (the embedded SemCor sentences are
-# cached on disk).
+# **Runtime:** about 45 s on 2 CPU cores the first time, less on a rerun (the embedded SemCor
+# sentences are cached on disk).
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:
@@ -657,7 +657,8 @@ for layer, label in zip(index.layers, labels, strict=True):
 # scores. A third test follows the gap between the layers during training: does it grow as
 # the language-model loss falls?
 # <!-- END ANSWER -->
-#
+
+# %% [markdown]
 # ## 7. The sense score, by hand
 #
 # ### Exercise 4 (implement): the sense score

@@ -36,7 +36,7 @@
 # **Prerequisites:** notebook 00 (WordNet senses), notebook 07 (the layers and the scalar
 # mix), notebook 08 (contextual vectors of the shipped model); cosine similarity.
 #
-# **Runtime:** about 40 s on 2 CPU cores the first time (it embeds about 150,000 words);
+# **Runtime:** about 45 s on 2 CPU cores the first time (it embeds about 150,000 words);
 # less when run again, from the embedding cache.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]

@@ -36,8 +36,8 @@
 # **Prerequisites:** notebook 07 (the scalar mix), notebook 08 (the `Embedder` and the
 # layers of the shipped model); softmax and cross-entropy.
 #
-# **Runtime:** about 50 s on 2 CPU cores, more the first time, when the biLM's layers are
-# not yet in the disk cache.
+# **Runtime:** about 50 s on 2 CPU cores the first time, less when the biLM's layers are
+# already in the disk cache.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:

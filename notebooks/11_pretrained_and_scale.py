@@ -32,7 +32,7 @@
 # **Prerequisites:** notebooks 03 (character CNN), 04 (LSTM with projection) and 07 (the ELMo
 # module and its outputs).
 #
-# **Runtime:** about 25 s on 2 CPU cores; no GPU is needed. Nothing is downloaded but
+# **Runtime:** about 15 s on 2 CPU cores; no GPU is needed. Nothing is downloaded but
 # AllenNLP's 0.6 MB test model, if it is not on disk already.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]

@@ -37,10 +37,10 @@
 # **Prerequisites:** notebook 07 (the scalar mix), notebook 10 (a BiLSTM tagger over frozen
 # layers, entity F1, seed spread); an LSTM in PyTorch.
 #
-# **Runtime:** about 60 s on 2 CPU cores once the baseline's word vectors and the biLM's
+# **Runtime:** about 50 s on 2 CPU cores once the baseline's word vectors and the biLM's
 # layers are in the disk cache. The very first run computes them (the vectors from the biLM's
-# 4.7-million-word training text: a few minutes, once; `elmo-tutorial tasks` uses the same
-# cache).
+# 4.7-million-word training text): about 2.5 minutes, once (`elmo-tutorial tasks` uses the
+# same cache).
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:

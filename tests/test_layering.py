@@ -27,19 +27,20 @@ PACKAGE = Path(__file__).resolve().parent.parent / "elmo_tutorial"
 
 # Every module of the package, by stage (a package such as ``checks`` with its submodules).
 STAGES = {
-    "foundations": ("runtime", "safe_files"),
+    "foundations": ("runtime", "safe_files", "archives"),
     "data": ("registry", "downloads", "corpora", "annotated", "sense_corpus",
-             "sense_grammar", "tokenize"),
+             "sense_grammar", "tokenize", "verified"),
     "model": ("chars", "vocab", "batching", "config", "char_cnn", "layer_norm", "lstmp", "lstm",
               "softmax", "lm", "generate", "scalar_mix", "elmo", "embedder", "allennlp_format",
-              "checkpoint", "run_dir"),
+              "checkpoint", "run_dir", "weight_checks", "direction_threads"),
     "training": ("train", "train_config", "train_log", "distributed", "evaluation", "ngram",
-                 "overwrite", "run_lock", "export", "cost"),
+                 "overwrite", "run_lock", "export", "cost", "finetune"),
     "analyses": ("embedding_cache", "static_vectors", "contextual_vectors", "analysis",
                  "neighbours", "char_filters", "wsd", "lexical_sample", "probes", "tagger",
                  "layer_report", "corpus_vectors", "task_chars", "task_model", "task_training",
-                 "task_experiments", "task_report", "task_markdown"),
-    "course tooling": ("checks", "claims", "course", "slides", "figures", "widgets", "doctor"),
+                 "task_experiments", "task_report", "task_markdown", "finetune_report"),
+    "course tooling": ("checks", "claims", "course", "exercises", "generated", "slides", "figures",
+                       "widgets", "doctor"),
     "the command line": ("cli", "__main__", "commands"),
 }
 # What each stage may import (itself included). Data and model are independent of each other;
