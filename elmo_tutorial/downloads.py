@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .archives import UnsafeArchive, safe_extract
-from .safe_files import file_digest
+from .safe_files import file_digest, process_alive
 
 __all__ = [
     "ChecksumMismatch",
@@ -139,23 +139,13 @@ def _remove_dead_parts(dest: Path) -> None:
     """Remove ``dest``'s ``.part`` files whose downloading process no longer runs."""
     for part in dest.parent.glob(f"{glob_escape(dest.name)}.*.part"):
         match = re.fullmatch(r"\.(\d+)(?:-[0-9a-f]+)?\.part", part.name[len(dest.name):])
-        if match and not _process_alive(int(match.group(1))):
+        if match and not process_alive(int(match.group(1))):
             part.unlink(missing_ok=True)
 
 
 def glob_escape(name: str) -> str:
     """``name`` with glob's special characters taken literally."""
     return re.sub(r"([*?\[])", r"[\1]", name)
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, another user's
-        return True
-    return True
 
 
 def verify_file(path: str | Path, sha256: str | None = None, md5: str | None = None) -> None:

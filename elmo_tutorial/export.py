@@ -41,7 +41,7 @@ import torch
 from .checkpoint import load_weights, save_weights
 from .overwrite import check_output_folder
 from .run_dir import load_run, write_run_config
-from .safe_files import write_sha256sums
+from .safe_files import process_alive, write_sha256sums
 
 __all__ = ["ExportFailed", "export_allennlp", "export_copy", "export_encoder"]
 
@@ -95,18 +95,8 @@ def _remove_dead_staging(out: Path) -> None:
     """Remove staging folders whose export process no longer runs (it was killed)."""
     for stage in out.glob(f"{STAGING}*"):
         pid = stage.name[len(STAGING):].split("-")[0]
-        if pid.isdigit() and not _process_alive(int(pid)):
+        if pid.isdigit() and not process_alive(int(pid)):
             shutil.rmtree(stage, ignore_errors=True)
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, another user's
-        return True
-    return True
 
 
 def export_encoder(run_dir: str | Path, out_dir: str | Path, float16: bool = False,

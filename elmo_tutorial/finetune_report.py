@@ -59,7 +59,8 @@ def finetune_report(source: str | Path, out_dir: str | Path, steps: int = 60,
                     force: bool = False, **overrides) -> dict:
     """Fine-tune ``source`` into ``out_dir`` and compare the SST-2 task model with ELMo from
     each (see the module docstring); ``overrides`` go to ``finetune`` (``lr``, ...)."""
-    from . import ELMo, Embedder
+    from .elmo import ELMo
+    from .embedder import Embedder
     from .finetune import finetune
 
     started = time.perf_counter()

@@ -31,7 +31,8 @@ from pathlib import Path
 
 __all__ = ["DamagedFile", "DiskFull", "NotARegularFile", "atomic_write", "atomic_write_bytes",
            "atomic_write_text", "check_inside", "check_sha256sums", "file_digest", "fsync_dir",
-           "is_disk_full", "native_path", "read_regular_file", "write_sha256sums"]
+           "is_disk_full", "native_path", "process_alive", "read_regular_file",
+           "remove_stale_temporaries", "atomic_create", "write_sha256sums"]
 
 CHUNK = 1 << 20  # bytes read per step while hashing
 SUMS = "SHA256SUMS"  # ``sha256sum`` format: "<hex digest>  <file name>" per line
@@ -81,7 +82,13 @@ def atomic_write(path: str | Path, write: Callable[[str], object]) -> None:
     file is removed; if it failed for want of space, :class:`DiskFull` says so and names
     ``path``.
     """
-    path = Path(path)
+    _write_then_publish(Path(path), write, os.replace)
+
+
+def _write_then_publish(path: Path, write: Callable[[str], object],
+                        publish: Callable[[str, Path], None]) -> None:
+    """Write a temporary file beside ``path`` with ``write``, make it durable, then give it its
+    name with ``publish(tmp, path)``; the temporary file never outlives the call."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
@@ -92,12 +99,13 @@ def atomic_write(path: str | Path, write: Callable[[str], object]) -> None:
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp (and some writers) make 0600: the usual ones
         with open(tmp, "rb+") as f:
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+        publish(tmp, path)
     except BaseException as error:
-        Path(tmp).unlink(missing_ok=True)
         if is_disk_full(error):
             raise DiskFull(path, error) from error
         raise
+    finally:
+        Path(tmp).unlink(missing_ok=True)  # after a link or a failure; gone after a replace
     fsync_dir(path.parent)
 
 
@@ -160,24 +168,7 @@ def atomic_create(path: str | Path, write: Callable[[str], object], replace: boo
     Raises:
         FileExistsError: ``path`` exists and ``replace`` is False; the temporary file is gone.
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    umask = os.umask(0)
-    os.umask(umask)
-    try:
-        write(tmp)
-        os.chmod(tmp, 0o666 & ~umask)
-        with open(tmp, "rb+") as f:
-            os.fsync(f.fileno())
-        if replace:
-            os.replace(tmp, path)
-        else:
-            _link_new(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
-    fsync_dir(path.parent)
+    _write_then_publish(Path(path), write, os.replace if replace else _link_new)
 
 
 def _link_new(tmp: str, path: Path) -> None:
@@ -189,6 +180,17 @@ def _link_new(tmp: str, path: Path) -> None:
     except OSError:  # a file system without hard links: claim the name, then fill it
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
         os.replace(tmp, path)
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs (its temporary files or folders may be in use)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True
 
 
 STALE_SECONDS = 24 * 3600  # a temporary file untouched this long was left by a killed writer
