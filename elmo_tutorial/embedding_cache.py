@@ -189,7 +189,8 @@ def embed_corpus(
                                errno.EPERM, errno.ENOTDIR, errno.EEXIST):
             raise
         full = error.errno in (errno.ENOSPC, errno.EDQUOT)
-        raise _not_writable(folder, error.strerror or str(error), full) from None
+        why = os.strerror(error.errno) if full else error.strerror or str(error)  # DiskFull's
+        raise _not_writable(folder, why, full) from None  # own text would repeat the folder
     return EmbeddedSentences(np.load(data_path, mmap_mode="r"), lengths, data_path)
 
 

@@ -205,6 +205,8 @@ def list_exercises(notebook: nbformat.NotebookNode) -> list[ExerciseHeading]:
             levels = [len(m["hashes"]) for m in _ANY_HEADING.finditer(cell.source)]
             ends = heading or _INLINE.search(cell.source) or any(n <= level for n in levels)
             if current is not None and ends:
+                if _answer_before_next_heading(cell.source, level, index):
+                    current.answer_cells.append(index)  # the answer, then the next section
                 current.end, current = index, None
             if heading:
                 kind = heading["kind"].strip().lower() if heading["kind"] else None
@@ -225,6 +227,18 @@ def list_exercises(notebook: nbformat.NotebookNode) -> list[ExerciseHeading]:
             elif has_answer(cell) and answer_blocks(cell.source, index):
                 current.answer_cells.append(index)
     return exercises
+
+
+def _answer_before_next_heading(source: str, level: int, cell: int) -> bool:
+    """Whether a markdown cell that ends an exercise holds an answer block above the heading
+    that ends it (a model answer followed, in the same cell, by the next section)."""
+    marker = _ANSWER_MARKER.search(source)
+    if marker is None or marker["which"] != "BEGIN":
+        return False
+    answer_blocks(source, cell)  # validates the markers
+    ending = [m.start() for m in _ANY_HEADING.finditer(source) if len(m["hashes"]) <= level]
+    ending += [m.start() for m in (_HEADING.search(source), _INLINE.search(source)) if m]
+    return marker.start() < min(ending, default=len(source))
 
 
 def _inline_task(cells: list, index: int) -> str | None:

@@ -108,3 +108,14 @@ def test_the_command_names_the_notebook_cell_and_line_of_a_broken_marker(tmp_pat
     assert error.count("\n") == 1 and "01_broken.ipynb: cell 1: '<!-- BEGIN ANSWER -->' on " \
         "line 2 is never closed" in error
     assert not list((tmp_path / "out").glob("*.ipynb")), "nothing written, secret included"
+
+
+def test_a_model_answer_followed_by_the_next_section_in_one_cell_counts():
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("### Exercise 1 (explain): why\n\nSay why."),
+        nbformat.v4.new_markdown_cell("**Model answer.**\n<!-- BEGIN ANSWER -->\nBecause.\n"
+                                      "<!-- END ANSWER -->\n\n## 2. The next section"),
+    ])
+    (exercise,) = list_exercises(notebook)
+    assert exercise.answer_cells == [1]
+    assert exercise.end == 1
