@@ -241,10 +241,10 @@ print(with_skip)
 print("layer 2 with skip − without skip == layer 1:", torch.allclose(a2 - b2, a1, atol=1e-6))
 
 # %% [markdown] slideshow={"slide_type": "skip"}
-# How much does the fused path save? On a CPU a little when only running the model (PyTorch
-# has no oneDNN kernel for LSTMP), more when training, where the Python loop's backward pass
-# is slow; on a GPU the fused cuDNN kernel wins by far. Timings depend on your machine and
-# its load:
+# How much does the fused path save? On a CPU less when only running the model (PyTorch has
+# no oneDNN kernel for LSTMP) than when training, where the Python loop's backward pass is
+# slow; on a GPU the fused cuDNN kernel wins by far. Timings depend on your machine and its
+# load:
 
 # %% slideshow={"slide_type": "skip"}
 # NBVAL_IGNORE_OUTPUT
