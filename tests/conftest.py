@@ -1,7 +1,12 @@
 """Fixtures shared by several test files."""
 
+import shutil
+
 import pytest
 import torch
+from _train_helpers import MICRO_CLI
+
+from elmo_tutorial.cli import main as cli
 
 
 @pytest.fixture
@@ -11,3 +16,17 @@ def one_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    """A finished 4-step run made by the command line (checkpoints at steps 2 and 4)."""
+    run = tmp_path_factory.mktemp("finished") / "run"
+    assert cli(["train", "--out", str(run), *MICRO_CLI]) == 0
+    return run
+
+
+@pytest.fixture
+def run_copy(finished_run, tmp_path):
+    """A copy of the finished run that a test may change."""
+    return shutil.copytree(finished_run, tmp_path / "run")

@@ -3,7 +3,6 @@ resume only where a checkpoint can continue, and survive a damaged checkpoint.""
 
 import json
 import random
-import shutil
 
 import pytest
 import torch
@@ -15,20 +14,6 @@ from elmo_tutorial.config import ModelConfig
 from elmo_tutorial.elmo import ELMo
 from elmo_tutorial.train import Trainer, _lr_factor
 from elmo_tutorial.train_config import TrainConfig, apply_overrides
-
-
-@pytest.fixture(scope="module")
-def finished_run(tmp_path_factory):
-    """A finished 4-step run made by the command line (checkpoints at steps 2 and 4)."""
-    run = tmp_path_factory.mktemp("finished") / "run"
-    assert cli(["train", "--out", str(run), *MICRO_CLI]) == 0
-    return run
-
-
-@pytest.fixture
-def run_copy(finished_run, tmp_path):
-    """A copy of the finished run that a test may change."""
-    return shutil.copytree(finished_run, tmp_path / "run")
 
 
 def _snapshot(folder):

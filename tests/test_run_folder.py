@@ -26,19 +26,6 @@ from elmo_tutorial.train import Trainer
 REPOSITORY = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(scope="module")
-def finished_run(tmp_path_factory):
-    """A finished 4-step run made by the command line (checkpoints at steps 2 and 4)."""
-    run = tmp_path_factory.mktemp("finished") / "run"
-    assert cli(["train", "--out", str(run), *MICRO_CLI]) == 0
-    return run
-
-
-@pytest.fixture
-def run_copy(finished_run, tmp_path):
-    return shutil.copytree(finished_run, tmp_path / "run")
-
-
 def _snapshot(folder: Path) -> dict:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
             if p.is_file() and not p.is_symlink()}
