@@ -196,16 +196,8 @@ def _zip_with(tmp_path, name: str) -> Path:
 
 
 def _tar_with(tmp_path, name: str, link: str | None = None) -> Path:
-    path = tmp_path / "evil.tar.gz"
-    with tarfile.open(path, "w:gz") as tf:
-        info = tarfile.TarInfo(name)
-        if link is None:
-            info.size = 7
-            tf.addfile(info, io.BytesIO(b"escaped"))
-        else:
-            info.type, info.linkname = tarfile.SYMTYPE, link
-            tf.addfile(info)
-    return path
+    """A tar.gz holding one member: a 7-byte file, or a symbolic link to ``link``."""
+    return _tar_of(tmp_path, [(name, link)], "evil.tar.gz")
 
 
 @pytest.mark.parametrize("name", ["../escaped.txt", "a/../../escaped.txt", "/tmp/escaped.txt"])
@@ -481,9 +473,11 @@ def test_part_files_of_killed_downloads_are_removed_by_the_next_download(tmp_pat
     assert sorted(p.name for p in dest.parent.iterdir()) == ["corpus.txt", running.name]
 
 
-def _tar_of(tmp_path, members) -> Path:
-    path = tmp_path / "chain.tar"
-    with tarfile.open(path, "w") as tf:
+def _tar_of(tmp_path, members, file_name: str = "chain.tar") -> Path:
+    """A tar (gzipped for a ``.gz`` file name) of ``(name, link)`` members: a 7-byte file
+    where ``link`` is None, else a symbolic link to it."""
+    path = tmp_path / file_name
+    with tarfile.open(path, "w:gz" if file_name.endswith(".gz") else "w") as tf:
         for name, link in members:
             info = tarfile.TarInfo(name)
             if link is None:

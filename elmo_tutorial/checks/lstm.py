@@ -19,16 +19,23 @@ def _tf_gate_order(w: torch.Tensor) -> torch.Tensor:
     return torch.cat([i, g, f, o])
 
 
+def _float64_sampler(seed: int) -> Callable[..., torch.Tensor]:
+    """``rand(*shape, scale=1.0)``: reproducible float64 normal samples for a check's inputs."""
+    generator = torch.Generator().manual_seed(seed)
+
+    def rand(*shape, scale=1.0):
+        return torch.randn(*shape, generator=generator, dtype=torch.float64) * scale
+
+    return rand
+
+
 def check_lstmp_step(fn: Callable[..., tuple[torch.Tensor, torch.Tensor]]) -> None:
     """``fn(x_t, h, c, w_ih, w_hh, b_ih, b_hh, w_hr, cell_clip, proj_clip)`` must return
     ``(h_t, c_t)`` of one LSTMP step: gates in torch's order (i, f, g, o), the memory clipped
     after its update, the output projected by ``w_hr`` (P, C) and clipped after projecting.
     Compared with :func:`elmo_tutorial.lstmp.lstmp_step`, with and without clipping."""
-    generator = torch.Generator().manual_seed(4)
+    rand = _float64_sampler(seed=4)
     B, I, C, P = 3, 5, 6, 4
-
-    def rand(*shape, scale=1.0):
-        return torch.randn(*shape, generator=generator, dtype=torch.float64) * scale
 
     for cell_clip, proj_clip in ((None, None), (0.5, 0.1)):
         x, h, c = rand(B, I), rand(B, P), rand(B, C, scale=2.0)
@@ -81,11 +88,8 @@ def check_tf_lstmp_step(fn: Callable[..., tuple[torch.Tensor, torch.Tensor]]) ->
     the forget gate gets the constant ``forget_bias`` = 1.0 that the file leaves out, and
     ``proj_kernel`` is ``(C, P)``. Compared with :func:`elmo_tutorial.lstmp.lstmp_step` on the
     same weights in torch's layout."""
-    generator = torch.Generator().manual_seed(14)
+    rand = _float64_sampler(seed=14)
     B, I, C, P = 3, 5, 6, 4
-
-    def rand(*shape, scale=1.0):
-        return torch.randn(*shape, generator=generator, dtype=torch.float64) * scale
 
     for cell_clip, proj_clip in ((None, None), (0.5, 0.3)):
         x, h, c = rand(B, I), rand(B, P), rand(B, C, scale=2.0)

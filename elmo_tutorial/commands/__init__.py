@@ -1,6 +1,7 @@
 """Subcommands of the ``elmo-tutorial`` command line (see ``elmo_tutorial.cli``)."""
 
 import argparse
+import sys
 
 
 def at_least(minimum: int):
@@ -16,3 +17,20 @@ def at_least(minimum: int):
         return value
 
     return integer
+
+
+def show_and_write(command: str, result: dict, to_markdown, write_report, args) -> int:
+    """Print a report's markdown, then write its ``--json``/``--markdown`` files; the exit code.
+
+    The report is printed first, so a file that cannot be written (another run wrote it
+    meanwhile, a full disk) loses nothing of the results; that failure is one line, exit 2.
+    """
+    from elmo_tutorial.overwrite import WouldOverwrite
+
+    print(to_markdown(result))
+    try:
+        write_report(result, args.json, args.markdown, force=args.force)
+    except (WouldOverwrite, OSError) as err:
+        print(f"elmo-tutorial {command}: {err}", file=sys.stderr)
+        return 2
+    return 0

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from . import show_and_write
+
 DESCRIPTION = """\
 Measure what each layer of a biLM captures, with the paper's own methods (Peters et al. 2018,
 Sec. 5.3): word sense disambiguation by 1-nearest-neighbour over SemCor sense centroids
@@ -58,10 +60,4 @@ def run(args) -> int:
     except (DatasetNotAvailable, CacheNotWritable) as err:
         print(f"elmo-tutorial layers: {err}", file=sys.stderr)
         return 2
-    print(to_markdown(result))  # shown even if a file cannot be written
-    try:
-        write_report(result, args.json, args.markdown, force=args.force)
-    except (WouldOverwrite, OSError) as err:
-        print(f"elmo-tutorial layers: {err}", file=sys.stderr)
-        return 2
-    return 0
+    return show_and_write("layers", result, to_markdown, write_report, args)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from . import show_and_write
+
 HELP = "What ELMo adds to a task model: baseline vs +ELMo on SST-5, chunking and NER."
 
 DESCRIPTION = """\
@@ -110,10 +112,4 @@ def run(args) -> int:
     except (DatasetNotAvailable, CacheNotWritable, ValueError) as err:
         print(f"elmo-tutorial tasks: {err}", file=sys.stderr)
         return 2
-    print(to_markdown(result))  # shown even if a file cannot be written
-    try:
-        write_report(result, args.json, args.markdown, force=args.force)
-    except (WouldOverwrite, OSError) as err:
-        print(f"elmo-tutorial tasks: {err}", file=sys.stderr)
-        return 2
-    return 0
+    return show_and_write("tasks", result, to_markdown, write_report, args)
