@@ -250,7 +250,8 @@ def load_sentences(corpus: str, split: str, max_sentences: int | None = None) ->
     if corpus not in LM_CORPORA:
         raise ValueError(f"unknown corpus {corpus!r}; expected one of {', '.join(LM_CORPORA)}")
     sentences = _load_sentences(corpus, normalize_split(split), max_sentences)
-    cleaned = ([w for w in s if w and not any(c.isspace() for c in w)] for s in sentences)
+    # w.split() == [w]: not empty and no whitespace (str.split splits where str.isspace)
+    cleaned = ([w for w in s if w.split() == [w]] for s in sentences)
     return [s for s in cleaned if s][:max_sentences]
 
 

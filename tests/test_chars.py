@@ -166,3 +166,24 @@ def test_char_ids_to_word_of_a_padding_row_is_none():
 def test_char_ids_to_word_rejects_rows_word_to_char_ids_cannot_make(ids, message):
     with pytest.raises(ValueError, match=message):
         char_ids_to_word(ids)
+
+
+def test_batch_to_ids_equals_the_ids_of_each_token_also_after_the_table_starts_afresh(
+        monkeypatch):
+    """batch_to_ids gathers rows of a table of seen tokens; the table is bounded."""
+    from elmo_tutorial import chars
+
+    monkeypatch.setattr(chars, "_TABLE", chars._CharIdTable(capacity=5))
+    sentences = [["a", "bb", "a"], ["ccc"], ["d", "e", "f", "g", "h", "i"], ["bb", "é"]]
+    for _ in range(2):  # the second time every token is known, or the table was cleared
+        for sentence in sentences:
+            ids = batch_to_ids([sentence])[0]
+            expected = torch.tensor([word_to_char_ids(token) for token in sentence])
+            assert torch.equal(ids, expected)
+    assert len(chars._TABLE.rows) <= 5 + 6  # cleared once full; a batch may add more
+
+
+def test_a_bad_token_after_new_ones_names_its_position_and_keeps_the_table_usable():
+    with pytest.raises(TypeError, match="sentence 1, token 2"):
+        batch_to_ids([["fresh1"], ["fresh2", "fresh3", 7]])
+    assert torch.equal(batch_to_ids([["fresh3"]])[0, 0], torch.tensor(word_to_char_ids("fresh3")))
