@@ -122,13 +122,7 @@ def test_fetch_falls_back_to_a_mirror_when_the_official_url_fails(dirs, served, 
 
 
 def test_fetch_archive_entry_extracts_into_cache(dirs, tmp_path, monkeypatch):
-    archive = tmp_path / "toy.zip"
-    with zipfile.ZipFile(archive, "w") as zf:
-        zf.writestr("toy-corpus/wiki.train.tokens", "a b c\n")
-    add_entry(monkeypatch, Dataset(
-        "toy", "t", "CC0", "1 KB", "archive", "toy-corpus",
-        (RemoteFile("toy.zip", (archive.as_uri(),), sha256(archive.read_bytes())),),
-        markers=("wiki.train.tokens",)))
+    _toy_archive_entry(monkeypatch, tmp_path)
     path = registry.fetch("toy", progress=False)
     assert (path / "wiki.train.tokens").read_text() == "a b c\n"
 

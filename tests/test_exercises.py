@@ -2,6 +2,7 @@
 
 import nbformat
 import pytest
+from _notebook_helpers import make_notebook
 
 from elmo_tutorial.course import (
     CourseError,
@@ -12,18 +13,9 @@ from elmo_tutorial.course import (
     student_copy,
 )
 
-
-def _notebook(*cells) -> nbformat.NotebookNode:
-    notebook = nbformat.v4.new_notebook()
-    for kind, source in cells:
-        new = nbformat.v4.new_markdown_cell if kind == "md" else nbformat.v4.new_code_cell
-        notebook.cells.append(new(source))
-    return notebook
-
-
 ANSWER = "**Model answer.**\n<!-- BEGIN ANSWER -->\nBecause {}.\nTwo lines.\n<!-- END ANSWER -->"
 
-FOUR_KINDS = _notebook(
+FOUR_KINDS = make_notebook(
     ("md", "# 01 · Title"),
     ("md", "### Exercise 1 (implement): double it\n\nWrite `double(x)`."),
     ("code", "def double(x):\n    # BEGIN SOLUTION\n    return 2 * x\n    # END SOLUTION"),
@@ -55,10 +47,10 @@ def test_stubs_are_numbered_by_their_heading_not_by_their_order_among_code_cells
 
 
 def test_old_headings_have_no_kind_and_a_misspelt_kind_is_an_error():
-    assert [(e.number, e.kind) for e in list_exercises(_notebook(("md", "### Exercise 2: do")))
+    assert [(e.number, e.kind) for e in list_exercises(make_notebook(("md", "### Exercise 2: do")))
             ] == [(2, None)]
     with pytest.raises(CourseError, match="cell 0: exercise kind 'implemnt' is not one of"):
-        list_exercises(_notebook(("md", "### Exercise 1 (implemnt): do it")))
+        list_exercises(make_notebook(("md", "### Exercise 1 (implemnt): do it")))
 
 
 def test_answers_are_replaced_by_a_blank_markers_included():
@@ -93,7 +85,7 @@ def test_student_copy_strips_every_answer_and_hides_what_a_prediction_is_about()
      "'<!-- BEGIN ANSWER -->' on line 1 shares its line"),
 ])
 def test_unbalanced_answer_markers_are_a_clear_error(broken, line):
-    notebook = _notebook(("md", "### Exercise 1 (explain): why?"), ("md", broken))
+    notebook = make_notebook(("md", "### Exercise 1 (explain): why?"), ("md", broken))
     with pytest.raises(CourseError, match=f"cell 1: {line}"):
         student_copy(notebook)
 
@@ -101,7 +93,7 @@ def test_unbalanced_answer_markers_are_a_clear_error(broken, line):
 def test_the_command_names_the_notebook_cell_and_line_of_a_broken_marker(tmp_path, capsys):
     notebooks = tmp_path / "notebooks"
     notebooks.mkdir()
-    nbformat.write(_notebook(("md", "# T"), ("md", "x\n<!-- BEGIN ANSWER -->\nsecret")),
+    nbformat.write(make_notebook(("md", "# T"), ("md", "x\n<!-- BEGIN ANSWER -->\nsecret")),
                    notebooks / "01_broken.ipynb")
     assert main(["student", str(tmp_path / "out"), "--notebooks", str(notebooks)]) == 1
     error = capsys.readouterr().err

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from _notebook_helpers import make_notebook
 from _notebook_slices import defined_and_read, dependents, exercise_slice
 from nbclient import NotebookClient
 
@@ -33,15 +34,7 @@ NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 PATHS = notebook_paths(NOTEBOOKS)
 
 
-def _notebook(*cells) -> nbformat.NotebookNode:
-    notebook = nbformat.v4.new_notebook()
-    for kind, source in cells:
-        new = nbformat.v4.new_markdown_cell if kind == "md" else nbformat.v4.new_code_cell
-        notebook.cells.append(new(source))
-    return notebook
-
-
-EXAMPLE = _notebook(
+EXAMPLE = make_notebook(
     ("code", "import math"),
     ("md", "### Exercise 1: double it\n\nWrite `double(x)`."),
     ("code", "def double(x):\n    # BEGIN SOLUTION\n    y = 2 * x\n    return y\n"
@@ -84,7 +77,7 @@ def test_student_copy_clears_only_the_exercise_cells_outputs():
 ])
 def test_unbalanced_markers_are_a_clear_error(broken):
     with pytest.raises(CourseError, match="SOLUTION"):
-        find_exercises(_notebook(("code", broken)))
+        find_exercises(make_notebook(("code", broken)))
 
 
 @pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
@@ -122,7 +115,7 @@ def test_slices_see_globals_read_inside_functions_but_not_their_locals():
 
 
 def test_a_slice_holds_what_an_exercise_needs_and_what_needs_it():
-    notebook = _notebook(
+    notebook = make_notebook(
         ("code", "a = 1"), ("code", "b = 2  # slow, unrelated"), ("code", "c = a + 1"),
         ("code", "def f():\n    # BEGIN SOLUTION\n    return c\n    # END SOLUTION"),
         ("code", "d = f()"), ("code", "print(b)"), ("code", "print(d)"))
@@ -166,7 +159,7 @@ def test_a_folder_not_made_by_the_tool_is_refused(tmp_path):
     write_generated(tmp_path / "empty", {"a.ipynb": b"x"}, "student")  # new or empty is fine
 
 
-def test_command_writes_one_student_copy_per_notebook(tmp_path, capsys):
+def test_command_writes_one_student_copy_permake_notebook(tmp_path, capsys):
     assert main(["student", str(tmp_path / "student")]) == 0
     written = sorted(p.name for p in (tmp_path / "student").glob("*.ipynb"))
     assert written == [p.name for p in PATHS]
