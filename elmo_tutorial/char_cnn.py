@@ -33,6 +33,33 @@ def _activation(name: str):
     return _ACTIVATIONS[name]
 
 
+# Random weights < 2**47 times ids < 2**9, summed over 50 columns, stay below 2**62: no overflow.
+_ROW_KEY_WEIGHTS = torch.randint(0, 2**47, (64,), generator=torch.Generator().manual_seed(0))
+
+
+def distinct_rows(rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The distinct rows of ``rows`` ``(N, C)`` and, for each row, its index among them.
+
+    Returns ``(distinct (U, C), where (N,))`` with ``distinct[where]`` equal to ``rows``, as
+    ``torch.unique(rows, dim=0, return_inverse=True)`` does (in another order of the rows).
+    That sorts whole rows and took 2.5 of the 10 ms of the tiny model's character CNN on a
+    training batch; here each row becomes one integer key (a random linear hash of its ids,
+    which are below 512), the keys are made unique, and the result is checked: if two rows
+    ever share a key, the exact sort is used instead.
+    """
+    if (rows.shape[1] > len(_ROW_KEY_WEIGHTS) or rows.numel() == 0
+            or rows.min() < 0 or rows.max() >= 512):
+        return torch.unique(rows, dim=0, return_inverse=True)
+    keys = rows.long() @ _ROW_KEY_WEIGHTS[: rows.shape[1]]  # (N,)
+    _, where = torch.unique(keys, return_inverse=True)  # (N,) index of each row's key
+    first = torch.empty(int(where.max()) + 1, dtype=torch.long)
+    first.scatter_(0, where, torch.arange(len(where)))  # one row that has each key
+    distinct = rows[first]  # (U, C)
+    if not torch.equal(distinct[where], rows):  # two different rows share a key
+        return torch.unique(rows, dim=0, return_inverse=True)
+    return distinct, where
+
+
 class Highway(nn.Module):
     r"""A stack of highway layers (Srivastava et al. 2015) of constant width.
 
@@ -201,7 +228,7 @@ class CharCNN(nn.Module):
         if B * T == 0:
             return self.projection.weight.new_zeros(B, T, self.projection.out_features)
         # Each distinct token once: sentences repeat "the", ",", "." and padding many times.
-        tokens, where = torch.unique(char_ids.reshape(B * T, C), dim=0, return_inverse=True)
+        tokens, where = distinct_rows(char_ids.reshape(B * T, C))
         # tokens (U, C), U ≤ B·T distinct rows; where (B·T,) row of each position in `tokens`
         vectors = self.embed_tokens(tokens)  # (U, P)
         is_token = (tokens != 0).any(dim=-1, keepdim=True)  # (U, 1); False for the padding row

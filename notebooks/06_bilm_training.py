@@ -233,9 +233,10 @@ claim(abs(per_target.mean() - sampled / n) < 1e-4 and sampled / n < math.log(102
 # streamed 20-token windows and carried the LSTM state across them). Each step: joint loss,
 # backward, gradient clipping, optimiser step, learning-rate schedule; every few steps a log
 # line, a held-out evaluation and an atomic checkpoint. Here: the `tiny` preset, shortened to
-# 80 steps of 32 sentences so that it fits in this notebook (`elmo-tutorial train --config tiny`
-# trains 600 steps of 64, about a minute on one CPU core; section 4 shows the result). It runs
-# on this notebook's device: the CPU, or CUDA if you set `ELMO_TUTORIAL_DEVICE=cuda`.
+# 80 of its 600 steps of 32 sentences so that it fits in this notebook (`elmo-tutorial train
+# --config tiny` trains all 600, in under a minute on two CPU cores; section 4 shows the
+# result). It runs on this notebook's device: the CPU, or CUDA if you set
+# `ELMO_TUTORIAL_DEVICE=cuda`.
 
 # %%
 from elmo_tutorial.train import Trainer
@@ -244,7 +245,7 @@ from elmo_tutorial.train_log import plot_log, read_log
 
 run_dir = Path(tempfile.mkdtemp()) / "tiny"
 cfg = apply_overrides(TrainConfig.preset("tiny"), {
-    "out_dir": str(run_dir), "max_steps": 80, "batch_size": 32, "eval_interval": 20,
+    "out_dir": str(run_dir), "max_steps": 80, "eval_interval": 20,
     "eval_sentences": 500, "checkpoint_interval": 40, "log_interval": 5, "warmup_steps": 10,
     "progress": False,  # no progress bar: a saved notebook would show it frozen mid-run
     "device": "cuda" if device.type == "cuda" else "cpu"})  # the Trainer runs on CUDA or CPU
@@ -262,7 +263,7 @@ print(f"{trainer.step} of {trainer.total_steps} steps done in {time.perf_counter
 # Numbers that come out of training are printed with `≈` from here on. The run is seeded, so
 # it gives the same numbers every time on one machine; another CPU (AVX-512 or AVX2, Intel or
 # AMD, Apple silicon) adds floats in another order, the last bits differ after the first
-# step, and 80 steps turn them into a perplexity a few units away (about 71 on the machine that
+# step, and 80 steps turn them into a perplexity a few units away (about 67 on the machine that
 # executed this notebook). The lesson's claims about those numbers are
 # checked on every machine and marked `✓`.
 #
@@ -290,14 +291,14 @@ plot_log(read_log(run_dir))
 # Kneser-Ney trigrams (nltk.lm) in both directions with **our** vocabulary and `<UNK>` mapping,
 # and scores the same predictions on the same held-out sentences (the first 500 of `valid`).
 #
-# Next to our 80 steps, the same preset **trained to the end**: 600 steps of 64 sentences
-# (1.8 epochs). It ships with the course in `data/models/tiny`, made by
-# `elmo-tutorial train --config tiny --out runs/tiny`; that takes about a minute on one CPU
-# core (its `MODEL_CARD.md` says how it was measured), too long for this notebook. Run the
+# Next to our 80 steps, the same preset **trained to the end**: 600 steps of 32 sentences
+# (0.9 epochs). It ships with the course in `data/models/tiny`, made by
+# `elmo-tutorial train --config tiny --out runs/tiny`; that takes under a minute on two idle
+# CPU cores (its `MODEL_CARD.md` says how it was measured), too long for this notebook. Run the
 # command in a terminal from the repository root to train your own, then use
 # `load_run("../runs/tiny")` below instead. Your run will match the shipped one exactly only
-# on a CPU like the one that made it; elsewhere its perplexities differ a little (about 6.0
-# to 6.6), and it still passes the trigram.
+# on a CPU like the one that made it; elsewhere its perplexities differ a little (about 5.4
+# to 6.2), and it still passes the trigram.
 
 # %% [markdown]
 # ### Exercise 3 (predict): forward or backward, which is harder?
@@ -361,10 +362,10 @@ claim(abs(full["fwd_ppl"] - full["bwd_ppl"]) < 0.1 * full["avg_ppl"],
 # After 80 steps (an eighth of an epoch) the biLM is far behind the trigram: the corpus is
 # generated from templates, so the next word is very predictable from the previous two, which
 # is exactly what a trigram counts. Trained to the end, the same preset passes the trigram on
-# the same 500 sentences, in both directions. The margin is small, because a trigram already
-# does well on templated text; what the LSTMs add is every earlier (or later) word of the
-# sentence, where the trigram sees only the nearest two. Notebook 07 mixes this trained
-# model's layers.
+# the same 500 sentences, in both directions. The margin is modest (about a fifth), because
+# a trigram already does well on templated text; what the LSTMs add is every earlier (or
+# later) word of the sentence, where the trigram sees only the nearest two. Notebook 07 mixes
+# this trained model's layers.
 #
 # ## 5. What the biLM has learned: generating sentences
 #
@@ -436,8 +437,8 @@ claim(mean_log_prob[0.5] > mean_log_prob[1.0] + 0.3,
 
 # %% [markdown]
 # Most forward samples at $\tau \le 1$ follow the corpus's templates; whether they make
-# sense is another matter: a model of a few hundred thousand parameters, trained for a minute
-# on templated text, knows which *kind* of word goes in a slot better than which word. The
+# sense is another matter: a model of a few hundred thousand parameters, trained for under a
+# minute on templated text, knows which *kind* of word goes in a slot better than which word. The
 # backward samples read normally, though they were written from the last word to the first;
 # they are often less fluent, since each is built to end with the given suffix, and a start
 # chosen from the right need not fit a template from the left. (Your samples may differ from

@@ -94,7 +94,7 @@ def test_train_help_lists_every_setting_with_its_comment(capsys):
     keys += [f"model.{f.name}" for f in fields(ModelConfig)]
     missing = [key for key in keys if f"--{key}=" not in listed]
     assert not missing, f"train --help does not list {missing}"
-    assert "--lr=0.02" in listed and "peak learning rate" in listed
+    assert "--lr=0.01" in listed and "peak learning rate" in listed
 
 
 def test_a_sampled_softmax_larger_than_the_vocabulary_says_it_trains_the_full_one(tmp_path,

@@ -307,3 +307,27 @@ def test_check_char_cnn_parameters_accepts_the_formula(capsys):
 def test_check_char_cnn_parameters_names_the_part_that_is_wrong(wrong, message):
     with pytest.raises(checks.CheckFailed, match=message):
         checks.check_char_cnn_parameters(wrong)
+
+
+@pytest.mark.parametrize("rows", [
+    torch.tensor([[3, 4, 0], [5, 6, 7], [3, 4, 0], [0, 0, 0], [5, 6, 7]]),
+    torch.randint(0, 262, (40, 50), generator=torch.Generator().manual_seed(0))[
+        torch.randint(0, 40, (500,), generator=torch.Generator().manual_seed(1))],
+    torch.zeros(0, 50, dtype=torch.long),
+    torch.tensor([[600, 1], [600, 1]]),  # ids too large for the hash: the exact sort
+])
+def test_distinct_rows_has_torch_uniques_rows_and_inverse(rows):
+    from elmo_tutorial.char_cnn import distinct_rows
+
+    distinct, where = distinct_rows(rows)
+    assert torch.equal(distinct[where], rows)
+    assert len(distinct) == len(torch.unique(rows, dim=0))
+
+
+def test_distinct_rows_falls_back_to_the_exact_sort_when_two_rows_share_a_key(monkeypatch):
+    from elmo_tutorial import char_cnn
+
+    monkeypatch.setattr(char_cnn, "_ROW_KEY_WEIGHTS", torch.zeros(64, dtype=torch.long))
+    rows = torch.tensor([[1, 2], [2, 1], [1, 2]])  # every key is 0
+    distinct, where = char_cnn.distinct_rows(rows)
+    assert torch.equal(distinct[where], rows) and len(distinct) == 2

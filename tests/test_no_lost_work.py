@@ -114,7 +114,7 @@ def test_resume_accepts_compatible_changes_with_a_notice(run_copy, capsys):
     assert cli(["train", "--out", str(run_copy), *MICRO_CLI, "--max_steps=6", "--lr=0.001",
                 "--eval_interval=3", "--resume"]) == 0
     err = capsys.readouterr().err
-    assert "max_steps: 4 → 6" in err and "lr: 0.02 → 0.001" in err
+    assert "max_steps: 4 → 6" in err and "lr: 0.01 → 0.001" in err
     assert "eval_interval: 200 → 3" in err
     assert ckpt.latest_checkpoint(run_copy).name == "step_000006"
     assert json.loads((run_copy / "config.json").read_text())["train"]["lr"] == 0.001

@@ -16,7 +16,7 @@ a character CNN, a forward and a backward LSTM stack, and one softmax shared by 
 directions. The loss is the forward NLL plus the backward NLL of every sentence.
 
 Presets (see elmo_tutorial/train_config.py; every field has a comment):
-  tiny    embedded corpus, CPU, about a minute on one core; beats a Kneser-Ney 3-gram
+  tiny    embedded corpus, CPU, under a minute on two cores; beats a Kneser-Ney 3-gram
   small   WikiText-2 if downloadable, else the offline nltk English mix; one GPU in minutes
   paper   Peters et al.: 4096 cells, 512 projections, 2048 char filters, sampled softmax
           with 8192 negatives, Adagrad lr 0.2 as bilm-tf (needs a large corpus and GPUs)
