@@ -20,6 +20,13 @@ def test_training_lowers_held_out_perplexity(tmp_path):
     assert after < 0.8 * before, f"perplexity {before:.1f} → {after:.1f} after 12 steps"
 
 
+@pytest.mark.parametrize("version, fused", [("2.3.1", None), ("2.4.0", True), ("2.13.0", True)])
+def test_adam_uses_the_fused_cpu_kernel_where_torch_has_one(tmp_path, monkeypatch, version, fused):
+    monkeypatch.setattr(torch, "__version__", version)
+    optimizer = Trainer(micro_config(tmp_path)).optimizer
+    assert isinstance(optimizer, torch.optim.Adam) and optimizer.defaults["fused"] is fused
+
+
 def test_nan_loss_stops_with_the_step_and_what_to_try(tmp_path):
     trainer = Trainer(micro_config(tmp_path))
     with torch.no_grad():
