@@ -132,7 +132,8 @@ TRAIN_PRESETS: dict[str, TrainConfig] = {
     # No dropout: 600 steps are under 1 epoch, too few to overfit, and dropout slows learning.
     # Batches of 32: at these shapes an LSTM step costs nearly as much for 32 sentences as for
     # 64, and learning is counted in steps; 600 steps of 32 at lr 0.01 beat 600 of 64 at 0.02
-    # in 60 % of the time (benchmarks/RESULTS.md). Fewer steps were unsafe across seeds.
+    # in about two thirds of the time (benchmarks/RESULTS.md). Fewer steps were unsafe across
+    # seeds.
     # Two threads, one per LM direction (direction_threads: same numbers as one thread); the
     # matrices are small, so a second thread inside each product costs more than it brings.
     "tiny": TrainConfig(
