@@ -24,12 +24,12 @@ import argparse
 import statistics
 import time
 import warnings
+from functools import partial
 
 import torch
+from machine import cpu_name
 from torch import nn
 from torch.ao.quantization import quantize_dynamic
-
-from machine import cpu_name
 
 CELLS, PROJECTION, BATCH, STEPS = 512, 128, 64, 25
 PRODUCTS = {  # name: (rows, in_features, out_features)
@@ -84,11 +84,11 @@ def main() -> None:
         for _ in range(args.rounds):
             for name, (dense, int8, x, _) in jobs.items():
                 repeats = 20 if name.startswith("input") else 400
-                times[name, "float32"].append(microseconds(lambda: dense(x), repeats))
-                times[name, "int8"].append(microseconds(lambda: int8(x), repeats))
+                times[name, "float32"].append(microseconds(partial(dense, x), repeats))
+                times[name, "int8"].append(microseconds(partial(int8, x), repeats))
 
-    print(f"CPU: {cpu_name()}, PyTorch {torch.__version__}; {args.threads} thread(s); {args.rounds} rounds, interleaved; "
-          f"median µs per product")
+    print(f"CPU: {cpu_name()}, PyTorch {torch.__version__}; {args.threads} thread(s); "
+          f"{args.rounds} rounds, interleaved; median µs per product")
     print()
     print("| product | shape | float32 µs | int8 µs | float32 / int8 | int8 error |")
     print("|---|---|--:|--:|--:|--:|")
