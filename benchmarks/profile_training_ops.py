@@ -58,6 +58,7 @@ def main() -> None:
     parser.add_argument("--preset", default="small", choices=["tiny", "small"])
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--steps", type=int, default=6, help="profiled steps (after 2 warm-up)")
+    parser.add_argument("--top", type=int, default=12, help="operators listed one by one")
     args = parser.parse_args()
 
     job = make_job(args.preset, args.threads, "cpu", Path(tempfile.mkdtemp()))
@@ -74,8 +75,10 @@ def main() -> None:
     peak = matmul_peak("cpu", repeats=5)
 
     by_category: Counter = Counter()
+    by_operator: Counter = Counter()
     for event in prof.key_averages():
         by_category[category(event.key)] += event.self_cpu_time_total
+        by_operator[event.key] += event.self_cpu_time_total
     total = sum(by_category.values())
     mfu = job.flops_per_token * tokens / seconds / peak
     share = by_category["products"] / total
@@ -86,7 +89,10 @@ def main() -> None:
     print(f"{'self CPU time (calling thread)':34s} {'ms per step':>12s} {'share':>7s}")
     for name, micros in by_category.most_common():
         print(f"{name:34s} {micros / 1e3 / args.steps:12.1f} {micros / total:7.1%}")
-    print(f"\nmatmul peak {peak / 1e9:.0f} GFLOP/s; MFU {mfu:.0%} (under the profiler)")
+    print(f"\nthe {args.top} largest operators (ms per step): " + ", ".join(
+        f"{name.removeprefix('aten::')} {micros / 1e3 / args.steps:.1f}"
+        for name, micros in by_operator.most_common(args.top)))
+    print(f"matmul peak {peak / 1e9:.0f} GFLOP/s; MFU {mfu:.0%} (under the profiler)")
     print(f"the products run at {mfu / share:.0%} of the peak; with everything else free the "
           f"MFU would be at most {mfu / share:.0%}, and {0.6 / (mfu / share):.0%} of the step "
           "would have to be products for an MFU of 60 %")
