@@ -10,10 +10,11 @@ which writes and builds C++ on a CPU) is PyTorch's own. This script runs one LST
 forward + backward and forward alone (``no_grad``), as:
 
 - **nn.LSTM**: what the package runs (``lstm.LSTMStack``, no clipping);
-- **eager cell**: the same step written out (``addmm``, four gates, cell update, projection)
-  in a Python loop over the time steps, the input product of all steps computed at once;
-- **compiled cell**: that step function through ``torch.compile`` (static shapes), the loop
-  still in Python.
+- **eager loop**: the package's own loop, ``lstmp.lstmp_sequence`` (what it runs for the
+  paper's clipped weights): the input product of all steps at once, then per step one
+  ``addmm`` and the elementwise update ``lstmp._lstmp_update``;
+- **compiled step**: one step (``addmm`` + ``_lstmp_update``) through ``torch.compile``
+  (static shapes), the loop over the time steps still in Python.
 
 It prints the time the first compiled call took (compilation), the largest difference from
 ``nn.LSTM``'s output, and the median milliseconds per call over the rounds (jobs interleaved
@@ -32,26 +33,25 @@ import torch
 from machine import cpu_name
 from torch import Tensor, nn
 
+from elmo_tutorial.lstmp import _lstmp_update, lstmp_sequence
+
 BATCH, STEPS, INPUT, CELLS, PROJECTION = 64, 25, 128, 512, 128
 
 
-def lstmp_step(xw_t: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, w_hr: Tensor):
-    """One time step: ``xw_t (B, 4C)`` = the input's product with both biases; ``h (B, P)``,
-    ``c (B, C)`` → the next ``h``, ``c``. Gate order i, f, g, o as ``nn.LSTM``."""
-    gates = torch.addmm(xw_t, h, w_hh.t())  # (B, 4C)
-    i, f, g, o = gates.chunk(4, dim=1)
-    c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)  # (B, C)
-    return (torch.sigmoid(o) * torch.tanh(c)) @ w_hr.t(), c  # (B, P), (B, C)
+def step(xw_t: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, w_hr: Tensor):
+    """One time step, rows as ``nn.LSTM``: ``xw_t (B, 4C)`` = the input's product with both
+    biases; ``h (B, P)``, ``c (B, C)`` → the next ``h``, ``c``."""
+    return _lstmp_update(torch.addmm(xw_t, h, w_hh.t()), c, w_hr, None, None)
 
 
-def run_cells(step, lstm: nn.LSTM, x: Tensor) -> Tensor:
-    """``x (B, T, I)`` → ``(B, T, P)`` with ``step`` in a Python loop over the time steps."""
+def run_steps(step_fn, lstm: nn.LSTM, x: Tensor) -> Tensor:
+    """``x (B, T, I)`` → ``(B, T, P)`` with ``step_fn`` in a Python loop over the time steps."""
     xw = nn.functional.linear(x, lstm.weight_ih_l0, lstm.bias_ih_l0 + lstm.bias_hh_l0)
     h = x.new_zeros(x.shape[0], lstm.proj_size)
     c = x.new_zeros(x.shape[0], lstm.hidden_size)
     outputs = []
     for t in range(x.shape[1]):
-        h, c = step(xw[:, t], h, c, lstm.weight_hh_l0, lstm.weight_hr_l0)
+        h, c = step_fn(xw[:, t], h, c, lstm.weight_hh_l0, lstm.weight_hr_l0)
         outputs.append(h)
     return torch.stack(outputs, dim=1)
 
@@ -74,12 +74,14 @@ def main() -> None:
     lstm = nn.LSTM(INPUT, CELLS, proj_size=PROJECTION, batch_first=True)
     x = torch.randn(BATCH, STEPS, INPUT, requires_grad=True)
 
+    weights = [getattr(lstm, f"{name}_l0") for name in
+               ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr")]
     forwards = {"nn.LSTM": lambda: lstm(x)[0],
-                "eager cell": lambda: run_cells(lstmp_step, lstm, x)}
-    compiled = torch.compile(lstmp_step, dynamic=False)
+                "eager loop": lambda: lstmp_sequence(x, *weights)}
+    compiled = torch.compile(step, dynamic=False)
     try:
-        seconds = timed(lambda: run_cells(compiled, lstm, x).sum().backward())
-        forwards["compiled cell"] = lambda: run_cells(compiled, lstm, x)
+        seconds = timed(lambda: run_steps(compiled, lstm, x).sum().backward())
+        forwards["compiled step"] = lambda: run_steps(compiled, lstm, x)
         print(f"torch.compile: first forward + backward {seconds:.1f} s (compilation)")
     except Exception as error:  # no C++ compiler, or an unsupported platform
         print(f"torch.compile unavailable here: {type(error).__name__}: {error}"[:300])

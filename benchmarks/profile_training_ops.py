@@ -12,8 +12,9 @@ CPU time of every operator into
   counts;
 - **elementwise, reductions, copies**: every other ATen kernel that touches data (gate
   activations, the cell update, ``cat``, ``copy_``, sums, the optimiser's update, ...);
-- **views and framework**: ATen views (``t``, ``transpose``, ``as_strided``, ...) and what
-  is not an ATen kernel (autograd's bookkeeping).
+- **views and framework**: ATen views (``t``, ``transpose``, ``as_strided``, ...), the
+  self time of composite operators that only call others (``lstm``, ``linear``, ``matmul``)
+  and what is not an ATen kernel (autograd's bookkeeping).
 
 From the MFU and the products' share it derives how fast the products themselves run (MFU /
 share, as a fraction of the peak) and the MFU a step would reach if everything but its

@@ -159,7 +159,7 @@ def test_a_folder_not_made_by_the_tool_is_refused(tmp_path):
     write_generated(tmp_path / "empty", {"a.ipynb": b"x"}, "student")  # new or empty is fine
 
 
-def test_command_writes_one_student_copy_permake_notebook(tmp_path, capsys):
+def test_command_writes_one_student_copy_per_notebook(tmp_path, capsys):
     assert main(["student", str(tmp_path / "student")]) == 0
     written = sorted(p.name for p in (tmp_path / "student").glob("*.ipynb"))
     assert written == [p.name for p in PATHS]
