@@ -23,7 +23,6 @@ with the best F1 on ``valid``, report F1 on ``test``.
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
 from collections.abc import Sequence
 
@@ -35,6 +34,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence, pad_se
 from .runtime import one_thread
 from .scalar_mix import ScalarMix
 from .softmax import IGNORE_INDEX
+from .supervised import fit, length_batches
 
 __all__ = ["BiLSTMTagger", "FrozenLayers", "WordTypes", "bio_spans", "entity_scores",
            "evaluate_ner", "length_batches", "predict_tags", "sentence_layers", "train_tagger"]
@@ -165,16 +165,6 @@ def _batch(items: Sequence[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
     return pad_sequence(list(items), batch_first=True), mask
 
 
-def length_batches(lengths: Sequence[int], batch_size: int, generator: torch.Generator | None
-                    ) -> list[list[int]]:
-    """Indices grouped into batches of similar length; batch order shuffled if ``generator``."""
-    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
-    batches = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
-    if generator is not None:
-        batches = [batches[i] for i in torch.randperm(len(batches), generator=generator)]
-    return batches
-
-
 @torch.no_grad()
 def predict_tags(model: BiLSTMTagger, inputs: Sequence[torch.Tensor], tags: Sequence[str],
                  batch_size: int = 64) -> list[list[str]]:
@@ -192,58 +182,61 @@ def predict_tags(model: BiLSTMTagger, inputs: Sequence[torch.Tensor], tags: Sequ
 def train_tagger(model: BiLSTMTagger, inputs: Sequence[torch.Tensor],
                  labels: Sequence[Sequence[str]], tags: Sequence[str], epochs: int = 10,
                  batch_size: int = 16, lr: float = 5e-3, mix_penalty: float = 1e-3,
-                 seed: int = 0, valid: tuple | None = None, progress: bool = False) -> list[dict]:
+                 seed: int = 0, valid: tuple | None = None, progress: bool = False,
+                 converge: bool = False, patience: int = 5) -> list[dict]:
     """Train ``model`` with Adam on cross-entropy (+ ``mix_penalty`` · the mix's penalty).
+
+    The course's one training loop, :func:`~elmo_tutorial.supervised.fit`, does the work, as
+    for notebook 12's task model.
 
     Args:
         inputs: one ``(T_i, ...)`` tensor per training sentence; ``labels`` their tags.
         tags: the tag set; the model scores ``tags[k]`` at output ``k``.
+        epochs: the epochs to train; with ``converge``, the planned cap only.
         mix_penalty: λ, the weight of ``ScalarMix.penalty()`` (only with :class:`FrozenLayers`).
         seed: seeds the batch order and dropout (seed torch before building the model for
             reproducible initial weights); the same seeds and thread count give the same model.
-        valid: ``(inputs, labels)``: after every epoch the model is scored on them and, at the
-            end, the weights of the best epoch are put back.
+        valid: ``(inputs, labels)``: after every epoch the model is scored on them (entity
+            F1) and, at the end, the weights of the best epoch are put back.
+        converge: train until the validation F1 has not improved for ``patience`` epochs
+            (the cap grows while it might; needs ``valid``), instead of exactly ``epochs``.
 
     Returns:
         One dict per epoch: ``{"epoch", "loss"}`` plus the validation scores if ``valid``.
     """
-    torch.manual_seed(seed)  # dropout
-    generator = torch.Generator().manual_seed(seed)  # batch order
+    if converge and valid is None:
+        raise ValueError("converge=True needs valid=(inputs, labels) to converge on")
     tag_id = {t: k for k, t in enumerate(tags)}
     targets = [torch.tensor([tag_id[t] for t in sentence]) for sentence in labels]
     mix = getattr(model.inputs, "mix", None)
-    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
-    history, best_f1, best_state = [], -1.0, None
-    epoch_range = range(1, epochs + 1)
-    if progress:
-        from tqdm.auto import tqdm
+    batches = []
+    for index in length_batches([len(x) for x in inputs], batch_size, None):
+        x, mask = _batch([inputs[i] for i in index])
+        y = pad_sequence([targets[i] for i in index], batch_first=True,
+                         padding_value=IGNORE_INDEX)  # (B, T)
+        batches.append((x, mask, y))
 
-        epoch_range = tqdm(epoch_range, desc=f"training on {len(inputs)} sentences", unit="epoch")
-    for epoch in epoch_range:
-        model.train()
-        total = 0.0
-        for index in length_batches([len(x) for x in inputs], batch_size, generator):
-            x, mask = _batch([inputs[i] for i in index])
-            y = pad_sequence([targets[i] for i in index], batch_first=True,
-                             padding_value=IGNORE_INDEX)  # (B, T)
-            logits = model(x, mask)  # (B, T, n_tags)
-            loss = nn.functional.cross_entropy(logits.flatten(0, 1), y.flatten(),
-                                               ignore_index=IGNORE_INDEX)
-            if mix is not None and mix_penalty:
-                loss = loss + mix_penalty * mix.penalty()
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            total += float(loss.detach()) * len(index)
-        record = {"epoch": epoch, "loss": total / len(inputs)}
-        if valid is not None:
-            record.update(entity_scores(valid[1], predict_tags(model, valid[0], tags)))
-            if record["f1"] > best_f1:
-                best_f1, best_state = record["f1"], copy.deepcopy(model.state_dict())
-        history.append(record)
-    if best_state is not None:
-        model.load_state_dict(best_state)
-    return history
+    def loss_of(batch) -> torch.Tensor:
+        x, mask, y = batch
+        logits = model(x, mask)  # (B, T, n_tags)
+        loss = nn.functional.cross_entropy(logits.flatten(0, 1), y.flatten(),
+                                           ignore_index=IGNORE_INDEX)
+        return loss + mix_penalty * mix.penalty() if mix is not None and mix_penalty else loss
+
+    scores: list[dict] = []
+
+    def score_dev() -> float:
+        if valid is None:  # nothing to select on: every epoch counts as the best so far
+            scores.append({})
+            return float(len(scores))
+        scores.append(entity_scores(valid[1], predict_tags(model, valid[0], tags)))
+        return scores[-1]["f1"]
+
+    result = fit(model, batches, loss_of, score_dev, lr=lr, seed=seed, max_rounds=epochs,
+                 patience=patience if converge else epochs,
+                 hard_cap=200 if converge else epochs, progress=progress)
+    return [{"epoch": r["round"], "loss": r["loss"], **s}
+            for r, s in zip(result.history, scores, strict=True)]
 
 
 def sentence_layers(flat: np.ndarray, lengths: Sequence[int]) -> list[torch.Tensor]:
@@ -253,33 +246,40 @@ def sentence_layers(flat: np.ndarray, lengths: Sequence[int]) -> list[torch.Tens
     return list(per_token.split(list(lengths)))
 
 
-def evaluate_ner(embedder, progress: bool = True, epochs: int = 10,
-                 max_sentences: int | None = None, seed: int = 0, cache: bool = True
-                 ) -> dict[str, dict]:
-    """WNUT-17 entity F1 (percent) of the same tagger on three inputs.
+def evaluate_ner(embedder, progress: bool = True, epochs: int = 30,
+                 max_sentences: int | None = None, seeds: Sequence[int] = (0, 1, 2, 3, 4),
+                 cache: bool = True, converge: bool = True) -> dict[str, dict]:
+    """WNUT-17 entity F1 (percent) of the same tagger on three inputs, over several seeds.
 
     - ``elmo``: the learned scalar mix of all biLM layers (with layer norm; λ = 0.001);
     - ``layer0``: the biLM's context-free token layer alone (what the character CNN knows);
     - ``word_type``: a vector per training word type learned from WNUT-17's training set alone
       (words seen once and unseen words share ``<UNK>``): no pretraining at all.
 
-    Each tagger trains ``epochs`` epochs on ``train``, on one CPU thread (:func:`one_thread`);
-    the epoch with the best ``valid`` F1 is scored on ``test``.
+    Each tagger trains on ``train`` with the course's one loop (:func:`train_tagger`): to
+    convergence on ``valid`` (patience 5, a cap of ``epochs`` that grows while it might), one
+    CPU thread (:func:`one_thread`); the epoch with the best ``valid`` F1 is scored on ``test``.
+    Seed ``i`` gives the three taggers the same batch order and dropout.
 
     Args:
         embedder: an :class:`~elmo_tutorial.embedder.Embedder`.
         progress: progress bars for embedding and training.
-        epochs: training epochs per tagger.
+        epochs: the cap (with ``converge``, the planned cap only).
         max_sentences: use only the first this many sentences of each split (a quick look).
-        seed: seeds each tagger's initial weights and batch order.
+        seeds: the seeds; each seeds a tagger's initial weights and batch order.
         cache: keep the embedded layers in the disk cache (see
             :func:`~elmo_tutorial.probes.token_layers`).
+        converge: stop on dev (see above); False trains exactly ``epochs`` (a smoke test).
 
     Returns:
-        ``{"wnut17": {"elmo", "layer0", "word_type": F1, "s": softmax(w) of the ELMo tagger's
-        mix, "gamma": its γ, "scores": {name: precision, recall, F1, counts, best epoch}}}``.
+        ``{"wnut17": {"elmo", "layer0", "word_type": mean F1 over seeds, "std": {name: sample
+        std}, "runs": {name: [F1 per seed]}, "differences": {"elmo_vs_layer0",
+        "elmo_vs_word_type": paired 95 % interval}, "s": softmax(w) of the first seed's ELMo
+        tagger, "gamma": its γ, "scores": {name: precision, recall, F1, counts, best and last
+        epoch of the first seed}, "seeds"}}``.
     """
     from .annotated import wnut17
+    from .paired import paired_difference
     from .probes import token_layers
 
     data = {split: wnut17(split)[:max_sentences] for split in ("train", "valid", "test")}
@@ -291,28 +291,40 @@ def evaluate_ner(embedder, progress: bool = True, epochs: int = 10,
     n_layers, width = layers["train"][0].shape[1:]
     counts = Counter(w for words, _ in data["train"] for w in words)
     frequent = sorted(w for w, n in counts.items() if n >= 2)
-    result, scores = {}, {}
+    result, scores = {"runs": {}, "seeds": list(seeds)}, {}
     for name in ("elmo", "layer0", "word_type"):
-        torch.manual_seed(seed)  # the tagger's initial weights
-        if name == "word_type":
-            inputs_module = WordTypes(frequent)
-            input_dim = inputs_module.embedding.embedding_dim
-            inputs = {split: [inputs_module.ids(s) for s, _ in d] for split, d in data.items()}
-        else:
-            n = n_layers if name == "elmo" else 1
-            inputs_module, input_dim = FrozenLayers(n), width
-            inputs = {split: [x[:, :n] for x in xs] for split, xs in layers.items()}
-        model = BiLSTMTagger(inputs_module, input_dim, len(tags))
-        with one_thread():
-            history = train_tagger(model, inputs["train"], labels["train"], tags, epochs=epochs,
-                                   seed=seed, progress=progress,
-                                   valid=(inputs["valid"], labels["valid"]))
-            predicted = predict_tags(model, inputs["test"], tags)
-        scores[name] = entity_scores(labels["test"], predicted)
-        scores[name]["best_epoch"] = max(history, key=lambda r: r["f1"])["epoch"]
-        result[name] = scores[name]["f1"]
-        if name == "elmo":
-            result["s"] = inputs_module.mix.weights.tolist()
-            result["gamma"] = inputs_module.mix.gamma.item()
+        result["runs"][name] = []
+        for seed in seeds:
+            torch.manual_seed(seed)  # the tagger's initial weights
+            if name == "word_type":
+                inputs_module = WordTypes(frequent)
+                input_dim = inputs_module.embedding.embedding_dim
+                inputs = {split: [inputs_module.ids(s) for s, _ in d]
+                          for split, d in data.items()}
+            else:
+                n = n_layers if name == "elmo" else 1
+                inputs_module, input_dim = FrozenLayers(n), width
+                inputs = {split: [x[:, :n] for x in xs] for split, xs in layers.items()}
+            model = BiLSTMTagger(inputs_module, input_dim, len(tags))
+            with one_thread():
+                history = train_tagger(model, inputs["train"], labels["train"], tags,
+                                       epochs=epochs, seed=seed, progress=progress,
+                                       valid=(inputs["valid"], labels["valid"]),
+                                       converge=converge)
+                predicted = predict_tags(model, inputs["test"], tags)
+            score = entity_scores(labels["test"], predicted)
+            result["runs"][name].append(score["f1"])
+            if seed == seeds[0]:
+                scores[name] = {**score, "last_epoch": len(history),
+                                "best_epoch": max(history, key=lambda r: r["f1"])["epoch"]}
+                if name == "elmo":
+                    result["s"] = inputs_module.mix.weights.tolist()
+                    result["gamma"] = inputs_module.mix.gamma.item()
+        result[name] = float(np.mean(result["runs"][name]))
+    result["std"] = {name: float(np.std(result["runs"][name], ddof=1)) if len(seeds) > 1
+                     else 0.0 for name in ("elmo", "layer0", "word_type")}
+    if len(seeds) > 1:
+        result["differences"] = {f"elmo_vs_{other}": paired_difference(
+            result["runs"][other], result["runs"]["elmo"]) for other in ("layer0", "word_type")}
     result["scores"] = scores
     return {"wnut17": result}

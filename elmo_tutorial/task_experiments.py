@@ -3,23 +3,26 @@
 Three tasks, each read by :mod:`elmo_tutorial.annotated` and split into train / valid / test:
 
 - ``sst5``: Stanford Sentiment Treebank, five sentence labels (the paper's Table 1), accuracy;
+  trained on the 8,544 training sentences (not on their labelled phrases), scored on the
+  sentences of dev and test;
 - ``chunking``: CoNLL-2000 (WSJ), chunk spans, F1; the shared task has no validation set, so
   the last 1,000 sentences of its training file are held out for it (7,936 train);
 - ``ner``: WNUT-17 emerging entities, entity spans, F1.
 
-:func:`prepare_task` attaches to every sentence its word ids (the baseline's static vectors,
-:mod:`elmo_tutorial.corpus_vectors`), for the two tagging tasks its character ids (the
-taggers' character CNN, :mod:`elmo_tutorial.task_chars`, as in the paper's tagging baselines)
-and its biLM layers (embedded once, then read from the
-cache of :mod:`elmo_tutorial.embedding_cache`). :func:`run_variant` trains one model of one
-experiment on one seed and scores it on test. The variants::
+:func:`prepare_task` attaches to every sentence its word ids (the static vectors,
+:mod:`elmo_tutorial.corpus_vectors`), its character ids (the task model's character CNN,
+:mod:`elmo_tutorial.task_chars`, as in the paper's baselines) and its biLM layers (embedded
+once, then read from the cache of :mod:`elmo_tutorial.embedding_cache`). :func:`run_variant`
+trains one model of one experiment on one seed, to convergence on dev, and scores it on test.
+The variants (``places`` says where ELMo goes: ``("input",)`` or ``("input", "output")``)::
 
-    baseline    static vectors (+ character CNN when tagging) → BiLSTM (no biLM)
-    elmo        + ELMo at the input and the output, all layers, λ = 0.001 (Tables 1, 2, 3)
-    input       + ELMo at the input only                                  (Table 3)
-    output      + ELMo at the output only                                 (Table 3)
-    top         + the top layer alone at the input and output (no mix)    (Table 2)
-    lambda1     as ``elmo`` with λ = 1: the mix held near the average      (Table 2)
+    baseline    x_k = [w_k; c_k] → BiLSTM (no biLM)
+    elmo        + ELMo (the scalar mix of all layers) at ``places``, λ = 0.001   (Table 1)
+    layer0      + the biLM's layer 0 alone at ``places``: its context-free half  (Table 1)
+    top         + the top layer alone at ``places`` (no mix)                     (Table 2)
+    lambda1     as ``elmo`` with λ = 1: the mix held near the average           (Table 2)
+    layernorm   as ``elmo`` with layer norm inside the mix                       (Table 2)
+    input, input_output, output: as ``elmo``, at that place whatever ``places`` (Table 3)
 """
 
 from __future__ import annotations
@@ -34,20 +37,31 @@ from .task_chars import encode_chars
 from .task_model import TaskModel
 from .task_training import TaskSplit, encode_words, evaluate, train_task_model
 
-__all__ = ["CHAR_FILTERS", "METRICS", "TASKS", "VARIANTS", "layers_per_sentence", "prepare_task",
-           "read_task", "run_variant", "spread", "training_subset", "word_vectors"]
+__all__ = ["CHAR_FILTERS", "METRICS", "PROTOCOL", "TASKS", "VARIANTS", "layers_per_sentence",
+           "prepare_task", "read_task", "run_variant", "spread", "training_subset",
+           "word_vectors"]
 
 TASKS = ("sst5", "chunking", "ner")
 METRICS = {"sst5": "accuracy", "chunking": "F1", "ner": "F1"}
 CHUNKING_VALID = 1000  # sentences at the end of CoNLL-2000's train file held out for dev
-CHAR_FILTERS = 40  # the taggers' character features c_k (filters of width 3 over 16-dim chars)
-VARIANTS = {  # name: (where ELMo goes, λ, only the top layer)
-    "baseline": ((), 0.0, False),
-    "elmo": (("input", "output"), 1e-3, False),
-    "input": (("input",), 1e-3, False),
-    "output": (("output",), 1e-3, False),
-    "top": (("input", "output"), 0.0, True),
-    "lambda1": (("input", "output"), 1.0, False),
+CHAR_FILTERS = 40  # the character features c_k (filters of width 3 over 16-dim characters)
+# One protocol for every arm (notebook 12, the `tasks` report): Adam, batches of 32 sentences
+# of similar length, one dropout of 0.5 on the LSTM's input and one on its output (AllenNLP's
+# reference configurations), dev scored after every epoch, stop after 5 epochs without a
+# better dev score (the cap of 30 grows while patience has not acted), the best epoch kept.
+# A small training set gets at least 1,000 updates, and an epoch of at least 50 updates.
+PROTOCOL = {"max_epochs": 30, "patience": 5, "min_updates": 1000, "round_updates": 50,
+            "hard_cap": 200, "batch_size": 32, "lr": 2e-3, "dropout": 0.5, "hidden_size": 64}
+VARIANTS = {  # name: (where ELMo goes (None: the run's places), λ, layers used, layer norm)
+    "baseline": ((), 0.0, None, False),
+    "elmo": (None, 1e-3, slice(None), False),
+    "layer0": (None, 0.0, slice(0, 1), False),
+    "top": (None, 0.0, slice(-1, None), False),
+    "lambda1": (None, 1.0, slice(None), False),
+    "layernorm": (None, 1e-3, slice(None), True),
+    "input": (("input",), 1e-3, slice(None), False),
+    "input_output": (("input", "output"), 1e-3, slice(None), False),
+    "output": (("output",), 1e-3, slice(None), False),
 }
 
 
@@ -114,7 +128,7 @@ def prepare_task(name: str, embedder, index: dict[str, int], max_sentences: int 
         targets = ([torch.tensor([ids.get(t, 0) for t in tags]) for _, tags in pairs] if tagging
                    else [ids[str(label)] for _, label in pairs])
         splits[split] = TaskSplit(encode_words(sentences, index), layers_per_sentence(embedded),
-                                  targets, classes, encode_chars(sentences) if tagging else None)
+                                  targets, classes, encode_chars(sentences))
     return splits
 
 
@@ -125,45 +139,48 @@ def training_subset(n: int, fraction: float, seed: int) -> list[int]:
 
 
 def run_variant(splits: dict[str, TaskSplit], vectors: torch.Tensor, variant: str, seed: int,
-                fraction: float = 1.0, epochs: int = 5, hidden_size: int = 64) -> dict:
-    """Train one variant (see :data:`VARIANTS`) on one seed; its test score and mix weights.
+                fraction: float = 1.0, places: Sequence[str] = ("input",),
+                protocol: dict | None = None) -> dict:
+    """Train one variant (see :data:`VARIANTS`) on one seed, to convergence; score it on test.
 
     A fraction below 1 trains on a seeded random part of ``train`` (the same part for every
-    variant of a seed) with batches of 8 (and, below 5 %, up to three times the epochs), so
-    that a small training set still gets enough updates; dev and test stay whole.
+    variant of a seed, another part for each seed) in batches of 8, with at least
+    ``protocol["min_updates"]`` updates; dev and test stay whole.
 
     Returns:
-        ``{"score": test score (percent), "valid": best dev score, "epochs": epochs run,
-        "best_epoch": the epoch kept, "last_epoch": the most epochs allowed,
-        "weights": {place: softmax(w)}, "gamma": {place: γ}}``.
+        ``{"score": test score (percent), "valid": best dev score, "best_epoch", "last_epoch",
+        "cap": the cap in the end, "stopped": "patience" or "cap", "updates", "curve": the dev
+        score after every epoch (round), "epochs_per_round", "weights": {place: softmax(w)},
+        "gamma": {place: γ}, "places"}``.
     """
-    places, penalty, top_only = VARIANTS[variant]
+    protocol = {**PROTOCOL, **(protocol or {})}
+    own_places, penalty, which, layer_norm = VARIANTS[variant]
+    places = tuple(places if own_places is None else own_places)
     train, valid, test = splits["train"], splits["valid"], splits["test"]
-    batch_size, n_epochs = 32, epochs
+    batch_size = protocol["batch_size"]
     if fraction < 1.0:
         train = train.subset(training_subset(len(train), fraction, seed))
         batch_size = 8
-        n_epochs = 3 * epochs if fraction < 0.05 else epochs  # a few sentences: more passes
-    if top_only:  # the mix of one layer is γ · h_L: the paper's "last only"
-        train, valid, test = (_top_layer(s) for s in (train, valid, test))
+    if places and which != slice(None):  # the mix of one layer is γ · h_j: no mix to learn
+        train, valid, test = (s.with_layers(which) for s in (train, valid, test))
     n_layers, width = train.layers[0].shape[1:]
     torch.manual_seed(seed)  # initial weights
     model = TaskModel(vectors, len(train.classes), "tag" if train.is_tagging else "classify",
                       elmo_layers=n_layers, elmo_dim=width, elmo_at=places,
-                      hidden_size=hidden_size,
-                      char_filters=CHAR_FILTERS if train.chars is not None else 0)
-    history = train_task_model(model, train, valid, epochs=n_epochs, mix_penalty=penalty,
-                               seed=seed, batch_size=batch_size)
-    valid = [r["valid"] for r in history]
-    return {"score": evaluate(model, test), "valid": max(valid), "epochs": len(history),
-            "best_epoch": 1 + valid.index(max(valid)), "last_epoch": n_epochs,
-            "weights": model.mix_weights(),
+                      hidden_size=protocol["hidden_size"], dropout=protocol["dropout"],
+                      do_layer_norm=layer_norm, char_filters=CHAR_FILTERS)
+    result = train_task_model(
+        model, train, valid, max_epochs=protocol["max_epochs"], patience=protocol["patience"],
+        batch_size=batch_size, lr=protocol["lr"], mix_penalty=penalty, seed=seed,
+        min_updates=protocol["min_updates"] if fraction < 1.0 else 0,
+        round_updates=protocol["round_updates"], hard_cap=protocol["hard_cap"])
+    history = result.history
+    return {"score": evaluate(model, test), "valid": result.best_valid,
+            "best_epoch": result.best_round, "last_epoch": result.last_round, "cap": result.cap,
+            "stopped": result.stopped, "updates": history[-1]["updates"],
+            "epochs_per_round": history[0]["epochs"], "curve": [r["valid"] for r in history],
+            "places": list(places), "weights": model.mix_weights(),
             "gamma": {p: m.gamma.item() for p, m in model.mixes.items()}}
-
-
-def _top_layer(split: TaskSplit) -> TaskSplit:
-    return TaskSplit(split.words, [x[:, -1:] for x in split.layers], split.targets, split.classes,
-                     split.chars)
 
 
 def spread(scores: Sequence[float]) -> dict:
@@ -171,3 +188,9 @@ def spread(scores: Sequence[float]) -> dict:
     runs = [float(s) for s in scores]
     std = float(np.std(runs, ddof=1)) if len(runs) > 1 else 0.0
     return {"mean": float(np.mean(runs)), "std": std, "runs": runs}
+
+
+def majority_rate(split: TaskSplit) -> float:
+    """The accuracy (percent) of always answering the commonest label of ``split``."""
+    counts = np.bincount([int(t) for t in split.targets])
+    return 100.0 * float(counts.max()) / max(1, len(split))

@@ -1,8 +1,10 @@
-"""The task report (:func:`~elmo_tutorial.task_report.task_report`) as markdown and figures.
+"""The task report (:func:`~elmo_tutorial.task_report.task_report`) as markdown.
 
-Every sentence of the discussion is derived from the numbers: a difference is called a gain
-only when it exceeds the spread over seeds (``|Δmean| > std_a + std_b``), and "within the
-spread" otherwise.
+Every sentence of the discussion is derived from the numbers: a difference between two arms is
+the paired difference over the same seeds with its 95 % interval
+(:mod:`elmo_tutorial.paired`), and it is called a gain or a loss only when the interval
+excludes 0 ("no difference shown" otherwise). The figures are drawn by
+:mod:`elmo_tutorial.task_figures`.
 """
 
 from __future__ import annotations
@@ -11,251 +13,226 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["FIGURES", "compare", "to_markdown", "write_figures", "write_report"]
+from .paired import verdict
+from .task_figures import FIGURES, write_figures
 
-FIGURES = {"sample_efficiency": "tasks_sample_efficiency.png",
-           "weights": "tasks_layer_weights.png"}
+__all__ = ["FIGURES", "ci", "to_markdown", "write_report"]
+
 NAMES = {"sst5": "SST-5 (sentiment, 5 classes)", "chunking": "CoNLL-2000 chunking",
          "ner": "WNUT-17 NER"}
-VARIANT_NAMES = {"top": "top layer only", "lambda1": "all layers, λ = 1",
-                 "elmo": "all layers, λ = 0.001", "input": "input only",
-                 "output": "output only"}
-VARIANT_NAMES_T3 = {**VARIANT_NAMES, "elmo": "input and output"}
-
-
-def compare(a: dict, b: dict) -> str:
-    """``"higher"``, ``"lower"`` or ``"within the spread"``: ``b`` against ``a``.
-
-    >>> compare({"mean": 50.0, "std": 1.0}, {"mean": 53.0, "std": 1.0})
-    'higher'
-    >>> compare({"mean": 50.0, "std": 1.0}, {"mean": 51.0, "std": 0.5})
-    'within the spread'
-    """
-    delta = b["mean"] - a["mean"]
-    if abs(delta) <= a["std"] + b["std"]:
-        return "within the spread"
-    return "higher" if delta > 0 else "lower"
+PLACES = {("input",): "input", ("input", "output"): "input and output",
+          ("output",): "output"}
+TABLE2 = {"elmo": "all layers, λ = 0.001", "top": "top layer only", "lambda1": "all layers, λ = 1",
+          "layernorm": "all layers, λ = 0.001, layer norm", "baseline": "baseline (no biLM)"}
+TABLE3 = {"input": "input only", "input_output": "input and output", "output": "output only"}
 
 
 def _pm(x: dict) -> str:
     return f"{x['mean']:.1f} ± {x['std']:.1f}"
 
 
+def ci(d: dict) -> str:
+    """A paired difference as ``+1.0 [-0.5, +2.5]`` (points, 95 % interval).
+
+    >>> ci({"mean": 1.04, "low": -0.5, "high": 2.5})
+    '+1.0 [-0.5, +2.5]'
+    """
+    return f"{d['mean']:+.1f} [{d['low']:+.1f}, {d['high']:+.1f}]"
+
+
+def _word(d: dict) -> str:
+    return {"gain": "**gain**", "loss": "**loss**"}.get(verdict(d), "no difference shown")
+
+
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    return lines + ["| " + " | ".join(row) + " |" for row in rows]
+    return lines + ["| " + " | ".join(row) + " |" for row in rows] + [""]
+
+
+def _protocol(result: dict) -> list[str]:
+    p, conv = result["protocol"], result["convergence"]
+    n = len(result["seeds"])
+    lines = [
+        "## Protocol", "",
+        f"Every arm is trained the same way, on the same {n} seeds (seed i gives every arm the "
+        "same initial weights of the shared parts, the same batch order and, below 100 %, the "
+        f"same training sentences): Adam (lr {p['lr']}), batches of {p['batch_size']} "
+        "sentences of similar length, dropout "
+        f"{p['dropout']} once on the BiLSTM's whole input and once on its whole output, dev "
+        f"scored after every epoch, stop after {p['patience']} epochs without a better dev "
+        f"score, the best epoch's weights kept. The cap of {p['max_epochs']} epochs grows by "
+        f"{p['patience']} whenever it is reached before patience has acted, so no run stops "
+        f"while it may still improve. Training sets below 100 % use batches of 8, at least "
+        f"{p['min_updates']:,} updates, and an epoch of at least {p['round_updates']} updates.",
+        "",
+        f"**Convergence:** {conv['runs']} runs; **{conv['at_cap']} ended at a cap**; "
+        f"{conv['extended']} needed more than {p['max_epochs']} epochs; the longest trained "
+        f"{conv['longest']} epochs.", ""]
+    if "wall_seconds" in result:
+        lines += [f"Wall time of this report: {result['wall_seconds'] / 60:.0f} min "
+                  f"({result.get('machine', 'this machine')}); the runs' own time adds up to "
+                  f"{sum(r['result'].get('seconds', 0) for r in result['runs']) / 3600:.1f} "
+                  "CPU-hours (one thread each).", ""]
+    return lines
 
 
 def _table1(result: dict) -> list[str]:
     rows, paper = [], result["paper"]["table1"]
     for task, r in result["tasks"].items():
-        p = paper.get(task, {})
-        paper_cell = (f"{p['baseline']:.2f} → {p['elmo']:.2f}" if p else "–")
-        rows.append([NAMES[task], r["metric"], f"{r['sizes']['train']:,}", _pm(r["baseline"]),
-                     _pm(r["elmo"]), f"{r['error_reduction']:+.1f} %",
-                     compare(r["baseline"], r["elmo"]), paper_cell])
-    return (["## Table 1: the task model without and with ELMo (test set, mean ± std over "
-             f"{len(result['seeds'])} seeds)", ""]
-            + _table(("task", "metric", "train sentences", "baseline", "+ ELMo",
-                      "relative error reduction", "+ ELMo vs baseline", "paper"), rows)
-            + ["", *_sample_note(result),
-               "Baseline: frozen PPMI-SVD word vectors w_k (100 dimensions, lower-cased) learned "
-               f"from `{result['corpus']}`, the biLM's own training text; for the taggers "
-               "(chunking, NER), as in the paper's tagging baselines, each token is x_k = "
-               "[w_k; c_k], with c_k from a character CNN trained with the tagger (16-dimensional "
-               f"characters, case kept, {result.get('char_filters', 40)} filters of width 3, "
-               "max-pooled over the token); the "
-               "SST-5 classifier, like the paper's BCN, reads word vectors only. Then dropout → "
-               "BiLSTM (64 cells per direction) → a softmax per token (chunking, NER) or over "
-               "the mean and maximum of the states (SST-5); Adam, the best dev epoch of at most "
-               f"{result['epochs']} kept. + ELMo: the same model, the same x_k, with the frozen "
-               "biLM's layers mixed by a learned scalar mix (layer norm, γ) and concatenated at "
-               "the BiLSTM's input ([x_k; ELMo_k]) and output, each with its own mix, dropout "
-               "0.5 on ELMo, λ = 0.001. "
-               "The paper's columns: Peters et al. 2018, Table 1 (SST-5: BCN with GloVe + CoVe; "
-               "NER: CoNLL-2003, not WNUT-17), and TagLM (Peters et al. 2017) for CoNLL-2000 "
-               "chunking.", ""])
+        a, d, p = r["arms"], r["differences"], paper.get(task)
+        rows.append([NAMES[task], r["metric"], f"{r['sizes']['train']:,}", _pm(a["baseline"]),
+                     _pm(a["layer0"]), _pm(a["elmo"]), ci(d["elmo_vs_baseline"]),
+                     ci(d["elmo_vs_layer0"]), f"{r['error_reduction']:+.1f} %",
+                     f"{p['baseline']:.2f} → {p['elmo']:.2f}" if p else "–"])
+    n = len(result["seeds"])
+    lines = [f"## Table 1: the task model without and with ELMo (test set, mean ± std over {n} "
+             "seeds; differences paired by seed, with their 95 % interval)", ""]
+    lines += _table(("task", "metric", "train sentences", "baseline", "+ layer 0",
+                     "+ ELMo", "ELMo − baseline", "ELMo − layer 0",
+                     "relative error reduction", "paper"), rows)
+    sst = result["tasks"].get("sst5")
+    if sst:
+        bow = sst["bag_of_words"]
+        lines += [f"SST-5 floors on the same {sst['sizes']['train']:,} training sentences: "
+                  f"always the commonest class {sst['majority']:.1f} %; bag-of-words logistic "
+                  f"regression {bow['test']:.1f} % ({bow['features']:,} words, L2 strength "
+                  f"{bow['alpha']:g} chosen on dev).", ""]
+    places = result["places"]
+    tagger_places = tuple(places.get("chunking") or places.get("ner") or ["input"])
+    lines += [
+        "**Arms.** *Baseline*: frozen PPMI-SVD word vectors w_k (100 dimensions, lower-cased) "
+        f"learned from `{result['corpus']}`, the biLM's own training text, and c_k from a "
+        f"character CNN trained with the task model ({result['char_filters']} filters of "
+        "width 3 over 16-dimensional characters, case kept), x_k = [w_k; c_k], for every "
+        "task; then a BiLSTM (64 cells per direction) and a softmax per token (chunking, NER) "
+        "or over the mean and maximum of the states (SST-5). *+ layer 0*: the same model with "
+        "the biLM's layer 0 (its character CNN and highway layers, no context) added where "
+        "ELMo goes: what characters learned on more text buy. *+ ELMo*: the scalar mix of all "
+        "the biLM's layers (γ, softmax(w), no layer norm, λ = 0.001) added at the BiLSTM's "
+        f"{PLACES[tuple(places.get('sst5', ['input']))]} for SST-5 (the reference setup) and "
+        f"at its {PLACES[tagger_places]} "
+        "for the taggers (the better place on dev in Table 3). SST-5 trains on its "
+        "training sentences, not on their labelled phrases. The paper's columns: Peters et al. "
+        "2018, Table 1 (SST-5: BCN; NER: CoNLL-2003, not WNUT-17), and TagLM (Peters et al. "
+        "2017) for CoNLL-2000 chunking.", ""]
+    return lines
 
 
-def _sample_note(result: dict) -> list[str]:
-    if not result.get("max_train"):
+def _variants(result: dict, key: str, names: dict, title: str, against: str) -> list[str]:
+    table = result.get(key)
+    if not table:
         return []
-    return [f"Every model trains on the same fixed random sample of {result['max_train']:,} "
-            "training sentences per task (so that the whole report runs in under 20 minutes "
-            "on a 2-core CPU); dev and test sets are whole. With little labelled data ELMo "
-            "helps most (Figure 1), so gains on the full training sets would be smaller.", ""]
+    rows = []
+    for v, label in names.items():
+        if v in table["arms"]:
+            diff = table["differences"].get(v)
+            rows.append([label, _pm(table["arms"][v]), ci(diff) if diff else "–",
+                         _word(diff) if diff else "–"])
+    lines = [f"## {title}", "",
+             f"CoNLL-2000 chunking, trained on {_sample(table['sample'])}, "
+             f"{len(result['seeds'])} seeds; "
+             f"differences against {against}, paired by seed.", ""]
+    lines += _table(("variant", "test F1", f"− {against}", "verdict"), rows)
+    paper = result["paper"][key]
+    cols = [v for v in names if v in next(iter(paper.values()))]
+    lines += _table(("paper", *[names[v] for v in cols]),
+                    [[task.upper(), *[f"{paper[task][v]:.1f}" for v in cols]] for task in paper])
+    return lines
 
 
-def _variants(result: dict, key: str, names: dict, title: str) -> list[str]:
-    table = result[key]
-    ours = [f"{NAMES[table['task']]} (ours)"] + [_pm(table[v]) for v in names]
-    rows = [ours] + [[f"{task.upper()} (paper)"] + [f"{s[v]:.1f}" for v in names]
-                     for task, s in result["paper"][key].items()]
-    return [f"## {title}", ""] + _table(("task", *names.values()), rows) + [""]
+def _sample(n: int | None) -> str:
+    if n is None:
+        return "its whole training set"
+    return f"a fixed random sample of {n:,} training sentences (the same for every arm)"
 
 
 def _sample_efficiency(result: dict) -> list[str]:
     rows = []
     for task, curve in result["sample_efficiency"].items():
+        floor = result["tasks"][task].get("majority")
         for point in curve:
-            b = {"mean": point["baseline"], "std": point["baseline_std"]}
-            e = {"mean": point["elmo"], "std": point["elmo_std"]}
-            rows.append([NAMES[task], f"{100 * point['fraction']:g} %", _pm(b), _pm(e),
-                         f"{e['mean'] - b['mean']:+.1f}", compare(b, e)])
-    return (["## Figure 1: sample efficiency (test score, mean ± std over seeds)", "",
+            flag = ""
+            if floor is not None and min(point["baseline"]["mean"],
+                                         point["elmo"]["mean"]) <= floor:
+                flag = " (at or below the majority class)"
+            rows.append([NAMES[task], f"{100 * point['fraction']:g} %",
+                         f"{point['train_sentences']:,}", _pm(point["baseline"]),
+                         _pm(point["elmo"]), ci(point["difference"]),
+                         _word(point["difference"]) + flag])
+    n = len(result.get("fraction_seeds", result["seeds"]))
+    return ([f"## Figure 1: how much labelled data (test score, mean ± std over seeds: {n} "
+             f"below 100 %, {len(result['seeds'])} at 100 %)", "",
              f"![sample efficiency]({FIGURES['sample_efficiency']})", ""]
-            + _table(("task", "training data", "baseline", "+ ELMo", "difference",
-                      "+ ELMo vs baseline"), rows)
-            + ["", "A fraction below 100 % trains on a random part of the training set above "
-               "(a different part per seed, the same for both models), with batches of 8 (and, "
-               "below 5 %, up to three times the epochs).", ""])
+            + _table(("task", "training data", "sentences", "baseline", "+ ELMo",
+                      "ELMo − baseline", "verdict"), rows)
+            + ["Below 100 % each seed trains on another random part of the training set (the "
+               "same part for both arms), so the spread there includes the choice of "
+               "sentences; the differences stay paired. The dashed line in SST-5's panel is "
+               "the majority class.", ""])
 
 
-def _weights(result: dict) -> list[str]:
-    rows = [[NAMES[t], place] + [f"{s:.2f}" for s in w[place]]
-            for t, w in result["weights"].items() for place in ("input", "output")]
-    n = max(len(w["input"]) for w in result["weights"].values())
-    return (["## Figure 2: the learned layer weights softmax(w), mean over seeds", "",
+def _curves_and_weights(result: dict) -> list[str]:
+    rows = []
+    for task, places in result["weights"].items():
+        for place, w in places.items():
+            rows.append([NAMES[task], place, *[f"{x:.2f}" for x in w]])
+    width = max(len(r) for r in rows) - 2 if rows else 0
+    return (["## Learning curves (dev score after every epoch, mean over seeds)", "",
+             f"![learning curves]({FIGURES['curves']})", "",
+             "Each curve ends where its runs stopped (a run stops 5 epochs after its best)."
+             , "",
+             "## Figure 2: the learned layer weights softmax(w), mean over seeds", "",
              f"![layer weights]({FIGURES['weights']})", ""]
-            + _table(("task", "place", *(f"layer {j}" for j in range(n))), rows) + [""])
+            + _table(("task", "place", *[f"layer {j}" for j in range(width)]), rows))
+
+
+def _quality(result: dict) -> list[str]:
+    points = [q for q in result.get("quality", []) if q["perplexity"] is not None]
+    if not points:
+        return []
+    rows = [[q["bilm"], f"{q['perplexity']:.1f}",
+             *[ci(q["gains"][t]) if t in q["gains"] else "–" for t in ("chunking", "ner")]]
+            for q in points]
+    return (["## What the biLM's quality buys", "",
+             f"![quality]({FIGURES['quality']})", "",
+             "The gain of + ELMo over the same baseline (chunking on the training sample of "
+             "Table 2, NER on its whole training set), for biLMs of one family trained for more "
+             "or fewer steps, against each biLM's held-out perplexity on its own corpus.", ""]
+            + _table(("biLM", "perplexity", "chunking gain", "NER gain"), rows))
 
 
 def _discussion(result: dict) -> list[str]:
     lines = ["## What this biLM reproduces", ""]
     for task, r in result["tasks"].items():
-        verdict = compare(r["baseline"], r["elmo"])
-        said = {"higher": "improves", "lower": "hurts",
-                "within the spread": "changes nothing beyond the seed spread on"}[verdict]
-        lines.append(f"- Table 1, {NAMES[task]}: ELMo {said} the baseline "
-                     f"({_pm(r['baseline'])} → {_pm(r['elmo'])}; paper: gains on every task).")
-    t2 = result["table2"]
-    lines.append(f"- Table 2 ({NAMES[t2['task']]}): all layers with λ = 0.001 vs the top layer "
-                 f"alone: {compare(t2['top'], t2['elmo'])}; λ = 0.001 vs λ = 1: "
-                 f"{compare(t2['lambda1'], t2['elmo'])} (paper: all layers > top layer, and "
-                 "a small λ ≥ a large one).")
-    t3 = result["table3"]
-    lines.append(f"- Table 3 ({NAMES[t3['task']]}): input and output vs input only: "
-                 f"{compare(t3['input'], t3['elmo'])}; output only vs input only: "
-                 f"{compare(t3['input'], t3['output'])} (paper: where ELMo goes depends on the "
-                 "task; output only is never best).")
-    for task, curve in result["sample_efficiency"].items():
-        small, full = curve[0], curve[-1]
-        gain = small["elmo"] - small["baseline"]
-        lines.append(f"- Figure 1, {NAMES[task]}: the gain is {gain:+.1f}"
-                     f" points with {100 * small['fraction']:g} % of the training data and "
-                     f"{full['elmo'] - full['baseline']:+.1f} with all of it.")
-    lines += _training_time(result)
-    lines += ["", "Why a smaller biLM reproduces some findings and not others: the paper's biLM "
-              "has 4096-cell LSTMs and read about 800 million words for 10 epochs. A biLM with "
-              "fewer cells, trained briefly on a few million words, has learned less from "
-              "context: it helps a task only where it knows more than the baseline's own "
-              "inputs." + _most_helped(result)]
-    weights = [s for w in result["weights"].values() for place in w.values() for s in place]
-    if weights and max(abs(s - 1 / len(place)) for w in result["weights"].values()
-                       for place in w.values() for s in place) < 0.1:
-        lines[-1] += (" Its learned layer weights stay within 0.1 of uniform, so a large λ, "
-                      "which holds them there, changes little.")
+        d = r["differences"]
+        lines.append(
+            f"- Table 1, {NAMES[task]}: + ELMo − baseline {ci(d['elmo_vs_baseline'])}: "
+            f"{_word(d['elmo_vs_baseline'])}; + layer 0 alone − baseline "
+            f"{ci(d['layer0_vs_baseline'])}: {_word(d['layer0_vs_baseline'])}; what context "
+            f"adds beyond layer 0: {ci(d['elmo_vs_layer0'])}, {_word(d['elmo_vs_layer0'])}.")
+    for key, names, against in (("table2", TABLE2, "elmo"), ("table3", TABLE3, "input")):
+        table = result.get(key)
+        if table:
+            parts = [f"{names[v]} {ci(d)} ({_word(d)})" for v, d in table["differences"].items()]
+            lines.append(f"- {key.title().replace('e2', 'e 2').replace('e3', 'e 3')}, against "
+                         f"{names[against]}: " + "; ".join(parts) + ".")
     return lines + [""]
 
 
-def _most_helped(result: dict) -> str:
-    """Where ELMo removes the largest share of the baseline's errors, and where it does not help."""
-    tasks = result["tasks"]
-    best = max(tasks, key=lambda t: tasks[t]["error_reduction"])
-    text = ""
-    if compare(tasks[best]["baseline"], tasks[best]["elmo"]) == "higher":
-        text = (f" Here it removes the largest share of the baseline's errors on {NAMES[best]} "
-                f"({tasks[best]['error_reduction']:.0f} %)")
-    unhelped = [NAMES[t] for t, r in tasks.items() if compare(r["baseline"], r["elmo"]) != "higher"]
-    if unhelped:
-        text += ("; it does not help " if text else " It does not help ") + ", ".join(unhelped)
-    return text + "." if text else ""
-
-
-def _training_time(result: dict) -> list[str]:
-    """What the epoch limit means: runs still improving on dev, and the NER baseline."""
-    lines, tasks = [], result["tasks"]
-    learning = {t: r["still_learning"] for t, r in tasks.items() if "still_learning" in r}
-    k = len(result["seeds"])
-    busy = [f"{NAMES[t]}, {n['baseline']} of {k} baseline and {n['elmo']} of {k} + ELMo runs"
-            for t, n in learning.items() if n["baseline"] + n["elmo"]]
-    if busy:
-        lines.append(f"- The best dev epoch was the last one allowed ({result['epochs']}) in "
-                     + "; ".join(busy) + ". Those models were still improving when training "
-                     "stopped: Table 1 compares the two models after the same number of epochs, "
-                     "not each at its best.")
-    ner = tasks.get("ner")
-    if ner and ner["baseline"]["mean"] < 10:
-        lines.append(f"- The NER baseline finds few entities ({ner['baseline']['mean']:.1f} F1) "
-                     "although its character CNN sees capitals and spelling: entities are rare "
-                     "in WNUT-17's tweets and most of them are unseen words. Both models read "
-                     "characters, so what ELMo adds here is what the pre-trained biLM knows "
-                     f"beyond a character CNN trained on {ner['sizes']['train']:,} tweets: its "
-                     "character layer, trained on far more text, and its context layers.")
-    return lines
-
-
 def to_markdown(result: dict) -> str:
-    """The report: Tables 1-3 and Figures 1-2 with the paper's numbers, then the discussion."""
+    """The report: protocol, Tables 1-3, figures, the paper's numbers, the discussion."""
     lines = [f"# What ELMo adds to a task model: {result.get('model') or 'model'}", ""]
     if result.get("quick"):
-        lines += ["**Quick run on subsets (`--quick`): a smoke test, not comparable with the "
-                  "paper's numbers.**", ""]
-    lines += _table1(result)
-    lines += _variants(result, "table2", {k: VARIANT_NAMES[k] for k in ("top", "lambda1", "elmo")},
-                       "Table 2: which layers, and how strongly the mix is regularised "
-                       "(ELMo at the input and output)")
-    lines += _variants(result, "table3", {k: VARIANT_NAMES_T3[k] for k in ("input", "elmo",
-                                                                           "output")},
-                       "Table 3: where ELMo is added (all layers, λ = 0.001)")
-    lines += _sample_efficiency(result) + _weights(result) + _discussion(result)
+        lines += ["**Quick run on subsets (`--quick`): a smoke test; runs end at a small cap "
+                  "and are not comparable with anything.**", ""]
+    lines += _protocol(result) + _table1(result)
+    lines += _variants(result, "table3", TABLE3, "Table 3: where ELMo is added (all layers, "
+                       "λ = 0.001)", "input only")
+    lines += _variants(result, "table2", TABLE2, "Table 2: which layers, and how strongly the "
+                       "mix is regularised", "all layers, λ = 0.001")
+    lines += _sample_efficiency(result) + _curves_and_weights(result) + _quality(result)
+    lines += _discussion(result)
     return "\n".join(lines)
-
-
-def write_figures(result: dict, folder: str | Path, force: bool = True) -> list[Path]:
-    """Figure 1 (score vs training fraction per task) and Figure 2 (layer weights heat map),
-    written atomically; unless ``force``, existing figures are refused (``WouldOverwrite``)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    folder = Path(folder)
-    tasks = list(result["sample_efficiency"])
-    fig, axes = plt.subplots(1, len(tasks), figsize=(3.2 * len(tasks), 2.8), squeeze=False)
-    for ax, task in zip(axes[0], tasks, strict=True):
-        curve = result["sample_efficiency"][task]
-        x = [100 * p["fraction"] for p in curve]
-        for key, label in (("baseline", "baseline"), ("elmo", "+ ELMo")):
-            ax.errorbar(x, [p[key] for p in curve], yerr=[p[f"{key}_std"] for p in curve],
-                        marker="o", capsize=3, label=label)
-        ax.set(xscale="log", xlabel="% of training data", title=NAMES[task],
-               ylabel=result["tasks"][task]["metric"])
-    axes[0][0].legend()
-    fig.tight_layout()
-    paths = [folder / FIGURES["sample_efficiency"], folder / FIGURES["weights"]]
-    _save(fig, paths[0], force)
-    rows = [(f"{t} {place}", w[place]) for t, w in result["weights"].items()
-            for place in ("input", "output")]
-    fig, ax = plt.subplots(figsize=(3.6, 0.4 * len(rows) + 1))
-    image = ax.imshow([r[1] for r in rows], cmap="Blues", vmin=0, vmax=1)
-    ax.set(yticks=range(len(rows)), yticklabels=[r[0] for r in rows], xlabel="biLM layer",
-           xticks=range(len(rows[0][1])), title="softmax(w)")
-    fig.colorbar(image, ax=ax)
-    fig.tight_layout()
-    _save(fig, paths[1], force)
-    return paths
-
-
-def _save(fig, path: Path, force: bool) -> None:
-    import matplotlib.pyplot as plt
-
-    from .overwrite import write_new_file
-
-    try:
-        write_new_file(path, lambda tmp: fig.savefig(tmp, dpi=80, format="png"), force)
-    finally:
-        plt.close(fig)
 
 
 def write_report(result: dict, json_path=None, markdown_path=None,
@@ -272,7 +249,7 @@ def write_report(result: dict, json_path=None, markdown_path=None,
 
     written = []
     if json_path:
-        written.append(write_new_file(json_path, text_writer(json.dumps(result, indent=2) + "\n"),
+        written.append(write_new_file(json_path, text_writer(json.dumps(result, indent=1) + "\n"),
                                       force))
     if markdown_path:
         written.append(write_new_file(markdown_path, text_writer(to_markdown(result) + "\n"),

@@ -7,17 +7,22 @@ The paper's recipe for adding ELMo to an existing supervised model: freeze the b
   :math:`[x_k; \mathrm{ELMo}_k]`, and optionally
 - also at the RNN's **output**, :math:`[h_k; \mathrm{ELMo}'_k]`, with a second mix of its own
   weights (Sec. 3.3: it helps SNLI and SQuAD, Table 3);
-- regularise with dropout on ELMo and :math:`λ \lVert w \rVert^2` on the mix weights.
+- regularise with dropout and :math:`λ \lVert w \rVert^2` on the mix weights.
 
-:class:`TaskModel` is that "existing model": frozen pre-trained word vectors ``x_k`` →
-dropout → one bidirectional LSTM → dropout → either a score per token (``task="tag"``:
-chunking, NER) or, pooled over the sentence (the mean and the maximum of the states), a score
-per sentence (``task="classify"``: sentiment). Without ``elmo_at`` it is the baseline.
+:class:`TaskModel` is that "existing model": frozen pre-trained word vectors ``w_k`` and,
+with ``char_filters`` > 0, each token's characters through a small CNN trained with it
+(:class:`~elmo_tutorial.task_chars.TokenChars`), :math:`x_k = [w_k; c_k]`, as the paper's
+baselines do → dropout → one bidirectional LSTM → dropout → either a score per token
+(``task="tag"``: chunking, NER) or, pooled over the sentence (the mean and the maximum of the
+states), a score per sentence (``task="classify"``: sentiment). Without ``elmo_at`` it is the
+baseline.
 
-A tagger can also read each token's characters (``char_filters`` > 0), as the paper's tagging
-baselines do: :math:`x_k = [w_k; c_k]`, with :math:`c_k` from a small character CNN trained
-with it (:class:`~elmo_tutorial.task_chars.TokenChars`); ELMo is then added to that ``x_k``.
-The sentence classifier, like the paper's BCN for SST, reads word vectors only.
+Dropout acts **once** on what it regularises, as in AllenNLP's reference configurations
+(e.g. its BCN + ELMo for SST-5: one dropout of 0.5 on [GloVe; ELMo]): on the concatenated
+input :math:`[x_k; \mathrm{ELMo}_k]` and on the concatenated output
+:math:`[h_k; \mathrm{ELMo}'_k]`. (A dropout on ELMo followed by the shared one would drop
+ELMo's units twice: 0.5, then 0.3, keeps 35 % of them, scaled by 2.86.) The mix uses no layer
+norm by default, as those configurations (``do_layer_norm=False``).
 
 Example:
     >>> torch.manual_seed(0) and None
@@ -39,9 +44,30 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from .scalar_mix import ScalarMix
 from .task_chars import TokenChars
 
-__all__ = ["ELMO_PLACES", "TaskModel"]
+__all__ = ["ELMO_PLACES", "FastDropout", "TaskModel"]
 
 ELMO_PLACES = ("input", "output")
+
+
+class FastDropout(nn.Module):
+    """:class:`torch.nn.Dropout`, with the mask drawn by ``rand_like`` instead of
+    ``bernoulli_``: the same distribution (each unit kept with probability ``1 - p``, scaled
+    by ``1 / (1 - p)``), about 2.5 times faster on a CPU, where ``bernoulli_`` took a sixth
+    of a task model's training step."""
+
+    def __init__(self, p: float) -> None:
+        super().__init__()
+        if not 0.0 <= p < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {p}")
+        self.p = p
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if not self.training or self.p == 0.0:
+            return x
+        return x * (torch.rand_like(x) >= self.p) / (1.0 - self.p)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}"
 
 
 class TaskModel(nn.Module):
@@ -64,8 +90,7 @@ class TaskModel(nn.Module):
         elmo_at: where ELMo is concatenated: a subset of ``("input", "output")``, each place
             with its own :class:`ScalarMix`; empty for the baseline.
         hidden_size: LSTM cells per direction.
-        dropout: on the LSTM's input and output.
-        elmo_dropout: on each ELMo vector before it is concatenated (Sec. 3.3).
+        dropout: on the LSTM's whole input and whole output (ELMo included), once each.
         do_layer_norm: layer-normalise the biLM's layers inside the mix.
         char_filters: the width of the character features ``c_k`` (0: none, ``x_k = w_k``).
 
@@ -82,8 +107,8 @@ class TaskModel(nn.Module):
 
     def __init__(self, word_vectors: torch.Tensor, n_classes: int, task: str = "classify",
                  elmo_layers: int = 0, elmo_dim: int = 0, elmo_at: tuple[str, ...] = (),
-                 hidden_size: int = 64, dropout: float = 0.3, elmo_dropout: float = 0.5,
-                 do_layer_norm: bool = True, char_filters: int = 0) -> None:
+                 hidden_size: int = 64, dropout: float = 0.5, do_layer_norm: bool = False,
+                 char_filters: int = 0) -> None:
         super().__init__()
         if task not in ("tag", "classify"):
             raise ValueError(f"task must be 'tag' or 'classify', got {task!r}")
@@ -97,7 +122,7 @@ class TaskModel(nn.Module):
         self.mixes = nn.ModuleDict({place: ScalarMix(elmo_layers, do_layer_norm=do_layer_norm)
                                     for place in self.elmo_at})
         self.chars = TokenChars(char_filters) if char_filters else None
-        self.dropout, self.elmo_dropout = nn.Dropout(dropout), nn.Dropout(elmo_dropout)
+        self.dropout = FastDropout(dropout)
         input_dim = (word_vectors.shape[1] + char_filters
                      + (elmo_dim if "input" in self.elmo_at else 0))
         self.lstm = nn.LSTM(input_dim, hidden_size, batch_first=True, bidirectional=True)
@@ -105,9 +130,8 @@ class TaskModel(nn.Module):
         self.output = nn.Linear(output_dim * (2 if task == "classify" else 1), n_classes)
 
     def elmo(self, place: str, layers: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """``ELMo_k`` for one place: the place's scalar mix, then dropout. ``(B, T, D)``."""
-        mixed = self.mixes[place](list(layers.float().unbind(2)), mask)  # L+1 × (B,T,D) → (B,T,D)
-        return self.elmo_dropout(mixed)
+        """``ELMo_k`` for one place: the place's scalar mix of the layers. ``(B, T, D)``."""
+        return self.mixes[place](list(layers.float().unbind(2)), mask)  # L+1 × (B,T,D) → (B,T,D)
 
     def penalty(self) -> torch.Tensor:
         """``Σ ‖w‖²`` over the mixes (``λ`` times this is added to the loss); 0 without ELMo."""

@@ -1,164 +1,203 @@
-"""What ELMo adds to a task model, for any biLM: the paper's Tables 1-3 and Figures 1-2.
+"""What ELMo adds to a task model, for any biLM: the paper's Tables 1-3 and Figures 1-2, and more.
 
-:func:`task_report` trains the baseline and the ELMo variants of
-:mod:`elmo_tutorial.task_experiments` on several seeds (one CPU thread per run, ``workers``
-runs at a time) and collects::
+:func:`task_report` trains every arm of :mod:`elmo_tutorial.task_experiments` under one
+protocol (:data:`~elmo_tutorial.task_experiments.PROTOCOL`: to convergence on dev, the same
+seeds for every arm), one CPU thread per run, ``workers`` runs at a time, and keeps each
+finished run in a :class:`~elmo_tutorial.task_runs.RunStore` so that an interrupted report
+continues where it stopped. In order:
 
-    {"model": str, "quick": bool, "corpus": the static vectors' text, "seeds": [...],
-     "epochs", "max_train", "char_filters": the width of the taggers' character features,
-     "tasks": {TASK: {"metric", "sizes": {"train", "dev", "test"} (sentences),
-                      "baseline": {"mean", "std", "runs"}, "elmo": {...},
-                      "error_reduction": percent of the baseline's error removed,
-                      "still_learning": {"baseline", "elmo": runs whose best dev epoch was
-                                         the last allowed}}},
-     "table2": {"task", "top", "lambda1", "elmo": {"mean", "std", "runs"}},
-     "table3": {"task", "input", "elmo", "output": {...}},
-     "sample_efficiency": {TASK: [{"fraction", "baseline", "elmo", "baseline_std",
-                                   "elmo_std"}, ...]},
-     "weights": {TASK: {"input": softmax(w) averaged over seeds, "output": ...}},
-     "paper": PAPER}
+1. **Where ELMo goes in a tagger** (Table 3, on chunking's training sample): input only, input
+   and output, output only; the place with the best mean *dev* score is used by both taggers
+   from then on. A sentence classifier gets ELMo at its input (the reference SST-5 setup).
+2. **Table 1**, on the full training sets: the baseline (static vectors and a character CNN),
+   + the biLM's layer 0 alone (its context-free half), + ELMo; for SST-5 also a bag-of-words
+   logistic regression and the majority class.
+3. **Table 2** (chunking's sample): the top layer alone, λ = 1, layer norm in the mix.
+4. **Figure 1**: both arms on 1 % and 10 % of each training set (another part per seed).
+5. **The biLM's quality** (optional ``quality`` biLMs, e.g. the ``tiny`` model at several
+   points of its training): the gain of + ELMo over the baseline, against each biLM's
+   held-out perplexity.
 
-:mod:`elmo_tutorial.task_markdown` writes it as markdown and figures.
+:func:`~elmo_tutorial.task_summary.summarise` turns the runs into the result that
+:mod:`elmo_tutorial.task_markdown` writes as markdown and figures.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import time
 from collections.abc import Sequence
 
-import numpy as np
-
 from .task_experiments import (
-    CHAR_FILTERS,
-    METRICS,
+    PROTOCOL,
     TASKS,
+    majority_rate,
     prepare_task,
     run_variant,
-    spread,
     word_vectors,
 )
+from .task_runs import Job, RunStore
+from .task_summary import PAPER, summarise
 
-__all__ = ["FULL", "PAPER", "QUICK", "task_report"]
+__all__ = ["FULL", "PAPER", "QUICK", "jobs_for", "task_report"]
 
-# Peters et al. (2018) Table 1 (SST-5 accuracy, CoNLL-2003 NER F1), Table 2 and Table 3 (SQuAD
-# F1, SNLI accuracy, SRL F1); chunking: TagLM (Peters et al. 2017) on CoNLL-2000, F1.
-PAPER = {
-    "table1": {"sst5": {"baseline": 51.4, "elmo": 54.7}, "ner": {"baseline": 90.15, "elmo": 92.22},
-               "chunking": {"baseline": 95.00, "elmo": 96.37}},
-    "table2": {"squad": {"baseline": 80.8, "top": 84.7, "lambda1": 85.0, "elmo": 85.2},
-               "snli": {"baseline": 88.1, "top": 89.1, "lambda1": 89.3, "elmo": 89.5},
-               "srl": {"baseline": 81.6, "top": 84.1, "lambda1": 84.6, "elmo": 84.8}},
-    "table3": {"squad": {"input": 85.1, "elmo": 85.6, "output": 84.8},
-               "snli": {"input": 88.9, "elmo": 89.5, "output": 88.7},
-               "srl": {"input": 84.7, "elmo": 84.3, "output": 80.9}},
-}
-# The full report: 2,000 training sentences per task (a fixed random sample: the whole report
-# then fits in under 20 minutes on a 2-core CPU), whole dev and test sets, five epochs at most
-# (the best dev epoch is kept). The paper's Figure 1 shows that ELMo's gain is largest with
-# little training data, so this sample makes gains easier to see than the full sets would.
-FULL = {"max_sentences": None, "max_train": 2000, "epochs": 5, "seeds": (0, 1, 2),
-        "fractions": (0.01, 0.1)}
-# A smoke test: 300 sentences per split, two epochs; not comparable with anything.
-QUICK = {"max_sentences": 300, "max_train": None, "epochs": 2, "seeds": (0, 1, 2),
-         "fractions": (0.1,)}
+# The full report: Table 1 on the full training sets, five seeds; Tables 2-3 and the quality
+# figure's chunking on a fixed random sample of 500 training sentences (the same for every arm
+# and seed), five seeds; Figure 1 with 1 % and 10 % of each training set, three seeds. About
+# 1.8 hours on a 2-core CPU (benchmarks/RESULTS.md).
+FULL = {"max_sentences": None, "sample": 500, "seeds": (0, 1, 2, 3, 4),
+        "fraction_seeds": (0, 1, 2), "fractions": (0.01, 0.1), "protocol": {}}
+# A smoke test: 300 sentences per split, two seeds, three epochs at most (runs end at the cap:
+# not converged, not comparable with anything).
+QUICK = {"max_sentences": 300, "sample": None, "seeds": (0, 1), "fraction_seeds": (0, 1),
+         "fractions": (0.1,), "protocol": {"max_epochs": 3, "hard_cap": 3, "min_updates": 0}}
+TAGGER_PLACES = ("input", "input_output")  # the candidates of step 1 ("output" is shown too)
+SAMPLED = "chunking"  # the task of Tables 2-3 and of the quality figure's sample
 
 _STATE: dict = {}  # what the worker processes read (set before they fork)
 
 
-def _job(job: tuple) -> tuple:
+def _job(job: Job) -> tuple[Job, dict]:
     import torch
 
     torch.set_num_threads(1)  # small matrices: one thread per run, runs side by side
-    task, variant, seed, fraction = job
-    result = run_variant(_STATE["splits"][task], _STATE["vectors"], variant, seed, fraction,
-                         epochs=_STATE["epochs"])
+    started = time.perf_counter()
+    splits = _STATE["splits"][(job.bilm, job.task, job.sample)]
+    result = run_variant(splits, _STATE["vectors"], job.variant, job.seed, job.fraction,
+                         places=job.places, protocol=_STATE["protocol"])
+    result["seconds"] = time.perf_counter() - started
     return job, result
 
 
-def _run_all(jobs: Sequence[tuple], workers: int, progress: bool) -> dict:
+def _run(jobs: Sequence[Job], store: RunStore, workers: int, progress: bool) -> None:
+    """Run the jobs the store does not hold yet; each result is stored as it finishes."""
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=len(jobs), desc="training task models", unit="run", disable=not progress)
-    results = {}
-    if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
+    todo = [job for job in dict.fromkeys(jobs) if job not in store]
+    bar = tqdm(total=len(todo), desc="training task models", unit="run", disable=not progress)
+    if workers > 1 and len(todo) > 1 and "fork" in multiprocessing.get_all_start_methods():
         with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for job, result in pool.imap_unordered(_job, jobs):
-                results[job] = result
+            for job, result in pool.imap_unordered(_job, todo):
+                store.add(job, result)
                 bar.update()
     else:
-        for job in jobs:
-            results[job] = _job(job)[1]
+        for job in todo:
+            store.add(*_job(job))
             bar.update()
     bar.close()
-    return results
+
+
+def jobs_for(step: str, tasks: Sequence[str], seeds: Sequence[int], setting: dict,
+             places: dict[str, tuple[str, ...]], quality: Sequence[str] = ()) -> list[Job]:
+    """The runs of one step of the report (see the module docstring)."""
+    sample = setting["sample"]
+    if step == "places":
+        return [Job(SAMPLED, v, s, places=tuple(VARIANT_PLACES[v]), sample=sample)
+                for v in ("input", "input_output", "output") for s in seeds]
+    if step == "table1":
+        return [Job(t, v, s, places=_where(v, places[t])) for t in tasks
+                for v in ("baseline", "layer0", "elmo") for s in seeds]
+    if step == "table2":  # its "elmo" arm is Table 3's run at the chosen place
+        return [Job(SAMPLED, v, s, places=_where(v, places[SAMPLED]), sample=sample)
+                for v in ("baseline", "top", "lambda1", "layernorm") for s in seeds]
+    if step == "fractions":
+        return [Job(t, v, s, fraction=f, places=_where(v, places[t])) for t in tasks
+                for f in setting["fractions"] for v in ("baseline", "elmo")
+                for s in setting["fraction_seeds"]]
+    if step == "quality":
+        return [Job(t, "elmo", s, places=places[t], sample=sample if t == SAMPLED else None,
+                    bilm=b) for b in quality for t in ("chunking", "ner") if t in tasks
+                for s in seeds]
+    raise ValueError(f"unknown step {step!r}")
+
+
+VARIANT_PLACES = {"input": ("input",), "input_output": ("input", "output"),
+                  "output": ("output",)}
+
+
+def _where(variant: str, places: tuple[str, ...]) -> tuple[str, ...]:
+    """A run's places: none for the baseline (so that its runs do not depend on them)."""
+    return () if variant == "baseline" else tuple(places)
 
 
 def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = TASKS,
-                table_task: str | None = None, quick: bool = False, workers: int = 2,
-                progress: bool = True, name: str = "") -> dict:
+                quick: bool = False, workers: int = 2, progress: bool = True, name: str = "",
+                store: RunStore | None = None, quality: dict | None = None) -> dict:
     """Train and score every experiment on ``model`` (see the module docstring).
 
     Args:
-        model: an ``ELMo`` (:func:`~elmo_tutorial.layer_report.load_model`).
+        model: an ``ELMo`` (:func:`~elmo_tutorial.allennlp_format.load_model`).
         corpus: the biLM's training text, for the baseline's static vectors.
-        tasks: a subset of ``("sst5", "chunking", "ner")``.
-        table_task: the task of Tables 2 and 3 (default: chunking if run, else the first).
+        tasks: a subset of ``("sst5", "chunking", "ner")``; Tables 2-3 need chunking.
         quick: the subsets of :data:`QUICK` (a smoke test; marked in the result).
         workers: training runs at a time, one CPU thread each.
+        store: where finished runs are kept (default: in memory only, no resuming).
+        quality: ``{name: (ELMo, held-out perplexity)}``: more biLMs for the quality figure.
     """
     from .embedder import Embedder
 
     unknown = [t for t in tasks if t not in TASKS]
     if unknown or not tasks:
         raise ValueError(f"unknown task(s) {unknown}; choose from {', '.join(TASKS)}")
-    table_task = table_task or ("chunking" if "chunking" in tasks else tasks[0])
-    if table_task not in tasks:
-        raise ValueError(f"the task of Tables 2-3 ({table_task}) must be one of {list(tasks)}")
+    started = time.perf_counter()
     setting = QUICK if quick else FULL
+    protocol = {**PROTOCOL, **setting["protocol"]}
+    store = store if store is not None else RunStore(None)
+    quality = quality or {}
     vectors, index = word_vectors(corpus)
-    embedder = Embedder(model)
-    splits = {t: prepare_task(t, embedder, index, setting["max_sentences"],
-                              setting["max_train"], progress) for t in tasks}
-    _STATE.update(splits=splits, vectors=vectors, epochs=setting["epochs"])
+    models = {"main": model, **{b: m for b, (m, _) in quality.items()}}
+    splits = {}
+    for bilm, elmo in models.items():
+        embedder = Embedder(elmo)
+        for t in tasks:
+            samples = {None, setting["sample"]} if t == SAMPLED else {None}
+            if bilm != "main":  # the quality figure: chunking's sample, NER's whole set
+                samples = {setting["sample"]} if t == SAMPLED else {None}
+                if t == "sst5":
+                    continue
+            for sample in samples:
+                splits[(bilm, t, sample)] = prepare_task(t, embedder, index,
+                                                         setting["max_sentences"], sample,
+                                                         progress)
+    _STATE.update(splits=splits, vectors=vectors, protocol=protocol)
     seeds = setting["seeds"]
-    jobs = [(t, v, s, 1.0) for t in tasks for v in ("baseline", "elmo") for s in seeds]
-    jobs += [(table_task, v, s, 1.0) for v in ("top", "lambda1", "input", "output")
-             for s in seeds]
-    jobs += [(t, v, s, f) for t in tasks for f in setting["fractions"]
-             for v in ("baseline", "elmo") for s in seeds]
-    runs = _run_all(jobs, workers, progress)
+    tagging = [t for t in tasks if t != "sst5"]
+    places = {"sst5": ("input",), **{t: ("input",) for t in tagging}}
 
-    def scores(task, variant, fraction=1.0):
-        return spread([runs[(task, variant, s, fraction)]["score"] for s in seeds])
+    def planned() -> list[Job]:
+        jobs = [j for step in ("table1", "table2", "quality", "fractions")
+                for j in jobs_for(step, tasks, seeds, setting, places, list(quality))]
+        # The longest runs first (the full chunking set, then SST-5 ...), the short ones last:
+        # two workers then finish at about the same time.
+        cost = {"chunking": 0, "sst5": 1, "ner": 2}
+        return sorted(jobs, key=lambda j: (j.fraction < 1, j.sample is not None, cost[j.task]))
 
-    result = {"model": name, "quick": quick, "corpus": corpus, "seeds": list(seeds),
-              "epochs": setting["epochs"], "max_train": setting["max_train"],
-              "char_filters": CHAR_FILTERS, "tasks": {},
-              "sample_efficiency": {}, "weights": {}}
-    for t in tasks:
-        base, elmo = scores(t, "baseline"), scores(t, "elmo")
-        result["tasks"][t] = {
-            "metric": METRICS[t], "sizes": {"train": len(splits[t]["train"]),
-                                            "dev": len(splits[t]["valid"]),
-                                            "test": len(splits[t]["test"])},
-            "baseline": base, "elmo": elmo,
-            "error_reduction": 100.0 * (elmo["mean"] - base["mean"]) / (100.0 - base["mean"]),
-            # A run whose best dev epoch is its last might have improved with more epochs.
-            "still_learning": {v: sum(runs[(t, v, s, 1.0)]["best_epoch"]
-                                      == runs[(t, v, s, 1.0)]["last_epoch"] for s in seeds)
-                               for v in ("baseline", "elmo")}}
-        curve = []
-        for f in (*setting["fractions"], 1.0):
-            b, e = scores(t, "baseline", f), scores(t, "elmo", f)
-            curve.append({"fraction": f, "baseline": b["mean"], "elmo": e["mean"],
-                          "baseline_std": b["std"], "elmo_std": e["std"]})
-        result["sample_efficiency"][t] = curve
-        result["weights"][t] = {
-            place: np.mean([runs[(t, "elmo", s, 1.0)]["weights"][place] for s in seeds],
-                           axis=0).tolist() for place in ("input", "output")}
-    result["table2"] = {"task": table_task, **{v: scores(table_task, v)
-                                               for v in ("top", "lambda1", "elmo")}}
-    result["table3"] = {"task": table_task, **{v: scores(table_task, v)
-                                               for v in ("input", "elmo", "output")}}
-    result["paper"] = PAPER
+    if SAMPLED in tasks:  # step 1, beside every run that does not depend on its answer
+        step1 = jobs_for("places", tasks, seeds, setting, places)
+        free = [j for j in planned() if j.variant == "baseline" or j.task == "sst5"]
+        _run(free + step1, store, workers, progress)
+        dev = {v: sum(store[j]["valid"] for j in step1 if j.variant == v) / len(seeds)
+               for v in TAGGER_PLACES}
+        chosen = VARIANT_PLACES[max(TAGGER_PLACES, key=lambda v: dev[v])]
+    else:  # no chunking, no Table 3: the paper's tagging setup, ELMo at the input
+        dev, chosen = {}, ("input",)
+    places.update({t: chosen for t in tagging})
+    jobs = planned()
+    _run(jobs, store, workers, progress)
+    extras = {"majority": {t: majority_rate(splits[("main", t, None)]["test"])
+                           for t in tasks if t == "sst5"},
+              "sizes": {(b, t, s): {k: len(v) for k, v in sp.items()}
+                        for (b, t, s), sp in splits.items()},
+              "perplexity": {b: p for b, (_, p) in quality.items()},
+              "place_dev": dev, "places": places}
+    if "sst5" in tasks:
+        from .bag_of_words import bag_of_words_baseline
+        from .task_experiments import read_task
+
+        data = {k: v[:setting["max_sentences"]] for k, v in read_task("sst5").items()}
+        extras["bag_of_words"] = bag_of_words_baseline(data["train"], data["valid"],
+                                                       data["test"])
+    result = summarise(store, tasks, seeds, setting, protocol, extras)
+    result.update(model=name, quick=quick, corpus=corpus,
+                  wall_seconds=time.perf_counter() - started)
     return result

@@ -1,12 +1,13 @@
 """Training a :class:`~elmo_tutorial.task_model.TaskModel`: batches, Adam, model selection on dev.
 
 A task split is a :class:`TaskSplit`: per sentence its word ids ``(T,)``, its biLM layers
-``(T, L + 1, D)`` (float16, precomputed once: the biLM is frozen), for a tagger with character
-features its character ids ``(T, C)``, and its target, a label (sentence classification) or a
-tag id per token (tagging). :func:`train_task_model` trains with Adam on cross-entropy plus
-``λ · Σ‖w‖²`` of the mixes, scores the dev split after every epoch, keeps the weights of the
-best epoch and stops early when dev has not improved for ``patience`` epochs: the baseline and
-the ELMo model are each tuned on dev the same way.
+``(T, L + 1, D)`` (float16, precomputed once: the biLM is frozen), its character ids ``(T, C)``
+(for the character CNN), and its target, a label (sentence classification) or a tag id per
+token (tagging). :func:`train_task_model` pads the training batches once and hands them to the
+course's one training loop, :func:`~elmo_tutorial.supervised.fit`: Adam on cross-entropy plus
+``λ · Σ‖w‖²`` of the mixes, dev scored after every epoch, the best epoch's weights kept, and a
+stop only when dev has not improved for ``patience`` epochs (the cap grows while it might):
+the baseline and the ELMo model are each trained to convergence on dev by the same rule.
 
 Scores (percent): accuracy for sentence labels; for tags, the F1 of exact spans (chunks or
 entities, :func:`~elmo_tutorial.tagger.entity_scores`), as CoNLL's ``conlleval`` counts them.
@@ -14,7 +15,6 @@ entities, :func:`~elmo_tutorial.tagger.entity_scores`), as CoNLL's ``conlleval``
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -24,7 +24,8 @@ from torch import nn
 from torch.nn.utils.rnn import pad_sequence
 
 from .softmax import IGNORE_INDEX
-from .tagger import entity_scores, length_batches
+from .supervised import Fit, fit, length_batches
+from .tagger import entity_scores
 from .task_chars import pad_chars
 from .task_model import TaskModel
 
@@ -42,6 +43,9 @@ class TaskSplit:
         classes: the label or tag names; ``targets`` index into them.
         chars: per sentence ``(T_i, C_i)`` character ids
             (:func:`~elmo_tutorial.task_chars.encode_chars`), or ``None`` (no ``c_k``).
+
+    A split with ``layers`` of one width can be narrowed to some of them
+    (:meth:`with_layers`): the top layer alone, or layer 0, the biLM's context-free half.
     """
 
     words: list[torch.Tensor]
@@ -59,6 +63,11 @@ class TaskSplit:
                          None if self.layers is None else [self.layers[i] for i in indices],
                          [self.targets[i] for i in indices], self.classes,
                          None if self.chars is None else [self.chars[i] for i in indices])
+
+    def with_layers(self, which: slice) -> TaskSplit:
+        """The same sentences with only the biLM layers ``which`` (e.g. ``slice(0, 1)``)."""
+        return TaskSplit(self.words, [x[:, which] for x in self.layers], self.targets,
+                         self.classes, self.chars)
 
     @property
     def is_tagging(self) -> bool:
@@ -118,46 +127,38 @@ def evaluate(model: TaskModel, split: TaskSplit) -> float:
     return entity_scores(gold, [[names[t] for t in tags] for tags in predicted])["f1"]
 
 
-def train_task_model(model: TaskModel, train: TaskSplit, valid: TaskSplit, epochs: int = 10,
-                     patience: int = 3, batch_size: int = 32, lr: float = 2e-3,
-                     mix_penalty: float = 1e-3, seed: int = 0) -> list[dict]:
-    """Adam on cross-entropy + ``mix_penalty · model.penalty()``; keep the best dev epoch.
+def train_task_model(model: TaskModel, train: TaskSplit, valid: TaskSplit,
+                     max_epochs: int = 30, patience: int = 5, batch_size: int = 32,
+                     lr: float = 2e-3, mix_penalty: float = 1e-3, seed: int = 0,
+                     min_updates: int = 0, round_updates: int = 1, hard_cap: int = 200) -> Fit:
+    """Adam on cross-entropy + ``mix_penalty · model.penalty()`` until dev stops improving.
 
     Args:
+        max_epochs: the planned cap, extended while patience has not acted
+            (:func:`~elmo_tutorial.supervised.fit`).
+        patience: stop after this many epochs (rounds) without a better dev score.
         mix_penalty: λ of Sec. 3.3 (the paper's Table 2 compares 1 and 0.001).
-        patience: stop after this many epochs without a better dev score.
         seed: seeds dropout and the batch order (seed torch before building the model for
             reproducible initial weights).
+        min_updates, round_updates: for small training sets (see ``fit``).
+        hard_cap: the most epochs in any case.
 
     Returns:
-        One dict per epoch: ``{"epoch", "loss", "valid"}``; the model ends with the weights of
-        the epoch with the best ``valid`` score.
+        The :class:`~elmo_tutorial.supervised.Fit`: the dev score of every epoch, the best and
+        the last one; the model ends with the weights of the best.
     """
-    torch.manual_seed(seed)  # dropout
-    generator = torch.Generator().manual_seed(seed)  # batch order
-    optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=lr)
-    history, best, best_state, waited = [], -1.0, None, 0
-    for epoch in range(1, epochs + 1):
-        model.train()
-        total = 0.0
-        for index in length_batches([len(w) for w in train.words], batch_size, generator):
-            inputs, y = _inputs(model, train, index)
-            logits = model(*inputs)  # (B, C) or (B, T, C)
-            loss = nn.functional.cross_entropy(logits.flatten(0, -2), y.flatten(),
-                                               ignore_index=IGNORE_INDEX)
-            if mix_penalty and model.elmo_at:
-                loss = loss + mix_penalty * model.penalty()
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            total += float(loss.detach()) * len(index)
-        score = evaluate(model, valid)
-        history.append({"epoch": epoch, "loss": total / len(train), "valid": score})
-        if score > best:
-            best, best_state, waited = score, copy.deepcopy(model.state_dict()), 0
-        else:
-            waited += 1
-            if waited >= patience:
-                break
-    model.load_state_dict(best_state)
-    return history
+    batches = [_inputs(model, train, index)
+               for index in length_batches([len(w) for w in train.words], batch_size, None)]
+
+    def loss_of(batch) -> torch.Tensor:
+        inputs, y = batch
+        logits = model(*inputs)  # (B, C) or (B, T, C)
+        loss = nn.functional.cross_entropy(logits.flatten(0, -2), y.flatten(),
+                                           ignore_index=IGNORE_INDEX)
+        if mix_penalty and model.elmo_at:
+            loss = loss + mix_penalty * model.penalty()
+        return loss
+
+    return fit(model, batches, loss_of, lambda: evaluate(model, valid), lr=lr, seed=seed,
+               max_rounds=max_epochs, patience=patience, min_updates=min_updates,
+               round_updates=round_updates, hard_cap=hard_cap)

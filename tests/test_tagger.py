@@ -103,6 +103,20 @@ def test_tagger_learns_a_trivially_learnable_tag_from_frozen_layers(one_thread):
     assert weights[1] == max(weights), weights
 
 
+def test_converging_needs_a_validation_set_and_stops_for_patience(one_thread):
+    train_x, train_y = _toy_layers(40, seed=0)
+    valid_x, valid_y = _toy_layers(20, seed=1)
+    tags = ["O", "B-thing"]
+    with pytest.raises(ValueError, match="needs valid"):
+        train_tagger(BiLSTMTagger(FrozenLayers(3), 8, 2), train_x, train_y, tags, converge=True)
+    torch.manual_seed(0)
+    model = BiLSTMTagger(FrozenLayers(3), 8, len(tags), hidden_size=8)
+    history = train_tagger(model, train_x, train_y, tags, epochs=3, lr=1e-2, seed=0,
+                           valid=(valid_x, valid_y), converge=True, patience=2)
+    best = max(range(len(history)), key=lambda i: history[i]["f1"])  # first best epoch
+    assert len(history) == best + 1 + 2  # two epochs without a better F1, then stop
+
+
 def test_training_is_deterministic_for_a_seed(one_thread):
     train_x, train_y = _toy_layers(40, seed=0)
     tags = ["O", "B-thing"]
@@ -148,12 +162,20 @@ def test_evaluate_ner_end_to_end_on_a_few_sentences(one_thread):
     from elmo_tutorial.tagger import evaluate_ner
 
     try:
-        runs = [evaluate_ner(_tiny_embedder(), progress=False, epochs=1, max_sentences=25,
-                             cache=False)["wnut17"] for _ in range(2)]
+        runs = [evaluate_ner(_tiny_embedder(), progress=False, epochs=2, max_sentences=25,
+                             cache=False, seeds=(0, 1))["wnut17"] for _ in range(2)]
     except DatasetNotAvailable:
         pytest.skip("WNUT-17 is not available (ELMO_TUTORIAL_DATA)")
     result = runs[0]
-    assert set(result) == {"elmo", "layer0", "word_type", "s", "gamma", "scores"}
+    assert set(result) == {"elmo", "layer0", "word_type", "s", "gamma", "scores", "runs",
+                           "std", "differences", "seeds"}
+    assert all(len(result["runs"][k]) == 2 for k in ("elmo", "layer0", "word_type"))
+    assert result["elmo"] == pytest.approx(sum(result["runs"]["elmo"]) / 2)
+    d = result["differences"]["elmo_vs_layer0"]
+    assert d["low"] <= d["mean"] <= d["high"]
+    # converged: the tagger stopped for patience, 5 epochs after its best
+    first = result["scores"]["elmo"]
+    assert first["last_epoch"] == first["best_epoch"] + 5
     assert len(result["s"]) == 3 and sum(result["s"]) == pytest.approx(1.0)
     assert all(0.0 <= result[k] <= 100.0 for k in ("elmo", "layer0", "word_type"))
     assert result["scores"]["elmo"]["gold"] > 0

@@ -109,9 +109,41 @@ def test_training_learns_a_toy_task_and_keeps_the_best_dev_epoch():
     model = TaskModel(torch.randn(V, D), 2, "classify", L, 8, ("input",), hidden_size=8,
                       dropout=0.0)
     train, valid = _toy_split(200, 0), _toy_split(60, 1)
-    history = train_task_model(model, train, valid, epochs=8, patience=8, lr=1e-2)
+    result = train_task_model(model, train, valid, max_epochs=8, patience=8, lr=1e-2)
+    history = result.history
     assert max(r["valid"] for r in history) > 90, history
     assert evaluate(model, valid) == max(r["valid"] for r in history)  # best epoch restored
+    assert history[result.best_round - 1]["valid"] == result.best_valid
+
+
+@pytest.mark.parametrize("places", [("input",), ("input", "output")])
+def test_elmo_is_dropped_out_once_with_the_rate_of_the_whole_input(places):
+    """One dropout on [x; ELMo]: each ELMo unit is kept with probability 1 - p and scaled by
+    1 / (1 - p), not dropped twice (0.5 then 0.3 would keep 35 %, scaled by 2.86)."""
+    torch.manual_seed(0)
+    model = TaskModel(torch.randn(V, D), 4, "tag", L, 64, places, hidden_size=5,
+                      dropout=0.5).train()
+    words = torch.randint(1, V, (8, 50))
+    mask = torch.ones(8, 50, dtype=torch.bool)
+    layers = torch.randn(8, 50, L, 64)
+    seen = {}
+    model.lstm.register_forward_pre_hook(lambda m, args: seen.update(x=args[0].data))
+    model.output.register_forward_pre_hook(lambda m, args: seen.update(h=args[0]))
+    model(words, mask, layers)
+    clean = model.elmo("input", layers, mask).flatten()  # ELMo before any dropout
+    dropped = seen["x"][:, D:]  # the ELMo columns of the LSTM's (packed) input
+    kept = dropped[dropped != 0]
+    assert 0.45 < kept.numel() / dropped.numel() < 0.55, kept.numel() / dropped.numel()
+    # every kept value is twice an ELMo value: scaled by 1 / (1 - 0.5), once
+    assert torch.isin((kept / 2).round(decimals=4), clean.round(decimals=4)).all()
+    if "output" in places:
+        h_elmo = seen["h"][..., -64:]
+        assert 0.45 < (h_elmo != 0).float().mean() < 0.55
+
+
+def test_the_mix_uses_no_layer_norm_unless_asked():
+    assert not _model("tag", ("input",)).mixes["input"].do_layer_norm
+    assert _model("tag", ("input",), do_layer_norm=True).mixes["input"].do_layer_norm
 
 
 def test_sparse_ppmi_equals_the_dense_one_of_static_vectors():

@@ -1,4 +1,5 @@
-"""The `tasks` report: the comparison rule, markdown and figures, and the command end to end."""
+"""The `tasks` report: the runs it plans, resuming, the paired verdicts, markdown and figures,
+and the command end to end."""
 
 import json
 import os
@@ -7,72 +8,148 @@ from pathlib import Path
 import pytest
 
 from elmo_tutorial import cli, task_report
-from elmo_tutorial.task_markdown import FIGURES, compare, to_markdown, write_report
-from elmo_tutorial.task_report import PAPER
+from elmo_tutorial.task_markdown import FIGURES, to_markdown, write_report
+from elmo_tutorial.task_report import FULL, jobs_for
+from elmo_tutorial.task_runs import Job, RunStore
+from elmo_tutorial.task_summary import summarise
 
 SHIPPED = Path(__file__).resolve().parent.parent / "data" / "models" / "small"
+TASKS = ("sst5", "chunking", "ner")
+SEEDS = (0, 1, 2, 3, 4)
+PLACES = {"sst5": ("input",), "chunking": ("input",), "ner": ("input",)}
+# test scores of the fake arms: ELMo gains on SST-5 and chunking, loses on NER
+ARM = {"baseline": 40.0, "layer0": 41.0, "elmo": 45.0, "top": 44.0, "lambda1": 45.0,
+       "layernorm": 45.0, "input": 45.0, "input_output": 46.0, "output": 38.0}
 
 
-def _s(mean, std=0.5):
-    return {"mean": mean, "std": std, "runs": [mean - std, mean, mean + std]}
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch):
+    """The command keeps its runs in the cache folder: a test's own, never the user's."""
+    monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path / "cache"))
+
+
+def _fake_run(job: Job) -> dict:
+    score = ARM[job.variant] + 0.3 * job.seed + (0.1 if job.seed % 2 else -0.1)
+    if job.task == "ner" and job.variant == "elmo":
+        score = 35.0 + 0.3 * job.seed
+    curve = [score - 5, score - 1, score, score - 0.5]
+    return {"score": score, "valid": score, "best_epoch": 3, "last_epoch": 4, "cap": 30,
+            "stopped": "patience", "updates": 100, "epochs_per_round": 1, "curve": curve,
+            "places": list(job.places), "seconds": 1.0,
+            "weights": {p: [0.2, 0.5, 0.3] for p in job.places},
+            "gamma": {p: 1.0 for p in job.places}}
 
 
 def _fake_result() -> dict:
-    tasks = {t: {"metric": m, "sizes": {"train": 100, "dev": 10, "test": 20},
-                 "baseline": _s(40.0), "elmo": _s(e), "error_reduction": 100 * (e - 40.0) / 60.0}
-             for t, m, e in (("sst5", "accuracy", 45.0), ("chunking", "F1", 40.5),
-                             ("ner", "F1", 30.0))}
-    curve = [{"fraction": f, "baseline": 30.0, "elmo": 36.0, "baseline_std": 1.0,
-              "elmo_std": 1.0} for f in (0.01, 0.1, 1.0)]
-    return {"model": "fake", "quick": False, "corpus": "english_mix", "seeds": [0, 1, 2],
-            "epochs": 5, "tasks": tasks,
-            "table2": {"task": "chunking", "top": _s(38.0), "lambda1": _s(40.0), "elmo": _s(40.5)},
-            "table3": {"task": "chunking", "input": _s(40.0), "elmo": _s(40.5),
-                       "output": _s(35.0)},
-            "sample_efficiency": {t: curve for t in tasks},
-            "weights": {t: {"input": [0.2, 0.5, 0.3], "output": [0.4, 0.3, 0.3]} for t in tasks},
-            "paper": PAPER}
+    store = RunStore(None)
+    jobs = [j for step in ("places", "table1", "table2", "fractions")
+            for j in jobs_for(step, TASKS, SEEDS, FULL, PLACES)]
+    for job in jobs:
+        store.add(job, _fake_run(job))
+    sizes = {("main", t, None): {"train": 1000, "dev": 100, "test": 200} for t in TASKS}
+    extras = {"places": PLACES, "place_dev": {"input": 45.0, "input_output": 44.0},
+              "sizes": sizes, "perplexity": {}, "majority": {"sst5": 28.6},
+              "bag_of_words": {"test": 38.0, "valid": 37.0, "alpha": 1e-3, "features": 500,
+                               "dev_by_alpha": {}}}
+    result = summarise(store, TASKS, SEEDS, FULL, {**task_report.PROTOCOL}, extras)
+    result.update(model="fake", quick=False, corpus="english_mix", wall_seconds=60.0)
+    return result
 
 
-def test_a_difference_within_the_seed_spread_is_called_so():
-    assert compare(_s(40.0), _s(40.9)) == "within the spread"
-    assert compare(_s(40.0), _s(41.1)) == "higher" and compare(_s(41.1), _s(40.0)) == "lower"
-    assert compare(_s(40.0, 0.0), _s(40.0, 0.0)) == "within the spread"
+def test_the_report_plans_every_arm_on_the_same_seeds():
+    jobs = jobs_for("table1", TASKS, SEEDS, FULL, PLACES)
+    assert len(jobs) == 3 * 3 * 5 and {j.variant for j in jobs} == {"baseline", "layer0", "elmo"}
+    assert all(j.fraction == 1.0 and j.sample is None for j in jobs)  # full training sets
+    fractions = jobs_for("fractions", TASKS, SEEDS, FULL, PLACES)
+    assert {j.fraction for j in fractions} == set(FULL["fractions"])
+    quality = jobs_for("quality", TASKS, SEEDS, FULL, PLACES, ["tiny-60"])
+    assert {(j.task, j.sample) for j in quality} == {("chunking", FULL["sample"]), ("ner", None)}
+    assert len(FULL["seeds"]) >= 5
 
 
-def test_markdown_has_every_table_the_paper_beside_and_a_discussion_from_the_numbers():
-    text = to_markdown(_fake_result())
-    for needle in ("## Table 1", "## Table 2", "## Table 3", "## Figure 1", "## Figure 2",
-                   "54.70", "92.22", "SQUAD (paper)", "40.0 ± 0.5", "+8.3 %",
-                   FIGURES["sample_efficiency"], FIGURES["weights"]):
-        assert needle in text, needle
-    assert "ELMo improves the baseline" in text  # SST-5: 40 → 45, far beyond the spread
-    assert "hurts the baseline" in text  # NER: 40 → 30
-    assert "changes nothing beyond the seed spread on" in text  # chunking: 40 → 40.5
-    assert ("removes the largest share of the baseline's errors on SST-5 (sentiment, 5 classes) "
-            "(8 %); it does not help CoNLL-2000 chunking, WNUT-17 NER.") in text
-
-
-def test_the_discussion_says_which_models_were_still_learning_and_how_the_baseline_reads():
+def test_verdicts_come_from_paired_intervals_and_the_text_from_the_numbers():
     result = _fake_result()
+    sst = result["tasks"]["sst5"]
+    assert sst["differences"]["elmo_vs_baseline"]["low"] > 0
     text = to_markdown(result)
-    assert "still improving" not in text  # the fake result has no epoch counts
-    assert "c_k from a character CNN trained with the tagger" in text  # x_k = [w_k; c_k]
-    result["tasks"]["ner"]["baseline"] = _s(1.0)
-    for t, r in result["tasks"].items():
-        r["still_learning"] = {"baseline": 3 if t == "ner" else 0, "elmo": 0}
-    text = to_markdown(result)
-    assert "WNUT-17 NER, 3 of 3 baseline and 0 of 3 + ELMo runs" in text
-    assert "SST-5 (sentiment, 5 classes), 0 of" not in text  # no run still learning there
-    assert "The NER baseline finds few entities (1.0 F1) although its character CNN" in text
-    assert "lower-cased, so it cannot see capitals" not in text
+    for needle in ("## Table 1", "## Table 2", "## Table 3", "## Figure 1", "## Figure 2",
+                   "## Learning curves", "54.70", "92.22", "SQUAD", "**0 ended at a cap**",
+                   "bag-of-words logistic regression 38.0 %", "always the commonest class 28.6",
+                   FIGURES["sample_efficiency"], FIGURES["weights"], FIGURES["curves"]):
+        assert needle in text, needle
+    assert "Table 1, SST-5 (sentiment, 5 classes): + ELMo − baseline +5.0 [+5.0, +5.0]: **gain**" \
+        in text
+    assert "Table 1, WNUT-17 NER: + ELMo − baseline -5.0" in text and "**loss**" in text
+    assert "output only -7.0" in text
+    assert "still improving" not in text and "within the spread" not in text
 
 
-def test_write_report_writes_json_markdown_and_two_figures(tmp_path):
-    written = write_report(_fake_result(), tmp_path / "t.json", tmp_path / "T.md")
-    assert {p.name for p in written} == {"t.json", "T.md", *FIGURES.values()}
+def test_a_run_at_its_cap_is_counted_in_the_report():
+    result = _fake_result()
+    result["convergence"]["at_cap"] = 2
+    assert "**2 ended at a cap**" in to_markdown(result)
+
+
+def test_points_at_or_below_the_majority_class_are_flagged():
+    result = _fake_result()
+    low = result["sample_efficiency"]["sst5"][0]
+    low["baseline"]["mean"] = 20.0
+    text = to_markdown(result)
+    assert "(at or below the majority class)" in text
+
+
+def test_an_interrupted_report_resumes_where_it_stopped(tmp_path, monkeypatch):
+    """Runs kept before a kill are read back; only the missing ones train."""
+    import torch
+
+    from elmo_tutorial.task_training import TaskSplit
+
+    def fake_split(task, embedder, index, max_sentences, sample, progress):
+        one = TaskSplit([torch.tensor([1, 2])], [torch.zeros(2, 3, 4)], [torch.tensor([0, 0])],
+                        ["O"])
+        return {"train": one, "valid": one, "test": one}
+
+    calls = []
+
+    def fake_run_variant(splits, vectors, variant, seed, fraction, places, protocol):
+        calls.append((variant, seed))
+        if len(calls) == 7 and not os.environ.get("RESUMED"):
+            raise KeyboardInterrupt  # the machine goes down after 6 runs
+        return _fake_run(Job("chunking", variant, seed, fraction, tuple(places)))
+
+    monkeypatch.setattr(task_report, "prepare_task", fake_split)
+    monkeypatch.setattr(task_report, "run_variant", fake_run_variant)
+    monkeypatch.setattr(task_report, "word_vectors", lambda corpus: (torch.zeros(3, 2), {}))
+    import elmo_tutorial.embedder as embedder_module
+
+    monkeypatch.setattr(embedder_module, "Embedder", lambda model: None)
+    path = tmp_path / "runs.jsonl"
+    kw = {"tasks": ("chunking", "ner"), "workers": 1, "progress": False}
+    with pytest.raises(KeyboardInterrupt):
+        task_report.task_report(None, store=RunStore(path, {"m": 1}), **kw)
+    assert len(RunStore(path, {"m": 1})) == 6
+    monkeypatch.setenv("RESUMED", "1")
+    calls.clear()
+    result = task_report.task_report(None, store=RunStore(path, {"m": 1}), **kw)
+    total = result["convergence"]["runs"]
+    assert len(calls) == total - 6 and total == len(RunStore(path, {"m": 1}))
+
+
+def test_write_report_writes_json_markdown_and_the_figures_it_has_data_for(tmp_path):
+    result = _fake_result()
+    written = write_report(result, tmp_path / "t.json", tmp_path / "T.md")
+    figures = {FIGURES[k] for k in ("sample_efficiency", "curves", "weights")}
+    assert {p.name for p in written} == {"t.json", "T.md", *figures}  # no quality biLMs
     assert all(p.stat().st_size > 0 for p in written)
-    assert json.loads((tmp_path / "t.json").read_text())["tasks"]["sst5"]["elmo"]["mean"] == 45.0
+    data = json.loads((tmp_path / "t.json").read_text())
+    assert data["tasks"]["sst5"]["arms"]["elmo"]["mean"] == pytest.approx(45.58)
+    assert len(data["runs"]) == data["convergence"]["runs"]
+    result["quality"] = [{"bilm": b, "perplexity": p, "gains": {
+        "ner": {"mean": g, "low": g - 1, "high": g + 1}}} for b, p, g in
+        (("tiny-60", 30.0, 1.0), ("tiny", 6.0, 3.0))]
+    written = write_report(result, None, tmp_path / "T.md", force=True)
+    assert FIGURES["quality"] in {p.name for p in written}
+    assert "## What the biLM's quality buys" in (tmp_path / "T.md").read_text()
 
 
 def test_tasks_command_writes_its_files_and_refuses_to_overwrite(tmp_path, monkeypatch, capsys):
@@ -105,24 +182,28 @@ def test_tasks_command_end_to_end_on_the_tiny_model(tmp_path, monkeypatch):
     monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path / "cache"))
     out_json, out_md = tmp_path / "tasks.json", tmp_path / "TASKS.md"
     tiny = SHIPPED.parent / "tiny"
-    assert cli.main(["tasks", str(tiny), "--quick", "--json", str(out_json),
-                     "--markdown", str(out_md)]) == 0
+    argv = ["tasks", str(tiny), "--quick", "--json", str(out_json), "--markdown", str(out_md)]
+    assert cli.main(argv) == 0
+    runs = list((tmp_path / "cache" / "task_runs").glob("*-quick.jsonl"))
+    assert len(runs) == 1  # every run kept, so that the same command resumes
     data = json.loads(out_json.read_text())
     assert data["quick"] is True and data["corpus"] == "embedded"  # the run's own corpus
     for task in ("sst5", "chunking", "ner"):
         r = data["tasks"][task]
         assert set(r["sizes"]) == {"train", "dev", "test"}
-        for model in ("baseline", "elmo"):
-            assert len(r[model]["runs"]) == 3 and 0.0 <= r[model]["mean"] <= 100.0
+        for arm in ("baseline", "layer0", "elmo"):
+            assert len(r["arms"][arm]["runs"]) == 2 and 0.0 <= r["arms"][arm]["mean"] <= 100.0
         assert [p["fraction"] for p in data["sample_efficiency"][task]] == [0.1, 1.0]
-        for place in ("input", "output"):
-            assert len(data["weights"][task][place]) == 3
-            assert abs(sum(data["weights"][task][place]) - 1.0) < 1e-4
-        assert set(r["still_learning"]) == {"baseline", "elmo"}
-    assert set(data["table2"]) == {"task", "top", "lambda1", "elmo"}
-    assert set(data["table3"]) == {"task", "input", "elmo", "output"}
-    # chunking gains from context even with the tiny biLM: its layers see the phrase around
-    assert data["tasks"]["chunking"]["elmo"]["mean"] > data["tasks"]["chunking"]["baseline"]["mean"]
+        for w in data["weights"][task].values():
+            assert len(w) == 3 and abs(sum(w) - 1.0) < 1e-4
+        assert {"low", "high", "mean"} <= set(r["differences"]["elmo_vs_baseline"])
+    assert set(data["table2"]["arms"]) == {"baseline", "elmo", "top", "lambda1", "layernorm"}
+    assert set(data["table3"]["arms"]) == {"input", "input_output", "output"}
+    assert data["tasks"]["sst5"]["bag_of_words"]["test"] > 0
+    assert all(r["result"]["last_epoch"] <= 3 for r in data["runs"])  # quick: a cap of 3
+    # chunking gains from the biLM even with the tiny one and 300 sentences
+    chunking = data["tasks"]["chunking"]["arms"]
+    assert chunking["elmo"]["mean"] > chunking["baseline"]["mean"]
     assert out_md.read_text().startswith("# What ELMo adds to a task model")
 
 

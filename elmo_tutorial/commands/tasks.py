@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 from . import show_and_write
@@ -10,17 +11,21 @@ HELP = "What ELMo adds to a task model: baseline vs +ELMo on SST-5, chunking and
 
 DESCRIPTION = """\
 Add a biLM to a task model the way the paper does (Peters et al. 2018, Sec. 3.3) and measure
-what it buys: a BiLSTM over static word vectors learned from the biLM's own training text
-(the baseline; for chunking and NER each token's vector is joined by a character CNN's, as in
-the paper's tagging baselines), then the same model with the frozen biLM's layers mixed by a
-learned scalar mix and concatenated at its input and output. Every number is the mean ± std
-over 3 seeds.
+what it buys. The baseline is a BiLSTM over static word vectors learned from the biLM's own
+training text and a character CNN's vector per token; + layer 0 adds the biLM's context-free
+layer, + ELMo the learned scalar mix of all its layers. Every arm is trained to convergence on
+dev by the same rule (patience 5; no run stops at a cap while it may improve), on 5 seeds, and
+every comparison is a paired difference with its 95 % interval.
 
-  Table 1   baseline vs +ELMo on SST-5 (accuracy), CoNLL-2000 chunking and WNUT-17 NER (F1)
-  Table 2   top layer only vs all layers with λ = 1 vs λ = 0.001 (one task)
-  Table 3   ELMo at the input only / input and output / output only (one task)
-  Figure 1  baseline vs +ELMo with 1 %, 10 % and 100 % of the training data
-  Figure 2  the learned layer weights softmax(w) per task, at the input and the output
+  Table 1   baseline, + layer 0, + ELMo on SST-5 (accuracy; also bag-of-words logistic
+            regression), CoNLL-2000 chunking and WNUT-17 NER (F1): full training sets
+  Table 2   top layer only, λ = 1, layer norm vs the mix of all layers (chunking sample)
+  Table 3   ELMo at the input / input and output / output (chunking sample; the taggers
+            use the better one on dev)
+  Figure 1  baseline vs + ELMo with 1 %, 10 % and 100 % of the training data
+  Curves    dev score per epoch, per arm and task
+  Figure 2  the learned layer weights softmax(w) per task and place
+  Quality   with --quality RUN ...: the gain against each biLM's held-out perplexity
 
 Prints a markdown report with the paper's numbers beside ours; --json and --markdown also
 write it to files (the figures go beside the markdown file).
@@ -29,13 +34,15 @@ MODEL is a run directory (from `train`), the shipped data/models/small, a folder
 official options.json and weights.hdf5, or those two files.
 
 Data: sst, conll2000 and wnut17 (elmo-tutorial data list) and the biLM's training corpus for
-the static vectors (--corpus; a run directory names its own). The full report trains on a
-fixed sample of 2,000 training sentences per task (dev and test whole) and trains 66 small
-models, two at a time on one CPU thread each: 12-20 minutes on a 2-core CPU; layers and
-vectors computed before are read from the cache.
+the static vectors (--corpus; a run directory names its own). The full report trains about
+400 small models, two at a time on one CPU thread each: about 1.5-2 hours on a 2-core CPU
+(benchmarks/RESULTS.md). Each finished run is kept in a runs file (--runs; by default in the
+cache folder, named after the biLM and the protocol): run the same command again after an
+interruption and it continues where it stopped.
 
 Examples:
   elmo-tutorial tasks data/models/small --json tasks.json --markdown TASKS.md
+  elmo-tutorial tasks data/models/small --quality runs/tiny-60 runs/tiny-200 data/models/tiny
   elmo-tutorial tasks runs/tiny --quick --tasks sst5 chunking
 """
 
@@ -51,16 +58,20 @@ def add_arguments(parser) -> None:
                         help="also write the markdown report, with its figures beside it")
     parser.add_argument("--tasks", nargs="+", choices=TASKS, default=list(TASKS),
                         help="which tasks (default: all three)")
-    parser.add_argument("--table-task", choices=TASKS,
-                        help="the task of Tables 2 and 3 (default: chunking)")
+    parser.add_argument("--runs", metavar="PATH",
+                        help="keep each finished run in this JSON-lines file and resume from it "
+                             "(default: a file in the cache folder named after the biLM)")
+    parser.add_argument("--quality", nargs="+", metavar="RUN", default=[],
+                        help="more biLMs (run directories with their softmax, e.g. one model "
+                             "trained for more and fewer steps) for the quality figure")
     parser.add_argument("--corpus", metavar="NAME",
                         help="the biLM's training corpus, for the baseline's static vectors "
                              "(default: the run's own, else english_mix)")
     parser.add_argument("--workers", type=at_least(1), default=2,
                         help="training runs at a time, one CPU thread each (default 2)")
     parser.add_argument("--quick", action="store_true",
-                        help="a smoke test on subsets (300 sentences per split, 2 epochs, "
-                             "10 %% of them for Figure 1); not comparable with the paper")
+                        help="a smoke test on subsets (300 sentences per split, 2 seeds, at "
+                             "most 3 epochs, 10 %% for Figure 1); not comparable with anything")
     parser.add_argument("--force", action="store_true",
                         help="overwrite existing --json/--markdown files and figures")
 
@@ -76,7 +87,46 @@ def _training_corpus(paths) -> str:
     return "english_mix"
 
 
+def _quality_models(runs) -> dict:
+    """``{name: (ELMo, held-out test perplexity)}`` for the quality figure's run directories."""
+    from pathlib import Path
+
+    from elmo_tutorial.elmo import ELMo
+    from elmo_tutorial.evaluation import evaluate_run
+
+    models = {}
+    for run in runs:
+        name = Path(run).name
+        if name in models or name == "main":
+            raise ValueError(f"two quality runs are named {name!r}: give them distinct folders")
+        ppl = evaluate_run(run, "test", ngram=False)["bilm"]["avg_ppl"]
+        models[name] = (ELMo.from_run(run), ppl)
+    return models
+
+
+def _store(args, model, corpus: str):
+    """The runs file: ``--runs``, or one in the cache named after the biLM and the setup."""
+    import hashlib
+    import json
+
+    from elmo_tutorial.downloads import cache_dir
+    from elmo_tutorial.embedding_cache import model_checksum
+    from elmo_tutorial.task_experiments import PROTOCOL
+    from elmo_tutorial.task_report import FULL, QUICK
+    from elmo_tutorial.task_runs import RunStore
+
+    setting = QUICK if args.quick else FULL
+    header = {"model": model_checksum(model), "corpus": corpus, "quick": args.quick,
+              "protocol": {**PROTOCOL, **setting["protocol"]}, "sample": setting["sample"],
+              "max_sentences": setting["max_sentences"]}
+    setup = hashlib.sha256(json.dumps(header, sort_keys=True).encode()).hexdigest()[:12]
+    kind = "quick" if args.quick else "full"
+    path = args.runs or cache_dir() / "task_runs" / f"{header['model'][:16]}-{setup}-{kind}.jsonl"
+    return RunStore(path, header)
+
+
 def run(args) -> int:
+    import platform
     from pathlib import Path
 
     from elmo_tutorial.allennlp_format import load_model
@@ -86,6 +136,11 @@ def run(args) -> int:
     from elmo_tutorial.overwrite import WouldOverwrite, check_new_files
     from elmo_tutorial.task_markdown import FIGURES, to_markdown, write_report
     from elmo_tutorial.task_report import task_report
+    from elmo_tutorial.task_runs import StoreMismatch
+
+    def fail(err) -> int:
+        print(f"elmo-tutorial tasks: {err}", file=sys.stderr)
+        return 2
 
     outputs = [args.json, args.markdown]
     if args.markdown:
@@ -93,23 +148,22 @@ def run(args) -> int:
     try:
         check_new_files(outputs, args.force)
     except WouldOverwrite as err:
-        print(f"elmo-tutorial tasks: {err}", file=sys.stderr)
-        return 2
+        return fail(err)
     corpus = args.corpus or _training_corpus(args.model)
     if corpus not in LM_CORPORA:
-        print(f"elmo-tutorial tasks: unknown corpus {corpus!r}; choose one of "
-              f"{', '.join(LM_CORPORA)}", file=sys.stderr)
-        return 2
+        return fail(f"unknown corpus {corpus!r}; choose one of {', '.join(LM_CORPORA)}")
     try:
         model = load_model(args.model)
-    except (FileNotFoundError, ValueError) as err:
-        print(f"elmo-tutorial tasks: {err}", file=sys.stderr)
-        return 2
+        quality = _quality_models(args.quality)
+        store = _store(args, model, corpus)
+    except (FileNotFoundError, ValueError, OSError) as err:  # StoreMismatch is a ValueError
+        return fail(err)
     try:
         result = task_report(model, corpus=corpus, tasks=args.tasks, quick=args.quick,
-                             table_task=args.table_task, workers=args.workers,
-                             progress=True, name=" ".join(args.model))
-    except (DatasetNotAvailable, CacheNotWritable, ValueError) as err:
-        print(f"elmo-tutorial tasks: {err}", file=sys.stderr)
-        return 2
+                             workers=args.workers, progress=True, name=" ".join(args.model),
+                             store=store, quality=quality)
+    except (DatasetNotAvailable, CacheNotWritable, StoreMismatch, ValueError) as err:
+        return fail(err)
+    result["machine"] = (f"{platform.machine()}, {os.cpu_count()} cores, "
+                         f"{args.workers} runs at a time")
     return show_and_write("tasks", result, to_markdown, write_report, args)

@@ -1,0 +1,145 @@
+"""The task report's figures, drawn for a screen and a lecture room (large, labelled).
+
+- ``sample_efficiency``: test score against the share of training data, both arms, mean ± std
+  over seeds; SST-5's majority class as a dashed line, points at or below it hollow.
+- ``curves``: dev score after every epoch, mean over the seeds still training, per arm and
+  task: where each arm converged.
+- ``weights``: the learned softmax(w) per task and place as bars around the uniform weight
+  1/(L + 1), each labelled with its value, so that a difference from uniform is visible.
+- ``quality`` (when the report has quality biLMs): the gain of + ELMo over the baseline with
+  its 95 % interval, against the biLM's held-out perplexity.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["FIGURES", "write_figures"]
+
+FIGURES = {"sample_efficiency": "tasks_sample_efficiency.png",
+           "curves": "tasks_learning_curves.png", "weights": "tasks_layer_weights.png",
+           "quality": "tasks_bilm_quality.png"}
+TITLES = {"sst5": "SST-5", "chunking": "CoNLL-2000 chunking", "ner": "WNUT-17 NER"}
+ARMS = {"baseline": ("baseline", "#8ecae6"), "layer0": ("+ layer 0", "#fb8500"),
+        "elmo": ("+ ELMo", "#023047")}
+
+
+def _sample_efficiency(result: dict, plt):
+    tasks = list(result["sample_efficiency"])
+    fig, axes = plt.subplots(1, len(tasks), figsize=(4.2 * len(tasks), 3.6), squeeze=False)
+    for ax, task in zip(axes[0], tasks, strict=True):
+        curve = result["sample_efficiency"][task]
+        x = [100 * p["fraction"] for p in curve]
+        floor = result["tasks"][task].get("majority")
+        for arm in ("baseline", "elmo"):
+            label, color = ARMS[arm]
+            y = [p[arm]["mean"] for p in curve]
+            ax.errorbar(x, y, yerr=[p[arm]["std"] for p in curve], color=color, marker="o",
+                        capsize=3, label=label)
+            if floor is not None:
+                low = [(a, b) for a, b in zip(x, y, strict=True) if b <= floor]
+                if low:
+                    ax.plot(*zip(*low, strict=True), "o", color="white", markeredgecolor=color)
+        if floor is not None:
+            ax.axhline(floor, color="grey", linestyle="--", linewidth=1)
+            ax.annotate("majority class", (x[0], floor), textcoords="offset points",
+                        xytext=(0, 4), fontsize=10, color="grey")
+        ax.set_xscale("log")
+        ax.set_xticks(x, [f"{v:g} %" for v in x])
+        ax.set(xlabel="training data", title=TITLES[task], ylabel=result["tasks"][task]["metric"])
+    axes[0][0].legend(fontsize=10)
+    return fig
+
+
+def _curves(result: dict, plt):
+    tasks = list(result["tasks"])
+    fig, axes = plt.subplots(1, len(tasks), figsize=(4.2 * len(tasks), 3.6), squeeze=False)
+    for ax, task in zip(axes[0], tasks, strict=True):
+        entry = result["tasks"][task]
+        per_round = entry.get("epochs_per_round", 1)
+        for arm, runs in entry["curves"].items():
+            label, color = ARMS[arm]
+            longest = max(len(r) for r in runs)
+            mean = [np.mean([r[i] for r in runs if len(r) > i]) for i in range(longest)]
+            ax.plot(per_round * np.arange(1, longest + 1), mean, color=color, label=label)
+            for r in runs:  # where each seed's best epoch was
+                best = int(np.argmax(r))
+                ax.plot(per_round * (best + 1), r[best], ".", color=color, alpha=0.6)
+        ax.set(xlabel="epoch", ylabel=f"dev {entry['metric']}", title=TITLES[task])
+    axes[0][0].legend(fontsize=10)
+    return fig
+
+
+def _weights(result: dict, plt):
+    rows = [(f"{TITLES[t]}\n{place}", w) for t, places in result["weights"].items()
+            for place, w in places.items()]
+    n = len(rows[0][1])
+    fig, axes = plt.subplots(1, len(rows), figsize=(2.6 * len(rows), 3.4), squeeze=False,
+                             sharey=True)
+    for ax, (title, w) in zip(axes[0], rows, strict=True):
+        deviation = np.asarray(w) - 1.0 / n
+        ax.bar(range(n), deviation, bottom=1.0 / n,
+               color=["#fb8500" if d > 0 else "#8ecae6" for d in deviation])
+        ax.axhline(1.0 / n, color="grey", linewidth=1)
+        for j, value in enumerate(w):
+            ax.annotate(f"{value:.2f}", (j, value), ha="center", fontsize=10,
+                        xytext=(0, 3 if value >= 1.0 / n else -12), textcoords="offset points")
+        ax.set_xticks(range(n), [f"layer {j}" for j in range(n)])
+        ax.set_title(title, fontsize=10)
+    axes[0][0].set_ylabel(f"softmax(w); grey: uniform 1/{n}")
+    return fig
+
+
+def _quality(result: dict, plt):
+    points = [q for q in result.get("quality", []) if q["perplexity"] is not None]
+    if not points:
+        return None
+    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    for task, color in (("chunking", "#023047"), ("ner", "#fb8500")):
+        have = [q for q in points if task in q["gains"]]
+        if not have:
+            continue
+        x = [q["perplexity"] for q in have]
+        gains = [q["gains"][task] for q in have]
+        y = [g["mean"] for g in gains]
+        err = [[g["mean"] - g["low"] for g in gains], [g["high"] - g["mean"] for g in gains]]
+        ax.errorbar(x, y, yerr=err, marker="o", capsize=3, color=color, label=TITLES[task])
+        for q, yy in zip(have, y, strict=True):
+            ax.annotate(q["bilm"], (q["perplexity"], yy), textcoords="offset points",
+                        xytext=(4, 4), fontsize=9)
+    ax.axhline(0, color="grey", linewidth=1)
+    ax.set_xscale("log")
+    ax.invert_xaxis()  # better biLMs (lower perplexity) to the right
+    ax.set(xlabel="biLM held-out perplexity (lower is better →)",
+           ylabel="+ ELMo − baseline (F1 points)")
+    ax.legend(fontsize=10)
+    return fig
+
+
+def write_figures(result: dict, folder: str | Path, force: bool = True) -> list[Path]:
+    """Every figure the result has data for, written atomically beside the markdown; unless
+    ``force``, existing figures are refused (``overwrite.WouldOverwrite``)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .overwrite import write_new_file
+
+    written = []
+    for key, draw in (("sample_efficiency", _sample_efficiency), ("curves", _curves),
+                      ("weights", _weights), ("quality", _quality)):
+        fig = draw(result, plt)
+        if fig is None:
+            continue
+        fig.tight_layout()
+        path = Path(folder) / FIGURES[key]
+        try:
+            write_new_file(path, lambda tmp, f=fig: f.savefig(tmp, dpi=100, format="png"),
+                           force)
+        finally:
+            plt.close(fig)
+        written.append(path)
+    return written

@@ -1,0 +1,111 @@
+"""The task report's runs, one line each, kept as they finish: an interrupted report resumes.
+
+A :class:`Job` names one training run: task, variant, seed, training fraction, where ELMo goes,
+the training sample and the biLM. A :class:`RunStore` keeps ``job → result`` in memory and,
+given a path, appends each result to a JSON-lines file as soon as it exists (flushed and
+synced: a run killed a moment later loses nothing). Opening the file again reads every
+complete line back, so ``elmo-tutorial tasks`` started again trains only what is missing.
+A last line cut short by a kill is skipped (its run is done again, on a line of its own).
+
+The file's first line says what the runs belong to (``{"header": ...}``: the biLM's checksum,
+the protocol, the static vectors' corpus); a store opened with another header refuses the file
+rather than mix runs of two setups.
+
+Example:
+    >>> store = RunStore(None, header={"model": "abc"})
+    >>> job = Job("ner", "elmo", seed=0)
+    >>> store.add(job, {"score": 30.0})
+    >>> job in store, store[job]["score"], len(store)
+    (True, 30.0, 1)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import NamedTuple
+
+__all__ = ["Job", "RunStore", "StoreMismatch"]
+
+MAX_BYTES = 256 * 2**20  # a full report's runs take about 1 MB
+
+
+class Job(NamedTuple):
+    """One training run of the task report."""
+
+    task: str
+    variant: str
+    seed: int
+    fraction: float = 1.0
+    places: tuple[str, ...] = ("input",)
+    sample: int | None = None  # a fixed random sample of this many training sentences
+    bilm: str = "main"  # "main", or the name of a quality-figure biLM
+
+    def to_dict(self) -> dict:
+        return {**self._asdict(), "places": list(self.places)}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Job:
+        return cls(**{**data, "places": tuple(data["places"])})
+
+
+class StoreMismatch(ValueError):
+    """The runs file belongs to another biLM, protocol or corpus."""
+
+
+class RunStore:
+    """``Job → result``, appended to ``path`` (JSON lines) as each run finishes."""
+
+    def __init__(self, path: str | Path | None, header: dict | None = None) -> None:
+        self.path, self.header, self._runs = (Path(path) if path else None), header or {}, {}
+        self._cut_short = False
+        if self.path is not None and self.path.exists():
+            self._read()
+        elif self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._append({"header": self.header})
+
+    def _read(self) -> None:
+        from .safe_files import read_regular_file
+
+        data = read_regular_file(self.path, MAX_BYTES)  # no FIFO, device or giant file
+        self._cut_short = bool(data) and not data.endswith(b"\n")  # killed mid-line
+        lines = data.decode("utf-8", errors="replace").splitlines()
+        first = json.loads(lines[0]) if lines else {}
+        if first.get("header") != json.loads(json.dumps(self.header)):
+            raise StoreMismatch(
+                f"{self.path} holds runs of another setup ({first.get('header')}), not of "
+                f"this one ({self.header}); give another --runs path or remove the file")
+        for line in lines[1:]:
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:  # a line cut short by a kill: its run is redone
+                continue
+            self._runs[Job.from_dict(entry["job"])] = entry["result"]
+
+    def _append(self, entry: dict) -> None:
+        with open(self.path, "a", encoding="utf-8") as f:
+            if self._cut_short:  # end the broken line first: the new run gets a line of its own
+                f.write("\n")
+                self._cut_short = False
+            f.write(json.dumps(entry) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+    def add(self, job: Job, result: dict) -> None:
+        self._runs[job] = result
+        if self.path is not None:
+            self._append({"job": job.to_dict(), "result": result})
+
+    def __contains__(self, job: Job) -> bool:
+        return job in self._runs
+
+    def __getitem__(self, job: Job) -> dict:
+        return self._runs[job]
+
+    def __len__(self) -> int:
+        return len(self._runs)
+
+    def items(self):
+        return self._runs.items()

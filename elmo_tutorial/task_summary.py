@@ -1,0 +1,151 @@
+"""The task report's runs → its tables: means over seeds, paired differences, convergence.
+
+:func:`summarise` reads a :class:`~elmo_tutorial.task_runs.RunStore` and returns the
+``tasks.json`` of :func:`~elmo_tutorial.task_report.task_report`::
+
+    {"seeds", "fraction_seeds", "protocol", "sample", "fractions", "char_filters", "places",
+     "place_dev",
+     "tasks": {TASK: {"metric", "sizes", "arms": {"baseline", "layer0", "elmo": SPREAD},
+                      "differences": {"elmo_vs_baseline", "layer0_vs_baseline",
+                                      "elmo_vs_layer0": PAIRED},
+                      "error_reduction", "curves": {arm: [dev per epoch, per seed]},
+                      ("bag_of_words", "majority": SST-5 only)}},
+     "table2": {"task", "sample", "arms": {...}, "differences": {variant: PAIRED vs elmo}},
+     "table3": {"task", "sample", "arms": {"input", "input_output", "output"},
+                "differences": {...: PAIRED vs input}},
+     "sample_efficiency": {TASK: [{"fraction", "train_sentences", "baseline", "elmo",
+                                   "difference"}]},
+     "weights": {TASK: {place: softmax(w), mean over seeds}},
+     "quality": [{"bilm", "perplexity", "gains": {TASK: PAIRED}}],
+     "convergence": {"runs", "at_cap", "extended", "longest"}, "runs": [every run],
+     "paper": PAPER}
+
+SPREAD is ``{"mean", "std", "runs"}`` (runs in seed order); PAIRED is
+:func:`~elmo_tutorial.paired.paired_difference` of two arms over the same seeds, in points.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .paired import paired_difference
+from .task_experiments import CHAR_FILTERS, METRICS, spread, training_subset
+from .task_runs import Job, RunStore
+
+__all__ = ["PAPER", "summarise"]
+
+PLACE_VARIANTS = {("input",): "input", ("input", "output"): "input_output",
+                  ("output",): "output"}  # Table 3's variant for each place
+
+# Peters et al. (2018) Table 1 (SST-5 accuracy, CoNLL-2003 NER F1), Table 2 and Table 3 (SQuAD
+# F1, SNLI accuracy, SRL F1); chunking: TagLM (Peters et al. 2017) on CoNLL-2000, F1.
+PAPER = {
+    "table1": {"sst5": {"baseline": 51.4, "elmo": 54.7}, "ner": {"baseline": 90.15, "elmo": 92.22},
+               "chunking": {"baseline": 95.00, "elmo": 96.37}},
+    "table2": {"squad": {"baseline": 80.8, "top": 84.7, "lambda1": 85.0, "elmo": 85.2},
+               "snli": {"baseline": 88.1, "top": 89.1, "lambda1": 89.3, "elmo": 89.5},
+               "srl": {"baseline": 81.6, "top": 84.1, "lambda1": 84.6, "elmo": 84.8}},
+    "table3": {"squad": {"input": 85.1, "input_output": 85.6, "output": 84.8},
+               "snli": {"input": 88.9, "input_output": 89.5, "output": 88.7},
+               "srl": {"input": 84.7, "input_output": 84.3, "output": 80.9}},
+}
+
+
+def summarise(store: RunStore, tasks: Sequence[str], seeds: Sequence[int], setting: dict,
+              protocol: dict, extras: dict) -> dict:
+    """The report's result from its runs (see the module docstring)."""
+    places, sample = extras["places"], setting["sample"]
+
+    def runs(task, variant, fraction=1.0, sample=None, bilm="main", where=None, on=seeds):
+        where = () if variant == "baseline" else tuple(where or places[task])
+        if sample is not None and variant == "elmo" and bilm == "main":  # Table 3's run
+            variant = PLACE_VARIANTS[where]
+        return [store[Job(task, variant, s, fraction, where, sample, bilm)] for s in on]
+
+    def scores(*args, **kw):
+        return [r["score"] for r in runs(*args, **kw)]
+
+    def arms(task, names, **kw):
+        return {v: spread(scores(task, v, **kw)) for v in names}
+
+    result = {"seeds": list(seeds), "fraction_seeds": list(setting["fraction_seeds"]),
+              "protocol": protocol, "sample": sample,
+              "fractions": list(setting["fractions"]), "char_filters": CHAR_FILTERS,
+              "places": {t: list(p) for t, p in places.items()},
+              "place_dev": extras["place_dev"], "tasks": {}, "sample_efficiency": {},
+              "weights": {}, "paper": PAPER}
+    for t in tasks:
+        table = arms(t, ("baseline", "layer0", "elmo"))
+        base, elmo = table["baseline"]["mean"], table["elmo"]["mean"]
+        entry = {"metric": METRICS[t], "sizes": extras["sizes"][("main", t, None)],
+                 "arms": table, "error_reduction": 100.0 * (elmo - base) / (100.0 - base),
+                 "differences": {
+                     "elmo_vs_baseline": _paired(table, "baseline", "elmo"),
+                     "layer0_vs_baseline": _paired(table, "baseline", "layer0"),
+                     "elmo_vs_layer0": _paired(table, "layer0", "elmo")},
+                 "curves": {v: [r["curve"] for r in runs(t, v)] for v in table},
+                 "epochs_per_round": runs(t, "elmo")[0]["epochs_per_round"]}
+        if t == "sst5":
+            entry["bag_of_words"] = extras["bag_of_words"]
+            entry["majority"] = extras["majority"]["sst5"]
+        result["tasks"][t] = entry
+        n_train = entry["sizes"]["train"]
+        curve = []
+        for f in setting["fractions"]:
+            pair = arms(t, ("baseline", "elmo"), fraction=f, on=setting["fraction_seeds"])
+            curve.append({"fraction": f, "train_sentences": len(training_subset(n_train, f, 0)),
+                          **pair, "difference": _paired(pair, "baseline", "elmo")})
+        curve.append({"fraction": 1.0, "train_sentences": n_train,
+                      "baseline": table["baseline"], "elmo": table["elmo"],
+                      "difference": entry["differences"]["elmo_vs_baseline"]})
+        result["sample_efficiency"][t] = curve
+        result["weights"][t] = {p: np.mean([r["weights"][p] for r in runs(t, "elmo")],
+                                           axis=0).tolist() for p in places[t]}
+    if "chunking" in tasks:
+        kw = {"sample": sample}
+        t2 = arms("chunking", ("baseline", "elmo", "top", "lambda1", "layernorm"), **kw)
+        result["table2"] = {"task": "chunking", "sample": sample, "arms": t2,
+                            "differences": {v: _paired(t2, "elmo", v)
+                                            for v in ("top", "lambda1", "layernorm")}}
+        t3 = {v: spread(scores("chunking", v, where=w, **kw))
+              for w, v in PLACE_VARIANTS.items()}
+        result["table3"] = {"task": "chunking", "sample": sample, "arms": t3,
+                            "differences": {v: _paired(t3, "input", v)
+                                            for v in ("input_output", "output")}}
+    result["quality"] = _quality(store, tasks, seeds, extras, places, sample, scores)
+    everything = list(store.items())
+    result["convergence"] = {
+        "runs": len(everything),
+        "at_cap": sum(r["stopped"] == "cap" for _, r in everything),
+        "extended": sum(r["cap"] > protocol["max_epochs"] for _, r in everything),
+        "longest": max(r["last_epoch"] * r["epochs_per_round"] for _, r in everything)}
+    result["runs"] = [{"job": j.to_dict(), "result": {k: v for k, v in r.items()}}
+                      for j, r in everything]
+    return result
+
+
+def _paired(table: dict, a: str, b: str) -> dict:
+    return paired_difference(table[a]["runs"], table[b]["runs"])
+
+
+def _quality(store, tasks, seeds, extras, places, sample, scores) -> list[dict]:
+    """The gain of + ELMo over the baseline for each quality biLM (and the main one)."""
+    out = []
+    for bilm, perplexity in [("main", extras["perplexity"].get("main")),
+                             *((b, p) for b, p in extras["perplexity"].items() if b != "main")]:
+        gains = {}
+        for t in ("chunking", "ner"):
+            if t not in tasks:
+                continue
+            where = {"sample": sample if t == "chunking" else None}
+            base = scores(t, "baseline", **where)
+            if bilm != "main" and not all(
+                    Job(t, "elmo", s, 1.0, tuple(places[t]), where["sample"], bilm) in store
+                    for s in seeds):
+                continue
+            gains[t] = paired_difference(base, scores(t, "elmo", bilm=bilm, **where))
+        if gains:
+            out.append({"bilm": bilm, "perplexity": perplexity, "gains": gains})
+    return out

@@ -1,0 +1,51 @@
+"""The task report's runs file: each run kept as it finishes, read back to resume, refused
+when it belongs to another setup or is not a regular file."""
+
+import os
+
+import pytest
+
+from elmo_tutorial.safe_files import NotARegularFile
+from elmo_tutorial.task_runs import Job, RunStore, StoreMismatch
+
+HEADER = {"model": "abc", "protocol": {"patience": 5}}
+
+
+def test_runs_are_written_as_they_finish_and_read_back(tmp_path):
+    path = tmp_path / "runs" / "r.jsonl"
+    store = RunStore(path, HEADER)
+    jobs = [Job("ner", "elmo", 0), Job("chunking", "input_output", 1, 0.1, ("input", "output"),
+                                       2000, "tiny-60")]
+    for i, job in enumerate(jobs):
+        store.add(job, {"score": float(i)})
+    again = RunStore(path, HEADER)
+    assert len(again) == 2 and again[jobs[1]] == {"score": 1.0}
+    assert jobs[1] in again and Job("ner", "elmo", 2) not in again
+
+
+def test_a_line_cut_short_by_a_kill_is_ignored_and_its_run_redone(tmp_path):
+    path = tmp_path / "r.jsonl"
+    store = RunStore(path, HEADER)
+    store.add(Job("ner", "elmo", 0), {"score": 1.0})
+    with open(path, "a", encoding="utf-8") as f:
+        f.write('{"job": {"task": "ner", "variant": "elmo", "se')  # killed mid-line
+    again = RunStore(path, HEADER)
+    assert len(again) == 1
+    again.add(Job("ner", "elmo", 1), {"score": 2.0})  # on a line of its own, not glued on
+    third = RunStore(path, HEADER)
+    assert len(third) == 2 and third[Job("ner", "elmo", 1)] == {"score": 2.0}
+
+
+def test_runs_of_another_setup_are_refused_with_what_to_do(tmp_path):
+    path = tmp_path / "r.jsonl"
+    RunStore(path, HEADER).add(Job("ner", "elmo", 0), {"score": 1.0})
+    with pytest.raises(StoreMismatch, match="another --runs path or remove the file"):
+        RunStore(path, {**HEADER, "model": "other"})
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_fifo_in_place_of_the_runs_file_is_refused_at_once(tmp_path):
+    path = tmp_path / "r.jsonl"
+    os.mkfifo(path)
+    with pytest.raises(NotARegularFile, match="not a regular file"):
+        RunStore(path, HEADER)
