@@ -36,10 +36,13 @@ this, and that there is no import cycle::
   analyses     embedding_cache (a corpus's layers, once per model); static_vectors,
                contextual_vectors, analysis, neighbours, char_filters (what layers and
                filters hold); wsd, lexical_sample (word senses), probes, tagger (POS, NER),
-               layer_report (all of them beside the paper); what ELMo adds to a task model:
-               corpus_vectors (the baseline's static vectors), task_chars (the taggers'
-               character CNN), task_model, task_training, task_experiments, task_report,
-               task_markdown, finetune_report
+               layer_report (all of them beside the paper); supervised (the one training loop
+               of the taggers and task models: to convergence on dev), paired (differences
+               over seeds with their 95 % interval); what ELMo adds to a task model:
+               corpus_vectors (the baseline's static vectors), task_chars (the character
+               CNN), bag_of_words (the sentence-classification floor), task_model,
+               task_training, task_experiments, task_runs (each run kept, to resume),
+               task_report, task_summary, task_markdown, task_figures, finetune_report
   course       checks (the notebooks' exercises), claims (trained numbers a lesson states),
   tooling      course (student copies, slides), exercises (their kinds and answers),
                generated (folders written without losing a student's work), slides,

@@ -18,6 +18,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from .paired import paired_difference
+from .paired import verdict as paired_verdict
 from .task_experiments import run_variant, spread, training_subset, word_vectors
 
 __all__ = ["SST2_SIZES", "domain_text", "finetune_report", "sst2_splits", "to_markdown"]
@@ -40,6 +42,7 @@ def sst2_splits(embedder, index: dict[str, int], name: str = "sst2-nb12") -> dic
     """Notebook 12's SST-2 samples as ``TaskSplit``s with ``embedder``'s layers (cached)."""
     from .annotated import sst
     from .embedding_cache import embed_corpus
+    from .task_chars import encode_chars
     from .task_experiments import layers_per_sentence
     from .task_training import TaskSplit, encode_words
 
@@ -50,7 +53,8 @@ def sst2_splits(embedder, index: dict[str, int], name: str = "sst2-nb12") -> dic
         sentences = [tokens for tokens, _ in pairs]
         embedded = embed_corpus(embedder, sentences, f"{name}-{split}", progress=False)
         splits[split] = TaskSplit(encode_words(sentences, index), layers_per_sentence(embedded),
-                                  [y for _, y in pairs], ["negative", "positive"])
+                                  [y for _, y in pairs], ["negative", "positive"],
+                                  encode_chars(sentences))
     return splits
 
 
@@ -100,10 +104,10 @@ def to_markdown(result: dict, machine: str = "") -> str:
     rows = [f"| {name} | {acc[name]['mean']:.1f} ± {acc[name]['std']:.1f} | "
             f"{', '.join(f'{r:.1f}' for r in acc[name]['runs'])} |"
             for name in ("baseline", "original", "finetuned")]
-    gain = acc["finetuned"]["mean"] - acc["original"]["mean"]
-    margin = acc["finetuned"]["std"] + acc["original"]["std"]
-    verdict = ("within the spread over seeds: no measurable effect" if abs(gain) <= margin
-               else ("higher" if gain > 0 else "lower") + ", beyond the spread over seeds")
+    d = paired_difference(acc["original"]["runs"], acc["finetuned"]["runs"])
+    verdict = {"gain": "higher: the interval excludes 0",
+               "loss": "lower: the interval excludes 0"}.get(
+        paired_verdict(d), "no difference shown: the interval includes 0")
     minutes = sum(result["seconds"].values()) / 60
     drop = 100 * (1 - tuned["after"]["avg_ppl"] / tuned["before"]["avg_ppl"])
     return "\n".join([
@@ -130,16 +134,19 @@ def to_markdown(result: dict, machine: str = "") -> str:
         f"- held out: {tuned['valid_sentences']} SST dev sentences, "
         f"{tuned['before']['n_tokens']:,} predictions per direction",
         "",
-        "## SST-2 test accuracy, the task model of notebook 12",
+        "## SST-2 test accuracy with each biLM",
         "",
         f"{result['sizes']['train']} training, {result['sizes']['valid']} dev, "
         f"{result['sizes']['test']} test sentences; mean ± std over seeds "
-        f"{', '.join(map(str, result['seeds']))}; + ELMo at the input and output, λ = 0.001.",
+        f"{', '.join(map(str, result['seeds']))}. The task model and its training are the "
+        "`tasks` report's (static vectors and a character CNN; + ELMo at the BiLSTM's input, "
+        "λ = 0.001; one dropout of 0.5 on the input and the output; Adam until dev accuracy "
+        "has not improved for 5 epochs, the best epoch kept).",
         "",
         "| model | accuracy | seeds |", "|---|---|---|", *rows,
         "",
-        f"Fine-tuned vs original biLM: {gain:+.1f} points, {verdict} "
-        f"(the two spreads add up to {margin:.1f}).",
+        f"Fine-tuned − original biLM, paired by seed: {d['mean']:+.1f} points, 95 % interval "
+        f"[{d['low']:+.1f}, {d['high']:+.1f}]: {verdict}.",
         "",
         f"Took {minutes:.0f} minutes ({result['seconds']['finetune'] / 60:.1f} fine-tuning, "
         f"{result['seconds']['tasks'] / 60:.1f} embedding the SST-2 samples with both biLMs "

@@ -99,7 +99,8 @@ def layers_per_sentence(embedded) -> list[torch.Tensor]:
 
 
 def prepare_task(name: str, embedder, index: dict[str, int], max_sentences: int | None = None,
-                 max_train: int | None = None, progress: bool = False) -> dict[str, TaskSplit]:
+                 max_train: int | None = None, progress: bool = False,
+                 samples: dict[str, int] | None = None) -> dict[str, TaskSplit]:
     """Every split of task ``name`` as a :class:`TaskSplit` with word ids and biLM layers.
 
     Args:
@@ -108,13 +109,17 @@ def prepare_task(name: str, embedder, index: dict[str, int], max_sentences: int 
         max_sentences: keep only the first this many sentences of each split (quick runs).
         max_train: train on a fixed random sample of this many training sentences (the same
             sample for every model and seed); dev and test stay whole.
+        samples: ``{split: n}``: a fixed random sample of ``n`` sentences of each split named
+            (e.g. a notebook's small ``train``, ``valid`` and ``test``).
     """
     from .embedding_cache import embed_corpus
 
     data = {split: pairs[:max_sentences] for split, pairs in read_task(name).items()}
-    if max_train is not None and len(data["train"]) > max_train:
-        keep = training_subset(len(data["train"]), max_train / len(data["train"]), seed=0)
-        data["train"] = [data["train"][i] for i in keep]
+    samples = {**(samples or {}), **({"train": max_train} if max_train is not None else {})}
+    for split, n in samples.items():
+        if len(data[split]) > n:
+            keep = training_subset(len(data[split]), n / len(data[split]), seed=0)
+            data[split] = [data[split][i] for i in keep]
     tagging = isinstance(data["train"][0][1], list)
     if tagging:  # "O" first, then the tags of the training set (unseen ones count as "O")
         classes = ["O", *sorted({t for _, tags in data["train"] for t in tags} - {"O"})]

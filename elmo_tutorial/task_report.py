@@ -39,7 +39,7 @@ from .task_experiments import (
 from .task_runs import Job, RunStore
 from .task_summary import PAPER, summarise
 
-__all__ = ["FULL", "PAPER", "QUICK", "jobs_for", "task_report"]
+__all__ = ["FULL", "PAPER", "QUICK", "jobs_for", "task_report", "train_arms"]
 
 # The full report: Table 1 on the full training sets, five seeds; Tables 2-3 and the quality
 # figure's chunking on a fixed random sample of 500 training sentences (the same for every arm
@@ -85,6 +85,24 @@ def _run(jobs: Sequence[Job], store: RunStore, workers: int, progress: bool) -> 
             store.add(*_job(job))
             bar.update()
     bar.close()
+
+
+def train_arms(splits: dict, vectors, arms: Sequence[str], seeds: Sequence[int],
+               places: Sequence[str] = ("input",), protocol: dict | None = None,
+               workers: int = 2) -> dict[str, list[dict]]:
+    """Train each variant in ``arms`` on each seed of one task's ``splits``, ``workers`` runs at
+    a time on one thread each (as the report does); ``{arm: [run_variant's result per seed]}``.
+
+    A run's result does not depend on the worker that trained it: every run seeds its own
+    weights, dropout and batch order.
+    """
+    _STATE.update(splits={("main", "task", None): splits}, vectors=vectors,
+                  protocol={**PROTOCOL, **(protocol or {})})
+    jobs = {(arm, seed): Job("task", arm, seed, places=_where(arm, places))
+            for arm in arms for seed in seeds}
+    store = RunStore(None)
+    _run(list(jobs.values()), store, workers, progress=False)
+    return {arm: [store[jobs[(arm, seed)]] for seed in seeds] for arm in arms}
 
 
 def jobs_for(step: str, tasks: Sequence[str], seeds: Sequence[int], setting: dict,

@@ -47,10 +47,12 @@ def test_error_reduction_accepts_the_formula_and_refuses_the_absolute_gain():
 def _with_layers(split, layers):
     from elmo_tutorial.task_training import TaskSplit
 
-    return TaskSplit(split.words, layers, split.targets, split.classes)
+    return TaskSplit(split.words, layers, split.targets, split.classes, split.chars)
 
 
 def test_top_layer_only_accepts_the_top_layer_and_explains_the_usual_mistakes(capsys):
+    from elmo_tutorial.task_training import TaskSplit
+
     checks.check_top_layer_only(lambda s: _with_layers(s, [x[:, -1:] for x in s.layers]))
     assert capsys.readouterr().out.startswith("✓")
     with pytest.raises(checks.CheckFailed, match="not the top one"):
@@ -59,3 +61,6 @@ def test_top_layer_only_accepts_the_top_layer_and_explains_the_usual_mistakes(ca
         checks.check_top_layer_only(lambda s: _with_layers(s, [x[:, -1] for x in s.layers]))
     with pytest.raises(checks.CheckFailed, match="return a TaskSplit"):
         checks.check_top_layer_only(lambda s: [x[:, -1:] for x in s.layers])
+    with pytest.raises(checks.CheckFailed, match="characters were lost"):
+        checks.check_top_layer_only(lambda s: TaskSplit(s.words, [x[:, -1:] for x in s.layers],
+                                                        s.targets, s.classes))

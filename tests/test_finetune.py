@@ -91,3 +91,28 @@ def test_fine_tuning_never_writes_over_its_source(encoder_only):
         FineTuner(encoder_only, DOMAIN, DOMAIN, config)
     with pytest.raises(ValueError, match="steps ≥ 1"):
         finetune_config(encoder_only, encoder_only / "x", steps=0)
+
+
+def test_the_finetune_report_compares_the_two_biLMs_seed_by_seed():
+    from elmo_tutorial.finetune_report import to_markdown
+
+    ppl = {"avg_ppl": 40.0, "fwd_ppl": 41.0, "bwd_ppl": 39.0, "n_tokens": 1000}
+    tuned = {"head_steps": 300, "vocab_size": 1700, "vocab_min_count": 3, "steps": 40,
+             "train_sentences": 2000, "batch_size": 16, "lr": 1e-3, "valid_sentences": 300,
+             "before": {**ppl, "avg_ppl": 45.0}, "after": ppl}
+
+    def arm(runs):
+        return {"mean": sum(runs) / len(runs), "std": 1.0, "runs": runs}
+
+    result = {"source": "data/models/small", "finetune": tuned, "seeds": [0, 1, 2],
+              "sizes": {"train": 600, "valid": 200, "test": 500},
+              "seconds": {"finetune": 60.0, "tasks": 120.0},
+              "accuracy": {"baseline": arm([60.0, 61.0, 62.0]),
+                           "original": arm([63.0, 64.0, 65.0]),
+                           "finetuned": arm([64.0, 65.5, 66.0])}}
+    text = to_markdown(result)
+    assert "Fine-tuned − original biLM, paired by seed: +1.2 points" in text
+    assert "higher: the interval excludes 0" in text
+    result["accuracy"]["finetuned"] = arm([62.0, 66.0, 65.0])
+    assert "no difference shown: the interval includes 0" in to_markdown(result)
+    assert "+ ELMo at the BiLSTM's input" in text

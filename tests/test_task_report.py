@@ -221,3 +221,32 @@ def test_tasks_command_refuses_files_another_run_wrote_while_it_worked(tmp_path,
     assert "already exists" in capsys.readouterr().err
     assert figure.read_bytes() == b"the other run's figure"
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_runs_trained_side_by_side_equal_the_same_runs_one_after_the_other():
+    import torch
+
+    from elmo_tutorial.task_chars import encode_chars
+    from elmo_tutorial.task_training import TaskSplit
+
+    g = torch.Generator().manual_seed(0)
+    words = [["The", "cat", "sat"], ["A", "dog", "ran", "home"], ["It", "rained"]] * 4
+
+    def split():
+        return TaskSplit([torch.randint(1, 5, (len(w),), generator=g) for w in words],
+                         [torch.randn(len(w), 3, 4, generator=g) for w in words],
+                         [torch.randint(0, 2, (len(w),), generator=g) for w in words],
+                         ["O", "B-NP"], encode_chars(words))
+
+    splits = {"train": split(), "valid": split(), "test": split()}
+    vectors = torch.randn(5, 6, generator=g)
+    protocol = {"max_epochs": 3, "hard_cap": 3, "patience": 2}
+    apart = task_report.train_arms(splits, vectors, ("baseline", "elmo"), (0, 1),
+                                   protocol=protocol, workers=1)
+    together = task_report.train_arms(splits, vectors, ("baseline", "elmo"), (0, 1),
+                                      protocol=protocol, workers=2)
+    for arm in ("baseline", "elmo"):
+        for a, b in zip(apart[arm], together[arm], strict=True):
+            assert {k: v for k, v in a.items() if k != "seconds"} == \
+                   {k: v for k, v in b.items() if k != "seconds"}
+    assert apart["elmo"][0]["places"] == ["input"] and apart["baseline"][0]["places"] == []

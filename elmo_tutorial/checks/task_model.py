@@ -57,13 +57,14 @@ def check_error_reduction(fn: Callable[[float, float], float]) -> None:
 
 def check_top_layer_only(fn: Callable) -> None:
     """``fn(split)`` must return a copy of a :class:`TaskSplit` whose layers are the biLM's top
-    layer alone, each sentence's ``(T, 1, D)`` (a one-layer "mix" is then γ · LN(h_L)), with
-    the same words, targets and classes."""
+    layer alone, each sentence's ``(T, 1, D)`` (a one-layer "mix" is then γ · h_L), with
+    the same words, characters, targets and classes."""
     from ..task_training import TaskSplit
 
     torch.manual_seed(2)
     layers = [torch.randn(n, 3, 4) for n in (5, 2)]  # (T, L + 1, D) per sentence
-    split = TaskSplit([torch.arange(n) for n in (5, 2)], layers, [1, 0], ["neg", "pos"])
+    chars = [torch.randint(1, 200, (n, 6)) for n in (5, 2)]  # (T, C) per sentence
+    split = TaskSplit([torch.arange(n) for n in (5, 2)], layers, [1, 0], ["neg", "pos"], chars)
     got = fn(split)
     if not isinstance(got, TaskSplit):
         raise CheckFailed(f"got {type(got).__name__}; return a TaskSplit (like the one given)")
@@ -81,4 +82,8 @@ def check_top_layer_only(fn: Callable) -> None:
     if got.targets != split.targets or any(
             not torch.equal(a, b) for a, b in zip(got.words, split.words, strict=True)):
         raise CheckFailed("change only the layers: words and targets must stay as they were")
+    if got.chars is None or any(not torch.equal(a, b)
+                                for a, b in zip(got.chars, chars, strict=True)):
+        raise CheckFailed("the characters were lost: pass split.chars on too (the task model's "
+                          "character CNN reads them)")
     passed("top layer only: each sentence keeps layer L alone, as (T, 1, D)")
