@@ -47,9 +47,9 @@ __all__ = ["FULL", "PAPER", "QUICK", "jobs_for", "task_report", "train_arms"]
 # 1.8 hours on a 2-core CPU (benchmarks/RESULTS.md).
 FULL = {"max_sentences": None, "sample": 500, "seeds": (0, 1, 2, 3, 4),
         "fraction_seeds": (0, 1, 2), "fractions": (0.01, 0.1), "protocol": {}}
-# A smoke test: 300 sentences per split, two seeds, three epochs at most (runs end at the cap:
+# A smoke test: 200 sentences per split, two seeds, three epochs at most (runs end at the cap:
 # not converged, not comparable with anything).
-QUICK = {"max_sentences": 300, "sample": None, "seeds": (0, 1), "fraction_seeds": (0, 1),
+QUICK = {"max_sentences": 200, "sample": None, "seeds": (0, 1), "fraction_seeds": (0, 1),
          "fractions": (0.1,), "protocol": {"max_epochs": 3, "hard_cap": 3, "min_updates": 0}}
 TAGGER_PLACES = ("input", "input_output")  # the candidates of step 1 ("output" is shown too)
 SAMPLED = "chunking"  # the task of Tables 2-3 and of the quality figure's sample

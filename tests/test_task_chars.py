@@ -98,7 +98,7 @@ def test_characters_learn_a_capitalisation_task_that_lower_cased_vectors_cannot(
         torch.manual_seed(0)
         model = TaskModel(torch.randn(len(vocabulary) + 1, 4), 2, "tag", hidden_size=8,
                           dropout=0.0, char_filters=char_filters)
-        train_task_model(model, train, valid, epochs=6, patience=6, lr=2e-2)
+        train_task_model(model, train, valid, max_epochs=6, patience=6, hard_cap=6, lr=2e-2)
         scores[char_filters] = evaluate(model, valid)
     # Blind to case, the best a tagger can do is to tag every token: F1 = 2p / (1 + p) ≈ 67.
     assert scores[0] < 75, scores

@@ -190,7 +190,7 @@ def test_tasks_command_end_to_end_on_the_tiny_model(tmp_path, monkeypatch):
     assert data["quick"] is True and data["corpus"] == "embedded"  # the run's own corpus
     for task in ("sst5", "chunking", "ner"):
         r = data["tasks"][task]
-        assert set(r["sizes"]) == {"train", "dev", "test"}
+        assert set(r["sizes"]) == {"train", "valid", "test"}
         for arm in ("baseline", "layer0", "elmo"):
             assert len(r["arms"][arm]["runs"]) == 2 and 0.0 <= r["arms"][arm]["mean"] <= 100.0
         assert [p["fraction"] for p in data["sample_efficiency"][task]] == [0.1, 1.0]

@@ -70,7 +70,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--workers", type=at_least(1), default=2,
                         help="training runs at a time, one CPU thread each (default 2)")
     parser.add_argument("--quick", action="store_true",
-                        help="a smoke test on subsets (300 sentences per split, 2 seeds, at "
+                        help="a smoke test on subsets (200 sentences per split, 2 seeds, at "
                              "most 3 epochs, 10 %% for Figure 1); not comparable with anything")
     parser.add_argument("--force", action="store_true",
                         help="overwrite existing --json/--markdown files and figures")
