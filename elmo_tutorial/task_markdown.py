@@ -54,20 +54,24 @@ def _protocol(result: dict) -> list[str]:
     n = len(result["seeds"])
     lines = [
         "## Protocol", "",
-        f"Every arm is trained the same way, on the same {n} seeds (seed i gives every arm the "
-        "same initial weights of the shared parts, the same batch order and, below 100 %, the "
-        f"same training sentences): Adam (lr {p['lr']}), batches of {p['batch_size']} "
+        f"Every arm is trained the same way, on the same {n} seeds (seed i draws every arm's "
+        "initial weights, dropout and batch order from the same seed and, below 100 %, picks "
+        f"the same training sentences): Adam (lr {p['lr']}), batches of {p['batch_size']} "
         "sentences of similar length, dropout "
         f"{p['dropout']} once on the BiLSTM's whole input and once on its whole output, dev "
         f"scored after every epoch, stop after {p['patience']} epochs without a better dev "
-        f"score, the best epoch's weights kept. The cap of {p['max_epochs']} epochs grows by "
-        f"{p['patience']} whenever it is reached before patience has acted, so no run stops "
-        f"while it may still improve. Training sets below 100 % use batches of 8, at least "
-        f"{p['min_updates']:,} updates, and an epoch of at least {p['round_updates']} updates.",
+        "score, the best epoch's weights kept. "
+        + (f"At most {p['hard_cap']} dev scores (a smoke test). "
+           if p["hard_cap"] <= p["max_epochs"]
+           else f"The cap of {p['max_epochs']} epochs grows by {p['patience']} whenever it is "
+                "reached before patience has acted, so no run stops while it may still improve. ")
+        + "Training sets below 100 % use batches of 8, at least "
+        f"{p['min_updates']:,} updates, and score dev after at least {p['round_updates']} "
+        "updates (several passes over a small set count as one epoch above).",
         "",
         f"**Convergence:** {conv['runs']} runs; **{conv['at_cap']} ended at a cap**; "
-        f"{conv['extended']} needed more than {p['max_epochs']} epochs; the longest trained "
-        f"{conv['longest']} epochs.", ""]
+        f"{conv['extended']} needed more than {p['max_epochs']} epochs; the longest made "
+        f"{conv['longest']} passes over its training set.", ""]
     if "wall_seconds" in result:
         lines += [f"Wall time of this report: {result['wall_seconds'] / 60:.0f} min "
                   f"({result.get('machine', 'this machine')}); the runs' own time adds up to "
@@ -228,6 +232,12 @@ def to_markdown(result: dict) -> str:
     lines += _protocol(result) + _table1(result)
     lines += _variants(result, "table3", TABLE3, "Table 3: where ELMo is added (all layers, "
                        "λ = 0.001)", "input only")
+    if result.get("place_dev"):
+        dev = result["place_dev"]
+        chosen = PLACES[tuple(result["places"].get("chunking", ["input"]))]
+        lines += ["The place for both taggers is chosen on dev, before Table 1's runs: mean dev "
+                  "F1 " + ", ".join(f"{TABLE3[v]} {x:.2f}" for v, x in dev.items())
+                  + f"; Table 1's taggers get ELMo at the {chosen}.", ""]
     lines += _variants(result, "table2", TABLE2, "Table 2: which layers, and how strongly the "
                        "mix is regularised", "all layers, λ = 0.001")
     lines += _sample_efficiency(result) + _curves_and_weights(result) + _quality(result)

@@ -396,6 +396,51 @@ display(Image(report_dir / "tasks_bilm_quality.png", width=520))
 display(Markdown(markdown[markdown.index("## What this biLM reproduces"):]))
 
 # %% [markdown]
+# ### Reading it honestly
+#
+# The sentences above are generated from the intervals, so they say no more than the numbers.
+# Three things to take from them, checked below against the committed report:
+
+# %%
+sst5 = tasks["sst5"]
+d = sst5["differences"]["elmo_vs_baseline"]
+best_epochs = [r["result"]["best_epoch"] for r in report["runs"]
+               if r["job"]["task"] == "sst5" and r["job"]["fraction"] == 1.0]
+display(Markdown(
+    f"- **SST-5.** + ELMo − baseline: {interval(d)} accuracy points, *{verdict(d)}*; the "
+    f"baseline {pm(sst5['arms']['baseline'])}, + ELMo {pm(sst5['arms']['elmo'])}, the "
+    f"bag-of-words floor {approx(sst5['bag_of_words']['test'], '.1f')}, the commonest class "
+    f"{approx(sst5['majority'], '.1f')}. Every SST-5 run kept an epoch between "
+    f"{min(best_epochs)} and {max(best_epochs)}: a cap of 5 epochs would have stopped some of "
+    "them while they still improved."))
+claim(verdict(d) != "loss", "on SST-5, ELMo does not make the converged classifier worse")
+claim(sst5["arms"]["baseline"]["mean"] > sst5["majority"] + 5,
+      "the SST-5 baseline beats always answering the commonest class by more than 5 points")
+
+# %% [markdown]
+# An earlier version of this report found ELMo *hurting* SST-5 (35.6 → 32.0). That was its
+# protocol, not ELMo: every model stopped after at most 5 epochs, most of them while still
+# improving, so the table ranked how fast models learn; ELMo's units were dropped out twice
+# (0.5 and then 0.3, section 3), so the ELMo model saw a noisier and larger input in training
+# than in testing and learned slowest; and it trained on 2,000 of the 8,544 sentences. With
+# one dropout and every model trained until dev stops improving, the comparison above is the
+# one to read. It remains far from the paper's 51.4 → 54.7, for reasons we can name:
+#
+# - **the biLM**: 512-cell LSTMs trained for minutes on 4.7 million words of mostly edited
+#   prose, where the paper's has 4096 cells and read 800 million words for 10 epochs (the
+#   quality figure shows how the gain grows as a biLM's perplexity falls);
+# - **the task model**: one BiLSTM of 64 cells per direction, where the paper's BCN has
+#   biattention and maxout layers over GloVe vectors trained on 840 billion words;
+# - **the training data**: the 8,544 training sentences with their root labels; the standard
+#   setup (and AllenNLP's reference configuration) trains on every labelled phrase of the
+#   treebank, about 150,000, and scores the root sentences.
+#
+# **What the gain is made of.** The + layer 0 arm adds the biLM's context-free layer where ELMo
+# would go. Where + layer 0 already beats the baseline, part of "ELMo's gain" is characters and
+# word shapes learned on 4.7 million words; what the context layers add is the ELMo − layer 0
+# column. On chunking the context layers add beyond layer 0: that part is context.
+
+# %% [markdown]
 # ## 7. Fine-tuning the biLM on the task's text (the paper's Appendix A.1)
 #
 # Everything above used the biLM exactly as it was pre-trained. The paper also tried
@@ -412,8 +457,12 @@ display(Markdown(markdown[markdown.index("## What this biLM reproduces"):]))
 # The shipped `small` biLM has no softmax, so it first gets a new one over the domain's words,
 # trained on its frozen encoder; that model's perplexity is the "before". The command
 # `elmo-tutorial finetune data/models/small --out runs/small-sst` fine-tunes it on 2,000 SST
-# training sentences and reruns this notebook's SST-2 comparison with both biLMs; it took
-# 23 minutes on a busy 2-core CPU, so we read its committed report:
+# training sentences and then compares an SST-2 task model (600 training, 200 dev, 500 test
+# sentences) with ELMo from each biLM; it took 23 minutes on a busy 2-core CPU, so we read its
+# committed report. That report was made before the course trained every task model to
+# convergence: its SST-2 models trained for at most 5 epochs, with ELMo at the input and the
+# output, dropped out twice. Its perplexities do not depend on that; its accuracies are a
+# first look (the command, run again, uses the current protocol).
 
 # %%
 tuned = json.loads((report_dir / "finetune.json").read_text(encoding="utf-8"))
@@ -566,17 +615,19 @@ claim(abs(top_gap) < 8, "on 200 sentences the top layer alone and the mix are wi
 #
 # - ELMo is added to an *existing* task model (§3.3): freeze the biLM, mix its layers with a
 #   task-specific scalar mix, concatenate the result with each token's own vector at the RNN's
-#   input (and optionally, with a second mix, at its output); dropout on ELMo and
-#   $\lambda \lVert w \rVert^2$ regularise it. `TaskModel` is that model for sentences and tokens.
-# - A fair baseline uses the best context-free vectors learned from the *same* text, is tuned
-#   on dev the same way, and every comparison is reported with its spread over seeds: a
-#   difference inside the spread is not a finding.
-# - What the small shipped biLM reproduces and what it does not is in section 7 and in
-#   `data/models/small/TASKS.md`; fine-tuning it on the task's text lowers the held-out
-#   perplexity and leaves SST-2 accuracy unchanged within the spread (section 8,
-#   `data/models/small/FINETUNE.md`), as the paper's Appendix A.1 found for sentiment; the
-#   paper's biLM is about 25 times larger and read 200 times
-#   more text, and its gains are largest where labelled data is scarce (Figure 1).
+#   input (and optionally, with a second mix, at its output); one dropout on the concatenation
+#   and $\lambda \lVert w \rVert^2$ regularise it. `TaskModel` is that model for sentences
+#   and tokens.
+# - A comparison is only as good as its protocol: every arm trained until dev stops improving
+#   by the same rule (none stopped at a cap), the same seeds, the difference paired by seed
+#   with its 95 % interval, and baselines that separate what the biLM adds: static vectors and
+#   characters, + the biLM's context-free layer 0, + all its layers.
+# - With little labelled data the gain is large (chunking with 1 % of its training set);
+#   it shrinks as labelled data grows, as in the paper's Figure 1. What the small shipped biLM
+#   reproduces and what it does not is in section 6 and `data/models/small/TASKS.md`; the
+#   paper's biLM is about 25 times larger and read 200 times more text.
+# - Fine-tuning the biLM on the task's text lowers its held-out perplexity (section 7,
+#   `data/models/small/FINETUNE.md`), as the paper's Appendix A.1 found.
 #
 # **Further:** Peters et al. (2018) §3.3 (the recipe), §5.1-5.2 (Tables 2-3), §5.4 (Figure 1),
 # §5.5 (Figure 2); Peters et al. (2017), *Semi-supervised sequence tagging with bidirectional
