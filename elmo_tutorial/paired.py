@@ -1,10 +1,10 @@
 r"""Comparing two models run on the same seeds: the paired difference and its 95 % interval.
 
 When two arms (a baseline and + ELMo) are trained with the same seeds, seed ``i`` gives both
-the same training sample, batch order and (for the shared parts) initial weights, so the fair
-question is about the differences :math:`d_i = b_i - a_i`, not about two separate spreads. With
-:math:`n` seeds, mean :math:`\bar d` and sample standard deviation :math:`s_d`, the 95 %
-interval of the mean difference is Student's
+the same training sample and batch order (and draws their initial weights from the same
+seed), so the fair question is about the differences :math:`d_i = b_i - a_i`, not about two
+separate spreads. With :math:`n` seeds, mean :math:`\bar d` and sample standard deviation
+:math:`s_d`, the 95 % interval of the mean difference is Student's
 
 .. math::
     \bar d \pm t_{0.975,\, n-1} \, s_d / \sqrt{n}.

@@ -73,8 +73,12 @@ def _protocol(result: dict) -> list[str]:
         f"{conv['extended']} needed more than {p['max_epochs']} epochs; the longest made "
         f"{conv['longest']} passes over its training set.", ""]
     if "wall_seconds" in result:
-        lines += [f"Wall time of this report: {result['wall_seconds'] / 60:.0f} min "
-                  f"({result.get('machine', 'this machine')}); the runs' own time adds up to "
+        again = result.get("resumed_runs", 0)
+        lines += [f"Wall time of the invocation that finished this report: "
+                  f"{result['wall_seconds'] / 60:.0f} min "
+                  f"({result.get('machine', 'this machine')}"
+                  + (f"; it resumed {again} runs an interrupted one had kept" if again else "")
+                  + "); the runs' own time adds up to "
                   f"{sum(r['result'].get('seconds', 0) for r in result['runs']) / 3600:.1f} "
                   "CPU-hours (one thread each).", ""]
     return lines
@@ -134,7 +138,7 @@ def _variants(result: dict, key: str, names: dict, title: str, against: str) -> 
                          _word(diff) if diff else "–"])
     lines = [f"## {title}", "",
              f"CoNLL-2000 chunking, trained on {_sample(table['sample'])}, "
-             f"{len(result['seeds'])} seeds; "
+             f"{len(table.get('seeds', result['seeds']))} seeds; "
              f"differences against {against}, paired by seed.", ""]
     lines += _table(("variant", "test F1", f"− {against}", "verdict"), rows)
     paper = result["paper"][key]

@@ -41,16 +41,18 @@ from .task_summary import PAPER, summarise
 
 __all__ = ["FULL", "PAPER", "QUICK", "jobs_for", "task_report", "train_arms"]
 
-# The full report: Table 1 on the full training sets, five seeds; Tables 2-3 and the quality
+# The full report: Table 1 on the full training sets, five seeds; Table 3 and the quality
 # figure's chunking on a fixed random sample of 500 training sentences (the same for every arm
-# and seed), five seeds; Figure 1 with 1 % and 10 % of each training set, three seeds. About
-# 1.8 hours on a 2-core CPU (benchmarks/RESULTS.md).
+# and seed), five seeds; Table 2 on the same sample, three seeds; Figure 1 with 1 % and 10 %
+# of each training set, three seeds. About two hours on a 2-core CPU (benchmarks/RESULTS.md).
 FULL = {"max_sentences": None, "sample": 500, "seeds": (0, 1, 2, 3, 4),
-        "fraction_seeds": (0, 1, 2), "fractions": (0.01, 0.1), "protocol": {}}
+        "fraction_seeds": (0, 1, 2), "fractions": (0.01, 0.1), "table2_seeds": (0, 1, 2),
+        "table2_variants": ("top", "lambda1"), "protocol": {}}
 # A smoke test: 200 sentences per split, two seeds, three epochs at most (runs end at the cap:
 # not converged, not comparable with anything).
 QUICK = {"max_sentences": 200, "sample": None, "seeds": (0, 1), "fraction_seeds": (0, 1),
-         "fractions": (0.1,), "protocol": {"max_epochs": 3, "hard_cap": 3, "min_updates": 0}}
+         "fractions": (0.1,), "table2_seeds": (0, 1), "table2_variants": ("top", "lambda1"),
+         "protocol": {"max_epochs": 3, "hard_cap": 3, "min_updates": 0}}
 TAGGER_PLACES = ("input", "input_output")  # the candidates of step 1 ("output" is shown too)
 SAMPLED = "chunking"  # the task of Tables 2-3 and of the quality figure's sample
 
@@ -116,8 +118,9 @@ def jobs_for(step: str, tasks: Sequence[str], seeds: Sequence[int], setting: dic
         return [Job(t, v, s, places=_where(v, places[t])) for t in tasks
                 for v in ("baseline", "layer0", "elmo") for s in seeds]
     if step == "table2":  # its "elmo" arm is Table 3's run at the chosen place
-        return [Job(SAMPLED, v, s, places=_where(v, places[SAMPLED]), sample=sample)
-                for v in ("baseline", "top", "lambda1", "layernorm") for s in seeds]
+        return [Job(SAMPLED, "baseline", s, places=(), sample=sample) for s in seeds] + [
+            Job(SAMPLED, v, s, places=tuple(places[SAMPLED]), sample=sample)
+            for v in setting["table2_variants"] for s in setting["table2_seeds"]]
     if step == "fractions":
         return [Job(t, v, s, fraction=f, places=_where(v, places[t])) for t in tasks
                 for f in setting["fractions"] for v in ("baseline", "elmo")
@@ -161,6 +164,7 @@ def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = TA
     setting = QUICK if quick else FULL
     protocol = {**PROTOCOL, **setting["protocol"]}
     store = store if store is not None else RunStore(None)
+    resumed = len(store)  # runs an earlier, interrupted invocation kept
     quality = quality or {}
     vectors, index = word_vectors(corpus)
     models = {"main": model, **{b: m for b, (m, _) in quality.items()}}
@@ -216,6 +220,6 @@ def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = TA
         extras["bag_of_words"] = bag_of_words_baseline(data["train"], data["valid"],
                                                        data["test"])
     result = summarise(store, tasks, seeds, setting, protocol, extras)
-    result.update(model=name, quick=quick, corpus=corpus,
+    result.update(model=name, quick=quick, corpus=corpus, resumed_runs=resumed,
                   wall_seconds=time.perf_counter() - started)
     return result

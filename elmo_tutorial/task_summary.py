@@ -105,13 +105,14 @@ def summarise(store: RunStore, tasks: Sequence[str], seeds: Sequence[int], setti
                                            axis=0).tolist() for p in places[t]}
     if "chunking" in tasks:
         kw = {"sample": sample}
-        t2 = arms("chunking", ("baseline", "elmo", "top", "lambda1", "layernorm"), **kw)
-        result["table2"] = {"task": "chunking", "sample": sample, "arms": t2,
-                            "differences": {v: _paired(t2, "elmo", v)
-                                            for v in ("top", "lambda1", "layernorm")}}
+        variants, on = setting["table2_variants"], setting["table2_seeds"]
+        t2 = arms("chunking", ("baseline", "elmo", *variants), on=on, **kw)
+        result["table2"] = {"task": "chunking", "sample": sample, "seeds": list(on), "arms": t2,
+                            "differences": {v: _paired(t2, "elmo", v) for v in variants}}
         t3 = {v: spread(scores("chunking", v, where=w, **kw))
               for w, v in PLACE_VARIANTS.items()}
-        result["table3"] = {"task": "chunking", "sample": sample, "arms": t3,
+        result["table3"] = {"task": "chunking", "sample": sample, "seeds": list(seeds),
+                            "arms": t3,
                             "differences": {v: _paired(t3, "input", v)
                                             for v in ("input_output", "output")}}
     result["quality"] = _quality(store, tasks, seeds, extras, places, sample, scores)

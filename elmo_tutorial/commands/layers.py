@@ -11,15 +11,18 @@ Measure what each layer of a biLM captures, with the paper's own methods (Peters
 Sec. 5.3): word sense disambiguation by 1-nearest-neighbour over SemCor sense centroids
 (Table 5: the top layer knows meaning best), a linear part-of-speech probe per frozen layer
 (Table 6: the first LSTM layer knows syntax best), and optionally NER on WNUT-17 with a
-learned scalar mix. Prints a markdown report with the paper's numbers beside ours and which
-trends the model reproduces; --json and --markdown also write it to files.
+learned scalar mix against layer 0 alone and word-type vectors (each tagger trained until its
+dev F1 has not improved for 5 epochs, on 5 seeds, compared by paired intervals). Prints a
+markdown report with the paper's numbers beside ours and which trends the model reproduces;
+--json and --markdown also write it to files.
 
 MODEL is a run directory (from `train`), the shipped data/models/small, a folder holding an
 official options.json and weights.hdf5, or those two files.
 
 Data: the WSD Evaluation Framework, UD English-EWT and WNUT-17 (elmo-tutorial data list), and
-nltk's treebank and wordnet. The full run embeds about a million tokens: a few minutes on a
-2-core CPU; layers already embedded by the same model are read from the cache.
+nltk's treebank and wordnet. The full run embeds about a million tokens and trains 15 NER
+taggers: about 15-20 minutes on a 2-core CPU; layers already embedded by the same model are
+read from the cache.
 
 Examples:
   elmo-tutorial layers data/models/small --json layers.json --markdown layers.md
@@ -35,7 +38,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--no-ner", action="store_true", help="skip NER (the slowest part)")
     parser.add_argument("--quick", action="store_true",
                         help="a smoke test on subsets (every 20th SemCor sentence, 300 sentences "
-                             "per POS/NER split, 2 NER epochs); not comparable with the paper")
+                             "per POS/NER split, one seed of 2 NER epochs); not comparable with "
+                             "the paper")
     parser.add_argument("--force", action="store_true",
                         help="overwrite existing --json/--markdown files")
 
