@@ -41,7 +41,8 @@ def _sample_efficiency(result: dict, plt):
             if floor is not None:
                 low = [(a, b) for a, b in zip(x, y, strict=True) if b <= floor]
                 if low:
-                    ax.plot(*zip(*low, strict=True), "o", color="white", markeredgecolor=color)
+                    ax.plot(*zip(*low, strict=True), "o", markerfacecolor="white",
+                            markeredgecolor=color, zorder=3)
         if floor is not None:
             ax.axhline(floor, color="grey", linestyle="--", linewidth=1)
             ax.annotate("majority class", (x[0], floor), textcoords="offset points",
