@@ -197,7 +197,7 @@ def test_tasks_command_end_to_end_on_the_tiny_model(tmp_path, monkeypatch):
         for w in data["weights"][task].values():
             assert len(w) == 3 and abs(sum(w) - 1.0) < 1e-4
         assert {"low", "high", "mean"} <= set(r["differences"]["elmo_vs_baseline"])
-    assert set(data["table2"]["arms"]) == {"baseline", "elmo", "top", "lambda1", "layernorm"}
+    assert set(data["table2"]["arms"]) == {"baseline", "elmo", "top", "lambda1"}
     assert set(data["table3"]["arms"]) == {"input", "input_output", "output"}
     assert data["tasks"]["sst5"]["bag_of_words"]["test"] > 0
     assert all(r["result"]["last_epoch"] <= 3 for r in data["runs"])  # quick: a cap of 3
