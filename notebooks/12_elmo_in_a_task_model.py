@@ -87,7 +87,7 @@ start_of_notebook = time.perf_counter()
 # %% [markdown]
 # ## 1. The payoff, measured
 #
-# The course's `tasks` report (section 6) trained several hundred small task models on the
+# The course's `tasks` report (section 6) trained 137 small task models on the
 # shipped biLM's layers, each until its dev score had stopped improving, with five seeds per
 # number for the full training sets and three below them. Here is its answer to the paper's
 # Figure 1: how much does ELMo add when labelled data is scarce, and when it is not? A

@@ -35,7 +35,7 @@ official options.json and weights.hdf5, or those two files.
 
 Data: sst, conll2000 and wnut17 (elmo-tutorial data list) and the biLM's training corpus for
 the static vectors (--corpus; a run directory names its own). The full report trains about
-400 small models, two at a time on one CPU thread each: about 1.5-2 hours on a 2-core CPU
+140 small models, two at a time on one CPU thread each: about 1.8 hours on a 2-core CPU
 (benchmarks/RESULTS.md). Each finished run is kept in a runs file (--runs; by default in the
 cache folder, named after the biLM and the protocol): run the same command again after an
 interruption and it continues where it stopped.
