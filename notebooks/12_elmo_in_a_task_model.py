@@ -301,7 +301,7 @@ print(f"trained {len(seeds) * 2} taggers in {time.perf_counter() - start:.0f} s"
 for arm, results in runs.items():
     kept, last = [r["best_epoch"] for r in results], [r["last_epoch"] for r in results]
     print(f"{arm:<9} test F1 {approx([r['score'] for r in results], '.1f')}   best epoch "
-          f"{kept}, stopped after {last}")
+          f"{approx(kept, 'd')}, stopped after {approx(last, 'd')}")
 live = paired_difference([r["score"] for r in runs["baseline"]],
                          [r["score"] for r in runs["elmo"]])
 print(f"ELMo − baseline, paired by seed: {approx(live['mean'], '+.1f')} F1, 95 % interval "
