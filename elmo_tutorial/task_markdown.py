@@ -218,12 +218,12 @@ def _discussion(result: dict) -> list[str]:
             f"{_word(d['elmo_vs_baseline'])}; + layer 0 alone − baseline "
             f"{ci(d['layer0_vs_baseline'])}: {_word(d['layer0_vs_baseline'])}; what context "
             f"adds beyond layer 0: {ci(d['elmo_vs_layer0'])}, {_word(d['elmo_vs_layer0'])}.")
-    for key, names, against in (("table2", TABLE2, "elmo"), ("table3", TABLE3, "input")):
+    for key, title, names, against in (("table2", "Table 2", TABLE2, "elmo"),
+                                       ("table3", "Table 3", TABLE3, "input")):
         table = result.get(key)
         if table:
             parts = [f"{names[v]} {ci(d)} ({_word(d)})" for v, d in table["differences"].items()]
-            lines.append(f"- {key.title().replace('e2', 'e 2').replace('e3', 'e 3')}, against "
-                         f"{names[against]}: " + "; ".join(parts) + ".")
+            lines.append(f"- {title}, against {names[against]}: " + "; ".join(parts) + ".")
     return lines + [""]
 
 

@@ -122,8 +122,7 @@ def summarise(store: RunStore, tasks: Sequence[str], seeds: Sequence[int], setti
         "at_cap": sum(r["stopped"] == "cap" for _, r in everything),
         "extended": sum(r["cap"] > protocol["max_epochs"] for _, r in everything),
         "longest": max(r["last_epoch"] * r["epochs_per_round"] for _, r in everything)}
-    result["runs"] = [{"job": j.to_dict(), "result": {k: v for k, v in r.items()}}
-                      for j, r in everything]
+    result["runs"] = [{"job": j.to_dict(), "result": dict(r)} for j, r in everything]
     return result
 
 
