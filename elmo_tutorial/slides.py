@@ -142,11 +142,14 @@ def _sections(text: str) -> list[str]:
     return ["\n".join(part).strip("\n") for part in parts]
 
 
-def _part(cell: nbformat.NotebookNode, text: str, number: int) -> nbformat.NotebookNode:
-    """Part ``number`` of a cut text cell, with an id made from the cell's (never a random
-    one, so that two builds of a deck are byte for byte the same)."""
+def _part(cell: nbformat.NotebookNode, text: str, number: int,
+          cut: str) -> nbformat.NotebookNode:
+    """Part ``number`` of a text cell cut at headings (``cut="h"``) or answers (``"a"``), with
+    an id made from the cell's (never a random one, so that two builds of a deck are byte for
+    byte the same). The letter keeps the ids unique when a cell is cut both ways."""
     part = nbformat.v4.new_markdown_cell(text)
-    part.id = f"{cell.get('id', 'cell')[:56]}-{number}" if number else cell.get("id", part.id)
+    part.id = (f"{cell.get('id', 'cell')[:56]}-{cut}{number}" if number
+               else cell.get("id", part.id))
     if not number:
         part.metadata = cell.metadata
     return part
@@ -161,7 +164,7 @@ def split_at_headings(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
         if cell.cell_type != "markdown":
             cells.append(cell)
             continue
-        cells += [_part(cell, text, k) for k, text in enumerate(_sections(cell.source))]
+        cells += [_part(cell, text, k, "h") for k, text in enumerate(_sections(cell.source))]
     notebook.cells = cells
     return notebook
 
@@ -184,7 +187,7 @@ def _reveal_answers(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
             text = "\n".join(part_lines).strip("\n")
             if number and not text:
                 continue
-            part = _part(cell, text, number)
+            part = _part(cell, text, number, "a")
             if number:
                 part.metadata["slideshow"] = {"slide_type": "fragment" if kind == "fragment"
                                               else "-"}

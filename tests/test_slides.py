@@ -7,7 +7,13 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from elmo_tutorial.slides import deck, is_setup, slide_types, split_at_headings
+from elmo_tutorial.slides import (
+    deck,
+    is_setup,
+    slide_types,
+    split_at_headings,
+    with_slide_metadata,
+)
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
@@ -170,3 +176,19 @@ def test_two_builds_of_a_deck_are_byte_for_byte_the_same():
     assert deck(LESSON, "reveal.js") == deck(LESSON, "reveal.js")
     notebook = nbformat.read(NOTEBOOKS / "01_layer_norm.ipynb", as_version=4)
     assert deck(notebook) == deck(notebook), "random cell ids or widget ids"
+
+
+@pytest.mark.parametrize("path", sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")), ids=lambda p: p.stem)
+def test_cells_cut_at_headings_and_answers_keep_unique_ids(path):
+    """A cell cut both at a heading and at a model answer gave two parts one id, and nbformat
+    warned (DuplicateCellId) while the deck was built."""
+    cells = with_slide_metadata(nbformat.read(path, as_version=4)).cells
+    ids = [cell.id for cell in cells]
+    assert len(ids) == len(set(ids)), sorted({i for i in ids if ids.count(i) > 1})
+
+
+def test_a_cell_cut_at_a_heading_and_at_an_answer_has_distinct_part_ids():
+    cell = ("md", "Question?\n\n**Model answer.**\n<!-- BEGIN ANSWER -->\nYes.\n"
+            "<!-- END ANSWER -->\nAfter.\n\n### Next\n\nMore.")
+    ids = [c.id for c in with_slide_metadata(_notebook(cell)).cells]
+    assert len(ids) == len(set(ids)) == 4, ids
