@@ -7,8 +7,10 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 TORCH_INDEX ?=
 # Extra options for JupyterLab, e.g. in a container or on a remote machine:
-#   make lab LAB_ARGS="--no-browser --ip=0.0.0.0 --allow-root"
+#   make lab LAB_ARGS="--no-browser --ip=0.0.0.0"
 LAB_ARGS ?=
+# JupyterLab refuses to start as root without --allow-root; a container often runs as root.
+ROOT_ARGS := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 # Where `make student` and `make slides` write; FORCE=1 lets them replace changed files
 # (which are first moved to a backup folder); REVEAL_PREFIX loads reveal.js from a local copy
 # (and MathJax from mathjax/ beside it, unless MATHJAX_URL says where).
@@ -36,7 +38,7 @@ install: $(VENV)/.installed
 
 # The course as committed: every exercise solved (the instructor's version).
 lab: install
-	$(BIN)/jupyter lab $(LAB_ARGS) notebooks/00_static_vs_contextual.ipynb
+	$(BIN)/jupyter lab $(ROOT_ARGS) $(LAB_ARGS) notebooks/00_static_vs_contextual.ipynb
 
 # Students' copies: each exercise a stub to fill in. Never overwrites a copy you changed.
 student: install
@@ -45,7 +47,7 @@ student: install
 # JupyterLab on the students' copies (made first if there are none yet).
 student-lab: install
 	@test -f $(STUDENT_DIR)/.elmo-tutorial-generated.json || $(MAKE) --no-print-directory student
-	$(BIN)/jupyter lab $(LAB_ARGS) $(STUDENT_DIR)/00_static_vs_contextual.ipynb
+	$(BIN)/jupyter lab $(ROOT_ARGS) $(LAB_ARGS) $(STUDENT_DIR)/00_static_vs_contextual.ipynb
 
 # One reveal.js deck per notebook, from the committed (executed) notebooks.
 slides: install
