@@ -9,6 +9,7 @@ every command without importing any. A command's module is imported only when it
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import sys
 
@@ -60,8 +61,12 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     command = next((a for a in argv if not a.startswith("-")), None)
     if command is not None and command not in COMMANDS:
-        build_parser().print_help(sys.stderr)
-        print(f"\nelmo-tutorial: unknown command {command!r}", file=sys.stderr)
+        build_parser().print_usage(sys.stderr)
+        close = difflib.get_close_matches(command, COMMANDS, n=1)
+        hint = (f"did you mean {close[0]!r}?" if close
+                else f"the commands are {', '.join(COMMANDS)}")
+        print(f"elmo-tutorial: unknown command {command!r}; {hint} "
+              "(`elmo-tutorial --help` says what each does)", file=sys.stderr)
         return 2
     parser = build_parser(command)
     args = parser.parse_args(argv)

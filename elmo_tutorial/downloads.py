@@ -29,6 +29,7 @@ import hashlib
 import os
 import re
 import secrets
+import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -208,7 +209,20 @@ def download_remote(remote: RemoteFile, dest: Path, progress: bool = True) -> Pa
     if len(errors) == 1 and isinstance(errors[0], ChecksumMismatch):
         raise errors[0]
     details = "\n".join(f"  - {url}: {err}" for url, err in zip(remote.urls, errors, strict=True))
+    if all(_unreachable(err) for err in errors):
+        details += ("\nNo server could be reached: this machine looks offline. Copy the data "
+                    "from a machine with a network into a folder and name it in "
+                    "ELMO_TUTORIAL_DATA (NLTK_DATA for nltk's corpora); `elmo-tutorial doctor` "
+                    "then finds it.")
     raise DatasetNotAvailable(f"could not download {remote.name}:\n{details}")
+
+
+def _unreachable(err: Exception) -> bool:
+    """True for a failure to reach the server at all (no DNS, no route, refused, timed out),
+    as opposed to an answer from it (an HTTP error, the wrong bytes)."""
+    if isinstance(err, urllib.error.HTTPError):
+        return False
+    return isinstance(err, urllib.error.URLError | ConnectionError | TimeoutError)
 
 
 def nltk_find(resource: str) -> Path | None:

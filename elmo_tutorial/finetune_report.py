@@ -148,7 +148,7 @@ def to_markdown(result: dict, machine: str = "") -> str:
         f"Fine-tuned − original biLM, paired by seed: {d['mean']:+.1f} points, 95 % interval "
         f"[{d['low']:+.1f}, {d['high']:+.1f}]: {verdict}.",
         "",
-        f"Took {minutes:.0f} minutes ({result['seconds']['finetune'] / 60:.1f} fine-tuning, "
+        f"Took {minutes:.1f} min ({result['seconds']['finetune'] / 60:.1f} fine-tuning, "
         f"{result['seconds']['tasks'] / 60:.1f} embedding the SST-2 samples with both biLMs "
         f"and training the task models){machine}.",
         ""])

@@ -73,3 +73,12 @@ def test_doctor_says_when_a_data_variable_names_a_folder_that_does_not_exist(cap
     line = next(ln for ln in out.splitlines() if ln.strip().startswith("ELMO_TUTORIAL_DATA"))
     assert f"no such folder: {typo}" in line
     assert f"first: ELMO_TUTORIAL_DATA names {typo}, which does not exist" in out
+
+
+def test_a_mistyped_command_gets_a_suggestion_not_the_whole_help(capsys):
+    assert main(["evalute", "runs/tiny"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown command 'evalute'; did you mean 'evaluate'?" in err
+    assert len(err.splitlines()) <= 3, "one usage line and the suggestion, not the whole help"
+    assert main(["zzz"]) == 2
+    assert "the commands are doctor, data, train" in capsys.readouterr().err

@@ -23,6 +23,7 @@ from elmo_tutorial.downloads import (
     RemoteFile,
     UnsafeArchive,
     download_file,
+    download_remote,
     safe_extract,
 )
 from elmo_tutorial.registry import Dataset
@@ -523,3 +524,30 @@ def test_a_planted_wikitext_archive_is_neither_extracted_nor_read(dirs, monkeypa
     assert not (cache / "wikitext-2").exists()
     with pytest.raises(DatasetNotAvailable):
         corpora.load_sentences("wikitext2", "valid")
+
+
+def test_a_machine_without_network_is_told_how_to_work_offline(tmp_path, monkeypatch):
+    import urllib.error
+
+    def unreachable(*args, **kwargs):
+        raise urllib.error.URLError(OSError(-2, "Name or service not known"))
+
+    monkeypatch.setattr("urllib.request.urlopen", unreachable)
+    remote = RemoteFile("a.txt", ("https://a.example/a.txt", "https://b.example/a.txt"),
+                        sha256="0" * 64)
+    with pytest.raises(DatasetNotAvailable, match="(?s)a.example.*b.example.*looks offline.*"
+                                                  "ELMO_TUTORIAL_DATA"):
+        download_remote(remote, tmp_path / "a.txt", progress=False)
+
+
+def test_a_server_that_answers_with_an_error_is_not_called_offline(tmp_path, monkeypatch):
+    import urllib.error
+
+    def not_found(url, *args, **kwargs):
+        raise urllib.error.HTTPError(url, 404, "Not Found", {}, None)
+
+    monkeypatch.setattr("urllib.request.urlopen", not_found)
+    remote = RemoteFile("a.txt", ("https://a.example/a.txt",), sha256="0" * 64)
+    with pytest.raises(DatasetNotAvailable) as err:
+        download_remote(remote, tmp_path / "a.txt", progress=False)
+    assert "404" in str(err.value) and "offline" not in str(err.value)

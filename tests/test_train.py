@@ -59,7 +59,10 @@ def test_cli_train_evaluate_embed_export(tmp_path, capsys):
              "--model.char_embed_dim=4", "--batch_size=8", "--max_steps=3", "--threads=1",
              "--eval_sentences=10", "--progress=false", "--device=cpu"]
     assert cli(["train", "--config", "tiny", "--out", str(run), *micro]) == 0
-    capsys.readouterr()
+    printed = capsys.readouterr()
+    assert "avg_ppl" in json.loads(printed.out), "stdout stays one JSON line"
+    assert f"the run is in {run}/" in printed.err and "first 10 held-out sentences" in printed.err
+    assert f"elmo-tutorial evaluate {run}" in printed.err, "what to run next"
     assert cli(["evaluate", str(run), "--json", "--max-sentences", "20"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["n_sentences"] == 20

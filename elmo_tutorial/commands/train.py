@@ -211,4 +211,17 @@ def run(args) -> int:
         return 1
     if metrics:  # the main process's final held-out evaluation
         print(json.dumps({k: round(v, 4) for k, v in metrics.items()}))
+        print(_what_next(config), file=sys.stderr)
     return 0
+
+
+def _what_next(config) -> str:
+    """Where the run went and what to run on it next (stderr: stdout keeps the JSON line)."""
+    out = config.out_dir
+    held_out = (f"the first {config.eval_sentences} held-out sentences" if config.eval_sentences
+                else "the whole held-out split")
+    return (f"elmo-tutorial train: the run is in {out}/. The perplexities above are on "
+            f"{held_out}; next:\n"
+            f"  elmo-tutorial evaluate {out}       # every held-out sentence, beside an "
+            "n-gram baseline\n"
+            f"  elmo-tutorial embed {out} \"He sat on the bank .\"   # its contextual vectors")
