@@ -17,10 +17,11 @@ Example:
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 import torch
 
-__all__ = ["LAYERS", "embed_text", "shared_word_similarities"]
+__all__ = ["LAYERS", "SharedWord", "embed_text", "shared_word_similarities"]
 
 LAYERS = {"0": "word_emb", "1": "lstm_outputs1", "2": "lstm_outputs2", "elmo": "elmo"}
 
@@ -58,12 +59,25 @@ def embed_text(run_dir: str | Path, sentences: list[str],
     return tokens, [vectors[i, : len(t)] for i, t in enumerate(tokens)]
 
 
+class SharedWord(NamedTuple):
+    """One word that occurs in both sentences, where (1-based word numbers), and the cosine
+    similarity of its two vectors."""
+
+    token: str
+    in_first: int
+    in_second: int
+    cosine: float
+
+
 def shared_word_similarities(tokens: list[list[str]],
-                             vectors: list[torch.Tensor]) -> list[tuple[str, float]]:
-    """Cosine similarity of each token of sentence 2 that also occurs in sentence 1.
+                             vectors: list[torch.Tensor]) -> list[SharedWord]:
+    """Cosine similarity of every occurrence of a word in sentence 2 with every occurrence of
+    the same word in sentence 1 (a word used twice, such as *the*, gives one line per pair).
 
     How far context moves a word's vector: layer 0 gives 1.0 for every shared word.
     """
-    first = dict(zip(tokens[0], vectors[0], strict=True))
-    return [(tok, float(torch.nn.functional.cosine_similarity(first[tok], v, dim=0)))
-            for tok, v in zip(tokens[1], vectors[1], strict=True) if tok in first]
+    return [SharedWord(tok, i + 1, j + 1,
+                       float(torch.nn.functional.cosine_similarity(u, v, dim=0)))
+            for j, (tok, v) in enumerate(zip(tokens[1], vectors[1], strict=True))
+            for i, (other, u) in enumerate(zip(tokens[0], vectors[0], strict=True))
+            if other == tok]

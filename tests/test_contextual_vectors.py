@@ -14,10 +14,14 @@ def test_layer_zero_is_context_free_and_the_lstm_layers_are_not():
     tokens, static = embed_text(SHIPPED, TEXT, layer="0")
     assert tokens[0][:4] == ["She", "sat", "on", "the"]
     assert [v.shape[0] for v in static] == [len(t) for t in tokens]
-    assert all(cos == pytest.approx(1.0, abs=1e-5)
-               for _, cos in shared_word_similarities(tokens, static))
+    shared = shared_word_similarities(tokens, static)
+    assert all(word.cosine == pytest.approx(1.0, abs=1e-5) for word in shared)
+    # 'the' is word 4 and 7 of sentence 1, word 3 and 6 of sentence 2: four pairs, each named
+    assert [(w.token, w.in_first, w.in_second) for w in shared] == [
+        ("the", 4, 3), ("the", 7, 3), ("the", 4, 6), ("the", 7, 6), ("bank", 5, 7), (".", 9, 8)]
     _, contextual = embed_text(SHIPPED, TEXT, layer="2")
-    bank = dict(shared_word_similarities(tokens, contextual))["bank"]
+    bank = next(w.cosine for w in shared_word_similarities(tokens, contextual)
+                if w.token == "bank")
     assert bank < 0.99, "the top LSTM layer should move 'bank' with its context"
 
 

@@ -45,7 +45,11 @@ def run(args) -> int:
         for tok, v in zip(toks, vecs, strict=True):
             head = " ".join(f"{x:+.3f}" for x in v[: args.dims].tolist())
             print(f"  {tok:<14} |v|={v.norm():7.3f}  [{head} ...]")
-    if len(tokens) > 1:
-        for tok, cos in shared_word_similarities(tokens, vectors):
-            print(f"cos({tok!r} in sentence 1, in sentence 2) = {cos:.3f}")
+    shared = shared_word_similarities(tokens, vectors) if len(tokens) > 1 else []
+    if shared:
+        print("How far context moved each shared word: cosine of its vectors in the two "
+              "sentences (1.000 = not at all, what layer 0 gives every word):")
+    for word in shared:
+        print(f"  cos({word.token!r}, word {word.in_first} of sentence 1, word {word.in_second} "
+              f"of sentence 2) = {word.cosine:.3f}")
     return 0
