@@ -74,6 +74,11 @@ def _read_payload(run_dir: str | Path) -> dict:
     if Path(run_dir).is_file():
         raise ValueError(f"{run_dir} is a file, not a run directory: give the folder that holds "
                          "config.json and model.safetensors")
+    if not Path(run_dir).exists():  # a wrong path, most often relative to another folder
+        raise FileNotFoundError(
+            f"{run_dir} does not exist (looked for it from {Path.cwd()}): check the path; "
+            "the course's own models are elmo_tutorial.run_dir.shipped_model('small') and "
+            "shipped_model('tiny'), from any folder")
     if not path.exists() and not path.is_symlink():
         official = " (it holds options.json: load it with load_allennlp)" if (
             Path(run_dir) / "options.json").exists() else ""

@@ -174,6 +174,20 @@ def test_a_damaged_vocabulary_is_named(run, tmp_path, capsys):
     assert "vocab.txt is not a UTF-8 text file" in _one_line(capsys.readouterr().err)
 
 
+def test_a_path_that_does_not_exist_is_called_wrong_not_untrained(tmp_path, monkeypatch):
+    """A notebook copied to another folder finds no "../data/models/small": the message says
+    the path is wrong and where the course's models are, not that a model must be trained."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileNotFoundError) as error:
+        ELMo.from_run("../data/models/small")
+    message = str(error.value)
+    assert "does not exist" in message and str(tmp_path) in message
+    assert "shipped_model('small')" in message and "train" not in message
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError, match="is not a run directory. Train one"):
+        ELMo.from_run(tmp_path / "empty")
+
+
 def test_a_folder_of_official_weights_points_to_load_allennlp(tmp_path):
     (tmp_path / "options.json").write_text("{}")
     with pytest.raises(FileNotFoundError, match="load_allennlp"):
