@@ -341,7 +341,8 @@ print(f"{'CharCNN':16s} {sum(p.numel() for p in cnn.parameters()):>11,}")
 
 # %% [markdown]
 # The highway layers hold most of the encoder's parameters (and most of its arithmetic per
-# token). The four LSTM layers behind it add about 75.6 M, for 93.6 M without the softmax.
+# token). The four LSTM layers behind it add about 75.6 M, for 93.7 M without the softmax
+# (notebook 06 counts them).
 #
 # ## 4. Highway layers and the projection
 #
@@ -357,11 +358,11 @@ print(f"{'CharCNN':16s} {sum(p.numel() for p in cnn.parameters()):>11,}")
 # its weights negates that gate: $W_g = -W_{carry}^\top$, $b_g = -b_{carry}$.
 #
 # **Why a gate that can carry the input.** Highway networks (Srivastava et al. 2015) were
-# made to train *deep* stacks, the same problem residual connections solve (notebook 06).
-# Where $g \approx 1$ a feature passes through unchanged: the forward signal is not squashed
-# by a random weight matrix or cut off by the ReLU, and backwards the gradient reaches the
-# convolutions through the carry path with a factor $g$, not only through $W_h$ and the
-# ReLU's zeros. Initialised with $b_g = +2$ ($g = \sigma(2) \approx 0.88$), as bilm-tf does,
+# made to train *deep* stacks, the same problem residual connections solve (notebook 04,
+# section 4). Where $g \approx 1$ a feature passes through unchanged: the forward signal is
+# not squashed by a random weight matrix or cut off by the ReLU, and backwards the gradient
+# reaches the convolutions through the carry path with a factor $g$, not only through $W_h$
+# and the ReLU's zeros. Initialised with $b_g = +2$ ($g = \sigma(2) \approx 0.88$), as bilm-tf does,
 # each layer starts close to the identity and learns to transform only the features where
 # that helps. The 2048 max-pooled features are a bag of n-gram detections; the highway layers
 # let the model combine them (e.g. "a capital letter *and* the suffix -son") without losing
@@ -529,7 +530,8 @@ shared, every_position = results["distinct tokens"], results["every position"]
 # the 2-core machines we tried it was between 1.4× and 3× for this batch), less than the
 # ratio of rows: the convolutions of the padding rows are cheap anyway (a
 # padding row keeps only 7 columns, see below), and `torch.unique` is not free. The saving
-# grows with the batch, which repeats more words (128 sentences: about 2×). A single cold
+# grows with the batch, which repeats more words: 128 sentences chosen the same way (from
+# the first 2,000) fill 3,840 positions with only 988 distinct rows. A single cold
 # timing of each, distinct path first, can show the opposite: that first call pays the
 # one-off costs. Now check that the results agree, and that a word's vector is the same
 # whatever batch it is in:
