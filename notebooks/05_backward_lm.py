@@ -333,7 +333,7 @@ fig.tight_layout()
 #
 # * The **backward LM** predicts each word from the words after it (Peters et al. 2018,
 #   Sec. 3.1); it shares the character CNN and the softmax with the forward LM and has its
-#   own LSTM stack (Sec. 3.4).
+#   own LSTM stack (also Sec. 3.1).
 # * Reversing a **right-padded** batch with `torch.flip` starts the short sentences on
 #   padding and changes their vectors. Reverse **within each length** instead
 #   (`reverse_padded`, one `gather`), run left to right, reverse back.
