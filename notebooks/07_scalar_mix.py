@@ -364,8 +364,8 @@ for j, h in enumerate(tiny_layers):
 # Layer 0 is the character CNN's vector: one per word type, so it cannot separate anything.
 # Both LSTM layers separate the senses of *play* and *point*, and *work* a little; the top
 # layer more than the first. *bank*'s gap is about 0 in every layer: this small biLM, trained
-# for well under a minute, has not learned to tell its senses apart. The three layers have
-# about the same mean length here (15 to 16), so none dominates a mix by its length alone; in
+# for under a minute, has not learned to tell its senses apart. The three layers have about
+# the same mean length here (14.8 to 16.3), so none dominates a mix by its length alone; in
 # other biLMs they differ (the fixture's above: 4.1 to 5.6), which is what the layer norm
 # option is for.
 #
@@ -423,11 +423,12 @@ explore(draw_mix, {"w0": weight, "w1": weight, "w2": weight,
 #
 # 1. **uniform weights**, no layer norm: a third of every vector is layer 0, the same for
 #    every occurrence of a word, so occurrences look more alike (the matrix is brighter than
-#    in setting 3) and the gaps are smaller than either LSTM layer's own;
+#    in setting 3) and the gaps of *play*, *work* and *point* are smaller than either LSTM
+#    layer's own;
 # 2. **uniform weights with layer norm**: every layer is brought to the same scale first;
 #    the layers are about equally long already, so the gaps hardly change (they shrink a
 #    little); the vectors get shorter, as layer norm scales each layer to a root-mean-square
-#    length of $\sqrt{2P} = \sqrt{128} \approx 11$, less than their 15 to 16;
+#    length of $\sqrt{2P} = \sqrt{128} \approx 11$, less than their 14.8 to 16.3;
 # 3. **the top layer alone** ($s_2 \approx 1$): *play* in the THEATRE sense (a noun) stands
 #    apart from the GAME and MUSIC senses (both verbs), which this layer barely tells apart;
 #    *work*'s two senses hardly differ. The gaps are the top layer's from the table above.
@@ -500,7 +501,7 @@ claim(all(gaps["uniform"][i] < gaps["without layer 0"][i] < top_gaps[i] for i in
 # ## 7. Raw weights for a given mix
 
 # %% [markdown]
-# ### Exercise 4 (implement): which $w$ gives the mix you want?
+# ### Exercise 4 (implement): the raw weights that give the mix you want
 #
 # You want to fix the mix to given weights $s$ (positive, summing to 1), e.g.
 # $s = (0.25, 0.25, 0.5)$, through AllenNLP's `scalar_mix_parameters`, which takes the raw
@@ -532,8 +533,10 @@ checks.check_scalar_parameters(my_raw_weights)
 #   different, bounded regulariser. Sec. 5.1 (Table 2) finds $\lambda = 0.001$ better than
 #   $\lambda = 1$ on SQuAD, SNLI and SRL, and both better than the top layer alone.
 # - In notebook 06's tiny biLM (trained to the end, shipped with the course), the top layer
-#   separates word senses best, layer 0 not at all, and its long vectors dominate a uniform
-#   mix; which mix is best depends on the task, which is why the task learns it.
+#   separates word senses best and layer 0 not at all. Its three layers are about equally
+#   long, so none dominates a uniform mix by its length, but layer 0, the same vector for
+#   every occurrence of a word, dilutes the senses in it; which mix is best depends on the
+#   task, which is why the task learns it.
 # - Softmax ignores a constant added to every $w_j$: the $w$ for a mix $s$ is $\log s$ up to
 #   that constant, and $\lVert w \rVert^2$ is smallest for $\log s - \overline{\log s}$.
 # - Sec. 3.3 shows where ELMo goes in a task model (concatenated with the task's own token
