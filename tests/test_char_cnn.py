@@ -230,8 +230,17 @@ def _highway_without_sigmoid(x, weight, bias):
     return g * x + (1 - g) * torch.relu(h)
 
 
-def test_check_highway_layer_accepts_the_package():
-    checks.check_highway_layer(_highway_from_the_package)
+def _highway_by_the_formula(x, weight, bias):
+    h, g = F.linear(x, weight, bias).chunk(2, dim=-1)
+    g = torch.sigmoid(g)
+    return g * x + (1 - g) * torch.relu(h)
+
+
+def test_check_highway_layer_accepts_the_formula_and_refuses_the_package(capsys):
+    checks.check_highway_layer(_highway_by_the_formula)
+    assert "✓" in capsys.readouterr().out
+    with pytest.raises(checks.Delegated, match="Highway.forward"):
+        checks.check_highway_layer(_highway_from_the_package)
 
 
 @pytest.mark.parametrize("wrong", [_highway_with_swapped_gate, _highway_without_sigmoid])
@@ -240,18 +249,30 @@ def test_check_highway_layer_rejects_wrong_answers(wrong):
         checks.check_highway_layer(wrong)
 
 
-def test_check_conv_max_pool_accepts_torch_and_rejects_wrong_answers():
-    checks.check_conv_max_pool(lambda x, w, b: F.conv1d(x, w, b).amax(dim=-1))
+def _windows(x, w, b):
+    """Every window's score, (N, count, C - width + 1), written out with unfold."""
+    return torch.einsum("fek,netk->nft", w, x.unfold(2, w.shape[-1], 1)) + b[:, None]
+
+
+def test_check_conv_max_pool_accepts_the_formula_and_rejects_wrong_answers():
+    checks.check_conv_max_pool(lambda x, w, b: _windows(x, w, b).amax(dim=-1))
     with pytest.raises(checks.CheckFailed, match="one value per window"):
-        checks.check_conv_max_pool(lambda x, w, b: F.conv1d(x, w, b))
+        checks.check_conv_max_pool(_windows)
     with pytest.raises(checks.CheckFailed):  # conv1d does not flip the kernel
-        checks.check_conv_max_pool(lambda x, w, b: F.conv1d(x, w.flip(-1), b).amax(dim=-1))
+        checks.check_conv_max_pool(lambda x, w, b: _windows(x, w.flip(-1), b).amax(dim=-1))
     with pytest.raises(checks.CheckFailed):  # mean-pool instead of max-pool
-        checks.check_conv_max_pool(lambda x, w, b: F.conv1d(x, w, b).mean(dim=-1))
+        checks.check_conv_max_pool(lambda x, w, b: _windows(x, w, b).mean(dim=-1))
     with pytest.raises(checks.CheckFailed, match="ReLU"):  # activated before max-pooling
-        checks.check_conv_max_pool(lambda x, w, b: F.conv1d(x, w, b).relu().amax(dim=-1))
+        checks.check_conv_max_pool(lambda x, w, b: _windows(x, w, b).relu().amax(dim=-1))
     with pytest.raises(checks.CheckFailed, match="ReLU"):  # activated after max-pooling
-        checks.check_conv_max_pool(lambda x, w, b: F.conv1d(x, w, b).amax(dim=-1).relu())
+        checks.check_conv_max_pool(lambda x, w, b: _windows(x, w, b).amax(dim=-1).relu())
+
+
+def test_check_conv_max_pool_refuses_torchs_convolution():
+    with pytest.raises(checks.Delegated, match="torch.nn.functional.conv1d"):
+        checks.check_conv_max_pool(lambda x, w, b: F.conv1d(x, w, b).amax(dim=-1))
+    with pytest.raises(checks.Delegated, match="conv1d"):
+        checks.check_conv_max_pool(lambda x, w, b: torch.conv1d(x, w, b).amax(dim=-1))
 
 
 # --- property: any tokens, any PAD embedding: the fast path equals the plain computation ---

@@ -2,9 +2,12 @@
 
 import numpy as np
 import pytest
+from _check_helpers import own_copy
 
 from elmo_tutorial import checks
-from elmo_tutorial.analysis import nearest_centroid_accuracy
+from elmo_tutorial.analysis import nearest_centroid_accuracy, sense_separation
+
+_packages_formula = own_copy(nearest_centroid_accuracy)
 
 
 def written_out(vectors, labels):
@@ -24,7 +27,8 @@ def written_out(vectors, labels):
 
 
 def package(vectors, labels):
-    return nearest_centroid_accuracy(vectors, labels, centre=False)
+    """The package's code, written out by a student (a call of the package's function fails)."""
+    return _packages_formula(vectors, labels, centre=False)
 
 
 def keeps_itself(vectors, labels):
@@ -74,6 +78,29 @@ def test_check_accepts_right_answers(answer, capsys):
 def test_check_rejects_wrong_answers_with_a_hint(answer, hint):
     with pytest.raises(checks.CheckFailed, match=hint):
         checks.check_nearest_centroid_accuracy(answer)
+
+
+@pytest.mark.parametrize("delegating", [
+    lambda vectors, labels: nearest_centroid_accuracy(vectors, labels, centre=False),
+    lambda vectors, labels: sense_separation(vectors, ["w"] * len(labels), labels,
+                                             centre=False)["w"],
+    nearest_centroid_accuracy,
+])
+def test_check_refuses_the_package_function_the_notebook_could_call(delegating):
+    with pytest.raises(checks.Delegated, match="analysis.nearest_centroid_accuracy"):
+        checks.check_nearest_centroid_accuracy(delegating)
+
+
+def test_check_fails_on_a_stub_nothing_and_an_empty_answer():
+    def my_nearest_centroid_accuracy(vectors, labels):
+        raise NotImplementedError("Exercise 4: the sense score. Replace this line with your "
+                                  "code.")
+
+    with pytest.raises(checks.NotWrittenYet, match=r"Exercise 4 \(the sense score\)"):
+        checks.check_nearest_centroid_accuracy(my_nearest_centroid_accuracy)
+    for nothing in (None, [], np.array([])):
+        with pytest.raises(checks.CheckFailed, match="one number"):
+            checks.check_nearest_centroid_accuracy(lambda vectors, labels, v=nothing: v)
 
 
 def _mix_data():

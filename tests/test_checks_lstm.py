@@ -3,15 +3,23 @@
 import pytest
 import torch
 import torch.nn.functional as F
+from _check_helpers import own_copy
 
 from elmo_tutorial import checks
 from elmo_tutorial.lstm import reverse_padded
 from elmo_tutorial.lstmp import lstmp_step
 
+# The package's code as a student could write it; its own functions, the checks refuse.
+my_lstmp_step, my_reverse_padded = own_copy(lstmp_step), own_copy(reverse_padded)
 
-def test_checks_accept_the_package_functions():
-    checks.check_lstmp_step(lstmp_step)
-    checks.check_reverse_padded(reverse_padded)
+
+def test_checks_accept_the_package_formulas_and_refuse_its_functions():
+    checks.check_lstmp_step(my_lstmp_step)
+    checks.check_reverse_padded(my_reverse_padded)
+    with pytest.raises(checks.Delegated, match="lstmp.lstmp_step, the function this check"):
+        checks.check_lstmp_step(lambda *args: lstmp_step(*args))
+    with pytest.raises(checks.Delegated, match="lstm.reverse_padded, the function this check"):
+        checks.check_reverse_padded(lambda x, lengths: reverse_padded(x, lengths))
 
 
 def tf_gate_order(x, h, c, w_ih, w_hh, b_ih, b_hh, w_hr, cell_clip, proj_clip):
@@ -25,7 +33,7 @@ def tf_gate_order(x, h, c, w_ih, w_hh, b_ih, b_hh, w_hr, cell_clip, proj_clip):
 
 
 def clip_before_projecting(x, h, c, w_ih, w_hh, b_ih, b_hh, w_hr, cell_clip, proj_clip):
-    _, c = lstmp_step(x, h, c, w_ih, w_hh, b_ih, b_hh, w_hr, cell_clip, None)
+    _, c = my_lstmp_step(x, h, c, w_ih, w_hh, b_ih, b_hh, w_hr, cell_clip, None)
     gates = F.linear(x, w_ih, b_ih) + F.linear(h, w_hh, b_hh)
     out = torch.sigmoid(gates.chunk(4, dim=-1)[3]) * torch.tanh(c)
     if proj_clip is not None:
@@ -34,7 +42,7 @@ def clip_before_projecting(x, h, c, w_ih, w_hh, b_ih, b_hh, w_hr, cell_clip, pro
 
 
 def unclipped_memory_in_output(x, h, c, w_ih, w_hh, b_ih, b_hh, w_hr, cell_clip, proj_clip):
-    h_raw, c_raw = lstmp_step(x, h, c, w_ih, w_hh, b_ih, b_hh, w_hr, None, proj_clip)
+    h_raw, c_raw = my_lstmp_step(x, h, c, w_ih, w_hh, b_ih, b_hh, w_hr, None, proj_clip)
     return h_raw, (c_raw.clamp(-cell_clip, cell_clip) if cell_clip is not None else c_raw)
 
 

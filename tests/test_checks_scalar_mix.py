@@ -35,10 +35,11 @@ def weights_on_the_wrong_layers(layers, w, gamma):
     return from_the_formula(layers[::-1], w, gamma)
 
 
-@pytest.mark.parametrize("answer", [package_mix, from_the_formula])
-def test_check_accepts_correct_mixes(answer, capsys):
-    checks.check_scalar_mix(answer)
+def test_check_accepts_the_formula_and_refuses_the_package_mix(capsys):
+    checks.check_scalar_mix(from_the_formula)
     assert "✓" in capsys.readouterr().out
+    with pytest.raises(checks.Delegated, match="ScalarMix.forward"):
+        checks.check_scalar_mix(package_mix)
 
 
 @pytest.mark.parametrize(

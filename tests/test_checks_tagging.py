@@ -3,9 +3,12 @@ and explain the usual mistakes."""
 
 import numpy as np
 import pytest
+from _check_helpers import own_copy
 
 from elmo_tutorial import checks, probes
 from elmo_tutorial.tagger import bio_spans
+
+my_bio_spans = own_copy(bio_spans)  # the package's code; its function, the check refuses
 
 
 def by_hand(tags):
@@ -21,21 +24,25 @@ def by_hand(tags):
 
 
 def forgets_the_last_entity(tags):
-    return {s for s in bio_spans(tags) if s[2] < len(tags)}
+    return {s for s in my_bio_spans(tags) if s[2] < len(tags)}
 
 
 def drops_stray_i_tags(tags):
-    return {s for s in bio_spans(tags) if tags[s[1]].startswith("B-")}
+    return {s for s in my_bio_spans(tags) if tags[s[1]].startswith("B-")}
 
 
 def inclusive_ends(tags):
-    return {(kind, start, end - 1) for kind, start, end in bio_spans(tags)}
+    return {(kind, start, end - 1) for kind, start, end in my_bio_spans(tags)}
 
 
-def test_check_accepts_the_package_and_a_hand_written_reader(capsys):
-    checks.check_bio_spans(bio_spans)
+def test_check_accepts_hand_written_readers_and_refuses_the_package_function(capsys):
+    checks.check_bio_spans(my_bio_spans)
     checks.check_bio_spans(by_hand)
     assert capsys.readouterr().out.startswith("✓ BIO spans")
+    with pytest.raises(checks.Delegated, match="tagger.bio_spans"):
+        checks.check_bio_spans(bio_spans)
+    with pytest.raises(checks.Delegated, match="tagger.bio_spans"):
+        checks.check_bio_spans(lambda tags: set(bio_spans(tags)))
 
 
 @pytest.mark.parametrize("answer,hint", [

@@ -5,6 +5,7 @@ import torch
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from elmo_tutorial import checks
+from elmo_tutorial.task_model import TaskModel
 
 
 def _states(model, words, mask):
@@ -36,6 +37,31 @@ def test_elmo_at_output_accepts_the_right_model_and_refuses_padding_in_the_pools
     assert capsys.readouterr().out.startswith("✓")
     with pytest.raises(checks.CheckFailed, match="pool the mean and the max over real tokens"):
         checks.check_elmo_at_output(padding_in_the_pools)
+
+
+@pytest.mark.parametrize("delegating", [
+    lambda model, words, mask, layers: model(words, mask, layers),
+    lambda model, words, mask, layers: model.forward(words, mask, layers),
+    lambda model, words, mask, layers: TaskModel.forward(model, words, mask, layers),
+], ids=["model()", "model.forward()", "TaskModel.forward()"])
+def test_elmo_at_output_refuses_the_models_own_forward(delegating):
+    with pytest.raises(checks.Delegated, match=r"TaskModel\.forward.*from the model's parts"):
+        checks.check_elmo_at_output(delegating)
+    assert TaskModel.forward.__name__ == "forward", "the forward is given back"
+
+
+def test_elmo_at_output_fails_on_a_stub_and_on_nothing():
+    def my_elmo_at_output(model, words, mask, layers):
+        raise NotImplementedError("Exercise 2: ELMo at the output. Replace this line with "
+                                  "your code.")
+
+    with pytest.raises(checks.NotWrittenYet, match=r"^Exercise 2 \(ELMo at the output\) is "
+                                                    "not written yet: `my_elmo_at_output`"):
+        checks.check_elmo_at_output(my_elmo_at_output)
+    with pytest.raises(checks.CheckFailed, match="returned None"):
+        checks.check_elmo_at_output(lambda model, words, mask, layers: None)
+    with pytest.raises(checks.CheckFailed, match=r"shape \(0,\), expected \(2, 3\)"):
+        checks.check_elmo_at_output(lambda model, words, mask, layers: torch.empty(0))
 
 
 def test_error_reduction_accepts_the_formula_and_refuses_the_absolute_gain():

@@ -1,22 +1,30 @@
 """Notebook 02's self-checks accept the package's own answers and reject wrong ones."""
 
 import pytest
+from _check_helpers import own_copy
 
 from elmo_tutorial import checks
-from elmo_tutorial.chars import word_to_char_ids
+from elmo_tutorial.chars import char_ids_to_word, word_to_char_ids
+
+# The package's code as a student could write it; its own functions, the checks refuse.
+my_word_to_char_ids, my_char_ids_to_word = own_copy(word_to_char_ids), own_copy(char_ids_to_word)
 
 
 def package_targets(ids):
     return ids[1:] + [-100], [-100] + ids[:-1]
 
 
-def test_checks_accept_the_package_functions():
-    checks.check_word_to_char_ids(word_to_char_ids)
+def test_checks_accept_the_package_formulas_and_refuse_its_functions():
+    checks.check_word_to_char_ids(my_word_to_char_ids)
     checks.check_lm_targets(package_targets)
+    with pytest.raises(checks.Delegated, match="chars.word_to_char_ids"):
+        checks.check_word_to_char_ids(lambda word: word_to_char_ids(word))
+    with pytest.raises(checks.Delegated, match="chars.char_ids_to_word"):
+        checks.check_char_ids_to_word(lambda ids: char_ids_to_word(ids))
 
 
 def without_shift(word):
-    return [i - 1 for i in word_to_char_ids(word)]
+    return [i - 1 for i in my_word_to_char_ids(word)]
 
 
 def characters_not_bytes(word):
@@ -26,7 +34,7 @@ def characters_not_bytes(word):
 
 def no_truncation(word):
     if len(word.encode("utf-8")) <= 48:
-        return word_to_char_ids(word)
+        return my_word_to_char_ids(word)
     ids = [259, *(b + 1 for b in word.encode("utf-8")), 260]
     return ids + [261] * (50 - len(ids))
 
@@ -77,9 +85,7 @@ def decode(ids, shift=1, per_byte=False, padding=None, boundaries=True):
 
 
 def test_check_char_ids_to_word_accepts_right_answers(capsys):
-    from elmo_tutorial.chars import char_ids_to_word
-
-    checks.check_char_ids_to_word(char_ids_to_word)
+    checks.check_char_ids_to_word(my_char_ids_to_word)
     checks.check_char_ids_to_word(decode)
     assert capsys.readouterr().out.count("✓") == 2
 

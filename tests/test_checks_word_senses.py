@@ -53,6 +53,35 @@ def test_check_explains_wrong_scorers(answer, hint):
         checks.check_wsd_scorer(answer)
 
 
+def test_check_refuses_a_call_of_the_framework_scorer_a_stub_and_nothing():
+    from elmo_tutorial import wsd
+
+    with pytest.raises(checks.Delegated, match="wsd.score"):
+        checks.check_wsd_scorer(lambda p, g: tuple(wsd.score(p, g)))
+    with pytest.raises(checks.NotWrittenYet, match="Exercise 4"):
+        checks.check_wsd_scorer(_stub)
+    for nothing in (None, (), [0, 0, 0.0j]):
+        with pytest.raises(CheckFailed, match="three numbers"):
+            checks.check_wsd_scorer(lambda p, g, v=nothing: v)
+
+
+def _stub(predictions, gold):
+    raise NotImplementedError("Exercise 4: the framework's scorer. Replace this line with your "
+                              "code.")
+
+
+@pytest.mark.parametrize("few, message", [
+    ({}, "few is empty"),
+    (None, "few is NoneType, not a dict"),
+    ({"interest": {}}, r"few holds the words \['interest'\], expected \['hard', 'interest', "),
+])
+def test_fewer_training_uses_fails_on_an_empty_or_partial_table(few, message):
+    # what `few = {}` before a loop that never runs leaves behind, and its cousins; the check
+    # reads no data for them
+    with pytest.raises(CheckFailed, match=message):
+        checks.check_fewer_training_uses(few, embedder=None, per_word=300, max_train=30)
+
+
 def _tiny_embedder():
     import torch
 
@@ -80,14 +109,22 @@ def test_fewer_training_uses_passes_the_right_table_and_names_the_mistakes(tmp_p
     def table(**kwargs):
         return lexical_sample.evaluate(embedder, words=("interest",), **kwargs)
 
-    checks.check_fewer_training_uses(table(per_word=40, max_train=5), embedder, per_word=40,
-                                     max_train=5)
+    def check(few):
+        checks.check_fewer_training_uses(few, embedder, per_word=40, max_train=5,
+                                         words=("interest",))
+
+    check(table(per_word=40, max_train=5))
     assert "✓" in capsys.readouterr().out
     with pytest.raises(CheckFailed, match="keep per_word=40"):
-        checks.check_fewer_training_uses(table(per_word=10), embedder, per_word=40, max_train=5)
+        check(table(per_word=10))
     with pytest.raises(CheckFailed, match="pass max_train=5"):
-        checks.check_fewer_training_uses(table(per_word=40), embedder, per_word=40, max_train=5)
+        check(table(per_word=40))
     doctored = table(per_word=40, max_train=5)
     doctored["interest"]["layer2"] += 5
     with pytest.raises(CheckFailed, match="interest, layer2"):
-        checks.check_fewer_training_uses(doctored, embedder, per_word=40, max_train=5)
+        check(doctored)
+    del doctored["interest"]["layer2"]
+    with pytest.raises(CheckFailed, match="interest, layer2: None"):
+        check(doctored)
+    with pytest.raises(CheckFailed, match="expected \\['interest'\\]"):
+        check({**table(per_word=40, max_train=5), "hard": {}})

@@ -123,7 +123,11 @@ def test_masked_layer_norm_gradcheck_float64():
 
 # --- the notebook's self-checks accept the right answer and reject wrong ones ---
 
+from _check_helpers import own_copy  # noqa: E402
+
 from elmo_tutorial import checks  # noqa: E402
+
+my_masked_layer_norm = own_copy(masked_layer_norm)  # the package's code, in a student's cell
 
 
 def _layer_norm_from_the_package(x, gamma, beta, eps):
@@ -132,6 +136,12 @@ def _layer_norm_from_the_package(x, gamma, beta, eps):
         norm.weight.copy_(gamma)
         norm.bias.copy_(beta)
     return norm(x)
+
+
+def _layer_norm_by_the_formula(x, gamma, beta, eps):
+    mean = x.mean(-1, keepdim=True)
+    variance = (x - mean).pow(2).mean(-1, keepdim=True)
+    return gamma * (x - mean) / torch.sqrt(variance + eps) + beta
 
 
 def _layer_norm_unbiased(x, gamma, beta, eps):
@@ -148,12 +158,17 @@ def _layer_norm_over_the_whole_tensor(x, gamma, beta, eps):
     return gamma * (x - x.mean()) / torch.sqrt(x.var(unbiased=False) + eps) + beta
 
 
-def test_check_layer_norm_accepts_the_package_and_torch(capsys):
-    checks.check_layer_norm(_layer_norm_from_the_package)
-    checks.check_layer_norm(
-        lambda x, g, b, eps: torch.nn.functional.layer_norm(x, x.shape[-1:], g, b, eps)
-    )
-    assert capsys.readouterr().out.count("✓") == 2
+def test_check_layer_norm_accepts_the_formula_and_refuses_the_package_and_torch(capsys):
+    checks.check_layer_norm(_layer_norm_by_the_formula)
+    assert capsys.readouterr().out.count("✓") == 1
+    for delegating, name in [
+        (_layer_norm_from_the_package, "LayerNorm.forward"),
+        (lambda x, g, b, eps: torch.nn.functional.layer_norm(x, x.shape[-1:], g, b, eps),
+         "torch.nn.functional.layer_norm"),
+        (lambda x, g, b, eps: torch.layer_norm(x, x.shape[-1:], g, b, eps), "torch.layer_norm"),
+    ]:
+        with pytest.raises(checks.Delegated, match=name):
+            checks.check_layer_norm(delegating)
 
 
 @pytest.mark.parametrize("wrong", [_layer_norm_unbiased, _layer_norm_over_the_whole_tensor,
@@ -173,10 +188,13 @@ def test_check_layer_norm_names_epsilon_outside_the_square_root():
         checks.check_layer_norm(_layer_norm_eps_outside_the_root)
 
 
-def test_check_masked_layer_norm_accepts_the_package_and_rejects_padding_in_the_statistics():
-    checks.check_masked_layer_norm(masked_layer_norm)
+def test_check_masked_layer_norm_accepts_the_formula_and_rejects_padding_in_the_statistics():
+    checks.check_masked_layer_norm(my_masked_layer_norm)
+    with pytest.raises(checks.Delegated, match="layer_norm.masked_layer_norm"):
+        checks.check_masked_layer_norm(masked_layer_norm)
     with pytest.raises(checks.CheckFailed, match="padded positions"):
-        checks.check_masked_layer_norm(lambda x, mask: masked_layer_norm(x, torch.ones_like(mask)))
+        checks.check_masked_layer_norm(
+            lambda x, mask: my_masked_layer_norm(x, torch.ones_like(mask)))
     per_token = LayerNorm(4, eps=1e-12, elementwise_affine=False)
     with pytest.raises(checks.CheckFailed):
         checks.check_masked_layer_norm(lambda x, mask: per_token(x))
@@ -186,12 +204,25 @@ def _left_padded_norm(x, lengths, left=True, count_padding=False):
     T = x.shape[1]
     positions = torch.arange(T)
     mask = positions >= T - lengths[:, None] if left else positions < lengths[:, None]
-    return masked_layer_norm(x, torch.ones_like(mask) if count_padding else mask)
+    return my_masked_layer_norm(x, torch.ones_like(mask) if count_padding else mask)
 
 
 def test_check_left_padded_layer_norm_accepts_the_right_answer(capsys):
     checks.check_left_padded_layer_norm(_left_padded_norm)
     assert "✓" in capsys.readouterr().out
+
+
+def test_the_left_padded_and_per_sentence_checks_refuse_masked_layer_norm():
+    def left_padded(x, lengths):
+        return masked_layer_norm(x, torch.arange(x.shape[1]) >= x.shape[1] - lengths[:, None])
+
+    def per_sentence(x, mask):
+        return torch.cat([masked_layer_norm(x[b:b + 1], mask[b:b + 1]) for b in range(len(x))])
+
+    with pytest.raises(checks.Delegated, match="masked_layer_norm"):
+        checks.check_left_padded_layer_norm(left_padded)
+    with pytest.raises(checks.Delegated, match="masked_layer_norm"):
+        checks.check_per_sentence_layer_norm(per_sentence)
 
 
 @pytest.mark.parametrize("wrong, message", [
@@ -222,7 +253,7 @@ def test_check_per_sentence_layer_norm_accepts_the_right_answer(capsys):
 
 
 @pytest.mark.parametrize("wrong, message", [
-    (masked_layer_norm, "whole-batch version"),
+    (my_masked_layer_norm, "whole-batch version"),
     (_per_token_norm, "each token on its own"),
     (lambda x, mask: _per_sentence_norm(x, torch.ones_like(mask)), "largest difference"),
 ])

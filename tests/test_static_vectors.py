@@ -4,8 +4,9 @@ import math
 
 import numpy as np
 import pytest
+from _check_helpers import own_copy
 
-from elmo_tutorial.checks import CheckFailed, check_analogy, check_context_vector
+from elmo_tutorial.checks import CheckFailed, Delegated, check_analogy, check_context_vector
 from elmo_tutorial.static_vectors import (
     StaticVectors,
     context_vector,
@@ -76,9 +77,15 @@ def test_static_vectors_give_topical_neighbours_on_a_toy_corpus():
         sv["canoe"]
 
 
-def test_check_context_vector_accepts_the_package_function(capsys):
-    check_context_vector(lambda v, ids, i, w: context_vector(v, ids, i, w))
+def test_check_context_vector_accepts_the_packages_formula_and_refuses_its_function(capsys):
+    written_out = own_copy(context_vector)  # the same code in a student's cell
+    check_context_vector(lambda v, ids, i, w: written_out(v, ids, i, w))
     assert "✓" in capsys.readouterr().out
+    for delegating in (context_vector, lambda v, ids, i, w: context_vector(v, ids, i, w),
+                       lambda v, ids, i, w: StaticVectors([str(n) for n in range(len(v))], v)
+                       .contextual([str(n) for n in ids], i, w)):
+        with pytest.raises(Delegated, match="static_vectors.context_vector"):
+            check_context_vector(delegating)
 
 
 @pytest.mark.parametrize("wrong, message", [
@@ -160,10 +167,15 @@ def _analogy_by(vectors, words, a, b, c, normalise=True, exclude=True):
     return words[int(np.argmax(scores))]
 
 
-def test_check_analogy_accepts_the_package_method(capsys):
-    check_analogy(lambda v, words, a, b, c: StaticVectors(words, v).analogy(a, b, c, k=1)[0][0])
+def test_check_analogy_accepts_3cosadd_and_refuses_the_package_method(capsys):
     check_analogy(_analogy_by)
     assert "✓" in capsys.readouterr().out
+    with pytest.raises(Delegated, match="StaticVectors.analogy"):
+        check_analogy(lambda v, words, a, b, c:
+                      StaticVectors(words, v).analogy(a, b, c, k=1)[0][0])
+    with pytest.raises(Delegated, match="StaticVectors.analogy_scores"):
+        check_analogy(lambda v, words, a, b, c:
+                      words[int(np.argmax(StaticVectors(words, v).analogy_scores(a, b, c)))])
 
 
 @pytest.mark.parametrize("wrong, message", [

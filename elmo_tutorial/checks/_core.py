@@ -1,26 +1,202 @@
-"""What every self-check shares: compare a student's answer with the package's, explain misses."""
+"""What every self-check shares: compare a student's answer with the package's, explain misses.
+
+Three rules hold for every check (``tests/test_checks_contract.py`` tests them):
+
+* a stub (a function that still raises the student copy's ``NotImplementedError``, or
+  returns ``None``) fails, with a one-line message;
+* an empty answer (an empty dict, set, array, ...) fails;
+* an answer that calls the package function the check compares with fails: the check runs
+  the student's function with that function replaced by one that refuses (:func:`forbidding`).
+
+A failure is a :class:`CheckFailed`. In Jupyter it shows as its one-line message, without
+the traceback through the check's code (IPython's ``_render_traceback_``).
+"""
 
 from __future__ import annotations
 
+import functools
+import re
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
 import torch
+
+_RED, _RESET = "\x1b[0;31m", "\x1b[0m"
 
 
 class CheckFailed(AssertionError):
     """A self-check found a difference; the message says what and where to look."""
+
+    def _render_traceback_(self) -> list[str]:
+        """How IPython shows it: the message alone, not the lines of the check it came from."""
+        return [f"{_RED}{type(self).__name__}{_RESET}: {self}"]
+
+
+class NotWrittenYet(CheckFailed, NotImplementedError):
+    """The function given to a check still raises its stub's ``NotImplementedError``."""
+
+
+class Delegated(CheckFailed):
+    """The function given to a check called the package function the check compares with."""
 
 
 def passed(what: str) -> None:
     print(f"✓ {what}")
 
 
+_STUB = re.compile(r"^Exercise (?P<number>\d+): (?P<task>.*?)\.? Replace this line with your "
+                   r"code\.$", re.DOTALL)
+
+
+def _not_written(error: NotImplementedError) -> NotWrittenYet:
+    """The one-line failure for a stub that raised ``error``: which exercise, what to do."""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    where = f"`{tb.tb_frame.f_code.co_name}`" if tb is not None else "your function"
+    if where == "`<lambda>`":
+        where = "your function"
+    stub = _STUB.match(str(error))
+    if stub is None:
+        return NotWrittenYet(f"{where} raised NotImplementedError: {error}. Write its body, "
+                             "then run this cell again.")
+    return NotWrittenYet(
+        f"Exercise {stub['number']} ({stub['task']}) is not written yet: {where} still raises "
+        "NotImplementedError. Replace that line with your code, then run this cell again.")
+
+
+def check(fn: Callable) -> Callable:
+    """Decorator of every public check: a stub's ``NotImplementedError`` raised inside the
+    check becomes a one-line :class:`NotWrittenYet`."""
+
+    @functools.wraps(fn)
+    def checked(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except CheckFailed:
+            raise
+        except NotImplementedError as error:
+            raise _not_written(error) from None
+
+    return checked
+
+
+def _name(reference: Any) -> str:
+    """``module.function`` (or ``module.Class.method``) of a reference, as a student imports it."""
+    if isinstance(reference, tuple):
+        owner, attribute = reference
+        if isinstance(owner, type):
+            where = f"{owner.__module__}.{owner.__qualname__}"
+            return f"{where}(...)" if attribute == "__init__" else f"{where}.{attribute}"
+        return f"{getattr(owner, '__name__', type(owner).__name__)}.{attribute}"
+    module = getattr(reference, "__module__", None) or ""
+    qualname = getattr(reference, "__qualname__", None) or getattr(reference, "__name__", "?")
+    return f"{module}.{qualname}" if module else qualname
+
+
+def _unwrap(fn: Any) -> Any:
+    while True:
+        if isinstance(fn, functools.partial):
+            fn = fn.func
+        elif hasattr(fn, "__func__"):
+            fn = fn.__func__
+        else:
+            return fn
+
+
+@contextmanager
+def forbidding(fn: Callable, *references: Any, instead: str = "") -> Iterator[None]:
+    """Within the block, the package's answer that a check compares with cannot be called.
+
+    Each reference is a function (replaced wherever the package, or the module that defines
+    ``fn``, binds it by name) or an ``(owner, "attribute")`` pair (a method, or a class's
+    ``__init__``). A call of one of them raises :class:`Delegated` and, should ``fn`` catch
+    that, fails the check when the block ends. ``fn`` that *is* a reference fails at once.
+    ``instead`` says what to do (``"compute the vector yourself"``).
+    """
+    what = getattr(_unwrap(fn), "__name__", "your function")
+    who = "your function" if what == "<lambda>" else f"`{what}`"
+    todo = instead or "write it yourself, from the exercise's description"
+    targets = [(r, _name(r)) for r in references]
+    functions = {id(r): name for r, name in targets if not isinstance(r, tuple)}
+    for r, name in targets:
+        original = getattr(*r) if isinstance(r, tuple) else r
+        if _unwrap(fn) is original or _unwrap(fn) is _unwrap(original):
+            raise Delegated(f"you passed {name} itself, the function this check compares "
+                            f"with: {todo}.")
+    called: list[str] = []
+
+    def refusing(name: str) -> Callable:
+        def refuse(*args, **kwargs):
+            called.append(name)
+            raise Delegated(f"{who} calls {name}, the function this check compares with: "
+                            f"{todo}.")
+
+        return refuse
+
+    restore: list[tuple[Any, str, Any, bool]] = []  # (owner, attribute, value, was it its own)
+    namespaces = [m for n, m in list(sys.modules.items())
+                  if m is not None and (n == "elmo_tutorial" or n.startswith("elmo_tutorial."))]
+    own_globals = getattr(_unwrap(fn), "__globals__", None)
+    try:
+        for module in namespaces:
+            for attribute, value in list(vars(module).items()):
+                if id(value) in functions and not attribute.startswith("__"):
+                    restore.append((module, attribute, value, True))
+                    setattr(module, attribute, refusing(functions[id(value)]))
+        if own_globals is not None:
+            for attribute, value in list(own_globals.items()):
+                if id(value) in functions:
+                    restore.append((own_globals, attribute, value, True))
+                    own_globals[attribute] = refusing(functions[id(value)])
+        for r, name in targets:
+            if isinstance(r, tuple):
+                owner, attribute = r
+                restore.append((owner, attribute, getattr(owner, attribute),
+                                attribute in vars(owner)))
+                setattr(owner, attribute, refusing(name))
+        yield
+    finally:
+        for owner, attribute, value, own in reversed(restore):
+            if isinstance(owner, dict):
+                owner[attribute] = value
+            elif own:
+                setattr(owner, attribute, value)
+            else:
+                delattr(owner, attribute)
+    if called:
+        raise Delegated(f"{who} calls {called[0]}, the function this check compares with: "
+                        f"{todo}.")
+
+
+def nothing_returned(got: Any, what: str, expected: str) -> None:
+    """Raise :class:`CheckFailed` if ``got`` is ``None`` (a function without ``return``)."""
+    if got is None:
+        raise CheckFailed(f"{what} returned None: return {expected} (a `return` is missing?).")
+
+
 def assert_close(got, expected, what: str, hint: str = "", atol: float = 1e-5) -> None:
     """Raise ``CheckFailed`` unless two tensors (or arrays, or numbers) agree to ``atol``."""
-    got_t, expected_t = torch.as_tensor(got), torch.as_tensor(expected)
+    expected_t = torch.as_tensor(expected)
+    nothing_returned(got, what, f"a tensor of shape {tuple(expected_t.shape)}")
+    try:
+        got_t = torch.as_tensor(got)
+    except (TypeError, ValueError, RuntimeError):
+        raise CheckFailed(f"{what}: got {type(got).__name__}, expected a tensor of shape "
+                          f"{tuple(expected_t.shape)}. {hint}") from None
     if got_t.shape != expected_t.shape:
         raise CheckFailed(
             f"{what}: shape {tuple(got_t.shape)}, expected {tuple(expected_t.shape)}. {hint}"
         )
-    diff = (got_t.double() - expected_t.double()).abs()
+    got_d, expected_d = got_t.double(), expected_t.double()
+    same = (got_d == expected_d) | (got_d.isnan() & expected_d.isnan())  # inf == inf is fine
+    diff = torch.where(same, torch.zeros_like(got_d), (got_d - expected_d).abs())
+    if diff.numel() and not torch.isfinite(diff).all():
+        where = tuple(int(i) for i in torch.nonzero(~torch.isfinite(diff))[0])
+        raise CheckFailed(f"{what}: got {got_t[where].item():.6g} at index {where}, expected "
+                          f"{expected_t[where].item():.6g}. {hint}")
     if diff.numel() and diff.max() > atol:
         where = tuple(int(i) for i in torch.nonzero(diff == diff.max())[0])
         raise CheckFailed(

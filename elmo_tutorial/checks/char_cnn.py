@@ -7,9 +7,10 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
-from ..char_cnn import CharCNN, Highway
+from .. import cost
+from ..char_cnn import CharCNN, Highway, conv1d_max, conv1d_windows
 from ..config import ModelConfig
-from ._core import CheckFailed, assert_close, passed
+from ._core import CheckFailed, assert_close, check, forbidding, nothing_returned, passed
 
 __all__ = ["check_char_cnn_parameters", "check_conv_max_pool", "check_highway_layer"]
 
@@ -46,29 +47,36 @@ _HINTS = {
 }
 
 
+@check
 def check_char_cnn_parameters(fn: Callable[[ModelConfig], dict]) -> None:
     """``fn(config)`` must return ``{"char embeddings": n, "convolutions": n, "highway": n,
     "projection": n}``, the parameter count of each part of ``CharCNN(config)``, worked out
-    from the config alone. Compared with the modules' own counts on four configs."""
+    from the config alone. Compared with the modules' own counts on four configs; ``fn`` runs
+    with ``CharCNN(...)`` and :func:`elmo_tutorial.cost.parameter_counts` unavailable."""
     for name, config in _configs():
         expected = _module_counts(config)
-        got = fn(config)
+        with forbidding(fn, (CharCNN, "__init__"), cost.parameter_counts, instead=(
+                "work each count out from the config's fields")):
+            got = fn(config)
+        nothing_returned(got, "your function", f"a dict with the keys {list(PARTS)}")
         if not isinstance(got, dict) or set(got) != set(PARTS):
             keys = sorted(got) if isinstance(got, dict) else type(got).__name__
             raise CheckFailed(f"return a dict with exactly the keys {list(PARTS)}, got {keys}")
         for part in PARTS:
-            if int(got[part]) != expected[part]:
+            if not isinstance(got[part], int | float) or int(got[part]) != expected[part]:
                 raise CheckFailed(
                     f"{name}: {part} has {expected[part]:,} parameters, you counted "
-                    f"{int(got[part]):,}. Hint: {_HINTS[part]}")
+                    f"{got[part]!r}. Hint: {_HINTS[part]}")
     passed("parameter counts agree with CharCNN for the paper's, the tiny model's and two "
            "other configs")
 
 
+@check
 def check_conv_max_pool(fn: Callable[..., torch.Tensor]) -> None:
     """``fn(x, weight, bias)`` gets character embeddings ``x`` (N, E, C) and one width's filters
     ``weight`` (count, E, w), ``bias`` (count,), and must return each filter's maximum over the
-    windows, (N, count), before the activation."""
+    windows, (N, count), before the activation. ``fn`` runs with ``F.conv1d`` (and so
+    ``nn.Conv1d``) and the package's ``conv1d_windows`` and ``conv1d_max`` unavailable."""
     generator = torch.Generator().manual_seed(3)
     for width in (1, 3, 5):
         x = torch.randn(4, 6, 12, generator=generator)
@@ -76,7 +84,9 @@ def check_conv_max_pool(fn: Callable[..., torch.Tensor]) -> None:
         bias = torch.randn(5, generator=generator)
         bias[:2] -= 40.0  # two filters that fire nowhere: every window scores below 0
         expected = F.conv1d(x, weight, bias).amax(dim=-1)
-        got = fn(x.clone(), weight.clone(), bias.clone())
+        with forbidding(fn, (F, "conv1d"), (torch, "conv1d"), conv1d_windows, conv1d_max, instead=(
+                "score every window yourself (x.unfold gives the windows)")):
+            got = fn(x.clone(), weight.clone(), bias.clone())
         if isinstance(got, torch.Tensor) and got.shape == (4, 5, 12 - width + 1):
             raise CheckFailed(f"Got one value per window, shape {tuple(got.shape)}; keep only "
                               "each filter's maximum over the windows: .amax(dim=-1).")
@@ -91,10 +101,12 @@ def check_conv_max_pool(fn: Callable[..., torch.Tensor]) -> None:
     passed("conv + max-pool agrees with F.conv1d(...).amax(-1) for widths 1, 3 and 5")
 
 
+@check
 def check_highway_layer(fn: Callable[..., torch.Tensor]) -> None:
     """``fn(x, weight, bias)`` is one highway layer with ReLU: ``weight`` (2D, D), ``bias`` (2D,);
     rows ``[:D]`` give the non-linear part h, rows ``[D:]`` the carry gate g; the answer is
-    ``g * x + (1 - g) * relu(h)``. Compared with :class:`elmo_tutorial.char_cnn.Highway`."""
+    ``g * x + (1 - g) * relu(h)``. Compared with :class:`elmo_tutorial.char_cnn.Highway`,
+    which ``fn`` cannot run."""
     torch.manual_seed(0)
     reference = Highway(8, n_layers=1)
     layer = reference.layers[0]
@@ -103,7 +115,9 @@ def check_highway_layer(fn: Callable[..., torch.Tensor]) -> None:
     x = torch.randn(5, 8)
     with torch.no_grad():
         expected = reference(x)
-        got = fn(x.clone(), layer.weight.detach().clone(), layer.bias.detach().clone())
+        with forbidding(fn, (Highway, "forward"), instead=(
+                "compute the transform, the gate and their mix yourself")):
+            got = fn(x.clone(), layer.weight.detach().clone(), layer.bias.detach().clone())
         h, g = F.linear(x, layer.weight, layer.bias).chunk(2, dim=-1)
         swapped = torch.sigmoid(g) * torch.relu(h) + (1 - torch.sigmoid(g)) * x
     if isinstance(got, torch.Tensor) and got.shape == x.shape:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ..analysis import nearest_centroid_accuracy, sense_separation
-from ._core import CheckFailed, passed
+from ._core import CheckFailed, check, forbidding, nothing_returned, passed
 
 __all__ = ["check_mix_without_layer0", "check_nearest_centroid_accuracy"]
 
@@ -46,6 +46,7 @@ def _euclidean(x: np.ndarray, labels: Sequence[str]) -> float:
     return right / len(x)
 
 
+@check
 def check_nearest_centroid_accuracy(fn: Callable[[np.ndarray, list], float]) -> None:
     """``fn(vectors, labels)`` must return the leave-one-out nearest-centroid accuracy by
     cosine similarity: hold out each vector, average the *unit* vectors of each sense's other
@@ -54,16 +55,26 @@ def check_nearest_centroid_accuracy(fn: Callable[[np.ndarray, list], float]) -> 
 
     Compared with :func:`elmo_tutorial.analysis.nearest_centroid_accuracy` (``centre=False``)
     on random data where keeping a vector in its own centroid, or measuring Euclidean
-    distance, gives a different answer.
+    distance, gives a different answer. ``fn`` runs with that function (and
+    ``sense_separation``, which calls it) unavailable.
     """
     rng = np.random.default_rng(0)
     for x, labels in _cases(rng):
         expected = nearest_centroid_accuracy(x, labels, centre=False)
         try:
-            got = float(fn(x.copy(), list(labels)))
+            with forbidding(fn, nearest_centroid_accuracy, instead=(
+                    "hold out each vector and build the centroids of the others yourself")):
+                got = fn(x.copy(), list(labels))
         except (IndexError, ValueError, ZeroDivisionError, TypeError) as error:
             raise CheckFailed(f"your function raised {type(error).__name__}: {error} on "
                               f"{x.shape[0]} vectors of {len(set(labels))} senses.") from None
+        nothing_returned(got, "your function", "the fraction predicted right, one number")
+        try:
+            got = float(got)
+        except (TypeError, ValueError):
+            raise CheckFailed(f"your function returned {type(got).__name__} "
+                              f"{str(got)[:40]}: return one number, the fraction of "
+                              "occurrences predicted right.") from None
         if np.isclose(got, expected, atol=1e-9):
             continue
         if got > 1:
@@ -88,6 +99,7 @@ def _mean_score(vectors: np.ndarray, words: Sequence, senses: Sequence) -> float
     return float(np.mean(list(sense_separation(vectors, words, senses).values())))
 
 
+@check
 def check_mix_without_layer0(scores, layers: np.ndarray, words: Sequence,
                              senses: Sequence) -> None:
     """``scores``, the per-word sense scores (a sequence or ``{word: score}``) the student
@@ -98,6 +110,9 @@ def check_mix_without_layer0(scores, layers: np.ndarray, words: Sequence,
         ``layers (3, N, D)``: layers 0, 1 and 2 of the N occurrences; ``words`` and
         ``senses``: N entries each.
     """
+    if scores is None:
+        raise CheckFailed("the scores are None: score the mix with sense_separation(mix, "
+                          "words, senses) and pass its values, one per word.")
     got = list(scores.values()) if isinstance(scores, dict) else list(np.ravel(scores))
     n_words = len(set(words))
     if len(got) != n_words:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import torch
+import torch.nn.functional as F
 
 from ..layer_norm import LayerNorm, masked_layer_norm
-from ._core import CheckFailed, assert_close, passed
+from ._core import CheckFailed, assert_close, check, forbidding, nothing_returned, passed
 
 __all__ = ["check_layer_norm", "check_left_padded_layer_norm", "check_masked_layer_norm",
            "check_per_sentence_layer_norm"]
@@ -23,12 +24,14 @@ def _inputs() -> list[torch.Tensor]:
     ]
 
 
+@check
 def check_layer_norm(fn: Callable[..., torch.Tensor]) -> None:
     """``fn(x, gamma, beta, eps)`` must layer-normalise ``x`` over its last dimension.
 
     Compared with :class:`elmo_tutorial.layer_norm.LayerNorm` (which equals
     ``torch.nn.LayerNorm``) on inputs with a large offset, on a constant vector, and on
     nearly constant vectors whose variance is close to ε (so ε must sit inside the root).
+    ``fn`` runs with ``LayerNorm``, ``torch.nn.LayerNorm`` and ``F.layer_norm`` unavailable.
     """
     generator = torch.Generator().manual_seed(99)
     for x in _inputs():
@@ -40,7 +43,10 @@ def check_layer_norm(fn: Callable[..., torch.Tensor]) -> None:
             reference.weight.copy_(gamma)
             reference.bias.copy_(beta)
             expected = reference(x)
-            got = fn(x.clone(), gamma.clone(), beta.clone(), 1e-5)
+            with forbidding(fn, (LayerNorm, "forward"), (torch.nn.LayerNorm, "forward"),
+                            (F, "layer_norm"), (torch, "layer_norm"), instead=(
+                                "compute μ and σ² over the last dimension yourself")):
+                got = fn(x.clone(), gamma.clone(), beta.clone(), 1e-5)
         if not isinstance(got, torch.Tensor) or got.shape != x.shape:
             shape = tuple(got.shape) if isinstance(got, torch.Tensor) else type(got).__name__
             raise CheckFailed(f"layer_norm returned {shape}; it should keep the input's shape "
@@ -62,17 +68,23 @@ def check_layer_norm(fn: Callable[..., torch.Tensor]) -> None:
     passed("layer_norm agrees with LayerNorm and torch.nn.LayerNorm (offsets, constant input)")
 
 
+@check
 def check_masked_layer_norm(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> None:
     """``fn(x, mask)`` must normalise ``x`` (B, T, D) with one mean and variance over the real
-    positions (``mask`` (B, T) True) and need not care what the padding holds."""
+    positions (``mask`` (B, T) True) and need not care what the padding holds. ``fn`` runs
+    with :func:`elmo_tutorial.layer_norm.masked_layer_norm` unavailable."""
     generator = torch.Generator().manual_seed(7)
     x = torch.randn(3, 5, 4, generator=generator) * 2 + 1
     mask = torch.tensor([[1, 1, 1, 1, 1], [1, 1, 0, 0, 0], [1, 1, 1, 0, 0]], dtype=torch.bool)
     x = x.masked_fill(~mask.unsqueeze(-1), 0.0)  # zeros in the padding, as a model leaves them
     expected = masked_layer_norm(x, mask)
-    got = fn(x.clone(), mask.clone())
-    if got.shape != x.shape:
-        raise CheckFailed(f"masked layer norm returned shape {tuple(got.shape)}, expected "
+    with forbidding(fn, masked_layer_norm, instead=(
+            "compute the masked mean and variance yourself")):
+        got = fn(x.clone(), mask.clone())
+    nothing_returned(got, "masked layer norm", f"a tensor of shape {tuple(x.shape)}")
+    if not isinstance(got, torch.Tensor) or got.shape != x.shape:
+        shape = tuple(got.shape) if isinstance(got, torch.Tensor) else type(got).__name__
+        raise CheckFailed(f"masked layer norm returned {shape}, expected a tensor of shape "
                           f"{tuple(x.shape)}.")
     everything = masked_layer_norm(x, torch.ones_like(mask))
     if torch.allclose(got[mask], everything[mask], atol=1e-4):
@@ -97,7 +109,12 @@ def _padded_batch(left: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]
     return x, lengths, mask
 
 
+_OWN_STATISTICS = ("compute the mean and the variance over the real elements yourself, with "
+                   "the mask's sums")
+
+
 def _real_part(got, x: torch.Tensor, mask: torch.Tensor, what: str) -> torch.Tensor:
+    nothing_returned(got, what, f"a tensor of the input's shape {tuple(x.shape)}")
     if not isinstance(got, torch.Tensor) or got.shape != x.shape:
         shape = tuple(got.shape) if isinstance(got, torch.Tensor) else type(got).__name__
         raise CheckFailed(f"{what} returned {shape}; it should keep the input's shape "
@@ -107,12 +124,16 @@ def _real_part(got, x: torch.Tensor, mask: torch.Tensor, what: str) -> torch.Ten
     return got[mask]
 
 
+@check
 def check_left_padded_layer_norm(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> None:
     """``fn(x, lengths)``: ``x`` (B, T, D) holds sentence ``b`` in its **last** ``lengths[b]``
     positions (padding at the start); one mean and variance over the real elements, as
-    :func:`elmo_tutorial.layer_norm.masked_layer_norm` with the matching mask."""
+    :func:`elmo_tutorial.layer_norm.masked_layer_norm` with the matching mask, which ``fn``
+    cannot call."""
     x, lengths, mask = _padded_batch(left=True)
-    got = _real_part(fn(x.clone(), lengths.clone()), x, mask, "left-padded layer norm")
+    with forbidding(fn, masked_layer_norm, instead=_OWN_STATISTICS):
+        got = fn(x.clone(), lengths.clone())
+    got = _real_part(got, x, mask, "left-padded layer norm")
     expected = masked_layer_norm(x, mask)[mask]
     _, _, right_mask = _padded_batch(left=False)
     if torch.allclose(got, masked_layer_norm(x, right_mask)[mask], atol=1e-4):
@@ -128,12 +149,16 @@ def check_left_padded_layer_norm(fn: Callable[[torch.Tensor, torch.Tensor], torc
     passed("left-padded layer norm from lengths: one mean and variance over the real tokens")
 
 
+@check
 def check_per_sentence_layer_norm(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
                                   ) -> None:
     """``fn(x, mask)``: each sentence ``b`` normalised with its **own** mean and variance over
-    its real elements (``mask`` (B, T) True), as ``masked_layer_norm(x[b:b+1], mask[b:b+1])``."""
+    its real elements (``mask`` (B, T) True), as ``masked_layer_norm(x[b:b+1], mask[b:b+1])``,
+    which ``fn`` cannot call."""
     x, _, mask = _padded_batch(left=False)
-    got = _real_part(fn(x.clone(), mask.clone()), x, mask, "per-sentence layer norm")
+    with forbidding(fn, masked_layer_norm, instead=_OWN_STATISTICS):
+        got = fn(x.clone(), mask.clone())
+    got = _real_part(got, x, mask, "per-sentence layer norm")
     expected = torch.cat([masked_layer_norm(x[b:b + 1], mask[b:b + 1])
                           for b in range(x.shape[0])])[mask]
     if torch.allclose(got, masked_layer_norm(x, mask)[mask], atol=1e-4):

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
 from dataclasses import fields
 
 import torch
 
+from .. import lstmp
 from ..lstmp import lstmp_step
-from ._core import CheckFailed, assert_close, passed
+from ._core import CheckFailed, assert_close, check, forbidding, nothing_returned, passed
 
 __all__ = ["check_lstmp_step", "check_residual_experiment", "check_tf_lstmp_step"]
+
+
+# The package's own LSTMP step, which a step under test may not call.
+_PACKAGE_STEPS = (lstmp.lstmp_step, lstmp.lstmp_sequence,
+                  (lstmp.LSTMCellWithProjection, "forward"))
+_OWN_STEP = "compute the gates, the memory and the projected output yourself"
 
 
 def _tf_gate_order(w: torch.Tensor) -> torch.Tensor:
@@ -29,11 +37,13 @@ def _float64_sampler(seed: int) -> Callable[..., torch.Tensor]:
     return rand
 
 
+@check
 def check_lstmp_step(fn: Callable[..., tuple[torch.Tensor, torch.Tensor]]) -> None:
     """``fn(x_t, h, c, w_ih, w_hh, b_ih, b_hh, w_hr, cell_clip, proj_clip)`` must return
     ``(h_t, c_t)`` of one LSTMP step: gates in torch's order (i, f, g, o), the memory clipped
     after its update, the output projected by ``w_hr`` (P, C) and clipped after projecting.
-    Compared with :func:`elmo_tutorial.lstmp.lstmp_step`, with and without clipping."""
+    Compared with :func:`elmo_tutorial.lstmp.lstmp_step`, with and without clipping; ``fn``
+    runs with the package's LSTMP step unavailable."""
     rand = _float64_sampler(seed=4)
     B, I, C, P = 3, 5, 6, 4
 
@@ -41,10 +51,12 @@ def check_lstmp_step(fn: Callable[..., tuple[torch.Tensor, torch.Tensor]]) -> No
         x, h, c = rand(B, I), rand(B, P), rand(B, C, scale=2.0)
         weights = [rand(4 * C, I), rand(4 * C, P), rand(4 * C), rand(4 * C), rand(P, C)]
         expected = lstmp_step(x, h, c, *weights, cell_clip, proj_clip)
-        with torch.no_grad():
+        with torch.no_grad(), forbidding(fn, *_PACKAGE_STEPS, instead=_OWN_STEP):
             got = fn(x.clone(), h.clone(), c.clone(), *(w.clone() for w in weights),
                      cell_clip, proj_clip)
-        if not (isinstance(got, tuple) and len(got) == 2):
+        nothing_returned(got, "your step", "the pair (h_t, c_t)")
+        if not (isinstance(got, tuple | list) and len(got) == 2
+                and all(isinstance(t, torch.Tensor) for t in got)):
             raise CheckFailed("Return the pair (h_t, c_t): the new output and the new memory.")
         what = "with clipping" if cell_clip else "without clipping"
         swapped = [_tf_gate_order(w) for w in weights[:4]] + [weights[4]]
@@ -81,13 +93,14 @@ def _tf_reference(args, forget_bias: float, read_as_torch: bool = False):
     return lstmp_step(x, h, c, *weights, proj_kernel.T, cell_clip, proj_clip)
 
 
+@check
 def check_tf_lstmp_step(fn: Callable[..., tuple[torch.Tensor, torch.Tensor]]) -> None:
     """``fn(x_t, h, c, kernel, bias, proj_kernel, cell_clip, proj_clip)`` must return
     ``(h_t, c_t)`` of one step of bilm-tf's cell from its weight file's tensors: ``kernel``
     ``(I + P, 4C)`` multiplies ``[x_t; h]``, the gate blocks are TensorFlow's (i, j, f, o),
     the forget gate gets the constant ``forget_bias`` = 1.0 that the file leaves out, and
     ``proj_kernel`` is ``(C, P)``. Compared with :func:`elmo_tutorial.lstmp.lstmp_step` on the
-    same weights in torch's layout."""
+    same weights in torch's layout; ``fn`` runs with the package's LSTMP step unavailable."""
     rand = _float64_sampler(seed=14)
     B, I, C, P = 3, 5, 6, 4
 
@@ -95,9 +108,12 @@ def check_tf_lstmp_step(fn: Callable[..., tuple[torch.Tensor, torch.Tensor]]) ->
         x, h, c = rand(B, I), rand(B, P), rand(B, C, scale=2.0)
         kernel, bias, proj_kernel = rand(I + P, 4 * C), rand(4 * C), rand(C, P)
         args = (x, h, c, kernel, bias, proj_kernel, cell_clip, proj_clip)
-        with torch.no_grad():
+        with torch.no_grad(), forbidding(fn, *_PACKAGE_STEPS, instead=(
+                "compute the step on bilm-tf's tensors directly, without converting them")):
             got = fn(*(a.clone() if isinstance(a, torch.Tensor) else a for a in args))
-        if not (isinstance(got, tuple) and len(got) == 2):
+        nothing_returned(got, "your step", "the pair (h_t, c_t)")
+        if not (isinstance(got, tuple | list) and len(got) == 2
+                and all(isinstance(t, torch.Tensor) for t in got)):
             raise CheckFailed("Return the pair (h_t, c_t): the new output and the new memory.")
         expected = _tf_reference(args, forget_bias=1.0)
         what = "with clipping" if cell_clip else "without clipping"
@@ -118,6 +134,7 @@ def check_tf_lstmp_step(fn: Callable[..., tuple[torch.Tensor, torch.Tensor]]) ->
            "lstmp_step on the same weights")
 
 
+@check
 def check_residual_experiment(changed, base, with_residual: float, without_residual: float
                               ) -> None:
     """The residual experiment of notebook 04: ``changed`` must be ``base`` (a ``ModelConfig``)
@@ -133,6 +150,10 @@ def check_residual_experiment(changed, base, with_residual: float, without_resid
         raise CheckFailed(f"Change only use_skip_connections; you also changed {others}.")
     if changed.use_skip_connections:
         raise CheckFailed("changed still has use_skip_connections=True: switch the residual off.")
+    for name, value in (("with_residual", with_residual), ("without_residual", without_residual)):
+        if not isinstance(value, numbers.Real) or isinstance(value, bool) or not value >= 0:
+            raise CheckFailed(f"{name} is {value!r}: it must be the gradient norm you measured, "
+                              "a number (float(...) of the norm).")
     if with_residual == without_residual:
         raise CheckFailed("Both measurements are equal: measure the second one on a model built "
                           "from the changed config.")

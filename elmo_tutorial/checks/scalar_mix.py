@@ -7,7 +7,7 @@ from collections.abc import Callable
 import torch
 
 from ..scalar_mix import ScalarMix
-from ._core import CheckFailed, assert_close, passed
+from ._core import CheckFailed, assert_close, check, forbidding, nothing_returned, passed
 
 __all__ = ["check_lstm_layers_mix", "check_scalar_mix", "check_scalar_parameters"]
 
@@ -22,19 +22,23 @@ def _cases() -> list[tuple[list[torch.Tensor], torch.Tensor, float]]:
     return cases
 
 
+@check
 def check_scalar_mix(fn: Callable[[list[torch.Tensor], torch.Tensor, float], torch.Tensor]) -> None:
     """``fn(layers, w, gamma)`` must return ``γ Σ_j softmax(w)_j · layers[j]``.
 
     ``layers`` is a list of same-shape tensors, ``w`` the un-normalised weights ``(L,)``,
     ``gamma`` a float. Compared with :class:`elmo_tutorial.scalar_mix.ScalarMix` for 2-4 layers
-    of different shapes, non-uniform weights and γ ≠ 1.
+    of different shapes, non-uniform weights and γ ≠ 1; ``fn`` runs with ``ScalarMix``
+    unavailable.
     """
     for layers, w, gamma in _cases():
         mix = ScalarMix(len(layers), initial_scalar_parameters=w.tolist())
         with torch.no_grad():
             mix.gamma.fill_(gamma)
             expected = mix(layers)
-            got = fn([h.clone() for h in layers], w.clone(), gamma)
+            with forbidding(fn, (ScalarMix, "forward"), instead=(
+                    "normalise w with a softmax and add up the weighted layers yourself")):
+                got = fn([h.clone() for h in layers], w.clone(), gamma)
         if not isinstance(got, torch.Tensor) or got.shape != expected.shape:
             shape = tuple(got.shape) if isinstance(got, torch.Tensor) else type(got).__name__
             raise CheckFailed(
@@ -52,6 +56,7 @@ def check_scalar_mix(fn: Callable[[list[torch.Tensor], torch.Tensor, float], tor
     passed("scalar mix: γ · Σ_j softmax(w)_j h_j agrees with ScalarMix (2-4 layers, γ ≠ 1)")
 
 
+@check
 def check_scalar_parameters(fn: Callable[[torch.Tensor], torch.Tensor]) -> None:
     """``fn(s)`` gets mixing weights ``s`` (positive, summing to 1) and must return the raw
     weights ``w`` with ``softmax(w) = s`` and the smallest ``‖w‖²``: the ones the penalty
@@ -59,9 +64,13 @@ def check_scalar_parameters(fn: Callable[[torch.Tensor], torch.Tensor]) -> None:
     for s in ([0.25, 0.25, 0.5], [0.1, 0.1, 0.8], [0.5, 0.5], [0.05, 0.15, 0.3, 0.2, 0.3]):
         s = torch.tensor(s, dtype=torch.float64)
         got = fn(s.clone())
+        nothing_returned(got, "your function", f"the raw weights w, a tensor of shape "
+                         f"{tuple(s.shape)}")
         if not isinstance(got, torch.Tensor) or got.shape != s.shape:
+            shape = (f"a tensor of shape {tuple(got.shape)}" if isinstance(got, torch.Tensor)
+                     else type(got).__name__)
             raise CheckFailed(f"Return a tensor of one raw weight per layer, shape "
-                              f"{tuple(s.shape)}; got {type(got).__name__}.")
+                              f"{tuple(s.shape)}; got {shape}.")
         got = got.double()
         if torch.allclose(got, s):
             raise CheckFailed("You returned s itself, but the mix applies softmax to w first: "
@@ -79,11 +88,16 @@ def check_scalar_parameters(fn: Callable[[torch.Tensor], torch.Tensor]) -> None:
     passed("w = log s − mean(log s): the mix you asked for, with the smallest penalty ‖w‖²")
 
 
+@check
 def check_lstm_layers_mix(mixed: torch.Tensor, layers: list[torch.Tensor], mask: torch.Tensor
                           ) -> None:
     """The experiment of notebook 07: ``mixed`` must be the scalar mix (``γ`` = 1, no layer
     norm) that leaves out layer 0 and weighs the LSTM layers equally, ``(h_1 + h_2) / 2``."""
     expected = (layers[1] + layers[2]) / 2
+    if not isinstance(mixed, torch.Tensor) or mixed.shape != expected.shape:
+        shape = tuple(mixed.shape) if isinstance(mixed, torch.Tensor) else type(mixed).__name__
+        raise CheckFailed(f"the mixed vectors are {shape}: expected a tensor of a layer's shape "
+                          f"{tuple(expected.shape)}, the output of the ScalarMix.")
 
     def near(other):
         return (isinstance(mixed, torch.Tensor) and mixed.shape == other.shape

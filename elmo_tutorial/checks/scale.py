@@ -6,9 +6,10 @@ from collections.abc import Callable
 
 import torch
 
+from .. import cost
 from ..cost import measure_flops
 from ..lstm import LSTMStack
-from ._core import CheckFailed, passed
+from ._core import CheckFailed, check, forbidding, nothing_returned, passed
 
 __all__ = ["check_lstm_flops", "measured_lstm_flops"]
 
@@ -29,16 +30,21 @@ def measured_lstm_flops(input_size: int, cell_size: int, proj_size: int) -> int:
     return total // 10
 
 
+@check
 def check_lstm_flops(fn: Callable[[int, int, int], int]) -> None:
     """``fn(input_size, cell_size, proj_size)`` must return the forward FLOPs per token of one
     LSTMP layer in one direction: its three matrix products, 2 FLOPs per multiply-add.
 
     Compared with what ``FlopCounterMode`` counts for our LSTM (:func:`measured_lstm_flops`)
-    on three shapes, with the input narrower, wider and equal to the projection.
+    on three shapes, with the input narrower, wider and equal to the projection; ``fn`` runs
+    with the counter (:func:`measured_lstm_flops`, ``measure_flops``) unavailable.
     """
     for inputs, cells, proj in _SHAPES:
         expected = measured_lstm_flops(inputs, cells, proj)
-        got = fn(inputs, cells, proj)
+        with forbidding(fn, measured_lstm_flops, cost.measure_flops, cost.flops_per_token,
+                        instead="count the multiply-adds of the three matrix products yourself"):
+            got = fn(inputs, cells, proj)
+        nothing_returned(got, "your function", "one number, the FLOPs per token")
         if not isinstance(got, (int, float)) or isinstance(got, bool):
             raise CheckFailed(f"return one number (FLOPs per token), got {type(got).__name__}")
         if got == expected:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..static_vectors import StaticVectors, context_vector
-from ._core import CheckFailed, assert_close, passed
+from ._core import CheckFailed, assert_close, check, forbidding, nothing_returned, passed
 
 __all__ = ["check_analogy", "check_context_vector"]
 
@@ -24,12 +24,14 @@ def _cases(rng: np.random.Generator):
     yield [3], 0, 2  # a one-word sentence: no neighbours at all
 
 
+@check
 def check_context_vector(fn: Callable[[np.ndarray, list[int], int, int], np.ndarray]) -> None:
     """``fn(vectors, ids, index, window)`` must return ``e[ids[index]]`` plus the mean of
     ``e[ids[j]]`` over the positions ``j ≠ index`` with ``|j - index| ≤ window``.
 
     Compared with :func:`elmo_tutorial.static_vectors.context_vector` (``side="both"``) on a
-    random ``(12, 5)`` table, including sentence edges and a one-word sentence.
+    random ``(12, 5)`` table, including sentence edges and a one-word sentence. ``fn`` runs
+    with ``context_vector`` (and ``StaticVectors.contextual``) unavailable.
     """
     rng = np.random.default_rng(0)
     vectors = rng.normal(size=(12, 5))
@@ -38,14 +40,28 @@ def check_context_vector(fn: Callable[[np.ndarray, list[int], int, int], np.ndar
         try:
             with warnings.catch_warnings(), np.errstate(all="ignore"):
                 warnings.simplefilter("ignore", RuntimeWarning)  # NaN is diagnosed below
-                got = np.asarray(fn(vectors.copy(), list(ids), index, window), dtype=np.float64)
+                with forbidding(fn, context_vector, instead=(
+                        "add the word's own row of the table to the mean of its neighbours' "
+                        "rows yourself")):
+                    got = fn(vectors.copy(), list(ids), index, window)
         except (IndexError, ZeroDivisionError, ValueError) as error:
             raise CheckFailed(
                 f"context_vector raised {type(error).__name__}: {error} for ids={ids}, "
                 f"index={index}, window={window}. Clip the window to the sentence "
                 "(positions 0 .. len(ids) - 1) and return the word's own vector when it "
                 "has no neighbours.") from None
-        if got.shape == expected.shape and not np.isfinite(got).all():
+        nothing_returned(got, "context_vector", "the vector x_t, an array of shape (D,)")
+        try:
+            got = np.asarray(got, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise CheckFailed(f"context_vector returned {type(got).__name__}: return the "
+                              "vector x_t, an array of shape (D,).") from None
+        if got.shape != expected.shape:
+            raise CheckFailed(
+                f"context_vector(vectors, {ids}, index={index}, window={window}) returned "
+                f"shape {got.shape}, expected {expected.shape}: one vector as wide as a row of "
+                "the table.")
+        if not np.isfinite(got).all():
             raise CheckFailed(
                 f"context_vector returned NaN or inf for ids={ids}, index={index}, "
                 f"window={window}: the mean of an empty list. With no neighbours, return the "
@@ -85,14 +101,20 @@ def _analogy_tables():
     yield "a table where b - a + c is almost b", ["a", "b", "c", "d"], near, ("a", "b", "c"), "d"
 
 
+@check
 def check_analogy(fn: Callable[[np.ndarray, list[str], str, str, str], str]) -> None:
     """``fn(vectors, words, a, b, c)`` must return the 3CosAdd answer to "a is to b as c is to
     ?": the word ``x`` not in ``{a, b, c}`` with the largest ``cos(x, b) - cos(x, a) +
-    cos(x, c)``. Compared with :meth:`elmo_tutorial.static_vectors.StaticVectors.analogy`."""
+    cos(x, c)``. Compared with :meth:`elmo_tutorial.static_vectors.StaticVectors.analogy`,
+    which ``fn`` cannot call."""
     for name, words, vectors, (a, b, c), answer in _analogy_tables():
         expected = StaticVectors(words, vectors).analogy(a, b, c, k=1)[0][0]
         assert expected == answer, "the constructed example must have its constructed answer"
-        got = fn(vectors.copy(), list(words), a, b, c)
+        with forbidding(fn, (StaticVectors, "analogy"), (StaticVectors, "analogy_scores"),
+                        (StaticVectors, "analogy_rank"), instead=(
+                            "score every candidate word yourself and return the best one")):
+            got = fn(vectors.copy(), list(words), a, b, c)
+        nothing_returned(got, "analogy", "the answer, one word (a string)")
         if got in (a, b, c):
             raise CheckFailed(
                 f"On {name}, your answer to {a} : {b} :: {c} : ? is {got!r}, one of the query "

@@ -3,13 +3,15 @@ off BIO tags, as WNUT-17 scores them."""
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Sequence
 
 import numpy as np
+import torch
 
 from ..probes import accuracy as probe_accuracy
 from ..tagger import bio_spans
-from ._core import CheckFailed, passed
+from ._core import CheckFailed, check, forbidding, nothing_returned, passed
 
 __all__ = ["check_bio_spans", "check_half_data_probe"]
 
@@ -37,19 +39,27 @@ def _hint(name: str) -> str:
     return "Entities are (type, start, end) with `end` one past the last token."
 
 
+@check
 def check_bio_spans(fn: Callable[[Sequence[str]], set]) -> None:
     """``fn(tags)`` must return the set of ``(type, start, end)`` entities of a BIO sequence.
 
     ``end`` is exclusive. Compared with :func:`elmo_tutorial.tagger.bio_spans` on entities at
-    the edges of a sentence, adjacent entities, ill-formed ``I-`` tags and empty sentences.
+    the edges of a sentence, adjacent entities, ill-formed ``I-`` tags and empty sentences;
+    ``fn`` runs with that function unavailable.
     """
     for name, tags in _CASES:
         expected = bio_spans(tags)
-        got = fn(list(tags))
+        with forbidding(fn, bio_spans, instead="read the tags one by one yourself"):
+            got = fn(list(tags))
+        nothing_returned(got, "your function", "a set of (type, start, end) tuples")
         if not isinstance(got, set | frozenset | list | tuple):
             raise CheckFailed(f"{name}: got {type(got).__name__}; return a set of "
                               "(type, start, end) tuples.")
-        got = {tuple(span) for span in got}
+        try:
+            got = {tuple(span) for span in got}
+        except TypeError:
+            raise CheckFailed(f"{name}: got {got!r}; each entity is a tuple (type, start, "
+                              "end).") from None
         if got != expected:
             raise CheckFailed(f"{name}: tags {tags} gave {sorted(got)}, expected "
                               f"{sorted(expected)}. {_hint(name)}")
@@ -57,6 +67,7 @@ def check_bio_spans(fn: Callable[[Sequence[str]], set]) -> None:
            "entities, ill-formed I- tags)")
 
 
+@check
 def check_half_data_probe(probe, measured: float, train_features, sentence_lengths: Sequence[int],
                           test_features, test_labels) -> None:
     """``probe`` must be a :class:`~elmo_tutorial.probes.LinearProbe` trained on the tokens of
@@ -68,6 +79,12 @@ def check_half_data_probe(probe, measured: float, train_features, sentence_lengt
     """
     features = np.asarray(train_features, dtype=np.float32)
     half = int(sum(sentence_lengths[: len(sentence_lengths) // 2]))
+    if not hasattr(probe, "mean") or not isinstance(probe.mean, torch.Tensor):
+        raise CheckFailed(f"half_probe is {type(probe).__name__}: it must be the LinearProbe "
+                          "that probes.fit_probe returns.")
+    if not isinstance(measured, numbers.Real):
+        raise CheckFailed(f"the accuracy is {type(measured).__name__}: it must be a number, "
+                          "what probes.accuracy returns.")
     mean = probe.mean.detach().double().numpy()
 
     def trained_on(rows: np.ndarray) -> bool:

@@ -9,17 +9,19 @@ from collections.abc import Callable
 import torch
 
 from ..task_model import TaskModel
-from ._core import CheckFailed, assert_close, passed
+from ._core import CheckFailed, assert_close, check, forbidding, nothing_returned, passed
 
 __all__ = ["check_elmo_at_output", "check_error_reduction", "check_top_layer_only"]
 
 
+@check
 def check_elmo_at_output(fn: Callable) -> None:
     """``fn(model, words, mask, layers)`` must return a classifier's logits with ELMo at the
     BiLSTM's output only: ``[h_k; ELMo_k]`` pooled (mean and max), then ``model.output``.
 
     ``model`` is a :class:`TaskModel` built with ``elmo_at=("output",)``; compared with its own
-    ``forward`` on random inputs, with padding, in eval mode (no dropout).
+    ``forward`` on random inputs, with padding, in eval mode (no dropout). ``fn`` runs with
+    ``TaskModel.forward`` unavailable (``model(...)`` fails): it must use the model's parts.
     """
     torch.manual_seed(1)
     model = TaskModel(torch.randn(20, 6), n_classes=3, task="classify", elmo_layers=3,
@@ -31,7 +33,12 @@ def check_elmo_at_output(fn: Callable) -> None:
     mask = torch.tensor([[1, 1, 1, 1], [1, 1, 0, 0]]).bool()
     layers = torch.randn(2, 4, 3, 8)
     with torch.no_grad():
-        got, expected = fn(model, words, mask, layers), model(words, mask, layers)
+        expected = model(words, mask, layers)
+        with forbidding(fn, (TaskModel, "forward"), instead=(
+                "build the forward pass from the model's parts: model.words and model.unk, "
+                "model.lstm, model.elmo('output', layers, mask), then model.output")):
+            got = fn(model, words, mask, layers)
+    nothing_returned(got, "your function", "the logits, a tensor (B, n_classes)")
     if not isinstance(got, torch.Tensor):
         raise CheckFailed(f"got {type(got).__name__}; return the logits tensor (B, n_classes)")
     assert_close(got, expected, "logits with ELMo at the output",
@@ -41,13 +48,20 @@ def check_elmo_at_output(fn: Callable) -> None:
     passed("ELMo at the output: your logits equal TaskModel(elmo_at=('output',))")
 
 
+@check
 def check_error_reduction(fn: Callable[[float, float], float]) -> None:
     """``fn(baseline, elmo)`` must return the relative error reduction in percent, as the
     paper's Table 1 reports it: the share of the baseline's errors that ELMo removes."""
     cases = [(51.4, 54.7, 6.8), (90.15, 92.22, 21.0), (80.0, 80.0, 0.0), (60.0, 50.0, -25.0)]
     for baseline, elmo, expected in cases:
-        got = float(fn(baseline, elmo))
-        if abs(got - expected) > 0.05:
+        got = fn(baseline, elmo)
+        nothing_returned(got, "your function", "the reduction in percent, one number")
+        try:
+            got = float(got)
+        except (TypeError, ValueError):
+            raise CheckFailed(f"got {type(got).__name__}; return one number, the reduction "
+                              "in percent.") from None
+        if not abs(got - expected) <= 0.05:
             raise CheckFailed(
                 f"baseline {baseline}, +ELMo {elmo}: got {got:.2f}, expected {expected:.1f}. "
                 "The error is 100 - score; the reduction is (error before - error after) / "
@@ -55,6 +69,7 @@ def check_error_reduction(fn: Callable[[float, float], float]) -> None:
     passed("relative error reduction: SST-5 6.8 %, NER 21.0 %, as in the paper's Table 1")
 
 
+@check
 def check_top_layer_only(fn: Callable) -> None:
     """``fn(split)`` must return a copy of a :class:`TaskSplit` whose layers are the biLM's top
     layer alone, each sentence's ``(T, 1, D)`` (a one-layer "mix" is then γ · h_L), with
@@ -66,6 +81,7 @@ def check_top_layer_only(fn: Callable) -> None:
     chars = [torch.randint(1, 200, (n, 6)) for n in (5, 2)]  # (T, C) per sentence
     split = TaskSplit([torch.arange(n) for n in (5, 2)], layers, [1, 0], ["neg", "pos"], chars)
     got = fn(split)
+    nothing_returned(got, "top_layer_only", "a TaskSplit (like the one given)")
     if not isinstance(got, TaskSplit):
         raise CheckFailed(f"got {type(got).__name__}; return a TaskSplit (like the one given)")
     if got.layers is None or len(got.layers) != 2:

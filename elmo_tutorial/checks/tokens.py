@@ -11,11 +11,12 @@ from ..chars import (
     EOS_TOKEN,
     MAX_CHARS,
     MAX_WORD_BYTES,
+    batch_to_ids,
     char_ids_to_word,
     word_to_char_ids,
 )
 from ..softmax import IGNORE_INDEX
-from ._core import CheckFailed, passed
+from ._core import CheckFailed, check, forbidding, nothing_returned, passed
 
 __all__ = ["check_char_ids_to_word", "check_lm_targets", "check_word_to_char_ids"]
 
@@ -45,10 +46,17 @@ def _hint(word: str, got: list[int], expected: list[int]) -> str:
     return "The layout is [BOW, bytes..., EOW, PAD, ...] with 50 entries, then +1 everywhere."
 
 
+@check
 def check_word_to_char_ids(fn: Callable[[str], Sequence[int]]) -> None:
-    """Compare ``fn(word)`` with :func:`elmo_tutorial.chars.word_to_char_ids` on tricky words."""
+    """Compare ``fn(word)`` with :func:`elmo_tutorial.chars.word_to_char_ids` on tricky words;
+    ``fn`` runs with that function (and ``batch_to_ids``) unavailable."""
     for word in _WORDS:
-        got, expected = _as_list(fn(word)), word_to_char_ids(word)
+        expected = word_to_char_ids(word)
+        with forbidding(fn, word_to_char_ids, batch_to_ids, instead=(
+                "build the 50 ids from the word's UTF-8 bytes yourself")):
+            got = fn(word)
+        nothing_returned(got, "your function", f"a list of {MAX_CHARS} ids")
+        got = _as_list(got)
         if len(got) != MAX_CHARS:
             raise CheckFailed(
                 f"word_to_char_ids({word!r}) returned {len(got)} ids; every token has exactly "
@@ -81,16 +89,19 @@ def _decode_hint(ids: list[int], got, expected) -> str:
             "(259), and decode them as UTF-8 bytes.")
 
 
+@check
 def check_char_ids_to_word(fn: Callable[[list[int]], str | None]) -> None:
     """``fn(ids)`` gets one row of 50 character ids and must return the token it encodes:
     ``None`` for a row of zeros, ``'<S>'``/``'</S>'`` for the boundaries, else the decoded
     UTF-8 bytes (a character cut in half at 48 bytes becomes U+FFFD). Compared with
-    :func:`elmo_tutorial.chars.char_ids_to_word`."""
+    :func:`elmo_tutorial.chars.char_ids_to_word`, which ``fn`` cannot call."""
     rows = [word_to_char_ids(word) for word in _WORDS] + [[0] * MAX_CHARS]
     for ids in rows:
         expected = char_ids_to_word(ids)
         try:
-            got = fn(list(ids))
+            with forbidding(fn, char_ids_to_word, instead=(
+                    "undo the +1 shift and decode the bytes between BOW and EOW yourself")):
+                got = fn(list(ids))
         except (IndexError, ValueError, UnicodeDecodeError) as error:
             raise CheckFailed(
                 f"your function raised {type(error).__name__}: {error} on the ids "
@@ -107,11 +118,17 @@ def _reference_targets(ids: list[int]) -> tuple[list[int], list[int]]:
     return ids[1:] + [IGNORE_INDEX], [IGNORE_INDEX] + ids[:-1]
 
 
+@check
 def check_lm_targets(fn: Callable[[list[int]], tuple[Sequence[int], Sequence[int]]]) -> None:
     """``fn(ids)`` gets the word ids of one ``<S> w1 .. wn </S>`` sentence and must return its
     (forward targets, backward targets), with -100 where there is nothing to predict."""
     for ids in ([0, 7, 4, 6, 1], [0, 1], [0, 5, 5, 2, 9, 1]):
-        forward, backward = (_as_list(t) for t in fn(list(ids)))
+        got = fn(list(ids))
+        nothing_returned(got, "your function", "the pair (forward targets, backward targets)")
+        if not isinstance(got, tuple | list) or len(got) != 2:
+            raise CheckFailed(f"got {got!r}: return two lists, (forward targets, backward "
+                              "targets).")
+        forward, backward = (_as_list(t) for t in got)
         expected_forward, expected_backward = _reference_targets(list(ids))
         for name, got, expected, hint in (
             ("forward", forward, expected_forward,

@@ -11,7 +11,7 @@ from ..batching import make_lm_batch
 from ..config import MODEL_PRESETS
 from ..lm import BidirectionalLM
 from ..vocab import Vocabulary
-from ._core import CheckFailed, assert_close, passed
+from ._core import CheckFailed, assert_close, check, nothing_returned, passed
 
 __all__ = ["check_joint_loss"]
 
@@ -36,6 +36,7 @@ def _case(seed: int):
     return logits, batch, expected
 
 
+@check
 def check_joint_loss(fn: Callable[..., torch.Tensor]) -> None:
     """``fn(fwd_logits, bwd_logits, fwd_targets, bwd_targets)`` must return the biLM loss.
 
@@ -53,6 +54,7 @@ def check_joint_loss(fn: Callable[..., torch.Tensor]) -> None:
         (fwd, bwd), batch, expected = _case(seed)
         got = fn(fwd.clone(), bwd.clone(), batch.forward_targets.clone(),
                  batch.backward_targets.clone())
+        nothing_returned(got, "your function", "the loss, a 0-dim tensor")
         if not isinstance(got, torch.Tensor) or got.numel() != 1:
             raise CheckFailed("the joint loss is one number (a 0-dim tensor): average each "
                               "direction's NLL over its targets, then add the two.")

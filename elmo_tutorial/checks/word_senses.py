@@ -3,11 +3,12 @@ Evaluation Framework's scorer (paper Table 5)."""
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
 
 from .. import lexical_sample
 from ..wsd import score
-from ._core import CheckFailed, passed
+from ._core import CheckFailed, check, forbidding, nothing_returned, passed
 
 __all__ = ["check_fewer_training_uses", "check_wsd_scorer"]
 
@@ -27,23 +28,31 @@ _CASES = [
 ]
 
 
+@check
 def check_wsd_scorer(fn: Callable[[dict, dict], tuple[float, float, float]]) -> None:
     """``fn(predictions, gold)`` must return ``(precision, recall, f1)`` in percent.
 
     ``predictions`` maps an instance id to the predicted sense key, or to ``None`` when the
     system gave no answer (an id may also be missing); ``gold`` maps every instance id to the
-    list of its gold keys. Compared with :func:`elmo_tutorial.wsd.score` on five cases.
+    list of its gold keys. Compared with :func:`elmo_tutorial.wsd.score` on five cases; ``fn``
+    runs with that function unavailable.
     """
     for what, predictions, gold in _CASES:
         expected = score(predictions, gold)
         try:
-            got = fn(dict(predictions), {k: list(v) for k, v in gold.items()})
+            with forbidding(fn, score, instead=(
+                    "count the instances answered and those answered right yourself")):
+                got = fn(dict(predictions), {k: list(v) for k, v in gold.items()})
         except ZeroDivisionError:
             raise CheckFailed(f"{what}: division by zero. With nothing answered precision is "
                               "0, and with nothing right F1 is 0.") from None
+        nothing_returned(got, "your scorer", "the three numbers (precision, recall, f1)")
         if not isinstance(got, tuple | list) or len(got) != 3:
             raise CheckFailed(f"{what}: return the three numbers (precision, recall, f1), "
                               f"got {got!r}")
+        if not all(isinstance(g, numbers.Real) for g in got):
+            raise CheckFailed(f"{what}: got {got!r}; return three numbers (precision, recall, "
+                              "f1), in percent.")
         want = (expected.precision, expected.recall, expected.f1)
         if all(abs(g - w) < 1e-6 for g, w in zip(got, want, strict=True)):
             continue
@@ -64,15 +73,28 @@ def check_wsd_scorer(fn: Callable[[dict, dict], tuple[float, float, float]]) -> 
            "wsd.score (multiple gold keys, unanswered instances)")
 
 
-def check_fewer_training_uses(few: dict, embedder, per_word: int = 300,
-                              max_train: int = 30) -> None:
-    """``few`` must be :func:`elmo_tutorial.lexical_sample.evaluate`'s table for the same
-    ``per_word`` uses per word and test uses, with the centroids and the most frequent sense
-    taken from only the first ``max_train`` training uses of each word."""
-    expected = lexical_sample.evaluate(embedder, words=tuple(few), per_word=per_word,
+@check
+def check_fewer_training_uses(few: dict, embedder, per_word: int = 300, max_train: int = 30,
+                              words: tuple[str, ...] = lexical_sample.WORDS) -> None:
+    """``few`` must be :func:`elmo_tutorial.lexical_sample.evaluate`'s table of ``words`` for
+    the same ``per_word`` uses per word and test uses, with the centroids and the most frequent
+    sense taken from only ``max_train`` training uses of each word (a seeded random sample)."""
+    if not isinstance(few, dict) or not few:
+        shown = "empty" if isinstance(few, dict) else f"{type(few).__name__}, not a dict"
+        raise CheckFailed(f"few is {shown}: it must hold the scores of {', '.join(words)}, "
+                          f"as lexical_sample.evaluate(embedder, per_word={per_word}, "
+                          f"max_train={max_train}) returns them.")
+    missing, extra = [w for w in words if w not in few], sorted(set(few) - set(words))
+    if missing or extra:
+        raise CheckFailed(f"few holds the words {sorted(few)}, expected {sorted(words)}: score "
+                          "the same words as the table above, each with fewer training uses.")
+    expected = lexical_sample.evaluate(embedder, words=tuple(words), per_word=per_word,
                                        max_train=max_train)
     for word, scores in few.items():
         want = expected[word]
+        if not isinstance(scores, dict):
+            raise CheckFailed(f"few[{word!r}] is {type(scores).__name__}: each word's entry is "
+                              "the dict of scores lexical_sample.evaluate returns.")
         if scores.get("n_test") != want["n_test"]:
             raise CheckFailed(f"{word}: {scores.get('n_test')} test uses, expected "
                               f"{want['n_test']}: keep per_word={per_word}, so that the test "
@@ -81,7 +103,8 @@ def check_fewer_training_uses(few: dict, embedder, per_word: int = 300,
             raise CheckFailed(f"{word}: {scores.get('n_train')} training uses, expected "
                               f"{max_train}: pass max_train={max_train}.")
         for name in (*lexical_sample.REPRESENTATIONS, "most_frequent_sense"):
-            if abs(scores.get(name, float("nan")) - want[name]) > 1e-9:
+            value = scores.get(name)
+            if not isinstance(value, numbers.Real) or not abs(value - want[name]) <= 1e-9:
                 raise CheckFailed(f"{word}, {name}: {scores.get(name)}, expected {want[name]}: "
                                   "score the same words with lexical_sample.evaluate and change "
                                   "nothing but the number of training uses.")
