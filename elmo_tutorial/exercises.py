@@ -96,8 +96,41 @@ class Exercise:
 
     @property
     def message(self) -> str:
-        """The text of the stub's NotImplementedError."""
-        return f"Exercise {self.number}: {self.task}. Replace this line with your code."
+        """The text of the stub's NotImplementedError: the task as plain text (no math or
+        markdown markup), then what to do.
+
+        >>> Exercise(3, 4, None, "which $w$ gives the mix you want?").message
+        'Exercise 4: which w gives the mix you want? Replace this line with your code.'
+        """
+        task = plain_text(self.task)
+        end = "" if task.endswith((".", "?", "!")) else "."
+        return f"Exercise {self.number}: {task}{end} Replace this line with your code."
+
+
+_MATH = re.compile(r"\$(?P<math>[^$]+)\$")
+_LATEX_COMMAND = re.compile(r"\\(?P<name>[A-Za-z]+)")
+_GREEK = {name: chr(code) for name, code in (
+    ("alpha", 0x3B1), ("beta", 0x3B2), ("gamma", 0x3B3), ("delta", 0x3B4), ("epsilon", 0x3B5),
+    ("varepsilon", 0x3B5), ("lambda", 0x3BB), ("mu", 0x3BC), ("sigma", 0x3C3),
+    ("tau", 0x3C4), ("theta", 0x3B8), ("Sigma", 0x3A3))}
+
+
+def _plain_math(math: str) -> str:
+    r"""``$...$`` math as plain text: ``\mathrm{ELMo}_k`` → ``ELMo_k``, ``\gamma`` → ``γ``."""
+    math = _LATEX_COMMAND.sub(lambda m: _GREEK.get(m["name"], ""), math)
+    return math.replace("{", "").replace("}", "").strip()
+
+
+def plain_text(markdown: str) -> str:
+    r"""A heading's markdown as plain text, for a message: math without its ``$`` markup and
+    LaTeX commands, no emphasis stars, no code backticks.
+
+    >>> plain_text("which $w$ gives *the* mix of `h_j`, $\\gamma \\mathrm{ELMo}_k$?")
+    'which w gives the mix of h_j, γ ELMo_k?'
+    """
+    text = _MATH.sub(lambda m: _plain_math(m["math"]), markdown)
+    text = re.sub(r"\*{1,2}(\S(?:.*?\S)?)\*{1,2}", r"\1", text)
+    return text.replace("`", "").replace("$", "")
 
 
 def solution_blocks(lines: list[str], cell: int) -> list[tuple[int, int, str]]:

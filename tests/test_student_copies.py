@@ -57,6 +57,27 @@ def test_exercises_are_numbered_and_their_task_comes_from_the_markdown_above():
     assert exercises[0].message == "Exercise 1: double it. Replace this line with your code."
 
 
+def test_stub_messages_are_plain_text_without_math_or_markdown_markup():
+    notebook = make_notebook(
+        ("md", "### Exercise 4 (implement): which $w$ gives the mix you want?"),
+        ("code", "def f():\n    # BEGIN SOLUTION\n    pass\n    # END SOLUTION"),
+        ("md", "### Exercise 5 (implement): `my_mix` of $\\gamma$ and $\\mathrm{ELMo}_k$"),
+        ("code", "def g():\n    # BEGIN SOLUTION\n    pass\n    # END SOLUTION"))
+    first, second = find_exercises(notebook)
+    assert first.message == ("Exercise 4: which w gives the mix you want? Replace this line "
+                             "with your code.")
+    assert second.message == ("Exercise 5: my_mix of γ and ELMo_k. Replace this line with your "
+                              "code.")
+    assert f'raise NotImplementedError("{first.message}")' in student_copy(notebook).cells[1].source
+
+
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
+def test_no_stub_message_of_the_course_shows_markup(path):
+    for exercise in find_exercises(nbformat.read(path, as_version=4)):
+        assert not set("$\\`*{}") & set(exercise.message), exercise.message
+        assert "?." not in exercise.message and ".." not in exercise.message, exercise.message
+
+
 def test_student_copy_clears_only_the_exercise_cells_outputs():
     notebook = copy.deepcopy(EXAMPLE)
     for cell in notebook.cells[::2]:
