@@ -328,7 +328,9 @@ claims.claim(all(ranks[dim, "is"] <= 2 for dim in (25, 50, 100)),
 #
 # Write `my_context_vector(vectors, ids, index, window)`: `vectors` is the
 # `(V, D)` table, `ids` the row ids of the sentence's words, `index` the position `t`. Clip the
-# window at the sentence edges; with no neighbour at all, return the word's own vector.
+# window at the sentence edges; with no neighbour at all, return the word's own vector. The
+# check compares with the package's `context_vector` (imported above for the later sections)
+# and refuses an answer that calls it.
 
 # %%
 def my_context_vector(vectors, ids, index, window):

@@ -62,7 +62,6 @@ from elmo_tutorial.analysis import (
     cosine_matrix,
     example_vectors,
     mix_layers,
-    nearest_centroid_accuracy,
     nearest_neighbour_agreement,
     pca,
     sense_separation,
@@ -667,7 +666,9 @@ for layer, label in zip(index.layers, labels, strict=True):
 # list of `N` senses. For each `i`: hold out `vectors[i]`; for each sense, average the **unit**
 # vectors (each scaled to length 1) of its occurrences other than `i`; predict the sense whose
 # average has the highest cosine with `vectors[i]`. Return the fraction predicted right.
-# (No centring here: the package does that before calling it.)
+# (No centring here: the package does that before calling it.) The check compares with the
+# package's `analysis.nearest_centroid_accuracy` and refuses an answer that calls it, or
+# `sense_separation`, which does.
 
 # %%
 def my_nearest_centroid_accuracy(vectors, labels):

@@ -260,8 +260,8 @@ print("the ELMo mix is below the better LSTM layer on:",
 # ### Exercise 2 (experiment): a fifth of the labelled uses
 #
 # Labelled uses are expensive: someone has to tag each one with its WordNet sense. Score the
-# same four words with only the first **30** training uses of each word instead of 150, and
-# the same 150 test uses (`lexical_sample.evaluate` takes `max_train`). Before you run it:
+# same four words with only **30** of each word's 150 training uses (a seeded random sample:
+# `lexical_sample.evaluate` takes `max_train`) and the same 150 test uses. Before you run it:
 # which falls more, the layers' centroids or the most-frequent-sense baseline?
 
 # %%
@@ -425,7 +425,8 @@ else:
 # An answer is right when it is **among** the instance's gold keys: annotators sometimes give
 # two. Complete `my_score(predictions, gold)`: `predictions` maps an instance id to a sense
 # key or `None` (an id may also be missing), `gold` maps every id to its list of gold keys.
-# Return `(precision, recall, f1)` in percent.
+# Return `(precision, recall, f1)` in percent. The check compares with the package's
+# `wsd.score` and refuses an answer that calls it.
 
 # %%
 def my_score(predictions, gold):
