@@ -390,12 +390,15 @@ print(f"sentence by sentence: {total / count:.4f}")
 # %% [markdown] slideshow={"slide_type": "subslide"}
 # ## 6. Less padding: length buckets and streams
 #
-# Sentence lengths vary a lot (one address has a sentence of more than 700 tokens!). Padding
-# every batch to its longest sentence wastes compute, so we put sentences of similar length
-# together: `bucket_batches` sorts by length, cuts batches, and shuffles the batch order.
+# Sentence lengths vary a lot (one address has a sentence of more than 800 tokens: the first
+# line below). Padding every batch to its longest sentence wastes compute, so we put sentences
+# of similar length together: `bucket_batches` sorts by length, cuts batches, and shuffles the
+# batch order.
 
 # %%
 lengths = [len(s) + 2 for s in train]  # + <S> and </S>
+print(f"sentence length in tokens: median {sorted(map(len, train))[len(train) // 2]}, "
+      f"longest {max(map(len, train))}")
 
 
 def padding_fraction(batches):
@@ -442,7 +445,8 @@ print(f"{len(streams)} windows of shape {tuple(window.char_ids.shape)}")
 #    the single `<UNK>` row, and the downstream tasks (NER, SQuAD) are full of such words.
 # 2. **Shared pieces of words.** *play*, *played*, *playing* share characters, so they share
 #    features: morphology is learned once for all words, and a rare inflection benefits
-#    from its frequent relatives (Peters et al. 2018, Sec. 3.4, after Kim et al. 2016).
+#    from its frequent relatives (Kim et al. 2016, whose character-aware LM ELMo's biLM
+#    follows: Peters et al. 2018, Sec. 3.4).
 # 3. **Size.** The paper's 1B Word vocabulary has about 800,000 words: an input table of
 #    800,000 × 512 would hold 410 M parameters; the character CNN has about 18 M
 #    (notebook 03). The softmax still needs the word vocabulary, because the LM must predict
