@@ -8,6 +8,7 @@ one line, not as a traceback through the check's code.
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from functools import partial
 
@@ -264,15 +265,16 @@ def test_in_jupyter_a_failure_shows_as_one_line():
         f"\x1b[0;31mNotWrittenYet\x1b[0m: {failure.value}"]
 
 
-def test_ipython_shows_a_failed_check_without_the_checks_code(capsys):
-    from IPython.core.interactiveshell import InteractiveShell
-
-    shell = InteractiveShell.instance()
-    shell.user_ns.update(checks=checks, NotImplementedError=NotImplementedError)
-    shell.run_cell("def my_error_reduction(baseline, elmo):\n"
-                   f"    raise NotImplementedError({STUB!r})\n"
-                   "checks.check_error_reduction(my_error_reduction)")
-    shown = capsys.readouterr().out.strip()
+def test_ipython_shows_a_failed_check_without_the_checks_code():
+    # In a process of its own: an IPython shell changes the interpreter's hooks for good.
+    cell = ("from elmo_tutorial import checks\n"
+            "def my_error_reduction(baseline, elmo):\n"
+            f"    raise NotImplementedError({STUB!r})\n"
+            "checks.check_error_reduction(my_error_reduction)")
+    script = ("from IPython.core.interactiveshell import InteractiveShell\n"
+              f"InteractiveShell.instance().run_cell({cell!r})")
+    shown = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           check=True, timeout=120).stdout.strip()
     assert shown.endswith("Exercise 3 (the context-window vector) is not written yet: "
                           "`my_error_reduction` still raises NotImplementedError. Replace "
                           "that line with your code, then run this cell again.")
