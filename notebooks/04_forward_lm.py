@@ -192,7 +192,7 @@ print("largest |c_t|:", round(c.abs().max().item(), 4), " largest |h_t|:",
 # computes a *different function*. That is why the package's `LSTMStack` has two paths over
 # the same parameters: the **faithful** path loops over time in Python and clips (used for
 # the official weights), the **fused** path calls `nn.LSTM` (used when nothing is clipped, as
-# in our own presets). Without clipping they agree:
+# in the `tiny` and `small` presets). Without clipping they agree:
 
 # %%
 torch.manual_seed(0)
@@ -493,12 +493,13 @@ for lp, word_id in zip(best.values, best.indices, strict=True):
     print(f"   {vocab.word(int(word_id)):>10}  p = {approx(lp.exp(), '.3f')}")
 
 # %% [markdown]
-# A unigram model would rank the most frequent words first (`.`, `the`, `,`) whatever came
+# A unigram model would rank the most frequent words first (`the`, `</S>`, `.`) whatever came
 # before. The trained LM has learned what may follow *the*: every one of its five guesses
 # appears right after *the* somewhere in the training text, and the first is far likelier here
 # than in text at large.
 
 # %%
+print("the unigram's first three:", [vocab.word(int(i)) for i in unigram.topk(3).indices])
 after_the = {s[i + 1] for s in train_sentences for i in range(len(s) - 1) if s[i] == "the"}
 guesses = [vocab.word(int(i)) for i in best.indices]
 claim(all(word in after_the for word in guesses),
