@@ -59,7 +59,7 @@ def sst2_splits(embedder, index: dict[str, int], name: str = "sst2-nb12") -> dic
 
 
 def finetune_report(source: str | Path, out_dir: str | Path, steps: int = 60,
-                    head_steps: int = 300, lm_sentences: int = 2000, seeds=(0, 1, 2),
+                    head_steps: int = 300, lm_sentences: int = 2000, seeds=(0, 1, 2, 3, 4),
                     force: bool = False, **overrides) -> dict:
     """Fine-tune ``source`` into ``out_dir`` and compare the SST-2 task model with ELMo from
     each (see the module docstring); ``overrides`` go to ``finetune`` (``lr``, ...)."""

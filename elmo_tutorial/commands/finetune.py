@@ -11,12 +11,12 @@ Continue training a biLM on a task's own sentences, labels ignored (Peters et al
 Sec. 3.4 and Appendix A.1), into a NEW run directory (--out; the source run is only read),
 then measure what it changed: the perplexity on held-out SST dev sentences before and after,
 and the SST-2 test accuracy of notebook 12's task model with ELMo from the original and from
-the fine-tuned biLM (3 seeds each, beside the baseline without ELMo).
+the fine-tuned biLM (5 seeds each, beside the baseline without ELMo).
 
 A biLM without a softmax (the shipped data/models/small) first gets a new softmax over the
 words of the fine-tuning text, trained on its frozen encoder (--head-steps): the "before"
 perplexity is that model's. The default run (2,000 sentences, 300 head steps, 60 steps of 16
-sentences) takes about 15 minutes on a 2-core CPU.
+sentences) takes about 6 minutes on a 2-core CPU.
 
 Examples:
   elmo-tutorial finetune data/models/small --out runs/small-sst --markdown FINETUNE.md
