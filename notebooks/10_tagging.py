@@ -467,11 +467,11 @@ claim(all(history[-1]["f1"] > history[-2]["f1"] for history in (elmo_history, la
 
 # %% [markdown]
 # Both curves are still climbing when training stops, so the comparison above is of two
-# unfinished runs, and the one that learns faster wins. The `layers` command measures it properly: all 3,394 training
-# sentences, **five seeds**, every tagger trained until its dev F1 has not improved for 5
-# epochs (then its best epoch kept), and the difference between the mix and layer 0 paired by
-# seed, with a 95 % interval (Student's t over the seeds). Its result for this biLM is kept in
-# `data/models/small/layers.json`:
+# unfinished runs, and the one that learns faster wins. The `layers` command measures it
+# properly: all 3,394 training sentences, **five seeds**, every tagger trained until its dev F1
+# has not improved for 5 epochs (then its best epoch kept), and the difference between the mix
+# and layer 0 paired by seed, with a 95 % interval (Student's t over the seeds). Its result for
+# this biLM is kept in `data/models/small/layers.json`:
 
 # %%
 full = json.loads((MODEL / "layers.json").read_text(encoding="utf-8"))["ner"]["wnut17"]
