@@ -527,3 +527,92 @@ for name in ("bank.n.01", "depository_financial_institution.n.01"):
 # Explicit Word Representations* (3CosAdd and 3CosMul).
 #
 # **Next:** notebook 01 builds layer normalisation, the first piece of the ELMo machinery.
+
+# %% [markdown]
+# ## Check your understanding
+#
+# Short questions on the whole notebook; answer each in a sentence or two before you open the
+# instructor's answer.
+#
+# 1. The static vector of *bank* has both FINANCE and RIVER cue words among its nearest
+#    neighbours. Why does one vector end up near both?
+#
+# <!-- BEGIN ANSWER -->
+# It is computed from the counts of all occurrences of *bank* together, so it summarises the
+# contexts of both senses, weighted by how often each occurs. It is therefore similar to the cue
+# words of each sense, and stands for neither sense alone.
+# <!-- END ANSWER -->
+#
+# 2. What does PPMI correct in the raw co-occurrence counts, and why are negative values clipped
+#    to 0?
+#
+# <!-- BEGIN ANSWER -->
+# Raw counts are dominated by frequent words such as *the* and *.*, which occur next to
+# everything; PMI asks instead how much more often two words co-occur than they would if they
+# were independent. Negative values (less often than chance) rest on few counts and are noisy,
+# and a pair never seen would give log 0 = −∞.
+# <!-- END ANSWER -->
+#
+# 3. Why does 3CosAdd leave the three query words out of the possible answers?
+#
+# <!-- BEGIN ANSWER -->
+# The vector *b − a + c* usually stays closest to *b* or *c* itself, so without the exclusion the
+# answer would most often be one of the query words, whatever the relation.
+# <!-- END ANSWER -->
+#
+# 4. On the Brown corpus, *had : has :: was : is* works, but *man : king :: woman : queen* does
+#    not put *queen* first. What explains the difference?
+#
+# <!-- BEGIN ANSWER -->
+# Frequency. *had*, *has*, *was* and *is* occur thousands of times in regular syntactic contexts;
+# *king* and *queen* occur only tens of times, so their vectors rest on a few hundred
+# co-occurrences with whatever the few texts that mention them are about. Relations between rarer
+# words need far more text.
+# <!-- END ANSWER -->
+#
+# 5. The window-average vectors of *bank* have cosines around 0.95 both within and across senses;
+#    only after their mean is subtracted does a clear gap appear. Why?
+#
+# <!-- BEGIN ANSWER -->
+# Every occurrence contains the same static vector of *bank*, and the neighbour averages share
+# frequent words, so most of each vector is common to all occurrences and dominates the cosine.
+# Subtracting the mean removes that shared part and leaves what the context changes, which is
+# where the senses differ.
+# <!-- END ANSWER -->
+#
+# 6. In the PCA picture *bank*'s two senses overlap completely, yet the centroid classifier
+#    labels most of its test occurrences correctly. Is that a contradiction?
+#
+# <!-- BEGIN ANSWER -->
+# No. PCA keeps the two directions of largest variance, which need not be the directions that
+# separate the senses; the classifier uses every dimension, and in the full space the senses do
+# separate.
+# <!-- END ANSWER -->
+#
+# 7. Why do left-only and right-only windows each classify worse than a two-sided one, and what
+#    does this have to do with ELMo's design?
+#
+# <!-- BEGIN ANSWER -->
+# Most occurrences have their cue words on one side only, and the two sides are about equally
+# common, so each one-sided window misses the cues of many occurrences. A forward LM sees only
+# the left context and a backward LM only the right: that is why ELMo runs both and concatenates
+# their states.
+# <!-- END ANSWER -->
+#
+# 8. Name two limits of the window average that a language model's hidden state can overcome.
+#
+# <!-- BEGIN ANSWER -->
+# Any two of: every neighbour counts the same (*the* weighs as much as *canoe*); a cue beyond the
+# window is invisible; word order is lost (*the boat near the bank* looks like *the bank near the
+# boat*); nothing is learned about which contexts matter for which word. An LSTM language model
+# reads the whole sentence in order and learns what to keep of it.
+# <!-- END ANSWER -->
+#
+# 9. A language model is never told the senses of its words. Why should its states carry sense
+#    information at all?
+#
+# <!-- BEGIN ANSWER -->
+# To predict the next (or previous) word well, it must keep whatever the context says about the
+# current word, and the sense changes what is likely to follow: other words come after a muddy
+# *bank* than after a national *bank*. Sense information is a by-product of predicting words.
+# <!-- END ANSWER -->

@@ -361,3 +361,79 @@ for name, norm in [("whole batch", masked_layer_norm),
 # Sec. 3.3 and 5.1, Table 2 (the regulariser $\lambda\lVert w\rVert^2$ on the mix weights).
 #
 # **Next:** notebook 02 turns text into the character ids the biLM reads.
+
+# %% [markdown]
+# ## Check your understanding
+#
+# Short questions on the whole notebook; answer each in a sentence or two before you open the
+# instructor's answer.
+#
+# 1. Layer norm and batch norm both standardise with a mean and a variance. Over what does each
+#    compute them?
+#
+# <!-- BEGIN ANSWER -->
+# Layer norm uses the features of one vector (one token), so each token is standardised on its
+# own. Batch norm uses, for each feature separately, all the vectors of the batch (and, for
+# sequences, the time steps).
+# <!-- END ANSWER -->
+#
+# 2. Why does the layer norm of ELMo's scalar mix use one mean and variance for a whole layer
+#    instead of standardising each token on its own?
+#
+# <!-- BEGIN ANSWER -->
+# Its purpose is to bring layers of different overall scale to a common one before they are
+# mixed. A per-token norm would also erase the differences in size between the tokens of a layer,
+# which may carry information; one mean and variance per layer removes only the layer's offset
+# and scale.
+# <!-- END ANSWER -->
+#
+# 3. Why does that layer norm have no learned gain $\gamma$ and bias $\beta$?
+#
+# <!-- BEGIN ANSWER -->
+# The mix has its own learned scale: each layer is multiplied by its weight and the sum by the
+# mix's $\gamma$ (notebook 07), so a gain per layer would duplicate it.
+# <!-- END ANSWER -->
+#
+# 4. The same batch is padded to 10 positions instead of 6. What happens to the normalised values
+#    of its real tokens, with the mask and without it?
+#
+# <!-- BEGIN ANSWER -->
+# With the mask nothing changes: only real elements enter the mean and the variance. Without it
+# the extra zeros pull the mean towards 0 and change the variance, so every real token shifts
+# with the amount of padding, an accident of how the batch was formed (its longest sentence
+# decides it).
+# <!-- END ANSWER -->
+#
+# 5. Do the masked statistics depend on whether the batch is padded on the left or on the right,
+#    or on the values the padded positions hold?
+#
+# <!-- BEGIN ANSWER -->
+# No: they depend only on which elements are real. Padded values are left out of every sum (even
+# $10^6$ there changes nothing), and a left-padded batch gives the same real outputs as the
+# right-padded one.
+# <!-- END ANSWER -->
+#
+# 6. With the mask, can a sentence's normalised vectors still depend on the other sentences of
+#    its batch?
+#
+# <!-- BEGIN ANSWER -->
+# Yes: the mean and the variance are shared by the real tokens of the whole batch, so replacing
+# another sentence (say by one ten times larger) changes them. That is how AllenNLP defines
+# `do_layer_norm=True`; the default, no layer norm, has no such dependence.
+# <!-- END ANSWER -->
+#
+# 7. Per-sentence statistics remove that dependence. What do they cost?
+#
+# <!-- BEGIN ANSWER -->
+# They also remove the differences between sentences: a loud sentence and a quiet one come out
+# alike. And a short sentence gets its statistics from few numbers, a one-token sentence from its
+# D features only.
+# <!-- END ANSWER -->
+#
+# 8. Why can it help to normalise each biLM layer before taking a weighted sum of them?
+#
+# <!-- BEGIN ANSWER -->
+# The layers live on different scales. Without normalisation the layer with the largest
+# activations dominates the sum merely by its scale, and the learned weights would partly just
+# compensate for it; normalised, the weights compare layers of the same scale.
+# <!-- END ANSWER -->

@@ -473,3 +473,81 @@ print(f"{len(streams)} windows of shape {tuple(window.char_ids.shape)}")
 # of Language Modeling*, whose 1B Word Benchmark setup ELMo follows.
 #
 # **Next:** notebook 03 turns these character ids into word vectors with the char CNN.
+
+# %% [markdown]
+# ## Check your understanding
+#
+# Short questions on the whole notebook; answer each in a sentence or two before you open the
+# instructor's answer.
+#
+# 1. ELMo's input is characters, yet the biLM still has a word vocabulary. What is the vocabulary
+#    for?
+#
+# <!-- BEGIN ANSWER -->
+# Only for the targets: the forward and backward LMs predict the next and the previous word with
+# a softmax over the vocabulary. The input never looks words up, so no input token is ever out of
+# vocabulary.
+# <!-- END ANSWER -->
+#
+# 2. What does raising `min_count` gain, and what does it cost?
+#
+# <!-- BEGIN ANSWER -->
+# A smaller vocabulary: fewer softmax rows, and none for rare words whose rows would be badly
+# estimated. The price is more `<UNK>` targets on new text; ELMo's input is unaffected, since
+# every word still has its characters.
+# <!-- END ANSWER -->
+#
+# 3. Why is 1 added to every character id?
+#
+# <!-- BEGIN ANSWER -->
+# So that 0 is free to mean "no token here": a padded position is a row of zeros, and the mask is
+# simply "is any id non-zero?".
+# <!-- END ANSWER -->
+#
+# 4. Why does ELMo read UTF-8 bytes rather than Unicode characters, and what is the price?
+#
+# <!-- BEGIN ANSWER -->
+# 256 byte values cover every language with a fixed table, so no character is ever unknown. The
+# price: a non-ASCII character takes 2 to 4 positions, so the 48-byte limit holds fewer
+# characters of other scripts, and a cut can split a character in two.
+# <!-- END ANSWER -->
+#
+# 5. *Hi* never occurs in the training addresses. What does the biLM read at its input for it,
+#    and what is its target?
+#
+# <!-- BEGIN ANSWER -->
+# At the input, the character ids of *Hi*, like any word. Only as a target is it `<UNK>`: where
+# *Hi* is the word to predict (the forward LM at `<S>`, the backward LM at *!*), the model is
+# trained to predict the one class shared by all unknown words.
+# <!-- END ANSWER -->
+#
+# 6. Why is the forward target at `</S>`, and the backward target at `<S>`, −100?
+#
+# <!-- BEGIN ANSWER -->
+# There is nothing to predict there: no word follows `</S>` and none precedes `<S>`. −100 is
+# cross-entropy's `ignore_index`, so these positions, like padding, never reach the loss.
+# <!-- END ANSWER -->
+#
+# 7. Why does it matter that padding never reaches the loss?
+#
+# <!-- BEGIN ANSWER -->
+# Otherwise a sentence's loss would depend on how much padding its batch happens to have, and the
+# model would be trained to predict something where there is no word. With `ignore_index`, the
+# batch loss is the mean over the real predictions, whatever the model outputs at the padding.
+# <!-- END ANSWER -->
+#
+# 8. What do length buckets save compared with random batches?
+#
+# <!-- BEGIN ANSWER -->
+# Every batch is padded to its longest sentence, so mixing short and long sentences spends most
+# of the batch on padding. Sorting by length puts sentences of similar length together, and
+# little padding is left to compute.
+# <!-- END ANSWER -->
+#
+# 9. In bilm-tf's streams, why does the last token of a window still have a forward target?
+#
+# <!-- BEGIN ANSWER -->
+# The sentences are laid end to end in parallel streams, and row *b* of the next window continues
+# row *b* of this one, so the next token exists: targets cross window edges. Nothing is padded,
+# and no prediction is lost at the cut.
+# <!-- END ANSWER -->

@@ -594,3 +594,84 @@ print("same vector alone and in the batch:  ", torch.allclose(shared[0, 1], alon
 # (2015), *Highway Networks*. Józefowicz et al. (2016) for the 2048-filter configuration.
 #
 # **Next:** notebook 04 feeds these token vectors into LSTMs to build the forward LM.
+
+# %% [markdown]
+# ## Check your understanding
+#
+# Short questions on the whole notebook; answer each in a sentence or two before you open the
+# instructor's answer.
+#
+# 1. Why does the encoder keep only each filter's best window (max-pooling over the word) instead
+#    of every window's score?
+#
+# <!-- BEGIN ANSWER -->
+# The token vector needs a fixed size whatever the word's length, and one number per filter gives
+# it. The maximum asks "does this pattern occur anywhere in the word?", so a pattern counts the
+# same at the start and at the end.
+# <!-- END ANSWER -->
+#
+# 2. bilm-tf max-pools first and applies the ReLU after. Why would the reverse order give the
+#    same features?
+#
+# <!-- BEGIN ANSWER -->
+# ReLU is monotone (it never reverses an order), so the maximum of the activated scores is the
+# activation of the maximum score. The same holds for tanh.
+# <!-- END ANSWER -->
+#
+# 3. The paper's encoder has about 18 M parameters. Which part holds most of them, and why not
+#    the convolutions?
+#
+# <!-- BEGIN ANSWER -->
+# The two highway layers: each is one `Linear(2048, 4096)`, about 8.4 M. A filter sees only E × w
+# numbers (at most 16 × 7), so all 2048 filters together have about 0.2 M.
+# <!-- END ANSWER -->
+#
+# 4. What does a highway layer's carry gate let the network do, and why is it initialised to
+#    carry (a gate bias of +2)?
+#
+# <!-- BEGIN ANSWER -->
+# Where the gate is near 1 a feature passes through unchanged: the signal is not squashed by a
+# random matrix or cut by the ReLU, and the gradient reaches the convolutions directly. Starting
+# near the identity, each layer learns to transform only the features where that helps.
+# <!-- END ANSWER -->
+#
+# 5. bilm-tf's `W_carry` multiplies the transform, not the input. Why does loading it negate its
+#    weights and bias?
+#
+# <!-- BEGIN ANSWER -->
+# bilm-tf's gate is $1 - g$ in our convention, and $\sigma(-a) = 1 - \sigma(a)$, so negating the
+# gate's pre-activation turns it into our carry gate $g$.
+# <!-- END ANSWER -->
+#
+# 6. Even with untrained weights, *bank* is closer to *banks* and *bnak* than to *river*. Why?
+#
+# <!-- BEGIN ANSWER -->
+# Words that share character n-grams share windows, so the same filters reach the same maxima on
+# them: their max-pooled features, and so their vectors, overlap. That needs no training.
+# <!-- END ANSWER -->
+#
+# 7. Many trained filters win on windows that reach past the end-of-word mark into the padding.
+#    What do they detect?
+#
+# <!-- BEGIN ANSWER -->
+# How a word ends: a window that contains the end-of-word mark is anchored at the end of the
+# word, so such filters detect endings such as *-ed*, *-ing* and *-ly*, or the full stop of an
+# abbreviation.
+# <!-- END ANSWER -->
+#
+# 8. Computing each distinct token of a batch once runs the network on far fewer rows, yet saves
+#    less time than the ratio of rows suggests. Why?
+#
+# <!-- BEGIN ANSWER -->
+# `torch.unique` has to sort the rows and the results must be copied back to every position,
+# which costs time too; and many of the rows saved were padding rows, whose convolutions were
+# cheap anyway.
+# <!-- END ANSWER -->
+#
+# 9. When trailing PAD columns are dropped, why must at least "max width" of them be kept?
+#
+# <!-- BEGIN ANSWER -->
+# A window made only of PAD characters scores the same for every word and can be a filter's
+# maximum. Keeping one such window for every width keeps that maximum; the dropped windows were
+# copies of it.
+# <!-- END ANSWER -->

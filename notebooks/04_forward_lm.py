@@ -555,3 +555,84 @@ claim(best.values[0].exp() > 10 * unigram[first],
 # Neural Machine Translation System* (residual connections in deep stacks).
 #
 # **Next:** notebook 05 runs the same machinery right to left: the backward LM.
+
+# %% [markdown]
+# ## Check your understanding
+#
+# Short questions on the whole notebook; answer each in a sentence or two before you open the
+# instructor's answer.
+#
+# 1. Why are ELMo's 4096-cell LSTM outputs projected down to 512 (LSTMP)?
+#
+# <!-- BEGIN ANSWER -->
+# The output is fed back into the gates at every step: at 4096 wide, $W_{hh}$ alone would be
+# 4 × 4096 × 4096 weights per layer. The projection makes the recurrent weights $4C \times P$ and
+# keeps the interface to the next layer and the softmax narrow, while the 4096 cells keep a large
+# memory.
+# <!-- END ANSWER -->
+#
+# 2. Why can the fused `nn.LSTM` (cuDNN on a GPU) not run the released ELMo weights exactly?
+#
+# <!-- BEGIN ANSWER -->
+# The released weights clip the memory and the projected output at ±3, and `nn.LSTM` has no
+# clipping: once a value would be clipped it computes a different function. Only the step-by-step
+# loop is exact; without clipping the two paths agree.
+# <!-- END ANSWER -->
+#
+# 3. What goes wrong if bilm-tf's weights are loaded without TensorFlow's constant forget
+#    bias of 1?
+#
+# <!-- BEGIN ANSWER -->
+# Every forget gate's pre-activation is 1 lower than in training, so the cells forget faster and
+# every output differs from bilm-tf's. The constant is in no weight file, so the loader has to
+# add it (to `bias_hh`).
+# <!-- END ANSWER -->
+#
+# 4. And if the gate blocks are not reordered from TensorFlow's (i, j, f, o) to PyTorch's
+#    (i, f, g, o)?
+#
+# <!-- BEGIN ANSWER -->
+# The shapes still match, so nothing fails: the gates silently use each other's weights (the
+# forget gate the candidate memory's, and so on), and the outputs are wrong.
+# <!-- END ANSWER -->
+#
+# 5. How does the residual connection help the first LSTM layer to learn?
+#
+# <!-- BEGIN ANSWER -->
+# With $h^{(2)} = \mathrm{LSTMP}_2(h^{(1)}) + h^{(1)}$, the gradient reaches layer 1 through the
+# identity term, unchanged by layer 2. Without it, all that layer 1 gets must pass through layer
+# 2's gates and projection, which shrink it and mix it up.
+# <!-- END ANSWER -->
+#
+# 6. Switching the residual off hardly changes layer 2's own gradient. Why?
+#
+# <!-- BEGIN ANSWER -->
+# In both stacks the loss reaches layer 2 only through the softmax, and an untrained softmax is
+# close to uniform whatever it reads, so the error it sends down is nearly the same. The residual
+# changes only the path to layer 1.
+# <!-- END ANSWER -->
+#
+# 7. Why does the residual need every layer to read and write vectors of the same width, and what
+#    provides that?
+#
+# <!-- BEGIN ANSWER -->
+# A layer's input is added to its output, which needs the two to have the same size. The
+# projection provides it: every layer reads and writes $P$ numbers.
+# <!-- END ANSWER -->
+#
+# 8. What does a perplexity of $k$ mean, and what does the gap to the unigram model measure?
+#
+# <!-- BEGIN ANSWER -->
+# Perplexity $= e^{\text{NLL}} = k$ means the model is as unsure as a uniform choice among $k$
+# words. A unigram model ignores the context, so the gap between it and the LSTM measures what
+# the context adds to the prediction.
+# <!-- END ANSWER -->
+#
+# 9. At the position of *bank* in a sentence, which words has the forward LM's state read, and
+#    what can it therefore not know?
+#
+# <!-- BEGIN ANSWER -->
+# Only *bank* and the words before it. A cue that comes after *bank* is invisible to it, so a
+# sense that only the right context gives away cannot be in its state: that is the backward LM's
+# part (notebook 05).
+# <!-- END ANSWER -->

@@ -346,3 +346,64 @@ fig.tight_layout()
 # architecture); Józefowicz et al. (2016) for the character-CNN LSTM language model.
 #
 # **Next:** notebook 06 trains both directions jointly, with the shared (and sampled) softmax.
+
+# %% [markdown]
+# ## Check your understanding
+#
+# Short questions on the whole notebook; answer each in a sentence or two before you open the
+# instructor's answer.
+#
+# 1. Why is `torch.flip` wrong for running a backward LSTM over a right-padded batch?
+#
+# <!-- BEGIN ANSWER -->
+# It puts a short sentence's padding first, so the LSTM reads padding before the sentence's last
+# word. Zero inputs are not "nothing" to an LSTM (its biases still move the state), so every
+# output of that sentence changes.
+# <!-- END ANSWER -->
+#
+# 2. How does `reverse_padded` reverse a batch, and why does the same call reverse the outputs
+#    back?
+#
+# <!-- BEGIN ANSWER -->
+# In row $b$ it takes position $L_b - 1 - t$ for each $t < L_b$ and leaves the padding where it
+# is. That permutation is its own inverse, so applying it to the outputs puts each one back at
+# the token it describes.
+# <!-- END ANSWER -->
+#
+# 3. A sentence is run alone and inside a padded batch of longer sentences. Why does the backward
+#    stack give it the same vectors both times?
+#
+# <!-- BEGIN ANSWER -->
+# Reversed within its own length, the sentence starts at its own last token and its padding comes
+# after it, so the padding never reaches its states. A token's vector then depends on its
+# sentence only, not on how the batch was formed.
+# <!-- END ANSWER -->
+#
+# 4. What do the forward and backward LMs share, and what is trained by both directions?
+#
+# <!-- BEGIN ANSWER -->
+# They share the character CNN and the softmax; each has its own LSTM stack. The joint loss adds
+# both directions' NLL, so the shared parts get gradients from both, and each stack only from its
+# own direction.
+# <!-- END ANSWER -->
+#
+# 5. What is the backward LM's target at `<S>`, and at `</S>`?
+#
+# <!-- BEGIN ANSWER -->
+# At `<S>` none (−100, ignored): nothing comes before it. At `</S>`, the sentence's last word.
+# <!-- END ANSWER -->
+#
+# 6. The causality check uses an untrained biLM. Why is that enough?
+#
+# <!-- BEGIN ANSWER -->
+# Which positions a word can influence depends on the wiring (which states read which inputs),
+# not on the weights: random weights show the same pattern as trained ones.
+# <!-- END ANSWER -->
+#
+# 7. Why does ELMo put the two directions' states side by side instead of using one of them?
+#
+# <!-- BEGIN ANSWER -->
+# The forward state at $k$ depends only on the words up to $k$, the backward one only on the
+# words from $k$ on. Concatenated, the token's vector depends on the whole sentence, and either
+# side may hold the cue (notebook 00).
+# <!-- END ANSWER -->
