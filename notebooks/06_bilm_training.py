@@ -493,3 +493,77 @@ checks.check_joint_loss(my_joint_loss)
 #   `elmo-tutorial train --nproc N`) spreads each batch over processes (notebook 11).
 #
 # Next: notebook 07 mixes the trained layers into one ELMo vector.
+
+# %% [markdown]
+# ## Check your understanding
+#
+# Short questions on the whole notebook; answer each in a sentence or two before you open the
+# instructor's answer.
+#
+# 1. The joint loss adds the forward and the backward mean NLL. What does training them together
+#    give the shared character CNN and softmax that two separate models would not?
+#
+# <!-- BEGIN ANSWER -->
+# At every step they get gradients from both directions' predictions: a word's output vector, for
+# instance, learns from both directions' predictions of that word. Each LSTM stack still learns
+# only from its own direction.
+# <!-- END ANSWER -->
+#
+# 2. Why does the paper's biLM need a sampled softmax for training?
+#
+# <!-- BEGIN ANSWER -->
+# With 793,471 words, the full softmax costs $V \cdot P$ multiply-adds for every predicted token,
+# far more than the rest of the model. The sampled softmax scores the true word against 8192
+# candidates drawn once per batch, about a hundred times less work.
+# <!-- END ANSWER -->
+#
+# 3. Why does the sampled softmax subtract $\log e_w$ from each candidate's logit?
+#
+# <!-- BEGIN ANSWER -->
+# The candidates are drawn from a Zipfian distribution, so frequent words are among them far more
+# often than rare ones. Subtracting the log of each word's expected count corrects for that, so
+# the estimate is not biased towards frequent words.
+# <!-- END ANSWER -->
+#
+# 4. Why is perplexity always measured with the full softmax, even for a model trained with a
+#    sampled one?
+#
+# <!-- BEGIN ANSWER -->
+# The sampled loss normalises over the $S + 1$ scored words, not the vocabulary, so it is not the
+# model's probability of the word: for a model that knows nothing it is far below $\log V$. Only
+# the full softmax gives a true NLL, and a perplexity that can be compared between models.
+# <!-- END ANSWER -->
+#
+# 5. After 80 steps the biLM is far behind the Kneser-Ney trigram; trained to the end, it beats
+#    it. Why is the trigram so strong here, and what do the LSTMs add?
+#
+# <!-- BEGIN ANSWER -->
+# The corpus is generated from templates, so the next word is very predictable from the previous
+# two, which is exactly what a trigram counts, and counting needs no training. Trained, the LSTMs
+# add every earlier (or later) word of the sentence, where the trigram sees only the nearest two.
+# <!-- END ANSWER -->
+#
+# 6. Why does the course's `Trainer` train on whole sentences, where bilm-tf streamed 20-token
+#    windows?
+#
+# <!-- BEGIN ANSWER -->
+# ELMo is used on sentences, and our LSTM is stateless: in training, as later when ELMo embeds a
+# sentence, every sentence starts from zero state. bilm-tf instead carried the LSTM state from
+# one window to the next.
+# <!-- END ANSWER -->
+#
+# 7. The run is seeded, yet another CPU prints a somewhat different perplexity after 80 steps.
+#    Why, and how does the notebook deal with it?
+#
+# <!-- BEGIN ANSWER -->
+# Another CPU adds floats in another order, so the last bits differ after the first step, and
+# many steps turn them into visibly different numbers. Numbers that come out of training are
+# printed with ≈, and what the lesson claims about them is checked (✓) on every machine.
+# <!-- END ANSWER -->
+#
+# 8. Why are the backward samples often less fluent than the forward ones?
+#
+# <!-- BEGIN ANSWER -->
+# Each is built from the end: it must end with the given suffix and grows to the left, and a
+# start chosen from the right need not fit a template that reads well from the left.
+# <!-- END ANSWER -->

@@ -547,3 +547,84 @@ checks.check_scalar_parameters(my_raw_weights)
 #   official weights (notebook 11).
 #
 # Next: notebook 08 looks at the same layers in a larger biLM trained on real English.
+
+# %% [markdown]
+# ## Check your understanding
+#
+# Short questions on the whole notebook; answer each in a sentence or two before you open the
+# instructor's answer.
+#
+# 1. Why does the task learn unconstrained numbers $w$ and turn them into the weights with a
+#    softmax, instead of learning the weights $s$ directly?
+#
+# <!-- BEGIN ANSWER -->
+# The softmax makes the weights positive and sum to 1 whatever values $w$ takes, so the mix is
+# always a weighted average of the layers, and $w$ can be optimised freely, without constraints.
+# <!-- END ANSWER -->
+#
+# 2. What does $\gamma$ change in the ELMo vectors, and what does it leave unchanged?
+#
+# <!-- BEGIN ANSWER -->
+# It rescales every vector alike: their lengths change, no cosine does. It matters to the task
+# model that reads the vectors (its weights see their scale), and the paper notes that it helps
+# the optimisation.
+# <!-- END ANSWER -->
+#
+# 3. Why does the penalty $\lambda \lVert w \rVert^2$ pull the mix towards the plain average of
+#    the layers?
+#
+# <!-- BEGIN ANSWER -->
+# It pulls $w$ towards 0, and $w = 0$ gives every layer the weight $1/(L+1)$. The larger
+# $\lambda$, the closer the learned weights stay to uniform.
+# <!-- END ANSWER -->
+#
+# 4. Why does a $\lambda$ tuned for the penalty on $w$ not carry over to the penalty on
+#    $s = \mathrm{softmax}(w)$?
+#
+# <!-- BEGIN ANSWER -->
+# They are different regularisers: $\lVert w \rVert^2$ grows without bound as one layer takes
+# over, while $\lVert s \rVert^2$ never exceeds 1 and its gradient fades as the softmax
+# saturates; $\lVert w \rVert^2$ also tells apart the many $w$ that give the same $s$. At the
+# same $\lambda$, the penalty on $w$ pulled harder in the toy task.
+# <!-- END ANSWER -->
+#
+# 5. Why is layer 0 duplicated to width $2P$ before it is mixed?
+#
+# <!-- BEGIN ANSWER -->
+# Layers 1 and 2 are forward and backward states side by side, $2P$ wide, while the character CNN
+# gives one $P$-wide vector per token. Written twice, it has the width of the other layers, so
+# that they can be summed.
+# <!-- END ANSWER -->
+#
+# 6. How do you fix the mix to the top layer alone with `scalar_mix_parameters`?
+#
+# <!-- BEGIN ANSWER -->
+# Give the raw weights $(-\infty, -\infty, 0)$ (in practice $-10^4$ for $-\infty$): the softmax
+# turns them into $(0, 0, 1)$.
+# <!-- END ANSWER -->
+#
+# 7. In the tiny biLM, layer 0's sense gap is exactly 0. Why, and what does layer 0 do to the
+#    gaps of a uniform mix?
+#
+# <!-- BEGIN ANSWER -->
+# Layer 0 is one vector per word, the same for every occurrence, so it cannot separate anything.
+# In a mix it adds that same vector to every occurrence, pulling them towards each other, so the
+# mix's gaps are smaller than those of the LSTM layers alone.
+# <!-- END ANSWER -->
+#
+# 8. What does the optional layer norm protect a mix against, and why did it hardly change the
+#    tiny biLM's sense gaps?
+#
+# <!-- BEGIN ANSWER -->
+# Against a layer with large activations dominating the sum merely by its scale. The tiny biLM's
+# three layers are already about equally long, so normalising them changes little (it mainly
+# shortens the vectors).
+# <!-- END ANSWER -->
+#
+# 9. What is the `default` output, and why must padding be left out of it?
+#
+# <!-- BEGIN ANSWER -->
+# The mean of the `elmo` vectors over each sentence's real tokens: one vector per sentence. The
+# padded positions hold zeros; counted in, they would shrink a sentence's vector by an amount
+# that depends on how much its batch is padded.
+# <!-- END ANSWER -->

@@ -752,3 +752,87 @@ explorer = neighbour_explorer(index, embedder, "The children went out to play in
 #
 # **Next:** notebook 09 disambiguates word senses with these layers (the paper's Table 5);
 # notebook 10 probes them for parts of speech and uses ELMo in a tagger.
+
+# %% [markdown]
+# ## Check your understanding
+#
+# Short questions on the whole notebook; answer each in a sentence or two before you open the
+# instructor's answer.
+#
+# 1. Why is "the ELMo mix" of a freshly loaded biLM the plain average of its layers, and why is
+#    that not what a task would use?
+#
+# <!-- BEGIN ANSWER -->
+# No task has trained it yet, so its weights are at their initial values ($s_j = 1/3$,
+# $\gamma = 1$). A task learns its own $s$ and $\gamma$, and can move the weight to where the
+# information it needs is, for instance away from layer 0.
+# <!-- END ANSWER -->
+#
+# 2. Why are the occurrences' vectors centred (their mean subtracted) before they are compared by
+#    cosine?
+#
+# <!-- BEGIN ANSWER -->
+# Before centring, every pair of occurrences of a word has a high cosine in every layer, because
+# they share the word itself and a direction common to all vectors of the layer. The senses
+# differ in what is left when that shared part is removed.
+# <!-- END ANSWER -->
+#
+# 3. Why does the sense score use the same number of occurrences of every sense?
+#
+# <!-- BEGIN ANSWER -->
+# Then a vector that knows nothing scores exactly chance, $1/\#\text{senses}$, and identical
+# (static) vectors score that too. With unbalanced senses, always choosing the frequent sense
+# would look like knowledge.
+# <!-- END ANSWER -->
+#
+# 4. Layer 0 scores exactly chance on the course corpus, and a little above it on SemCor. Why the
+#    difference?
+#
+# <!-- BEGIN ANSWER -->
+# Layer 0 is one vector per string, so all occurrences of a word are identical and it scores
+# chance. On SemCor a lemma comes in several forms (*play*, *played*), and the form says a little
+# about the sense.
+# <!-- END ANSWER -->
+#
+# 5. On the course corpus the PPMI window average beats every biLM layer. Why is that not
+#    evidence that averaging neighbours beats a language model?
+#
+# <!-- BEGIN ANSWER -->
+# The corpus was generated with every sense's cue words within 8 tokens, exactly what a window of
+# 8 averages, and the PPMI vectors were counted on that corpus, which the biLM never saw. Given
+# the same input (the biLM's own layer 0), the window average scores below the LSTM layers.
+# <!-- END ANSWER -->
+#
+# 6. Why are two representations compared word by word (the paired difference) rather than by
+#    their two mean scores?
+#
+# <!-- BEGIN ANSWER -->
+# Some words are easy for every representation and others hard. The paired difference removes
+# those differences between words from the noise, so a smaller real difference can show.
+# <!-- END ANSWER -->
+#
+# 7. In layers 1 and 2 the nearest neighbours of the noun *play* are all nouns, but they mix
+#    plays in a game with plays on a stage. What does that say about this biLM?
+#
+# <!-- BEGIN ANSWER -->
+# In this biLM the context settles the part of speech but not the sense: the count over all
+# tagged *play*s shows the same, a neighbour of the same part of speech almost always, of the
+# same sense far less often. The paper's biLM, trained on far more text, found neighbours of the
+# same sense.
+# <!-- END ANSWER -->
+#
+# 8. Leaving layer 0 out of the mix barely changes its SemCor sense score. Why?
+#
+# <!-- BEGIN ANSWER -->
+# The score centres each lemma's vectors, and layer 0 is the same vector for every occurrence of
+# a word form, so centring removes almost all of it: only the differences between forms remain.
+# The mix falls short of layer 2 mainly because it averages in layer 1.
+# <!-- END ANSWER -->
+#
+# 9. Why do two occurrences of the same word stay more alike in the equal-weight mix than in
+#    either LSTM layer?
+#
+# <!-- BEGIN ANSWER -->
+# The mix averages in layer 0, which is identical for every occurrence of a word, and this
+# model's layer-0 vectors are the longest of the three, so they dominate the mix.
+# <!-- END ANSWER -->

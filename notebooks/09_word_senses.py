@@ -476,3 +476,79 @@ print(f"wsd.score: P {package.precision:.2f}  R {package.recall:.2f}  F1 {packag
 # Raganato et al. (2017), *Word Sense Disambiguation: A Unified Evaluation Framework and
 # Empirical Comparison*. Next: notebook 10 probes the layers for syntax (POS tags) and uses
 # ELMo in a tagger.
+
+# %% [markdown]
+# ## Check your understanding
+#
+# Short questions on the whole notebook; answer each in a sentence or two before you open the
+# instructor's answer.
+#
+# 1. The nearest-centroid method learns no parameters. Why is that an advantage when asking what
+#    a layer knows?
+#
+# <!-- BEGIN ANSWER -->
+# Nothing is trained on top of the vectors that could make up for them, so the score measures
+# only how well the layer places the uses of each sense in their own region. A trained
+# classifier's score would mix the vectors' quality with its own.
+# <!-- END ANSWER -->
+#
+# 2. Why are the centroids kept per (lemma, part of speech), and a use compared only with the
+#    senses of its own lemma?
+#
+# <!-- BEGIN ANSWER -->
+# A sense belongs to a lemma: a use of *bank* has to get one of *bank*'s senses, so other words'
+# centroids are no candidates. Keeping the part of speech apart also keeps the noun's and the
+# verb's senses of one string apart.
+# <!-- END ANSWER -->
+#
+# 3. On *hard* the most-frequent-sense baseline beats every layer. How can a centroid method lose
+#    to always giving the same answer?
+#
+# <!-- BEGIN ANSWER -->
+# Centroids carry no notion of how common a sense is: a rare sense's centroid attracts as many
+# uses as a frequent one's. When one sense has about 80 % of the uses, the errors a centroid
+# method makes on it outweigh what it gains on the rare senses.
+# <!-- END ANSWER -->
+#
+# 4. With 30 labelled uses per word instead of 150, the baseline did not move while the centroids
+#    lost, most on *line*. Why?
+#
+# <!-- BEGIN ANSWER -->
+# The majority guess needs only a count, and 30 random uses suffice to find the majority. A
+# centroid needs examples of every sense; with six senses and 30 uses, some centroids rest on a
+# handful of examples.
+# <!-- END ANSWER -->
+#
+# 5. What happens to a test word whose lemma never occurs in the training corpus, and why is that
+#    a strong answer?
+#
+# <!-- BEGIN ANSWER -->
+# It gets WordNet's first sense. WordNet orders a word's senses by how often they were tagged in
+# SemCor, so the first sense is a most-frequent-sense guess, and on these test sets that is right
+# about two times in three.
+# <!-- END ANSWER -->
+#
+# 6. Why does the course's small biLM not beat WordNet's first sense, while the paper's biLM
+#    does?
+#
+# <!-- BEGIN ANSWER -->
+# A nearest-centroid decision ignores how frequent a sense is, so only vectors that separate
+# senses clearly beat a baseline that is right two times in three. The paper's biLM is far larger
+# and read far more text; ours separates the frequent senses of common words, but not clearly
+# enough.
+# <!-- END ANSWER -->
+#
+# 7. Why are precision, recall and F1 equal in the table of section 4?
+#
+# <!-- BEGIN ANSWER -->
+# Every instance gets an answer (the back-off covers every lemma WordNet knows), so the answered
+# instances are all the instances: precision equals recall, and so does their harmonic mean.
+# <!-- END ANSWER -->
+#
+# 8. Why is the ELMo mix with equal weights mostly below the better LSTM layer?
+#
+# <!-- BEGIN ANSWER -->
+# The plain average mixes in layer 0, which is the same for every use of a word form and cannot
+# separate senses. A task that learns the weights could give layer 0 less; here nothing is
+# learned.
+# <!-- END ANSWER -->

@@ -575,3 +575,83 @@ print({k: round(v, 1) for k, v in tagger.entity_scores(gold, guess).items()})
 # Full evaluation: `probes.evaluate_pos(embedder)`, `tagger.evaluate_ner(embedder)`, or
 # `elmo-tutorial layers data/models/small`. Next: notebook 11 loads the official ELMo
 # weights, whose upper layers know far more than our small model's.
+
+# %% [markdown]
+# ## Check your understanding
+#
+# Short questions on the whole notebook; answer each in a sentence or two before you open the
+# instructor's answer.
+#
+# 1. Why are the biLM's layers computed once and reused by every probe and tagger?
+#
+# <!-- BEGIN ANSWER -->
+# The biLM is frozen, so a sentence's layers never change: computing them once (and caching them)
+# lets every probe and tagger train quickly on the same vectors. Freezing also keeps the question
+# about what the pre-trained layers contain.
+# <!-- END ANSWER -->
+#
+# 2. Why does fitting a probe with L-BFGS give the same probe every time?
+#
+# <!-- BEGIN ANSWER -->
+# The loss, softmax regression with an L2 penalty, is convex and the start is zero, so there is
+# no randomness, and no local minimum to get stuck in. Only a difference in the layers' last bits
+# (another CPU) changes the probe, a little.
+# <!-- END ANSWER -->
+#
+# 3. Why does layer 0, which has no context, beat the most-frequent-tag baseline by far?
+#
+# <!-- BEGIN ANSWER -->
+# With 600 training sentences many test words were never seen, and the baseline can only guess
+# `NN` for them. Layer 0 knows the spelling (*-ed*, *-ly*, *-s*, capitals, digits), which gives
+# away the tag of most unseen words.
+# <!-- END ANSWER -->
+#
+# 4. What do layers 1 and 2 add over layer 0 for part of speech?
+#
+# <!-- BEGIN ANSWER -->
+# Context: they have read the sentence, so they can tell the uses of an ambiguous word apart,
+# *run* the noun from *run* the verb, which no spelling can.
+# <!-- END ANSWER -->
+#
+# 5. Here layer 1 beats layer 2 by a handful of test tokens, the paper's order. Why does that not
+#    confirm the paper's finding?
+#
+# <!-- BEGIN ANSWER -->
+# A difference of a few tokens is within what another training subset, a few more L-BFGS
+# iterations or another CPU would change. The paper's own gap is small too, and comes from a far
+# larger biLM.
+# <!-- END ANSWER -->
+#
+# 6. A tagger predicts *Empire State* where the gold entity is *Empire State Building*. How is
+#    that scored?
+#
+# <!-- BEGIN ANSWER -->
+# As one false positive (a predicted entity not in the gold set) and one miss (a gold entity not
+# predicted): an entity counts only if its span and its type are both exactly right.
+# <!-- END ANSWER -->
+#
+# 7. Why is the bootstrap paired, scoring both taggers on the same draws of test sentences?
+#
+# <!-- BEGIN ANSWER -->
+# Some sentences are hard for both taggers. On the same draw they move both scores alike, and
+# that shared variation cancels in the difference, so what remains measures how much the
+# difference itself depends on the sample.
+# <!-- END ANSWER -->
+#
+# 8. After 6 epochs, the bootstrap's range for the difference excluded 0, yet the full comparison
+#    found the two taggers level. Why was the first comparison misleading?
+#
+# <!-- BEGIN ANSWER -->
+# The bootstrap measures only the noise from the choice of test sentences, not from the training
+# run, and both taggers were still improving when training stopped, so the faster learner won.
+# Trained until dev F1 stopped improving, with five seeds, the paired interval held 0.
+# <!-- END ANSWER -->
+#
+# 9. The tagger learned weights $s_j$ close to uniform and a $\gamma$ above 1. What does that
+#    say?
+#
+# <!-- BEGIN ANSWER -->
+# The task found no single layer much better than the others, and rescaled the normalised layers
+# as a whole, the job the paper gives $\gamma$. With $\lambda = 0.001$ the penalty was too weak
+# to be what held the weights near uniform.
+# <!-- END ANSWER -->

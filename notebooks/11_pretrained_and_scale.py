@@ -631,3 +631,83 @@ plt.show()
 #   model and its training), Appendix A.1 (fine-tuning the biLM on task data) and A.2-A.8 (γ and
 #   the task models); bilm-tf's `bin/train_elmo.py` and its README's FAQ (how the model was
 #   trained); AllenNLP's `allennlp/modules/elmo.py`.
+
+# %% [markdown]
+# ## Check your understanding
+#
+# Short questions on the whole notebook; answer each in a sentence or two before you open the
+# instructor's answer.
+#
+# 1. Only the first batch of bilm-tf's reference outputs is compared with ours as it is. Why?
+#
+# <!-- BEGIN ANSWER -->
+# bilm-tf carries each LSTM's state from one batch to the next, while our model starts every call
+# from zero state. Its first batch also starts from zero, so it must match; later batches depend
+# on what ran before them.
+# <!-- END ANSWER -->
+#
+# 2. Why does the dataset registry refuse to download the released ELMo weights?
+#
+# <!-- BEGIN ANSWER -->
+# AllenNLP publishes no checksum for them, so a corrupted or substituted file would pass
+# unnoticed. The registry says where to get them instead, and `load_allennlp` then checks every
+# weight's shape against the options file.
+# <!-- END ANSWER -->
+#
+# 3. Why does the official-format model run the step-by-step LSTM loop even on a GPU, while the
+#    shipped tiny model uses cuDNN?
+#
+# <!-- BEGIN ANSWER -->
+# The official weights clip cells and projections at 3, which `nn.LSTM` (cuDNN's fused kernel)
+# cannot do, so only the loop computes their function. The tiny and small presets do not clip,
+# and there the fused kernel computes the same thing faster.
+# <!-- END ANSWER -->
+#
+# 4. Why does `batch_size` count the sentences of a step over all processes, not per GPU?
+#
+# <!-- BEGIN ANSWER -->
+# Then adding GPUs changes only how fast training runs, not what is learned: every step averages
+# the gradients over the same number of sentences, however many processes share them.
+# <!-- END ANSWER -->
+#
+# 5. Four parameters in five of the paper's biLM are in the softmax. How many of them does ELMo
+#    keep, and why?
+#
+# <!-- BEGIN ANSWER -->
+# None: the softmax only serves to train the language model, by predicting words. ELMo keeps the
+# encoder's 93.7 M parameters, the character CNN and the LSTMs.
+# <!-- END ANSWER -->
+#
+# 6. The softmax holds most of the parameters but, sampled, does only a small part of the
+#    training compute. How can both be true?
+#
+# <!-- BEGIN ANSWER -->
+# It has a row for each of the 793,471 words, but the sampled softmax scores only 8192 of them
+# per prediction, and the cost per token grows with the words scored. The LSTMs, whose weights
+# are all used at every position, do most of the work.
+# <!-- END ANSWER -->
+#
+# 7. Why does bilm-tf's FLOP formula overestimate what our trainer spends on the character CNN?
+#
+# <!-- BEGIN ANSWER -->
+# The formula slides every filter over all 50 character positions of every token. Our encoder
+# runs once per distinct token of the batch, and drops the trailing padding columns that a group
+# of words does not need.
+# <!-- END ANSWER -->
+#
+# 8. Why does a training step cost about three times the forward pass?
+#
+# <!-- BEGIN ANSWER -->
+# For every matrix product of the forward pass, the backward pass computes two: one for the
+# gradient with respect to the product's input, one for its weights. (A little less than 3, since
+# the first LSTM step needs no gradient for its zero initial state.)
+# <!-- END ANSWER -->
+#
+# 9. An H100 has 87 times a GTX 1080's peak arithmetic, yet our trainer (with the clipping LSTM)
+#    is only about 6 times faster per GPU than bilm-tf was. Where does the difference go?
+#
+# <!-- BEGIN ANSWER -->
+# Our trainer uses about 1 % of the H100's arithmetic: one Python process builds every batch on
+# the host between steps, and an LSTM is a sequence of small matrix products (a Python loop over
+# the time steps when it clips), which cannot keep the GPU busy.
+# <!-- END ANSWER -->
