@@ -65,8 +65,10 @@ test: install
 	bash .ci/pytest_checked $(BIN)/python -m pytest --doctest-modules elmo_tutorial
 	bash .ci/pytest_checked $(BIN)/python -m pytest --nbval notebooks --nbval-sanitize-with .ci/nbval_sanitize.cfg -p no:cacheprovider
 
+# The fast check: every test but those marked slow (whole commands end to end, the student
+# copies executed), which `make test` runs too.
 unit: install
-	bash .ci/pytest_checked $(BIN)/python -m pytest tests -x -q
+	bash .ci/pytest_checked $(BIN)/python -m pytest tests -x -q -m "not slow"
 	bash .ci/pytest_checked $(BIN)/python -m pytest --doctest-modules elmo_tutorial -x -q
 
 # Rebuild every notebook from its py:percent source and execute it (commit the result).
