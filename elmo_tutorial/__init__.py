@@ -11,7 +11,8 @@ this, and that there is no import cycle::
 
   foundations  runtime (the repository, seeds, devices, threads, Ctrl-C as a stop request),
                safe_files (write-then-rename, digests, SHA256SUMS, DamagedFile,
-               regular files only), archives (safe extraction)
+               regular files only), cache_record (cache entries checked before they are
+               read), archives (safe extraction)
   data         registry (what a dataset is, where it comes from, its checksum) ─ downloads
                (the verified bytes in the cache or the offline folder; verified: the record of
                what was checked) ─▶ readers: corpora

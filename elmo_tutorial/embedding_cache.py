@@ -14,8 +14,9 @@ Layout of one entry, ``{name}-{key}``: a ``.npy`` array ``(L + 1, N, 2P)`` holdi
 token's layers, the sentences one after the other (``N`` tokens in all), stored as
 **float16** (half the size of float32: about 1.2 GB for SemCor with the shipped model, where
 float32 would take 2.4 GB; the rounding, a relative 5e-4, is far below what separates word
-senses), and a ``.json`` with the lengths' checksum, the shape and the data file's sha256.
-Both are written atomically, with ordinary file writes: free space is checked first, and a disk
+senses), and a ``.json`` with the lengths' checksum, the shape and the data file's sha256
+(the record of :mod:`elmo_tutorial.cache_record`, checked before the data is read). Both are
+written atomically, with ordinary file writes: free space is checked first, and a disk
 that fills anyway raises :class:`CacheNotWritable` (an ``OSError``) naming the folder, with the
 temporary file removed; temporary files left by a process that was killed are removed on the
 next write. A damaged or mismatching entry (other sentences, or an array whose layer count,
@@ -30,7 +31,6 @@ from __future__ import annotations
 
 import errno
 import hashlib
-import json
 import os
 import shutil
 import warnings
@@ -40,9 +40,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from .cache_record import check_record, write_record
 from .downloads import cache_dir
 from .embedder import Embedder, index_tokens
-from .safe_files import atomic_write, atomic_write_text, file_digest, remove_stale_temporaries
+from .safe_files import atomic_write, remove_stale_temporaries
 
 FORMAT = 1  # bump when the stored layout changes: old entries then miss instead of misread
 DTYPE = np.dtype("<f2")  # float16, little-endian on every machine
@@ -178,10 +179,8 @@ def embed_corpus(
         folder.mkdir(parents=True, exist_ok=True)
         remove_stale_temporaries(folder)
         _embed_to_file(embedder, sentences, lengths, data_path, shape, batch_size, progress)
-        meta = {"format": FORMAT, "n_sentences": len(lengths),
-                "lengths": _lengths_checksum(lengths), "shape": list(shape),
-                "dtype": DTYPE.str, "sha256": file_digest(data_path)}
-        atomic_write_text(meta_path, json.dumps(meta, indent=1))
+        write_record(data_path, format=FORMAT, n_sentences=len(lengths),
+                     lengths=_lengths_checksum(lengths), shape=list(shape), dtype=DTYPE.str)
     except CacheNotWritable:
         raise
     except OSError as error:
@@ -236,17 +235,13 @@ def _load(data_path: Path, meta_path: Path, lengths: Sequence[int],
     if not data_path.exists() and not meta_path.exists():
         return None
     try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        if meta.get("format") != FORMAT or meta.get("lengths") != _lengths_checksum(lengths):
-            raise ValueError("it describes other sentences or another format")
-        if file_digest(data_path) != meta.get("sha256"):
-            raise ValueError("its data does not match the checksum written with it")
+        check_record(data_path, format=FORMAT, lengths=_lengths_checksum(lengths))
         data = np.load(data_path, mmap_mode="r")
         if data.shape != shape or data.dtype != DTYPE:
             raise ValueError(f"its array is {data.dtype} of shape {data.shape}, where this "
                              f"model gives float16 of shape {shape}")
         return data
-    except (OSError, ValueError, json.JSONDecodeError) as error:
+    except (OSError, ValueError) as error:  # EntryMismatch is a ValueError
         warnings.warn(f"embedding cache {data_path.name} is damaged ({error}); embedding again",
                       stacklevel=3)
         return None

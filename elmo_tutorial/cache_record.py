@@ -1,0 +1,150 @@
+"""Cache entries that prove themselves: a record beside the data, checked before it is read.
+
+The package keeps files it computed from others so as not to compute them twice: a corpus's
+layers (:mod:`elmo_tutorial.embedding_cache`), the baseline's static vectors
+(:mod:`elmo_tutorial.corpus_vectors`), the generated corpus (:mod:`elmo_tutorial.sense_corpus`).
+Such a file is only worth reading if it is whole and was computed from the inputs asked for
+now. A disk error, a copy cut short or a file left from other inputs would otherwise load as if
+it were right, or die with a ``BadZipFile`` that nothing recovers from. So:
+
+- every entry ``NAME.npy`` / ``NAME.npz`` has a record ``NAME.json``, written after it: the
+  facts that make it the right entry (its format, the checksums of its inputs) and the sha256
+  of its bytes. :func:`check_record` compares both before anything reads the data and raises
+  :class:`EntryMismatch` saying what differs; the caller computes the entry again;
+- a folder of files (the generated corpus) lists the sha256 of each in ``sha256sum``'s format;
+  :func:`folder_problem` says which file differs, and :func:`publish_folder` puts a new folder
+  in place whole, never half written.
+
+Hashing costs a few milliseconds per megabyte, far less than loading a damaged entry costs.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> data = pathlib.Path(tempfile.mkdtemp()) / "toy.npz"
+    >>> _ = data.write_bytes(b"vectors")
+    >>> write_record(data, format=1, text="abc")
+    >>> check_record(data, format=1, text="abc")["sha256"][:12]
+    '29a6a5e3c398'
+    >>> check_record(data, format=1, text="xyz")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    elmo_tutorial.cache_record.EntryMismatch: it was computed from other input (text: ...
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from .safe_files import atomic_write_text, file_digest, fsync_dir
+
+__all__ = ["EntryMismatch", "check_record", "folder_problem", "listed_digests",
+           "publish_folder", "record_path", "write_record"]
+
+
+class EntryMismatch(ValueError):
+    """A cache entry that is damaged, has no record, or was computed from other input; the
+    message says which, for the one line that announces the entry is computed again."""
+
+
+def record_path(data_path: str | Path) -> Path:
+    """The record of an entry: ``NAME.json`` beside ``NAME.npy`` or ``NAME.npz``."""
+    return Path(data_path).with_suffix(".json")
+
+
+def write_record(data_path: str | Path, **facts) -> None:
+    """Record ``facts`` (JSON values) and the sha256 of ``data_path``, which is complete now.
+
+    Written after the data and atomically: an entry whose writer was killed in between has
+    no record, and is computed again rather than trusted."""
+    record = {**facts, "sha256": file_digest(data_path)}
+    atomic_write_text(record_path(data_path), json.dumps(record, indent=1))
+
+
+def check_record(data_path: str | Path, **expected) -> dict:
+    """The record of ``data_path`` once it says ``expected`` and the bytes match its sha256.
+
+    Raises:
+        EntryMismatch: no record or an unreadable one, a fact that differs from ``expected``
+            (other input, another format), or data whose sha256 is not the recorded one
+            (cut short, a flipped byte, missing).
+    """
+    try:
+        record = json.loads(record_path(data_path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise EntryMismatch("it has no record of what it holds (its writer was stopped?)") \
+            from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise EntryMismatch(f"its record cannot be read ({type(error).__name__})") from None
+    if not isinstance(record, dict):
+        raise EntryMismatch("its record is not a JSON object")
+    for name, value in expected.items():
+        if record.get(name) != json.loads(json.dumps(value)):  # as JSON gives it back
+            raise EntryMismatch(f"it was computed from other input ({name}: "
+                                f"{_short(record.get(name))}, now {_short(value)})")
+    try:
+        intact = file_digest(data_path) == record.get("sha256")
+    except OSError as error:
+        raise EntryMismatch(f"its data cannot be read ({type(error).__name__})") from None
+    if not intact:
+        raise EntryMismatch("its data does not match the checksum written with it")
+    return record
+
+
+def _short(value) -> str:
+    text = repr(value)  # a 64-digit checksum would take the whole line
+    return text if len(text) <= 20 else text[:16] + "...'"
+
+
+_DIGEST_LINE = re.compile(r"^([0-9a-f]{64})  (\S+)$")
+
+
+def listed_digests(text: str) -> dict[str, str]:
+    """``{file name: sha256}`` from the ``"<digest>  <name>"`` lines of ``text`` (the format
+    of ``sha256sum``, also inside a README's code block); other lines are ignored."""
+    return {m.group(2): m.group(1) for line in text.splitlines()
+            if (m := _DIGEST_LINE.match(line.strip()))}
+
+
+def folder_problem(folder: str | Path, listing: str) -> str | None:
+    """Why ``folder`` is not whole, in words, judged by the digests its file ``listing``
+    holds; ``None`` when every listed file is there with its digest. A folder without the
+    listing (written last) was never finished."""
+    folder = Path(folder)
+    try:
+        digests = listed_digests((folder / listing).read_text(encoding="utf-8"))
+        if not digests:
+            return f"{listing} lists no file digests"
+        for name, digest in digests.items():
+            if file_digest(folder / name) != digest:
+                return f"{name} does not match the digest in {listing}"
+    except FileNotFoundError as error:
+        return f"{Path(error.filename or listing).name} is missing"
+    except (OSError, UnicodeDecodeError) as error:
+        return f"it cannot be read ({type(error).__name__})"
+    return None
+
+
+def publish_folder(target: str | Path, fill: Callable[[Path], object]) -> None:
+    """Fill a new temporary folder beside ``target`` with ``fill(folder)``, then give it the
+    name ``target``, replacing a damaged ``target``. A reader never sees half a folder, and a
+    process that published first wins: its folder is kept, this one dropped."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    try:
+        fill(tmp)
+        if target.exists():  # damaged: a whole folder cannot be replaced in one step
+            shutil.rmtree(target, ignore_errors=True)
+        try:
+            os.rename(tmp, target)
+        except OSError:  # another process published meanwhile (ENOTEMPTY/EEXIST): use its copy
+            if not target.is_dir():
+                raise
+        fsync_dir(target.parent)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
