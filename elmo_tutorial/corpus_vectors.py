@@ -11,8 +11,16 @@ corpus of millions of words:
   few million pairs ever occur within ``window`` tokens of each other;
 - the SVD is randomized (``torch.svd_lowrank`` on the sparse PPMI matrix, Halko et al. 2011);
 - the result is **cached** on disk (``$ELMO_TUTORIAL_CACHE/static_vectors``) under a key made
-  of the corpus's name and the settings, so it is computed once per corpus (the corpora of
-  :func:`~elmo_tutorial.corpora.load_sentences` are fixed; delete the file if one changes).
+  of the sha256 of the corpus's sentences and the settings: the same text gives the same
+  vectors once computed, and other text (``english_mix`` is read from whichever NLTK data is
+  installed) gives other vectors, never the old ones. Each entry has a record of its inputs
+  and its own sha256 (:mod:`elmo_tutorial.cache_record`); one cut short, flipped or of other
+  text is computed again, with a one-line warning saying why.
+
+Reading english_mix takes half a minute, hashing its 4.7 M words a fifth of a second. So that
+a cache hit needs neither, ``CORPUS.text.json`` beside the entries remembers the text's sha256
+with a fingerprint of what it was read from (size and modification time of every file of the
+corpus and of the readers' own code): while that fingerprint holds, the text is not read again.
 
 .. math::
     \mathrm{PPMI}(w, c) = \max\Bigl(0,\ \log \frac{\#(w,c)\, \sum_{c'} \#(c')^{α}}
@@ -33,6 +41,8 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
+import warnings
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,11 +50,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from .cache_record import check_record, record_path, write_record
+from .safe_files import atomic_write, atomic_write_text, remove_stale_temporaries
 from .static_vectors import StaticVectors
 
 __all__ = ["corpus_vectors", "sparse_static_vectors"]
 
-FORMAT = 1  # bump when the counting changes: old cache files then miss instead of misread
+FORMAT = 2  # bump when the counting changes: old cache files then miss instead of misread
 
 
 def _sparse_counts(sentences: Sequence[Sequence[str]], index: dict[str, int], window: int
@@ -111,7 +123,7 @@ def corpus_vectors(corpus: str = "english_mix", dim: int = 100, window: int = 4,
     """:func:`sparse_static_vectors` of a corpus's ``train`` split, cached on disk.
 
     The first call reads the corpus (english_mix: 4.7 M words, about a minute on a laptop CPU)
-    and counts; later calls load a ``.npz`` of a few MB.
+    and counts; later calls load a ``.npz`` of a few MB after checking it (module docstring).
 
     Args:
         corpus: a name :func:`~elmo_tutorial.corpora.load_sentences` knows (``"english_mix"``
@@ -120,22 +132,127 @@ def corpus_vectors(corpus: str = "english_mix", dim: int = 100, window: int = 4,
     """
     from .corpora import load_sentences
     from .downloads import cache_dir
-    from .safe_files import atomic_write, remove_stale_temporaries
+    from .embedding_cache import sentences_checksum
 
     folder = Path(directory) if directory is not None else cache_dir() / "static_vectors"
-    key = hashlib.sha256(f"{FORMAT}|{corpus}|{dim}|{window}|{min_count}".encode()).hexdigest()
-    path = folder / f"{corpus}-{key[:24]}.npz"
-    if path.exists():
-        with np.load(path) as stored:
-            return StaticVectors([str(w) for w in stored["words"]], stored["vectors"])
-    vectors = sparse_static_vectors(load_sentences(corpus, "train"), dim=dim, window=window,
-                                    min_count=min_count)
+    settings = {"format": FORMAT, "corpus": corpus, "dim": dim, "window": window,
+                "min_count": min_count}
+    memo, fingerprint = folder / f"{corpus}.text.json", _fingerprint(corpus)
+    digest, sentences = _remembered(memo, fingerprint), None
+    if digest is None:  # the sources changed, or no fingerprint: the text itself decides
+        sentences = load_sentences(corpus, "train")
+        digest = sentences_checksum(sentences)
+    vectors = _read(_entry(folder, settings, digest), settings, digest)
+    if vectors is None:
+        if sentences is None:  # the entry is gone or damaged: its text is needed after all
+            sentences = load_sentences(corpus, "train")
+            digest = sentences_checksum(sentences)
+        _announce_other_text(folder, settings, digest)
+        vectors = sparse_static_vectors(sentences, dim=dim, window=window, min_count=min_count)
+        _write(_entry(folder, settings, digest), vectors, settings, digest)
+        remove_stale_temporaries(folder)  # of earlier runs that were killed while writing
+    if fingerprint is not None and sentences is not None:
+        try:
+            atomic_write_text(memo, json.dumps({"sources": fingerprint, "sentences": digest}))
+        except OSError:  # a read-only cache still serves its entries; the text is read again
+            pass
+    return vectors
 
+
+def _entry(folder: Path, settings: dict, digest: str) -> Path:
+    """The file of the vectors of the text with sha256 ``digest`` under ``settings``."""
+    key = hashlib.sha256(json.dumps({**settings, "sentences": digest}, sort_keys=True)
+                         .encode()).hexdigest()
+    return folder / f"{settings['corpus']}-{key[:24]}.npz"
+
+
+def _read(path: Path, settings: dict, digest: str) -> StaticVectors | None:
+    """The stored vectors if the entry is there, whole and of this text and these settings;
+    else ``None``, with a warning when something was there but damaged."""
+    if not path.exists() and not record_path(path).exists():
+        return None
+    try:
+        check_record(path, **settings, sentences=digest)
+        with np.load(path, allow_pickle=False) as stored:
+            return StaticVectors([str(w) for w in stored["words"]], stored["vectors"])
+    except Exception as error:  # noqa: BLE001 - whatever a damaged zip raises: compute again
+        warnings.warn(f"static vectors {path.name} are damaged ({error}); computing them again",
+                      stacklevel=3)
+        return None
+
+
+def _write(path: Path, vectors: StaticVectors, settings: dict, digest: str) -> None:
+    """The entry, written whole, then its record (an entry without one is not trusted)."""
     def write(tmp: str) -> None:
         buffer = io.BytesIO()
         np.savez(buffer, words=np.array(vectors.words), vectors=vectors.vectors)
         Path(tmp).write_bytes(buffer.getvalue())
 
     atomic_write(path, write)
-    remove_stale_temporaries(folder)  # of earlier runs that were killed while writing
-    return vectors
+    write_record(path, **settings, sentences=digest)
+
+
+def _announce_other_text(folder: Path, settings: dict, digest: str) -> None:
+    """Say so when vectors of this corpus and these settings exist, but of other text."""
+    for record in folder.glob(f"{settings['corpus']}-*.json"):
+        try:
+            facts = json.loads(record.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if facts.get("sentences") != digest and all(facts.get(k) == v
+                                                     for k, v in settings.items()):
+            warnings.warn(f"the text of corpus {settings['corpus']!r} is not the one its cached "
+                          "static vectors were computed from (other NLTK data, or a new "
+                          "version of its reader?); computing them again", stacklevel=3)
+            return
+
+
+def _remembered(memo: Path, fingerprint: str | None) -> str | None:
+    """The text's sha256 recorded when its sources had ``fingerprint``; ``None`` if unknown."""
+    if fingerprint is None:
+        return None
+    try:
+        facts = json.loads(memo.read_text(encoding="utf-8"))
+        return facts["sentences"] if facts["sources"] == fingerprint else None
+    except (OSError, ValueError, KeyError, TypeError):  # none yet, or damaged: read the text
+        return None
+
+
+def _fingerprint(corpus: str) -> str | None:
+    """sha256 of the path, size and modification time of every file the text of ``corpus`` is
+    read from, and of the modules that read it; ``None`` where the files cannot be told
+    (``auto``, which depends on a download, an unknown name, missing data)."""
+    from . import corpora, sense_corpus, tokenize
+    from .downloads import DatasetNotAvailable
+
+    try:
+        roots = _source_roots(corpus)
+    except (DatasetNotAvailable, OSError, ValueError, LookupError):
+        return None
+    if roots is None:
+        return None
+    files = [Path(m.__file__) for m in (corpora, sense_corpus, tokenize)]
+    for root in roots:
+        files += sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
+    digest = hashlib.sha256()
+    for path in files:
+        stat = path.stat()
+        digest.update(f"{path}|{stat.st_size}|{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def _source_roots(corpus: str) -> list[Path] | None:
+    """The files and folders the text of ``corpus`` is read from (None: cannot be told)."""
+    from .corpora import ENGLISH_MIX_CORPORA, nltk_corpus
+    from .registry import locate
+    from .sense_corpus import sense_corpus_dir
+
+    if corpus == "embedded":
+        return [sense_corpus_dir()]
+    if corpus == "english_mix":
+        roots = [nltk_corpus(name).root for name in ENGLISH_MIX_CORPORA]
+        return [Path(root.zipfile.filename) if hasattr(root, "zipfile") else Path(root)
+                for root in roots]  # a zipped corpus is read from its zip file
+    folders = {"wikitext2": "wikitext-2", "wikitext103": "wikitext-103",
+               "one_billion_words": "1b-word"}
+    return [locate(folders[corpus])] if corpus in folders else None

@@ -33,13 +33,16 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import random
 import sys
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
 from . import sense_grammar as lex
+from .cache_record import folder_problem, publish_folder
 from .downloads import cache_dir
 from .registry import normalize_split
 from .runtime import REPOSITORY
@@ -279,16 +282,32 @@ def sense_corpus_dir() -> Path:
     """The directory holding the embedded corpus, generating it into the cache if needed.
 
     The repository's ``data/embedded/`` is used when present (an editable install or a
-    clone). Otherwise the corpus is generated once into the download cache's ``embedded/``
-    (``$ELMO_TUTORIAL_CACHE``, default ``~/.cache/elmo_tutorial``); the result is the same bytes.
+    clone). Otherwise the corpus is generated once into the download cache
+    (``$ELMO_TUTORIAL_CACHE``, default ``~/.cache/elmo_tutorial``), in a folder named after the
+    generator's code, ``embedded-<sha256 prefix>``: a copy that another version of the package
+    generated is never read as this one's. The copy is checked against the digests its README
+    lists each time (a few milliseconds); a damaged one is generated again, with a warning.
     """
     repo = REPOSITORY / "data" / "embedded"
     if (repo / "README.md").exists():
         return repo
-    target = cache_dir() / "embedded"
-    if not (target / "README.md").exists():  # README is written last: its presence = complete
-        write_corpus(target)
+    target = cache_dir() / f"embedded-{_generator_version()}"
+    problem = folder_problem(target, "README.md") if target.exists() else "missing"
+    if problem is None:
+        return target
+    if problem != "missing":
+        warnings.warn(f"the generated corpus in {target} is damaged ({problem}); generating it "
+                      "again", stacklevel=2)
+    publish_folder(target, write_corpus)  # whole or not at all: README alone proves nothing
     return target
+
+
+def _generator_version() -> str:
+    """sha256 prefix of the generator's code (this module and the grammar it draws from)."""
+    digest = hashlib.sha256()
+    for module in (sys.modules[__name__], lex):
+        digest.update(Path(module.__file__).read_bytes())
+    return digest.hexdigest()[:12]
 
 
 def sense_corpus(split: str) -> list[list[str]]:
