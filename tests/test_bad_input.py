@@ -228,6 +228,96 @@ def test_evaluate_on_a_device_it_cannot_use_is_refused_not_run_on_the_cpu(run, c
     assert repr(device) in _one_line(capsys.readouterr().err)
 
 
+# -- bounds of the numeric options of every command but train ------------------------------------
+
+# The numeric options without an upper bound, and why a huge value costs neither memory nor
+# processes. Every other numeric option must refuse one, naming itself and its bound.
+UNBOUNDED = {
+    ("embed", "--dims"): "the dimensions printed per token: a slice of each vector",
+    ("evaluate", "--max-sentences"): "a cap on the sentences read: more than there are is all",
+    ("evaluate", "--ngram-train-sentences"): "a cap on the sentences read (0 = all of them)",
+    ("finetune", "--steps"): "time, which the progress bar shows; Ctrl-C stops it",
+    ("finetune", "--head-steps"): "time: each step trains on the same 2,048 predictions",
+    ("finetune", "--sentences"): "a cap on SST's 8,544 training sentences",
+    ("finetune", "--lr"): "a rate, not a size",
+}
+
+
+def _numeric_options():
+    """``(command, option, parser)`` for each option with a value type, train's excepted."""
+    import argparse
+
+    from elmo_tutorial.cli import COMMANDS, build_parser
+
+    def walk(command, parser):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    yield from walk(command, sub)
+            elif action.type is not None and action.option_strings:
+                yield command, action.option_strings[-1], parser
+
+    for command in COMMANDS:
+        if command != "train":
+            top = build_parser(command)
+            yield from walk(command, top._subparsers._group_actions[0].choices[command])
+
+
+def _refusal(parser, option, value, capsys) -> str:
+    """The error line the parser gives ``option value`` ("" if it takes it)."""
+    required = [a for a in parser._actions if a.required and a.option_strings]
+    argv = [*(x for a in required for x in (a.option_strings[0], "x")), option, value]
+    positional = [a for a in parser._actions if not a.option_strings and a.dest != "help"]
+    argv = [*("x" for _ in positional), *argv]
+    try:
+        parser.parse_args(argv)
+    except SystemExit:
+        return capsys.readouterr().err.strip().splitlines()[-1]
+    return ""
+
+
+def test_every_numeric_option_sizing_processes_or_memory_refuses_a_huge_value(capsys):
+    options = list(_numeric_options())
+    assert {(c, o) for c, o, _ in options} >= set(UNBOUNDED)  # no stale entry above
+    accepted = []
+    for command, option, parser in options:
+        error = _refusal(parser, option, "1000000000000", capsys)
+        if (command, option) in UNBOUNDED:
+            assert error == "", f"{command} {option}: {error}"
+        elif f"argument {option}: must be ≤" not in error:
+            accepted.append(f"{command} {option}")
+    assert not accepted, f"no upper bound, and none of UNBOUNDED's reasons: {accepted}"
+
+
+def test_every_numeric_option_refuses_a_negative_value_by_name(capsys):
+    accepted = [f"{command} {option}" for command, option, parser in _numeric_options()
+                if f"argument {option}: must be" not in _refusal(parser, option, "-1", capsys)]
+    assert not accepted, f"these take -1: {accepted}"
+
+
+def test_more_workers_than_cores_is_refused_saying_what_the_machine_has(capsys, monkeypatch):
+    from elmo_tutorial.cli import build_parser
+
+    monkeypatch.setattr("elmo_tutorial.runtime.available_cores", lambda: 4)
+    parser = build_parser("tasks")
+    assert parser.parse_args(["tasks", "model", "--workers", "4"]).workers == 4
+    with pytest.raises(SystemExit):
+        parser.parse_args(["tasks", "model", "--workers", "1000"])
+    assert ("argument --workers: must be ≤ 4 (this machine gives it 4 CPU cores and each run "
+            "takes one), got 1000") in capsys.readouterr().err
+
+
+def test_finetune_refuses_a_batch_that_would_fill_the_memory_and_a_learning_rate_of_nan(
+        capsys):
+    from elmo_tutorial.cli import build_parser
+
+    parser = build_parser("finetune")
+    for flag, value in (("--batch-size", "16000"), ("--lr", "nan")):
+        with pytest.raises(SystemExit):
+            parser.parse_args(["finetune", "run", "--out", "new", flag, value])
+        assert f"argument {flag}: must be" in capsys.readouterr().err
+
+
 # -- the Python API -------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

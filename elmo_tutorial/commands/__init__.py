@@ -1,11 +1,18 @@
 """Subcommands of the ``elmo-tutorial`` command line (see ``elmo_tutorial.cli``)."""
 
 import argparse
+import math
 import sys
 
+# The bounds of the commands' numeric options, here so that each is stated once. An option that
+# sizes processes or memory has an upper bound: a typo there (--workers 1000, --batch-size 16000)
+# would fork a thousand processes or fill the memory before any error. Options that only cap
+# what is read (more than there is means all of it) or cost time (a progress bar shows it, and
+# Ctrl-C stops it) need none; tests/test_bad_input.py lists those, with the reason for each.
 
-def at_least(minimum: int):
-    """An argparse ``type``: an integer ≥ ``minimum``, else a one-line error naming the flag."""
+def at_least(minimum: int, maximum: int | None = None, why: str = ""):
+    """An argparse ``type``: an integer ≥ ``minimum`` (and ≤ ``maximum``, where ``why`` says
+    what a larger one would cost), else a one-line error naming the flag."""
 
     def integer(text: str) -> int:
         try:
@@ -14,9 +21,36 @@ def at_least(minimum: int):
             raise argparse.ArgumentTypeError(f"expects a whole number, got {text!r}") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be ≥ {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"must be ≤ {maximum} ({why}), got {value}")
         return value
 
     return integer
+
+
+MAX_BATCH_SIZE = 256  # sentences: 128 of SST's longest take 0.7 GB with the small biLM
+batch_size = at_least(1, MAX_BATCH_SIZE, "a batch's memory grows with it: 128 long sentences "
+                                         "take 0.7 GB with the small biLM")
+
+
+def one_per_core(text: str) -> int:
+    """``--workers``: processes at a time, at most one per CPU core this process may use."""
+    from elmo_tutorial.runtime import available_cores
+
+    cores = available_cores()
+    return at_least(1, cores, f"this machine gives it {cores} CPU core{'s' * (cores != 1)} "
+                              "and each run takes one")(text)
+
+
+def positive_number(text: str) -> float:
+    """A finite number > 0 (a learning rate), else a one-line error naming the flag."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expects a number, got {text!r}") from None
+    if not 0 < value < math.inf:  # "not" also refuses nan
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text}")
+    return value
 
 
 def show_and_write(command: str, result: dict, to_markdown, write_report, args) -> int:

@@ -25,7 +25,7 @@ Examples:
 
 
 def add_arguments(parser) -> None:
-    from elmo_tutorial.commands import at_least
+    from elmo_tutorial.commands import MAX_BATCH_SIZE, at_least, batch_size, positive_number
 
     parser.add_argument("model", metavar="RUN", help="the run directory to start from")
     parser.add_argument("--out", required=True, metavar="DIR",
@@ -36,8 +36,10 @@ def add_arguments(parser) -> None:
                         help="steps of a new softmax on the frozen encoder first (default 300)")
     parser.add_argument("--sentences", type=at_least(10), default=2000,
                         help="SST training sentences to fine-tune on (default 2000)")
-    parser.add_argument("--batch-size", type=at_least(1), default=16)
-    parser.add_argument("--lr", type=float, default=1e-3, help="Adam's learning rate")
+    parser.add_argument("--batch-size", type=batch_size, default=16,
+                        help=f"sentences per step, at most {MAX_BATCH_SIZE} (default 16)")
+    parser.add_argument("--lr", type=positive_number, default=1e-3,
+                        help="Adam's learning rate (default 0.001)")
     parser.add_argument("--freeze-encoder", action="store_true",
                         help="the control: train the softmax alone for the same steps")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")

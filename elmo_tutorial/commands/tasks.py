@@ -48,7 +48,8 @@ Examples:
 
 
 def add_arguments(parser) -> None:
-    from elmo_tutorial.commands import at_least
+    from elmo_tutorial.commands import one_per_core
+    from elmo_tutorial.runtime import available_cores
     from elmo_tutorial.task_experiments import TASKS
 
     parser.add_argument("model", nargs="+", metavar="MODEL",
@@ -67,8 +68,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--corpus", metavar="NAME",
                         help="the biLM's training corpus, for the baseline's static vectors "
                              "(default: the run's own, else english_mix)")
-    parser.add_argument("--workers", type=at_least(1), default=2,
-                        help="training runs at a time, one CPU thread each (default 2)")
+    parser.add_argument("--workers", type=one_per_core, default=min(2, available_cores()),
+                        help="training runs at a time, one CPU thread each, at most one per "
+                             "core (default 2)")
     parser.add_argument("--quick", action="store_true",
                         help="a smoke test on subsets (200 sentences per split, 2 seeds, at "
                              "most 3 epochs, 10 %% for Figure 1); not comparable with anything")
