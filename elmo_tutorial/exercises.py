@@ -22,7 +22,6 @@ Example:
     >>> [(e.number, e.kind, e.task, e.answer_cells) for e in list_exercises(notebook)]
     [(1, 'explain', 'why a residual?', [1])]
     >>> print(strip_answers(notebook.cells[1].source))
-    **Model answer.**
     *Your answer:* …
 """
 
@@ -36,6 +35,12 @@ import nbformat
 
 KINDS = ("implement", "predict", "experiment", "explain")
 ANSWER_BLANK = "*Your answer:* …"
+# What a stub's error tells the student to do, Run All having stopped there.
+STUB_ADVICE = ("Replace this line with your code (Run All stops here until you do; then run "
+               "this cell and the ones below it).")
+# "**Model answer.**" on a line of its own above a model answer: a student copy drops it with
+# the answer (a "**Prediction.**" label stays: it tells the student what to write there).
+_MODEL_ANSWER_LABEL = re.compile(r"^\s*\*\*Model answer\.?\*\*\s*$")
 
 _BEGIN = re.compile(r"^(?P<indent>[ \t]*)# BEGIN SOLUTION[ \t]*$")
 _END = re.compile(r"^[ \t]*# END SOLUTION[ \t]*$")
@@ -99,12 +104,12 @@ class Exercise:
         """The text of the stub's NotImplementedError: the task as plain text (no math or
         markdown markup), then what to do.
 
-        >>> Exercise(3, 4, None, "which $w$ gives the mix you want?").message
-        'Exercise 4: which w gives the mix you want? Replace this line with your code.'
+        >>> Exercise(3, 4, None, "which $w$ gives the mix you want?").message.split(" Replace")[0]
+        'Exercise 4: which w gives the mix you want?'
         """
         task = plain_text(self.task)
         end = "" if task.endswith((".", "?", "!")) else "."
-        return f"Exercise {self.number}: {task}{end} Replace this line with your code."
+        return f"Exercise {self.number}: {task}{end} {STUB_ADVICE}"
 
 
 _MATH = re.compile(r"\$(?P<math>[^$]+)\$")
@@ -189,9 +194,17 @@ def answer_blocks(text: str, cell: int = 0) -> list[tuple[int, int]]:
 
 
 def strip_answers(text: str, cell: int = 0, blank: str = ANSWER_BLANK) -> str:
-    """``text`` (markdown) with every answer block, markers included, replaced by ``blank``."""
+    """``text`` (markdown) with every answer block, markers included, replaced by ``blank``;
+    a "**Model answer.**" line just above a block goes with it, so that the student's blank
+    is not announced as a model answer.
+    """
     lines = text.split("\n")
     for first, last in reversed(answer_blocks(text, cell)):
+        above = first - 1
+        while above >= 0 and not lines[above].strip():  # blank lines between label and block
+            above -= 1
+        if above >= 0 and _MODEL_ANSWER_LABEL.match(lines[above]):
+            first = above
         lines[first:last + 1] = [blank]
     return "\n".join(lines)
 

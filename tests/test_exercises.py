@@ -55,7 +55,9 @@ def test_old_headings_have_no_kind_and_a_misspelt_kind_is_an_error():
 
 def test_answers_are_replaced_by_a_blank_markers_included():
     text = "**Model answer.**\n\n<!-- BEGIN ANSWER -->\nSecret.\n<!-- END ANSWER -->\n\nAfter."
-    assert strip_answers(text) == "**Model answer.**\n\n*Your answer:* …\n\nAfter."
+    assert strip_answers(text) == "*Your answer:* …\n\nAfter.", "the label goes with its answer"
+    kept = "**Prediction.**\n<!-- BEGIN ANSWER -->\nSecret.\n<!-- END ANSWER -->"
+    assert strip_answers(kept) == "**Prediction.**\n*Your answer:* …", "it says what to write"
 
 
 def test_student_copy_strips_every_answer_and_hides_what_a_prediction_is_about():

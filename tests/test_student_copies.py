@@ -29,6 +29,7 @@ from elmo_tutorial.course import (
     student_copy,
     write_generated,
 )
+from elmo_tutorial.exercises import STUB_ADVICE
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 PATHS = notebook_paths(NOTEBOOKS)
@@ -54,7 +55,7 @@ def test_exercises_are_numbered_and_their_task_comes_from_the_markdown_above():
     exercises = find_exercises(EXAMPLE)
     assert [(e.cell, e.number, e.function, e.task, e.heading_number) for e in exercises] == [
         (2, 1, "double", "double it", 1), (4, 2, "half", "Halve it", None)]
-    assert exercises[0].message == "Exercise 1: double it. Replace this line with your code."
+    assert exercises[0].message == "Exercise 1: double it. " + STUB_ADVICE
 
 
 def test_stub_messages_are_plain_text_without_math_or_markdown_markup():
@@ -64,10 +65,8 @@ def test_stub_messages_are_plain_text_without_math_or_markdown_markup():
         ("md", "### Exercise 5 (implement): `my_mix` of $\\gamma$ and $\\mathrm{ELMo}_k$"),
         ("code", "def g():\n    # BEGIN SOLUTION\n    pass\n    # END SOLUTION"))
     first, second = find_exercises(notebook)
-    assert first.message == ("Exercise 4: which w gives the mix you want? Replace this line "
-                             "with your code.")
-    assert second.message == ("Exercise 5: my_mix of γ and ELMo_k. Replace this line with your "
-                              "code.")
+    assert first.message == "Exercise 4: which w gives the mix you want? " + STUB_ADVICE
+    assert second.message == "Exercise 5: my_mix of γ and ELMo_k. " + STUB_ADVICE
     assert f'raise NotImplementedError("{first.message}")' in student_copy(notebook).cells[1].source
 
 

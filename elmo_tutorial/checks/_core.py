@@ -23,6 +23,8 @@ from typing import Any
 
 import torch
 
+from ..exercises import STUB_ADVICE
+
 _RED, _RESET = "\x1b[0;31m", "\x1b[0m"
 
 
@@ -46,8 +48,8 @@ def passed(what: str) -> None:
     print(f"✓ {what}")
 
 
-_STUB = re.compile(r"^Exercise (?P<number>\d+): (?P<task>.*?)\.? Replace this line with your "
-                   r"code\.$", re.DOTALL)
+_STUB = re.compile(r"^Exercise (?P<number>\d+): (?P<task>.*?)\.? "
+                   + re.escape(STUB_ADVICE) + "$", re.DOTALL)
 
 
 def _not_written(error: NotImplementedError) -> NotWrittenYet:
