@@ -11,6 +11,10 @@ Each notebook opens with the figure, its own part highlighted::
     from elmo_tutorial.figures import you_are_here
     you_are_here("char_cnn", "highway", "projection")
 
+:func:`label_points` writes a label next to each point of a scatter plot, where it overlaps no
+other label or point and stays inside the axes (a lecture room needs 11 pt labels, and they
+take room).
+
 Example:
     >>> from elmo_tutorial.figures import architecture
     >>> fig = architecture(highlight="token_encoder")
@@ -20,13 +24,16 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
+import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
+from matplotlib.text import Annotation
+from matplotlib.transforms import Bbox
 
 
 @dataclass(frozen=True)
@@ -42,8 +49,8 @@ class _Box:
 
 # One box per part, left to right in the order data flows.
 PARTS: dict[str, _Box] = {
-    "chars": _Box("characters", "characters\n50 ids / token", 6, 14, 10, 8),
-    "char_cnn": _Box("char CNN", "char CNN\nembed, 7 widths,\nmax-pool", 18.5, 14, 11, 8),
+    "chars": _Box("characters", "characters\n50 ids\nper token", 6, 14, 10, 8),
+    "char_cnn": _Box("char CNN", "char CNN\n7 widths,\nmax-pool", 18.5, 14, 11, 8),
     "highway": _Box("highway", "highway\n× 2", 30, 14, 8, 8),
     "projection": _Box("projection", "projection\nlayer 0: $x_k$", 41.5, 14, 11, 8),
     "forward_lstm": _Box("forward LSTM", "forward LSTM\nlayers 1 … L  →", 61, 21, 15, 6),
@@ -135,7 +142,7 @@ def _draw_box(ax: Axes, box: _Box, on: bool) -> None:
         (box.x - box.width / 2, box.y - box.height / 2), box.width, box.height,
         boxstyle="round,pad=0.3,rounding_size=1.2", facecolor=style["face"],
         edgecolor=style["edge"], linewidth=style["width"], linestyle="--" if box.dashed else "-"))
-    ax.text(box.x, box.y, box.label, ha="center", va="center", fontsize=8, color=style["text"],
+    ax.text(box.x, box.y, box.label, ha="center", va="center", fontsize=10, color=style["text"],
             fontweight="bold" if on else "normal", linespacing=1.25)
 
 
@@ -145,7 +152,7 @@ def _arrow(ax: Axes, start: tuple[float, float], end: tuple[float, float], rad: 
         "arrowstyle": "-|>", "color": "#6c757d", "lw": 1.0, "shrinkA": 2, "shrinkB": 2,
         "connectionstyle": f"arc3,rad={rad}"})
     if label:
-        ax.text((start[0] + end[0]) / 2, 28.6, label, ha="center", fontsize=7,
+        ax.text((start[0] + end[0]) / 2, 28.6, label, ha="center", fontsize=10,
                 color="#6c757d")
 
 
@@ -185,7 +192,7 @@ def architecture(highlight: str | Iterable[str] | None = None, *, ax: Axes | Non
     ax.set_aspect("auto")
     ax.axis("off")
     if title:
-        ax.set_title(title, fontsize=10, loc="left")
+        ax.set_title(title, fontsize=12, loc="left")
     figure = ax.figure
     figure.highlighted = parts
     return figure
@@ -204,3 +211,89 @@ def you_are_here(*highlight: str) -> None:
     figure = architecture(parts, title=f"You are here: {named}" if named else None)
     figure.tight_layout()
     plt.show()
+
+
+# Where a label may go, as a unit offset from its point and the alignment that keeps the text
+# on that side: right, left, above, below, then the four diagonals.
+_SIDES = [((1, 0), "left", "center"), ((-1, 0), "right", "center"),
+          ((0, 1), "center", "bottom"), ((0, -1), "center", "top"),
+          ((1, 1), "left", "bottom"), ((-1, 1), "right", "bottom"),
+          ((1, -1), "left", "top"), ((-1, -1), "right", "top")]
+
+
+def _overlap(a: Bbox, b: Bbox) -> float:
+    width = min(a.x1, b.x1) - max(a.x0, b.x0)
+    height = min(a.y1, b.y1) - max(a.y0, b.y0)
+    return max(width, 0.0) * max(height, 0.0)
+
+
+def label_points(ax: Axes, xy: Sequence[Sequence[float]], labels: Sequence[str], *,
+                 fontsize: float = 11, gap: float = 5, marker_radius: float = 5,
+                 **text_kw) -> list[Annotation]:
+    """Write ``labels[i]`` next to the point ``xy[i]`` of ``ax``, each where it overlaps no other
+    label or point and stays inside the axes.
+
+    Each label tries the sides of its point (right, left, above, below, the diagonals), first
+    close to it, then further away, and takes the first place that is free; if none is, the one
+    that overlaps least. Call it once the axes have their final size and limits (after
+    ``fig.tight_layout()`` and any ``ax.set_xlim``), since the places are worked out in pixels.
+
+    Args:
+        ax: the axes the points are drawn in (data coordinates).
+        xy: ``(N, 2)`` positions of the points.
+        labels: ``N`` texts.
+        fontsize: in points.
+        gap: the distance from a point to its label, in points, on the first try.
+        marker_radius: the room a point's marker takes, in points, kept free of labels.
+        **text_kw: passed on to ``ax.annotate`` (``color``, ``fontweight``, ...).
+
+    Returns:
+        The ``N`` annotations, in the order of ``labels``.
+
+    Example:
+        >>> fig, ax = plt.subplots(figsize=(4, 3))
+        >>> points = [(0, 0), (0.1, 0), (1, 1)]
+        >>> _ = ax.scatter(*zip(*points)); ax.margins(0.3); fig.tight_layout()
+        >>> texts = label_points(ax, points, ["one", "two", "three"])
+        >>> boxes = [t.get_window_extent() for t in texts]
+        >>> any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+        False
+        >>> plt.close(fig)
+    """
+    xy = np.asarray(xy, dtype=float).reshape(-1, 2)
+    if len(xy) != len(labels):
+        raise ValueError(f"{len(xy)} points but {len(labels)} labels")
+    figure = ax.figure
+    renderer = figure.canvas.get_renderer()
+    ax.get_xlim(), ax.get_ylim()  # settle the autoscaled limits before reading pixels
+    to_pixels = figure.dpi / 72
+    inside = ax.get_window_extent(renderer)
+    radius = marker_radius * to_pixels
+    markers = [Bbox.from_extents(px - radius, py - radius, px + radius, py + radius)
+               for px, py in ax.transData.transform(xy)]
+    taken: list[Bbox] = []
+    texts = []
+    for index, ((x, y), label) in enumerate(zip(xy, labels, strict=True)):
+        best, best_cost = None, np.inf
+        for distance in (1, 2, 3, 5):
+            for (ux, uy), ha, va in _SIDES:
+                offset = (ux * gap * distance, uy * gap * distance)
+                text = ax.annotate(label, (x, y), xytext=offset, textcoords="offset points",
+                                   ha=ha, va=va, fontsize=fontsize, **text_kw)
+                box = text.get_window_extent(renderer)
+                outside = box.width * box.height - _overlap(box, inside)
+                cost = (10 * outside + sum(_overlap(box, other) for other in taken)
+                        + sum(_overlap(box, m) for k, m in enumerate(markers) if k != index))
+                if cost < best_cost:
+                    if best is not None:
+                        best[0].remove()
+                    best, best_cost = (text, box), cost
+                else:
+                    text.remove()
+                if best_cost == 0:
+                    break
+            if best_cost == 0:
+                break
+        texts.append(best[0])
+        taken.append(best[1])
+    return texts

@@ -69,3 +69,26 @@ def test_each_later_notebook_highlights_a_box_no_other_one_does(key):
 def test_the_later_notebooks_show_different_maps():
     maps = [resolve(key) for key in NOTEBOOK_KEYS]
     assert len(set(maps)) == len(maps)
+
+
+def test_point_labels_stay_inside_the_axes_and_overlap_nothing():
+    from elmo_tutorial.figures import label_points
+
+    rng = __import__("numpy").random.default_rng(0)
+    points = rng.normal(size=(6, 2))
+    points[1] = points[0] + 0.02  # two points almost on top of each other
+    fig, ax = plt.subplots(figsize=(4.5, 3.5))
+    ax.scatter(points[:, 0], points[:, 1])
+    ax.margins(0.3)
+    fig.tight_layout()
+    labels = [f"sentence {k}" for k in range(6)]
+    texts = label_points(ax, points, labels, fontsize=11)
+    assert [t.get_text() for t in texts] == labels and all(t.get_fontsize() == 11 for t in texts)
+    renderer = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in texts]
+    frame = ax.get_window_extent(renderer)
+    assert all(frame.x0 <= b.x0 and b.x1 <= frame.x1 and frame.y0 <= b.y0 and b.y1 <= frame.y1
+               for b in boxes), "every label inside the axes"
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    assert len(ax.texts) == 6, "the places tried and not taken are removed"
+    plt.close(fig)
