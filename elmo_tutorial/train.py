@@ -30,6 +30,7 @@ import functools
 import math
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import torch
@@ -42,6 +43,7 @@ from .evaluation import evaluate_perplexity
 from .overwrite import check_fresh_run_dir, check_not_a_file, remove_run
 from .run_dir import load_run_vocabulary, read_run_config, write_run_config
 from .run_lock import lock_run_dir
+from .run_threads import training_threads
 from .runtime import available_cores, default_threads, interrupt_requests, seed_everything
 from .train_config import TrainConfig, check_resume
 from .train_log import TrainLog
@@ -108,7 +110,7 @@ class Trainer:
         self._lock = lock_run_dir(self.out) if self.dist.is_main else None
         try:
             replacing = self._check_run_dir(resume, force)  # before any data is read or written
-            self._set_threads()
+            self._set_threads(resume)
             seed_everything(config.seed)
             self._load_sentences()
             self.vocab = self._make_vocabulary(resume)
@@ -143,26 +145,39 @@ class Trainer:
         if not ckpt.checkpoints(self.out):
             raise FileNotFoundError(f"--resume: {self.out} has no checkpoint to resume from; "
                                     "start without --resume (or point --out at the run)")
+        self._recorded_threads = 0  # a run without config.json: as one of an older version
         if (self.out / "config.json").exists():
             saved = TrainConfig.from_dict(read_run_config(self.out)[1],
                                           source=str(self.out / "config.json"))
+            self._recorded_threads = saved.threads
             for notice in check_resume(saved, self.config, str(self.out)):
                 if self.dist.is_main:
                     print(f"resuming with a changed setting: {notice}", file=sys.stderr)
         return None
 
-    def _set_threads(self) -> None:
-        """``config.threads``, or as many as there are free cores (``runtime.default_threads``)."""
-        threads = self.config.threads
-        if threads > available_cores():  # idle threads would wait for cores: many times slower
-            print(f"threads={threads} is more than the {available_cores()} CPU cores this "
-                  f"process may use: training on {available_cores()}", file=sys.stderr)
-            threads = available_cores()
-        torch.set_num_threads(threads or default_threads())
-        if not self.config.threads and self.dist.is_main and self.dist.device.type == "cpu" and (
-                torch.get_num_threads() < available_cores()):
-            print(f"training on {torch.get_num_threads()} of {available_cores()} CPU cores: "
-                  "the others are busy (choose with --threads=N)", file=sys.stderr)
+    _recorded_threads: int | None = None  # threads in config.json when resuming
+
+    def _set_threads(self, resume: bool) -> None:
+        """Train on the run's thread count (:mod:`elmo_tutorial.run_threads`): a new run's
+        ``config.threads`` or the cores free now, a resumed run's recorded count unless another
+        is asked for. ``self.config`` takes the count, so that config.json records it."""
+        def free() -> int:  # every process trains on rank 0's count: one rule for the run
+            return D.all_gather_objects(default_threads(), self.dist)[0]
+
+        asked = self.config.threads
+        threads, messages = training_threads(
+            asked, cores=available_cores(), free=free,
+            recorded=self._recorded_threads if resume else None)
+        torch.set_num_threads(threads)
+        self.config = replace(self.config, threads=threads)
+        if self.dist.is_main:
+            for message in messages:
+                print(message, file=sys.stderr)
+            if (not resume and not asked and self.dist.device.type == "cpu"
+                    and threads < available_cores()):
+                print(f"training on {threads} of {available_cores()} CPU cores: the others are "
+                      "busy (choose with --threads=N; --resume keeps the count)",
+                      file=sys.stderr)
 
     def _load_sentences(self) -> None:
         """Training sentences (cut to ``max_sentence_words``) and held-out ones."""

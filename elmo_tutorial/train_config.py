@@ -72,7 +72,8 @@ class TrainConfig:
     seed: int = 0  # seeds Python, NumPy and PyTorch (data order uses seed + epoch)
     device: str = "auto"  # auto (cuda if available), cpu or cuda
     amp: bool = True  # bfloat16 autocast on CUDA (ignored on the CPU)
-    threads: int = 0  # CPU threads per process (0 = one per free core: runtime.default_threads)
+    threads: int = 0  # CPU threads per process (0 = one per core free at the start); kept
+    #                   by --resume: another count gives other bits (run_threads)
     progress: bool = True  # show a tqdm progress bar
     out_dir: str = "runs/tiny"  # the run directory (config, vocab, weights, logs, checkpoints)
 
@@ -319,10 +320,12 @@ CHANGEABLE_ON_RESUME: dict[str, str] = {
     "checkpoint_interval": "bookkeeping only", "keep_checkpoints": "bookkeeping only",
     "log_interval": "bookkeeping only",
     "device": "where it runs, not what it learns", "amp": "where it runs, not what it learns",
-    "threads": "where it runs, not what it learns",
+    "threads": "the weights then differ from those of the run left alone (run_threads warns)",
     "progress": "display only", "out_dir": "where the run is",
 }
-_SILENT_ON_RESUME = ("out_dir", "progress")  # differences not worth a notice
+# Differences not worth a notice; a thread count of 0 means "the run's own", and the Trainer
+# warns about a count that differs from the run's (run_threads).
+_SILENT_ON_RESUME = ("out_dir", "progress", "threads")
 
 
 def _show(value) -> str:

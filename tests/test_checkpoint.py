@@ -1,8 +1,10 @@
 """Checkpoints: atomic writes, exact resume, a crash mid-write, nothing unpickled but data."""
 
+import json
+
 import pytest
 import torch
-from _train_helpers import micro_config
+from _train_helpers import THREAD_SENSITIVE, micro_config
 
 from elmo_tutorial import checkpoint as ckpt
 from elmo_tutorial.run_dir import load_run
@@ -48,6 +50,33 @@ def test_interrupted_and_resumed_run_ends_with_identical_weights(reference_run, 
     assert ckpt.latest_checkpoint(tmp_path).name == "step_000002"
     Trainer(micro_config(tmp_path), resume=True).fit()
     _assert_same_weights(_weights(tmp_path), _weights(reference_run))
+
+
+def test_a_run_resumed_under_another_load_ends_with_the_weights_of_the_run_left_alone(
+        tmp_path, monkeypatch):
+    """Without --threads the count follows the load when a run starts; a resume on a machine
+    that has become quiet must still train on the run's count, or the weights drift apart."""
+    from elmo_tutorial import runtime
+
+    busy = [9.0]  # the other programs: on two cores, 1 thread is free, then 2
+    monkeypatch.setattr(runtime, "available_cores", lambda: 2)
+    monkeypatch.setattr(runtime, "busy_cores", lambda *args, **kwargs: busy[0])
+    threads = torch.get_num_threads()
+    try:
+        def config(out):
+            return micro_config(out, threads=0, **THREAD_SENSITIVE)
+
+        Trainer(config(tmp_path / "alone")).fit()
+        Trainer(config(tmp_path / "resumed")).fit(stop_after=3)  # newest checkpoint: step 2
+        busy[0] = 0.0
+        resumed = Trainer(config(tmp_path / "resumed"), resume=True)
+        assert torch.get_num_threads() == 1, "the resumed run follows today's load"
+        resumed.fit()
+    finally:
+        torch.set_num_threads(threads)
+    recorded = json.loads((tmp_path / "resumed" / "config.json").read_text())["train"]
+    assert recorded["threads"] == 1
+    _assert_same_weights(_weights(tmp_path / "resumed"), _weights(tmp_path / "alone"))
 
 
 def test_crash_inside_a_checkpoint_write_keeps_the_previous_one(reference_run, tmp_path,

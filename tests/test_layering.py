@@ -34,7 +34,7 @@ STAGES = {
               "softmax", "lm", "generate", "scalar_mix", "elmo", "embedder", "allennlp_format",
               "checkpoint", "run_dir", "weight_checks", "direction_threads"),
     "training": ("train", "train_config", "train_log", "distributed", "evaluation", "ngram",
-                 "overwrite", "run_lock", "export", "cost", "finetune"),
+                 "overwrite", "run_lock", "run_threads", "export", "cost", "finetune"),
     "analyses": ("embedding_cache", "static_vectors", "contextual_vectors", "analysis",
                  "neighbours", "char_filters", "wsd", "lexical_sample", "probes", "tagger",
                  "layer_report", "supervised", "paired", "corpus_vectors", "task_chars",

@@ -363,3 +363,55 @@ def test_more_threads_than_cores_are_cut_to_the_cores_with_a_warning(tmp_path, c
         torch.set_num_threads(threads)
     err = capsys.readouterr().err
     assert "threads=999" in err and f"{available_cores()} CPU cores" in err
+
+
+@pytest.fixture
+def threads_kept():
+    """Training sets the process's thread count; put it back for the tests that follow."""
+    threads = torch.get_num_threads()
+    yield
+    torch.set_num_threads(threads)
+
+
+def _resume(run, *flags) -> int:
+    """``train --resume`` on ``run`` (made with MICRO_CLI) for 2 more steps, without --threads
+    unless ``flags`` gives it: the preset's count, 2, is not a request."""
+    given = [f for f in MICRO_CLI if not f.startswith(("--threads", "--max_steps"))]
+    return cli(["train", "--out", str(run), *given, "--max_steps=6", *flags, "--resume"])
+
+
+def _recorded_threads(run) -> int:
+    return json.loads((run / "config.json").read_text())["train"]["threads"]
+
+
+def test_resume_keeps_the_runs_thread_count_not_the_presets(run_copy, capsys, threads_kept):
+    assert _recorded_threads(run_copy) == 1
+    assert _resume(run_copy) == 0
+    err = capsys.readouterr().err
+    assert "threads" not in err, err
+    assert _recorded_threads(run_copy) == 1
+
+
+def test_another_thread_count_asked_for_on_resume_is_taken_with_a_warning(
+        run_copy, capsys, monkeypatch, threads_kept):
+    import elmo_tutorial.train
+
+    monkeypatch.setattr(elmo_tutorial.train, "available_cores", lambda: 4)  # any machine
+    assert _resume(run_copy, "--threads=2") == 0
+    err = capsys.readouterr().err
+    assert "warning: training on 2 CPU threads (as --threads asks) instead of the 1 this run " \
+           "was started with" in " ".join(err.split()), err
+    assert "differ from those of the run left alone" in err
+    assert _recorded_threads(run_copy) == 2
+
+
+def test_a_run_folder_that_does_not_record_its_thread_count_resumes_with_a_note(
+        run_copy, capsys, threads_kept):
+    """Run folders of older versions have threads 0 (the load decides) in config.json."""
+    config = json.loads((run_copy / "config.json").read_text())
+    config["train"]["threads"] = 0
+    (run_copy / "config.json").write_text(json.dumps(config))
+    assert _resume(run_copy) == 0
+    err = capsys.readouterr().err
+    assert "does not record the number of CPU threads" in err, err
+    assert _recorded_threads(run_copy) >= 1

@@ -37,7 +37,9 @@ before it used. One train at a time may write into a run directory: a second one
 first runs, is refused (the lock dies with its process).
 
 CPU threads: --threads=N; by default one per core that other programs leave free (on a
-shared machine, a thread per core makes training many times slower).
+shared machine, a thread per core makes training many times slower). The count is chosen when
+a run starts and recorded in config.json; --resume keeps it (another count gives other
+weights), unless --threads=N asks for another.
 
 Examples:
   elmo-tutorial train --config tiny --out runs/tiny
@@ -140,11 +142,16 @@ def resolve_config(args):
     )
 
     config = TrainConfig.preset(args.config)
-    if args.config_file:
-        config = apply_overrides(config, load_toml(args.config_file))
-    config = apply_overrides(config, parse_cli_overrides(getattr(args, "overrides", [])))
+    from_file = load_toml(args.config_file) if args.config_file else {}
+    config = apply_overrides(config, from_file)
+    flags = parse_cli_overrides(getattr(args, "overrides", []))
+    config = apply_overrides(config, flags)
     if args.out:
         config = apply_overrides(config, {"out_dir": args.out})
+    if getattr(args, "resume", False) and "threads" not in {**from_file, **flags}:
+        # The preset's count is not a request: a resumed run keeps its own (run_threads), as
+        # another count would give other weights.
+        config = apply_overrides(config, {"threads": 0})
     return config
 
 
