@@ -9,7 +9,7 @@ results with the course's widgets); data and model know nothing of each other; d
 training never import the analyses or the course tooling. ``tests/test_layering.py`` checks
 this, and that there is no import cycle::
 
-  foundations  runtime (the repository, seeds, devices, threads, Ctrl-C as a stop request),
+  foundations  runtime (the repository, seeds, devices, threads, stop signals as requests),
                safe_files (write-then-rename, digests, SHA256SUMS, DamagedFile,
                regular files only), cache_record (cache entries checked before they are
                read), archives (safe extraction)

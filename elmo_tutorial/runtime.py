@@ -173,26 +173,63 @@ def one_thread() -> Iterator[None]:
         torch.set_num_threads(threads)
 
 
-@contextmanager
-def interrupt_requests() -> Iterator[Callable[[], bool]]:
-    """Inside the block, the first Ctrl-C (SIGINT) is a request to stop, not an exception.
+# The signals that ask a program to stop: Ctrl-C (SIGINT); SIGTERM, which schedulers and
+# `kill` send before they kill; SIGHUP, which a closed terminal sends (not on Windows).
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                     if hasattr(signal, name))
 
-    Yields a function that says whether a stop was requested. A loop checks it where stopping
-    is safe (between two training steps, never halfway through an optimiser update), saves
-    what it has and stops. A second Ctrl-C raises ``KeyboardInterrupt`` at once, as usual.
-    Outside the main thread (where Python cannot install a handler) it only yields.
+
+@contextmanager
+def _handling(signals, handler) -> Iterator[list]:
+    """``handler`` for each of ``signals`` inside the block, the previous handlers after it.
+
+    Yields the signals it took. Only the main thread may install handlers, so elsewhere it
+    takes none. A signal that is ignored (``nohup`` ignores SIGHUP; a shell ignores SIGINT in
+    the jobs it starts with ``&``) stays ignored, and one whose handler was not installed from
+    Python (``signal.getsignal`` gives ``None``) is left to its owner.
     """
-    requested = threading.Event()
-    if threading.current_thread() is not threading.main_thread():
-        yield requested.is_set
-        return
+    taken = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in signals:
+            previous = signal.getsignal(signum)
+            if previous is not None and previous != signal.SIG_IGN:
+                taken[signum] = signal.signal(signum, handler)
+    try:
+        yield list(taken)
+    finally:
+        for signum, previous in taken.items():
+            signal.signal(signum, previous)
+
+
+@contextmanager
+def stop_signals_interrupt() -> Iterator[None]:
+    """Inside the block, SIGTERM and SIGHUP raise ``KeyboardInterrupt``, as Ctrl-C does.
+
+    A command wraps its work in it so that what it does on Ctrl-C (release a lock, say where
+    to continue, exit 130) it also does when a scheduler or a closed terminal stops it, instead
+    of dying at once without a word.
+    """
+    with _handling([s for s in STOP_SIGNALS if s != signal.SIGINT], signal.default_int_handler):
+        yield
+
+
+@contextmanager
+def interrupt_requests() -> Iterator[Callable[[], str]]:
+    """Inside the block, the first stop signal (Ctrl-C, SIGTERM, SIGHUP: ``STOP_SIGNALS``) is
+    a request to stop, not an exception.
+
+    Yields a function that gives the name of the signal that asked to stop (``"SIGTERM"``), or
+    ``""`` while none has. A loop checks it where stopping is safe (between two training steps,
+    never halfway through an optimiser update), saves what it has and stops. A second stop
+    signal raises ``KeyboardInterrupt`` at once, as Ctrl-C usually does. Outside the main
+    thread (where Python cannot install a handler) it only yields.
+    """
+    requested: list[str] = []
 
     def request(signum, frame) -> None:
-        requested.set()
-        signal.signal(signal.SIGINT, signal.default_int_handler)  # the next one is immediate
+        requested.append(signal.Signals(signum).name)
+        for taken_signal in taken:  # the next one is immediate
+            signal.signal(taken_signal, signal.default_int_handler)
 
-    previous = signal.signal(signal.SIGINT, request)
-    try:
-        yield requested.is_set
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    with _handling(STOP_SIGNALS, request) as taken:
+        yield lambda: requested[0] if requested else ""

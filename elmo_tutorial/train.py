@@ -73,18 +73,23 @@ def _fused_adam_supported(device: torch.device) -> bool:
 
 
 class TrainingInterrupted(Exception):
-    """Training was stopped (Ctrl-C) and saved where it was: ``--resume`` continues it.
+    """Training was stopped (Ctrl-C, SIGTERM, SIGHUP) and saved where it was: ``--resume``
+    continues it.
 
     Attributes:
         step: the last completed step, the one the checkpoint holds.
         checkpoint: the checkpoint directory written on stopping.
+        signal_name: the signal that stopped it (``"SIGTERM"``; ``""`` if another process
+            of the run received it).
     """
 
-    def __init__(self, step: int, total_steps: int, checkpoint: Path | None) -> None:
-        super().__init__(f"stopped at step {step} of {total_steps} and saved the run there "
+    def __init__(self, step: int, total_steps: int, checkpoint: Path | None,
+                 signal_name: str = "") -> None:
+        by = f" by {signal_name}" if signal_name else ""
+        super().__init__(f"stopped{by} at step {step} of {total_steps} and saved the run there "
                          f"({checkpoint}); to continue, run the same command with --resume "
                          "(in Python: Trainer(config, resume=True))")
-        self.step, self.checkpoint = step, checkpoint
+        self.step, self.checkpoint, self.signal_name = step, checkpoint, signal_name
 
 
 class Trainer:
@@ -393,15 +398,16 @@ class Trainer:
             self._direction_threads = None
 
     def _loop(self, bar, stop_after: int | None, stop_requested) -> dict:
-        """The steps of :meth:`fit`; on Ctrl-C, a checkpoint and :class:`TrainingInterrupted`."""
+        """The steps of :meth:`fit`; on Ctrl-C, SIGTERM or SIGHUP, a checkpoint and
+        :class:`TrainingInterrupted`."""
         c = self.config
         metrics, started, tokens = {}, time.perf_counter(), 0
         while self.step < self.total_steps and (stop_after is None or self.step < stop_after):
             # Every process must agree to stop at the same step, or DDP would wait forever.
-            if D.all_reduce_sum([float(stop_requested())], self.dist)[0]:
+            if D.all_reduce_sum([float(bool(stop_requested()))], self.dist)[0]:
                 bar.close()
                 saved = self.save_checkpoint()  # atomic, like every checkpoint
-                raise TrainingInterrupted(self.step, self.total_steps, saved)
+                raise TrainingInterrupted(self.step, self.total_steps, saved, stop_requested())
             batches = self._batches(self.epoch)
             if self.batch_in_epoch >= len(batches):
                 self.epoch, self.batch_in_epoch = self.epoch + 1, 0

@@ -214,7 +214,11 @@ def test_pruning_keeps_the_newest_checkpoint_past_step_999999(tmp_path):
     assert ckpt.latest_checkpoint(tmp_path).name == "step_1000000"
 
 
-def test_ctrl_c_during_train_saves_the_step_it_stopped_at_and_names_resume(tmp_path):
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_a_stop_signal_during_train_saves_the_step_it_stopped_at_and_names_resume(tmp_path,
+                                                                               name):
+    """Ctrl-C (SIGINT), a scheduler's SIGTERM and a closed terminal's SIGHUP all stop
+    training at the end of a step, with a checkpoint there, the lock released, exit 130."""
     import os
     import signal
     import subprocess
@@ -224,6 +228,15 @@ def test_ctrl_c_during_train_saves_the_step_it_stopped_at_and_names_resume(tmp_p
 
     from elmo_tutorial.train_log import read_log
 
+    if not hasattr(signal, name):
+        pytest.skip(f"no {name} on this system")
+    signum = getattr(signal, name)
+
+    def default_handlers():  # whatever the tests run under (nohup, `&`) ignores
+        for each in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+            if each is not None:
+                signal.signal(each, signal.SIG_DFL)
+
     run = tmp_path / "run"
     flags = [f for f in MICRO_CLI if not f.startswith(("--max_steps", "--checkpoint_interval"))]
     repository = str(Path(__file__).resolve().parent.parent)
@@ -232,7 +245,7 @@ def test_ctrl_c_during_train_saves_the_step_it_stopped_at_and_names_resume(tmp_p
     train = subprocess.Popen(
         [sys.executable, "-m", "elmo_tutorial", "train", "--out", str(run), *flags,
          "--max_steps=1000000", "--checkpoint_interval=1000000", "--log_interval=1"],
-        stderr=subprocess.PIPE, text=True, env=env)
+        stderr=subprocess.PIPE, text=True, env=env, preexec_fn=default_handlers)
     try:
         waited = 0.0
         while not [e for e in read_log(run) if e["kind"] == "train"]:  # training has begun
@@ -240,7 +253,7 @@ def test_ctrl_c_during_train_saves_the_step_it_stopped_at_and_names_resume(tmp_p
             assert waited < 120, "training did not start"
             time.sleep(0.2)
             waited += 0.2
-        train.send_signal(signal.SIGINT)
+        train.send_signal(signum)
         _, err = train.communicate(timeout=120)
     finally:
         if train.poll() is None:
@@ -251,7 +264,10 @@ def test_ctrl_c_during_train_saves_the_step_it_stopped_at_and_names_resume(tmp_p
     assert saved is not None, f"no checkpoint was saved on stopping: {err}"
     step = ckpt.load_checkpoint(saved)[1]["step"]
     assert step >= max(e["step"] for e in read_log(run)), "steps after the checkpoint are lost"
-    assert f"step {step} of" in err and str(saved) in err
+    assert f"stopped by {name} at step {step} of" in err and str(saved) in err
+    assert not (run / ".lock").exists(), "the run folder's lock was left behind"
+    assert cli(["train", "--out", str(run), *flags, f"--max_steps={step + 1}", "--resume"]) == 0
+    assert ckpt.load_checkpoint(ckpt.latest_checkpoint(run))[1]["step"] == step + 1
 
 
 # -- exports are written whole or not at all -----------------------------------------------------

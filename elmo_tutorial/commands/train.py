@@ -28,7 +28,8 @@ architecture). Order: preset < --config-file < --key=value. Unknown keys are err
 The run directory (--out) receives config.json, vocab.txt, log.jsonl, loss.png,
 checkpoints/ (atomic; resume with --resume) and finally model.safetensors. Ctrl-C stops
 after the current step, saves a checkpoint there and says how to continue (a second Ctrl-C
-stops at once, keeping the checkpoint before). If it already
+stops at once, keeping the checkpoint before); so do SIGTERM, which schedulers send before
+they kill a job, and SIGHUP, which a closed terminal sends. If it already
 holds a run, training refuses to start: --resume continues it (settings that the checkpoint
 cannot continue under, such as the architecture, the corpus or the batch size, are refused;
 others, such as max_steps or lr, are taken and announced), --force deletes it and starts over.
@@ -177,6 +178,7 @@ def run(args) -> int:
     from elmo_tutorial.downloads import DatasetNotAvailable
     from elmo_tutorial.overwrite import check_fresh_run_dir
     from elmo_tutorial.run_lock import lock_run_dir
+    from elmo_tutorial.runtime import stop_signals_interrupt
     from elmo_tutorial.safe_files import DiskFull, is_disk_full
     from elmo_tutorial.train import TrainingInterrupted
     from elmo_tutorial.train import run as train
@@ -194,16 +196,20 @@ def run(args) -> int:
             if not args.resume:  # refuse here, once, rather than in every process
                 check_fresh_run_dir(config.out_dir, args.force)
             return _launch_torchrun(args.nproc)
-        metrics = train(config, resume=args.resume, force=args.force)
+        # SIGTERM (a scheduler) and SIGHUP (a closed terminal) stop it as Ctrl-C does: during
+        # the steps, at the end of one, with a checkpoint there (Trainer.fit); before or after
+        # them, as a KeyboardInterrupt. Not around torchrun above: its processes get their own.
+        with stop_signals_interrupt():
+            metrics = train(config, resume=args.resume, force=args.force)
     except user_errors as err:
         print(f"elmo-tutorial train: {err}", file=sys.stderr)
         return 2
-    except TrainingInterrupted as err:  # Ctrl-C: saved where it stopped
-        print(f"elmo-tutorial train: {err}", file=sys.stderr)
+    except TrainingInterrupted as err:  # Ctrl-C, SIGTERM, SIGHUP: saved where it stopped
+        _say(f"elmo-tutorial train: {err}")
         return 130
     except KeyboardInterrupt:  # before the first step, or a second Ctrl-C while saving
-        print("elmo-tutorial train: interrupted; the run's newest checkpoint (if any) is intact: "
-              "run the same command with --resume to continue from it", file=sys.stderr)
+        _say("elmo-tutorial train: interrupted; the run's newest checkpoint (if any) is intact: "
+             "run the same command with --resume to continue from it")
         return 130
     except FloatingPointError as err:
         print(f"elmo-tutorial train: {err}", file=sys.stderr)
@@ -220,6 +226,15 @@ def run(args) -> int:
         print(json.dumps({k: round(v, 4) for k, v in metrics.items()}))
         print(_what_next(config), file=sys.stderr)
     return 0
+
+
+def _say(message: str) -> None:
+    """Print to stderr, unless the terminal is gone (SIGHUP): the run is saved all the same,
+    and the exit status still says that it stopped."""
+    try:
+        print(message, file=sys.stderr)
+    except OSError:
+        pass
 
 
 def _what_next(config) -> str:
