@@ -84,6 +84,19 @@ def _protocol(result: dict) -> list[str]:
     return lines
 
 
+def _quick_notes(result: dict) -> list[str]:
+    """What a quick run's numbers cannot say: a task on which every run scored 0, and
+    intervals of two seeds."""
+    notes = [f"- {len(result['seeds'])} seeds: a 95 % interval from so few is very wide, so "
+             "\"no difference shown\" is all a quick run can say."]
+    for task, r in result["tasks"].items():
+        if all(arm.get("mean", 0) == 0 and arm.get("std", 0) == 0 for arm in r["arms"].values()):
+            notes.append(f"- {NAMES[task]}: every run scored 0 (no entity found): "
+                         f"{r['sizes']['train']:,} training sentences and a few epochs are "
+                         "too little to learn one.")
+    return notes + [""]
+
+
 def _table1(result: dict) -> list[str]:
     rows, paper = [], result["paper"]["table1"]
     for task, r in result["tasks"].items():
@@ -137,7 +150,7 @@ def _variants(result: dict, key: str, names: dict, title: str, against: str) -> 
             rows.append([label, _pm(table["arms"][v]), ci(diff) if diff else "–",
                          _word(diff) if diff else "–"])
     lines = [f"## {title}", "",
-             f"CoNLL-2000 chunking, trained on {_sample(table['sample'])}, "
+             f"CoNLL-2000 chunking, trained on {_sample(table['sample'], result)}, "
              f"{len(table.get('seeds', result['seeds']))} seeds; "
              f"differences against {against}, paired by seed.", ""]
     lines += _table(("variant", "test F1", f"− {against}", "verdict"), rows)
@@ -148,7 +161,11 @@ def _variants(result: dict, key: str, names: dict, title: str, against: str) -> 
     return lines
 
 
-def _sample(n: int | None) -> str:
+def _sample(n: int | None, result: dict) -> str:
+    if n is None and result.get("quick"):
+        chunking = result["tasks"].get("chunking", {}).get("sizes", {}).get("train")
+        return f"the quick run's {chunking:,} training sentences" if chunking else \
+            "the quick run's subset"
     if n is None:
         return "its whole training set"
     return f"a fixed random sample of {n:,} training sentences (the same for every arm)"
@@ -232,7 +249,7 @@ def to_markdown(result: dict) -> str:
     lines = [f"# What ELMo adds to a task model: {result.get('model') or 'model'}", ""]
     if result.get("quick"):
         lines += ["**Quick run on subsets (`--quick`): a smoke test; runs end at a small cap "
-                  "and are not comparable with anything.**", ""]
+                  "and are not comparable with anything.**", ""] + _quick_notes(result)
     lines += _protocol(result) + _table1(result)
     lines += _variants(result, "table3", TABLE3, "Table 3: where ELMo is added (all layers, "
                        "λ = 0.001)", "input only")

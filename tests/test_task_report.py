@@ -90,6 +90,22 @@ def test_a_run_at_its_cap_is_counted_in_the_report():
     assert "**2 ended at a cap**" in to_markdown(result)
 
 
+def test_a_quick_report_says_what_its_numbers_cannot_say():
+    result = _fake_result()
+    result["quick"] = True
+    for table in ("table2", "table3"):  # the quick setting samples nothing: its subset is all
+        result[table]["sample"] = None
+    for arm in result["tasks"]["ner"]["arms"].values():
+        arm.update(mean=0.0, std=0.0)
+    text = to_markdown(result)
+    assert "WNUT-17 NER: every run scored 0 (no entity found)" in text
+    assert "SST-5 (sentiment, 5 classes): every run scored 0" not in text
+    assert "its whole training set" not in text, "a quick run trains on a subset"
+    assert "the quick run's 1,000 training sentences" in text
+    result["quick"] = False
+    assert "every run scored 0" not in to_markdown(result)
+
+
 def test_points_at_or_below_the_majority_class_are_flagged():
     result = _fake_result()
     low = result["sample_efficiency"]["sst5"][0]
