@@ -29,8 +29,8 @@ The run directory (--out) receives config.json, vocab.txt, log.jsonl, loss.png,
 checkpoints/ (atomic; resume with --resume) and finally model.safetensors. Ctrl-C stops
 after the current step, saves a checkpoint there and says how to continue (a second Ctrl-C
 stops at once, keeping the checkpoint before); so do SIGTERM, which schedulers send before
-they kill a job, and SIGHUP, which a closed terminal sends. If it already
-holds a run, training refuses to start: --resume continues it (settings that the checkpoint
+they kill a job, and SIGHUP, which a closed terminal sends. If the run directory
+already holds a run, training refuses to start: --resume continues it (settings that the checkpoint
 cannot continue under, such as the architecture, the corpus or the batch size, are refused;
 others, such as max_steps or lr, are taken and announced), --force deletes it and starts over.
 A damaged newest checkpoint, or one that does not fit config.json, is reported and the one
