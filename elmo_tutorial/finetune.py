@@ -35,14 +35,31 @@ from pathlib import Path
 
 import torch
 
+from .overwrite import check_fresh_run_dir
 from .run_dir import load_run
 from .safe_files import atomic_write_text
-from .train import Trainer
+from .train import Trainer, TrainingInterrupted
 from .train_config import TrainConfig
 
-__all__ = ["FineTuner", "finetune", "finetune_config"]
+__all__ = ["FineTuner", "FineTuningInterrupted", "finetune", "finetune_config"]
 
 Sentence = list[str]
+
+
+class FineTuningInterrupted(TrainingInterrupted):
+    """Fine-tuning was stopped (Ctrl-C). Unlike training, it cannot be continued (the head
+    steps and the "before" perplexity are not in the checkpoint): it is started again."""
+
+    def __init__(self, stopped: TrainingInterrupted, total_steps: int,
+                 out_dir: str | Path) -> None:
+        signal_name = getattr(stopped, "signal_name", "")
+        by = f" by {signal_name}" if signal_name else ""
+        Exception.__init__(self, f"stopped{by} at step {stopped.step} of {total_steps}; "
+                           "fine-tuning cannot be continued: run the same command again with "
+                           f"--force to start it over (it replaces the unfinished run in "
+                           f"{out_dir})")
+        self.step, self.checkpoint = stopped.step, stopped.checkpoint
+        self.signal_name = signal_name
 
 
 def finetune_config(source: str | Path, out_dir: str | Path, steps: int,
@@ -92,6 +109,8 @@ class FineTuner(Trainer):
         if not train_sentences or not valid_sentences:
             raise ValueError("fine-tuning needs training and held-out sentences; got "
                              f"{len(train_sentences)} and {len(valid_sentences)}")
+        # Here rather than in Trainer, whose message offers a --resume fine-tuning lacks
+        check_fresh_run_dir(config.out_dir, force, resumable=False, doing="fine-tuning into it")
         self.source_run, self.source = load_run(source), str(source)
         self._domain = ([list(s) for s in train_sentences if s],
                         [list(s) for s in valid_sentences if s])
@@ -118,6 +137,22 @@ class FineTuner(Trainer):
         if unexpected or any(not (new_softmax and k.startswith("softmax.")) for k in missing):
             raise ValueError(f"{self.source}: its weights do not fit its config.json (missing "
                              f"{sorted(missing)[:5]}, unexpected {sorted(unexpected)[:5]})")
+
+    def fit(self, stop_after: int | None = None) -> dict:
+        """:meth:`Trainer.fit`, with a Ctrl-C that says how fine-tuning goes on."""
+        try:
+            return super().fit(stop_after)
+        except TrainingInterrupted as stopped:
+            out_dir = self.config.out_dir
+            raise FineTuningInterrupted(stopped, self.total_steps, out_dir) from None
+
+    def compute_gradients(self, global_batch: list[int]) -> tuple[float, int]:
+        try:
+            return super().compute_gradients(global_batch)
+        except FloatingPointError:  # Trainer's advice names train's settings and --resume
+            raise FloatingPointError(
+                f"the loss is not finite at fine-tuning step {self.step + 1}: try a lower --lr "
+                f"(it is {self.config.lr:g}) and run the command again") from None
 
     def encoder_parameters(self) -> list[torch.nn.Parameter]:
         """Every parameter but the softmax's: what ELMo keeps."""

@@ -10,11 +10,14 @@ original and from the fine-tuned biLM, on several seeds, beside the baseline wit
      "accuracy": {"baseline" | "original" | "finetuned": {"mean", "std", "runs"}},
      "seconds": {"finetune", "tasks"}}
 
-:func:`to_markdown` writes it as the report ``elmo-tutorial finetune`` prints.
+:func:`to_markdown` writes it as the report ``elmo-tutorial finetune`` prints, and
+:func:`write_report` into its ``--json`` and ``--markdown`` files (never over an existing one
+without ``force``).
 """
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -22,7 +25,8 @@ from .paired import paired_difference
 from .paired import verdict as paired_verdict
 from .task_experiments import run_variant, spread, training_subset, word_vectors
 
-__all__ = ["SST2_SIZES", "domain_text", "finetune_report", "sst2_splits", "to_markdown"]
+__all__ = ["SST2_SIZES", "domain_text", "finetune_report", "sst2_splits", "to_markdown",
+           "write_report"]
 
 SST2_SIZES = {"train": 600, "valid": 200, "test": 500}  # notebook 12's random samples
 
@@ -152,3 +156,17 @@ def to_markdown(result: dict, machine: str = "") -> str:
         f"{result['seconds']['tasks'] / 60:.1f} embedding the SST-2 samples with both biLMs "
         f"and training the task models){machine}.",
         ""])
+
+
+def write_report(result: dict, json_path: str | Path | None, markdown_path: str | Path | None,
+                 force: bool = False) -> None:
+    """Write the JSON and markdown files (atomically); either path may be ``None``.
+
+    Raises:
+        overwrite.WouldOverwrite: a file exists and ``force`` is False (it is kept), also one
+            that another run wrote while this one worked.
+    """
+    from .overwrite import write_new_texts
+
+    write_new_texts({json_path: json.dumps(result, indent=2) + "\n",
+                     markdown_path: to_markdown(result)}, force)

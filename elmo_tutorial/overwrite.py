@@ -67,8 +67,12 @@ def describe_run(run_dir: str | Path) -> str | None:
     return f"{', '.join(parts)}; {megabytes:.1f} MB"
 
 
-def check_fresh_run_dir(run_dir: str | Path, force: bool) -> str | None:
+def check_fresh_run_dir(run_dir: str | Path, force: bool, resumable: bool = True,
+                        doing: str = "training afresh") -> str | None:
     """Make sure that training afresh into ``run_dir`` loses nothing the user did not give up.
+
+    ``doing`` names what would delete the run, and ``resumable`` whether the command has a
+    ``--resume`` to offer instead (``finetune`` has none: it says so).
 
     Returns:
         ``None`` when ``run_dir`` holds no trained weights (a run stopped before its first
@@ -85,9 +89,10 @@ def check_fresh_run_dir(run_dir: str | Path, force: bool) -> str | None:
         return None  # no weights: at most the config and log of a run stopped before step 1
     held = describe_run(run_dir)
     if not force:
+        instead = "Continue it with --resume, choose" if resumable else "Choose"
         raise WouldOverwrite(
-            f"{run_dir} already holds a run ({held}): training afresh would delete it. "
-            "Continue it with --resume, choose another --out, or pass --force to replace it")
+            f"{run_dir} already holds a run ({held}): {doing} would delete it. "
+            f"{instead} another --out, or pass --force to replace it")
     return held
 
 
@@ -135,6 +140,15 @@ def check_new_files(paths, force: bool) -> None:
                              "pass --force to overwrite it")
 
 
+def write_new_texts(texts: dict, force: bool) -> None:
+    """Write ``{path: text}`` (UTF-8, ``\\n`` line ends; ``None`` paths skipped) with
+    :func:`write_new_file`: a report's ``--json`` and ``--markdown`` files."""
+    for path, text in texts.items():
+        if path:
+            write_new_file(path, lambda tmp, text=text: Path(tmp).write_text(
+                text, encoding="utf-8", newline="\n"), force)
+
+
 def write_new_file(path: str | Path, write, force: bool) -> Path:
     """Write an output file atomically (``write(tmp_path)`` fills it); unless ``force``,
     refuse if ``path`` exists, also when another process created it while this one worked.
@@ -154,4 +168,4 @@ def write_new_file(path: str | Path, write, force: bool) -> Path:
 
 __all__ = ["WouldOverwrite", "RUN_FILES", "check_not_a_file", "describe_run",
            "check_fresh_run_dir", "remove_run", "check_output_folder", "check_new_files",
-           "write_new_file"]
+           "write_new_file", "write_new_texts"]

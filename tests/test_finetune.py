@@ -116,3 +116,107 @@ def test_the_finetune_report_compares_the_two_biLMs_seed_by_seed():
     result["accuracy"]["finetuned"] = arm([62.0, 66.0, 65.0])
     assert "no difference shown: the interval includes 0" in to_markdown(result)
     assert "+ ELMo at the BiLSTM's input" in text
+
+
+# -- the command's outputs and its advice ---------------------------------------------------------
+
+def _canned_result():
+    ppl = {"avg_ppl": 40.0, "fwd_ppl": 41.0, "bwd_ppl": 39.0, "n_tokens": 1000}
+    arm = {"mean": 60.0, "std": 1.0, "runs": [59.0, 60.0, 61.0]}
+    return {"source": "data/models/tiny", "seeds": [0, 1, 2],
+            "finetune": {"head_steps": 0, "vocab_size": 600, "vocab_min_count": 3, "steps": 5,
+                         "train_sentences": 16, "batch_size": 8, "lr": 1e-3,
+                         "valid_sentences": 4, "before": {**ppl, "avg_ppl": 45.0}, "after": ppl},
+            "sizes": {"train": 600, "valid": 200, "test": 500},
+            "seconds": {"finetune": 1.0, "tasks": 1.0},
+            "accuracy": {"baseline": arm, "original": arm, "finetuned": arm}}
+
+
+def _finetune_cli(tmp_path, *extra):
+    from elmo_tutorial.cli import main as cli
+
+    return cli(["finetune", str(shipped_model("tiny")), "--out", str(tmp_path / "tuned"),
+                *map(str, extra)])
+
+
+def test_a_report_file_written_meanwhile_by_another_run_is_kept(tmp_path, monkeypatch, capsys):
+    report = tmp_path / "FINETUNE.md"
+
+    def other_run_finishes_first(*args, **kwargs):
+        report.write_text("the other run's report\n")
+        return _canned_result()
+
+    monkeypatch.setattr("elmo_tutorial.finetune_report.finetune_report",
+                        other_run_finishes_first)
+    assert _finetune_cli(tmp_path, "--markdown", report) == 2
+    assert report.read_text() == "the other run's report\n"
+    out, err = capsys.readouterr()
+    assert "# Fine-tuning the biLM on the task's text" in out  # this run's results, printed
+    assert "already exists" in err and "--force" in err
+
+
+def test_a_full_disk_loses_no_result_it_is_printed_first(tmp_path, monkeypatch, capsys):
+    import errno
+
+    from elmo_tutorial import safe_files
+
+    def full(path, write, publish):
+        raise safe_files.DiskFull(path, OSError(errno.ENOSPC, "No space left on device"))
+
+    monkeypatch.setattr("elmo_tutorial.finetune_report.finetune_report",
+                        lambda *a, **k: _canned_result())
+    monkeypatch.setattr(safe_files, "_write_then_publish", full)
+    assert _finetune_cli(tmp_path, "--json", tmp_path / "r.json") == 2
+    out, err = capsys.readouterr()
+    assert "# Fine-tuning the biLM on the task's text" in out
+    assert "no space left" in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_out_folder_holding_a_run_is_refused_without_offering_a_resume(tmp_path,
+                                                                         monkeypatch, capsys):
+    tuned = tmp_path / "tuned"
+    tuned.mkdir()
+    (tuned / "model.safetensors").write_bytes(b"weights of an earlier fine-tuning")
+    monkeypatch.setattr("elmo_tutorial.finetune_report.finetune_report",
+                        lambda *a, **k: pytest.fail("it went on"))
+    assert _finetune_cli(tmp_path) == 2
+    err = capsys.readouterr().err
+    assert "already holds a run" in err and "--force" in err and "--resume" not in err
+    config = finetune_config(shipped_model("tiny"), tuned, steps=2, **FAST)
+    with pytest.raises(FileExistsError) as refused:  # the Python API says the same
+        FineTuner(shipped_model("tiny"), DOMAIN, DOMAIN, config)
+    assert "--resume" not in str(refused.value)
+
+
+def test_ctrl_c_while_fine_tuning_says_how_to_start_again_not_to_resume(tmp_path, monkeypatch,
+                                                                        one_thread):
+    import os
+    import signal
+
+    from elmo_tutorial.train import TrainingInterrupted
+
+    one_step = FineTuner.train_step
+
+    def step_then_ctrl_c(self, global_batch):
+        stats = one_step(self, global_batch)
+        os.kill(os.getpid(), signal.SIGINT)  # a request to stop after this step
+        return stats
+
+    monkeypatch.setattr(FineTuner, "train_step", step_then_ctrl_c)
+    with pytest.raises(TrainingInterrupted) as stopped:
+        finetune(shipped_model("tiny"), DOMAIN, DOMAIN[:4], tmp_path / "tuned", steps=5, **FAST)
+    assert "--resume" not in str(stopped.value) and "--force" in str(stopped.value)
+
+
+def test_a_loss_that_is_not_finite_names_finetunes_own_setting(tmp_path, monkeypatch,
+                                                               one_thread):
+    from elmo_tutorial.train import Trainer
+
+    def diverged(self, global_batch):
+        raise FloatingPointError("the loss is nan at step 1; ... then resume from the last "
+                                 "checkpoint with --resume.")
+
+    monkeypatch.setattr(Trainer, "compute_gradients", diverged)
+    with pytest.raises(FloatingPointError) as error:
+        finetune(shipped_model("tiny"), DOMAIN, DOMAIN[:4], tmp_path / "tuned", steps=2, **FAST)
+    assert "--lr" in str(error.value) and "--resume" not in str(error.value)

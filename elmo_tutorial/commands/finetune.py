@@ -49,31 +49,35 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    import json
-    from pathlib import Path
-
+    from elmo_tutorial.commands import show_and_write
     from elmo_tutorial.downloads import DatasetNotAvailable
-    from elmo_tutorial.finetune_report import finetune_report, to_markdown
-    from elmo_tutorial.overwrite import WouldOverwrite
-    from elmo_tutorial.safe_files import atomic_write_text
+    from elmo_tutorial.finetune import FineTuningInterrupted
+    from elmo_tutorial.finetune_report import finetune_report, to_markdown, write_report
+    from elmo_tutorial.overwrite import WouldOverwrite, check_fresh_run_dir, check_new_files
 
-    existing = [p for p in (args.json, args.markdown) if p and Path(p).exists()]
-    if existing and not args.force:
-        print(f"elmo-tutorial finetune: {', '.join(existing)} already exists; choose another "
-              "path or pass --force to overwrite it", file=sys.stderr)
-        return 2
+    def fail(err, code: int = 2) -> int:
+        print(f"elmo-tutorial finetune: {err}", file=sys.stderr)
+        return code
+
+    try:  # in a second, not after minutes of fine-tuning
+        check_new_files([args.json, args.markdown], args.force)
+        check_fresh_run_dir(args.out, args.force, resumable=False, doing="fine-tuning into it")
+    except (WouldOverwrite, NotADirectoryError) as err:
+        return fail(err)
     try:
         result = finetune_report(args.model, args.out, steps=args.steps,
                                  head_steps=args.head_steps, lm_sentences=args.sentences,
                                  force=args.force, lr=args.lr, batch_size=args.batch_size,
                                  vocab_min_count=3, freeze_encoder=args.freeze_encoder)
     except (DatasetNotAvailable, FileNotFoundError, ValueError, WouldOverwrite) as err:
-        print(f"elmo-tutorial finetune: {err}", file=sys.stderr)
-        return 2
-    report = to_markdown(result)
-    if args.json:
-        atomic_write_text(Path(args.json), json.dumps(result, indent=2) + "\n")
-    if args.markdown:
-        atomic_write_text(Path(args.markdown), report)
-    print(report)
-    return 0
+        return fail(err)
+    except FineTuningInterrupted as err:  # Ctrl-C during the steps: a checkpoint is in --out
+        return fail(err, 130)
+    except KeyboardInterrupt:
+        return fail("interrupted before the report was written: run the same command again "
+                    f"(with --force if {args.out} holds the fine-tuned run by now)", 130)
+    except FloatingPointError as err:
+        return fail(err, 1)
+    # Printed before the files are written: a full disk or a file another run wrote meanwhile
+    # then costs the files, not the results of minutes of fine-tuning
+    return show_and_write("finetune", result, to_markdown, write_report, args)
