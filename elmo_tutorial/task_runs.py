@@ -5,11 +5,13 @@ the training sample and the biLM. A :class:`RunStore` keeps ``job → result`` i
 given a path, appends each result to a JSON-lines file as soon as it exists (flushed and
 synced: a run killed a moment later loses nothing). Opening the file again reads every
 complete line back, so ``elmo-tutorial tasks`` started again trains only what is missing.
-A last line cut short by a kill is skipped (its run is done again, on a line of its own).
+A last line cut short by a kill is skipped (its run is done again, on a line of its own), and
+so is a line that no longer matches the sha256 written on it (a flipped digit would otherwise
+be a wrong score, read as right), with a warning.
 
 The file's first line says what the runs belong to (``{"header": ...}``: the biLM's checksum,
-the protocol, the static vectors' corpus); a store opened with another header refuses the file
-rather than mix runs of two setups.
+the protocol, the static vectors' corpus and the sha256 of the vectors themselves); a store
+opened with another header refuses the file rather than mix runs of two setups.
 
 Example:
     >>> store = RunStore(None, header={"model": "abc"})
@@ -21,8 +23,10 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import warnings
 from pathlib import Path
 from typing import NamedTuple
 
@@ -48,6 +52,11 @@ class Job(NamedTuple):
     @classmethod
     def from_dict(cls, data: dict) -> Job:
         return cls(**{**data, "places": tuple(data["places"])})
+
+
+def _digest(run: dict) -> str:
+    """sha256 of a run's line as JSON writes it back (keys sorted: the same on reading)."""
+    return hashlib.sha256(json.dumps(run, sort_keys=True).encode()).hexdigest()
 
 
 class StoreMismatch(ValueError):
@@ -77,12 +86,22 @@ class RunStore:
             raise StoreMismatch(
                 f"{self.path} holds runs of another setup ({first.get('header')}), not of "
                 f"this one ({self.header}); give another --runs path or remove the file")
+        damaged = 0
         for line in lines[1:]:
             try:
                 entry = json.loads(line)
             except json.JSONDecodeError:  # a line cut short by a kill: its run is redone
                 continue
-            self._runs[Job.from_dict(entry["job"])] = entry["result"]
+            try:
+                run = {"job": entry["job"], "result": entry["result"]}
+                if entry["sha256"] != _digest(run):
+                    raise ValueError("changed since it was written")
+                self._runs[Job.from_dict(entry["job"])] = entry["result"]
+            except (KeyError, TypeError, ValueError):
+                damaged += 1
+        if damaged:
+            warnings.warn(f"{damaged} run(s) in {self.path} are damaged (not as they were "
+                          "written); they are trained again", stacklevel=3)
 
     def _append(self, entry: dict) -> None:
         with open(self.path, "a", encoding="utf-8") as f:
@@ -96,7 +115,8 @@ class RunStore:
     def add(self, job: Job, result: dict) -> None:
         self._runs[job] = result
         if self.path is not None:
-            self._append({"job": job.to_dict(), "result": result})
+            run = {"job": job.to_dict(), "result": result}
+            self._append({**run, "sha256": _digest(run)})
 
     def __contains__(self, job: Job) -> bool:
         return job in self._runs

@@ -266,3 +266,21 @@ def test_runs_trained_side_by_side_equal_the_same_runs_one_after_the_other():
             assert {k: v for k, v in a.items() if k != "seconds"} == \
                    {k: v for k, v in b.items() if k != "seconds"}
     assert apart["elmo"][0]["places"] == ["input"] and apart["baseline"][0]["places"] == []
+
+
+def test_runs_on_static_vectors_of_other_text_are_kept_apart(monkeypatch):
+    """english_mix read from other NLTK data gives other static vectors: other runs."""
+    import argparse
+
+    import torch
+
+    from elmo_tutorial.commands import tasks as command
+
+    args = argparse.Namespace(quick=True, runs=None)
+    model = torch.nn.Linear(2, 2)
+    paths = []
+    for table in (torch.zeros(3, 2), torch.ones(3, 2)):
+        monkeypatch.setattr("elmo_tutorial.task_experiments.word_vectors",
+                            lambda corpus, table=table: (table, {}))
+        paths.append(command._store(args, model, "english_mix").path)
+    assert paths[0] != paths[1]

@@ -49,3 +49,14 @@ def test_a_fifo_in_place_of_the_runs_file_is_refused_at_once(tmp_path):
     os.mkfifo(path)
     with pytest.raises(NotARegularFile, match="not a regular file"):
         RunStore(path, HEADER)
+
+
+def test_a_run_whose_line_changed_is_trained_again_with_a_warning(tmp_path):
+    path = tmp_path / "r.jsonl"
+    store = RunStore(path, HEADER)
+    store.add(Job("ner", "elmo", 0), {"score": 31.25})
+    store.add(Job("ner", "elmo", 1), {"score": 32.5})
+    path.write_text(path.read_text().replace("31.25", "81.25"))  # one flipped digit
+    with pytest.warns(UserWarning, match="1 run.* are damaged .* trained again"):
+        again = RunStore(path, HEADER)
+    assert Job("ner", "elmo", 0) not in again and again[Job("ner", "elmo", 1)]["score"] == 32.5

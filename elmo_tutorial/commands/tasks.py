@@ -107,18 +107,24 @@ def _quality_models(runs) -> dict:
 
 
 def _store(args, model, corpus: str):
-    """The runs file: ``--runs``, or one in the cache named after the biLM and the setup."""
+    """The runs file: ``--runs``, or one in the cache named after the biLM and the setup.
+
+    The setup includes the baseline's static vectors themselves, not only their corpus's name:
+    runs trained on the vectors of other text (other NLTK data) are not mixed with these."""
     import hashlib
     import json
 
     from elmo_tutorial.downloads import cache_dir
     from elmo_tutorial.embedding_cache import model_checksum
-    from elmo_tutorial.task_experiments import PROTOCOL
+    from elmo_tutorial.task_experiments import PROTOCOL, word_vectors
     from elmo_tutorial.task_report import FULL, QUICK
     from elmo_tutorial.task_runs import RunStore
 
     setting = QUICK if args.quick else FULL
-    header = {"model": model_checksum(model), "corpus": corpus, "quick": args.quick,
+    vectors = word_vectors(corpus)[0]  # cached: the report reads the same entry again
+    header = {"model": model_checksum(model), "corpus": corpus,
+              "static_vectors": hashlib.sha256(vectors.numpy().tobytes()).hexdigest(),
+              "quick": args.quick,
               "protocol": {**PROTOCOL, **setting["protocol"]}, "sample": setting["sample"],
               "max_sentences": setting["max_sentences"]}
     setup = hashlib.sha256(json.dumps(header, sort_keys=True).encode()).hexdigest()[:12]
@@ -158,8 +164,8 @@ def run(args) -> int:
         model = load_model(args.model)
         quality = _quality_models(args.quality)
         store = _store(args, model, corpus)
-    except (FileNotFoundError, ValueError, OSError) as err:  # StoreMismatch is a ValueError
-        return fail(err)
+    except (FileNotFoundError, ValueError, OSError, DatasetNotAvailable) as err:
+        return fail(err)  # StoreMismatch is a ValueError
     try:
         result = task_report(model, corpus=corpus, tasks=args.tasks, quick=args.quick,
                              workers=args.workers, progress=True, name=" ".join(args.model),
