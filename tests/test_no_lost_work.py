@@ -214,6 +214,7 @@ def test_pruning_keeps_the_newest_checkpoint_past_step_999999(tmp_path):
     assert ckpt.latest_checkpoint(tmp_path).name == "step_1000000"
 
 
+@pytest.mark.slow  # three training processes, each started, stopped and resumed
 @pytest.mark.parametrize("name", ["SIGINT", "SIGTERM", "SIGHUP"])
 def test_a_stop_signal_during_train_saves_the_step_it_stopped_at_and_names_resume(tmp_path,
                                                                                name):
