@@ -29,8 +29,9 @@
 # 3. build the backward LM and its previous-word targets;
 # 4. check causality on a sentence: the forward LM's vector at position $k$ depends only on
 #    words $\le k$, the backward LM's only on words $\ge k$;
-# 5. exercises: reverse a *left*-padded batch, predict which vectors a changed word moves,
-#    and explain why the two directions must never read each other's states.
+# 5. exercises: measure how the damage of a naive flip grows with the padding and interpret
+#    it, reverse a *left*-padded batch, predict which vectors a changed word moves, and
+#    explain why the two directions must never read each other's states.
 #
 # **Prerequisites:** notebook 04 (LSTM stack, forward LM), notebook 02 (LM batches).
 #
@@ -95,11 +96,72 @@ tokens[1, 3:] = 0.0  # padding
 with torch.no_grad():
     alone = lstm(torch.flip(tokens[1:, :3], dims=[1]))[0].flip(1)  # the sentence by itself
     in_batch = lstm(torch.flip(tokens, dims=[1]))[0].flip(1)[1:, :3]
-print("largest difference, flip in a padded batch vs alone:",
-      round((alone - in_batch).abs().max().item(), 4))
+flip_error = (alone - in_batch).abs().max().item()
+print("largest difference, flip in a padded batch vs alone:", round(flip_error, 4))
 
 # %% [markdown]
-# Zero inputs are not "nothing" to an LSTM: the biases still move the state. The fix is to
+# ### Exercise 1 (experiment): how much padding, how much damage?
+#
+# The short sentence above had 2 padding positions. Vary that number: pad the same three-token
+# sentence on the right with `n_pad` zero vectors (one line: a `(1, 3 + n_pad, 4)` tensor), and
+# the cell flips it, runs the backward LSTM and measures how far each token's output moves
+# from the sentence alone. The plot shows one line per token.
+
+# %%
+sentence = tokens[1:, :3]  # (1, 3, 4): the short sentence, without its padding
+paddings = [0, 1, 2, 3, 4, 6, 8, 12]
+damage = []  # per padding: how far each token's output moved, (3,)
+with torch.no_grad():
+    for n_pad in paddings:
+        # BEGIN SOLUTION
+        padded = torch.cat([sentence, torch.zeros(1, n_pad, 4)], dim=1)  # (1, 3 + n_pad, 4)
+        # END SOLUTION
+        flipped = lstm(torch.flip(padded, dims=[1]))[0].flip(1)[:, :3]  # the tokens' outputs
+        damage.append((flipped - alone).abs().amax(-1)[0])  # (3,)
+damage = torch.stack(damage)  # (len(paddings), 3)
+print(f"{'padding':>7}  {'token 1':>8}{'token 2':>8}{'token 3':>8}  (largest change of the output)")
+for n_pad, row in zip(paddings, damage, strict=True):
+    print(f"{n_pad:>7}  " + "".join(f"{float(d):8.4f}" for d in row))
+claim(abs(float(damage[paddings.index(2)].max()) - flip_error) < 1e-6,
+      "with 2 padding positions the sweep measures what the batch above showed")
+claim(float(damage[0].max()) == 0 and bool((damage[1:, 2] > damage[1:, 1]).all())
+      and bool((damage[1:, 1] > damage[1:, 0]).all()) and bool((damage.diff(dim=0) >= 0).all())
+      and float((damage[-1] - damage[-2]).max()) < 0.01 * float(damage[-1].max()),
+      "the measurements show what the model answer below describes")
+
+fig, ax = plt.subplots(figsize=(7, 3.4))
+for j, read in ((2, "read first"), (1, "read second"), (0, "read last")):
+    ax.plot(paddings, damage[:, j], "o-", label=f"token {j + 1} ({read})")
+ax.set_xlabel("padding positions the flip puts first", fontsize=11)
+ax.set_ylabel("largest change of the output", fontsize=11)
+ax.tick_params(labelsize=11)
+ax.legend(fontsize=11)
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# **What do you see?** Write your interpretation before opening the answer.
+#
+# **Model answer.**
+# <!-- BEGIN ANSWER -->
+# Without padding the flip is exact: nothing moves. With padding every output moves, and more
+# with more padding, but not without end: after about six positions the curves are flat. The
+# token read first after the padding (token 3) moves most, the one read last (token 1) least.
+#
+# Why: a backward LSTM fed the flipped row reads the padding *before* the sentence. Zero inputs
+# are not "nothing": the biases still drive the state, so when the sentence starts, the state
+# is no longer the zero state it starts from when the sentence is alone. A few steps of the
+# same zero input drive it to a fixed point (the state that reading zeros leaves unchanged),
+# which is why more padding soon stops adding damage. The wrong start then fades as the LSTM
+# reads real tokens, since its forget gate lets old memory decay: the later a token is read,
+# the less of the padding is left in its output. It never fades completely in three tokens,
+# so the damage depends on how much shorter a sentence is than the longest in its batch,
+# that is, on which sentences it happened to be batched with.
+# <!-- END ANSWER -->
+
+# %% [markdown]
+# One padding position is enough to move every output: zero inputs are not "nothing" to an
+# LSTM, the biases still move the state. The fix is to
 # reverse each row **within its own length**: row $b$ becomes
 # $x_{b, L_b-1}, \dots, x_{b, 0}$ followed by its padding, untouched.
 #
@@ -133,7 +195,7 @@ print("largest difference, reverse_padded vs alone:",
       round((alone - in_batch).abs().max().item(), 4))
 
 # %% [markdown]
-# ### Exercise 1 (implement): reverse a left-padded batch
+# ### Exercise 2 (implement): reverse a left-padded batch
 #
 # Some toolkits pad on the **left**: row $b$'s $L_b$ tokens are its *last* $L_b$ positions,
 # the padding comes first (`[0, 0, a, b, c]`). A backward LSTM needs the same care there.
@@ -260,7 +322,7 @@ claim(vocab.word(int(best.indices[0])) == "the" and best.values[0].exp() > 0.3,
 # is enough: this is a property of the wiring, not of the weights.)
 
 # %% [markdown]
-# ### Exercise 2 (predict): which vectors does a changed word move?
+# ### Exercise 3 (predict): which vectors does a changed word move?
 #
 # In `<S> She said that the bank was old . </S>` (positions 0 to 9), *bank* (position 5) is
 # replaced by *river*. At which positions will the forward stack's top-layer vector change,
@@ -306,7 +368,7 @@ ax.set_title(f"vectors that change when '{sentence[k]}' → '{changed[k]}'")
 fig.tight_layout()
 
 # %% [markdown]
-# ### Exercise 3 (explain): trained together, run apart
+# ### Exercise 4 (explain): trained together, run apart
 #
 # The biLM trains both directions jointly, on one loss, with a shared character CNN and
 # softmax, yet the forward stack never reads the backward stack's states, nor the other way
