@@ -14,6 +14,7 @@ training split, which a classifier must beat to have learned anything.
 
 from __future__ import annotations
 
+import functools
 import random
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -34,14 +35,20 @@ def read_senseval(word: str) -> list[dict]:
     The same instances as ``nltk.corpus.senseval.instances(f"{word}.pos")`` (tokens, head
     position and senses), read with one ``ElementTree`` pass: the nltk data's files are
     well-formed XML, and nltk's reader, which repairs the original SGML line by line, takes
-    some 25 times as long.
+    some 25 times as long. A file is parsed once per process (a second call, such as each
+    point of a sweep over ``max_train``, copies the parsed instances).
     """
+    if word not in WORDS:
+        raise ValueError(f"word must be one of {', '.join(WORDS)}, got {word!r}")
+    return [{**i, "tokens": list(i["tokens"])} for i in _parsed(word)]
+
+
+@functools.cache
+def _parsed(word: str) -> tuple[dict, ...]:
     import nltk
 
     from .corpora import nltk_corpus
 
-    if word not in WORDS:
-        raise ValueError(f"word must be one of {', '.join(WORDS)}, got {word!r}")
     nltk_corpus("senseval")  # a clear error, with what to do, if the corpus is missing
     instances = []
     with nltk.data.find(f"corpora/senseval/{word}.pos").open() as f:
@@ -49,7 +56,7 @@ def read_senseval(word: str) -> list[dict]:
             if element.tag == "instance":
                 instances.append(_instance(element))
                 element.clear()
-    return instances
+    return tuple(instances)
 
 
 def _instance(element) -> dict:
