@@ -172,6 +172,19 @@ def test_code_fits_the_slide_or_scrolls_and_long_slides_scroll():
     assert re.search(r"\.jp-InputPrompt, \.reveal \.jp-OutputPrompt \{\s*display:\s*none", css)
 
 
+def test_wide_output_wraps_slides_are_numbered_and_the_keyboard_scrolls():
+    html = deck(LESSON, reveal_prefix="reveal.js")
+    css = "".join(re.findall(r"<style[^>]*>(.*?)</style>", html, re.S))
+    output = re.search(r"\.reveal div\.jp-OutputArea-output > pre \{([^}]*)\}\s*\.reveal \.jp-Cell",
+                       css)[1]
+    assert re.search(r"white-space:\s*pre-wrap", output), "a long printed line wraps, not cut"
+    assert re.search(r"word-break:\s*normal", output) and "overflow-wrap: anywhere" in output
+    assert re.search(r"slideNumber: function", html), "slides are numbered"
+    script = html[html.index("Reveal.initialize("):]
+    assert "addEventListener('keydown'" in script and "scrollBy(" in script, \
+        "Space and the arrows scroll a tall slide before they move on"
+
+
 def test_two_builds_of_a_deck_are_byte_for_byte_the_same():
     assert deck(LESSON, "reveal.js") == deck(LESSON, "reveal.js")
     notebook = nbformat.read(NOTEBOOKS / "01_layer_norm.ipynb", as_version=4)
