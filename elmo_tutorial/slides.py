@@ -11,7 +11,7 @@ current slide, ``skip`` leaves the cell out. Cells without it get a default:
 * code continues the slide of the text that introduces it; setup cells (imports and
   ``setup_notebook``) are skipped; an exercise's solution appears on a click (fragment), and
   so does a model answer (the text between ``<!-- BEGIN ANSWER -->`` and ``<!-- END ANSWER -->``,
-  cut into a cell of its own);
+  cut into a cell of its own, with its label such as **Model answer.**);
 * a section whose heading is ``subslide`` (an optional detour) or ``skip`` passes that on:
   its cells without metadata become ``-`` (below the heading) or ``skip``.
 
@@ -22,7 +22,8 @@ Code cells tagged ``hide-input`` (the architecture map) show only their output. 
 (:func:`deck`, template and CSS in ``slides_template/elmo_reveal/``) is 1280×720: code lines of
 100 characters fit at 18 px, wider output scrolls sideways, a slide taller than 720 px scrolls;
 live widgets show as their text (there is no kernel behind a slide), ``# NBVAL_...`` lines for
-the notebook tests are left out, and two builds of a notebook are byte for byte the same.
+the notebook tests and ``# BEGIN/END SOLUTION`` markers are left out, and two builds of a
+notebook are byte for byte the same.
 
 Example:
     >>> import nbformat
@@ -52,7 +53,10 @@ TEMPLATES = Path(__file__).resolve().parent / "slides_template"
 REVEAL_CDN = "https://unpkg.com/reveal.js@4.6.1"
 MATHJAX_CONFIG = "config=TeX-AMS_CHTML-full,Safe"
 MATHJAX_CDN = f"https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.9/MathJax.js?{MATHJAX_CONFIG}"
-_NBVAL = re.compile(r"^\s*# NBVAL_[A-Z_]+\s*$")
+# Lines of a code cell that are for the notebook tests and the student copies, not the audience.
+_HIDDEN_LINE = re.compile(r"^\s*# (NBVAL_[A-Z_]+|BEGIN SOLUTION|END SOLUTION)\s*$")
+# A label on a line of its own before a model answer ("**Model answer.**", "**Prediction.**").
+_ANSWER_LABEL = re.compile(r"^\s*\*\*[^*]+\*\*\s*$")
 _WIDGET = "application/vnd.jupyter.widget-view+json"
 SLIDE_TYPES = ("slide", "subslide", "fragment", "-", "skip", "notes")
 _SETUP_CALLS = {"setup_notebook", "seed_everything"}
@@ -171,7 +175,8 @@ def split_at_headings(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 def _reveal_answers(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Every model answer (between answer markers) cut into a cell of its own that appears on
-    a click; the text before it keeps the cell's place, the text after it follows the answer."""
+    a click, with its label (a bold line just before it, such as **Model answer.**); the text
+    before it keeps the cell's place, the text after it follows the answer."""
     cells = []
     for index, cell in enumerate(notebook.cells):
         blocks = answer_blocks(cell.source, index) if has_answer(cell) else []
@@ -180,13 +185,18 @@ def _reveal_answers(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
             continue
         lines, start, parts = cell.source.split("\n"), 0, []
         for first, last in blocks:
-            parts += [("before", lines[start:first]), ("fragment", lines[first + 1:last])]
+            label = first - 1
+            while label >= start and not lines[label].strip():
+                label -= 1
+            labelled = label >= start and _ANSWER_LABEL.match(lines[label])
+            parts += [("before", lines[start:label if labelled else first]),
+                      ("fragment", [lines[label], ""] * bool(labelled) + lines[first + 1:last])]
             start = last + 1
         parts.append(("-", lines[start:]))
         for number, (kind, part_lines) in enumerate(parts):
             text = "\n".join(part_lines).strip("\n")
-            if number and not text:
-                continue
+            if not text and (number or _explicit(cell) == "-"):
+                continue  # (a first part that starts a slide stays, even if empty)
             part = _part(cell, text, number, "a")
             if number:
                 part.metadata["slideshow"] = {"slide_type": "fragment" if kind == "fragment"
@@ -225,7 +235,7 @@ def _static_widget(output: nbformat.NotebookNode) -> None:
 
 def for_slides(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """A copy of ``notebook`` ready for the slides: slide types set, model answers on a click,
-    ``# NBVAL_...`` markers (for the notebook tests) gone, widgets static, the title set."""
+    ``# NBVAL_...`` and solution markers gone, widgets static, the title set."""
     notebook = with_slide_metadata(notebook)
     notebook.metadata.pop("widgets", None)
     notebook.metadata["title"] = _title(notebook)
@@ -233,7 +243,7 @@ def for_slides(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
         if cell.cell_type != "code":
             continue
         cell.source = "\n".join(line for line in cell.source.split("\n")
-                                if not _NBVAL.match(line)).strip("\n")
+                                if not _HIDDEN_LINE.match(line)).strip("\n")
         for output in cell.get("outputs", []):
             if _WIDGET in output.get("data", {}):
                 _static_widget(output)

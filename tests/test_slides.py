@@ -9,6 +9,7 @@ import pytest
 
 from elmo_tutorial.slides import (
     deck,
+    for_slides,
     is_setup,
     slide_types,
     split_at_headings,
@@ -153,7 +154,8 @@ def test_test_markers_answers_and_widgets_are_shown_as_a_presenter_needs_them():
     assert "NBVAL" not in html, "markers for the notebook tests are not for the audience"
     assert "one second" in html, "the cell itself still shows"
     before, after = html.split('class="fragment"', 1)
-    assert "Model answer." in before and "The gradient flows." not in before
+    assert "Model answer." not in before and "The gradient flows." not in before
+    assert "Model answer." in after[:2000], "the label comes with the answer, on the click"
     assert "The gradient flows." in after[:2000], "the model answer appears on a click"
     assert "BEGIN ANSWER" not in html
     assert "widget-view+json" not in html and "widget-state" not in html
@@ -183,6 +185,32 @@ def test_wide_output_wraps_slides_are_numbered_and_the_keyboard_scrolls():
     script = html[html.index("Reveal.initialize("):]
     assert "addEventListener('keydown'" in script and "scrollBy(" in script, \
         "Space and the arrows scroll a tall slide before they move on"
+
+
+def test_solution_markers_are_not_on_the_slides():
+    notebook = _notebook(("md", "# T"), ("md", "### Exercise 1: do it"),
+                         ("code", "def f():\n    # BEGIN SOLUTION\n    return 1\n"
+                                  "    # END SOLUTION\n# NBVAL_IGNORE_OUTPUT\nf()"))
+    code = [c for c in for_slides(notebook).cells if c.cell_type == "code"]
+    assert code[0].source == "def f():\n    return 1\nf()"
+    assert code[0].metadata["slideshow"]["slide_type"] == "fragment", "still on a click"
+    html = deck(notebook, reveal_prefix="reveal.js")
+    assert "SOLUTION" not in html and "return" in html
+
+
+@pytest.mark.parametrize("label", ["**Model answer.**", "**Prediction.**"])
+def test_the_label_of_a_model_answer_appears_with_it(label):
+    notebook = _notebook(("md", "# T"), ("md", "### Exercise 1 (predict): which?"),
+                         ("md", f"{label}\n<!-- BEGIN ANSWER -->\nThe first.\n"
+                                "<!-- END ANSWER -->"))
+    cells = with_slide_metadata(notebook).cells
+    assert [c.source for c in cells[1:]] == ["### Exercise 1 (predict): which?",
+                                            f"{label}\n\nThe first."]
+    assert cells[2].metadata["slideshow"]["slide_type"] == "fragment"
+    text_then_label = _notebook(("md", "Why?\n\nThink first.\n\n**Model answer.**\n\n"
+                                       "<!-- BEGIN ANSWER -->\nBecause.\n<!-- END ANSWER -->"))
+    assert [c.source for c in with_slide_metadata(text_then_label).cells] == [
+        "Why?\n\nThink first.", "**Model answer.**\n\nBecause."]
 
 
 def test_two_builds_of_a_deck_are_byte_for_byte_the_same():
