@@ -22,12 +22,19 @@
 # 1. load a biLM in the official bilm-tf / AllenNLP format, read its outputs under the TF-Hub
 #    names, and check them against the original TensorFlow implementation's outputs;
 # 2. see where the released models are and how to download and verify them;
-# 3. export a model trained with this package to the official format and load it back;
-# 4. run a notebook on a GPU, and training on several GPUs and machines with `torchrun`;
+# 3. (bonus) export a model trained with this package to the official format and load it
+#    back;
+# 4. (bonus) run a notebook on a GPU, and training on several GPUs and machines with
+#    `torchrun`;
 # 5. count the parameters and FLOPs per token of the paper's model, check the count against
-#    PyTorch's FLOP counter, and work out what training it takes;
+#    PyTorch's FLOP counter (bonus), and work out what training it took then and (bonus)
+#    would take on one GPU today;
 # 6. predict a parameter count and a FLOP ratio before computing them, explain why the paper
-#    projects its 4096 cells to 512, and count the FLOPs of an LSTM layer yourself.
+#    projects its 4096 cells to 512, measure how the cost grows with the number of cells, and
+#    count the FLOPs of an LSTM layer yourself.
+#
+# The sections and subsections marked **(bonus)** are optional: a first reading, or a shorter
+# lecture, can pass over them. Run them all the same: the notebook runs top to bottom.
 #
 # **Prerequisites:** notebooks 03 (character CNN), 04 (LSTM with projection) and 07 (the ELMo
 # module and its outputs).
@@ -124,7 +131,7 @@ for name, shape in [("word_emb", f"(B, T, {P})"), ("lstm_outputs1", f"(B, T, {2 
     print(f"{name:<14} {shape}")
 
 # %% [markdown] slideshow={"slide_type": "subslide"}
-# ### The same numbers as TensorFlow
+# ### The same numbers as TensorFlow (bonus)
 #
 # `lm_embeddings_k.hdf5` holds bilm-tf's top layer for sentence `k` of each of 10 batches of 3.
 # bilm-tf carries each LSTM's state from one batch to the next (`tests/test_allennlp_format.py`
@@ -196,8 +203,8 @@ for name, config in released.items():
     print(f"{name:<9} ours {n_ours / 1e6:6.2f} M, as TensorFlow counts {tensorflow / 1e6:6.2f} M,"
           f" allennlp.org {published[name]} M")
 
-# %% [markdown]
-# ## 3. Export a model you trained
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ## 3. Export a model you trained (bonus)
 #
 # `export_allennlp` (the command `elmo-tutorial export RUN --allennlp OUT`) writes a run's
 # biLM in the official format. Here the `tiny` biLM of notebook 06, which the course ships
@@ -253,8 +260,8 @@ workdir.cleanup()
 # the next, ours start every sentence from zero, so a sentence's vectors here never depend on
 # what ran before.
 
-# %% [markdown]
-# ## 4. A notebook on a GPU
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ## 4. A notebook on a GPU (bonus)
 #
 # Every notebook starts with `device = setup_notebook()`. It returns the CPU unless the
 # environment variable `ELMO_TUTORIAL_DEVICE` names another device, so CI checks the
@@ -303,8 +310,8 @@ with torch.inference_mode():
 relative = ((low - full).norm() / full.norm()).item()
 print(f"bfloat16 autocast vs float32: relative difference {relative:.3f}")
 
-# %% [markdown]
-# ## 5. Several GPUs and several machines
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ## 5. Several GPUs and several machines (bonus)
 #
 # Training runs data-parallel under `torchrun`: one process per GPU, each with a copy of the
 # model; during every backward pass `DistributedDataParallel` averages the gradients over the
@@ -384,7 +391,7 @@ claim(counts["lstm"] == 2 * 2 * one_layer, "the lstm row is 2 layers × 2 direct
 
 # %% [markdown]
 # Four parameters in five are the softmax, which is used only in training: ELMo keeps the
-# 93.7 M of the encoder. Of those, the LSTMs hold 80 %.
+# 93.7 M of the encoder. Of those, the LSTMs hold 81 %.
 #
 # ### Exercise 2 (explain): 4096 cells, projected to 512
 #
@@ -440,8 +447,79 @@ print(f"{'total':<15} {sum(forward.values()) / 1e6:8.1f} MFLOP forward; "
 print(f"a full softmax instead: {full_softmax / 1e6:.0f} MFLOP forward, "
       f"{full_softmax / forward['softmax']:.0f}× the sampled one")
 
+# %% [markdown]
+# ### Exercise 4 (experiment): what more cells cost
+#
+# The paper chose 4096 cells per LSTM layer. What would 1024, or 8192, have cost? For every
+# cell count in `cells`, take the paper's architecture with that many cells
+# (`replace(paper, lstm_dim=C)`: the projection stays 512, so does everything else) and keep,
+# in a dict `cost` from the cell count to a pair, its parameter counts
+# (`parameter_counts(config, vocab_size=V_PAPER)`) and its forward FLOPs per token with the
+# sampled softmax (`flops_per_token(config, vocab_size=V_PAPER, sampled_softmax=SAMPLED)`).
+# The cell prints and draws what each costs. Formulas only: it runs in an instant, so try
+# other counts too (one line; keep 4096, which the check reads).
+
+# %%
+cells = [512, 1024, 2048, 4096, 8192]  # LSTM cells per layer; the paper's is 4096
+# BEGIN SOLUTION
+cost = {}
+for C in cells:
+    config = replace(paper, lstm_dim=C)
+    cost[C] = (parameter_counts(config, vocab_size=V_PAPER),
+               flops_per_token(config, vocab_size=V_PAPER, sampled_softmax=SAMPLED))
+# END SOLUTION
+claim(cost[4096] == (counts, forward), "your row for 4096 cells is the paper's model above")
+encoder_params = {C: sum(n.values()) - n["softmax"] for C, (n, _) in cost.items()}
+training_flops = {C: TRAINING_FACTOR * sum(f.values()) for C, (_, f) in cost.items()}  # per token
+print(f"{'cells':>6}  {'encoder':>9}  {'LSTMs':>5}  {'softmax':>7}  {'training / token':>16}  "
+      f"{'LSTMs':>5}  {'softmax':>7}")
+for C, (n, f) in cost.items():
+    print(f"{C:>6,}  {encoder_params[C] / 1e6:>7.1f} M  {n['lstm'] / encoder_params[C]:>5.0%}  "
+          f"{n['softmax'] / 1e6:>5.0f} M  {training_flops[C] / 1e6:>10.0f} MFLOP  "
+          f"{TRAINING_FACTOR * f['lstm'] / training_flops[C]:>5.0%}  "
+          f"{TRAINING_FACTOR * f['softmax'] / training_flops[C]:>7.0%}")
+print("(encoder parameters and the LSTMs' share of them; the softmax's parameters; training "
+      "FLOPs per token and the shares of the LSTMs and the sampled softmax)")
+
+fig, (ax_n, ax_f) = plt.subplots(1, 2, figsize=(9.5, 3.4))
+for ax, values, label in ((ax_n, encoder_params, "encoder parameters (millions)"),
+                          (ax_f, training_flops, "training MFLOP per token")):
+    ax.plot(cells, [values[C] / 1e6 for C in cells], "o-", label="the paper's model, C cells")
+    ax.plot([0, max(cells)], [0, values[4096] / 1e6 * max(cells) / 4096], ":", color="grey",
+            label="in proportion to C")
+    ax.set(xlabel="LSTM cells C", title=label, xlim=(0, None), ylim=(0, None))
+    ax.set_xticks([0, 2048, 4096, 6144, 8192])
+ax_n.legend()
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# Read the table and the plots, and write down your reading before you open the model answer:
+# (a) how do the LSTMs' parameters and FLOPs grow with the number of cells, and why not with
+# its square? (b) Which parts do not change, and where do they dominate? (c) bilm-tf trained
+# the paper's model in about two weeks (its README; more in the subsection "What training took
+# then" below). At the same speed, about how long would 8192 cells have taken?
+#
+# **Model answer.**
+# <!-- BEGIN ANSWER -->
+# (a) In proportion to $C$. Every matrix of an LSTMP layer has the cells on one side and the
+# projection's 512 on the other ($W_{ih}$ and $W_{hh}$ are $4C \times 512$, $W_{hr}$ is
+# $512 \times C$), so doubling the cells doubles the LSTMs' parameters and FLOPs, and each
+# curve is a straight line. Without the projection, $W_{hh}$ would be $4C \times C$, and the
+# cost would grow with $C^2$ (Exercise 2).
+# (b) The character CNN, the highway layers, the projection to 512 and the softmax do not
+# depend on $C$: they are why the lines, extended to $C = 0$, would not reach 0, and why they
+# lie above the grey lines at small $C$. With 512 cells they dominate: the LSTMs hold a third
+# of the encoder's parameters and do a fifth of the training FLOPs; with 4096 cells, 81 % and
+# 68 %. The softmax's 407 M parameters outweigh the whole encoder at every size in the table,
+# even with 8192 cells (169 M).
+# (c) 8192 cells cost 1116 MFLOP per training token instead of 663, 1.7 times as many (less
+# than twice, because the fixed parts do not grow): at the same speed, the two weeks would
+# have been three and a half.
+# <!-- END ANSWER -->
+
 # %% [markdown] slideshow={"slide_type": "subslide"}
-# ### Checking the formula with PyTorch's FLOP counter
+# ### Checking the formula with PyTorch's FLOP counter (bonus)
 #
 # `torch.utils.flop_counter.FlopCounterMode` counts the FLOPs of every matrix product and
 # convolution that actually runs. The paper's model is slow to build on a CPU, and the formula
@@ -480,7 +558,7 @@ print(f"forward + backward = {both / total:.2f} × forward")
 # %% [markdown]
 # (Not quite 3: the first LSTM step needs no gradient for its zero initial state.)
 #
-# ### What training took then, and takes now
+# ### What training took then
 #
 # bilm-tf's `train_elmo.py` sets `n_train_tokens = 768,648,884` and `n_epochs = 10`; its README
 # says that the model "was trained on 3 GTX 1080 for 10 epochs, taking about two weeks". With
@@ -500,12 +578,17 @@ print(f"bilm-tf: {per_gpu:,.0f} tokens/s per GPU, {per_gpu * train_flops / token
       f"{gtx1080 / 1e12:.1f} TFLOP/s (float32)")
 
 # %% [markdown]
-# That fraction of the peak is the model FLOPs utilisation (MFU). Our trainer has been measured
-# on the `paper` preset on one H100 (`benchmarks/RESULTS.md`: 40 steps of 128 sentences,
-# bfloat16 autocast): 13,500 tokens/s with the faithful LSTM, which clips as the paper's does,
-# and 23,800 with the fused cuDNN LSTM, which cannot clip. `FlopCounterMode` counted 0.590
-# GFLOP per token in that run, less than bilm-tf's 0.663 above because our character CNN runs
-# once per distinct word. So the paper's 10 epochs on one H100 would take:
+# That fraction of the peak is the model FLOPs utilisation (MFU).
+
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ### The same training on one H100 today (bonus)
+#
+# Our trainer has been measured on the `paper` preset on one H100 (`benchmarks/RESULTS.md`:
+# 40 steps of 128 sentences, bfloat16 autocast): 13,500 tokens/s with the faithful LSTM, which
+# clips as the paper's does, and 23,800 with the fused cuDNN LSTM, which cannot clip.
+# `FlopCounterMode` counted 0.590 GFLOP per token in that run, less than bilm-tf's 0.663 above
+# because our character CNN runs once per distinct word. So the paper's 10 epochs on one H100
+# would take:
 
 # %%
 measured = {"faithful LSTM (clips)": 13_500, "fused cuDNN LSTM": 23_800}  # tokens/s, one H100
@@ -530,7 +613,7 @@ print(f"MFU: {13_500 * 0.590e9 / h100_peak:.1%} of the H100's measured peak; at 
 # %% [markdown]
 # ## 7. The FLOPs of one LSTM layer
 #
-# ### Exercise 4 (implement): count them
+# ### Exercise 5 (implement): count them
 #
 # Most of the paper's compute is in its LSTMs. Complete `my_lstm_flops(input_size, cell_size,
 # proj_size)`: the forward FLOPs per token of **one** LSTMP layer in **one** direction. Each
@@ -582,7 +665,7 @@ print(f"paper / tiny: encoder parameters × {big[0] / tiny[0]:.0f}, "
       f"encoder FLOPs per token × {big[2] / tiny[2]:.0f}")
 
 # %%
-fig, (ax_params, ax_flops, ax_parts) = plt.subplots(1, 3, figsize=(13, 3.8))
+fig, (ax_params, ax_flops) = plt.subplots(1, 2, figsize=(9.5, 3.6))
 x, width = np.arange(len(rows)), 0.38
 for ax, first, label in [(ax_params, 0, "parameters"), (ax_flops, 2, "training FLOPs / token")]:
     encoder = [row[first] for row in rows.values()]
@@ -592,9 +675,13 @@ for ax, first, label in [(ax_params, 0, "parameters"), (ax_flops, 2, "training F
     ax.set_xticks(x, list(rows))
     ax.set_yscale("log")
     ax.set_ylabel(label)
-    ax.legend(fontsize=8)
+ax_params.legend()
 ax_params.set_title("Parameters per preset")
 ax_flops.set_title("Training FLOPs per token")
+plt.tight_layout()
+plt.show()
+
+fig, ax_parts = plt.subplots(figsize=(7.5, 2.8))
 parts = {part: TRAINING_FACTOR * flops for part, flops in forward.items() if flops}
 parts[f"softmax ({SAMPLED} sampled)"] = parts.pop("softmax")
 ax_parts.barh(list(parts), [v / 1e6 for v in parts.values()], color="tab:green")
