@@ -33,8 +33,9 @@
 # 5. assemble the forward LM, measure next-word NLL and perplexity, and train it briefly on
 #    the corpus that ships with the package;
 # 6. exercises: write bilm-tf's own LSTM step from its weight file's tensors, predict an
-#    untrained model's perplexity, measure what the residual does for the first layer, and
-#    explain what keeps the perplexity above 1.
+#    untrained model's perplexity, measure what the residual does for the first layer, sweep
+#    the depth of the stack and interpret what you see, and explain what keeps the perplexity
+#    above 1.
 #
 # **Prerequisites:** notebook 02 (LM batches and targets), notebook 03 (the character CNN),
 # recurrent networks at the level of "an LSTM has gates and a memory cell".
@@ -388,11 +389,11 @@ print(f"by hand: {nll.item():.3f} nats")
 # config with the residual switched off, and compare.
 
 # %%
-def layer_gradients(config):
+def layer_gradients(config, batch=valid_batch):
     """‖∂loss/∂W_ih‖ of each forward LSTM layer, untrained, one batch, no dropout."""
     torch.manual_seed(0)
     lm = ForwardLM(config).to(device).eval()  # eval: no dropout, so only the wiring differs
-    lm(valid_batch.to(device)).loss.backward()
+    lm(batch.to(device)).loss.backward()
     return [layer.weight_ih_l0.grad.norm().item() for layer in lm.forward_lstm.layers]
 
 
@@ -410,6 +411,18 @@ claim(abs(with_residual[1] - without_residual[1]) < 0.01 * with_residual[1],
       "layer 2's gradient norm is the same with and without the residual, to within 1 %",
       detail=f"{with_residual[1]:.6f} vs {without_residual[1]:.6f}")
 
+fig, ax = plt.subplots(figsize=(6, 3.2))
+for shift, (name, values) in zip((-0.2, 0.2), (("with the residual", with_residual),
+                                               ("without", without_residual)), strict=True):
+    ax.bar([k + shift for k in range(2)], values, 0.4, label=name)
+ax.set_xticks(range(2), ["layer 1", "layer 2"], fontsize=11)
+ax.tick_params(axis="y", labelsize=11)
+ax.set_ylabel(r"$\|\partial\,\mathrm{loss} / \partial W_{ih}\|$", fontsize=11)
+ax.set_title("gradient at each layer's input weights (untrained, one batch)", fontsize=11)
+ax.legend(fontsize=11)
+fig.tight_layout()
+plt.show()
+
 # %% [markdown]
 # Layer 2's gradient hardly changes, although with the residual the softmax reads
 # $h^{(2)} + h^{(1)}$ instead of $h^{(2)}$: in both stacks the loss reaches layer 2 through
@@ -418,8 +431,91 @@ claim(abs(with_residual[1] - without_residual[1]) < 0.01 * with_residual[1],
 # residual: all it receives must then pass through layer 2's gates and projection, which
 # shrink it and mix it up. With the residual, most of it is the loss's gradient at the top,
 # passed down unchanged. (An adaptive optimiser such as Adam, or bilm-tf's Adagrad, rescales
-# the step size per weight, but not what the gradient says.) Two layers are few; in a deeper
-# stack the loss compounds at every layer.
+# the step size per weight, but not what the gradient says.) Two layers are few: Exercise 4
+# stacks more.
+
+# %% [markdown]
+# ### Exercise 4 (experiment): deeper stacks
+#
+# ELMo stacks two layers; GNMT stacks eight, with residuals. Sweep the depth: build the config
+# for each number of layers, with and without the residual (one line, with `replace` as in
+# Exercise 3), and measure the gradients as before, on a batch of 32 sentences so that the
+# ten models take seconds. The plot shows the first layer's gradient (solid) and the top
+# layer's (dashed), on a log scale.
+
+# %%
+depths = [1, 2, 3, 4, 6]
+small_batch = make_lm_batch(valid_sentences[:32], vocab)
+configs, norms = {}, {}  # (depth, residual) → its config, its layers' gradient norms
+for depth in depths:
+    for residual in (True, False):
+        # BEGIN SOLUTION
+        configs[depth, residual] = replace(config, n_layers=depth, use_skip_connections=residual)
+        # END SOLUTION
+        norms[depth, residual] = layer_gradients(configs[depth, residual], small_batch)
+print("norm of the gradient at the input weights of the first / the top layer")
+print(f"{'layers':>6}  {'with the residual':^19}  {'without':^19}")
+for depth in depths:
+    print(f"{depth:>6}  " + "  ".join(f"{approx(norms[depth, r][0], '.1e')} / "
+                                      f"{approx(norms[depth, r][-1], '.1e')}"
+                                      for r in (True, False)))
+claim(all(c == replace(config, n_layers=d, use_skip_connections=r)
+          for (d, r), c in configs.items()),
+      "each model differs from the tiny preset in its depth and its residual only")
+first = {r: [norms[d, r][0] for d in depths] for r in (True, False)}
+top_6 = {r: norms[6, r][-1] for r in (True, False)}
+claim(first[True][0] == first[False][0]  # one layer: no residual to switch off
+      and all(first[False][k] > 4 * first[False][k + 1] for k in range(len(depths) - 1))
+      and max(first[True]) < 1.5 * min(first[True]) and first[True][-1] > 1e4 * first[False][-1]
+      and top_6[False] < top_6[True] / 100,
+      "the measurements show what the model answer below describes")
+
+fig, ax = plt.subplots(figsize=(7, 3.6))
+for residual, color in ((True, "C0"), (False, "C1")):
+    name = "with the residual" if residual else "without"
+    ax.plot(depths, [norms[d, residual][0] for d in depths], "o-", color=color,
+            label=f"first layer, {name}")
+    ax.plot(depths, [norms[d, residual][-1] for d in depths], "s--", color=color,
+            label=f"top layer, {name}")
+ax.set_yscale("log")
+ax.set_xticks(depths, [str(d) for d in depths], fontsize=11)
+ax.tick_params(axis="y", labelsize=11)
+ax.set_xlabel("LSTM layers in the stack", fontsize=11)
+ax.set_ylabel(r"$\|\partial\,\mathrm{loss} / \partial W_{ih}\|$", fontsize=11)
+ax.legend(fontsize=10, loc="lower left")
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# **What do you see?** Write your interpretation before opening the answer.
+#
+# **Model answer.**
+# <!-- BEGIN ANSWER -->
+# With one layer there is no residual to switch off, so the two measurements coincide. With
+# the residual, the first layer's gradient stays about the same however deep the stack (within
+# a factor of 1.5): the identity path carries the loss's gradient down past every layer above
+# it. Without it, every layer added divides the first layer's gradient by roughly ten (7 to 10
+# here), so with six layers almost nothing arrives (over 10⁴ times less than with the
+# residual): the vanishing gradient, compounded at each layer; Exercise 3 saw its first step.
+#
+# The dashed lines add something: without the residual even the *top* layer's gradient
+# collapses. A weight's gradient is the error arriving at its layer times the input the layer
+# reads, and in a plain untrained stack the signal shrinks on its way *up* as well: each
+# layer's output is several times shorter than its input (the mean length of each layer's
+# output in `ForwardLM(configs[4, False]).encode(small_batch.char_ids)["forward"]` shows it),
+# so the upper layers read almost nothing, and so does the softmax. (The same product explains
+# why, with the residual, the first layer's gradient is larger than the top layer's: it reads
+# the token embeddings, about nine times longer than an untrained LSTM layer's output.) The
+# residual fixes both directions at once: it carries each layer's input up unchanged, and the
+# gradient down.
+#
+# So a deep plain LSTM stack starts training with its lower layers (here all of them) nearly
+# frozen, which is why deep stacks such as GNMT's need residuals. ELMo's two layers lose one
+# factor of about ten (Exercise 3); the paper adds the residual all the same (Sec. 3.4). Two
+# cautions: this is one batch of an untrained model; and an optimiser that rescales each
+# weight's step (Adam, bilm-tf's Adagrad) makes up for a gradient's size, not for the signal
+# a plain stack fails to carry up to the softmax.
+# <!-- END ANSWER -->
 
 # %% [markdown]
 # ## 6. A short training run
@@ -510,7 +606,7 @@ claim(best.values[0].exp() > 10 * unigram[first],
       detail=f"{best.values[0].exp():.3f} vs {unigram[first]:.4f}")
 
 # %% [markdown]
-# ### Exercise 4 (explain): what keeps the perplexity above 1?
+# ### Exercise 5 (explain): what keeps the perplexity above 1?
 #
 # After 250 steps the validation perplexity is far below the unigram's, and notebook 06's
 # fully trained model reaches about 5.4. Even a perfect model of this corpus would not reach
