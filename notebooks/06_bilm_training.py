@@ -33,8 +33,9 @@
 #    sentences;
 # 5. generate sentences with the trained biLM: forward from a prefix, backward up to a suffix,
 #    at several temperatures;
-# 6. exercises: explain the shared softmax, predict the sampled loss, the two directions'
-#    perplexities and the effect of the temperature, and write the joint loss.
+# 6. exercises: explain the shared softmax, predict the sampled loss, sweep the number of
+#    sampled candidates and interpret what you see, predict the two directions' perplexities
+#    and the effect of the temperature, and write the joint loss.
 #
 # **Prerequisites:** notebooks 02 (LM batches), 04-05 (the two LMs), cross-entropy.
 #
@@ -226,6 +227,75 @@ claim(abs(per_target.mean() - sampled / n) < 1e-4 and sampled / n < math.log(102
       "the sampled loss is log(1 + Σ_c e_t/e_c), well below log(S + 1) for these rare targets")
 
 # %% [markdown]
+# ### Exercise 3 (experiment): how many candidates?
+#
+# bilm-tf draws $S = 8192$ candidates for a vocabulary of 793 471 words. What does $S$ do to
+# the sampled loss? Sweep it: for each $S$ below, build the zero-weight softmax of Exercise 2
+# with $S$ candidates (one line), and the cell computes its sampled loss on the same 64 targets,
+# with the same seed. The plot puts it next to $\log(S + 1)$ and the full loss $\log V$.
+
+# %%
+sizes = [16, 64, 256, 1024, 4096, 16384]
+sampled_by_size = []
+for S in sizes:
+    # BEGIN SOLUTION
+    candidates = Softmax(dim=16, vocab_size=50_000, num_samples=S)
+    # END SOLUTION
+    with torch.no_grad():
+        candidates.weight.zero_()
+        candidates.bias.zero_()
+    torch.manual_seed(0)
+    loss, count = candidates(h, targets, sampled=True)
+    sampled_by_size.append(loss.item() / count)
+print(f"{'S':>6}{'sampled loss':>14}{'log(S + 1)':>12}   "
+      f"(full loss: log V = {math.log(50_000):.4f})")
+for S, value in zip(sizes, sampled_by_size, strict=True):
+    print(f"{S:>6}{value:14.4f}{math.log(S + 1):12.4f}")
+claim(abs(sampled_by_size[sizes.index(1024)] - sampled.item() / n) < 1e-6,
+      "at S = 1024 the sweep gives the sampled loss of Exercise 2")
+below = [math.log(S + 1) - value for S, value in zip(sizes, sampled_by_size, strict=True)]
+claim(all(sampled_by_size[k] < sampled_by_size[k + 1] for k in range(len(sizes) - 1))
+      and all(gap > 0 for gap in below) and below[-1] < 0.5 * below[0]
+      and math.log(50_000) - sampled_by_size[-1] < 0.15 * math.log(50_000),
+      "the measurements show what the model answer below describes")
+
+fig, ax = plt.subplots(figsize=(7, 3.6))
+ax.plot(sizes, sampled_by_size, "o-", label="sampled loss")
+ax.plot(sizes, [math.log(S + 1) for S in sizes], "s:", color="grey", label="log(S + 1)")
+ax.axhline(math.log(50_000), color="black", linestyle="--", label="full loss, log V")
+ax.set_xscale("log", base=2)
+ax.set_xticks(sizes, [str(S) for S in sizes])
+ax.tick_params(labelsize=11)
+ax.set_xlabel("sampled candidates S (V = 50 000)", fontsize=11)
+ax.set_ylabel("loss per target (nats)", fontsize=11)
+ax.legend(fontsize=11)
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# **What do you see?** Write your interpretation before opening the answer.
+#
+# **Model answer.**
+# <!-- BEGIN ANSWER -->
+# The sampled loss grows with $S$, from far below the full loss $\log V$ towards it. It stays
+# below $\log(S + 1)$ at every $S$, by a gap that closes as $S$ grows large.
+#
+# The sampled loss compares the target with $S$ candidates, not with the whole vocabulary: it
+# measures how well the model ranks the target among $S + 1$ words, so its value depends on
+# $S$. Every extra candidate is one more competitor, and once the candidates cover most of
+# the vocabulary the sum runs over (almost) every word, as the full softmax does. The gap below
+# $\log(S + 1)$ is Exercise 2's mismatch: the candidates are mostly frequent words, the targets
+# mostly rare ones, so most ratios $e_t / e_c$ are below 1. With more draws the rare targets are
+# drawn more often ($e_t$ grows), while a frequent word's expected count cannot pass 1 (it is in
+# the candidate set or not), so the ratios approach 1 and the gap closes.
+#
+# Two consequences. A sampled loss is not a perplexity and cannot be compared between runs
+# with different $S$: evaluation uses the full softmax (`evaluate_perplexity`). And $S$ trades
+# cost for fidelity: the work per token grows with $S$, and bilm-tf's 8192 candidates are about
+# 1 % of its vocabulary, enough to train with, a hundred times cheaper than the full softmax.
+# <!-- END ANSWER -->
+
+# %% [markdown]
 # ## 3. A real training run
 #
 # `Trainer` is the one training loop of the package. It trains on **whole sentences**,
@@ -301,7 +371,7 @@ plot_log(read_log(run_dir))
 # to 6.2), and it still passes the trigram.
 
 # %% [markdown]
-# ### Exercise 3 (predict): forward or backward, which is harder?
+# ### Exercise 4 (predict): forward or backward, which is harder?
 #
 # The table below gives each model's forward and backward perplexity on the same 500
 # sentences: our 80-step run (its perplexities are printed above), the same preset trained to
@@ -357,7 +427,6 @@ for name, r in (("biLM, 80 steps", metrics), ("biLM, 600 steps (tiny)", full),
 # %%
 plot_log(read_log(tiny_dir), baseline=kn["avg_ppl"])
 
-# %% [markdown]
 # %%
 claim(metrics["avg_ppl"] > 3 * kn["avg_ppl"], "after 80 steps the biLM is far behind the trigram",
       detail=f"{metrics['avg_ppl']:.1f} vs {kn['avg_ppl']:.2f}")
@@ -389,7 +458,7 @@ claim(abs(full["fwd_ppl"] - full["bwd_ppl"]) < 0.1 * full["avg_ppl"],
 # under the model at $\tau = 1$.
 
 # %% [markdown]
-# ### Exercise 4 (predict): colder and hotter
+# ### Exercise 5 (predict): colder and hotter
 #
 # Compared with $\tau = 1$, will the sentences drawn at $\tau = 0.5$ be more or less
 # likely under the model (mean log-probability per word), and more or less varied?
@@ -456,7 +525,7 @@ claim(mean_log_prob[0.5] > mean_log_prob[1.0] + 0.3,
 # ## 6. The joint loss
 
 # %% [markdown]
-# ### Exercise 5 (implement): the joint loss
+# ### Exercise 6 (implement): the joint loss
 #
 # Complete `my_joint_loss(fwd_logits, bwd_logits, fwd_targets, bwd_targets)`: logits are
 # `(B, T, V)`, targets `(B, T)` with -100 where nothing is predicted. Return the forward mean
