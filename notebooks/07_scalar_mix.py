@@ -31,8 +31,9 @@
 #    forms, and read its TF-Hub outputs;
 # 4. mix the layers of notebook 06's tiny biLM, trained to the end, yourself, with sliders,
 #    and see which layers tell the senses of a word apart;
-# 5. exercises: predict the length of a mixed vector, measure the mix without layer 0,
-#    explain why a task wants more than the top layer, and choose raw weights for a mix.
+# 5. exercises: predict the length of a mixed vector, measure the mix without layer 0, sweep
+#    layer 0's weight and interpret what you see, explain why a task wants more than the top
+#    layer, and choose raw weights for a mix.
 #
 # **Prerequisites:** notebook 01 (masked layer norm), notebook 06 (the trained biLM), softmax,
 # a gradient step.
@@ -190,7 +191,7 @@ for on in learned:
         print(f"penalty on {on:<10}  λ = {lam:<5}  s = {s_learned}  γ = {gamma_learned:.3f}")
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(10, 3.2), sharey=True)
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.9), sharey=True)
 for ax, (on, title) in zip(axes, [("parameters", "λ‖w‖² (bilm-tf, the default)"),
                                   ("weights", "λ‖s‖² (penalty(on='weights'))")], strict=True):
     weights = torch.stack(learned[on])  # (len(lambdas), 3)
@@ -198,12 +199,13 @@ for ax, (on, title) in zip(axes, [("parameters", "λ‖w‖² (bilm-tf, the defa
         ax.plot(range(len(lambdas)), weights[:, j], marker="o", label=f"$s_{j}$")
     ax.axhline(1 / 3, color="grey", linestyle=":", label="uniform")
     ax.set_xticks(range(len(lambdas)), [str(v) for v in lambdas])
-    ax.set_xlabel("λ")
-    ax.set_title(title)
-axes[0].set_ylabel("learned weight")
-axes[0].legend()
-fig.suptitle("A larger λ pulls the mix towards the average of the layers")
-plt.tight_layout()
+    ax.tick_params(labelsize=11)
+    ax.set_xlabel("λ", fontsize=11)
+    ax.set_title(title, fontsize=12)
+axes[0].set_ylabel("learned weight", fontsize=11)
+fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=4, fontsize=11)
+fig.suptitle("A larger λ pulls the mix towards the average of the layers", fontsize=12)
+plt.tight_layout(rect=(0, 0.09, 1, 1))
 plt.show()
 
 # %% [markdown]
@@ -393,21 +395,23 @@ def draw_mix(w0, w1, w2, gamma, layer_norm):
         mix.gamma.fill_(gamma)
         mixed = mix(tiny_layers, tiny_mask)[rows, at_word]  # (N, 2P): ELMo at each labelled word
     unit = F.normalize(mixed[shown], dim=-1)  # (10, 2P)
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.6), width_ratios=[1.3, 1])
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10.5, 4.6), width_ratios=[1.4, 1])
     image = ax1.imshow(unit @ unit.T, vmin=0, vmax=1, cmap="viridis")
     ax1.set_yticks(range(len(shown)),
                    [f"{k} {examples[i].word}/{examples[i].sense}" for k, i in enumerate(shown)],
-                   fontsize=7)
-    ax1.set_xticks(range(len(shown)), range(len(shown)), fontsize=7)
-    ax1.set_title("cosine similarity", fontsize=10)
-    fig.colorbar(image, ax=ax1, fraction=0.046)
+                   fontsize=11)
+    ax1.set_xticks(range(len(shown)), range(len(shown)), fontsize=11)
+    ax1.set_title("cosine similarity", fontsize=12)
+    colorbar = fig.colorbar(image, ax=ax1, fraction=0.046)
+    colorbar.ax.tick_params(labelsize=11)
     ax2.bar(words, [sense_gap(mixed, word) for word in words])
     ax2.set_ylim(-0.05, 0.3)
-    ax2.set_title("sense gap: same-sense minus different-sense cosine", fontsize=10)
+    ax2.tick_params(labelsize=11)
+    ax2.set_title("sense gap: same-sense minus\ndifferent-sense cosine", fontsize=12)
     s = mix.weights.tolist()
     fig.suptitle(f"s = ({s[0]:.2f}, {s[1]:.2f}, {s[2]:.2f}),  γ = {gamma:g},  layer norm "
                  f"{'on' if layer_norm else 'off'},  mean ‖ELMo‖ = {mixed.norm(dim=-1).mean():.1f}",
-                 fontsize=10)
+                 fontsize=12)
     fig.tight_layout()
     return fig
 
@@ -476,7 +480,74 @@ claim(all(gaps["uniform"][i] < gaps["without layer 0"][i] < top_gaps[i] for i in
 # separates the senses less well than layer 2, so averaging with it dilutes them a little.
 
 # %% [markdown]
-# ### Exercise 3 (explain): why not just the top layer?
+# ### Exercise 3 (experiment): how much layer 0 can a mix take?
+#
+# Exercise 2 tried two settings of layer 0's raw weight $w_0$: $0$ (the uniform mix) and
+# $-10^4$ (no layer 0). Sweep the values in between and beyond: for each $w_0$ below, mix with
+# raw weights $(w_0, 0, 0)$ (one line, with `mix_with`); the cell measures each word's sense
+# gap and plots it against the weight the softmax gives layer 0, $s_0$.
+
+# %%
+raw_w0 = [-4.0, -2.0, -1.0, 0.0, 1.0, 2.0, 4.0]
+share_of_layer_0, sweep_gaps = [], []
+for w0 in raw_w0:
+    # BEGIN SOLUTION
+    swept = mix_with([w0, 0.0, 0.0])
+    # END SOLUTION
+    share_of_layer_0.append(float(torch.softmax(torch.tensor([w0, 0.0, 0.0]), dim=0)[0]))
+    sweep_gaps.append([sense_gap(swept[rows, at_word], word) for word in words])
+print(f"{'w0':>5}{'s0':>7}  " + "".join(f"{word:>8}" for word in words))
+for w0, s0, row in zip(raw_w0, share_of_layer_0, sweep_gaps, strict=True):
+    print(f"{w0:>5}{s0:7.3f}  " + "".join(f"{approx(round(g, 3) + 0.0, '.3f'):>8}" for g in row))
+uniform_gaps = [sense_gap(uniform_mix[rows, at_word], word) for word in words]
+claim(all(abs(a - b) < 1e-6 for a, b in zip(sweep_gaps[raw_w0.index(0.0)], uniform_gaps,
+                                             strict=True)),
+      "at w0 = 0 the sweep gives the uniform mix of Exercise 2")
+claim(all(sweep_gaps[k][i] > sweep_gaps[k + 1][i]
+          for k in range(len(raw_w0) - 1) for i in range(3))
+      and all(abs(g[3]) < 0.01 for g in sweep_gaps)
+      and all(g < 0.1 * first for g, first in zip(sweep_gaps[-1][:3], sweep_gaps[0][:3],
+                                                  strict=True))
+      and all(g > 0.9 * first for g, first in zip(sweep_gaps[1][:3], sweep_gaps[0][:3],
+                                                  strict=True)),
+      "the measurements show what the model answer below describes")
+
+fig, ax = plt.subplots(figsize=(7, 3.6))
+for i, word in enumerate(words):
+    ax.plot(share_of_layer_0, [g[i] for g in sweep_gaps], "o-", label=word)
+ax.axvline(1 / 3, color="grey", linestyle=":", label="uniform mix")
+ax.tick_params(labelsize=11)
+ax.set_xlabel("$s_0$, the weight of layer 0 (layers 1 and 2 share the rest)", fontsize=11)
+ax.set_ylabel("sense gap", fontsize=11)
+ax.legend(fontsize=11)
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# **What do you see?** Write your interpretation before opening the answer.
+#
+# **Model answer.**
+# <!-- BEGIN ANSWER -->
+# The gaps of *play*, *work* and *point* shrink steadily as layer 0's weight grows, and
+# vanish as it nears 1; *bank*'s stays at 0 throughout. The curve is not a straight line:
+# below $s_0 \approx 0.06$ ($w_0 = -2$) hardly anything is lost, at the uniform mix
+# ($s_0 = 1/3$) about a quarter of the gap is gone, and beyond $s_0 \approx 0.6$ most of it.
+#
+# Why: layer 0 adds the same vector to every occurrence of a word, and the three layers are
+# about equally long. While its share is small, the LSTM layers' differences between
+# occurrences decide the cosines; as it grows, every occurrence gets closer to the one
+# layer-0 vector, all cosines approach 1, and the difference between same-sense and
+# different-sense cosines, the gap, is squeezed out. Nothing is gained by moving $w_0$ below
+# about $-2$: the softmax already gives layer 0 almost nothing there.
+#
+# For a task that needs senses, the lesson is that a learned mix does not have to find
+# $w_0 = -\infty$: a moderately negative $w_0$ does. The penalty $\lambda \lVert w \rVert^2$
+# pulls $w$ towards 0, that is towards $s_0 = 1/3$, so a large $\lambda$ would keep about a
+# quarter of the gap out of reach here (section 4).
+# <!-- END ANSWER -->
+
+# %% [markdown]
+# ### Exercise 4 (explain): why not just the top layer?
 #
 # For telling senses apart, the top layer alone beats every mix above. Yet the paper finds the
 # learned mix of all layers better than the top layer alone on every task it tries (Sec. 5.1,
@@ -501,7 +572,7 @@ claim(all(gaps["uniform"][i] < gaps["without layer 0"][i] < top_gaps[i] for i in
 # ## 7. Raw weights for a given mix
 
 # %% [markdown]
-# ### Exercise 4 (implement): the raw weights that give the mix you want
+# ### Exercise 5 (implement): the raw weights that give the mix you want
 #
 # You want to fix the mix to given weights $s$ (positive, summing to 1), e.g.
 # $s = (0.25, 0.25, 0.5)$, through AllenNLP's `scalar_mix_parameters`, which takes the raw
