@@ -21,15 +21,19 @@
 #
 # **You will:**
 # 1. embed sentences with the course's small trained biLM and read its layers and the ELMo mix;
-# 2. build PCA from an SVD and look at five uses of *work*, then compare *bank*, *program*,
-#    *point* and *put* in contexts that change their meaning or tense, layer by layer;
+# 2. build PCA from an SVD and look at five uses of *work*, then (bonus) compare *bank*,
+#    *program*, *point* and *put* in contexts that change their meaning or tense, layer by
+#    layer;
 # 3. redo the paper's Table 4: the neighbours of *play* by a static vector and in context;
 # 4. **measure** how well each layer separates word senses, on the course's corpus and on
-#    SemCor, beside notebook 00's static and window-average baselines, and test what layer 0
-#    does to the ELMo mix;
+#    SemCor, beside notebook 00's static and window-average baselines (a table and a dot
+#    plot), test what layer 0 does to the ELMo mix, and sweep the window of the average;
 # 5. predict and measure how much of each layer comes from the context (one figure), think
-#    about what it does and does not show, write the sense score yourself, and explore
-#    neighbours in context with a widget.
+#    about what it does and does not show, write the sense score yourself, and (bonus)
+#    explore neighbours in context with a widget.
+#
+# Sections marked **(bonus)** are optional: skip them on a first reading, but run their cells,
+# since later cells use what they compute.
 #
 # **Prerequisites:** notebook 00 (static vectors, the window average, sense centroids),
 # notebook 07 (the layers and the scalar mix).
@@ -69,7 +73,9 @@ from elmo_tutorial.analysis import (
     wsd_examples,
 )
 from elmo_tutorial.annotated import wsd_framework
+from elmo_tutorial.claims import claim
 from elmo_tutorial.embedding_cache import embed_corpus
+from elmo_tutorial.figures import label_points
 from elmo_tutorial.neighbours import NeighbourIndex, neighbour_explorer
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.sense_corpus import sense_corpus, sense_examples
@@ -168,23 +174,31 @@ print("same projection as analysis.pca (up to the sign of each axis):",
 print("the same share of the variance:", np.allclose(sigma[:2] ** 2 / (sigma**2).sum(),
                                                      package.explained))
 
+# %% [markdown]
+# Each point is labelled with a word of its sentence (*symphony* for the first, and so on):
+
 # %%
-fig, axes = plt.subplots(1, 4, figsize=(16, 3.6))
-for ax, name, layer_vectors in zip(axes, NAMES, work, strict=True):
-    ax.set_title(f"'work', {name}")
+SHORT = ["symphony", "Picasso", "poems", "they work", "hard work"]  # one per sentence of WORK
+USES = {"made": ("tab:blue", "a work someone made"), "activity": ("tab:orange", "the activity")}
+fig, axes = plt.subplots(2, 2, figsize=(10, 7.2))
+projected = {}  # panel → (5, 2) coordinates
+for ax, name, layer_vectors in zip(axes.flat, NAMES, work, strict=True):
+    ax.set_title(f"'work', {name}", fontsize=13)
     ax.set_xticks([])
     ax.set_yticks([])
     if np.allclose(layer_vectors, layer_vectors[0]):
         ax.text(0.5, 0.5, "one point:\nthe same vector\nin every sentence", ha="center",
-                va="center", transform=ax.transAxes)
+                va="center", transform=ax.transAxes, fontsize=13)
         continue
-    xy = pca(layer_vectors, k=2).coords  # (5, 2)
-    ax.margins(0.25)  # room for the labels
-    for (text, use), (px, py) in zip(WORK, xy, strict=True):
-        ax.scatter(px, py, c="tab:blue" if use == "made" else "tab:orange", s=40)
-        ax.annotate(" ".join(text.split()[:4]) + " …", (px, py), fontsize=7)
-fig.suptitle("blue: a work someone made · orange: the activity")
-fig.tight_layout()
+    projected[ax] = pca(layer_vectors, k=2).coords  # (5, 2)
+    for use, (colour, meaning) in USES.items():
+        chosen = [k for k, (_, u) in enumerate(WORK) if u == use]
+        ax.scatter(*projected[ax][chosen].T, c=colour, s=70, label=meaning)
+    ax.margins(0.3)  # room for the labels
+fig.legend(*axes.flat[1].get_legend_handles_labels(), loc="lower center", ncol=2, fontsize=12)
+fig.tight_layout(rect=(0, 0.06, 1, 1))
+for ax, xy in projected.items():  # once the panels have their final size
+    label_points(ax, xy, SHORT, fontsize=12)
 plt.show()
 
 # %% [markdown]
@@ -216,8 +230,8 @@ def report(word, vectors, groups):
 
 report("work", work, [use for _, use in WORK])
 
-# %% [markdown]
-# ## 3. *bank*, *program*, *point* and *put*
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ## 3. *bank*, *program*, *point* and *put* (bonus)
 #
 # The same test for four more words: *bank* by a river, *bank* as a financial institution,
 # *bank* as the banking turn of an aircraft; *program* as a broadcast, as software and as a
@@ -264,20 +278,22 @@ vectors = {word: word_layers([t for t, _ in pairs], word) for word, pairs in exa
 for word, pairs in examples.items():
     report(word, vectors[word], [g for _, g in pairs])
 
+# %% [markdown]
+# The cosines behind these gaps, sentence by sentence (rows and columns numbered as in the
+# lists above; layer 0 is left out, since it is the same vector in every sentence):
+
 # %%
-fig, axes = plt.subplots(4, 4, figsize=(13, 12.5))
+fig, axes = plt.subplots(4, 3, figsize=(10, 12.5), layout="constrained")
 for row, (word, pairs) in zip(axes, examples.items(), strict=True):
     labels = [f"{g} {i + 1}" for i, (_, g) in enumerate(pairs)]
-    for ax, name, v in zip(row, NAMES, vectors[word], strict=True):
-        ax.set_title(f"'{word}', {name}", fontsize=9)
-        if np.allclose(v, v[0]):
-            ax.text(0.5, 0.5, "the same vector\nin every sentence", ha="center", va="center")
-            ax.axis("off")
-            continue
+    for ax, name, v in zip(row, NAMES[1:], vectors[word][1:], strict=True):
         im = ax.imshow(centred_cosines(v), vmin=-1, vmax=1, cmap="RdBu_r")
-        ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=7)
-        ax.set_yticks(range(len(labels)), labels, fontsize=7)
-fig.colorbar(im, ax=axes, shrink=0.5, label="cosine similarity after centring")
+        ax.set_title(f"'{word}', {name}", fontsize=12)
+        ax.set_xticks(range(len(labels)), range(1, len(labels) + 1), fontsize=11)
+        ax.set_yticks(range(len(labels)), labels if ax is row[0] else [], fontsize=11)
+colorbar = fig.colorbar(im, ax=axes, shrink=0.4)
+colorbar.set_label("cosine similarity after centring", fontsize=12)
+colorbar.ax.tick_params(labelsize=11)
 plt.show()
 
 # %% [markdown]
@@ -300,7 +316,8 @@ plt.show()
 # * Layers 1 and 2 are close here: layer 1 draws the slightly sharper line for *bank*, *point*
 #   and *work*, layer 2 for the tense of *put*. A few hand-made sentences per word cannot tell
 #   a model's habit from chance, so section 5 counts over many words instead.
-#
+
+# %% [markdown]
 # ## 4. The neighbours of *play* (the paper's Table 4)
 #
 # Table 4 of the paper contrasts the nearest neighbours of *play* by GloVe, a static vector,
@@ -487,23 +504,67 @@ print(f"{'':20s}{n_words:>11d} words{n_lemmas:>12d} lemmas")
 for name in course_scores:
     print(f"{name:20s}{cell(course_scores[name]):>17s}{cell(semcor_scores[name]):>19s}")
 print(f"{'chance':20s}{course_chance:>17.4f}{semcor_chance:>19.4f}")
+paired = {}  # "corpus: layer − baseline" → the per-word differences
 for corpus_name, scores in (("course corpus", course_scores), ("SemCor", semcor_scores)):
     best_layer = max(("layer 1", "layer 2"), key=lambda n: scores[n].mean())
     for source in ("PPMI", "layer 0"):  # the best window average of each kind of input
         baseline = max((n for n in scores if n.startswith("window") and source in n),
                        key=lambda n: scores[n].mean())
         difference = scores[best_layer] - scores[baseline]
+        paired[f"{corpus_name}: {best_layer} − {baseline}"] = difference
         ratio = difference.mean() / (difference.std(ddof=1) / np.sqrt(len(difference)))
         print(f"{corpus_name + ':':15s}{best_layer} − {baseline:18s} = {cell(difference)}"
               f"  ({ratio:+.1f} standard errors)")
 
 # %% [markdown]
-# (Mean accuracy over words ± its standard error over words. The last four lines compare the
-# best LSTM layer with the best window average of each kind word by word, which removes the
-# differences between words from the noise; a difference of one or two standard errors is a
-# hint, not a finding.)
+# The same 18 scores as a picture: a dot per mean, a bar of one standard error on each side
+# (each corpus on its own scale: SemCor's scores lie closer together). Below them, the four
+# paired differences, with their own (paired) standard errors.
+
+# %%
+def dots(ax, rows, colours):
+    """One dot ± one standard error per row of `rows` (name → per-word values), top down."""
+    for y, (name, values) in enumerate(reversed(rows.items())):
+        error = values.std(ddof=1) / np.sqrt(len(values))
+        ax.errorbar(values.mean(), y, xerr=error, fmt="o", capsize=4, markersize=7,
+                    color=colours(name))
+    ax.set_yticks(range(len(rows)), list(reversed(rows)), fontsize=11)
+    ax.tick_params(axis="x", labelsize=11)
+    ax.grid(axis="x", alpha=0.3)
+
+
+def colour(name):
+    if "PPMI" in name:
+        return "tab:gray"
+    if "window" in name:
+        return "tab:purple"
+    return "tab:orange" if "mix" in name else "tab:blue"
+
+
+fig, axes = plt.subplot_mosaic([["course", "SemCor"], ["paired", "paired"]], figsize=(10, 7.5),
+                               height_ratios=[2.2, 1], layout="constrained")
+for key, scores, chance, n in (("course", course_scores, course_chance, f"{n_words} words"),
+                               ("SemCor", semcor_scores, semcor_chance, f"{n_lemmas} lemmas")):
+    dots(axes[key], scores, colour)
+    axes[key].axvline(chance, color="black", linestyle=":", label="chance")
+    axes[key].set_title(f"{'course corpus' if key == 'course' else 'SemCor'} ({n})", fontsize=12)
+    axes[key].set_xlabel("sense accuracy, mean over words", fontsize=11)
+    axes[key].legend(fontsize=11, loc="upper right")
+axes["SemCor"].set_yticklabels([])
+dots(axes["paired"], paired, lambda name: "tab:green")
+axes["paired"].axvline(0, color="black", linewidth=1)
+axes["paired"].set_xlabel("difference in accuracy, word by word (± one paired standard error)",
+                          fontsize=11)
+plt.show()
+
+# %% [markdown]
+# (In the table and the top panels: mean accuracy over words ± its standard error over words.
+# The last four lines of the table, and the bottom panel, compare the best LSTM layer with the
+# best window average of each kind word by word, which removes the differences between words
+# from the noise: their bars are shorter than those of the two rows they compare. A difference
+# of one or two standard errors is a hint, not a finding.)
 #
-# **Reading the table.**
+# **Reading the table and the plot.**
 #
 # * **Static vectors score chance** (the PPMI row on the course corpus is exactly chance, and
 #   the biLM's layer 0 equals it): the same vector for every occurrence cannot separate
@@ -565,7 +626,87 @@ for name, scores in (("layer 1", semcor_scores["layer 1"]), ("layer 2", semcor_s
 # (*play*, *played*). The equal-weight mix falls short of layer 2 mostly because it averages
 # in layer 1. Layer 0's long vectors weigh more where only the layer's common direction is
 # removed, not each word's mean (section 6).
+
+# %% [markdown]
+# ### Exercise 2 (experiment): how wide a window?
 #
+# The table's window averages look 4 and 8 tokens to each side. Sweep the window: for each
+# width below, compute the PPMI window-average vectors of every occurrence (one line, with
+# `static_example_vectors` as in `representations`), and the cell scores them on both
+# corpora. Dashed lines: layer 2 on each corpus.
+
+# %%
+windows = [1, 2, 4, 8, 16, 32]
+course_words, course_senses = [e.word for e in course_sample], [e.sense for e in course_sample]
+window_scores = {"course corpus": [], "SemCor": []}  # per window: the per-word accuracies
+for corpus_name, sample, static_vectors, words, senses in (
+        ("course corpus", course_sample, course_static, course_words, course_senses),
+        ("SemCor", semcor_sample, static, semcor_lemmas, semcor_senses)):
+    for window in windows:
+        # BEGIN SOLUTION
+        averaged = static_example_vectors(static_vectors, sample, window=window)  # (N, 50)
+        # END SOLUTION
+        window_scores[corpus_name].append(
+            np.array(list(sense_separation(averaged, words, senses).values())))
+print(f"{'window':>6}{'course corpus':>19}{'SemCor':>19}")
+for k, window in enumerate(windows):
+    print(f"{window:>6}" + "".join(f"{cell(window_scores[c][k]):>19}" for c in window_scores))
+claim(all(np.allclose(window_scores[c][windows.index(8)], table["window 8 (PPMI)"])
+          for c, table in (("course corpus", course_scores), ("SemCor", semcor_scores))),
+      "at a window of 8 the sweep gives the table's 'window 8 (PPMI)' rows")
+course_means = [v.mean() for v in window_scores["course corpus"]]
+semcor_means = [v.mean() for v in window_scores["SemCor"]]
+semcor_error = max(v.std(ddof=1) / np.sqrt(len(v)) for v in window_scores["SemCor"])
+at_8 = windows.index(8)
+claim(all(course_means[k] < course_means[k + 1] for k in range(at_8))
+      and course_means[at_8] > course_means[0] + 0.25
+      and all(abs(m - course_means[at_8]) < 0.05 for m in course_means[at_8:])
+      and course_means[-1] < course_means[at_8]
+      and max(semcor_means) - min(semcor_means) < semcor_error
+      and max(semcor_means) < semcor_scores["layer 2"].mean() < min(course_means[at_8:]),
+      "the measurements show what the model answer below describes")
+
+fig, ax = plt.subplots(figsize=(7, 3.8))
+for (corpus_name, means), colour_of in zip((("course corpus", course_means),
+                                            ("SemCor", semcor_means)), ("C0", "C1"), strict=True):
+    ax.plot(windows, means, "o-", color=colour_of, label=f"window average, {corpus_name}")
+    layer_2 = (course_scores if corpus_name == "course corpus" else semcor_scores)["layer 2"]
+    ax.axhline(layer_2.mean(), color=colour_of, linestyle="--", label=f"layer 2, {corpus_name}")
+ax.set_xscale("log", base=2)
+ax.set_xticks(windows, [str(w) for w in windows])
+ax.tick_params(labelsize=11)
+ax.set_xlabel("window: tokens on each side", fontsize=11)
+ax.set_ylabel("sense accuracy", fontsize=11)
+ax.legend(fontsize=10, loc="center right")
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# **What do you see?** Write your interpretation before opening the answer.
+#
+# **Model answer.**
+# <!-- BEGIN ANSWER -->
+# On the course corpus the window average climbs steeply from 1 to 8 tokens and then levels
+# off (at 32 it starts to slip). On SemCor the curve is almost flat: from 1 to 32 tokens it
+# moves by less than one standard error, and it stays below layer 2 at every width, where on
+# the course corpus every window from 8 on is far above it.
+#
+# The course corpus's curve is the first reason of the reading above, made visible: the
+# generator put each sense's cue words within 8 tokens of the word, so a window of 8 catches
+# them all, and a wider one only adds words that say nothing about the sense (and dilutes the
+# cues a little, hence the slip at 32). Real text has no such planted distance: the nearest
+# words already carry most of what an average of static vectors can catch (part of speech,
+# collocations), and further words add topic, slowly. A window average is only as good as
+# its window's match to where the text keeps its cues, while the biLM finds them where they
+# are.
+#
+# One more lesson: the paired lines of the table compare the *best* of two windows with the
+# *best* of two LSTM layers, each chosen by its score on the same words, and a setting chosen
+# that way is flattered a little. The sweep shows how much choice there was: on SemCor almost
+# none (every window scores about the same), on the course corpus a great deal.
+# <!-- END ANSWER -->
+
+# %% [markdown]
 # ## 6. Why the layers differ
 #
 # Layer 0 is context-free by construction: the character CNN sees one token at a time. The
@@ -585,7 +726,7 @@ for name, scores in (("layer 1", semcor_scores["layer 1"]), ("layer 2", semcor_s
 # different words score about 0. Right: how often a token's nearest other token (by cosine)
 # is another occurrence of the same word.
 #
-# ### Exercise 2 (predict): the same word in two contexts
+# ### Exercise 3 (predict): the same word in two contexts
 #
 # Before you run the next cell: in which layer will two occurrences of the same word be most
 # alike (after centring), and in which least? Where will the ELMo mix land?
@@ -606,17 +747,18 @@ centred = {layer: index.same_word_similarity(layer, centre=True)[0] for layer in
 neighbour_rate = {layer: index.same_word_neighbour_rate(layer, queries=1000)
                   for layer in index.layers}
 labels = ["ELMo mix" if layer == "elmo" else f"layer {layer}" for layer in index.layers]
-fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8))
+fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
 at = np.arange(len(labels))
 left.bar(at, [centred[layer] for layer in index.layers], 0.5)
-left.set_xticks(at, labels)
-left.set_ylim(0, 1)
-left.set_ylabel("mean cosine similarity")
-left.set_title("the same word in two contexts (common direction removed)")
+left.set_ylabel("mean cosine similarity", fontsize=11)
+left.set_title("the same word in two contexts\n(common direction removed)", fontsize=12)
 right.bar(at, [neighbour_rate[layer] for layer in index.layers], 0.5, color="tab:green")
-right.set_xticks(at, labels)
-right.set_ylim(0, 1)
-right.set_title("nearest other token is the same word")
+right.set_ylabel("share of tokens", fontsize=11)
+right.set_title("nearest other token\nis the same word", fontsize=12)
+for ax in (left, right):
+    ax.set_xticks(at, labels)
+    ax.set_ylim(0, 1)
+    ax.tick_params(labelsize=11)
 fig.tight_layout()
 plt.show()
 print(f"{'':10s}{'same word':>10s}{'(raw)':>8s}{'different words (raw)':>23s}{'nearest':>9s}")
@@ -638,7 +780,7 @@ for layer, label in zip(index.layers, labels, strict=True):
 # softmax. That fits the explanation above; it does not show that the training objective is
 # the cause.
 #
-# ### Exercise 3 (explain): from correlation to cause
+# ### Exercise 4 (explain): from correlation to cause
 #
 # Describe an experiment that would test whether the *language-model training* is what makes
 # layer 2 carry more context than layer 1, rather than, say, its mere position in the stack.
@@ -660,7 +802,7 @@ for layer, label in zip(index.layers, labels, strict=True):
 # %% [markdown]
 # ## 7. The sense score, by hand
 #
-# ### Exercise 4 (implement): the sense score
+# ### Exercise 5 (implement): the sense score
 #
 # Write `my_nearest_centroid_accuracy(vectors, labels)`: `vectors` is `(N, D)`, `labels` a
 # list of `N` senses. For each `i`: hold out `vectors[i]`; for each sense, average the **unit**
@@ -701,8 +843,8 @@ for bank_layer, bank_vectors in zip(NAMES[1:], vectors["bank"][1:], strict=True)
     bank_centred = bank_vectors - bank_vectors.mean(axis=0)
     print(f"{bank_layer:9s} {my_nearest_centroid_accuracy(bank_centred, bank_senses):.4f}")
 
-# %% [markdown]
-# ## 8. Explore: neighbours in context
+# %% [markdown] slideshow={"slide_type": "subslide"}
+# ## 8. Explore: neighbours in context (bonus)
 #
 # Type a sentence, name a word of it and pick a layer: the table lists the tokens of the
 # embedded SemCor sentences whose vectors are nearest. Below, the default query as plain
@@ -720,7 +862,8 @@ explorer = neighbour_explorer(index, embedder, "The children went out to play in
 # word. Try *bank*, *point*, *work* or *put* in sentences of your own (the corpus is the
 # SemCor sentences embedded in section 4), or a sentence where a word is used in an unusual
 # way.
-#
+
+# %% [markdown]
 # ## Summary
 #
 # * A trained biLM gives each token one vector per layer. Layer 0 is context-free, one vector
@@ -737,7 +880,7 @@ explorer = neighbour_explorer(index, embedder, "The children went out to play in
 # * Depth and context go together: the similarity of a word to itself falls from layer 1 to
 #   layer 2. That the language-model objective pushes context into the upper layer is a
 #   common explanation; these measurements are consistent with it but do not test it
-#   (Exercise 3).
+#   (Exercise 4).
 #
 # **Run it on more.** `MAX_LEMMAS = None` scores all the qualifying SemCor lemmas (about 13,000
 # sentences, 360,000 tokens: a minute or two of embedding on a laptop CPU). Set `MODEL` to
