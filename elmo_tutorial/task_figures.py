@@ -7,7 +7,13 @@
 - ``weights``: the learned softmax(w) per task and place as bars around the uniform weight
   1/(L + 1), each labelled with its value, so that a difference from uniform is visible.
 - ``quality`` (when the report has quality biLMs): the gain of + ELMo over the baseline with
-  its 95 % interval, against the biLM's held-out perplexity.
+  its 95 % interval, against the biLM's held-out perplexity; each biLM's name and perplexity
+  label its tick.
+
+:func:`draw` returns one of them as a matplotlib figure (a notebook shows it inline, from a
+report's json); :func:`write_figures` writes them all as PNGs. A figure of three panels is
+10 inches wide, and no text is smaller than 10 points, so that a notebook shows it at its own
+size, readable.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["FIGURES", "write_figures"]
+__all__ = ["FIGURES", "draw", "write_figures"]
 
 FIGURES = {"sample_efficiency": "tasks_sample_efficiency.png",
            "curves": "tasks_learning_curves.png", "weights": "tasks_layer_weights.png",
@@ -28,7 +34,7 @@ ARMS = {"baseline": ("baseline", "#8ecae6"), "layer0": ("+ layer 0", "#fb8500"),
 
 def _sample_efficiency(result: dict, plt):
     tasks = list(result["sample_efficiency"])
-    fig, axes = plt.subplots(1, len(tasks), figsize=(4.2 * len(tasks), 3.6), squeeze=False)
+    fig, axes = plt.subplots(1, len(tasks), figsize=(3.3 * len(tasks), 3.4), squeeze=False)
     for ax, task in zip(axes[0], tasks, strict=True):
         curve = result["sample_efficiency"][task]
         x = [100 * p["fraction"] for p in curve]
@@ -45,8 +51,8 @@ def _sample_efficiency(result: dict, plt):
                             markeredgecolor=color, zorder=3)
         if floor is not None:
             ax.axhline(floor, color="grey", linestyle="--", linewidth=1)
-            ax.annotate("majority class", (x[0], floor), textcoords="offset points",
-                        xytext=(0, 4), fontsize=10, color="grey")
+            ax.annotate("majority class", (x[-1], floor), textcoords="offset points",
+                        xytext=(0, -4), ha="right", va="top", fontsize=10, color="grey")
         ax.set_xscale("log")
         ax.set_xticks(x, [f"{v:g} %" for v in x])
         ax.set(xlabel="training data", title=TITLES[task], ylabel=result["tasks"][task]["metric"])
@@ -56,7 +62,7 @@ def _sample_efficiency(result: dict, plt):
 
 def _curves(result: dict, plt):
     tasks = list(result["tasks"])
-    fig, axes = plt.subplots(1, len(tasks), figsize=(4.2 * len(tasks), 3.6), squeeze=False)
+    fig, axes = plt.subplots(1, len(tasks), figsize=(3.3 * len(tasks), 3.4), squeeze=False)
     for ax, task in zip(axes[0], tasks, strict=True):
         entry = result["tasks"][task]
         per_round = entry.get("epochs_per_round", 1)
@@ -89,6 +95,7 @@ def _weights(result: dict, plt):
                         xytext=(0, 3 if value >= 1.0 / n else -12), textcoords="offset points")
         ax.set_xticks(range(n), [f"layer {j}" for j in range(n)])
         ax.set_title(title, fontsize=10)
+        ax.margins(y=0.15)  # room for the labels above and below the bars
     axes[0][0].set_ylabel(f"softmax(w); grey: uniform 1/{n}")
     return fig
 
@@ -97,25 +104,44 @@ def _quality(result: dict, plt):
     points = [q for q in result.get("quality", []) if q["perplexity"] is not None]
     if not points:
         return None
-    fig, ax = plt.subplots(figsize=(5.5, 3.6))
-    for task, color in (("chunking", "#023047"), ("ner", "#fb8500")):
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    tasks = [t for t in ("chunking", "ner") if any(t in q["gains"] for q in points)]
+    for k, (task, color) in enumerate(zip(tasks, ("#023047", "#fb8500"), strict=False)):
         have = [q for q in points if task in q["gains"]]
-        if not have:
-            continue
-        x = [q["perplexity"] for q in have]
+        shift = 1.04 ** (k - (len(tasks) - 1) / 2)  # the tasks side by side, not on top
+        x = [q["perplexity"] * shift for q in have]
         gains = [q["gains"][task] for q in have]
         y = [g["mean"] for g in gains]
         err = [[g["mean"] - g["low"] for g in gains], [g["high"] - g["mean"] for g in gains]]
         ax.errorbar(x, y, yerr=err, marker="o", capsize=3, color=color, label=TITLES[task])
-        for q, yy in zip(have, y, strict=True):
-            ax.annotate(q["bilm"], (q["perplexity"], yy), textcoords="offset points",
-                        xytext=(4, 4), fontsize=9)
     ax.axhline(0, color="grey", linewidth=1)
     ax.set_xscale("log")
-    ax.invert_xaxis()  # better biLMs (lower perplexity) to the right
-    ax.set(xlabel="biLM held-out perplexity (lower is better →)",
-           ylabel="+ ELMo − baseline (F1 points)")
+    ticks = sorted(points, key=lambda q: q["perplexity"])
+    ax.set_xticks([q["perplexity"] for q in ticks],
+                  [f"{q['bilm']}\n{q['perplexity']:.1f}" for q in ticks])
+    ax.minorticks_off()  # no 2×10¹-style labels between the biLMs
+    ax.set_xlim(ticks[-1]["perplexity"] * 1.6, ticks[0]["perplexity"] / 1.6)  # better: right
+    ax.set(xlabel="biLM and its held-out perplexity (lower is better →)",
+           ylabel="+ ELMo − baseline (F1)")
     ax.legend(fontsize=10)
+    return fig
+
+
+_DRAW = {"sample_efficiency": _sample_efficiency, "curves": _curves, "weights": _weights,
+         "quality": _quality}
+
+
+def draw(result: dict, key: str):
+    """Figure ``key`` (one of :data:`FIGURES`) of a report's ``result``, as a matplotlib
+    figure, or ``None`` when the report has no data for it (``quality`` without quality
+    biLMs)."""
+    import matplotlib.pyplot as plt
+
+    if key not in _DRAW:
+        raise ValueError(f"key must be one of {', '.join(_DRAW)}, got {key!r}")
+    fig = _DRAW[key](result, plt)
+    if fig is not None:
+        fig.tight_layout()
     return fig
 
 
@@ -130,9 +156,8 @@ def write_figures(result: dict, folder: str | Path, force: bool = True) -> list[
     from .overwrite import write_new_file
 
     written = []
-    for key, draw in (("sample_efficiency", _sample_efficiency), ("curves", _curves),
-                      ("weights", _weights), ("quality", _quality)):
-        fig = draw(result, plt)
+    for key, drawing in _DRAW.items():
+        fig = drawing(result, plt)
         if fig is None:
             continue
         fig.tight_layout()

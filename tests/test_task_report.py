@@ -284,3 +284,31 @@ def test_runs_on_static_vectors_of_other_text_are_kept_apart(monkeypatch):
                             lambda corpus, table=table: (table, {}))
         paths.append(command._store(args, model, "english_mix").path)
     assert paths[0] != paths[1]
+
+
+def test_the_shipped_reports_figures_are_drawn_readable_at_their_own_size():
+    """Notebook 12 draws the committed report's figures from its json: none wider than 10
+    inches, no text under 10 points, and the quality figure labels its ticks with the biLMs."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from elmo_tutorial.task_figures import draw
+
+    result = json.loads((SHIPPED / "tasks.json").read_text(encoding="utf-8"))
+    for key in FIGURES:
+        fig = draw(result, key)
+        try:
+            assert fig.get_size_inches()[0] <= 10, key
+            fig.canvas.draw()
+            sizes = {t.get_fontsize() for t in fig.findobj(matplotlib.text.Text) if t.get_text()}
+            assert min(sizes) >= 10, (key, sorted(sizes))
+            if key == "quality":
+                ticks = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+                assert sorted(t.split("\n")[0] for t in ticks) == ["tiny", "tiny-200", "tiny-60"]
+        finally:
+            plt.close(fig)
+    assert draw({**result, "quality": []}, "quality") is None
+    with pytest.raises(ValueError, match="key must be one of"):
+        draw(result, "nonsense")
