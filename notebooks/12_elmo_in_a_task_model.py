@@ -29,12 +29,13 @@
 #    concatenated with each word vector, **one** dropout on the whole, $\lambda \lVert w \rVert^2$;
 # 4. run the comparison yourself on chunking with 200 labelled sentences, train every model
 #    until dev stops improving, and read the gain as a paired difference with its interval;
-# 5. read the shipped model's full report (Tables 1-3, Figures 1-2, three baselines, learning
+# 5. see what the paper's six tasks of Table 1 ask, and where else contextual vectors go;
+#    read the shipped model's full report (Tables 1-3, Figures 1-2, three baselines, learning
 #    curves, what a better biLM buys) and decide which of the paper's findings it reproduces;
 # 6. read what fine-tuning the biLM on the task's own text changes (the paper's Appendix A.1);
 # 7. see what changed after ELMo, in GPT and BERT;
-# 8. add ELMo at the LSTM's *output* yourself, compute a relative error reduction, and
-#    measure what the top layer alone gives.
+# 8. add ELMo at the LSTM's *output* yourself, compute a relative error reduction, measure
+#    what the top layer alone gives, and find out how many seeds a comparison needs.
 #
 # **Prerequisites:** notebook 07 (the scalar mix), notebook 10 (a BiLSTM tagger over frozen
 # layers, entity F1); an LSTM in PyTorch.
@@ -63,18 +64,19 @@ import time
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
-from IPython.display import Image, Markdown, display
+from IPython.display import Markdown, display
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from elmo_tutorial import ELMo, Embedder, checks
 from elmo_tutorial.annotated import sst
 from elmo_tutorial.claims import approx, claim
-from elmo_tutorial.paired import paired_difference, verdict
+from elmo_tutorial.paired import paired_difference, t_quantile, verdict
 from elmo_tutorial.run_dir import shipped_model
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.scalar_mix import ScalarMix
 from elmo_tutorial.task_experiments import prepare_task, word_vectors
+from elmo_tutorial.task_figures import draw
 from elmo_tutorial.task_model import TaskModel
 from elmo_tutorial.task_report import train_arms
 from elmo_tutorial.task_training import TaskSplit, encode_words
@@ -98,7 +100,8 @@ start_of_notebook = time.perf_counter()
 # %%
 report_dir = shipped_model("small")  # data/models/small, found from any folder
 report = json.loads((report_dir / "tasks.json").read_text(encoding="utf-8"))
-display(Image(report_dir / "tasks_sample_efficiency.png", width=900))
+draw(report, "sample_efficiency")  # its figure, drawn from its numbers
+plt.show()
 
 
 def pm(arm):  # "mean ± std" over seeds (the committed report's numbers: no rounding noise)
@@ -352,6 +355,52 @@ plt.show()
 # %% [markdown]
 # ## 6. The shipped model's full report
 #
+# ### First, the paper's Table 1: six tasks
+#
+# Table 1 of the paper takes a published model for each of six tasks, adds ELMo to it as
+# section 3 did, and reports the test score without and with it. What each task asks, with an
+# example of ours written in the task's format, and Table 1's scores (baseline → baseline +
+# ELMo):
+#
+# - **Question answering** (SQuAD): a paragraph and a question → the span of the paragraph
+#   that answers it. "… the river flooded the town in 1953 …", *When did the river flood the
+#   town?* → "1953". F1 81.1 → 85.8.
+# - **Textual entailment** (SNLI): two sentences → does the first entail the second,
+#   contradict it, or neither? *A man plays a guitar on stage.* / *A man is performing
+#   music.* → entailment. Accuracy 88.0 → 88.7.
+# - **Semantic role labelling** (OntoNotes): a sentence and one of its verbs → who did what
+#   to whom, when, where. [ARG0 *The bank*] [V *raised*] [ARG1 *its rates*] [ARGM-TMP *on
+#   Monday*]. F1 81.4 → 84.6.
+# - **Coreference** (OntoNotes): a text → the groups of mentions that name one entity.
+#   {*The bank*} raised {*its*} rates because {*it*} needed money. Average F1 67.2 → 70.4.
+# - **Named entities** (CoNLL 2003): a sentence → its names, each a person, location,
+#   organisation or miscellaneous. [PER *Ada Lovelace*] wrote about [PER *Babbage*]'s engine
+#   in [LOC *London*]. F1 90.15 → 92.22.
+# - **Sentiment** (SST-5): a sentence → very negative, negative, neutral, positive or very
+#   positive. *A charming but overlong film.* → positive. Accuracy 51.4 → 54.7.
+#
+# The baselines are strong models of their time: an improved BiDAF (Clark and Gardner 2017)
+# for SQuAD, ESIM (Chen et al. 2017) for SNLI, the deep BiLSTM of He et al. (2017) for SRL,
+# the span-based model of Lee et al. (2017) for coreference, a BiLSTM-CRF for NER and the BCN
+# of McCann et al. (2017) for SST-5. Measured as the share of the baseline's errors that ELMo
+# removes (Exercise 3), the gains are largest on SQuAD, NER and SRL.
+#
+# **Beyond labelling text.** All six tasks label their input or point into it. Contextual
+# vectors also feed models that *write* text. A sequence-to-sequence model (Sutskever et al.
+# 2014) encodes its input into one vector per token, each computed from the whole sentence,
+# and its decoder reads them through attention (Bahdanau et al. 2015) while it writes the
+# output: a translation, an answer in its own words, a headline for a news story (Rush et al.
+# 2015). Those encoder states are contextual vectors too. CoVe (McCann et al. 2017), which the
+# paper compares with ELMo in Tables 5 and 6 (notebook 09 prints its row), is exactly that:
+# the states of the encoder of an English-German translation model, reused as inputs for other
+# tasks, where ELMo reuses a language model's. The reuse also runs the other way: Edunov,
+# Baevski and Auli (2019) add a pre-trained language model's representations to translation
+# and summarisation models, and the pre-trained encoder-decoders that came after ELMo, T5
+# (Raffel et al. 2020) and BART (Lewis et al. 2020), are trained on unlabelled text and then
+# fine-tuned for translation, summarisation and question answering alike.
+#
+# ### The course's report
+#
 # `elmo-tutorial tasks data/models/small` runs every experiment on three tasks: SST-5 (the
 # paper's sentiment task, five classes, accuracy), CoNLL-2000 chunking and WNUT-17 named
 # entities (F1 of exact chunks and entities). Table 1 uses the **full** training sets and
@@ -379,7 +428,8 @@ claim(verdict(tasks["chunking"]["differences"]["elmo_vs_layer0"]) == "gain",
       "on chunking, the mix of all layers beats layer 0 alone: context adds beyond characters")
 
 # %%
-display(Image(report_dir / "tasks_learning_curves.png", width=900))
+draw(report, "curves")
+plt.show()
 
 # %% [markdown]
 # The learning curves show each arm's dev score, epoch by epoch, averaged over the seeds still
@@ -390,7 +440,8 @@ display(Image(report_dir / "tasks_learning_curves.png", width=900))
 display(Markdown(markdown[markdown.index("## Table 3"):markdown.index("## Figure 1")]))
 
 # %%
-display(Image(report_dir / "tasks_layer_weights.png", width=900))
+draw(report, "weights")
+plt.show()
 
 # %% [markdown]
 # Figure 2 draws each learned weight against the uniform 1/3 (grey line): a bar above it is a
@@ -399,7 +450,8 @@ display(Image(report_dir / "tasks_layer_weights.png", width=900))
 # corpus, against the same baseline:
 
 # %%
-display(Image(report_dir / "tasks_bilm_quality.png", width=520))
+draw(report, "quality")
+plt.show()
 quality = {q["bilm"]: q for q in report["quality"]}
 for name, q in quality.items():
     ppl = "its own corpus's perplexity not measured" if q["perplexity"] is None else \
@@ -635,7 +687,73 @@ claim(abs(top_gap) < 8, "on 200 sentences the top layer alone and the mix are wi
 # compare the difference with how much section 4's seeds moved. The full report's Table 2 asks
 # the same question with five seeds each.
 #
-# ### Exercise 5 (explain): frozen features or fine-tuning?
+# ### Exercise 5 (experiment): how many seeds does a comparison need?
+#
+# The report's Table 1 (section 6) pairs five seeds per task. What would fewer have shown? For
+# every `n` in `seed_counts` and every task, compute the paired difference + ELMo − baseline
+# from the report's first `n` seeds only: `tasks[task]["arms"][arm]["runs"]` holds an arm's
+# test score per seed, in seed order, and `paired_difference(baseline, elmo)` pairs two such
+# lists. Keep the results in a dict `by_n` from `(task, n)` to the difference. The cell prints
+# each interval with the $t$ quantile it used and its verdict, and draws them. Nothing is
+# trained: it runs in an instant.
+
+# %%
+seed_counts = [2, 3, 4, 5]  # the first n of the report's five seeds; keep 5 (the check)
+# BEGIN SOLUTION
+by_n = {}
+for task, entry in tasks.items():
+    for n in seed_counts:
+        by_n[task, n] = paired_difference(entry["arms"]["baseline"]["runs"][:n],
+                                          entry["arms"]["elmo"]["runs"][:n])
+# END SOLUTION
+claim(all(abs(by_n[task, 5][k] - e["differences"]["elmo_vs_baseline"][k]) < 1e-9
+          for task, e in tasks.items() for k in ("mean", "low", "high")),
+      "with all five seeds, your intervals are the report's Table 1")
+print(f"{'task':<9} {'seeds':>5}  {'ELMo − baseline [95 %]':<24} {'t':>6}  verdict")
+for (task, n), d in by_n.items():
+    print(f"{names[task]:<9} {n:>5}  {interval(d):<24} {t_quantile(n - 1):>6.2f}  {verdict(d)}")
+
+fig, axes = plt.subplots(1, len(tasks), figsize=(9.9, 3.2))
+for ax, task in zip(axes, tasks, strict=True):
+    d = [by_n[task, n] for n in seed_counts]
+    ax.errorbar(seed_counts, [x["mean"] for x in d], capsize=4, marker="o", color="#023047",
+                yerr=[[x["mean"] - x["low"] for x in d], [x["high"] - x["mean"] for x in d]])
+    ax.axhline(0, color="grey", linewidth=1)
+    ax.set(xticks=seed_counts, xlabel="seeds", title=names[task])
+axes[0].set_ylabel("+ ELMo − baseline [95 %]")
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# Read the table and the plot, and write down your reading before you open the model answer:
+# (a) how does an interval's width change from 2 to 5 seeds, and what makes it so wide with
+# 2? (b) Chunking shows its gain with 2 seeds, NER only from 3, SST-5 with none: what decides
+# how many seeds a difference needs? (c) NER's interval is wider with 5 seeds than with 4: how
+# can one more seed widen it? (d) What could Exercise 4's two seeds have shown?
+#
+# **Model answer.**
+# <!-- BEGIN ANSWER -->
+# (a) The interval is the mean difference $\pm\, t \cdot s / \sqrt{n}$, with $s$ the standard
+# deviation of the per-seed differences. With 2 seeds $t = 12.7$ (one degree of freedom), so
+# even a small spread gives a wide interval; with 3 seeds $t$ falls to 4.3 and the width
+# roughly halves (chunking 3.0 → 1.7 points, SST-5 9.8 → 4.6); after that it shrinks more
+# slowly, as $t$ (3.2, 2.8) and $1/\sqrt{n}$ fall.
+# (b) The mean difference against the spread of the per-seed differences. Chunking's five
+# differences all lie between 2.1 and 2.7, around a mean of 2.5: even $t = 12.7$ leaves the
+# interval above 0. NER's spread more (2.7 to 8.6 around 4.6), so it takes 3 seeds. SST-5's
+# mean, about −1, is about as large as its spread (standard deviation 1.1): five seeds do not
+# decide it, and "no difference shown" is not "no difference".
+# (c) Its fifth seed's difference, 8.6, is far from the other four (2.7 to 5.2): it more than
+# doubles $s$ (1.15 → 2.45), more than the smaller $t$ and the larger $\sqrt{n}$ make up for.
+# An interval rests on the spread of the seeds that were run; an unusual seed shows that the
+# spread is larger than four seeds suggested.
+# (d) With 2 seeds the half-width is $12.7 \cdot |d_1 - d_2| / 2$: a difference is shown only
+# if the two seeds' differences agree to within about a sixth of their mean, as chunking's
+# do here (2.5 and 2.7). Anything less clear-cut needs more seeds.
+# <!-- END ANSWER -->
+
+# %% [markdown]
+# ### Exercise 6 (explain): frozen features or fine-tuning?
 #
 # ELMo freezes the biLM and learns only a scalar mix of its layers; BERT fine-tunes every
 # weight for each task. Give one advantage of each, and say which one section 7's
