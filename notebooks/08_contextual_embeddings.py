@@ -55,7 +55,6 @@ you_are_here("contextual")
 # %%
 # %matplotlib inline
 from collections import Counter
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -77,6 +76,7 @@ from elmo_tutorial.claims import claim
 from elmo_tutorial.embedding_cache import embed_corpus
 from elmo_tutorial.figures import label_points
 from elmo_tutorial.neighbours import NeighbourIndex, neighbour_explorer
+from elmo_tutorial.run_dir import shipped_model
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.sense_corpus import sense_corpus, sense_examples
 from elmo_tutorial.static_vectors import StaticVectors, context_vector
@@ -94,7 +94,7 @@ device = setup_notebook(seed=0, threads=1)
 # `options.json` and `weights.hdf5` (notebook 11) — set `OFFICIAL` to the two paths.
 
 # %%
-MODEL = Path("../data/models/small")  # a run directory
+MODEL = shipped_model("small")  # data/models/small, found from any folder
 OFFICIAL = None  # or ("options.json", "weights.hdf5")
 model = load_allennlp(*OFFICIAL) if OFFICIAL else ELMo.from_run(MODEL)
 embedder = Embedder(model.to(device))
@@ -869,9 +869,11 @@ explorer = neighbour_explorer(index, embedder, "The children went out to play in
 # * A trained biLM gives each token one vector per layer. Layer 0 is context-free, one vector
 #   per string; layers 1 and 2 depend on the sentence; the "ELMo mix" of a model as loaded is
 #   the plain average of the layers (`s_j = 1/3`, `γ = 1`), which a task re-weights.
-# * Pictures (PCA, similarity heatmaps, neighbours) show *bank*, *point*, *work*, *put* and
-#   *play* pulled apart by their contexts in layers 1 and 2, and never in layer 0; six
-#   sentences of *program* are not sorted by sense at all in this small model.
+# * Pictures (PCA, similarity heatmaps) show *bank*, *point*, *work* and *put* pulled apart by
+#   their contexts in layers 1 and 2, and never in layer 0. *play*'s nearest neighbours in
+#   layers 1 and 2 share its part of speech but mix its senses, and six sentences of *program*
+#   are not sorted by sense at all: in this small biLM, context settles a word's part of
+#   speech more reliably than its sense.
 # * Measured with a leave-one-out nearest-centroid score on words chosen by a rule, layer 2
 #   separates SemCor's senses best. A window average can win on text built for it; given the
 #   same inputs, the LSTM layers score above it: by about one standard error (two, paired)

@@ -54,7 +54,6 @@ you_are_here("word_senses")
 # %matplotlib inline
 import json
 import time
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -62,6 +61,7 @@ import numpy as np
 from elmo_tutorial import ELMo, Embedder, checks, lexical_sample, wsd
 from elmo_tutorial.annotated import wsd_framework
 from elmo_tutorial.corpora import nltk_corpus
+from elmo_tutorial.run_dir import shipped_model
 from elmo_tutorial.runtime import setup_notebook
 
 device = setup_notebook(seed=0)
@@ -75,7 +75,7 @@ wordnet = nltk_corpus("wordnet")  # WordNet 3.0: the sense inventory (see `elmo-
 # (notebook 11).
 
 # %%
-MODEL = Path("../data/models/small")
+MODEL = shipped_model("small")  # data/models/small, found from any folder
 model = ELMo.from_run(MODEL)
 embedder = Embedder(model.to(device))
 print(f"{model.config.n_layers} LSTM layers, vectors of {2 * model.config.projection_dim}")
