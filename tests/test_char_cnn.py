@@ -208,15 +208,9 @@ def test_highway_maps_onto_bilm_tf_weights_by_negating_the_carry_gate():
 
 # --- the notebook's self-checks accept the right answer and reject wrong ones ---
 
+from _check_helpers import highway_from_the_package  # noqa: E402
+
 from elmo_tutorial import checks  # noqa: E402
-
-
-def _highway_from_the_package(x, weight, bias):
-    highway = Highway(x.shape[-1], n_layers=1)
-    with torch.no_grad():
-        highway.layers[0].weight.copy_(weight)
-        highway.layers[0].bias.copy_(bias)
-    return highway(x)
 
 
 def _highway_with_swapped_gate(x, weight, bias):
@@ -240,7 +234,7 @@ def test_check_highway_layer_accepts_the_formula_and_refuses_the_package(capsys)
     checks.check_highway_layer(_highway_by_the_formula)
     assert "✓" in capsys.readouterr().out
     with pytest.raises(checks.Delegated, match="Highway.forward"):
-        checks.check_highway_layer(_highway_from_the_package)
+        checks.check_highway_layer(highway_from_the_package)
 
 
 @pytest.mark.parametrize("wrong", [_highway_with_swapped_gate, _highway_without_sigmoid])

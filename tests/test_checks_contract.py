@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from _check_helpers import highway_from_the_package
 
 from elmo_tutorial import checks, cost, lstmp, static_vectors, wsd
 from elmo_tutorial.analysis import nearest_centroid_accuracy, sense_separation
@@ -54,14 +55,6 @@ def _tf_by_conversion(x, h, c, kernel, bias, proj_kernel, cell_clip, proj_clip):
     n = x.shape[-1]
     return lstmp.lstmp_step(x, h, c, w[:, :n], w[:, n:], torch.cat([bi, bf, bj, bo]), b_hh,
                             proj_kernel.T, cell_clip, proj_clip)
-
-
-def _highway_module(z, weight, bias):
-    highway = Highway(z.shape[-1], n_layers=1)
-    with torch.no_grad():
-        highway.layers[0].weight.copy_(weight)
-        highway.layers[0].bias.copy_(bias)
-    return highway(z)
 
 
 def _scalar_mix_module(layers, w, gamma):
@@ -133,7 +126,7 @@ FUNCTION_CHECKS = {
         lambda x, w, b: torch.empty(0),
         [lambda x, w, b: F.conv1d(x, w, b).amax(-1)]),
     "check_char_cnn_parameters": (lambda config: {}, [_counted, _from_parameter_counts]),
-    "check_highway_layer": (lambda z, w, b: torch.empty(0), [_highway_module]),
+    "check_highway_layer": (lambda z, w, b: torch.empty(0), [highway_from_the_package]),
     "check_lstmp_step": (lambda *args: (), [lambda *args: lstmp.lstmp_step(*args)]),
     "check_tf_lstmp_step": (lambda *args: (), [_tf_by_conversion]),
     "check_reverse_padded": (
