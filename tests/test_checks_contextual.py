@@ -6,6 +6,7 @@ from _check_helpers import own_copy
 
 from elmo_tutorial import checks
 from elmo_tutorial.analysis import nearest_centroid_accuracy, sense_separation
+from elmo_tutorial.exercises import STUB_ADVICE
 
 _packages_formula = own_copy(nearest_centroid_accuracy)
 
@@ -93,8 +94,7 @@ def test_check_refuses_the_package_function_the_notebook_could_call(delegating):
 
 def test_check_fails_on_a_stub_nothing_and_an_empty_answer():
     def my_nearest_centroid_accuracy(vectors, labels):
-        raise NotImplementedError("Exercise 4: the sense score. Replace this line with your "
-                                  "code.")
+        raise NotImplementedError("Exercise 4: the sense score. " + STUB_ADVICE)
 
     with pytest.raises(checks.NotWrittenYet, match=r"Exercise 4 \(the sense score\)"):
         checks.check_nearest_centroid_accuracy(my_nearest_centroid_accuracy)

@@ -5,6 +5,7 @@ import torch
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from elmo_tutorial import checks
+from elmo_tutorial.exercises import STUB_ADVICE
 from elmo_tutorial.task_model import TaskModel
 
 
@@ -52,8 +53,7 @@ def test_elmo_at_output_refuses_the_models_own_forward(delegating):
 
 def test_elmo_at_output_fails_on_a_stub_and_on_nothing():
     def my_elmo_at_output(model, words, mask, layers):
-        raise NotImplementedError("Exercise 2: ELMo at the output. Replace this line with "
-                                  "your code.")
+        raise NotImplementedError("Exercise 2: ELMo at the output. " + STUB_ADVICE)
 
     with pytest.raises(checks.NotWrittenYet, match=r"^Exercise 2 \(ELMo at the output\) is "
                                                     "not written yet: `my_elmo_at_output`"):

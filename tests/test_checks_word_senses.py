@@ -5,6 +5,7 @@ import pytest
 
 from elmo_tutorial import checks
 from elmo_tutorial.checks import CheckFailed
+from elmo_tutorial.exercises import STUB_ADVICE
 from elmo_tutorial.registry import is_available
 
 
@@ -66,8 +67,7 @@ def test_check_refuses_a_call_of_the_framework_scorer_a_stub_and_nothing():
 
 
 def _stub(predictions, gold):
-    raise NotImplementedError("Exercise 4: the framework's scorer. Replace this line with your "
-                              "code.")
+    raise NotImplementedError("Exercise 4: the framework's scorer. " + STUB_ADVICE)
 
 
 @pytest.mark.parametrize("few, message", [

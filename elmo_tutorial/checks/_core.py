@@ -62,8 +62,8 @@ def _not_written(error: NotImplementedError) -> NotWrittenYet:
         where = "your function"
     stub = _STUB.match(str(error))
     if stub is None:
-        return NotWrittenYet(f"{where} raised NotImplementedError: {error}. Write its body, "
-                             "then run this cell again.")
+        return NotWrittenYet(f"{where} raised NotImplementedError: {str(error).rstrip('.')}. "
+                             "Write its body, then run this cell again.")
     return NotWrittenYet(
         f"Exercise {stub['number']} ({stub['task']}) is not written yet: {where} still raises "
         "NotImplementedError. Replace that line with your code, then run this cell again.")
