@@ -66,7 +66,7 @@ test: install
 	bash .ci/pytest_checked $(BIN)/python -m pytest --nbval notebooks --nbval-sanitize-with .ci/nbval_sanitize.cfg -p no:cacheprovider
 
 # The fast check: every test but those marked slow (whole commands end to end, the student
-# copies executed), which `make test` runs too.
+# copies executed), which `make test` runs too. About 4 minutes on 2 cores.
 unit: install
 	bash .ci/pytest_checked $(BIN)/python -m pytest tests -x -q -m "not slow"
 	bash .ci/pytest_checked $(BIN)/python -m pytest --doctest-modules elmo_tutorial -x -q
