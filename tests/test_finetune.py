@@ -203,8 +203,15 @@ def test_ctrl_c_while_fine_tuning_says_how_to_start_again_not_to_resume(tmp_path
         return stats
 
     monkeypatch.setattr(FineTuner, "train_step", step_then_ctrl_c)
-    with pytest.raises(TrainingInterrupted) as stopped:
-        finetune(shipped_model("tiny"), DOMAIN, DOMAIN[:4], tmp_path / "tuned", steps=5, **FAST)
+    # Ctrl-C as in a terminal, even when the tests run in the background (where the shell has
+    # set SIGINT to be ignored, which training rightly leaves as it is)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(TrainingInterrupted) as stopped:
+            finetune(shipped_model("tiny"), DOMAIN, DOMAIN[:4], tmp_path / "tuned", steps=5,
+                     **FAST)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert "--resume" not in str(stopped.value) and "--force" in str(stopped.value)
 
 
