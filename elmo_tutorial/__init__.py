@@ -46,7 +46,7 @@ this, and that there is no import cycle::
                task_report, task_summary, task_markdown, task_figures, finetune_report
   course       checks (the notebooks' exercises), claims (trained numbers a lesson states),
   tooling      course (student copies, slides), exercises (their kinds and answers),
-               generated (folders written without losing a student's work), slides,
+               generated (folders written without losing a student's work), slides, slide_fit,
                figures, widgets, doctor
   command line cli ─▶ commands/<name>.py: the ``elmo-tutorial`` command parses, calls, prints
 

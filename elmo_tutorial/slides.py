@@ -41,18 +41,16 @@ Example:
 from __future__ import annotations
 
 import ast
-import base64
 import copy
 import html
-import math
 import posixpath
 import re
-import struct
 from pathlib import Path
 
 import nbformat
 
 from .exercises import answer_blocks, has_answer
+from .slide_fit import cell_part, split_tall_slides
 
 TEMPLATES = Path(__file__).resolve().parent / "slides_template"
 REVEAL_CDN = "https://unpkg.com/reveal.js@4.6.1"
@@ -151,19 +149,6 @@ def _sections(text: str) -> list[str]:
     return ["\n".join(part).strip("\n") for part in parts]
 
 
-def _part(cell: nbformat.NotebookNode, text: str, number: int,
-          cut: str) -> nbformat.NotebookNode:
-    """Part ``number`` of a text cell cut at headings (``cut="h"``) or answers (``"a"``), with
-    an id made from the cell's (never a random one, so that two builds of a deck are byte for
-    byte the same). The letter keeps the ids unique when a cell is cut both ways."""
-    part = nbformat.v4.new_markdown_cell(text)
-    part.id = (f"{cell.get('id', 'cell')[:56]}-{cut}{number}" if number
-               else cell.get("id", part.id))
-    if not number:
-        part.metadata = cell.metadata
-    return part
-
-
 def split_at_headings(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """A copy of ``notebook`` whose text cells each hold at most one heading (#, ##, ###), at
     their start; a cell's metadata stays with its first part."""
@@ -173,7 +158,7 @@ def split_at_headings(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
         if cell.cell_type != "markdown":
             cells.append(cell)
             continue
-        cells += [_part(cell, text, k, "h") for k, text in enumerate(_sections(cell.source))]
+        cells += [cell_part(cell, text, k, "h") for k, text in enumerate(_sections(cell.source))]
     notebook.cells = cells
     return notebook
 
@@ -202,7 +187,7 @@ def _reveal_answers(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
             text = "\n".join(part_lines).strip("\n")
             if not text and (number or _explicit(cell) == "-"):
                 continue  # (a first part that starts a slide stays, even if empty)
-            part = _part(cell, text, number, "a")
+            part = cell_part(cell, text, number, "a")
             if number:
                 part.metadata["slideshow"] = {"slide_type": "fragment" if kind == "fragment"
                                               else "-"}
@@ -254,342 +239,6 @@ def for_slides(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
             if _WIDGET in output.get("data", {}):
                 _static_widget(output)
     return split_tall_slides(notebook)
-
-
-# --- slides that fit the screen ------------------------------------------------------------
-# How tall a cell will be on a 1280×720 slide, estimated from its text, lines and images with
-# the sizes of slides.css as Chromium draws them (benchmarks/measure_slides.py measures decks).
-SLIDE_HEIGHT = 720
-ROOM = 660  # a slide is filled up to this estimate; what does not fit goes on a subslide below
-_KEEP = ROOM / 4  # less than this on a slide (a heading, a line) stays with what follows it
-_CELL = 10  # a cell's padding
-_CODE_LINE, _CODE_PAD = 23.4, 17.3  # 18 px code, line height 1.3; the padding around it
-_OUT_LINE, _OUT_PAD, _OUT_CHARS = 19.5, 12, 136  # printed output: 15 px, 136 characters a line
-_TEXT_LINE, _TEXT_GAP, _TEXT_CHARS = 28.6, 22, 105  # a paragraph: 22 px text, 1237 px wide
-_ITEM_LINE, _ITEM_CHARS = 35.2, 100  # a list item
-_HEADINGS = {1: (44, 61.6, 56), 2: (33, 46.2, 75), 3: (26.4, 37, 94)}  # line, margins, chars
-_FORMULA, _FORMULA_ROW = 32, 38  # a displayed formula: its margins, and each of its rows
-_TABLE_ROW = 40
-_IMAGE_WIDTH, _IMAGE_MAX, _IMAGE_MARGIN = 1230, 600, 45
-_LIST_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s")
-
-
-def _paragraphs(text: str) -> list[str]:
-    """``text`` cut at blank lines that are not inside a code fence or a $$ formula."""
-    parts: list[list[str]] = [[]]
-    fenced = formula = False
-    for line in text.split("\n"):
-        stripped = line.strip()
-        if stripped.startswith(("```", "~~~")):
-            fenced = not fenced
-        elif not fenced and stripped.count("$$") % 2:
-            formula = not formula
-        if stripped or fenced or formula:
-            parts[-1].append(line)
-        elif parts[-1]:
-            parts.append([])
-    return ["\n".join(part) for part in parts if part]
-
-
-def _shown_length(text: str) -> int:
-    """About how many characters of ``text`` show once its markdown is rendered."""
-    text = re.sub(r"<!--.*?-->|<[^>]+>", "", text, flags=re.S)
-    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)  # links: their text
-    text = re.sub(r"\$([^$]+)\$",  # inline math: about one character a symbol
-                  lambda m: "x" * (len(re.sub(r"\\[a-zA-Z]+|[{}^_ ]", "", m[1])) + 1), text)
-    return len(re.sub(r"[*`]|\\(?=\S)", "", text))
-
-
-def _lines(length: int, per_line: int) -> int:
-    return max(1, math.ceil(length / per_line))
-
-
-def _paragraph_height(text: str) -> float:
-    """The estimated height of one paragraph of markdown (a heading, a list, a formula, ...)."""
-    lines = text.split("\n")
-    first = lines[0].strip()
-    if first.startswith(("```", "~~~")):
-        return (len(lines) - 2) * _CODE_LINE + _CODE_PAD + _TEXT_GAP
-    if first.startswith("|"):
-        return sum(not re.match(r"^\s*\|[\s:|-]+\|\s*$", line) for line in lines) * _TABLE_ROW \
-            + _TEXT_GAP
-    height = 0.0
-    heading = re.match(r"(#{1,6})\s+(.*)", first)
-    if heading:
-        line, margins, chars = _HEADINGS.get(len(heading[1]), _HEADINGS[3])
-        height += _lines(_shown_length(heading[2]), chars) * line + margins
-        lines = lines[1:]
-    prose = "\n".join(lines)
-    formulas = re.findall(r"\$\$.*?\$\$", prose, flags=re.S)
-    prose = re.sub(r"\$\$.*?\$\$", "", prose, flags=re.S)
-    text, items = [], []
-    for line in prose.split("\n"):
-        if _LIST_ITEM.match(line):
-            items.append(_LIST_ITEM.sub("", line))
-        elif items:
-            items[-1] += " " + line.strip()
-        elif line.strip():
-            text.append(line.strip())
-    if text:
-        height += _lines(_shown_length(" ".join(text)), _TEXT_CHARS) * _TEXT_LINE + _TEXT_GAP
-    if items:
-        height += sum(_lines(_shown_length(item), _ITEM_CHARS) for item in items) * _ITEM_LINE \
-            + _TEXT_GAP
-    return height + sum(_FORMULA + _FORMULA_ROW * (formula.count("\\\\") + 1)
-                        for formula in formulas)
-
-
-def _markdown_height(text: str) -> float:
-    return sum(_paragraph_height(paragraph) for paragraph in _paragraphs(text))
-
-
-def _printed_height(text: str) -> float:
-    lines = text.rstrip("\n").split("\n")
-    return sum(_lines(len(line), _OUT_CHARS) for line in lines) * _OUT_LINE + _OUT_PAD
-
-
-def _image_height(output: nbformat.NotebookNode) -> float:
-    png = base64.b64decode(re.sub(r"\s", "", output.data["image/png"])[:44])
-    width, height = struct.unpack(">II", png[16:24])
-    if width > _IMAGE_WIDTH:
-        height *= _IMAGE_WIDTH / width
-    return min(height, _IMAGE_MAX) + _IMAGE_MARGIN
-
-
-def _output_height(output: nbformat.NotebookNode) -> float:
-    data = output.get("data", {})
-    if output.output_type == "stream":
-        return _printed_height(output.get("text", ""))
-    if output.output_type == "error":
-        return _printed_height("\n".join(output.get("traceback", [])))
-    if "image/png" in data:
-        return _image_height(output)
-    if "text/markdown" in data:
-        return _markdown_height(data["text/markdown"])
-    if "text/html" in data:
-        return _markdown_height(re.sub(r"<[^>]+>", "", data["text/html"]))
-    return _printed_height(data.get("text/plain", ""))
-
-
-class _Block:
-    """A part of a cell that a slide may be cut before: what it is (``payload``), its
-    estimated height, the smaller parts it may be cut into if it is taller than a slide, and
-    the height it adds when it starts a cell of its own (``lead``: the frame of code)."""
-
-    def __init__(self, payload: tuple, height: float, parts: list[_Block] | None = None,
-                 lead: float = 0.0):
-        self.payload, self.height, self.parts, self.lead = payload, height, parts or [], lead
-
-
-def _code_block(source: str) -> _Block:
-    """A code cell's input, whose parts are its runs of top-level statements between blank
-    lines, whose parts are the statements (a comment above a statement stays with it)."""
-    lines = source.split("\n")
-    try:
-        statements = ast.parse(source).body
-    except SyntaxError:
-        statements = []
-    starts, after_blank = [0], set()
-    for before, after in zip(statements, statements[1:], strict=False):
-        start = min([after.lineno] + [d.lineno for d in getattr(after, "decorator_list", [])]) - 1
-        while start > before.end_lineno and lines[start - 1].strip():
-            start -= 1
-        starts.append(start)
-        if any(not lines[i].strip() for i in range(before.end_lineno, start)):
-            after_blank.add(start)
-    runs: list[list[_Block]] = []
-    for first, end in zip(starts, [*starts[1:], len(lines)], strict=True):
-        if not runs or first in after_blank:
-            runs.append([])
-        runs[-1].append(_Block(("input", first, end), (end - first) * _CODE_LINE, lead=_CODE_PAD))
-    parts = [_Block(("input", run[0].payload[1], run[-1].payload[2]),
-                    sum(block.height for block in run), run, lead=_CODE_PAD) for run in runs]
-    if len(parts) == 1:
-        parts = parts[0].parts
-    return _Block(("input", 0, len(lines)), len(lines) * _CODE_LINE,
-                  parts if len(parts) > 1 else None, lead=_CODE_PAD)
-
-
-_TOP_ITEM = re.compile(r"^([-*+]|\d+[.)])\s")
-
-
-def _items(paragraph: str) -> list[str]:
-    """A paragraph that is a list (perhaps after a line that introduces it) as its items, the
-    introduction with the first; any other paragraph as itself."""
-    if "$$" in paragraph or "```" in paragraph:
-        return [paragraph]
-    items: list[str] = []
-    for line in paragraph.split("\n"):
-        if _TOP_ITEM.match(line) or not items:
-            items.append(line)
-        else:
-            items[-1] += "\n" + line
-    return items if len(items) > 1 and _TOP_ITEM.match(items[1]) else [paragraph]
-
-
-def _markdown_block(payload: tuple, text: str) -> _Block:
-    """A text whose parts are its paragraphs, whose parts are a list's items (a heading stays
-    with what follows it). A part's text starts with what separates it from the part before
-    (a blank line or a line break), so that the parts put together are the text again."""
-    pieces: list[list] = []  # [text, height, paragraph] of each item or paragraph
-    for number, paragraph in enumerate(_paragraphs(text)):
-        items = _items(paragraph)
-        heights = [_paragraph_height(items[0])] + [
-            _lines(_shown_length(_LIST_ITEM.sub("", item)), _ITEM_CHARS) * _ITEM_LINE
-            for item in items[1:]]
-        heights[0] += _paragraph_height(paragraph) - sum(heights)  # the list's own margin
-        separators = ["\n\n" if number else ""] + ["\n"] * (len(items) - 1)
-        pieces += [[s + item, h, number] for s, item, h in zip(separators, items, heights,
-                                                              strict=True)]
-    for piece, following in zip(pieces, pieces[1:], strict=False):
-        if re.fullmatch(r"\s*#{1,6}\s.*", piece[0]):  # a heading: with what follows it
-            following[:2] = [piece[0] + following[0], piece[1] + following[1]]
-            piece[1] = None
-    pieces = [piece for piece in pieces if piece[1] is not None]
-    paragraphs = []
-    for number in dict.fromkeys(piece[2] for piece in pieces):
-        run = [_Block(payload[:-1] + (t,), h) for t, h, n in pieces if n == number]
-        paragraphs.append(_Block(payload[:-1] + ("".join(b.payload[-1] for b in run),),
-                                 sum(b.height for b in run), run if len(run) > 1 else None))
-    return _Block(payload, sum(p.height for p in paragraphs),
-                  paragraphs if len(paragraphs) > 1 else (paragraphs[0].parts if paragraphs
-                                                          else None))
-
-
-def _blocks(cell: nbformat.NotebookNode) -> list[_Block]:
-    """What a slide may be cut between in ``cell``: for text, the whole text (whose parts are
-    its paragraphs and their list items); for code, its input (whose parts are its top-level
-    statements) and each of its outputs (a printed markdown text's parts are its paragraphs)."""
-    blocks: list[_Block] = []
-    if cell.cell_type == "markdown":
-        blocks.append(_markdown_block(("text", cell.source), cell.source))
-    elif cell.cell_type == "code":
-        if cell.source.strip() and "hide-input" not in cell.metadata.get("tags", []):
-            blocks.append(_code_block(cell.source))
-        for output in cell.get("outputs", []):
-            if "text/markdown" in output.get("data", {}):
-                blocks.append(_markdown_block(("output", output, None),
-                                              output.data["text/markdown"]))
-            else:
-                blocks.append(_Block(("output", output, None), _output_height(output)))
-    return blocks or [_Block(("text", cell.source), 0.0)]
-
-
-def estimated_height(cell: nbformat.NotebookNode) -> float:
-    """About how many px ``cell`` takes on a slide (its code, outputs and figures included)."""
-    blocks = _blocks(cell)
-    return _CELL + blocks[0].lead + sum(block.height for block in blocks)
-
-
-def _place(block: _Block, used: float, parts: list[tuple[bool, list]]) -> float:
-    """Puts ``block`` on the current slide if it fits below the ``used`` px, else whole on a
-    new subslide if it fits there, else cut into its parts (which go through the same rules),
-    and records where in ``parts``; returns the px now used.
-
-    What the slide holds is not left alone if it is less than ``_KEEP`` (a heading, a line):
-    the block is cut to fill the slide instead, and a block that cannot be cut and is taller
-    than a slide stays below it (and scrolls). Nor is a last part that small left alone: the
-    part before it goes below with it. A block that starts a part of the cell adds the cell's
-    padding, and the frame of code."""
-    alone = _CELL + block.lead + block.height
-    here = used + (alone if not parts else block.height)
-    if here > ROOM and block.parts and not (used >= _KEEP and alone <= ROOM):
-        for index, part in enumerate(block.parts):
-            rest = sum(later.height for later in block.parts[index + 1:])
-            if (parts and 0 < rest < _KEEP and used + part.height <= ROOM
-                    < used + part.height + rest
-                    and _CELL + part.lead + part.height + rest <= ROOM):
-                parts.append((True, [part.payload]))  # not a line left alone below
-                used = _CELL + part.lead + part.height
-            else:
-                used = _place(part, used, parts)
-        return used
-    new = here > ROOM and used > 0 and (alone <= ROOM or used >= _KEEP)
-    if new or not parts:
-        parts.append((new, [block.payload]))
-    else:
-        parts[-1][1].append(block.payload)
-    return alone if new else here
-
-
-def _outputs(payloads: list[tuple]) -> list:
-    """The outputs of one part of a cut code cell; the paragraphs of a printed markdown text
-    that stay together are joined again."""
-    outputs, origins = [], []
-    for _, output, text in (p for p in payloads if p[0] == "output"):
-        if text is None:
-            outputs.append(output)
-        elif origins and origins[-1] is output:
-            outputs[-1].data["text/markdown"] += text
-        else:
-            outputs.append(nbformat.v4.new_output("display_data",
-                                                  {"text/markdown": text.lstrip("\n")}))
-        origins.append(output)
-    return outputs
-
-
-def _cut(cell: nbformat.NotebookNode, parts: list[tuple[bool, list]]) -> list:
-    """``cell`` as one cell per part; a part that starts a slide is a subslide."""
-    cells, lines = [], cell.source.split("\n")
-    for number, (new, payloads) in enumerate(parts):
-        if cell.cell_type == "markdown":
-            part = _part(cell, "".join(text for _, text in payloads).lstrip("\n"), number, "p")
-        else:
-            part = copy.deepcopy(cell) if number else cell
-            ranges = [(first, end) for kind, first, end in payloads if kind == "input"]
-            if ranges:
-                part.source = "\n".join(lines[ranges[0][0]:ranges[-1][1]]).strip("\n")
-            elif "hide-input" not in part.metadata.get("tags", []):
-                part.metadata["tags"] = [*part.metadata.get("tags", []), "hide-input"]
-            part.outputs = _outputs(payloads)
-            if number:
-                part.id = f"{cell.get('id', 'cell')[:56]}-o{number}"
-        if number:
-            part.metadata["slideshow"] = {}
-        if new:
-            part.metadata.setdefault("slideshow", {})["slide_type"] = "subslide"
-        cells.append(part)
-    return cells
-
-
-def split_tall_slides(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """A copy of ``notebook`` (whose cells carry their slide types) in which a (sub)slide
-    estimated taller than ``ROOM`` continues on new subslides below it. A cell that does not
-    fit below what the slide holds starts a new subslide if it fits there; else (or if the
-    slide would hold only a heading or a line) it is cut, and its parts go through the same
-    rules:
-
-    * text between paragraphs, a list between its items (a heading stays with its text);
-    * code between its input and each output or figure (outputs on a later subslide are
-      shown without the code again); code taller than a slide between its top-level
-      statements, at blank lines where it can; a printed markdown text between paragraphs.
-
-    Cells that are skipped or are speaker notes take no room; a fragment or a continuation
-    that starts a new subslide is shown when the presenter moves down to it, so an answer is
-    still shown only when asked for. Only a single paragraph, statement or figure taller than
-    a slide still needs scrolling.
-    """
-    notebook = copy.deepcopy(notebook)
-    cells, used = [], 0.0
-    for cell in notebook.cells:
-        kind = cell.metadata.get("slideshow", {}).get("slide_type", "-")
-        if kind in ("skip", "notes"):
-            cells.append(cell)
-            continue
-        if kind in ("slide", "subslide"):
-            used = 0.0
-        blocks, parts = _blocks(cell), []
-        whole = blocks[0] if len(blocks) == 1 else _Block(
-            ("cell",), sum(block.height for block in blocks), blocks, lead=blocks[0].lead)
-        used = _place(whole, used, parts)
-        if len(parts) > 1:
-            cells += _cut(cell, parts)
-            continue
-        if parts[0][0]:
-            cell.metadata.setdefault("slideshow", {})["slide_type"] = "subslide"
-        cells.append(cell)
-    notebook.cells = cells
-    return notebook
 
 
 def _is_url(prefix: str) -> bool:

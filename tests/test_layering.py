@@ -41,7 +41,8 @@ STAGES = {
                  "bag_of_words", "task_model", "task_training", "task_experiments", "task_runs",
                  "task_report", "task_summary", "task_markdown", "task_figures",
                  "finetune_report"),
-    "course tooling": ("checks", "claims", "course", "exercises", "generated", "slides", "figures",
+    "course tooling": ("checks", "claims", "course", "exercises", "generated", "slides",
+                       "slide_fit", "figures",
                        "widgets", "doctor"),
     "the command line": ("cli", "__main__", "commands"),
 }

@@ -9,16 +9,13 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from elmo_tutorial.slide_fit import ROOM, SLIDE_HEIGHT, estimated_height, split_tall_slides
 from elmo_tutorial.slides import (
-    ROOM,
-    SLIDE_HEIGHT,
     deck,
-    estimated_height,
     for_slides,
     is_setup,
     slide_types,
     split_at_headings,
-    split_tall_slides,
     with_slide_metadata,
 )
 
