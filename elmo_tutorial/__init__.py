@@ -42,7 +42,8 @@ this, and that there is no import cycle::
                over seeds with their 95 % interval); what ELMo adds to a task model:
                corpus_vectors (the baseline's static vectors), task_chars (the character
                CNN), bag_of_words (the sentence-classification floor), task_model,
-               task_training, task_experiments, task_runs (each run kept, to resume),
+               task_training, task_experiments, task_vectors (the baseline's vectors shipped
+               beside a report), task_runs (each run kept, to resume),
                task_report, task_summary, task_markdown, task_figures, finetune_report
   course       checks (the notebooks' exercises), claims (trained numbers a lesson states),
   tooling      course (student copies, slides), exercises (their kinds and answers),

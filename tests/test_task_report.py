@@ -6,12 +6,15 @@ import os
 from pathlib import Path
 
 import pytest
+import torch
 
 from elmo_tutorial import cli, task_report
+from elmo_tutorial.task_experiments import word_vectors
 from elmo_tutorial.task_markdown import FIGURES, to_markdown, write_report
 from elmo_tutorial.task_report import FULL, jobs_for
 from elmo_tutorial.task_runs import Job, RunStore
 from elmo_tutorial.task_summary import summarise
+from elmo_tutorial.task_vectors import VECTORS_FILE, task_word_vectors
 
 SHIPPED = Path(__file__).resolve().parent.parent / "data" / "models" / "small"
 TASKS = ("sst5", "chunking", "ner")
@@ -174,6 +177,7 @@ def test_tasks_command_writes_its_files_and_refuses_to_overwrite(tmp_path, monke
             "--markdown", str(tmp_path / "T.md")]
     assert cli.main(argv) == 0
     assert (tmp_path / FIGURES["weights"]).exists()
+    assert (tmp_path / VECTORS_FILE).exists()  # the baseline's vectors, for notebook 12
     before = (tmp_path / "t.json").read_text()
     capsys.readouterr()
     assert cli.main(argv) == 2
@@ -221,6 +225,10 @@ def test_tasks_command_end_to_end_on_the_tiny_model(tmp_path, monkeypatch):
     chunking = data["tasks"]["chunking"]["arms"]
     assert chunking["elmo"]["mean"] > chunking["baseline"]["mean"]
     assert out_md.read_text().startswith("# What ELMo adds to a task model")
+    shipped, index = task_word_vectors(tmp_path, corpus="embedded")
+    computed, computed_index = word_vectors("embedded")
+    assert all(torch.equal(shipped[row], computed[computed_index[w]])
+               for w, row in index.items())
 
 
 def test_tasks_command_refuses_files_another_run_wrote_while_it_worked(tmp_path, monkeypatch,

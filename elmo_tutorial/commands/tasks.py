@@ -28,7 +28,8 @@ every comparison is a paired difference with its 95 % interval.
   Quality   with --quality RUN ...: the gain against each biLM's held-out perplexity
 
 Prints a markdown report with the paper's numbers beside ours; --json and --markdown also
-write it to files (the figures go beside the markdown file).
+write it to files (the figures, and the baseline's vectors for the tasks' words, go
+beside the markdown file).
 
 MODEL is a run directory (from `train`), the shipped data/models/small, a folder holding an
 official options.json and weights.hdf5, or those two files.
@@ -56,7 +57,8 @@ def add_arguments(parser) -> None:
                         help="a run directory, or options.json and weights.hdf5")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     parser.add_argument("--markdown", metavar="PATH",
-                        help="also write the markdown report, with its figures beside it")
+                        help="also write the markdown report, with its figures and the baseline's "
+                             "vectors beside it")
     parser.add_argument("--tasks", nargs="+", choices=TASKS, default=list(TASKS),
                         help="which tasks (default: all three)")
     parser.add_argument("--runs", metavar="PATH",
@@ -145,14 +147,16 @@ def run(args) -> int:
     from elmo_tutorial.task_markdown import FIGURES, to_markdown, write_report
     from elmo_tutorial.task_report import task_report
     from elmo_tutorial.task_runs import StoreMismatch
+    from elmo_tutorial.task_vectors import VECTORS_FILE, write_task_vectors
 
     def fail(err) -> int:
         print(f"elmo-tutorial tasks: {err}", file=sys.stderr)
         return 2
 
     outputs = [args.json, args.markdown]
-    if args.markdown:
-        outputs += [str(Path(args.markdown).parent / f) for f in FIGURES.values()]
+    if args.markdown:  # the figures and the baseline's vectors go beside the markdown
+        outputs += [str(Path(args.markdown).parent / f) for f in (*FIGURES.values(),
+                                                                  VECTORS_FILE)]
     try:
         check_new_files(outputs, args.force)
     except WouldOverwrite as err:
@@ -174,4 +178,10 @@ def run(args) -> int:
         return fail(err)
     result["machine"] = (f"{platform.machine()}, {os.cpu_count()} cores, "
                          f"{args.workers} runs at a time")
-    return show_and_write("tasks", result, to_markdown, write_report, args)
+    code = show_and_write("tasks", result, to_markdown, write_report, args)
+    if code == 0 and args.markdown:
+        try:
+            write_task_vectors(Path(args.markdown).parent, corpus, args.tasks)
+        except OSError as err:
+            return fail(err)
+    return code
