@@ -3,8 +3,8 @@
 :func:`~elmo_tutorial.task_experiments.word_vectors` computes the baseline's static vectors
 from the biLM's training text: for ``english_mix`` that means reading 4.7 million words
 (about 50 s on 2 CPU cores) before the counting even starts. A task model only ever looks up
-the words of its task's sentences, so the rows of the words that the three tasks use (about
-16,600 of ``english_mix``'s 29,628) give every task model exactly the numbers of the full table.
+the words of its task's sentences, so the rows of the words that the three tasks use (16,574
+of ``english_mix``'s 29,627) give every task model exactly the numbers of the full table.
 
 ``elmo-tutorial tasks`` writes those rows beside its report as ``baseline_vectors.safetensors``
 (float32, the words in its metadata, with the sha256 of the rows and of the full table they
