@@ -10,9 +10,10 @@ training never import the analyses or the course tooling. ``tests/test_layering.
 this, and that there is no import cycle::
 
   foundations  runtime (the repository, seeds, devices, threads, stop signals as requests),
-               safe_files (write-then-rename, digests, SHA256SUMS, DamagedFile,
-               regular files only), cache_record (cache entries checked before they are
-               read), archives (safe extraction)
+               safe_files (write-then-rename, digests, SHA256SUMS, DamagedFile),
+               guarded_read (regular files only, inside their folder, checked before they
+               are read), cache_record (cache entries checked before they are read),
+               archives (safe extraction)
   data         registry (what a dataset is, where it comes from, its checksum) ─ downloads
                (the verified bytes in the cache or the offline folder; verified: the record of
                what was checked) ─▶ readers: corpora

@@ -50,8 +50,13 @@ import torch
 
 from .config import ModelConfig
 from .elmo import ELMo
-from .safe_files import atomic_write, atomic_write_text
-from .weight_checks import check_options, float_weights
+from .guarded_read import check_inside, check_regular_file, read_regular_file
+from .safe_files import DamagedFile, atomic_write, atomic_write_text
+from .weight_checks import check_hdf5_layout, check_options, float_weights, open_weight_file
+
+MAX_OPTIONS_BYTES = 1 << 20  # an options.json is about 1 kB
+MAX_WEIGHTS_BYTES = 1 << 36  # the largest released ELMo's weights take 0.7 GB
+HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 
 DIRECTIONS = ("forward_lstm", "backward_lstm")  # RNN_0, RNN_1
 
@@ -73,25 +78,27 @@ def _forget_bias(cell_size: int) -> np.ndarray:
     return bias
 
 
-class _Reader:
-    """Reads datasets from an open hdf5 file, checking shapes, with errors that name them."""
-
-    def __init__(self, file: h5py.File, path: str) -> None:
-        self.file, self.path = file, path
-
-    def __call__(self, name: str, shape: tuple[int, ...], why: str) -> np.ndarray:
-        if name not in self.file:
-            raise ValueError(
-                f"{self.path}: the dataset {name!r} ({why}) is missing. Check that the weight "
-                "file belongs to this options.json (bilm-tf/AllenNLP ELMo format)."
-            )
-        data = self.file[name]
-        if tuple(data.shape) != tuple(shape):
-            raise ValueError(
-                f"{self.path}: the dataset {name!r} ({why}) has shape {tuple(data.shape)}, but "
-                f"options.json implies {tuple(shape)}. Are the options and weights a pair?"
-            )
-        return float_weights(f"{self.path}: the dataset {name!r} ({why})", data)
+def _layout(config: ModelConfig, with_projection: bool) -> dict[str, tuple[tuple, str]]:
+    """``{dataset: (shape, what it holds)}``: every dataset ``options.json`` implies."""
+    E, P, C, F = config.char_embed_dim, config.projection_dim, config.lstm_dim, config.n_filters
+    layout = {"char_embed": ((config.n_characters - 1, E), "character embeddings")}
+    for i, (width, count) in enumerate(config.filters):
+        layout[f"CNN/W_cnn_{i}"] = ((1, width, E, count), f"filter width {width}")
+        layout[f"CNN/b_cnn_{i}"] = ((count,), "conv bias")
+    for k in range(config.n_highway):
+        for part, why in (("transform", "highway transform"), ("carry", "highway gate")):
+            layout[f"CNN_high_{k}/W_{part}"] = ((F, F), why)
+            layout[f"CNN_high_{k}/b_{part}"] = ((F,), f"{why} bias")
+    if with_projection:
+        layout["CNN_proj/W_proj"] = ((F, P), "projection")
+        layout["CNN_proj/b_proj"] = ((P,), "projection bias")
+    for d, direction in enumerate(DIRECTIONS):
+        for layer in range(config.n_layers):
+            root, what = _lstm_root(d, layer), f"{direction} layer {layer}"
+            layout[f"{root}/W_0"] = ((P + P, 4 * C), f"{what}, input and recurrent weights")
+            layout[f"{root}/B"] = ((4 * C,), f"{what}, bias")
+            layout[f"{root}/W_P_0"] = ((C, P), f"{what}, proj")
+    return layout
 
 
 def read_bilm_weights(weight_file: str | Path, config: ModelConfig) -> dict[str, torch.Tensor]:
@@ -100,50 +107,50 @@ def read_bilm_weights(weight_file: str | Path, config: ModelConfig) -> dict[str,
     Returns:
         ``{parameter name: tensor}`` with the names of ``BidirectionalLM`` (``char_cnn.*``,
         ``forward_lstm.layers.{l}.*``, ``backward_lstm.layers.{l}.*``), float32.
+
+    Raises:
+        FileNotFoundError, NotARegularFile: no regular file at ``weight_file``.
+        DamagedFile: h5py cannot open it (cut short, not hdf5) or read a dataset.
+        ValueError: a dataset missing, of another shape or dtype, or stored elsewhere.
     """
     E, P, C = config.char_embed_dim, config.projection_dim, config.lstm_dim
     F = config.n_filters
     out: dict[str, np.ndarray] = {}
-    if not Path(weight_file).is_file():
-        raise FileNotFoundError(f"{weight_file} not found")
-    if not h5py.is_hdf5(weight_file):
-        raise ValueError(f"{weight_file} is not an hdf5 weight file (e.g. lm_weights.hdf5 or "
-                         "weights.hdf5 of an official ELMo model)")
-    with h5py.File(weight_file, "r") as file:
-        read = _Reader(file, str(weight_file))
-        chars = read("char_embed", (config.n_characters - 1, E), "character embeddings")
-        out["char_cnn.char_embedding.weight"] = np.concatenate([np.zeros((1, E), "f4"), chars])
-        for i, (width, count) in enumerate(config.filters):
-            w = read(f"CNN/W_cnn_{i}", (1, width, E, count), f"filter width {width}")
-            out[f"char_cnn.convs.{i}.weight"] = w[0].transpose(2, 1, 0)  # (w,E,n) → (n,E,w)
-            out[f"char_cnn.convs.{i}.bias"] = read(f"CNN/b_cnn_{i}", (count,), "conv bias")
-        for k in range(config.n_highway):
-            group = f"CNN_high_{k}"
-            w_t = read(f"{group}/W_transform", (F, F), "highway transform")
-            w_c = read(f"{group}/W_carry", (F, F), "highway gate")
-            b_t = read(f"{group}/b_transform", (F,), "highway transform bias")
-            b_c = read(f"{group}/b_carry", (F,), "highway gate bias")
-            # rows [:F] → the ReLU branch h; rows [F:] → our carry gate g = 1 - TF's gate.
-            out[f"char_cnn.highway.layers.{k}.weight"] = np.concatenate([w_t.T, -w_c.T])
-            out[f"char_cnn.highway.layers.{k}.bias"] = np.concatenate([b_t, -b_c])
-        if "CNN_proj" in file or F != P:
-            out["char_cnn.projection.weight"] = read("CNN_proj/W_proj", (F, P), "projection").T
-            out["char_cnn.projection.bias"] = read("CNN_proj/b_proj", (P,), "projection bias")
-        else:  # bilm-tf stores no projection when the filters already have width P
-            out["char_cnn.projection.weight"] = np.eye(P, dtype="f4")
-            out["char_cnn.projection.bias"] = np.zeros(P, "f4")
-        for d, direction in enumerate(DIRECTIONS):
-            for layer in range(config.n_layers):
-                root, name = _lstm_root(d, layer), f"{direction}.layers.{layer}"
-                what = f"{direction} layer {layer}"
-                w = read(f"{root}/W_0", (P + P, 4 * C), f"{what}, input and recurrent weights")
-                b = read(f"{root}/B", (4 * C,), f"{what}, bias")
-                w = _swap_gates(w.T)  # (4C, P + P), torch gate order
-                out[f"{name}.weight_ih_l0"] = w[:, :P]  # the input x_t (width P every layer)
-                out[f"{name}.weight_hh_l0"] = w[:, P:]  # the previous output h_{t-1}
-                out[f"{name}.bias_ih_l0"] = _swap_gates(b)
-                out[f"{name}.bias_hh_l0"] = _forget_bias(C)  # TF's constant, made explicit
-                out[f"{name}.weight_hr_l0"] = read(f"{root}/W_P_0", (C, P), f"{what}, proj").T
+    with open_weight_file(weight_file, MAX_WEIGHTS_BYTES) as file:
+        layout = _layout(config, with_projection="CNN_proj" in file or F != P)
+        check_hdf5_layout(file, str(weight_file), layout)
+        try:
+            w = {name: float_weights(f"{weight_file}: the dataset {name!r} ({why})", file[name])
+                 for name, (_, why) in layout.items()}
+        except OSError as error:  # the data itself is cut short
+            raise DamagedFile.of(Path(weight_file), error) from None
+    out["char_cnn.char_embedding.weight"] = np.concatenate([np.zeros((1, E), "f4"),
+                                                            w["char_embed"]])
+    for i, _ in enumerate(config.filters):
+        out[f"char_cnn.convs.{i}.weight"] = w[f"CNN/W_cnn_{i}"][0].transpose(2, 1, 0)  # (n,E,w)
+        out[f"char_cnn.convs.{i}.bias"] = w[f"CNN/b_cnn_{i}"]
+    for k in range(config.n_highway):
+        group = f"CNN_high_{k}"
+        # rows [:F] → the ReLU branch h; rows [F:] → our carry gate g = 1 - TF's gate.
+        out[f"char_cnn.highway.layers.{k}.weight"] = np.concatenate(
+            [w[f"{group}/W_transform"].T, -w[f"{group}/W_carry"].T])
+        out[f"char_cnn.highway.layers.{k}.bias"] = np.concatenate(
+            [w[f"{group}/b_transform"], -w[f"{group}/b_carry"]])
+    if "CNN_proj/W_proj" in w:
+        out["char_cnn.projection.weight"] = w["CNN_proj/W_proj"].T
+        out["char_cnn.projection.bias"] = w["CNN_proj/b_proj"]
+    else:  # bilm-tf stores no projection when the filters already have width P
+        out["char_cnn.projection.weight"] = np.eye(P, dtype="f4")
+        out["char_cnn.projection.bias"] = np.zeros(P, "f4")
+    for d, direction in enumerate(DIRECTIONS):
+        for layer in range(config.n_layers):
+            root, name = _lstm_root(d, layer), f"{direction}.layers.{layer}"
+            weights = _swap_gates(w[f"{root}/W_0"].T)  # (4C, P + P), torch gate order
+            out[f"{name}.weight_ih_l0"] = weights[:, :P]  # the input x_t (width P every layer)
+            out[f"{name}.weight_hh_l0"] = weights[:, P:]  # the previous output h_{t-1}
+            out[f"{name}.bias_ih_l0"] = _swap_gates(w[f"{root}/B"])
+            out[f"{name}.bias_hh_l0"] = _forget_bias(C)  # TF's constant, made explicit
+            out[f"{name}.weight_hr_l0"] = w[f"{root}/W_P_0"].T
     return {key: torch.from_numpy(np.ascontiguousarray(value)) for key, value in out.items()}
 
 
@@ -196,15 +203,20 @@ def write_bilm_weights(state: dict[str, torch.Tensor], config: ModelConfig, weig
 
 
 def read_options(options_file: str | Path) -> ModelConfig:
-    """Read an ``options.json`` (bilm-tf / AllenNLP) into a ``ModelConfig``."""
-    if h5py.is_hdf5(options_file):
+    """Read an ``options.json`` (bilm-tf / AllenNLP) into a ``ModelConfig``.
+
+    Raises:
+        FileNotFoundError, NotARegularFile: no regular file of a sane size there.
+        ValueError: not JSON, an hdf5 file (swapped arguments?), or a wrong field.
+    """
+    data = read_regular_file(options_file, MAX_OPTIONS_BYTES)
+    if data.startswith(HDF5_SIGNATURE):
         raise ValueError(f"{options_file} is an hdf5 weight file, not options.json: are the "
                          "arguments swapped? It is load_allennlp(options_file, weight_file)")
-    with open(options_file, encoding="utf-8") as file:
-        try:
-            options = json.load(file)
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
-            raise ValueError(f"{options_file} is not valid JSON: {error}") from None
+    try:
+        options = json.loads(data.decode("utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(f"{options_file} is not valid JSON: {error}") from None
     check_options(options, options_file)  # types and sizes, before anything is allocated
     return ModelConfig.from_options(options)
 
@@ -223,11 +235,15 @@ def load_allennlp(options_file: str | Path, weight_file: str | Path, **elmo_kwar
         step-by-step path whenever the model clips (the released models do).
 
     Raises:
-        ValueError: naming the dataset that is missing or has the wrong shape.
+        ValueError: naming the dataset that is missing, has the wrong shape or is stored
+            elsewhere; :class:`DamagedFile` for a file h5py cannot read; ``NotARegularFile``
+            for a FIFO, a device or a folder.
     """
     config = read_options(options_file)
+    # the weights are read, and every dataset's shape checked, before the model is built: a
+    # wrong options.json must not allocate gigabytes of parameters the file cannot fill
+    state = read_bilm_weights(weight_file, config)
     model = ELMo(config, **elmo_kwargs)
-    state = read_bilm_weights(weight_file, model.config)
     expected = set(model.bilm.state_dict())
     if set(state) != expected:  # a mismatch here is a bug in this file, not in the user's data
         raise RuntimeError(
@@ -259,10 +275,14 @@ def load_model(paths: Sequence[str | Path]):
             return ELMo.from_run(folder)
         options, weights = sorted(folder.glob("*options*.json")), sorted(folder.glob("*.hdf5"))
         if len(options) == 1 and len(weights) == 1:
+            for path in (*options, *weights):  # the pair is read from this folder only
+                check_inside(path, folder)
             return load_allennlp(options[0], weights[0])
         raise ValueError(f"{folder} is neither a run directory (no config.json) nor a folder "
                          "with exactly one *options*.json and one *.hdf5 file")
-    if len(paths) == 2 and all(p.is_file() for p in paths):
+    if len(paths) == 2 and not any(p.is_dir() for p in paths):
+        for path in paths:  # h5py.is_hdf5 would wait forever on a FIFO
+            check_regular_file(path, MAX_WEIGHTS_BYTES)
         weights = [p for p in paths if h5py.is_hdf5(p)]
         if len(weights) != 1:
             raise ValueError(f"expected an options .json file and an .hdf5 weight file, got "

@@ -12,11 +12,21 @@ Example:
 
 from __future__ import annotations
 
+import re
+import shutil
 import tarfile
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
+from .guarded_read import check_regular_file
+
 __all__ = ["UnsafeArchive", "safe_extract"]
+
+
+CHUNK = 1 << 20  # bytes written per step
+MAX_EXTRACTED_BYTES = 1 << 35  # 34 GB; the largest dataset, the 1B Word Benchmark, takes 4
 
 
 class UnsafeArchive(RuntimeError):
@@ -26,7 +36,8 @@ class UnsafeArchive(RuntimeError):
 def _check_member(name: str, target: Path) -> Path:
     """Resolve an archive member name under ``target``; raise if it would escape."""
     posix = PurePosixPath(name.replace("\\", "/"))
-    if posix.is_absolute() or (posix.parts and ":" in posix.parts[0]):
+    # A Windows drive is one letter and a colon ("C:", "C:x"); "notes:v1.txt" is a file name.
+    if posix.is_absolute() or (posix.parts and re.match(r"[A-Za-z]:", posix.parts[0])):
         raise UnsafeArchive(f"archive member {name!r} has an absolute path; refusing to extract")
     if ".." in posix.parts:
         raise UnsafeArchive(f"archive member {name!r} contains '..'; refusing to extract")
@@ -36,30 +47,38 @@ def _check_member(name: str, target: Path) -> Path:
     return resolved
 
 
-def safe_extract(archive: str | Path, target: str | Path) -> list[str]:
+def safe_extract(archive: str | Path, target: str | Path,
+                 max_bytes: int = MAX_EXTRACTED_BYTES) -> list[str]:
     """Extract a zip or tar(.gz/.bz2/.xz) archive into ``target``, refusing unsafe members.
 
     Every member is checked *before* anything is written: absolute paths, ``..`` components,
     symbolic or hard links whose destination leaves ``target``, and device/FIFO entries all
-    raise :class:`UnsafeArchive`, so a hostile archive writes nothing.
+    raise :class:`UnsafeArchive`, so a hostile archive writes nothing. So does a bomb: members
+    whose declared sizes add up to more than ``max_bytes`` or than the disk has free; and a zip
+    member that streams out more than it declared stops there. Whatever an extraction that
+    fails (a full disk, a damaged archive) had written of new files is removed.
 
     Returns:
         The member names, in archive order.
     """
     archive, target = Path(archive), Path(target)
+    check_regular_file(archive)  # is_zipfile would wait forever on a FIFO, or read /dev/zero
     target.mkdir(parents=True, exist_ok=True)
     target = target.resolve()
     if zipfile.is_zipfile(archive):
         with zipfile.ZipFile(archive) as zf:
-            names = zf.namelist()
-            for info in zf.infolist():
+            infos = zf.infolist()
+            for info in infos:
                 _check_member(info.filename, target)
                 mode = info.external_attr >> 16
                 if (mode & 0o170000) == 0o120000:  # a symlink stored in a zip
                     link = zf.read(info).decode("utf-8", "replace")
                     _check_link(info.filename, link, target)
-            zf.extractall(target)
-        return names
+            _check_sizes(archive, target, sum(i.file_size for i in infos), max_bytes)
+            with _removed_on_failure(target, [i.filename for i in infos]):
+                for info in infos:
+                    _extract_zip_member(zf, info, target)
+        return [info.filename for info in infos]
     if tarfile.is_tarfile(archive):
         with tarfile.open(archive) as tf:
             members = tf.getmembers()
@@ -73,11 +92,62 @@ def safe_extract(archive: str | Path, target: str | Path) -> list[str]:
                     _check_not_through_links(member.name, base + _parts(member.linkname), links)
                 elif not (member.isfile() or member.isdir()):
                     raise UnsafeArchive(f"archive member {member.name!r} is a device or FIFO")
+            # a tar member's size is its exact length in the archive: the sum bounds the output
+            _check_sizes(archive, target, sum(m.size for m in members if m.isfile()), max_bytes)
             # Python's own "data" filter (3.12+, backported) re-checks the same rules.
             extra = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
-            tf.extractall(target, members=members, **extra)
+            with _removed_on_failure(target, [m.name for m in members]):
+                tf.extractall(target, members=members, **extra)
         return [m.name for m in members]
     raise ValueError(f"{archive} is neither a zip nor a tar archive")
+
+
+def _check_sizes(archive: Path, target: Path, total: int, max_bytes: int) -> None:
+    """Refuse an archive whose members would take more than ``max_bytes`` or the free space."""
+    if total > max_bytes:
+        raise UnsafeArchive(f"{archive} would unpack to {total / 1e9:.1f} GB, more than the "
+                            f"{max_bytes / 1e9:.1f} GB any dataset of the course needs (a zip "
+                            "bomb?); refusing to extract")
+    free = shutil.disk_usage(target).free
+    if total > free:
+        raise UnsafeArchive(f"{archive} unpacks to {total / 1e9:.1f} GB, but {target} has "
+                            f"{free / 1e9:.1f} GB free; free some space, then extract again")
+
+
+def _extract_zip_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path) -> None:
+    """Write one checked member, stopping if it streams out more than it declared."""
+    dest = target / PurePosixPath(info.filename.replace("\\", "/"))
+    if info.is_dir():
+        dest.mkdir(parents=True, exist_ok=True)
+        return
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    written = 0
+    with zf.open(info) as source, open(dest, "wb") as out:
+        for chunk in iter(lambda: source.read(CHUNK), b""):
+            written += len(chunk)
+            if written > info.file_size:
+                raise UnsafeArchive(f"archive member {info.filename!r} holds more than the "
+                                    f"{info.file_size:,} bytes it declares; refusing it")
+            out.write(chunk)
+
+
+@contextmanager
+def _removed_on_failure(target: Path, names: list[str]) -> Iterator[None]:
+    """Remove the members' files and folders that the block created, if it fails: a full disk
+    or a damaged archive must not leave half a dataset that looks like one."""
+    paths = sorted({target.joinpath(*_parts(name)) for name in names if _parts(name)},
+                   key=lambda p: len(p.parts))
+    paths = [p for p in paths if p.resolve().is_relative_to(target)]  # members are checked
+    new = [p for p in paths if not (p.exists() or p.is_symlink())]
+    try:
+        yield
+    except BaseException:
+        for path in reversed(new):  # deepest first: files, then their folders
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+        raise
 
 
 def _parts(name: str) -> list[str]:

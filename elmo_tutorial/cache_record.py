@@ -40,10 +40,14 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from .guarded_read import NotARegularFile, check_inside, read_regular_file
 from .safe_files import atomic_write_text, file_digest, fsync_dir
 
 __all__ = ["EntryMismatch", "check_record", "folder_problem", "listed_digests",
            "publish_folder", "record_path", "write_record"]
+
+
+MAX_RECORD_BYTES = 1 << 20  # a record or a folder's listing: a few lines
 
 
 class EntryMismatch(ValueError):
@@ -73,11 +77,14 @@ def check_record(data_path: str | Path, **expected) -> dict:
             (other input, another format), or data whose sha256 is not the recorded one
             (cut short, a flipped byte, missing).
     """
+    folder = Path(data_path).parent  # a cache folder anybody may have planted files in
     try:
-        record = json.loads(record_path(data_path).read_text(encoding="utf-8"))
+        record = json.loads(read_regular_file(record_path(data_path), MAX_RECORD_BYTES, folder))
     except FileNotFoundError:
         raise EntryMismatch("it has no record of what it holds (its writer was stopped?)") \
             from None
+    except NotARegularFile as error:
+        raise EntryMismatch(f"its record cannot be read: {error}") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise EntryMismatch(f"its record cannot be read ({type(error).__name__})") from None
     if not isinstance(record, dict):
@@ -87,7 +94,10 @@ def check_record(data_path: str | Path, **expected) -> dict:
             raise EntryMismatch(f"it was computed from other input ({name}: "
                                 f"{_short(record.get(name))}, now {_short(value)})")
     try:
+        check_inside(data_path, folder)  # the data read after this check is the file hashed
         intact = file_digest(data_path) == record.get("sha256")
+    except NotARegularFile as error:
+        raise EntryMismatch(f"its data cannot be read: {error}") from None
     except OSError as error:
         raise EntryMismatch(f"its data cannot be read ({type(error).__name__})") from None
     if not intact:
@@ -116,14 +126,18 @@ def folder_problem(folder: str | Path, listing: str) -> str | None:
     listing (written last) was never finished."""
     folder = Path(folder)
     try:
-        digests = listed_digests((folder / listing).read_text(encoding="utf-8"))
+        digests = listed_digests(
+            read_regular_file(folder / listing, MAX_RECORD_BYTES, folder).decode("utf-8"))
         if not digests:
             return f"{listing} lists no file digests"
         for name, digest in digests.items():
+            check_inside(folder / name, folder)
             if file_digest(folder / name) != digest:
                 return f"{name} does not match the digest in {listing}"
     except FileNotFoundError as error:
         return f"{Path(error.filename or listing).name} is missing"
+    except NotARegularFile as error:
+        return str(error)
     except (OSError, UnicodeDecodeError) as error:
         return f"it cannot be read ({type(error).__name__})"
     return None

@@ -50,7 +50,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .cache_record import check_record, record_path, write_record
+from .cache_record import MAX_RECORD_BYTES, check_record, record_path, write_record
+from .guarded_read import read_regular_file
 from .safe_files import atomic_write, atomic_write_text, remove_stale_temporaries
 from .static_vectors import StaticVectors
 
@@ -195,9 +196,11 @@ def _write(path: Path, vectors: StaticVectors, settings: dict, digest: str) -> N
 def _announce_other_text(folder: Path, settings: dict, digest: str) -> None:
     """Say so when vectors of this corpus and these settings exist, but of other text."""
     for record in folder.glob(f"{settings['corpus']}-*.json"):
-        try:
-            facts = json.loads(record.read_text(encoding="utf-8"))
+        try:  # NotARegularFile is a ValueError: a planted FIFO is skipped, not waited on
+            facts = json.loads(read_regular_file(record, MAX_RECORD_BYTES, folder))
         except (OSError, ValueError):
+            continue
+        if not isinstance(facts, dict):
             continue
         if facts.get("sentences") != digest and all(facts.get(k) == v
                                                      for k, v in settings.items()):
@@ -212,7 +215,7 @@ def _remembered(memo: Path, fingerprint: str | None) -> str | None:
     if fingerprint is None:
         return None
     try:
-        facts = json.loads(memo.read_text(encoding="utf-8"))
+        facts = json.loads(read_regular_file(memo, MAX_RECORD_BYTES, memo.parent))
         return facts["sentences"] if facts["sources"] == fingerprint else None
     except (OSError, ValueError, KeyError, TypeError):  # none yet, or damaged: read the text
         return None

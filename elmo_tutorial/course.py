@@ -40,12 +40,15 @@ from .exercises import (
     stub_source,
 )
 from .generated import MANIFEST, write_generated
+from .guarded_read import read_regular_file
 from .runtime import REPOSITORY
+from .safe_files import DiskFull
 
 NOTEBOOKS = REPOSITORY / "notebooks"
 
 __all__ = ["KINDS", "MANIFEST", "NOTEBOOKS", "CourseError", "Exercise", "ExerciseHeading",
-           "find_exercises", "list_exercises", "main", "notebook_paths", "strip_answers",
+           "find_exercises", "list_exercises", "main", "notebook_paths", "read_notebook",
+           "strip_answers",
            "student_copy", "stub_source", "write_generated"]
 
 
@@ -88,10 +91,30 @@ def notebook_paths(folder: Path = NOTEBOOKS) -> list[Path]:
     return paths
 
 
+MAX_NOTEBOOK_BYTES = 1 << 28  # the largest executed notebook, figures included, takes 3 MB
+
+
+def read_notebook(path: Path) -> nbformat.NotebookNode:
+    """The notebook at ``path`` (version 4), read through the guard of every input file.
+
+    Raises:
+        CourseError: naming the file: not a regular file, not JSON, not a notebook.
+    """
+    try:
+        text = read_regular_file(path, MAX_NOTEBOOK_BYTES).decode("utf-8")
+        return nbformat.reads(text, as_version=4)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        # nbformat's NotJSONError is a ValueError; a JSON list or string fails further in
+        what = str(error).strip().splitlines()[0][:120] if str(error).strip() else ""
+        raise CourseError(f"{path} cannot be read as a notebook ({type(error).__name__}"
+                          f"{': ' + what if what else ''}); restore it with `git checkout -- "
+                          f"{path.name}` in its folder, or fix it in Jupyter") from None
+
+
 def _student(args: argparse.Namespace) -> str:
     files, count = {}, 0
     for path in notebook_paths(args.notebooks):
-        notebook = nbformat.read(path, as_version=4)
+        notebook = read_notebook(path)
         try:
             copy = student_copy(notebook)
         except CourseError as error:
@@ -107,7 +130,7 @@ def _slides(args: argparse.Namespace) -> str:
 
     files = {}
     for path in notebook_paths(args.notebooks):
-        notebook = nbformat.read(path, as_version=4)
+        notebook = read_notebook(path)
         files[f"{path.stem}.slides.html"] = deck(notebook, args.reveal_prefix,
                                                     args.mathjax_url).encode()
     write_generated(args.out, files, "slides", force=args.force)
@@ -136,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         print((_student if args.command == "student" else _slides)(args))
-    except CourseError as error:
+    except (CourseError, DiskFull) as error:  # one line each; DiskFull: nothing was changed
         print(f"error: {error}", file=sys.stderr)
         return 1
     return 0

@@ -29,6 +29,7 @@ import hashlib
 import os
 import re
 import secrets
+import tempfile
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ from .archives import UnsafeArchive, safe_extract
 from .safe_files import file_digest, process_alive
 
 __all__ = [
+    "CacheNotWritable",
     "ChecksumMismatch",
     "DatasetNotAvailable",
     "RemoteFile",
@@ -50,6 +52,8 @@ __all__ = [
     "offline_dir",
     "safe_extract",
     "verify_file",
+    "writable_cache_folder",
+    "write_problem",
 ]
 
 CHUNK = 1 << 20  # bytes read per step while downloading or hashing
@@ -71,9 +75,54 @@ def offline_dir() -> Path | None:
 
 
 def cache_dir() -> Path:
-    """The download cache: ``ELMO_TUTORIAL_CACHE``, by default ``~/.cache/elmo_tutorial``."""
+    """The download cache: ``ELMO_TUTORIAL_CACHE``, by default ``~/.cache/elmo_tutorial``.
+
+    Reading needs nothing more; before writing there, :func:`writable_cache_folder` says
+    clearly when the folder cannot take files."""
     value = os.environ.get("ELMO_TUTORIAL_CACHE", "").strip()
     return Path(value).expanduser() if value else Path.home() / ".cache" / "elmo_tutorial"
+
+
+class CacheNotWritable(DatasetNotAvailable):
+    """The download cache cannot take files (a file in the way, read-only, ``/proc``)."""
+
+
+def write_problem(folder: str | Path) -> str | None:
+    """Why no file can be written in ``folder`` (or created under it), in words; ``None``
+    when one can. It is tried, not asked: ``os.access`` says yes to root for ``/proc``, a
+    read-only mount or a full quota, where making a file then fails."""
+    folder = Path(folder)
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if existing is None:
+        return None
+    if not existing.is_dir():
+        return f"{existing} is a file, not a folder"
+    try:  # a hidden probe, removed at once
+        fd, probe = tempfile.mkstemp(prefix=".elmo-tutorial-probe-", dir=existing)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as error:
+        return f"{existing} does not take new files ({error.strerror or error})"
+    return None
+
+
+def writable_cache_folder(folder: str | Path) -> Path:
+    """``folder`` (inside the download cache), created, once files can be written there.
+
+    Raises:
+        CacheNotWritable: saying why, and to set ``ELMO_TUTORIAL_CACHE`` elsewhere.
+    """
+    folder = Path(folder)
+    problem = write_problem(folder)
+    if problem is None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            problem = f"{folder} cannot be made ({error.strerror or error})"
+    if problem is not None:
+        raise CacheNotWritable(f"cannot write into {folder}: {problem}; set ELMO_TUTORIAL_CACHE "
+                               "to a folder you can write to")
+    return folder
 
 
 def download_file(
@@ -108,7 +157,7 @@ def download_file(
         raise ValueError(f"refusing to download {url} without a checksum to verify it against")
     algorithm, expected = ("sha256", sha256) if sha256 else ("md5", md5)
     dest = Path(dest)
-    dest.parent.mkdir(parents=True, exist_ok=True)
+    writable_cache_folder(dest.parent)  # not a traceback per mirror: one line, before any
     _remove_dead_parts(dest)
     part = dest.with_name(f"{dest.name}.{os.getpid()}-{secrets.token_hex(4)}.part")  # unique
     digest = hashlib.new(algorithm)

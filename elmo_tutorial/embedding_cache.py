@@ -41,7 +41,7 @@ import numpy as np
 import torch
 
 from .cache_record import check_record, write_record
-from .downloads import cache_dir
+from .downloads import cache_dir, write_problem
 from .embedder import Embedder, index_tokens
 from .safe_files import atomic_write, remove_stale_temporaries
 
@@ -67,7 +67,7 @@ def cache_problem(folder: str | Path) -> str | None:
         return f"{existing} is a file, not a folder"
     if existing is not None and not os.access(existing, os.W_OK | os.X_OK):
         return f"{existing} is not writable (a read-only mount?)"
-    return None
+    return write_problem(folder)  # tried: root is "allowed" to write into /proc, and cannot
 
 
 def _not_writable(folder: Path, why: str, full: bool = False) -> CacheNotWritable:

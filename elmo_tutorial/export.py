@@ -11,14 +11,17 @@
   and AllenNLP (:mod:`elmo_tutorial.allennlp_format`); they load in AllenNLP's ``Elmo`` and back
   here with ``load_allennlp``.
 
-``elmo-tutorial export`` calls these. Every export is written whole or not at all: the files
-are written in a hidden staging folder inside ``OUT_DIR`` (``.export-<pid>-…``) and renamed
-onto their final names only once all of them are complete, so a crash, ``kill -9`` or a full
-disk leaves the previous files of ``OUT_DIR`` as they were (also with ``force``), and never
-half a file under a final name. Existing files are replaced, never written through (a symbolic
-link in ``OUT_DIR`` is replaced by the file, what it pointed to is untouched). A write that
-fails raises :class:`ExportFailed`, one line naming the folder ("no space left on ..." for a
-full disk); the staging folder is removed then, and that of a killed export the next time.
+``elmo-tutorial export`` calls these. Every export is published whole or not at all: the files
+are written in a hidden staging folder beside ``OUT_DIR`` (``.OUT_DIR.export-<pid>-…``), the
+other files of ``OUT_DIR`` (a model card) are linked in, and the complete folder takes the
+place of ``OUT_DIR`` by renames (old aside, new in, old deleted). A crash, ``kill -9`` or a
+full disk leaves the previous ``OUT_DIR`` as it was (also with ``force``), never new files
+beside old ones; the next export finishes or undoes a swap that was cut
+(:func:`recover_export`). Existing files are replaced, never written through (a symbolic link
+in ``OUT_DIR`` is replaced by the file, what it pointed to is untouched). A write that fails
+raises :class:`ExportFailed`, one line naming the folder ("no space left on ..." for a full
+disk). A file of the run that is a link out of the run folder, a FIFO or a device is refused
+before anything is written: the export's ``SHA256SUMS`` vouches only for the run's own files.
 
 Example:
     >>> export_encoder("runs/small", "my_model", float16=True)     # doctest: +SKIP
@@ -27,8 +30,8 @@ Example:
 
 from __future__ import annotations
 
-import errno
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -41,32 +44,48 @@ import torch
 from .checkpoint import load_weights, save_weights
 from .overwrite import check_output_folder
 from .run_dir import load_run, write_run_config
-from .safe_files import process_alive, write_sha256sums
+from .safe_files import (
+    check_regular_file,
+    fsync_dir,
+    is_disk_full,
+    process_alive,
+    write_sha256sums,
+)
 
-__all__ = ["ExportFailed", "export_allennlp", "export_copy", "export_encoder"]
+__all__ = ["ExportFailed", "export_allennlp", "export_copy", "export_encoder", "recover_export"]
 
-STAGING = ".export-"  # prefix of the staging folder: ".export-<pid>-<random>"
+STAGING = ".export-"  # staging inside OUT_DIR, as exports before the whole-folder swap made
+MAX_WEIGHTS_BYTES = 1 << 36
 
 
 class ExportFailed(OSError):
     """Writing an export failed (full disk, read-only folder...); ``OUT_DIR`` is unchanged."""
 
 
+def _sibling(out: Path, state: str, pid: int | str) -> Path:
+    """``.OUT.export-<pid>-…`` (being written), ``.OUT.ready-<pid>`` (complete, not yet
+    published) or ``.OUT.aside-<pid>`` (the previous OUT_DIR, moved aside for the swap)."""
+    return out.parent / f".{out.name}.{state}-{pid}"
+
+
 @contextmanager
 def _staged(out_dir: str | Path) -> Iterator[Path]:
-    """A fresh staging folder inside ``out_dir``; its files replace those of ``out_dir`` when
-    the block ends without an error, else it is removed and :class:`ExportFailed` raised."""
-    out = Path(out_dir)
+    """A fresh staging folder beside ``out_dir``; when the block ends without an error it
+    becomes ``out_dir`` (keeping the files of ``out_dir`` that the export does not write),
+    else it is removed and :class:`ExportFailed` raised. Readers see the old folder or the new
+    one, never a mix: new ``SHA256SUMS`` beside old weights would not load."""
+    out = _real(out_dir)
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        _remove_dead_staging(out)
-        stage = Path(tempfile.mkdtemp(prefix=f"{STAGING}{os.getpid()}-", dir=out))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        recover_export(out)
+        stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.export-{os.getpid()}-",
+                                      dir=out.parent))
     except OSError as error:
         raise _failed(out, error) from None
     try:
         yield stage
-        for path in sorted(stage.iterdir()):  # each complete: the renames are all that is left
-            os.replace(path, out / path.name)
+        _carry_over(out, stage)
+        _swap(out, stage)
     except Exception as error:
         if not _is_write_error(error):
             raise
@@ -75,28 +94,101 @@ def _staged(out_dir: str | Path) -> Iterator[Path]:
         shutil.rmtree(stage, ignore_errors=True)
 
 
+def _real(out_dir: str | Path) -> Path:
+    """``out_dir``, or the folder it links to: the folder is replaced, the link kept."""
+    out = Path(out_dir)
+    return out.resolve() if out.is_symlink() else out
+
+
+def _carry_over(out: Path, stage: Path) -> None:
+    """Put into ``stage`` the entries of ``out`` that the export does not write (a model
+    card, notes), hard-linked where the file system allows: the swap must lose nothing."""
+    if not out.is_dir():
+        stage.chmod(0o777 & ~_umask())  # mkdtemp makes 0700: the new folder gets the usual
+        return
+    shutil.copymode(out, stage)
+    for entry in out.iterdir():
+        if (stage / entry.name).exists() or entry.name.startswith(STAGING):
+            continue
+        if entry.is_symlink():
+            os.symlink(os.readlink(entry), stage / entry.name)
+        elif entry.is_dir():
+            shutil.copytree(entry, stage / entry.name, symlinks=True, copy_function=_link)
+        else:
+            _link(entry, stage / entry.name)
+
+
+def _link(source: str | Path, dest: str | Path) -> None:
+    try:
+        os.link(source, dest)
+    except OSError:  # another file system's rules, or a special file: a copy, then
+        shutil.copy2(source, dest, follow_symlinks=False)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _swap(out: Path, stage: Path) -> None:
+    """Publish ``stage`` as ``out`` by renames: ready, old aside, new in, old deleted. A kill
+    between two of them is finished (or undone) by :func:`recover_export` on the next run."""
+    pid = os.getpid()
+    ready, aside = _sibling(out, "ready", pid), _sibling(out, "aside", pid)
+    os.rename(stage, ready)
+    fsync_dir(out.parent)
+    try:
+        if out.exists():
+            os.rename(out, aside)
+        os.rename(ready, out)
+    except OSError:
+        if aside.exists() and not out.exists():
+            os.rename(aside, out)  # put the previous folder back
+        shutil.rmtree(ready, ignore_errors=True)
+        raise
+    fsync_dir(out.parent)
+    shutil.rmtree(aside, ignore_errors=True)
+
+
+def recover_export(out_dir: str | Path) -> None:
+    """Finish or undo what a killed export left beside (and inside) ``out_dir``: its staging
+    folder is removed; a complete one whose swap had begun (``out_dir`` moved aside) is put in
+    place, else dropped; a previous folder moved aside is deleted, or put back if nothing took
+    its place. Only folders of processes that no longer run are touched."""
+    out = _real(out_dir)
+    if out.is_dir():  # the staging folders of earlier versions, inside OUT_DIR
+        for stage in out.glob(f"{STAGING}*"):
+            pid = stage.name[len(STAGING):].split("-")[0]
+            if pid.isdigit() and not process_alive(int(pid)):
+                shutil.rmtree(stage, ignore_errors=True)
+    if not out.parent.is_dir():
+        return
+    found = re.compile(rf"\.{re.escape(out.name)}\.(export|ready|aside)-(\d+)(-.*)?")
+    left = [(m.group(1), int(m.group(2)), path) for path in out.parent.iterdir()
+            if (m := found.fullmatch(path.name)) and not process_alive(int(m.group(2)))]
+    order = {"export": 0, "ready": 1, "aside": 2}  # the newest state first
+    for state, _, path in sorted(left, key=lambda item: order[item[0]]):
+        if state == "export" or (out.exists() or out.is_symlink()):
+            shutil.rmtree(path, ignore_errors=True)
+        else:  # OUT_DIR is missing: the swap was cut; the ready one, else the old one, fills it
+            os.rename(path, out)
+    fsync_dir(out.parent)
+
+
 def _is_write_error(error: Exception) -> bool:
     """An ``OSError``, or safetensors' error while writing (it wraps the ``OSError``)."""
     return isinstance(error, OSError) or type(error).__name__ == "SafetensorError"
 
 
 def _failed(out: Path, error: Exception) -> ExportFailed:
-    text = str(error)
-    if getattr(error, "errno", None) in (errno.ENOSPC, errno.EDQUOT) or "No space left" in text \
-            or "os error 28" in text:
+    if is_disk_full(error):
         return ExportFailed(f"no space left on {out} for the export; free space or choose "
                             "another OUT_DIR (the files already there are unchanged)")
+    text = str(error)
     reason = getattr(error, "strerror", None) or (text.strip().splitlines() or [""])[0][:120]
     return ExportFailed(f"could not write the export into {out} ({type(error).__name__}: "
                         f"{reason}); the files already there are unchanged")
-
-
-def _remove_dead_staging(out: Path) -> None:
-    """Remove staging folders whose export process no longer runs (it was killed)."""
-    for stage in out.glob(f"{STAGING}*"):
-        pid = stage.name[len(STAGING):].split("-")[0]
-        if pid.isdigit() and not process_alive(int(pid)):
-            shutil.rmtree(stage, ignore_errors=True)
 
 
 def export_encoder(run_dir: str | Path, out_dir: str | Path, float16: bool = False,
@@ -110,6 +202,7 @@ def export_encoder(run_dir: str | Path, out_dir: str | Path, float16: bool = Fal
         checkpoint: export the newest checkpoint instead of the final weights.
         force: write even if ``out_dir`` is not empty (else ``overwrite.WouldOverwrite``).
     """
+    recover_export(out_dir)  # an export killed mid-swap must not make OUT_DIR "not empty"
     check_output_folder(out_dir, force)
     config, state, _, _ = load_run(run_dir, checkpoint=checkpoint)
     encoder = {k: v.to(torch.float16) if float16 and v.is_floating_point() else v
@@ -135,15 +228,19 @@ def export_copy(run_dir: str | Path, out_dir: str | Path, float16: bool = False,
         FileNotFoundError: the run has no final weights (finish or resume its training).
     """
     run, out = Path(run_dir), Path(out_dir)
-    if not (run / "model.safetensors").exists():
+    if not (run / "model.safetensors").exists() and not (run / "model.safetensors").is_symlink():
         raise FileNotFoundError(f"{run} has no final model.safetensors; finish (or --resume) "
                                 "its training first")
+    names = ["config.json", "vocab.txt", "log.jsonl", "model.safetensors"]
+    for name in names:  # what SHA256SUMS will vouch for must be the run's own files
+        if (run / name).exists() or (run / name).is_symlink():
+            check_regular_file(run / name, MAX_WEIGHTS_BYTES, folder=run)
+    recover_export(out_dir)
     check_output_folder(out_dir, force)
     weights = load_weights(run / "model.safetensors", dtype=None)
     if float16:
         weights = {k: v.to(torch.float16) if v.is_floating_point() else v
                    for k, v in weights.items()}
-    names = ["config.json", "vocab.txt", "log.jsonl", "model.safetensors"]
     with _staged(out) as stage:
         save_weights(stage / "model.safetensors", weights)
         for name in names[:3]:
@@ -160,6 +257,7 @@ def export_allennlp(run_dir: str | Path, out_dir: str | Path, checkpoint: bool =
     The softmax is left out, as in the released ELMo files. ``OUT_DIR`` must be new or empty
     unless ``force`` (else ``overwrite.WouldOverwrite``, naming its files).
     """
+    recover_export(out_dir)
     check_output_folder(out_dir, force)
     from .allennlp_format import save_allennlp
     from .elmo import ELMo

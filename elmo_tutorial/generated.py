@@ -5,10 +5,13 @@ their sha256. A file whose content is neither what was written before nor what i
 written is somebody's work (a student's answers, an instructor's edits) and is never silently
 overwritten. The writer is safe against:
 
-* **crashes and full disks**: every file and the manifest are written to a temporary name and
-  renamed into place; the manifest is written *first*, listing for each file both its old and
-  its new content, so a run cut short between two files leaves a folder that the next run
-  recognises as its own (it is rewritten with only the new contents at the end);
+* **crashes and full disks**: every file is first written whole to a temporary name, all of
+  them before the first is put in place, so a full disk changes nothing and says so in one
+  line (:class:`~elmo_tutorial.safe_files.DiskFull`); the manifest is written next, listing
+  for each file both its old and its new content, so a run cut short between two files leaves
+  a folder that the next run recognises as its own (it is rewritten with only the new
+  contents at the end), and the next run also removes the temporary files of a killed one
+  and puts back a file it had moved aside;
 * **a damaged manifest** (cut short by hand or by a disk): a one-line error that says what to
   do, and ``force`` works without it;
 * **saves during the run** (a notebook saved in Jupyter while ``make student`` runs): each file
@@ -29,8 +32,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from .downloads import glob_escape
 from .exercises import CourseError
-from .safe_files import atomic_write_text, fsync_dir
+from .safe_files import DiskFull, atomic_write_text, fsync_dir, is_disk_full, process_alive
 
 try:
     import fcntl
@@ -111,16 +115,59 @@ class _Backup:
         self.moved.append(name)
 
 
-def _replace(out: Path, name: str, data: bytes, ours: set[str], backup: _Backup) -> bool:
-    """Put ``data`` at ``out/name`` unless somebody's work is there; False if it was left."""
-    target = out / name
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out)
+def _stage(out: Path, files: dict[str, bytes]) -> dict[str, str]:
+    """Write every file's content to a temporary name in ``out`` first: a full disk is met
+    here, before any file is replaced, and leaves the folder as it was.
+
+    Raises:
+        DiskFull: one line naming the file and the disk; every temporary file is removed.
+    """
+    staged: dict[str, str] = {}
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
+        for name, data in files.items():
+            fd, staged[name] = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out)
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(staged[name], 0o644)
+    except BaseException as error:
+        for tmp in staged.values():
+            Path(tmp).unlink(missing_ok=True)
+        if is_disk_full(error):
+            raise DiskFull(out / name, error, kept=f"nothing in {out} was changed: free some "
+                           "space and run again") from None
+        raise
+    return staged
+
+
+def _clean_leftovers(out: Path, names: list[str], ours: dict[str, set[str]],
+                     backup: _Backup) -> None:
+    """What a writer killed in ``out`` left (the folder is locked: no writer runs now): its
+    temporary files are deleted; a file it had moved aside goes back where it was, or, if a
+    new one took its place, is deleted when it was ours and backed up when it was not."""
+    for name in [*names, MANIFEST]:
+        for tmp in out.glob(f".{glob_escape(name)}.*.tmp"):
+            if fcntl is not None and tmp.is_file() and not tmp.is_symlink():
+                tmp.unlink(missing_ok=True)
+        for aside in out.glob(f".{glob_escape(name)}.aside-*"):
+            pid = aside.name.rsplit("-", 1)[-1]
+            if not pid.isdigit() or process_alive(int(pid)):
+                continue
+            target = out / name
+            if not (target.exists() or target.is_symlink()):
+                os.replace(aside, target)
+            elif _digest(aside) in ours.get(name, set()):
+                aside.unlink()
+            else:
+                backup.keep(aside, name)
+
+
+def _replace(out: Path, name: str, tmp: str, ours: set[str], backup: _Backup) -> bool:
+    """Put the staged ``tmp`` at ``out/name`` unless somebody's work is there; False if it
+    was left."""
+    target = out / name
+    try:
         aside = None
         if target.exists() or target.is_symlink():
             # Take whatever is there at this instant, then check it: a save that lands after
@@ -159,9 +206,16 @@ def write_generated(out: Path, files: dict[str, bytes], kind: str, force: bool =
         CourseError: saying what is in the way and how to proceed.
     """
     out = Path(out)
+    if out.is_symlink() and not out.exists():
+        raise CourseError(f"{out} is a symbolic link to {os.readlink(out)}, which does not "
+                          "exist: create that folder, or choose another folder to write into")
     if out.exists() and not out.is_dir():
         raise CourseError(f"{out} is a file, not a folder: choose a folder to write into")
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise CourseError(f"cannot make the folder {out} ({error.strerror or error}): choose "
+                          "another folder to write into") from None
     with _locked(out, kind):
         ours = _read_manifest(out, kind, force)
         if ours is None and any(not p.name.startswith(".") for p in out.iterdir()) and not force:
@@ -180,12 +234,21 @@ def write_generated(out: Path, files: dict[str, bytes], kind: str, force: bool =
                               f"or pass --force (FORCE=1) to move them to {out}/backup-<time>/ "
                               f"and write fresh copies")
         backup = _Backup(out)
-        for name in changed:
-            backup.keep(out / name, name)
-        # Before any file: what is ours afterwards, whichever files a crash leaves unwritten.
-        _write_manifest(out, kind, {**ours, **{n: ours.get(n, set()) | {new[n]} for n in new}})
-        left = [name for name, data in files.items()
-                if not _replace(out, name, data, ours.get(name, set()) | {new[name]}, backup)]
+        _clean_leftovers(out, list(files), ours, backup)
+        staged = _stage(out, files)  # every file's bytes on the disk before one is replaced
+        try:
+            for name in changed:
+                backup.keep(out / name, name)
+            # Before any file: what is ours afterwards, whichever files a crash leaves unwritten.
+            _write_manifest(out, kind, {**ours, **{n: ours.get(n, set()) | {new[n]}
+                                                   for n in new}})
+        except BaseException:
+            for tmp in staged.values():
+                Path(tmp).unlink(missing_ok=True)
+            raise
+        left = [name for name in files
+                if not _replace(out, name, staged[name], ours.get(name, set()) | {new[name]},
+                                backup)]
         _write_manifest(out, kind, {**ours, **{n: {new[n]} for n in new if n not in left},
                                     **{n: ours.get(n, set()) for n in left}})
         fsync_dir(out)

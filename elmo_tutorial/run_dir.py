@@ -32,6 +32,7 @@ from .safe_files import (
     DamagedFile,
     atomic_write_text,
     check_inside,
+    check_regular_file,
     check_sha256sums,
     read_regular_file,
 )
@@ -55,6 +56,7 @@ class Run(NamedTuple):
 
 MAX_CONFIG_BYTES = 1 << 20  # a config.json is about 2 kB
 MAX_VOCAB_BYTES = 1 << 28  # the 1B Word Benchmark's 793 471 words take 7 MB
+MAX_WEIGHTS_BYTES = 1 << 36  # a biLM with a 793 471-word softmax in float32: about 2 GB
 
 
 def write_run_config(run_dir: str | Path, model_config: ModelConfig, train_config: dict,
@@ -155,6 +157,7 @@ def load_run(run_dir: str | Path, checkpoint: bool = False) -> Run:
     Raises:
         FileNotFoundError: not a run directory, or one with no weights yet.
         DamagedFile: a file does not load or does not match ``SHA256SUMS``.
+        NotARegularFile: a file read is a FIFO, a device, a folder, or a link out of the run.
 
     Example:
         >>> config, state, vocab, train = load_run("runs/tiny")      # doctest: +SKIP
@@ -167,12 +170,15 @@ def load_run(run_dir: str | Path, checkpoint: bool = False) -> Run:
     check_sha256sums(run_dir, ["config.json", "model.safetensors", "vocab.txt"], hint)
     config, train = read_run_config(run_dir)
     final = run_dir / "model.safetensors"
-    if checkpoint or not final.exists():
+    if checkpoint or not (final.exists() or final.is_symlink()):
         ckpt = latest_checkpoint(run_dir)
         if ckpt is None:
             raise FileNotFoundError(f"{run_dir} has neither model.safetensors nor a checkpoint; "
                                     "train it first (or resume it with --resume)")
         final = ckpt / "model.safetensors"
+    # safetensors opens the file by name: a FIFO would hang it, a folder or /dev/zero would be
+    # "not found", and a link to another run's weights would load that run without a word
+    check_regular_file(final, MAX_WEIGHTS_BYTES, folder=run_dir)
     try:
         state = load_weights(final)
     except DamagedFile as error:

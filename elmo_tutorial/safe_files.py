@@ -24,18 +24,28 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
-import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+# The reading guards live in their own module; their names stay importable from here.
+from .guarded_read import (
+    NotARegularFile,
+    check_inside,
+    check_regular_file,
+    open_regular_file,
+    read_regular_file,
+)
+
 __all__ = ["DamagedFile", "DiskFull", "NotARegularFile", "atomic_write", "atomic_write_bytes",
-           "atomic_write_text", "check_inside", "check_sha256sums", "file_digest", "fsync_dir",
-           "is_disk_full", "native_path", "process_alive", "read_regular_file",
+           "atomic_write_text", "check_inside", "check_regular_file", "check_sha256sums",
+           "file_digest", "fsync_dir", "is_disk_full", "native_path", "open_regular_file",
+           "process_alive", "read_regular_file",
            "remove_stale_temporaries", "atomic_create", "write_sha256sums"]
 
 CHUNK = 1 << 20  # bytes read per step while hashing
 SUMS = "SHA256SUMS"  # ``sha256sum`` format: "<hex digest>  <file name>" per line
+MAX_SUMS_BYTES = 1 << 20  # a few lines
 
 
 class DamagedFile(ValueError):
@@ -120,9 +130,14 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
 
 
 def file_digest(path: str | Path, algorithm: str = "sha256") -> str:
-    """Hex digest of a file, read in chunks (works for multi-GB archives)."""
+    """Hex digest of a file, read in chunks (works for multi-GB archives).
+
+    Raises:
+        NotARegularFile: ``path`` is a FIFO, a device or a folder, which would hang or never
+            end (a cached archive replaced by ``/dev/zero``).
+    """
     digest = hashlib.new(algorithm)
-    with open(path, "rb") as f:
+    with open_regular_file(path) as f:
         for chunk in iter(lambda: f.read(CHUNK), b""):
             digest.update(chunk)
     return digest.hexdigest()
@@ -145,16 +160,19 @@ def check_sha256sums(folder: str | Path, names: list[str], hint: str | None = No
         DamagedFile: the first listed file whose digest differs, with ``hint`` as the fix.
     """
     sums = Path(folder) / SUMS
-    if not sums.is_file():
+    if not sums.exists() and not sums.is_symlink():
         return
+    listing = read_regular_file(sums, MAX_SUMS_BYTES, folder=folder)
     expected = {}
-    for line in sums.read_text(encoding="utf-8", errors="replace").splitlines():
+    for line in listing.decode("utf-8", errors="replace").splitlines():
         digest, _, name = line.strip().partition("  ")
         expected[name.lstrip("*")] = digest.lower()
     for name in names:
         path = Path(folder) / name
-        if name in expected and path.is_file() and file_digest(path) != expected[name]:
-            raise DamagedFile(path, f"its sha256 is not the one in {SUMS}", hint)
+        if name in expected and (path.exists() or path.is_symlink()):
+            check_inside(path, folder)  # a listed file is hashed only where it belongs
+            if file_digest(path) != expected[name]:
+                raise DamagedFile(path, f"its sha256 is not the one in {SUMS}", hint)
 
 
 def atomic_create(path: str | Path, write: Callable[[str], object], replace: bool = False) -> None:
@@ -219,12 +237,6 @@ def remove_stale_temporaries(folder: str | Path, max_age: float = STALE_SECONDS)
 # Reading only what a folder really holds; a full disk named as such
 # ---------------------------------------------------------------------------------------------
 
-class NotARegularFile(ValueError):
-    """A file the package was about to read or replace is a symbolic link leading out of its
-    folder, a device (``/dev/zero``), a FIFO, a folder, or far larger than such a file can be:
-    reading it could hang, fill the memory or read someone else's data."""
-
-
 class DiskFull(OSError):
     """Writing a file failed because its disk is full (or the user's quota is spent)."""
 
@@ -252,73 +264,20 @@ def _mount_point(folder: Path) -> str:
 
 
 # What a full disk raises: OSError ENOSPC/EDQUOT from Python; torch.save's C++ writer reports it
-# as "unexpected pos" or "file write failed", h5py and safetensors with the errno's text.
-_FULL_DISK_TEXTS = ("unexpected pos", "file write failed", "no space left", "disk quota")
+# as "unexpected pos" or "file write failed", h5py with the errno's text, and safetensors (a
+# SafetensorError, no OSError) as "IoError(Os { code: 28, kind: StorageFull, ... })".
+_FULL_DISK_TEXTS = ("unexpected pos", "file write failed", "no space left", "disk quota",
+                    "storagefull", "quotaexceeded", "code: 28,", "os error 28")
 
 
 def is_disk_full(error: BaseException) -> bool:
-    """True when ``error`` is what writing to a full disk raises (Python's, torch's, h5py's)."""
+    """True when ``error`` is what writing to a full disk raises (Python's, torch's, h5py's,
+    safetensors')."""
     if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
         return True
-    return isinstance(error, (OSError, RuntimeError)) and any(
-        text in str(error).lower() for text in _FULL_DISK_TEXTS)
-
-
-def check_inside(path: str | Path, folder: str | Path) -> None:
-    """Refuse ``path`` if it is a symbolic link that leads out of ``folder``.
-
-    A run folder's files are read and replaced where they are; a link planted in their place
-    (``vocab.txt → ~/.bashrc``) must not make the package read or write elsewhere.
-
-    Raises:
-        NotARegularFile: the link and where it points, and what to do.
-    """
-    path, folder = Path(path), Path(folder)
-    if path.is_symlink():
-        target = path.resolve()
-        if not target.is_relative_to(folder.resolve()):
-            raise NotARegularFile(f"{path} is a symbolic link to {target}, outside {folder}: "
-                                  "the package reads and writes only files inside the folder; "
-                                  "replace the link by a copy of the file")
-
-
-def read_regular_file(path: str | Path, max_bytes: int, folder: str | Path | None = None) -> bytes:
-    """The bytes of ``path`` if it is a regular file of at most ``max_bytes`` bytes.
-
-    A FIFO is opened without blocking and a device is never read, so a ``config.json`` that is
-    ``/dev/zero`` or a named pipe is refused at once instead of filling the memory or hanging.
-    With ``folder``, a symbolic link out of that folder is refused too (:func:`check_inside`).
-
-    Raises:
-        FileNotFoundError: ``path`` does not exist.
-        NotARegularFile: a device, FIFO, folder, a link out of ``folder``, or too large.
-    """
-    path = Path(path)
-    if folder is not None:
-        check_inside(path, folder)
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{path} not found") from None
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(f.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise NotARegularFile(f"{path} is not a regular file (it is a "
-                                  f"{_kind(info.st_mode)}): replace it by the real file")
-        if info.st_size > max_bytes:
-            raise NotARegularFile(f"{path} is {info.st_size:,} bytes, more than such a file can "
-                                  f"be (at most {max_bytes:,}): is it the right file?")
-        data = f.read(max_bytes + 1)
-    if len(data) > max_bytes:  # it grew while being read
-        raise NotARegularFile(f"{path} is larger than {max_bytes:,} bytes: is it the right file?")
-    return data
-
-
-def _kind(mode: int) -> str:
-    kinds = {stat.S_ISDIR: "folder", stat.S_ISFIFO: "named pipe (FIFO)",
-             stat.S_ISCHR: "character device", stat.S_ISBLK: "block device",
-             stat.S_ISSOCK: "socket"}
-    return next((name for test, name in kinds.items() if test(mode)), "special file")
+    writer_error = isinstance(error, (OSError, RuntimeError)) or \
+        type(error).__name__ == "SafetensorError"
+    return writer_error and any(text in str(error).lower() for text in _FULL_DISK_TEXTS)
 
 
 def native_path(path: str | Path) -> bool:

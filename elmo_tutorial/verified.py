@@ -30,11 +30,13 @@ import json
 from pathlib import Path
 
 from .downloads import DatasetNotAvailable
+from .guarded_read import check_regular_file, read_regular_file
 from .safe_files import atomic_write_text, file_digest
 
 __all__ = ["RECORD", "DatasetDamaged", "check_record", "write_record"]
 
 RECORD = ".verified.json"
+MAX_RECORD_BYTES = 1 << 24  # a digest per file: 1B Word's 100 shards take 10 kB
 _checked: dict[tuple[str, int, int], str] = {}  # (path, size, mtime_ns) → sha256 this process
 
 
@@ -71,8 +73,8 @@ def check_record(folder: str | Path, dataset: str) -> None:
     folder = Path(folder)
     again = (f"run `elmo-tutorial data download {dataset} --force` to download and verify it "
              "again")
-    try:
-        record = json.loads((folder / RECORD).read_text(encoding="utf-8"))
+    try:  # a FIFO or /dev/zero planted as the record is refused, not waited on or read
+        record = json.loads(read_regular_file(folder / RECORD, MAX_RECORD_BYTES, folder))
         files = record["files"]
         if not isinstance(files, dict) or record.get("dataset") != dataset:
             raise ValueError("it describes another dataset")
@@ -82,8 +84,12 @@ def check_record(folder: str | Path, dataset: str) -> None:
                              f"{again}") from None
     for name, expected in files.items():
         path = folder / name
-        if not path.is_file():
+        if not path.exists() and not path.is_symlink():
             raise DatasetDamaged(f"{path} is missing from the verified download; {again}")
+        try:
+            check_regular_file(path, folder=folder)  # hashing a FIFO would never end
+        except (OSError, ValueError) as error:
+            raise DatasetDamaged(f"{error}; {again}") from None
         if _digest(path) != expected:
             raise DatasetDamaged(f"{path} changed since it was verified (sha256 {expected[:16]}… "
                                  f"then, {_digest(path)[:16]}… now); {again}")

@@ -18,11 +18,19 @@ Example:
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 
-__all__ = ["MAX_PARAMETERS", "check_options", "check_weights", "float_weights"]
+from .guarded_read import check_regular_file
+from .safe_files import DamagedFile
+
+if TYPE_CHECKING:  # h5py is imported where an hdf5 file is read, not with every model
+    import h5py
+
+__all__ = ["MAX_PARAMETERS", "check_hdf5_layout", "check_options", "check_weights",
+           "float_weights", "open_weight_file"]
 
 MAX_DIM = 32_768  # widths (lstm.dim, projection_dim, ...); the largest released ELMo uses 8192
 MAX_DEPTH = 16  # LSTM layers, highway layers
@@ -139,3 +147,68 @@ def float_weights(what: str, data) -> np.ndarray:
         raise ValueError(f"{what} holds {int((~np.isfinite(values)).sum())} NaN or infinite "
                          "values; these weights are damaged")
     return values
+
+
+def check_hdf5_layout(file: h5py.File, path: str, layout: dict) -> None:
+    """Refuse what would read elsewhere, then check that every dataset the options imply is
+    there with its shape and a floating-point dtype, all before a single value is read.
+
+    A weight file is input like any other: a dataset whose storage is another file (external
+    storage, ``/etc/passwd`` or a FIFO), a link to another file or within this one, or a
+    virtual dataset would make h5py read what the user never gave.
+
+    Args:
+        layout: ``{dataset name: (shape, what it holds)}``, what the options imply.
+
+    Raises:
+        ValueError: the first dataset missing, stored elsewhere, of another shape or dtype.
+    """
+    import h5py
+
+    for name in layout:
+        parts = name.split("/")
+        for depth in range(1, len(parts) + 1):
+            link = file.get("/".join(parts[:depth]), getlink=True)
+            if isinstance(link, h5py.ExternalLink | h5py.SoftLink):
+                kind = "an external link" if isinstance(link, h5py.ExternalLink) else "a link"
+                raise ValueError(f"{path}: {'/'.join(parts[:depth])!r} is {kind}, not data; "
+                                 "official ELMo weight files hold their datasets themselves: "
+                                 "download the weights again")
+            if link is None:
+                raise ValueError(f"{path}: the dataset {name!r} ({layout[name][1]}) is missing. "
+                                 "Check that the weight file belongs to this options.json "
+                                 "(bilm-tf/AllenNLP ELMo format).")
+        data = file[name]
+        if not isinstance(data, h5py.Dataset):
+            raise ValueError(f"{path}: {name!r} is a group, not a dataset; is it an ELMo file?")
+        if data.external is not None or data.is_virtual:
+            raise ValueError(f"{path}: the dataset {name!r} keeps its values in other files "
+                             f"({'virtual' if data.is_virtual else 'external storage'}); "
+                             "official ELMo weight files hold them: download the weights again")
+        shape, why = layout[name]
+        if tuple(data.shape) != shape:
+            raise ValueError(
+                f"{path}: the dataset {name!r} ({why}) has shape {tuple(data.shape)}, but "
+                f"options.json implies {shape}. Are the options and weights a pair?")
+        if np.dtype(data.dtype).kind != "f":
+            raise ValueError(f"{path}: the dataset {name!r} ({why}) is {data.dtype}, but weights "
+                             "are floating point; the file is damaged or not a model's weights")
+
+
+def open_weight_file(weight_file: str | Path, max_bytes: int) -> h5py.File:
+    """The hdf5 file, open for reading, once it is a regular file (no FIFO, device or folder)
+    of at most ``max_bytes`` that h5py can open.
+
+    Raises:
+        FileNotFoundError, NotARegularFile: nothing, or not a regular file, at the path.
+        DamagedFile: h5py cannot open it: cut short (a download cut off), or not hdf5.
+    """
+    import h5py
+
+    check_regular_file(weight_file, max_bytes)
+    try:
+        return h5py.File(weight_file, "r")
+    except OSError as error:  # truncated (a cut download), overwritten, not hdf5 at all
+        raise DamagedFile(Path(weight_file), f"h5py: {str(error).splitlines()[0][:100]}", (
+            "it is damaged or not an hdf5 file: download the weights again (a download cut "
+            "short?), or give the .hdf5 file of an official ELMo model")) from None

@@ -27,7 +27,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "elmo_tutorial"
 
 # Every module of the package, by stage (a package such as ``checks`` with its submodules).
 STAGES = {
-    "foundations": ("runtime", "safe_files", "cache_record", "archives"),
+    "foundations": ("runtime", "safe_files", "guarded_read", "cache_record", "archives"),
     "data": ("registry", "downloads", "corpora", "annotated", "sense_corpus",
              "sense_grammar", "tokenize", "verified"),
     "model": ("chars", "vocab", "batching", "config", "char_cnn", "layer_norm", "lstmp", "lstm",

@@ -326,11 +326,12 @@ main(["export", {str(finished_run)!r}, "--allennlp", {str(out)!r}, "--force"])
 """
     done = subprocess.run([sys.executable, "-c", killed_while_writing], capture_output=True)
     assert done.returncode == -9, done.stderr.decode()
-    after = _snapshot(out)
-    assert {n: b for n, b in after.items() if not n.startswith(".export-")} == before
-    assert any(p.name.startswith(".export-") for p in out.iterdir())  # the killed one's folder
+    assert _snapshot(out) == before
+    staging = [p.name for p in tmp_path.iterdir() if p.name.startswith(".exported.export-")]
+    assert staging  # the killed one's folder, beside OUT_DIR: never inside it
     assert cli(["export", str(finished_run), "--allennlp", str(out), "--force"]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["options.json", "weights.hdf5"]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".exported.")]
 
 
 def test_export_copy_replaces_a_symlink_in_the_folder_instead_of_writing_through_it(

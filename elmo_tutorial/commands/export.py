@@ -51,17 +51,53 @@ def add_arguments(parser) -> None:
                         help="write into OUT_DIR even if it is not empty (overwriting files)")
 
 
+def _check_arguments(args) -> None:
+    """Everything that can be refused, refused before the first file is written: a second
+    export must not fail after the first one changed a folder.
+
+    Raises:
+        ValueError: one OUT_DIR for two formats, or OUT_DIR holding the run itself.
+        OSError: RUN_DIR is not a run (FileNotFoundError), an OUT_DIR is not empty and
+            --force is missing (WouldOverwrite).
+    """
+    from pathlib import Path
+
+    from elmo_tutorial.export import recover_export
+    from elmo_tutorial.overwrite import check_output_folder
+    from elmo_tutorial.run_dir import read_run_config
+
+    outs = {flag: Path(out) for flag, out in (("--encoder", args.encoder),
+                                              ("--allennlp", args.allennlp),
+                                              ("--copy", args.copy)) if out}
+    run = Path(args.run_dir).resolve()
+    seen: dict[Path, str] = {}
+    for flag, out in outs.items():
+        where = out.resolve()
+        if where in seen:
+            raise ValueError(f"{flag} and {seen[where]} name the same folder {out}: each export "
+                             "replaces its whole folder; give each its own OUT_DIR")
+        if run == where or run.is_relative_to(where):
+            raise ValueError(f"{flag} {out} holds the run {args.run_dir} itself: the export "
+                             "would replace it; choose an OUT_DIR outside the run")
+        seen[where] = flag
+    read_run_config(args.run_dir)  # a run at all, before anything is written
+    if args.copy and not (Path(args.run_dir) / "model.safetensors").exists():
+        raise FileNotFoundError(f"{args.run_dir} has no final model.safetensors; finish (or "
+                                "--resume) its training first")
+    for out in outs.values():
+        recover_export(out)  # a killed export's leftovers do not count as "not empty"
+        check_output_folder(out, args.force)
+
+
 def run(args) -> int:
     from elmo_tutorial.export import export_allennlp, export_copy, export_encoder
-    from elmo_tutorial.overwrite import check_output_folder
 
     if not (args.allennlp or args.encoder or args.copy):
         print("elmo-tutorial export: say where to: --allennlp OUT_DIR, --encoder OUT_DIR or "
               "--copy OUT_DIR", file=sys.stderr)
         return 2
     try:
-        for out_dir in filter(None, (args.encoder, args.allennlp, args.copy)):  # before writing
-            check_output_folder(out_dir, args.force)
+        _check_arguments(args)
         if args.copy:
             out = export_copy(args.run_dir, args.copy, args.float16, force=args.force)
             print(f"wrote {out}: model.safetensors, config.json, vocab.txt, log.jsonl, SHA256SUMS")
