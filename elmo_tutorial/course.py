@@ -101,9 +101,12 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
         CourseError: naming the file: not a regular file, not JSON, not a notebook.
     """
     try:
-        text = read_regular_file(path, MAX_NOTEBOOK_BYTES).decode("utf-8")
-        return nbformat.reads(text, as_version=4)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        data = read_regular_file(path, MAX_NOTEBOOK_BYTES)
+    except (OSError, ValueError) as error:  # what the path is, said by the guard
+        raise CourseError(str(error)) from None
+    try:
+        return nbformat.reads(data.decode("utf-8"), as_version=4)
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
         # nbformat's NotJSONError is a ValueError; a JSON list or string fails further in
         what = str(error).strip().splitlines()[0][:120] if str(error).strip() else ""
         raise CourseError(f"{path} cannot be read as a notebook ({type(error).__name__}"

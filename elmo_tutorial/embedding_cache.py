@@ -185,7 +185,7 @@ def embed_corpus(
         raise
     except OSError as error:
         if error.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES,
-                               errno.EPERM, errno.ENOTDIR, errno.EEXIST):
+                               errno.EPERM, errno.ENOTDIR, errno.EEXIST, errno.EISDIR):
             raise
         full = error.errno in (errno.ENOSPC, errno.EDQUOT)
         why = os.strerror(error.errno) if full else error.strerror or str(error)  # DiskFull's

@@ -34,6 +34,7 @@ from pathlib import Path
 
 from .downloads import glob_escape
 from .exercises import CourseError
+from .guarded_read import NotARegularFile, read_regular_file
 from .safe_files import DiskFull, atomic_write_text, fsync_dir, is_disk_full, process_alive
 
 try:
@@ -42,6 +43,7 @@ except ImportError:  # Windows: no folder lock, the checks below still hold
     fcntl = None
 
 MANIFEST = ".elmo-tutorial-generated.json"
+MAX_MANIFEST_BYTES = 1 << 20  # a digest per notebook
 
 
 def _digest(path: Path) -> str | None:
@@ -71,19 +73,21 @@ def _locked(out: Path, kind: str) -> Iterator[None]:
 def _read_manifest(out: Path, kind: str, force: bool) -> dict[str, set[str]] | None:
     """name → the sha256 of the contents written there; None if there is no manifest."""
     path = out / MANIFEST
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         return None
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+    try:  # NotARegularFile (a ValueError): a FIFO or /dev/zero planted there is not read
+        manifest = json.loads(read_regular_file(path, MAX_MANIFEST_BYTES, out))
         files = manifest["files"]
         ours = {name: {digests} if isinstance(digests, str) else set(digests)
                 for name, digests in files.items()}
         if not all(isinstance(d, str) for digests in ours.values() for d in digests):
             raise TypeError("a digest is not a string")
         found = manifest["kind"]
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         if force:
             return {}
+        if isinstance(error, NotARegularFile):
+            raise CourseError(f"{error}; or run `make {kind} FORCE=1` (--force)") from None
         raise CourseError(f"{path} is damaged ({type(error).__name__}; cut short by a crash or "
                           f"a full disk?): run `make {kind} FORCE=1` (--force) to write fresh "
                           f"files; any that differ from them move to {out}/backup-<time>/ "

@@ -80,20 +80,19 @@ def open_regular_file(path: str | Path, max_bytes: int = NO_LIMIT,
         raise FileNotFoundError(f"{path} not found") from None
     except IsADirectoryError:  # Windows cannot open folders; POSIX can, and fstat says so
         raise NotARegularFile(_not_regular(path, stat.S_IFDIR)) from None
-    file = os.fdopen(fd, "rb")
-    try:
-        info = os.fstat(file.fileno())
+    try:  # checked on the descriptor: Python refuses to wrap a folder's in a file object
+        info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise NotARegularFile(_not_regular(path, info.st_mode))
         if info.st_size > max_bytes:
             raise NotARegularFile(f"{path} is {_size(info.st_size)}, more than such a file can "
                                   f"be (at most {_size(max_bytes)}): is it the right file?")
         if hasattr(os, "set_blocking"):
-            os.set_blocking(file.fileno(), True)  # a regular file: ordinary reads from here
+            os.set_blocking(fd, True)  # a regular file: ordinary reads from here
+        return os.fdopen(fd, "rb")
     except BaseException:
-        file.close()
+        os.close(fd)
         raise
-    return file
 
 
 def check_regular_file(path: str | Path, max_bytes: int = NO_LIMIT,

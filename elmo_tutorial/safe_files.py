@@ -113,6 +113,9 @@ def _write_then_publish(path: Path, write: Callable[[str], object],
     except BaseException as error:
         if is_disk_full(error):
             raise DiskFull(path, error) from error
+        if isinstance(error, IsADirectoryError):  # a folder made (or planted) at the name
+            raise IsADirectoryError(errno.EISDIR, f"{path} is a folder, where the file belongs: "
+                                                  "move it away and run again") from None
         raise
     finally:
         Path(tmp).unlink(missing_ok=True)  # after a link or a failure; gone after a replace

@@ -30,7 +30,7 @@ import json
 from pathlib import Path
 
 from .downloads import DatasetNotAvailable
-from .guarded_read import check_regular_file, read_regular_file
+from .guarded_read import NotARegularFile, check_regular_file, read_regular_file
 from .safe_files import atomic_write_text, file_digest
 
 __all__ = ["RECORD", "DatasetDamaged", "check_record", "write_record"]
@@ -78,6 +78,8 @@ def check_record(folder: str | Path, dataset: str) -> None:
         files = record["files"]
         if not isinstance(files, dict) or record.get("dataset") != dataset:
             raise ValueError("it describes another dataset")
+    except NotARegularFile as error:
+        raise DatasetDamaged(f"{error}; {again}") from None
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise DatasetDamaged(f"{folder} in the download cache has no valid record of its "
                              f"verification ({folder / RECORD}: {type(error).__name__}); "
