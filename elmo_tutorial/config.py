@@ -52,8 +52,18 @@ class ModelConfig:
         for name in ("char_embed_dim", "lstm_dim", "projection_dim", "n_layers"):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be ≥ 1, got {getattr(self, name)}")
-        if self.n_highway < 0:
-            problems.append(f"n_highway must be ≥ 0, got {self.n_highway}")
+        for name in ("n_highway", "vocab_size"):
+            if getattr(self, name) < 0:
+                problems.append(f"{name} must be ≥ 0, got {getattr(self, name)}")
+        if self.projection_dim > self.lstm_dim >= 1:  # the projection reduces the cells
+            problems.append(f"projection_dim ({self.projection_dim}) must be ≤ lstm_dim "
+                            f"({self.lstm_dim})")
+        if self.n_characters < N_CHAR_IDS:  # chars: 256 bytes, 5 markers, padding id 0
+            problems.append(f"n_characters must be ≥ {N_CHAR_IDS} (every character id "
+                            f"chars.py gives has a row), got {self.n_characters}")
+        if not 1 <= self.max_chars <= MAX_CHARS:
+            problems.append(f"max_chars must be in [1, {MAX_CHARS}] (chars.py gives every token "
+                            f"{MAX_CHARS} character ids), got {self.max_chars}")
         for name in ("cell_clip", "proj_clip"):
             if getattr(self, name) is not None and not getattr(self, name) > 0:
                 problems.append(f"{name} must be > 0 (or none: no clipping), "
@@ -144,7 +154,7 @@ class ModelConfig:
 # Far beyond any ELMo (the paper's: 4096 cells, 512 projections, 2048 filters, 2 highway
 # layers, 793 471 words), yet small enough to refuse a typo such as lstm_dim=10000000 or
 # n_highway=1000000 before it allocates gigabytes.
-SIZE_LIMITS = {"char_embed_dim": 4096, "n_highway": 64, "max_chars": 1024,
+SIZE_LIMITS = {"char_embed_dim": 4096, "n_highway": 64,
                "n_characters": 1 << 20, "lstm_dim": 1 << 16, "projection_dim": 1 << 14,
                "n_layers": 64, "vocab_size": 1 << 24, "filter count": 1 << 16}
 MAX_PARAMETERS = 2_000_000_000  # 8 GB of float32 weights, before the optimiser's state

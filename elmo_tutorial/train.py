@@ -44,7 +44,14 @@ from .overwrite import check_fresh_run_dir, check_not_a_file, remove_run
 from .run_dir import load_run_vocabulary, read_run_config, write_run_config
 from .run_lock import lock_run_dir
 from .run_threads import training_threads
-from .runtime import available_cores, default_threads, interrupt_requests, seed_everything
+from .runtime import (
+    available_cores,
+    default_threads,
+    fused_adam_supported,
+    interrupt_requests,
+    seed_everything,
+)
+from .train_bounds import check_step_fits
 from .train_config import TrainConfig, check_resume
 from .train_log import TrainLog
 
@@ -62,14 +69,6 @@ def _lr_factor(config: TrainConfig, total: int):
             return 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
         return 1.0
     return factor
-
-
-def _fused_adam_supported(device: torch.device) -> bool:
-    """Whether this torch has a fused Adam kernel for ``device`` (CUDA; CPU since torch 2.4)."""
-    if device.type == "cuda":
-        return True
-    major, minor = (int(part) for part in torch.__version__.split(".")[:2])
-    return device.type == "cpu" and (major, minor) >= (2, 4)
 
 
 class TrainingInterrupted(Exception):
@@ -209,6 +208,7 @@ class Trainer:
         from .lm import BidirectionalLM
 
         self.model_config = self.config.model_config(len(self.vocab))
+        check_step_fits(self.config, self.model_config, self.train_sents, self.dist)  # or refuse
         self.model = BidirectionalLM(self.model_config).to(self.dist.device)
         if self.config.sampled_softmax and hasattr(self.model.softmax, "num_samples"):
             self.model.softmax.num_samples = self.config.sampled_softmax
@@ -258,7 +258,7 @@ class Trainer:
                                        initial_accumulator_value=c.adagrad_initial_accumulator)
         # One fused kernel per step for all parameters (torch >= 2.4 on CPU): 6.3 → 2.2 ms per
         # tiny step, which has 30 small parameter tensors. Same algorithm, other float order.
-        fused = _fused_adam_supported(self.dist.device)
+        fused = fused_adam_supported(self.dist.device)
         return torch.optim.Adam(params, lr=c.lr, weight_decay=c.weight_decay, fused=fused or None)
 
     # -- checkpoints -------------------------------------------------------------------------

@@ -27,12 +27,11 @@ from __future__ import annotations
 
 import copy
 import json
-import math
 import typing
 from dataclasses import asdict, dataclass, field, fields, replace
 
 from .config import MODEL_PRESETS, ModelConfig
-from .corpora import LM_CORPORA
+from .train_bounds import load_toml, parse_cli_overrides, train_config_problems
 
 
 @dataclass
@@ -78,31 +77,7 @@ class TrainConfig:
     out_dir: str = "runs/tiny"  # the run directory (config, vocab, weights, logs, checkpoints)
 
     def __post_init__(self) -> None:
-        problems = []
-        if self.model not in MODEL_PRESETS:
-            problems.append(f"model must be one of {sorted(MODEL_PRESETS)}, got {self.model!r}")
-        choices = {
-            "corpus": LM_CORPORA,
-            "optimizer": ("adam", "adagrad"),
-            "schedule": ("constant", "linear", "cosine"),
-            "device": ("auto", "cpu", "cuda"),
-        }
-        for name, allowed in choices.items():
-            if getattr(self, name) not in allowed:
-                problems.append(
-                    f"{name} must be one of {list(allowed)}, got {getattr(self, name)!r}")
-        for name in ("batch_size", "epochs", "log_interval", "keep_checkpoints",
-                     "max_sentence_words"):
-            if getattr(self, name) < 1:
-                problems.append(f"{name} must be ≥ 1, got {getattr(self, name)}")
-        for name in ("max_steps", "eval_interval", "eval_sentences", "checkpoint_interval",
-                     "warmup_steps", "sampled_softmax", "vocab_min_count", "vocab_max_size",
-                     "threads", "grad_clip", "weight_decay", "adagrad_initial_accumulator"):
-            if not getattr(self, name) >= 0:  # "not >=" also catches nan
-                problems.append(f"{name} must be ≥ 0, got {getattr(self, name)}")
-        for name in ("lr", "loss_multiplier"):
-            if not 0 < getattr(self, name) < math.inf:
-                problems.append(f"{name} must be a number > 0, got {getattr(self, name)}")
+        problems = train_config_problems(self)  # every field's range (train_bounds)
         if problems:
             raise ValueError("invalid TrainConfig: " + "; ".join(problems))
 
@@ -208,6 +183,11 @@ def _check_fields(cls, values: dict, where: str, source: str | None = None) -> d
     return checked
 
 
+_SET_BY_TRAINING = {"vocab_size": "it is the size of the run's vocabulary (limit that with "
+                                  "--vocab_max_size= or --vocab_min_count=)",
+                    "dropout": "the training setting --dropout= sets it"}
+
+
 def apply_overrides(config: TrainConfig, overrides: dict, source: str | None = None,
                     ) -> TrainConfig:
     """Return a copy of ``config`` with ``overrides`` applied, checking names and types.
@@ -234,6 +214,10 @@ def apply_overrides(config: TrainConfig, overrides: dict, source: str | None = N
             model_values.update(_check_fields(ModelConfig, value, "model", source))
         else:
             train_values.update(_check_fields(TrainConfig, {key: value}, "training", source))
+    for key, why in _SET_BY_TRAINING.items():  # model_config() would drop them without a word
+        if key in model_values:
+            raise ValueError(f"model.{key} cannot be set: {why}"
+                             + (f"; remove it from {source}" if source else ""))
     if "filters" in model_values:  # TOML gives lists of lists
         model_values["filters"] = tuple(tuple(f) for f in model_values["filters"])
     try:
@@ -242,42 +226,6 @@ def apply_overrides(config: TrainConfig, overrides: dict, source: str | None = N
     except ValueError as error:
         raise ValueError(f"{source}: {error}" if source else str(error)) from None
     return new
-
-
-def load_toml(path) -> dict:
-    """Read overrides from a TOML file (top-level TrainConfig keys, a [model] table)."""
-    import tomllib  # Python ≥ 3.11
-
-    with open(path, "rb") as f:
-        try:
-            return tomllib.load(f)
-        except tomllib.TOMLDecodeError as err:
-            raise ValueError(f"{path} is not valid TOML: {err}") from None
-
-
-def parse_cli_overrides(items: list[str]) -> dict:
-    """Turn ``["--lr=0.1", "--model.lstm_dim=128", "--corpus=embedded"]`` into a dict.
-
-    The value is read as a TOML value (numbers, true/false, [lists], "strings"); a bare word that
-    is not valid TOML is taken as a string, so ``--corpus=embedded`` needs no quotes; ``none``
-    means ``None``.
-    """
-    import tomllib
-
-    parsed = {}
-    for item in items:
-        if not item.startswith("--") or "=" not in item:
-            raise ValueError(f"override {item!r} must look like --key=value (e.g. --lr=0.01)")
-        key, raw = item[2:].split("=", 1)
-        key = key.replace("-", "_")
-        if raw.lower() in ("none", "null"):  # TOML has no null; e.g. --model.cell_clip=none
-            parsed[key] = None
-            continue
-        try:
-            parsed[key] = tomllib.loads(f"v = {raw}")["v"]
-        except tomllib.TOMLDecodeError:
-            parsed[key] = raw
-    return parsed
 
 
 # ----------------------------------------------------------------------------------------------

@@ -42,10 +42,10 @@ def test_cli_overrides_parse_toml_values_and_bare_strings():
 
 def test_overrides_change_train_and_model_fields():
     config = apply_overrides(TrainConfig.preset("tiny"),
-                             {"lr": 1, "model.lstm_dim": 32, "model.filters": [[1, 4], [2, 8]]})
+                             {"lr": 1, "model.lstm_dim": 128, "model.filters": [[1, 4], [2, 8]]})
     assert config.lr == 1.0 and isinstance(config.lr, float)
     model = config.model_config(vocab_size=50)
-    assert model.lstm_dim == 32 and model.filters == ((1, 4), (2, 8))
+    assert model.lstm_dim == 128 and model.filters == ((1, 4), (2, 8))
     assert model.projection_dim == MODEL_PRESETS["tiny"].projection_dim
 
 

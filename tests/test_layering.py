@@ -33,7 +33,7 @@ STAGES = {
     "model": ("chars", "vocab", "batching", "config", "char_cnn", "layer_norm", "lstmp", "lstm",
               "softmax", "lm", "generate", "scalar_mix", "elmo", "embedder", "allennlp_format",
               "checkpoint", "run_dir", "weight_checks", "direction_threads"),
-    "training": ("train", "train_config", "train_log", "distributed", "evaluation", "ngram",
+    "training": ("train", "train_config", "train_bounds", "train_log", "distributed", "evaluation", "ngram",
                  "overwrite", "run_lock", "run_threads", "export", "cost", "finetune"),
     "analyses": ("embedding_cache", "static_vectors", "contextual_vectors", "analysis",
                  "neighbours", "char_filters", "wsd", "lexical_sample", "probes", "tagger",

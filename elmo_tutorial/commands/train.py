@@ -214,6 +214,13 @@ def run(args) -> int:
     except FloatingPointError as err:
         print(f"elmo-tutorial train: {err}", file=sys.stderr)
         return 1
+    except (MemoryError, RuntimeError) as err:  # what the estimate (train_bounds) did not see
+        if not _out_of_memory(err):
+            raise
+        print(f"elmo-tutorial train: out of memory ({str(err).splitlines()[0][:200]}); train "
+              "again with a smaller --batch_size= (or --max_sentence_words=), with --force to "
+              "replace this run", file=sys.stderr)
+        return 1
     except OSError as err:  # a full disk: say so, not torch's "unexpected pos" (DiskFull)
         if not is_disk_full(err):
             raise
@@ -226,6 +233,14 @@ def run(args) -> int:
         print(json.dumps({k: round(v, 4) for k, v in metrics.items()}))
         print(_what_next(config), file=sys.stderr)
     return 0
+
+
+def _out_of_memory(error: BaseException) -> bool:
+    """True for what an allocator raises when the memory is spent (CPU or GPU)."""
+    import torch
+
+    return isinstance(error, (MemoryError, torch.OutOfMemoryError)) or any(
+        text in str(error) for text in ("can't allocate memory", "out of memory"))
 
 
 def _say(message: str) -> None:
