@@ -122,21 +122,25 @@ def _extract_zip_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path
         return
     dest.parent.mkdir(parents=True, exist_ok=True)
     written = 0
-    with zf.open(info) as source, open(dest, "wb") as out:
-        for chunk in iter(lambda: source.read(CHUNK), b""):
-            written += len(chunk)
-            if written > info.file_size:
-                raise UnsafeArchive(f"archive member {info.filename!r} holds more than the "
-                                    f"{info.file_size:,} bytes it declares; refusing it")
-            out.write(chunk)
+    try:
+        with zf.open(info) as source, open(dest, "wb") as out:
+            for chunk in iter(lambda: source.read(CHUNK), b""):
+                written += len(chunk)
+                if written > info.file_size:
+                    raise UnsafeArchive(f"archive member {info.filename!r} holds more than the "
+                                        f"{info.file_size:,} bytes it declares; refusing it")
+                out.write(chunk)
+    except zipfile.BadZipFile as error:  # zipfile stops at the declared size: a CRC error then
+        raise UnsafeArchive(f"archive member {info.filename!r} is not what the archive declares "
+                            f"({error}); delete the archive and download it again") from None
 
 
 @contextmanager
 def _removed_on_failure(target: Path, names: list[str]) -> Iterator[None]:
     """Remove the members' files and folders that the block created, if it fails: a full disk
     or a damaged archive must not leave half a dataset that looks like one."""
-    paths = sorted({target.joinpath(*_parts(name)) for name in names if _parts(name)},
-                   key=lambda p: len(p.parts))
+    paths = sorted({target.joinpath(*_parts(name)[:depth]) for name in names  # and folders
+                    for depth in range(1, len(_parts(name)) + 1)}, key=lambda p: len(p.parts))
     paths = [p for p in paths if p.resolve().is_relative_to(target)]  # members are checked
     new = [p for p in paths if not (p.exists() or p.is_symlink())]
     try:

@@ -104,13 +104,23 @@ class RunStore:
                           "written); they are trained again", stacklevel=3)
 
     def _append(self, entry: dict) -> None:
-        with open(self.path, "a", encoding="utf-8") as f:
-            if self._cut_short:  # end the broken line first: the new run gets a line of its own
-                f.write("\n")
-                self._cut_short = False
-            f.write(json.dumps(entry) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
+        from .safe_files import DiskFull, is_disk_full
+
+        try:
+            with open(self.path, "a", encoding="utf-8") as f:
+                if self._cut_short:  # end the broken line first: the new run gets its own line
+                    f.write("\n")
+                    self._cut_short = False
+                f.write(json.dumps(entry) + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError as error:
+            if not is_disk_full(error):
+                raise
+            self._cut_short = True  # a line may be half written: the next one starts afresh
+            raise DiskFull(self.path, error, kept="the runs written before are kept (a line "
+                           "cut short is trained again): free some space and run again") \
+                from None
 
     def add(self, job: Job, result: dict) -> None:
         self._runs[job] = result
