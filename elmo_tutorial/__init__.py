@@ -32,7 +32,8 @@ this, and that there is no import cycle::
                two directions at once on a CPU)
   training     train_config (TrainConfig, presets, overrides) ─▶ train (Trainer), with
                train_bounds (the range of every setting, the memory of one step),
-               train_log, distributed (torchrun), overwrite (no lost work), run_lock
+               train_log, distributed (torchrun), overwrite (no lost work), report_files
+               (the reports' tables and files), run_lock
                (one writer per run folder), run_threads (a run's thread count); evaluation
                (perplexities) beside ngram (Kneser-Ney); export (other formats); cost (FLOPs);
                finetune (more LM training on a task's text, into a new run)

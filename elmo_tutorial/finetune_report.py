@@ -17,12 +17,12 @@ without ``force``).
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 from .paired import paired_difference
 from .paired import verdict as paired_verdict
+from .report_files import markdown_table, write_report_files
 from .task_experiments import run_variant, spread, training_subset, word_vectors
 
 __all__ = ["SST2_SIZES", "domain_text", "finetune_report", "sst2_splits", "to_markdown",
@@ -105,8 +105,8 @@ def _ppl(metrics: dict) -> str:
 def to_markdown(result: dict, machine: str = "") -> str:
     """The report as markdown: perplexities before and after, then SST-2 accuracies."""
     tuned, acc = result["finetune"], result["accuracy"]
-    rows = [f"| {name} | {acc[name]['mean']:.1f} ± {acc[name]['std']:.1f} | "
-            f"{', '.join(f'{r:.1f}' for r in acc[name]['runs'])} |"
+    rows = [[name, f"{acc[name]['mean']:.1f} ± {acc[name]['std']:.1f}",
+             ", ".join(f"{r:.1f}" for r in acc[name]["runs"])]
             for name in ("baseline", "original", "finetuned")]
     d = paired_difference(acc["original"]["runs"], acc["finetuned"]["runs"])
     verdict = {"gain": "higher: the interval excludes 0",
@@ -147,7 +147,7 @@ def to_markdown(result: dict, machine: str = "") -> str:
         "λ = 0.001; one dropout of 0.5 on the input and the output; Adam until dev accuracy "
         "has not improved for 5 epochs, the best epoch kept).",
         "",
-        "| model | accuracy | seeds |", "|---|---|---|", *rows,
+        *markdown_table(["model", "accuracy", "seeds"], rows),
         "",
         f"Fine-tuned − original biLM, paired by seed: {d['mean']:+.1f} points, 95 % interval "
         f"[{d['low']:+.1f}, {d['high']:+.1f}]: {verdict}.",
@@ -159,14 +159,6 @@ def to_markdown(result: dict, machine: str = "") -> str:
 
 
 def write_report(result: dict, json_path: str | Path | None, markdown_path: str | Path | None,
-                 force: bool = False) -> None:
-    """Write the JSON and markdown files (atomically); either path may be ``None``.
-
-    Raises:
-        overwrite.WouldOverwrite: a file exists and ``force`` is False (it is kept), also one
-            that another run wrote while this one worked.
-    """
-    from .overwrite import write_new_texts
-
-    write_new_texts({json_path: json.dumps(result, indent=2) + "\n",
-                     markdown_path: to_markdown(result)}, force)
+                 force: bool = False) -> list[Path]:
+    """Write the JSON and markdown files (:func:`.report_files.write_report_files`)."""
+    return write_report_files(result, json_path, markdown_path, to_markdown, force)

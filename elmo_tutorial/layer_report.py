@@ -27,9 +27,9 @@ discussion of which trends the model reproduces, derived from the numbers.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
 from pathlib import Path
+
+from .report_files import markdown_table, quick_banner, write_report_files
 
 __all__ = ["PAPER", "layer_report", "to_markdown", "trends"]
 
@@ -110,11 +110,6 @@ def _fmt(value) -> str:
     return "–" if value is None else f"{value:.1f}"
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    return lines + ["| " + " | ".join(row) + " |" for row in rows]
-
-
 def _wsd_section(wsd: dict) -> list[str]:
     columns = ("first_sense", "layer0", "layer1", "layer2", "elmo")
     rows = [[name] + [_fmt(wsd[name].get(c)) for c in columns] for name in WSD_SETS if name in wsd]
@@ -123,8 +118,8 @@ def _wsd_section(wsd: dict) -> list[str]:
     rows.append(["ALL, paper (CoVe)", "–", "–", _fmt(paper["cove_layer1"]),
                  _fmt(paper["cove_layer2"]), "–"])
     return (["## Word sense disambiguation (Table 5): F1, 1-NN on SemCor sense centroids", ""]
-            + _table(("test set", "WordNet 1st sense", "layer 0", "layer 1", "layer 2", "ELMo"),
-                     rows)
+            + markdown_table(("test set", "WordNet 1st sense", "layer 0", "layer 1", "layer 2",
+                              "ELMo"), rows)
             + ["", "ALL here is Senseval-2 + Senseval-3 + SemEval-2007 + SemEval-2013. The "
                "framework's own ALL also holds SemEval-2015, which the offline copy of the data "
                "lacks, so our ALL is not exactly the paper's test set.", ""])
@@ -139,7 +134,7 @@ def _pos_section(pos: dict) -> list[str]:
     rows.append(["ptb, paper (CoVe)", "–", "–", _fmt(paper["cove_layer1"]),
                  _fmt(paper["cove_layer2"])])
     return (["## Part-of-speech tagging (Table 6): accuracy of a linear probe per frozen layer", ""]
-            + _table(("data", "most frequent tag", "layer 0", "layer 1", "layer 2"), rows)
+            + markdown_table(("data", "most frequent tag", "layer 0", "layer 1", "layer 2"), rows)
             + ["", "Our PTB numbers come from nltk's 10% sample of the Penn Treebank, the paper's "
                "from the full WSJ sections: compare the trend across layers, not the level.", ""])
 
@@ -168,7 +163,7 @@ def _ner_section(ner: dict, quick: bool = False) -> list[str]:
                             f"{d['high']:+.1f}]")
     return ([f"## Named entities, WNUT-17: entity-level F1 (exact span and type), mean ± std "
              f"over {n} seed{'s' if n > 1 else ''}", ""]
-            + _table(("features", "F1"), [
+            + markdown_table(("features", "F1"), [
                 ["ELMo (learned scalar mix)", cell("elmo")],
                 ["layer 0 only (character CNN)", cell("layer0")],
                 ["word-type vectors learned on WNUT-17 alone", cell("word_type")]])
@@ -214,8 +209,7 @@ def to_markdown(result: dict) -> str:
     """The report as markdown: one table per task with the paper's numbers, then the trends."""
     lines = [f"# What the layers know: {result.get('model') or 'model'}", ""]
     if result.get("quick"):
-        lines += ["**Quick run on subsets (`--quick`): a smoke test, not comparable with the "
-                  "paper's numbers.**", ""]
+        lines += quick_banner("not comparable with the paper's numbers")
     if "wsd" in result:
         lines += _wsd_section(result["wsd"])
     if "pos" in result:
@@ -227,17 +221,6 @@ def to_markdown(result: dict) -> str:
 
 
 def write_report(result: dict, json_path: str | Path | None, markdown_path: str | Path | None,
-                 force: bool = False) -> None:
-    """Write the JSON and markdown files (atomically); either path may be ``None``.
-
-    Raises:
-        overwrite.WouldOverwrite: a file exists and ``force`` is False (it is kept).
-    """
-    from .overwrite import write_new_file
-
-    texts = {json_path: json.dumps(result, indent=2) + "\n",
-             markdown_path: to_markdown(result) + "\n"}
-    for path, text in texts.items():
-        if path:
-            write_new_file(path, lambda tmp, text=text: Path(tmp).write_text(
-                text, encoding="utf-8", newline="\n"), force)
+                 force: bool = False) -> list[Path]:
+    """Write the JSON and markdown files (:func:`.report_files.write_report_files`)."""
+    return write_report_files(result, json_path, markdown_path, to_markdown, force)

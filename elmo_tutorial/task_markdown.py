@@ -9,11 +9,11 @@ excludes 0 ("no difference shown" otherwise). The figures are drawn by
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
 from .paired import verdict
+from .report_files import markdown_table, quick_banner, write_report_files
 from .task_figures import FIGURES, write_figures
 
 __all__ = ["FIGURES", "ci", "to_markdown", "write_report"]
@@ -45,8 +45,7 @@ def _word(d: dict) -> str:
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    return lines + ["| " + " | ".join(row) + " |" for row in rows] + [""]
+    return markdown_table(header, rows) + [""]  # every table of this report ends a paragraph
 
 
 def _protocol(result: dict) -> list[str]:
@@ -248,8 +247,8 @@ def to_markdown(result: dict) -> str:
     """The report: protocol, Tables 1-3, figures, the paper's numbers, the discussion."""
     lines = [f"# What ELMo adds to a task model: {result.get('model') or 'model'}", ""]
     if result.get("quick"):
-        lines += ["**Quick run on subsets (`--quick`): a smoke test; runs end at a small cap "
-                  "and are not comparable with anything.**", ""] + _quick_notes(result)
+        lines += quick_banner("runs end at a small cap and are not comparable with "
+                              "anything") + _quick_notes(result)
     lines += _protocol(result) + _table1(result)
     lines += _variants(result, "table3", TABLE3, "Table 3: where ELMo is added (all layers, "
                        "λ = 0.001)", "input only")
@@ -273,17 +272,8 @@ def write_report(result: dict, json_path=None, markdown_path=None,
     Raises:
         overwrite.WouldOverwrite: a file exists and ``force`` is False (it is kept).
     """
-    from .overwrite import write_new_file
-
-    def text_writer(text: str):
-        return lambda tmp: Path(tmp).write_text(text, encoding="utf-8", newline="\n")
-
-    written = []
-    if json_path:
-        written.append(write_new_file(json_path, text_writer(json.dumps(result, indent=1) + "\n"),
-                                      force))
+    written = write_report_files(result, json_path, markdown_path, to_markdown, force,
+                                 indent=1)  # one space: tasks.json keeps every run (200 kB)
     if markdown_path:
-        written.append(write_new_file(markdown_path, text_writer(to_markdown(result) + "\n"),
-                                      force))
         written += write_figures(result, Path(markdown_path).parent, force)
     return written

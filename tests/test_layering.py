@@ -34,7 +34,7 @@ STAGES = {
               "softmax", "lm", "generate", "scalar_mix", "elmo", "embedder", "allennlp_format",
               "checkpoint", "run_dir", "weight_checks", "direction_threads"),
     "training": ("train", "train_config", "train_bounds", "train_log", "distributed",
-                 "evaluation", "ngram", "overwrite", "run_lock", "run_threads", "export", "cost",
+                 "evaluation", "ngram", "overwrite", "report_files", "run_lock", "run_threads", "export", "cost",
                  "finetune"),
     "analyses": ("embedding_cache", "static_vectors", "contextual_vectors", "analysis",
                  "neighbours", "char_filters", "wsd", "lexical_sample", "probes", "tagger",
