@@ -254,7 +254,37 @@ def load_latest_checkpoint(run_dir: str | Path, expected: dict | None = None,
                      + "train it afresh with --force")
 
 
+def set_aside(run_dir: str | Path, resumed_from: Path, problems: list[str]) -> list[str]:
+    """Rename every checkpoint newer than ``resumed_from`` (those ``load_latest_checkpoint``
+    passed over, with ``problems``) to ``step_NNNNNN.damaged`` and point ``latest`` at
+    ``resumed_from``; a warning for each, saying where it went.
+
+    Left in place, a damaged checkpoint stays the newest: ``latest`` would name it, and the
+    resumed run, reaching its step again, would keep it (a step's checkpoint is never
+    rewritten), so that every later ``--resume`` went further back. Renamed, it is kept for a
+    look but never loaded again.
+    """
+    root, warnings = Path(run_dir) / CHECKPOINTS, []
+    found = checkpoints(run_dir)  # newest first
+    newer = found[:found.index(resumed_from)] if resumed_from in found else []
+    for index, path in enumerate(newer):
+        problem = problems[index] if index < len(problems) else f"{path.name} was passed over"
+        aside = path.with_name(path.name + ".damaged")
+        number = 1
+        while aside.exists():  # an earlier one of the same step, set aside before
+            number += 1
+            aside = path.with_name(f"{path.name}.damaged-{number}")
+        os.replace(path, aside)
+        warnings.append(f"{problem}; resuming from {resumed_from} instead, and {path.name} is "
+                        f"renamed {aside.name} (delete it once you have no use for it)")
+    if newer:
+        atomic_write_text(root / LATEST, resumed_from.name + "\n")
+        fsync_dir(root)
+    return warnings
+
+
 __all__ = [
     "save_weights", "load_weights", "rng_state", "set_rng_state", "save_checkpoint", "checkpoints",
     "latest_checkpoint", "load_checkpoint", "load_latest_checkpoint", "check_fits_model",
+    "set_aside",
 ]

@@ -151,10 +151,10 @@ class Trainer:
                                     "start without --resume (or point --out at the run)")
         self._recorded_threads = 0  # a run without config.json: as one of an older version
         if (self.out / "config.json").exists():
-            saved = TrainConfig.from_dict(read_run_config(self.out)[1],
-                                          source=str(self.out / "config.json"))
+            recorded, train = read_run_config(self.out)
+            saved = TrainConfig.from_dict(train, source=str(self.out / "config.json"))
             self._recorded_threads = saved.threads
-            for notice in check_resume(saved, self.config, str(self.out)):
+            for notice in check_resume(saved, self.config, str(self.out), recorded):
                 if self.dist.is_main:
                     print(f"resuming with a changed setting: {notice}", file=sys.stderr)
         return None
@@ -283,9 +283,9 @@ class Trainer:
         # (other shapes or dtypes), are passed over for the newest one that does.
         path, model_state, state, skipped = ckpt.load_latest_checkpoint(
             self.out, expected=self.model.state_dict())
-        if self.dist.is_main:
-            for problem in skipped:
-                print(f"warning: {problem}; resuming from {path} instead", file=sys.stderr)
+        if self.dist.is_main:  # moved aside, so that `latest` and later resumes skip them
+            for warning in ckpt.set_aside(self.out, path, skipped):
+                print(f"warning: {warning}", file=sys.stderr)
         self.model.load_state_dict(model_state)
         self.optimizer.load_state_dict(state["optimizer"])
         self.scheduler.load_state_dict(state["scheduler"])

@@ -295,8 +295,10 @@ def resume_changes(saved: TrainConfig, new: TrainConfig) -> list[tuple[str, obje
     return changes
 
 
-def check_resume(saved: TrainConfig, new: TrainConfig, run_dir: str = "the run") -> list[str]:
-    """Check that a run trained with ``saved`` can resume under ``new``.
+def check_resume(saved: TrainConfig, new: TrainConfig, run_dir: str = "the run",
+                 recorded: ModelConfig | None = None) -> list[str]:
+    """Check that a run trained with ``saved`` can resume under ``new``, and that the
+    architecture its ``config.json`` records (``recorded``) is still the one ``saved`` trained.
 
     Returns:
         One notice per accepted change, ``"lr: 0.02 → 0.01 (the schedule goes on ...)"``.
@@ -304,6 +306,18 @@ def check_resume(saved: TrainConfig, new: TrainConfig, run_dir: str = "the run")
     Raises:
         ValueError: one line naming every change a checkpoint cannot continue under, and why.
     """
+    if recorded is not None:  # an edit there would be overwritten by the run's own
+        trained = saved.model_config(vocab_size=recorded.vocab_size)
+        edits = [(f.name, getattr(recorded, f.name), getattr(trained, f.name))
+                 for f in fields(ModelConfig) if f"model.{f.name}" in FIXED_ON_RESUME
+                 and getattr(recorded, f.name) != getattr(trained, f.name)]
+        if edits:
+            name, edited, was = edits[0]
+            raise ValueError(
+                f"--resume: {run_dir}/config.json says model.{name} is {_show(edited)}, but the "
+                f"run was trained with {_show(was)} ({_ARCHITECTURE}); restore model.{name} to "
+                f"{_show(was)} in config.json to resume, or train the new architecture afresh "
+                f"into another --out with --model.{name}={_show(edited).replace(' ', '')}")
     changes = resume_changes(saved, new)
     refused = [f"{key}: {_show(a)} → {_show(b)} ({FIXED_ON_RESUME[key]})"
                for key, a, b in changes if key in FIXED_ON_RESUME]
