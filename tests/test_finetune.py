@@ -227,3 +227,24 @@ def test_a_loss_that_is_not_finite_names_finetunes_own_setting(tmp_path, monkeyp
     with pytest.raises(FloatingPointError) as error:
         finetune(shipped_model("tiny"), DOMAIN, DOMAIN[:4], tmp_path / "tuned", steps=2, **FAST)
     assert "--lr" in str(error.value) and "--resume" not in str(error.value)
+
+
+def test_a_full_disk_while_fine_tuning_says_to_start_again_not_to_resume(tmp_path, monkeypatch,
+                                                                         capsys, one_thread):
+    import errno
+
+    from elmo_tutorial import checkpoint
+    from elmo_tutorial.safe_files import DiskFull
+
+    def full(path, state):
+        raise OSError(errno.ENOSPC, "No space left on device", path)
+
+    monkeypatch.setattr(checkpoint, "_write_state", full)
+    with pytest.raises(DiskFull) as error:
+        finetune(shipped_model("tiny"), DOMAIN, DOMAIN[:4], tmp_path / "tuned", steps=2, **FAST)
+    message = str(error.value)
+    assert "no space left" in message and "--resume" not in message and "--force" in message
+    monkeypatch.setattr("elmo_tutorial.finetune_report.finetune_report",
+                        lambda *a, **k: (_ for _ in ()).throw(error.value))
+    assert _finetune_cli(tmp_path) == 1  # one line, not a traceback
+    assert capsys.readouterr().err.strip() == f"elmo-tutorial finetune: {message}"

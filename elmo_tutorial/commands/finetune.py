@@ -54,6 +54,7 @@ def run(args) -> int:
     from elmo_tutorial.finetune import FineTuningInterrupted
     from elmo_tutorial.finetune_report import finetune_report, to_markdown, write_report
     from elmo_tutorial.overwrite import WouldOverwrite, check_fresh_run_dir, check_new_files
+    from elmo_tutorial.safe_files import DiskFull
 
     def fail(err, code: int = 2) -> int:
         print(f"elmo-tutorial finetune: {err}", file=sys.stderr)
@@ -77,6 +78,8 @@ def run(args) -> int:
         return fail("interrupted before the report was written: run the same command again "
                     f"(with --force if {args.out} holds the fine-tuned run by now)", 130)
     except FloatingPointError as err:
+        return fail(err, 1)
+    except DiskFull as err:  # while fine-tuning: FineTuner says how to start it again
         return fail(err, 1)
     # Printed before the files are written: a full disk or a file another run wrote meanwhile
     # then costs the files, not the results of minutes of fine-tuning
