@@ -270,7 +270,9 @@ def deck(notebook: nbformat.NotebookNode, reveal_prefix: str | None = None,
     exporter = SlidesExporter(
         template_name="elmo_reveal", extra_template_basedirs=[str(TEMPLATES)],
         reveal_url_prefix=reveal_prefix, reveal_theme="white", reveal_transition="slide",
-        reveal_width="1280", reveal_height="720", mathjax_url=mathjax_url)
+        reveal_width="1280", reveal_height="720",
+        # the template puts it in src="..." as it is: a " or < in it would end the attribute
+        mathjax_url=html.escape(mathjax_url, quote=True))
     exporter.register_preprocessor(
         TagRemovePreprocessor(remove_input_tags=("hide-input",)), enabled=True)
     page, _ = exporter.from_notebook_node(for_slides(notebook))

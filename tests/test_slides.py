@@ -437,3 +437,24 @@ def test_a_cell_cut_at_a_heading_and_at_an_answer_has_distinct_part_ids():
             "<!-- END ANSWER -->\nAfter.\n\n### Next\n\nMore.")
     ids = [c.id for c in with_slide_metadata(_notebook(cell)).cells]
     assert len(ids) == len(set(ids)) == 4, ids
+
+
+def test_a_mathjax_url_is_escaped_for_its_html_attribute():
+    url = 'https://example.org/MathJax.js?a=1&b="><script>alert(1)</script>'
+
+    class Scripts(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.sources, self.code = [], []
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "script" and dict(attrs).get("src"):
+                self.sources.append(dict(attrs)["src"])
+
+        def handle_data(self, data):
+            self.code.append(data)
+
+    scripts = Scripts()
+    scripts.feed(deck(LESSON, reveal_prefix="reveal.js", mathjax_url=url))
+    assert url in scripts.sources  # the whole URL, one attribute of one script element
+    assert not any("alert(1)" in code for code in scripts.code), "the URL became a script"
