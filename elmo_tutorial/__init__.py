@@ -40,6 +40,7 @@ this, and that there is no import cycle::
   analyses     embedding_cache (a corpus's layers, once per model); static_vectors,
                contextual_vectors, analysis, neighbours, char_filters (what layers and
                filters hold); wsd, lexical_sample (word senses), probes, tagger (POS, NER),
+               spans (entities and their F1),
                layer_report (all of them beside the paper); supervised (the one training loop
                of the taggers and task models: to convergence on dev), paired (differences
                over seeds with their 95 % interval); what ELMo adds to a task model:

@@ -33,6 +33,7 @@ import torch
 from torch import nn
 
 __all__ = [
+    "sentence_layers",
     "LinearProbe",
     "PAPER_PTB",
     "evaluate_pos",
@@ -221,3 +222,10 @@ def evaluate_pos(embedder, progress: bool = True, max_sentences: int | None = No
         results[name] = probe_layers(embedder, train, test, name, progress, cache)
         results[name]["most_frequent_tag"] = most_frequent_tag_accuracy(train, test)
     return results
+
+
+def sentence_layers(flat: np.ndarray, lengths: Sequence[int]) -> list[torch.Tensor]:
+    """Cut ``(L, N, D)`` token layers (:func:`~elmo_tutorial.probes.token_layers`) into one
+    ``(T_i, L, D)`` tensor per sentence: views of one in-memory copy."""
+    per_token = torch.from_numpy(np.array(flat)).permute(1, 0, 2)  # (N, L, D)
+    return list(per_token.split(list(lengths)))

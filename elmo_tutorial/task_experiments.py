@@ -32,7 +32,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from .tagger import sentence_layers
+from .probes import sentence_layers
 from .task_chars import encode_chars
 from .task_model import TaskModel
 from .task_training import TaskSplit, encode_words, evaluate, train_task_model
@@ -94,7 +94,7 @@ def word_vectors(corpus: str, dim: int = 100) -> tuple[torch.Tensor, dict[str, i
 
 def layers_per_sentence(embedded) -> list[torch.Tensor]:
     """A cached corpus's ``(L + 1, N, D)`` float16 layers (``embed_corpus``) → one
-    ``(T_i, L + 1, D)`` float16 tensor per sentence (``tagger.sentence_layers``)."""
+    ``(T_i, L + 1, D)`` float16 tensor per sentence (``probes.sentence_layers``)."""
     return sentence_layers(embedded.data, np.diff(embedded.offsets).tolist())
 
 

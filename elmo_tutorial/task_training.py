@@ -10,7 +10,7 @@ stop only when dev has not improved for ``patience`` epochs (the cap grows while
 the baseline and the ELMo model are each trained to convergence on dev by the same rule.
 
 Scores (percent): accuracy for sentence labels; for tags, the F1 of exact spans (chunks or
-entities, :func:`~elmo_tutorial.tagger.entity_scores`), as CoNLL's ``conlleval`` counts them.
+entities, :func:`~elmo_tutorial.spans.entity_scores`), as CoNLL's ``conlleval`` counts them.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from torch import nn
 from torch.nn.utils.rnn import pad_sequence
 
 from .softmax import IGNORE_INDEX
+from .spans import entity_scores
 from .supervised import Fit, fit, length_batches
-from .tagger import entity_scores
 from .task_chars import pad_chars
 from .task_model import TaskModel
 

@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from ..probes import accuracy as probe_accuracy
-from ..tagger import bio_spans
+from ..spans import bio_spans
 from ._core import CheckFailed, check, forbidding, nothing_returned, passed
 
 __all__ = ["check_bio_spans", "check_half_data_probe"]
@@ -43,7 +43,7 @@ def _hint(name: str) -> str:
 def check_bio_spans(fn: Callable[[Sequence[str]], set]) -> None:
     """``fn(tags)`` must return the set of ``(type, start, end)`` entities of a BIO sequence.
 
-    ``end`` is exclusive. Compared with :func:`elmo_tutorial.tagger.bio_spans` on entities at
+    ``end`` is exclusive. Compared with :func:`elmo_tutorial.spans.bio_spans` on entities at
     the edges of a sentence, adjacent entities, ill-formed ``I-`` tags and empty sentences;
     ``fn`` runs with that function unavailable.
     """
