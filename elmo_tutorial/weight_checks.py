@@ -201,11 +201,15 @@ def open_weight_file(weight_file: str | Path, max_bytes: int) -> h5py.File:
 
     Raises:
         FileNotFoundError, NotARegularFile: nothing, or not a regular file, at the path.
-        DamagedFile: h5py cannot open it: cut short (a download cut off), or not hdf5.
+        ValueError: it is not an hdf5 file at all.
+        DamagedFile: h5py cannot open it: cut short (a download cut off), or overwritten.
     """
     import h5py
 
     check_regular_file(weight_file, max_bytes)
+    if not h5py.is_hdf5(weight_file):  # no hdf5 signature at all: another kind of file
+        raise ValueError(f"{weight_file} is not an hdf5 weight file (e.g. lm_weights.hdf5 or "
+                         "weights.hdf5 of an official ELMo model)")
     try:
         return h5py.File(weight_file, "r")
     except OSError as error:  # truncated (a cut download), overwritten, not hdf5 at all

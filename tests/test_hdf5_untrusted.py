@@ -119,7 +119,7 @@ def test_a_weight_file_cut_short_is_damaged_not_a_traceback(official, cut):
 def test_a_file_that_is_not_hdf5_at_all_says_so(official):
     options, weights = official
     weights.write_text("<html>404 Not Found</html>\n")
-    with pytest.raises(ValueError, match="damaged or not an hdf5 file"):
+    with pytest.raises(ValueError, match=rf"^{weights} is not an hdf5 weight file"):
         load_allennlp(options, weights)
 
 
