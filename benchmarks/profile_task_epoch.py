@@ -21,9 +21,9 @@ from torch import nn
 
 from elmo_tutorial import ELMo, Embedder
 from elmo_tutorial.run_dir import shipped_model
-from elmo_tutorial.task_experiments import CHAR_FILTERS, prepare_task, word_vectors
-from elmo_tutorial.task_model import TaskModel
-from elmo_tutorial.task_training import train_task_model
+from elmo_tutorial.tasks.experiments import CHAR_FILTERS, prepare_task, word_vectors
+from elmo_tutorial.tasks.model import TaskModel
+from elmo_tutorial.tasks.training import train_task_model
 
 
 def one_epoch(splits, vectors, dropout_class=None) -> float:

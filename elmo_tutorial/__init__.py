@@ -4,16 +4,19 @@ The public API::
 
     from elmo_tutorial import batch_to_ids, ELMo, Embedder, load_allennlp, save_allennlp
 
-Every module, by stage. A stage imports only the stages listed before it (analyses also show
-results with the course's widgets); data and model know nothing of each other; data, model and
-training never import the analyses or the course tooling. ``tests/test_layering.py`` checks
-this, and that there is no import cycle::
+Every module, by stage. A stage imports only the stages listed before it; data and model know
+nothing of each other; nothing below the course tooling imports it. A top-level module is one
+that a notebook uses; the rest live in three packages (``files``, ``tasks``, ``course``).
+``tests/test_layering.py`` checks this, and that there is no import cycle. Shapes in the
+docstrings: B sentences in a batch, T tokens, C characters per token (50), L + 1 layers,
+D dimensions of a layer, V words in a vocabulary::
 
-  foundations  runtime (the repository, seeds, devices, threads, stop signals as requests),
-               safe_files (write-then-rename, digests, SHA256SUMS, DamagedFile),
-               guarded_read (regular files only, inside their folder, checked before they
-               are read), cache_record (cache entries checked before they are read),
-               archives (safe extraction)
+  foundations  runtime (the repository, seeds, devices, threads, memory, stop signals as
+               requests); files/ (file safety: write-then-rename, one full-disk language,
+               guarded reading, no lost work, one writer per folder, the reports' files,
+               cache records, safe extraction)
+  display      figures (the architecture map, readable plots), widgets, claims (trained
+               numbers a lesson states, checked): what notebooks show, importing nothing above
   data         registry (what a dataset is, where it comes from, its checksum) ─ downloads
                (the verified bytes in the cache or the offline folder; verified: the record of
                what was checked) ─▶ readers: corpora
@@ -32,28 +35,23 @@ this, and that there is no import cycle::
                two directions at once on a CPU)
   training     train_config (TrainConfig, presets, overrides) ─▶ train (Trainer), with
                train_bounds (the range of every setting, the memory of one step),
-               train_log, distributed (torchrun), overwrite (no lost work), report_files
-               (the reports' tables and files), run_lock
-               (one writer per run folder), run_threads (a run's thread count); evaluation
-               (perplexities) beside ngram (Kneser-Ney); export (other formats); cost (FLOPs);
-               finetune (more LM training on a task's text, into a new run)
+               train_log, distributed (torchrun), run_threads (a run's thread count);
+               evaluation (perplexities) beside ngram (Kneser-Ney); export (other formats);
+               cost (FLOPs); finetune (more LM training on a task's text, into a new run)
   analyses     embedding_cache (a corpus's layers, once per model); static_vectors,
                contextual_vectors, analysis, neighbours, char_filters (what layers and
                filters hold); wsd, lexical_sample (word senses), probes, tagger (POS, NER),
-               spans (entities and their F1),
-               layer_report (all of them beside the paper); supervised (the one training loop
-               of the taggers and task models: to convergence on dev), paired (differences
-               over seeds with their 95 % interval); what ELMo adds to a task model:
-               corpus_vectors (the baseline's static vectors), task_chars (the character
-               CNN), bag_of_words (the sentence-classification floor), task_model,
-               task_training, task_experiments, task_vectors (the baseline's vectors shipped
-               beside a report), task_runs (each run kept, to resume),
-               task_report, task_summary, task_markdown, task_figures, finetune_report
-  course       checks (the notebooks' exercises), claims (trained numbers a lesson states),
-  tooling      course (student copies, slides), exercises (their kinds and answers),
-               generated (folders written without losing a student's work), slides, slide_fit,
-               figures, widgets, doctor
+               spans (entities and their F1), layer_report (all of them beside the paper);
+               supervised (the one training loop of the taggers and task models: to
+               convergence on dev), paired (differences over seeds with their 95 % interval)
+  tasks        tasks/: what ELMo adds to a task model (the model, its training, the
+               experiments, the baseline's vectors, the report, fine-tuning the biLM)
+  course       checks (the notebooks' exercises); course/ (student copies, slides, the
+  tooling      exercises' conventions, folders written without losing work, doctor)
   command line cli ─▶ commands/<name>.py: the ``elmo-tutorial`` command parses, calls, prints
+
+Modules that moved into the packages can still be imported by their old names (a student copy
+made before the move), with a warning that names the new place.
 
 Heavier names are imported on first use, so ``import elmo_tutorial`` stays fast.
 """
@@ -61,6 +59,10 @@ Heavier names are imported on first use, so ``import elmo_tutorial`` stays fast.
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.util
+import sys
+import warnings
 
 from .chars import batch_to_ids
 
@@ -82,3 +84,44 @@ def __getattr__(name: str):
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'elmo_tutorial' has no attribute {name!r}")
+
+
+# Old name → new place of the modules that moved into the packages.
+MOVED = {
+    "safe_files": "files.safe_files", "guarded_read": "files.guarded_read",
+    "cache_record": "files.cache_record", "archives": "files.archives",
+    "overwrite": "files.overwrite", "run_lock": "files.run_lock",
+    "report_files": "files.report_files",
+    "task_model": "tasks.model", "task_chars": "tasks.characters",
+    "task_training": "tasks.training", "task_experiments": "tasks.experiments",
+    "task_runs": "tasks.runs", "task_report": "tasks.report", "task_summary": "tasks.summary",
+    "task_markdown": "tasks.report_markdown", "task_figures": "tasks.report_figures",
+    "task_vectors": "tasks.vectors", "corpus_vectors": "tasks.corpus_vectors",
+    "bag_of_words": "tasks.bag_of_words", "finetune_report": "tasks.finetune_report",
+    "exercises": "course.exercises", "generated": "course.generated",
+    "slides": "course.slides", "slide_fit": "course.slide_fit", "doctor": "course.doctor",
+}
+
+
+class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """``import elmo_tutorial.task_model`` gives ``elmo_tutorial.tasks.model`` (one module,
+    not a copy), with a ``FutureWarning`` that names the new place."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        package, _, name = fullname.partition(".")
+        if package == __name__ and name in MOVED:
+            return importlib.util.spec_from_loader(fullname, self)
+        return None
+
+    def create_module(self, spec):
+        return None  # a placeholder: exec_module puts the real module in its place
+
+    def exec_module(self, module) -> None:
+        new = f"{__name__}.{MOVED[module.__name__.partition('.')[2]]}"
+        warnings.warn(f"{module.__name__} moved to {new}: import it from there", FutureWarning,
+                      stacklevel=2)
+        sys.modules[module.__name__] = importlib.import_module(new)
+
+
+if not any(isinstance(finder, _MovedModules) for finder in sys.meta_path):
+    sys.meta_path.append(_MovedModules())

@@ -50,8 +50,8 @@ import torch
 
 from .config import ModelConfig
 from .elmo import ELMo
-from .guarded_read import check_inside, check_regular_file, read_regular_file
-from .safe_files import DamagedFile, atomic_write, atomic_write_text
+from .files.guarded_read import check_inside, check_regular_file, read_regular_file
+from .files.safe_files import DamagedFile, atomic_write, atomic_write_text
 from .weight_checks import check_hdf5_layout, check_options, float_weights, open_weight_file
 
 MAX_OPTIONS_BYTES = 1 << 20  # an options.json is about 1 kB

@@ -22,6 +22,7 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from .corpora import nltk_corpus
 from .downloads import DatasetNotAvailable
 from .registry import locate, normalize_split
 
@@ -107,8 +108,6 @@ def treebank_pos(split: str = "train") -> list[tuple[Sentence, list[str]]]:
     LaTeX quotes → ``"``, an escaped slash → ``/``), as in the text the biLM was trained on; the
     tags stay as they are (``-LRB-``, ``''``...).
     """
-    from .corpora import nltk_corpus
-
     split = normalize_split(split)
     if split == "valid":
         raise ValueError("the treebank sample has only 'train' and 'test' splits")
@@ -134,8 +133,6 @@ def conll2000_chunks(split: str = "train") -> list[tuple[Sentence, list[str]]]:
     scored like entities (:func:`~elmo_tutorial.spans.entity_scores`). The shared task has no
     validation set, so there is no ``"valid"`` here: hold out part of ``train`` for it.
     """
-    from .corpora import nltk_corpus
-
     split = normalize_split(split)
     if split == "valid":
         raise ValueError("CoNLL-2000 has only 'train' and 'test' splits; hold out part of "

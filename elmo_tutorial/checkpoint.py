@@ -9,11 +9,11 @@ A run's checkpoints (the rest of a run directory: :mod:`elmo_tutorial.run_dir`):
         state.pt           optimiser, scheduler, RNG states, data position (plain tensors,
                            numbers, lists and dicts: loads with torch.load(weights_only=True))
 
-Every file is written whole (:func:`~elmo_tutorial.safe_files.atomic_write`). A checkpoint is a
-directory, completed under a temporary name, renamed into place, and only then named in
-``latest``: a crash mid-checkpoint leaves the previous one as it was.
+Every file is written whole (:func:`~elmo_tutorial.files.safe_files.atomic_write`). A
+checkpoint is a directory, completed under a temporary name, renamed into place, and only then
+named in ``latest``: a crash mid-checkpoint leaves the previous one as it was.
 
-A checkpoint file that no longer loads raises :class:`~elmo_tutorial.safe_files.DamagedFile`,
+A checkpoint file that no longer loads raises :class:`~elmo_tutorial.files.safe_files.DamagedFile`,
 naming it, and ``load_latest_checkpoint`` then falls back to the newest checkpoint that still
 loads.
 """
@@ -32,7 +32,7 @@ import safetensors.torch
 import torch
 from safetensors.torch import load_file, save_file
 
-from .safe_files import (
+from .files.safe_files import (
     DamagedFile,
     DiskFull,
     atomic_write,

@@ -21,6 +21,10 @@ from typing import NamedTuple
 
 import torch
 
+from .chars import batch_to_ids
+from .elmo import ELMo
+from .tokenize import tokenize_words
+
 __all__ = ["LAYERS", "SharedWord", "embed_text", "shared_word_similarities"]
 
 LAYERS = {"0": "word_emb", "1": "lstm_outputs1", "2": "lstm_outputs2", "elmo": "elmo"}
@@ -38,10 +42,6 @@ def embed_text(run_dir: str | Path, sentences: list[str],
     Returns:
         The tokens of each sentence and its vectors, ``(T_i, 2P)`` each.
     """
-    from .chars import batch_to_ids
-    from .elmo import ELMo
-    from .tokenize import tokenize_words
-
     if layer not in LAYERS:
         raise ValueError(f"layer must be one of {', '.join(LAYERS)}, got {layer!r}")
     model = ELMo.from_run(run_dir).eval()

@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from . import sense_corpus
 from .downloads import nltk_download, nltk_find
 from .registry import REGISTRY, fetch, get_dataset, is_available, locate, normalize_split
+from .tokenize import split_sentences, tokenize_words
 
 __all__ = [
     "ENGLISH_MIX_CORPORA",
@@ -117,7 +118,6 @@ def _document_sentences(reader, corpus: str, fileid: str) -> list:
     cheap, tokenizing words is not, and valid/test keep only a twentieth of the blocks.
     """
     if corpus in _RAW_TEXT:  # these readers' .sents() would need punkt
-        from .tokenize import split_sentences
 
         return split_sentences(reader.raw(fileid))
     # Brown writes quotes LaTeX-style; tokenize() and the 1B Word Benchmark use a plain ".
@@ -127,8 +127,6 @@ def _document_sentences(reader, corpus: str, fileid: str) -> list:
 def _tokens(sentence: str | Sentence) -> Sentence:
     """A sentence's tokens; a tagged corpus's empty or blank words (MASC has some) are dropped."""
     if isinstance(sentence, str):
-        from .tokenize import tokenize_words
-
         return tokenize_words(sentence)
     return [word for word in sentence if word.strip()]
 

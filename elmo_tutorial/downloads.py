@@ -35,8 +35,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from .archives import UnsafeArchive, safe_extract
-from .safe_files import file_digest, process_alive
+from .files.archives import UnsafeArchive, safe_extract
+from .files.safe_files import file_digest, process_alive
 
 __all__ = [
     "CacheNotWritable",

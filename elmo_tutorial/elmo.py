@@ -35,7 +35,9 @@ from torch import Tensor, nn
 from .chars import BOS_IDS, EOS_IDS, batch_to_ids, check_char_ids, ids_to_mask
 from .config import ModelConfig
 from .lm import BidirectionalLM
+from .run_dir import load_run
 from .scalar_mix import ScalarMix
+from .weight_checks import check_weights
 
 
 def add_sentence_boundaries(char_ids: Tensor, mask: Tensor) -> tuple[Tensor, Tensor]:
@@ -251,9 +253,6 @@ class ELMo(nn.Module):
         Returns:
             An ``ELMo`` in eval mode; the run's softmax weights are not needed and not loaded.
         """
-        from .run_dir import load_run
-        from .weight_checks import check_weights
-
         config, state, _, _ = load_run(run_dir, checkpoint=checkpoint)
         model = cls(config, **elmo_kwargs)
         encoder = {k: v for k, v in state.items() if not k.startswith("softmax.")}

@@ -15,7 +15,7 @@ token's layers, the sentences one after the other (``N`` tokens in all), stored 
 **float16** (half the size of float32: about 1.2 GB for SemCor with the shipped model, where
 float32 would take 2.4 GB; the rounding, a relative 5e-4, is far below what separates word
 senses), and a ``.json`` with the lengths' checksum, the shape and the data file's sha256
-(the record of :mod:`elmo_tutorial.cache_record`, checked before the data is read). Both are
+(the record of :mod:`elmo_tutorial.files.cache_record`, checked before the data is read). Both are
 written atomically, with ordinary file writes: free space is checked first, and a disk
 that fills anyway raises :class:`CacheNotWritable` (an ``OSError``) naming the folder, with the
 temporary file removed; temporary files left by a process that was killed are removed on the
@@ -40,10 +40,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .cache_record import check_record, write_record
 from .downloads import cache_dir, write_problem
 from .embedder import Embedder, index_tokens
-from .safe_files import atomic_write, remove_stale_temporaries
+from .files.cache_record import check_record, write_record
+from .files.safe_files import atomic_write, remove_stale_temporaries
 
 FORMAT = 1  # bump when the stored layout changes: old entries then miss instead of misread
 DTYPE = np.dtype("<f2")  # float16, little-endian on every machine

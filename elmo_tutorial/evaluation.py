@@ -24,6 +24,15 @@ from pathlib import Path
 
 import torch
 
+from .batching import bucket_batches, make_lm_batch
+from .corpora import load_sentences
+from .lm import BidirectionalLM
+from .ngram import ngram_perplexity
+from .run_dir import load_run
+from .runtime import resolve_device
+from .train_config import TrainConfig
+from .weight_checks import check_weights
+
 __all__ = ["evaluate_perplexity", "evaluate_run"]
 
 
@@ -42,8 +51,6 @@ def evaluate_perplexity(model, sentences, vocab, device="cpu", batch_size: int =
         ``fwd_ppl``, ``bwd_ppl``, ``avg_ppl``, the NLLs per prediction ``fwd_nll`` and
         ``bwd_nll``, and ``n_tokens``, the predictions per direction.
     """
-    from .batching import bucket_batches, make_lm_batch
-
     was_training = model.training
     model.eval()
     nll = torch.zeros(2, dtype=torch.float64)
@@ -81,13 +88,6 @@ def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int =
     Raises:
         ValueError: the run is an encoder without its softmax (e.g. the shipped model).
     """
-    from .corpora import load_sentences
-    from .lm import BidirectionalLM
-    from .run_dir import load_run
-    from .runtime import resolve_device
-    from .train_config import TrainConfig
-    from .weight_checks import check_weights
-
     device = resolve_device(device)  # before any loading: a device this machine lacks
     config, state, vocab, train = load_run(run_dir, checkpoint=checkpoint)
     if config.vocab_size == 0 or vocab is None:
@@ -102,8 +102,6 @@ def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int =
     result = {"split": split, "n_sentences": len(sentences),
               "bilm": evaluate_perplexity(model, sentences, vocab, device), "ngram": None}
     if ngram:
-        from .ngram import ngram_perplexity
-
         train = [s[: train_cfg.max_sentence_words]
                  for s in load_sentences(train_cfg.corpus, "train", ngram_train_sentences)]
         result["ngram"] = ngram_perplexity(train, sentences, vocab, max_train_sentences=None)

@@ -41,16 +41,18 @@ from pathlib import Path
 
 import torch
 
+from .allennlp_format import save_allennlp
 from .checkpoint import load_weights, save_weights
-from .overwrite import check_output_folder
-from .run_dir import load_run, write_run_config
-from .safe_files import (
+from .elmo import ELMo
+from .files.overwrite import check_output_folder
+from .files.safe_files import (
     check_regular_file,
     fsync_dir,
     is_disk_full,
     process_alive,
     write_sha256sums,
 )
+from .run_dir import load_run, write_run_config
 
 __all__ = ["ExportFailed", "export_allennlp", "export_copy", "export_encoder", "recover_export"]
 
@@ -259,8 +261,6 @@ def export_allennlp(run_dir: str | Path, out_dir: str | Path, checkpoint: bool =
     """
     recover_export(out_dir)
     check_output_folder(out_dir, force)
-    from .allennlp_format import save_allennlp
-    from .elmo import ELMo
 
     model = ELMo.from_run(run_dir, checkpoint=checkpoint)
     with _staged(out_dir) as stage:

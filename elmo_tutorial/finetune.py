@@ -35,11 +35,13 @@ from pathlib import Path
 
 import torch
 
-from .overwrite import check_fresh_run_dir
+from .batching import bucket_batches, make_lm_batch
+from .files.overwrite import check_fresh_run_dir
+from .files.safe_files import DiskFull, atomic_write_text, is_disk_full
 from .run_dir import load_run
-from .safe_files import DiskFull, atomic_write_text, is_disk_full
 from .train import Trainer, TrainingInterrupted
 from .train_config import TrainConfig
+from .vocab import Vocabulary
 
 __all__ = ["FineTuner", "FineTuningInterrupted", "finetune", "finetune_config"]
 
@@ -123,8 +125,6 @@ class FineTuner(Trainer):
         self.valid_sents = valid[: self.config.eval_sentences or None]
 
     def _make_vocabulary(self, resume: bool):
-        from .vocab import Vocabulary
-
         if self.source_run.vocab is not None:
             return self.source_run.vocab
         return Vocabulary.from_sentences(self.train_sents, min_count=self.config.vocab_min_count,
@@ -175,8 +175,6 @@ class FineTuner(Trainer):
     def top_layers(self) -> tuple[torch.Tensor, torch.Tensor]:
         """The frozen encoder's top layer at every prediction of the training sentences,
         both directions: ``(N, P)`` features and their ``(N,)`` target word ids."""
-        from .batching import bucket_batches, make_lm_batch
-
         features, targets = [], []
         was_training = self.model.training
         self.model.eval()  # no dropout: the features are computed once

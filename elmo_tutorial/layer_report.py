@@ -29,7 +29,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .report_files import markdown_table, quick_banner, write_report_files
+from . import probes, tagger, wsd
+from .embedder import Embedder
+from .files.report_files import markdown_table, quick_banner, write_report_files
 
 __all__ = ["PAPER", "layer_report", "to_markdown", "trends"]
 
@@ -62,9 +64,6 @@ def layer_report(model, *, ner: bool = True, progress: bool = True, name: str = 
         name: how the report names the model.
         quick: run on the subsets of ``QUICK`` (a smoke test; marked in the result).
     """
-    from . import probes, tagger, wsd
-    from .embedder import Embedder
-
     embedder = Embedder(model)
     subset = QUICK if quick else FULL
     result = {"model": name, "quick": quick,

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .corpora import nltk_corpus
 from .embedder import Embedder
 from .embedding_cache import embed_corpus
 from .wsd import REPRESENTATIONS, SenseCentroids, mix_weights
@@ -47,7 +48,6 @@ def read_senseval(word: str) -> list[dict]:
 def _parsed(word: str) -> tuple[dict, ...]:
     import nltk
 
-    from .corpora import nltk_corpus
 
     nltk_corpus("senseval")  # a clear error, with what to do, if the corpus is missing
     instances = []

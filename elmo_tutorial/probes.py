@@ -32,6 +32,9 @@ import numpy as np
 import torch
 from torch import nn
 
+from .annotated import treebank_pos, ud_english_ewt
+from .embedding_cache import embed_corpus
+
 __all__ = [
     "sentence_layers",
     "LinearProbe",
@@ -139,8 +142,6 @@ def token_layers(embedder, sentences: Sequence[Sequence[str]], name: str = "sent
     if not sentences:
         raise ValueError("no sentences to embed")
     if cache:
-        from .embedding_cache import embed_corpus
-
         return embed_corpus(embedder, sentences, name, progress).data  # memory-mapped
     arrays = embedder.embed_sentences(sentences)  # list of (L + 1, T_i, 2P)
     return np.concatenate(arrays, axis=1).astype(np.float16)
@@ -214,8 +215,6 @@ def evaluate_pos(embedder, progress: bool = True, max_sentences: int | None = No
     Returns:
         ``{"ptb": {"layer0", "layer1", "layer2", "most_frequent_tag"}, "upos": {...}}``.
     """
-    from .annotated import treebank_pos, ud_english_ewt
-
     results = {}
     for name, reader in (("ptb", treebank_pos), ("upos", ud_english_ewt)):
         train, test = reader("train")[:max_sentences], reader("test")[:max_sentences]

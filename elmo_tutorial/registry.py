@@ -43,7 +43,7 @@ from .downloads import (
     safe_extract,
     verify_file,
 )
-from .safe_files import file_digest
+from .files.safe_files import file_digest
 from .verified import DatasetDamaged, check_record, write_record
 
 __all__ = [

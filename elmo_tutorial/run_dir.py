@@ -12,7 +12,7 @@ A run directory::
       checkpoints/           see :mod:`elmo_tutorial.checkpoint`
       SHA256SUMS             only in exported copies (and the shipped models): checked on load
 
-Every file is written whole (:mod:`elmo_tutorial.safe_files`). The models that ship with the
+Every file is written whole (:mod:`elmo_tutorial.files.safe_files`). The models that ship with the
 course, ``data/models/tiny`` and ``data/models/small``, are run directories too
 (:func:`shipped_model`).
 """
@@ -27,8 +27,7 @@ import torch
 
 from .checkpoint import latest_checkpoint, load_weights
 from .config import ModelConfig
-from .runtime import REPOSITORY
-from .safe_files import (
+from .files.safe_files import (
     DamagedFile,
     atomic_write_text,
     check_inside,
@@ -36,6 +35,7 @@ from .safe_files import (
     check_sha256sums,
     read_regular_file,
 )
+from .runtime import REPOSITORY
 from .vocab import Vocabulary
 from .weight_checks import check_weights
 

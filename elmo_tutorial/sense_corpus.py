@@ -42,11 +42,11 @@ from pathlib import Path
 from typing import NamedTuple
 
 from . import sense_grammar as lex
-from .cache_record import folder_problem, publish_folder
 from .downloads import cache_dir
+from .files.cache_record import folder_problem, publish_folder
+from .files.safe_files import file_digest
 from .registry import normalize_split
 from .runtime import REPOSITORY
-from .safe_files import file_digest
 from .sense_grammar import SENSES, Sense, cue_distances, cue_words
 
 __all__ = [

@@ -29,7 +29,9 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence, pad_sequence
 
-from .probes import sentence_layers
+from .annotated import wnut17
+from .paired import paired_difference
+from .probes import sentence_layers, token_layers
 from .runtime import one_thread
 from .scalar_mix import ScalarMix
 from .softmax import IGNORE_INDEX
@@ -222,10 +224,6 @@ def evaluate_ner(embedder, progress: bool = True, epochs: int = 30,
         tagger, "gamma": its γ, "scores": {name: precision, recall, F1, counts, best and last
         epoch of the first seed}, "seeds"}}``.
     """
-    from .annotated import wnut17
-    from .paired import paired_difference
-    from .probes import token_layers
-
     data = {split: wnut17(split)[:max_sentences] for split in ("train", "valid", "test")}
     labels = {split: [tags for _, tags in d] for split, d in data.items()}
     tags = ["O", *sorted({t for ts in labels["train"] for t in ts} - {"O"})]

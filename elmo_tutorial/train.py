@@ -37,12 +37,14 @@ import torch
 
 from . import checkpoint as ckpt
 from . import distributed as D
+from .batching import bucket_batches, make_lm_batch
 from .corpora import load_sentences
 from .direction_threads import DirectionThreads
 from .evaluation import evaluate_perplexity
-from .overwrite import check_fresh_run_dir, check_not_a_file, remove_run
+from .files.overwrite import check_fresh_run_dir, check_not_a_file, remove_run
+from .files.run_lock import lock_run_dir
+from .lm import BidirectionalLM
 from .run_dir import load_run_vocabulary, read_run_config, write_run_config
-from .run_lock import lock_run_dir
 from .run_threads import training_threads
 from .runtime import (
     available_cores,
@@ -54,6 +56,7 @@ from .runtime import (
 from .train_bounds import check_step_fits
 from .train_config import TrainConfig, check_resume
 from .train_log import TrainLog
+from .vocab import Vocabulary
 
 __all__ = ["Trainer", "TrainingInterrupted", "run"]
 
@@ -131,7 +134,7 @@ class Trainer:
             raise
 
     def release(self) -> None:
-        """Let other processes write into the run folder (:mod:`elmo_tutorial.run_lock`)."""
+        """Let other processes write into the run folder (:mod:`elmo_tutorial.files.run_lock`)."""
         if self._lock is not None:
             self._lock.release()
 
@@ -195,8 +198,6 @@ class Trainer:
     def _make_vocabulary(self, resume: bool):
         """The run's own vocabulary when resuming (checked against the digest in config.json),
         else one counted from the training text."""
-        from .vocab import Vocabulary
-
         if resume and (vocab := load_run_vocabulary(self.out)) is not None:
             return vocab
         return Vocabulary.from_sentences(
@@ -205,8 +206,6 @@ class Trainer:
 
     def _build_model(self) -> None:
         """The biLM on this process's device, its DDP wrapper and the optimiser."""
-        from .lm import BidirectionalLM
-
         self.model_config = self.config.model_config(len(self.vocab))
         check_step_fits(self.config, self.model_config, self.train_sents, self.dist)  # or refuse
         self.model = BidirectionalLM(self.model_config).to(self.dist.device)
@@ -221,8 +220,6 @@ class Trainer:
 
     def _plan_steps(self) -> None:
         """Each epoch's batches (bucketed by length), the number of steps, the lr schedule."""
-        from .batching import bucket_batches
-
         c = self.config
         lengths = [len(s) + 2 for s in self.train_sents]
 
@@ -315,8 +312,6 @@ class Trainer:
         Leaves in ``.grad`` the gradient of the *global* batch's mean loss (after DDP's
         all-reduce). Returns this process's NLL sum (both directions) and target count.
         """
-        from .batching import make_lm_batch
-
         c, dev = self.config, self.dist.device
         sents = [self.train_sents[i] for i in global_batch]
         n_global = sum(len(s) + 1 for s in sents)  # targets per direction, all processes

@@ -30,8 +30,8 @@ import math
 from .config import MODEL_PRESETS, SIZE_LIMITS, ModelConfig
 from .corpora import LM_CORPORA
 from .cost import parameter_counts
+from .files.safe_files import read_regular_file
 from .runtime import available_memory
-from .safe_files import read_regular_file
 
 __all__ = ["TRAIN_LIMITS", "load_toml", "parse_cli_overrides", "train_config_problems",
            "step_memory", "check_step_fits"]

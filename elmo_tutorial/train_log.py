@@ -17,7 +17,7 @@ import json
 import math
 from pathlib import Path
 
-from .safe_files import atomic_write, atomic_write_text
+from .files.safe_files import atomic_write, atomic_write_text
 
 
 def read_log(path: str | Path) -> list[dict]:

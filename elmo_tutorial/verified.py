@@ -30,8 +30,8 @@ import json
 from pathlib import Path
 
 from .downloads import DatasetNotAvailable
-from .guarded_read import NotARegularFile, check_regular_file, read_regular_file
-from .safe_files import atomic_write_text, file_digest
+from .files.guarded_read import NotARegularFile, check_regular_file, read_regular_file
+from .files.safe_files import atomic_write_text, file_digest
 
 __all__ = ["RECORD", "DatasetDamaged", "check_record", "write_record"]
 

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from .chars import BOS_TOKEN, EOS_TOKEN
-from .safe_files import atomic_write_text, read_regular_file
+from .files.safe_files import atomic_write_text, read_regular_file
 
 __all__ = ["SPECIALS", "UNK_TOKEN", "Vocabulary"]
 

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from .guarded_read import check_regular_file
-from .safe_files import DamagedFile
+from .files.guarded_read import check_regular_file
+from .files.safe_files import DamagedFile
 
 if TYPE_CHECKING:  # h5py is imported where an hdf5 file is read, not with every model
     import h5py

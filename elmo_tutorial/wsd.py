@@ -31,6 +31,7 @@ import numpy as np
 import torch
 
 from .annotated import wsd_framework
+from .corpora import nltk_corpus
 from .embedder import Embedder
 from .embedding_cache import embed_corpus
 
@@ -154,8 +155,6 @@ def first_sense(lemma: str, pos: str, wordnet=None) -> str | None:
     'bank%1:17:01::'
     """
     if wordnet is None:
-        from .corpora import nltk_corpus
-
         wordnet = nltk_corpus("wordnet")
     lemmas = wordnet.lemmas(lemma, pos=WORDNET_POS[pos])  # in WordNet's sense order
     return lemmas[0].key() if lemmas else None
@@ -223,8 +222,6 @@ def evaluate_all(embedder: Embedder, progress: bool = True, test_sets: Sequence[
         ``{"senseval2": {"layer0", "layer1", "layer2", "elmo", "first_sense": F1}, ...,
         "ALL": {...}}``, F1 in percent.
     """
-    from .corpora import nltk_corpus
-
     wordnet = nltk_corpus("wordnet")
     weights = mix_weights(embedder)
     train_words, train = split_words(wsd_framework("semcor")[::semcor_every])

@@ -74,12 +74,15 @@ from elmo_tutorial.paired import paired_difference, t_quantile, verdict
 from elmo_tutorial.run_dir import shipped_model
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.scalar_mix import ScalarMix
-from elmo_tutorial.task_experiments import prepare_task
-from elmo_tutorial.task_figures import draw
-from elmo_tutorial.task_model import TaskModel
-from elmo_tutorial.task_report import train_arms
-from elmo_tutorial.task_training import TaskSplit, encode_words
-from elmo_tutorial.task_vectors import task_word_vectors
+from elmo_tutorial.tasks import (
+    TaskModel,
+    TaskSplit,
+    draw,
+    encode_words,
+    prepare_task,
+    task_word_vectors,
+    train_arms,
+)
 
 # One thread: the small LSTM steps gain nothing from a second one, and results do not depend
 # on the machine's core count.

@@ -2,7 +2,7 @@
 
 import pytest
 
-from elmo_tutorial.bag_of_words import bag_of_words_baseline
+from elmo_tutorial.tasks.bag_of_words import bag_of_words_baseline
 
 
 def _sentences(n, offset=0):

@@ -8,8 +8,8 @@ import re
 import nbformat
 import pytest
 
-from elmo_tutorial.course import notebook_paths, student_copy
-from elmo_tutorial.exercises import ANSWER_BLANK, answer_blocks
+from elmo_tutorial.course.exercises import ANSWER_BLANK, answer_blocks
+from elmo_tutorial.course.material import notebook_paths, student_copy
 
 HEADING = "## Check your understanding"
 QUESTION = re.compile(r"(\d+)\. \S")

@@ -7,8 +7,8 @@ import torch
 from _train_helpers import THREAD_SENSITIVE, micro_config
 
 from elmo_tutorial import checkpoint as ckpt
+from elmo_tutorial.files.safe_files import atomic_write, atomic_write_text
 from elmo_tutorial.run_dir import load_run
-from elmo_tutorial.safe_files import atomic_write, atomic_write_text
 from elmo_tutorial.train import Trainer
 
 

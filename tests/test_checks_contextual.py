@@ -6,7 +6,7 @@ from _check_helpers import own_copy
 
 from elmo_tutorial import checks
 from elmo_tutorial.analysis import nearest_centroid_accuracy, sense_separation
-from elmo_tutorial.exercises import STUB_ADVICE
+from elmo_tutorial.course.exercises import STUB_ADVICE
 
 _packages_formula = own_copy(nearest_centroid_accuracy)
 

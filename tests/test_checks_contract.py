@@ -23,13 +23,13 @@ from elmo_tutorial.analysis import nearest_centroid_accuracy, sense_separation
 from elmo_tutorial.char_cnn import CharCNN, Highway
 from elmo_tutorial.chars import batch_to_ids, char_ids_to_word, word_to_char_ids
 from elmo_tutorial.config import MODEL_PRESETS
-from elmo_tutorial.exercises import STUB_ADVICE
+from elmo_tutorial.course.exercises import STUB_ADVICE
 from elmo_tutorial.layer_norm import masked_layer_norm
 from elmo_tutorial.lstm import reverse_padded
 from elmo_tutorial.scalar_mix import ScalarMix
 from elmo_tutorial.static_vectors import StaticVectors, context_vector
 from elmo_tutorial.tagger import bio_spans, entity_scores
-from elmo_tutorial.task_model import TaskModel
+from elmo_tutorial.tasks.model import TaskModel
 
 STUB = "Exercise 3: the context-window vector. " + STUB_ADVICE
 

@@ -5,8 +5,8 @@ import torch
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from elmo_tutorial import checks
-from elmo_tutorial.exercises import STUB_ADVICE
-from elmo_tutorial.task_model import TaskModel
+from elmo_tutorial.course.exercises import STUB_ADVICE
+from elmo_tutorial.tasks.model import TaskModel
 
 
 def _states(model, words, mask):
@@ -71,13 +71,13 @@ def test_error_reduction_accepts_the_formula_and_refuses_the_absolute_gain():
 
 
 def _with_layers(split, layers):
-    from elmo_tutorial.task_training import TaskSplit
+    from elmo_tutorial.tasks.training import TaskSplit
 
     return TaskSplit(split.words, layers, split.targets, split.classes, split.chars)
 
 
 def test_top_layer_only_accepts_the_top_layer_and_explains_the_usual_mistakes(capsys):
-    from elmo_tutorial.task_training import TaskSplit
+    from elmo_tutorial.tasks.training import TaskSplit
 
     checks.check_top_layer_only(lambda s: _with_layers(s, [x[:, -1:] for x in s.layers]))
     assert capsys.readouterr().out.startswith("✓")

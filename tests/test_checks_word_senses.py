@@ -5,7 +5,7 @@ import pytest
 
 from elmo_tutorial import checks
 from elmo_tutorial.checks import CheckFailed
-from elmo_tutorial.exercises import STUB_ADVICE
+from elmo_tutorial.course.exercises import STUB_ADVICE
 from elmo_tutorial.registry import is_available
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from elmo_tutorial import corpus_vectors as cv
 from elmo_tutorial import sense_corpus as corpus
+from elmo_tutorial.tasks import corpus_vectors as cv
 
 TEXT = [["the", "cat", "sat"], ["the", "dog", "sat"], ["a", "cat", "ran"]] * 3
 COMMITTED = Path(__file__).resolve().parent.parent / "data" / "embedded"
@@ -19,7 +19,8 @@ OTHER = [["a", "bird", "flew"], ["the", "bird", "sang"], ["a", "dog", "ran"]] * 
 
 def _serve(monkeypatch, sentences):
     """``load_sentences`` gives ``sentences`` for any corpus (no fingerprint for "toy")."""
-    monkeypatch.setattr("elmo_tutorial.corpora.load_sentences", lambda name, split: sentences)
+    monkeypatch.setattr("elmo_tutorial.tasks.corpus_vectors.load_sentences",
+                        lambda name, split: sentences)
 
 
 def _vectors(folder, name="toy"):
@@ -83,7 +84,8 @@ def test_a_cache_hit_reads_no_text_until_the_corpus_files_change(tmp_path, monke
     monkeypatch.setattr(corpus, "sense_corpus", lambda split: pytest.fail("text read again"))
     assert _vectors(cache, "embedded").words == first.words  # the fingerprint held
     monkeypatch.undo()
-    monkeypatch.setattr(corpus, "sense_corpus_dir", lambda: own_embedded_corpus.parent)
+    for module in (corpus, cv):  # where the text is read, and where its files are found
+        monkeypatch.setattr(module, "sense_corpus_dir", lambda: own_embedded_corpus.parent)
     own_embedded_corpus.write_text("a bird flew\nthe bird sang\na dog ran\n" * 3)
     stamp = own_embedded_corpus.stat().st_mtime_ns + 10**9
     os.utime(own_embedded_corpus, ns=(stamp, stamp))  # the edit, on any file system's clock

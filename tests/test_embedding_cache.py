@@ -162,7 +162,7 @@ def test_an_unwritable_cache_folder_is_a_one_line_error_that_doctor_reports(
         embedder, tmp_path, monkeypatch, where):
     import os
 
-    from elmo_tutorial.doctor import report
+    from elmo_tutorial.course.doctor import report
 
     if where == "read-only":  # as a read-only mount answers (root writes past chmod 555)
         cache = tmp_path / "ro"

@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from elmo_tutorial.course import KINDS, list_exercises, notebook_paths
+from elmo_tutorial.course.material import KINDS, list_exercises, notebook_paths
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 

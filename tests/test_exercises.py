@@ -4,7 +4,7 @@ import nbformat
 import pytest
 from _notebook_helpers import make_notebook
 
-from elmo_tutorial.course import (
+from elmo_tutorial.course.material import (
     CourseError,
     find_exercises,
     list_exercises,

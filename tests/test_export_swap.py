@@ -90,7 +90,7 @@ def _zip(path, members):
 
 
 def test_a_colon_in_a_member_name_is_not_a_drive(tmp_path):
-    from elmo_tutorial.archives import UnsafeArchive, safe_extract
+    from elmo_tutorial.files.archives import UnsafeArchive, safe_extract
 
     safe_extract(_zip(tmp_path / "a.zip", {"notes:v1.txt": "x"}), tmp_path / "out")
     assert (tmp_path / "out" / "notes:v1.txt").read_text() == "x"
@@ -99,7 +99,7 @@ def test_a_colon_in_a_member_name_is_not_a_drive(tmp_path):
 
 
 def test_a_zip_bomb_is_refused_by_its_declared_sizes(tmp_path):
-    from elmo_tutorial.archives import UnsafeArchive, safe_extract
+    from elmo_tutorial.files.archives import UnsafeArchive, safe_extract
 
     bomb = _zip(tmp_path / "bomb.zip", {"zeros.bin": b"\0" * 5_000_000})
     with pytest.raises(UnsafeArchive, match="unpack to .* GB"):
@@ -108,8 +108,8 @@ def test_a_zip_bomb_is_refused_by_its_declared_sizes(tmp_path):
 
 
 def test_a_member_larger_than_it_declares_stops_and_leaves_nothing(tmp_path, monkeypatch):
-    from elmo_tutorial import archives
-    from elmo_tutorial.archives import UnsafeArchive, safe_extract
+    from elmo_tutorial.files import archives as archives
+    from elmo_tutorial.files.archives import UnsafeArchive, safe_extract
 
     archive = _zip(tmp_path / "lies.zip", {"a.txt": "small", "b/c.txt": b"x" * 100_000})
     real = archives._extract_zip_member

@@ -94,7 +94,7 @@ def test_fine_tuning_never_writes_over_its_source(encoder_only):
 
 
 def test_the_finetune_report_compares_the_two_biLMs_seed_by_seed():
-    from elmo_tutorial.finetune_report import to_markdown
+    from elmo_tutorial.tasks.finetune_report import to_markdown
 
     ppl = {"avg_ppl": 40.0, "fwd_ppl": 41.0, "bwd_ppl": 39.0, "n_tokens": 1000}
     tuned = {"head_steps": 300, "vocab_size": 1700, "vocab_min_count": 3, "steps": 40,
@@ -146,7 +146,7 @@ def test_a_report_file_written_meanwhile_by_another_run_is_kept(tmp_path, monkey
         report.write_text("the other run's report\n")
         return _canned_result()
 
-    monkeypatch.setattr("elmo_tutorial.finetune_report.finetune_report",
+    monkeypatch.setattr("elmo_tutorial.tasks.finetune_report.finetune_report",
                         other_run_finishes_first)
     assert _finetune_cli(tmp_path, "--markdown", report) == 2
     assert report.read_text() == "the other run's report\n"
@@ -158,12 +158,12 @@ def test_a_report_file_written_meanwhile_by_another_run_is_kept(tmp_path, monkey
 def test_a_full_disk_loses_no_result_it_is_printed_first(tmp_path, monkeypatch, capsys):
     import errno
 
-    from elmo_tutorial import safe_files
+    from elmo_tutorial.files import safe_files as safe_files
 
     def full(path, write, publish):
         raise safe_files.DiskFull(path, OSError(errno.ENOSPC, "No space left on device"))
 
-    monkeypatch.setattr("elmo_tutorial.finetune_report.finetune_report",
+    monkeypatch.setattr("elmo_tutorial.tasks.finetune_report.finetune_report",
                         lambda *a, **k: _canned_result())
     monkeypatch.setattr(safe_files, "_write_then_publish", full)
     assert _finetune_cli(tmp_path, "--json", tmp_path / "r.json") == 2
@@ -177,7 +177,7 @@ def test_an_out_folder_holding_a_run_is_refused_without_offering_a_resume(tmp_pa
     tuned = tmp_path / "tuned"
     tuned.mkdir()
     (tuned / "model.safetensors").write_bytes(b"weights of an earlier fine-tuning")
-    monkeypatch.setattr("elmo_tutorial.finetune_report.finetune_report",
+    monkeypatch.setattr("elmo_tutorial.tasks.finetune_report.finetune_report",
                         lambda *a, **k: pytest.fail("it went on"))
     assert _finetune_cli(tmp_path) == 2
     err = capsys.readouterr().err
@@ -234,7 +234,7 @@ def test_a_full_disk_while_fine_tuning_says_to_start_again_not_to_resume(tmp_pat
     import errno
 
     from elmo_tutorial import checkpoint
-    from elmo_tutorial.safe_files import DiskFull
+    from elmo_tutorial.files.safe_files import DiskFull
 
     def full(path, state):
         raise OSError(errno.ENOSPC, "No space left on device", path)
@@ -244,7 +244,7 @@ def test_a_full_disk_while_fine_tuning_says_to_start_again_not_to_resume(tmp_pat
         finetune(shipped_model("tiny"), DOMAIN, DOMAIN[:4], tmp_path / "tuned", steps=2, **FAST)
     message = str(error.value)
     assert "no space left" in message and "--resume" not in message and "--force" in message
-    monkeypatch.setattr("elmo_tutorial.finetune_report.finetune_report",
+    monkeypatch.setattr("elmo_tutorial.tasks.finetune_report.finetune_report",
                         lambda *a, **k: (_ for _ in ()).throw(error.value))
     assert _finetune_cli(tmp_path) == 1  # one line, not a traceback
     assert capsys.readouterr().err.strip() == f"elmo-tutorial finetune: {message}"

@@ -20,7 +20,7 @@ import pytest
 import torch
 
 from elmo_tutorial.config import MODEL_PRESETS
-from elmo_tutorial.safe_files import DiskFull
+from elmo_tutorial.files.safe_files import DiskFull
 
 TINY = replace(MODEL_PRESETS["tiny"], vocab_size=0)
 NO_SPACE = OSError(errno.ENOSPC, "No space left on device")
@@ -97,13 +97,13 @@ def _vocab(path):
 
 
 def _sums(path):
-    from elmo_tutorial.safe_files import write_sha256sums
+    from elmo_tutorial.files.safe_files import write_sha256sums
     (path.parent / "a.txt").write_bytes(b"a") if not (path.parent / "a.txt").exists() else None
     write_sha256sums(path.parent, ["a.txt"])
 
 
 def _cache_record(path):
-    from elmo_tutorial.cache_record import write_record
+    from elmo_tutorial.files.cache_record import write_record
     data = path.with_suffix(".npz")
     if not data.exists():
         data.write_bytes(b"vectors")
@@ -116,18 +116,18 @@ def _download_record(path):
 
 
 def _static_vectors(path):
-    from elmo_tutorial.corpus_vectors import _write
     from elmo_tutorial.static_vectors import StaticVectors
+    from elmo_tutorial.tasks.corpus_vectors import _write
     _write(path, StaticVectors(["a", "b"], np.eye(2, dtype=np.float32)), {"corpus": "t"}, "d")
 
 
 def _report(path):
-    from elmo_tutorial.overwrite import write_new_texts
+    from elmo_tutorial.files.overwrite import write_new_texts
     write_new_texts({path: "| a | b |\n"}, force=True)
 
 
 def _task_runs(tmp):
-    from elmo_tutorial.task_runs import Job, RunStore
+    from elmo_tutorial.tasks.runs import Job, RunStore
 
     store = RunStore(tmp / "runs.jsonl", {"model": "m"})
     return tmp / "runs.jsonl", lambda: store.add(Job("pos", "elmo", 0), {"accuracy": 0.5})
@@ -181,7 +181,7 @@ def _notebooks(tmp: Path) -> Path:
 
 def test_make_student_on_a_full_disk_changes_nothing_and_says_so_in_one_line(
         tmp_path, monkeypatch, capsys):
-    from elmo_tutorial.course import main
+    from elmo_tutorial.course.material import main
 
     notebooks, out = _notebooks(tmp_path), tmp_path / "student"
     assert main(["student", str(out), "--notebooks", str(notebooks)]) == 0
@@ -207,7 +207,7 @@ def test_make_student_on_a_full_disk_changes_nothing_and_says_so_in_one_line(
 
 
 def test_make_student_cleans_what_a_killed_run_left(tmp_path, capsys):
-    from elmo_tutorial.course import main
+    from elmo_tutorial.course.material import main
 
     notebooks, out = _notebooks(tmp_path), tmp_path / "student"
     assert main(["student", str(out), "--notebooks", str(notebooks)]) == 0
@@ -221,7 +221,7 @@ def test_make_student_cleans_what_a_killed_run_left(tmp_path, capsys):
 
 
 def test_make_student_into_a_dangling_link_says_what_it_is(tmp_path, capsys):
-    from elmo_tutorial.course import main
+    from elmo_tutorial.course.material import main
 
     (tmp_path / "student").symlink_to(tmp_path / "gone")
     assert main(["student", str(tmp_path / "student"), "--notebooks",
@@ -231,7 +231,7 @@ def test_make_student_into_a_dangling_link_says_what_it_is(tmp_path, capsys):
 
 
 def test_a_notebook_that_is_not_json_is_named(tmp_path, capsys):
-    from elmo_tutorial.course import main
+    from elmo_tutorial.course.material import main
 
     notebooks = _notebooks(tmp_path)
     (notebooks / "02_part.ipynb").write_text('{"cells": [')

@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from elmo_tutorial import generated
-from elmo_tutorial.course import MANIFEST, CourseError, main, write_generated
+from elmo_tutorial.course import generated as generated
+from elmo_tutorial.course.material import MANIFEST, CourseError, main, write_generated
 
 
 def test_a_damaged_manifest_is_a_one_line_error_and_force_still_works(tmp_path):

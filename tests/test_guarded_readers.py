@@ -93,7 +93,7 @@ def _run_file(name: str, checkpoint: bool = False):
             (step / "state.pt").write_bytes(b"")
             target = step / "model.safetensors"
         elif name == "SHA256SUMS":
-            from elmo_tutorial.safe_files import write_sha256sums
+            from elmo_tutorial.files.safe_files import write_sha256sums
             write_sha256sums(run, ["config.json", "model.safetensors"])
         return target, lambda: load_run(run, checkpoint=checkpoint)
     return setup
@@ -140,8 +140,8 @@ def _embedding_cache(part: str):
 
 def _static_vectors(part: str):
     def setup(tmp: Path):
-        from elmo_tutorial.corpus_vectors import _read, _write
         from elmo_tutorial.static_vectors import StaticVectors
+        from elmo_tutorial.tasks.corpus_vectors import _read, _write
 
         path = tmp / "static_vectors" / "toy-0.npz"
         settings = {"corpus": "toy", "dim": 2}
@@ -168,8 +168,8 @@ def _archive(kind: str):
     def setup(tmp: Path):
         import zipfile
 
-        from elmo_tutorial.archives import safe_extract
         from elmo_tutorial.downloads import verify_file
+        from elmo_tutorial.files.archives import safe_extract
 
         archive = tmp / "cache" / "toy.zip"
         archive.parent.mkdir(parents=True)
@@ -182,7 +182,7 @@ def _archive(kind: str):
 
 
 def _task_runs(tmp: Path):
-    from elmo_tutorial.task_runs import RunStore
+    from elmo_tutorial.tasks.runs import RunStore
 
     path = tmp / "runs.jsonl"
     RunStore(path, {"model": "m"})
@@ -200,7 +200,7 @@ def _export_copy(name: str):
 
 
 def _notebook(tmp: Path):
-    from elmo_tutorial.course import main
+    from elmo_tutorial.course.material import main
 
     folder = tmp / "notebooks"
     folder.mkdir()
@@ -214,7 +214,7 @@ def _notebook(tmp: Path):
 
 
 def _manifest(tmp: Path):
-    from elmo_tutorial.generated import MANIFEST, write_generated
+    from elmo_tutorial.course.generated import MANIFEST, write_generated
 
     out = tmp / "student"
     write_generated(out, {"01.ipynb": b"{}"}, "student")

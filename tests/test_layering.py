@@ -1,11 +1,12 @@
 """Dependencies point one way: every module of the package belongs to one stage, a stage imports
 only the stages below it, and there is no import cycle.
 
-The stages, as ``elmo_tutorial/__init__.py`` draws them: foundations (files written whole, the
-runtime) under everything; the data stack and the model, which know nothing of each other;
-training, which uses both; the analyses of what a trained model knows; the course tooling
-(exercise checks, student copies, slides, figures, widgets, the doctor); and the command line
-on top. Data, model and training never import the analyses or the course tooling.
+The stages, as ``elmo_tutorial/__init__.py`` draws them: foundations (the runtime, and
+``files/``: files written whole and read guarded) under everything; what notebooks show
+(figures, widgets, claims), which imports nothing above the foundations; the data stack and the
+model, which know nothing of each other; training, which uses both; the analyses of what a
+trained model knows; ``tasks/``, what ELMo adds to a task model; the course tooling (exercise
+checks, ``course/``: student copies, slides, the doctor); and the command line on top.
 
 The import graph is read from the source (``ast``), not from ``sys.modules``, so imports inside
 functions count as much as those at the top of a module: a cycle that only closes at call time
@@ -19,45 +20,43 @@ it first.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "elmo_tutorial"
 
-# Every module of the package, by stage (a package such as ``checks`` with its submodules).
+# Every module of the package, by stage (a package such as ``tasks`` with its submodules).
 STAGES = {
-    "foundations": ("runtime", "safe_files", "guarded_read", "cache_record", "archives"),
+    "foundations": ("runtime", "files"),
+    "display": ("figures", "widgets", "claims"),
     "data": ("registry", "downloads", "corpora", "annotated", "sense_corpus",
              "sense_grammar", "tokenize", "verified"),
     "model": ("chars", "vocab", "batching", "config", "char_cnn", "layer_norm", "lstmp", "lstm",
               "softmax", "lm", "generate", "scalar_mix", "elmo", "embedder", "allennlp_format",
               "checkpoint", "run_dir", "weight_checks", "direction_threads"),
     "training": ("train", "train_config", "train_bounds", "train_log", "distributed",
-                 "evaluation", "ngram", "overwrite", "report_files", "run_lock", "run_threads",
-                 "export", "cost", "finetune"),
+                 "evaluation", "ngram", "run_threads", "export", "cost", "finetune"),
     "analyses": ("embedding_cache", "static_vectors", "contextual_vectors", "analysis",
                  "neighbours", "char_filters", "wsd", "lexical_sample", "probes", "spans",
-                 "tagger",
-                 "layer_report", "supervised", "paired", "corpus_vectors", "task_chars",
-                 "bag_of_words", "task_model", "task_training", "task_experiments", "task_vectors",
-                 "task_runs",
-                 "task_report", "task_summary", "task_markdown", "task_figures",
-                 "finetune_report"),
-    "course tooling": ("checks", "claims", "course", "exercises", "generated", "slides",
-                       "slide_fit", "figures",
-                       "widgets", "doctor"),
+                 "tagger", "layer_report", "supervised", "paired"),
+    "tasks": ("tasks",),
+    "course tooling": ("checks", "course"),
     "the command line": ("cli", "__main__", "commands"),
 }
 # What each stage may import (itself included). Data and model are independent of each other;
-# analyses may show their results with the course's widgets.
+# what notebooks show (display) imports nothing of the course above the foundations.
 MAY_IMPORT = {
     "foundations": {"foundations"},
+    "display": {"foundations", "display"},
     "data": {"foundations", "data"},
     "model": {"foundations", "model"},
     "training": {"foundations", "data", "model", "training"},
-    "analyses": {"foundations", "data", "model", "training", "analyses", "course tooling"},
-    "course tooling": {"foundations", "data", "model", "training", "analyses", "course tooling"},
+    "analyses": {"foundations", "display", "data", "model", "training", "analyses"},
+    "tasks": {"foundations", "display", "data", "model", "training", "analyses", "tasks"},
+    "course tooling": {"foundations", "display", "data", "model", "training", "analyses",
+                       "tasks", "course tooling"},
     "the command line": set(STAGES),
     "the public API": {"foundations", "model"},  # elmo_tutorial/__init__.py
 }
@@ -177,10 +176,33 @@ def test_every_module_belongs_to_one_stage_and_every_listed_one_exists(graph):
 
 
 def test_data_model_and_training_may_not_import_analyses_course_tooling_or_the_cli():
-    for stage in ("foundations", "data", "model", "training"):
-        above = MAY_IMPORT[stage] & {"analyses", "course tooling", "the command line"}
+    for stage in ("foundations", "display", "data", "model", "training"):
+        above = MAY_IMPORT[stage] & {"analyses", "tasks", "course tooling", "the command line"}
         assert not above, f"{stage} may not depend on {above}: loosen nothing here"
     assert "data" not in MAY_IMPORT["model"] and "model" not in MAY_IMPORT["data"]
+    assert "course tooling" not in MAY_IMPORT["analyses"] | MAY_IMPORT["tasks"]
+
+
+def test_a_top_level_module_is_one_a_notebook_or_the_command_line_uses(graph):
+    """The rule a newcomer learns: a module at the top of the package is one that a notebook
+    imports, or one that such a module or a command is built from; the rest live in the
+    packages (files, tasks, course)."""
+    notebooks = PACKAGE.parent / "notebooks"
+    text = "\n".join(p.read_text(encoding="utf-8") for p in sorted(notebooks.glob("*.py")))
+    used = {m for m in graph if m.count(".") == 1 and (
+        m in text or re.search(rf"from elmo_tutorial import [^\n]*\b{m.split('.')[1]}\b", text))}
+    used |= {m for m in graph if m.startswith(("elmo_tutorial.cli", "elmo_tutorial.commands"))}
+    reached, frontier = set(used), list(used)
+    while frontier:
+        for target in graph.get(frontier.pop(), ()):
+            if target not in reached:
+                reached.add(target)
+                frontier.append(target)
+    top = {m for m in graph if m.count(".") == 1 and m != "elmo_tutorial.__main__"
+           and not (PACKAGE / m.split(".")[1]).is_dir()}
+    assert not top - reached, f"top-level modules nobody uses: {sorted(top - reached)}"
+    packaged = {"files", "tasks", "course"}
+    assert all((PACKAGE / name / "__init__.py").exists() for name in packaged)
 
 
 @pytest.mark.parametrize("module", sorted(import_graph(PACKAGE, "elmo_tutorial")))

@@ -15,7 +15,7 @@ import jupytext
 import nbformat
 import pytest
 
-from elmo_tutorial.course import student_copy
+from elmo_tutorial.course.material import student_copy
 
 pytest.importorskip("jupyter_server")
 from jupytext import AsyncTextFileContentsManager  # noqa: E402  (needs jupyter_server)

@@ -4,10 +4,12 @@ import json
 
 import pytest
 
-from elmo_tutorial import finetune_report, layer_report, task_markdown
-from elmo_tutorial.overwrite import WouldOverwrite
-from elmo_tutorial.report_files import markdown_table, quick_banner, write_report_files
+from elmo_tutorial import layer_report
+from elmo_tutorial.files.overwrite import WouldOverwrite
+from elmo_tutorial.files.report_files import markdown_table, quick_banner, write_report_files
 from elmo_tutorial.run_dir import shipped_model
+from elmo_tutorial.tasks import finetune_report as finetune_report
+from elmo_tutorial.tasks import report_markdown as task_markdown
 
 REPORTS = [  # (module, the shipped JSON, the shipped markdown, the JSON's indent)
     (layer_report, "layers.json", "LAYERS.md", 2),

@@ -18,9 +18,9 @@ from safetensors.torch import save_file
 
 from elmo_tutorial import checkpoint as ckpt
 from elmo_tutorial.cli import main as cli
+from elmo_tutorial.files.safe_files import NotARegularFile, read_regular_file
 from elmo_tutorial.run_dir import load_run
 from elmo_tutorial.runtime import available_cores
-from elmo_tutorial.safe_files import NotARegularFile, read_regular_file
 from elmo_tutorial.train import Trainer
 
 REPOSITORY = Path(__file__).resolve().parent.parent
@@ -59,7 +59,7 @@ def other_writer():
     holders = []
 
     def hold(folder: Path) -> subprocess.Popen:
-        process = _python(f"from elmo_tutorial.run_lock import lock_run_dir\n"
+        process = _python(f"from elmo_tutorial.files.run_lock import lock_run_dir\n"
                           f"lock_run_dir({str(folder)!r}); print('locked', flush=True)\n"
                           "import time; time.sleep(120)")
         holders.append(process)

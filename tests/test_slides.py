@@ -9,8 +9,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from elmo_tutorial.slide_fit import ROOM, SLIDE_HEIGHT, estimated_height, split_tall_slides
-from elmo_tutorial.slides import (
+from elmo_tutorial.course.slide_fit import ROOM, SLIDE_HEIGHT, estimated_height, split_tall_slides
+from elmo_tutorial.course.slides import (
     deck,
     for_slides,
     is_setup,

@@ -17,7 +17,8 @@ from _notebook_helpers import make_notebook
 from _notebook_slices import defined_and_read, dependents, exercise_slice
 from nbclient import NotebookClient
 
-from elmo_tutorial.course import (
+from elmo_tutorial.course.exercises import STUB_ADVICE
+from elmo_tutorial.course.material import (
     MANIFEST,
     CourseError,
     find_exercises,
@@ -29,7 +30,6 @@ from elmo_tutorial.course import (
     student_copy,
     write_generated,
 )
-from elmo_tutorial.exercises import STUB_ADVICE
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 PATHS = notebook_paths(NOTEBOOKS)

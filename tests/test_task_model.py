@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 import torch
 
-from elmo_tutorial import corpus_vectors as cv
 from elmo_tutorial.static_vectors import cooccurrence_counts, ppmi
-from elmo_tutorial.task_model import TaskModel
-from elmo_tutorial.task_training import TaskSplit, evaluate, train_task_model
+from elmo_tutorial.tasks import corpus_vectors as cv
+from elmo_tutorial.tasks.model import TaskModel
+from elmo_tutorial.tasks.training import TaskSplit, evaluate, train_task_model
 
 V, D, L = 12, 6, 3
 
@@ -156,7 +156,8 @@ def test_sparse_ppmi_equals_the_dense_one_of_static_vectors():
 
 def test_corpus_vectors_are_computed_once_then_read_from_the_cache(tmp_path, monkeypatch):
     sentences = [["the", "cat", "sat"], ["the", "dog", "sat"], ["a", "cat", "ran"]] * 3
-    monkeypatch.setattr("elmo_tutorial.corpora.load_sentences", lambda corpus, split: sentences)
+    monkeypatch.setattr("elmo_tutorial.tasks.corpus_vectors.load_sentences",
+                        lambda corpus, split: sentences)
     first = cv.corpus_vectors("toy", dim=2, min_count=1, directory=tmp_path)
     monkeypatch.setattr(cv, "sparse_static_vectors", lambda *a, **k: pytest.fail("recomputed"))
     second = cv.corpus_vectors("toy", dim=2, min_count=1, directory=tmp_path)
@@ -169,7 +170,8 @@ def test_corpus_vectors_remove_temporary_files_that_killed_writers_left(tmp_path
     import time
 
     sentences = [["the", "cat", "sat"], ["the", "dog", "sat"], ["a", "cat", "ran"]] * 3
-    monkeypatch.setattr("elmo_tutorial.corpora.load_sentences", lambda corpus, split: sentences)
+    monkeypatch.setattr("elmo_tutorial.tasks.corpus_vectors.load_sentences",
+                        lambda corpus, split: sentences)
     stale, fresh = tmp_path / ".toy-0123.npz.a1.tmp", tmp_path / ".toy-0123.npz.b2.tmp"
     for path in (stale, fresh):
         path.write_bytes(b"x" * 100)

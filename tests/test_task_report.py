@@ -8,13 +8,14 @@ from pathlib import Path
 import pytest
 import torch
 
-from elmo_tutorial import cli, task_report
-from elmo_tutorial.task_experiments import word_vectors
-from elmo_tutorial.task_markdown import FIGURES, to_markdown, write_report
-from elmo_tutorial.task_report import FULL, jobs_for
-from elmo_tutorial.task_runs import Job, RunStore
-from elmo_tutorial.task_summary import summarise
-from elmo_tutorial.task_vectors import VECTORS_FILE, task_word_vectors
+from elmo_tutorial import cli
+from elmo_tutorial.tasks import report as task_report
+from elmo_tutorial.tasks.experiments import word_vectors
+from elmo_tutorial.tasks.report import FULL, jobs_for
+from elmo_tutorial.tasks.report_markdown import FIGURES, to_markdown, write_report
+from elmo_tutorial.tasks.runs import Job, RunStore
+from elmo_tutorial.tasks.summary import summarise
+from elmo_tutorial.tasks.vectors import VECTORS_FILE, task_word_vectors
 
 SHIPPED = Path(__file__).resolve().parent.parent / "data" / "models" / "small"
 TASKS = ("sst5", "chunking", "ner")
@@ -121,7 +122,7 @@ def test_an_interrupted_report_resumes_where_it_stopped(tmp_path, monkeypatch):
     """Runs kept before a kill are read back; only the missing ones train."""
     import torch
 
-    from elmo_tutorial.task_training import TaskSplit
+    from elmo_tutorial.tasks.training import TaskSplit
 
     def fake_split(task, embedder, index, max_sentences, sample, progress):
         one = TaskSplit([torch.tensor([1, 2])], [torch.zeros(2, 3, 4)], [torch.tensor([0, 0])],
@@ -139,9 +140,7 @@ def test_an_interrupted_report_resumes_where_it_stopped(tmp_path, monkeypatch):
     monkeypatch.setattr(task_report, "prepare_task", fake_split)
     monkeypatch.setattr(task_report, "run_variant", fake_run_variant)
     monkeypatch.setattr(task_report, "word_vectors", lambda corpus: (torch.zeros(3, 2), {}))
-    import elmo_tutorial.embedder as embedder_module
-
-    monkeypatch.setattr(embedder_module, "Embedder", lambda model: None)
+    monkeypatch.setattr(task_report, "Embedder", lambda model: None)
     path = tmp_path / "runs.jsonl"
     kw = {"tasks": ("chunking", "ner"), "workers": 1, "progress": False}
     with pytest.raises(KeyboardInterrupt):
@@ -250,8 +249,8 @@ def test_tasks_command_refuses_files_another_run_wrote_while_it_worked(tmp_path,
 def test_runs_trained_side_by_side_equal_the_same_runs_one_after_the_other():
     import torch
 
-    from elmo_tutorial.task_chars import encode_chars
-    from elmo_tutorial.task_training import TaskSplit
+    from elmo_tutorial.tasks.characters import encode_chars
+    from elmo_tutorial.tasks.training import TaskSplit
 
     g = torch.Generator().manual_seed(0)
     words = [["The", "cat", "sat"], ["A", "dog", "ran", "home"], ["It", "rained"]] * 4
@@ -288,7 +287,7 @@ def test_runs_on_static_vectors_of_other_text_are_kept_apart(monkeypatch):
     model = torch.nn.Linear(2, 2)
     paths = []
     for table in (torch.zeros(3, 2), torch.ones(3, 2)):
-        monkeypatch.setattr("elmo_tutorial.task_experiments.word_vectors",
+        monkeypatch.setattr("elmo_tutorial.tasks.experiments.word_vectors",
                             lambda corpus, table=table: (table, {}))
         paths.append(command._store(args, model, "english_mix").path)
     assert paths[0] != paths[1]
@@ -302,7 +301,7 @@ def test_the_shipped_reports_figures_are_drawn_readable_at_their_own_size():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from elmo_tutorial.task_figures import draw
+    from elmo_tutorial.tasks.report_figures import draw
 
     result = json.loads((SHIPPED / "tasks.json").read_text(encoding="utf-8"))
     for key in FIGURES:

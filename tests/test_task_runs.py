@@ -5,8 +5,8 @@ import os
 
 import pytest
 
-from elmo_tutorial.safe_files import NotARegularFile
-from elmo_tutorial.task_runs import Job, RunStore, StoreMismatch
+from elmo_tutorial.files.safe_files import NotARegularFile
+from elmo_tutorial.tasks.runs import Job, RunStore, StoreMismatch
 
 HEADER = {"model": "abc", "protocol": {"patience": 5}}
 

@@ -6,11 +6,11 @@ import warnings
 import pytest
 import torch
 
-from elmo_tutorial import task_vectors
+from elmo_tutorial.files.safe_files import SUMS, DamagedFile, file_digest
 from elmo_tutorial.run_dir import shipped_model
-from elmo_tutorial.safe_files import SUMS, DamagedFile, file_digest
-from elmo_tutorial.task_experiments import word_vectors
-from elmo_tutorial.task_vectors import (
+from elmo_tutorial.tasks import vectors as task_vectors
+from elmo_tutorial.tasks.experiments import word_vectors
+from elmo_tutorial.tasks.vectors import (
     VECTORS_FILE,
     task_word_vectors,
     task_words,

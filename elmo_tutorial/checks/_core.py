@@ -23,7 +23,7 @@ from typing import Any
 
 import torch
 
-from ..exercises import STUB_ADVICE
+from ..course.exercises import STUB_ADVICE
 
 _RED, _RESET = "\x1b[0;31m", "\x1b[0m"
 

@@ -8,7 +8,8 @@ from collections.abc import Callable
 
 import torch
 
-from ..task_model import TaskModel
+from ..tasks.model import TaskModel
+from ..tasks.training import TaskSplit
 from ._core import CheckFailed, assert_close, check, forbidding, nothing_returned, passed
 
 __all__ = ["check_elmo_at_output", "check_error_reduction", "check_top_layer_only"]
@@ -74,8 +75,6 @@ def check_top_layer_only(fn: Callable) -> None:
     """``fn(split)`` must return a copy of a :class:`TaskSplit` whose layers are the biLM's top
     layer alone, each sentence's ``(T, 1, D)`` (a one-layer "mix" is then γ · h_L), with
     the same words, characters, targets and classes."""
-    from ..task_training import TaskSplit
-
     torch.manual_seed(2)
     layers = [torch.randn(n, 3, 4) for n in (5, 2)]  # (T, L + 1, D) per sentence
     chars = [torch.randint(1, 200, (n, 6)) for n in (5, 2)]  # (T, C) per sentence

@@ -59,7 +59,7 @@ def show_and_write(command: str, result: dict, to_markdown, write_report, args) 
     The report is printed first, so a file that cannot be written (another run wrote it
     meanwhile, a full disk) loses nothing of the results; that failure is one line, exit 2.
     """
-    from elmo_tutorial.overwrite import WouldOverwrite
+    from elmo_tutorial.files.overwrite import WouldOverwrite
 
     print(to_markdown(result))
     try:

@@ -17,7 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from elmo_tutorial.doctor import report
+    from elmo_tutorial.course.doctor import report
 
     print(report())
     return 0

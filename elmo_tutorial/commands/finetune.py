@@ -51,10 +51,10 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     from elmo_tutorial.commands import show_and_write
     from elmo_tutorial.downloads import DatasetNotAvailable
+    from elmo_tutorial.files.overwrite import WouldOverwrite, check_fresh_run_dir, check_new_files
+    from elmo_tutorial.files.safe_files import DiskFull
     from elmo_tutorial.finetune import FineTuningInterrupted
-    from elmo_tutorial.finetune_report import finetune_report, to_markdown, write_report
-    from elmo_tutorial.overwrite import WouldOverwrite, check_fresh_run_dir, check_new_files
-    from elmo_tutorial.safe_files import DiskFull
+    from elmo_tutorial.tasks.finetune_report import finetune_report, to_markdown, write_report
 
     def fail(err, code: int = 2) -> int:
         print(f"elmo-tutorial finetune: {err}", file=sys.stderr)

@@ -48,8 +48,8 @@ def run(args) -> int:
     from elmo_tutorial.allennlp_format import load_model
     from elmo_tutorial.downloads import DatasetNotAvailable
     from elmo_tutorial.embedding_cache import CacheNotWritable
+    from elmo_tutorial.files.overwrite import WouldOverwrite, check_new_files
     from elmo_tutorial.layer_report import layer_report, to_markdown, write_report
-    from elmo_tutorial.overwrite import WouldOverwrite, check_new_files
 
     try:
         check_new_files([args.json, args.markdown], args.force)

@@ -51,7 +51,7 @@ Examples:
 def add_arguments(parser) -> None:
     from elmo_tutorial.commands import one_per_core
     from elmo_tutorial.runtime import available_cores
-    from elmo_tutorial.task_experiments import TASKS
+    from elmo_tutorial.tasks.experiments import TASKS
 
     parser.add_argument("model", nargs="+", metavar="MODEL",
                         help="a run directory, or options.json and weights.hdf5")
@@ -118,9 +118,9 @@ def _store(args, model, corpus: str):
 
     from elmo_tutorial.downloads import cache_dir
     from elmo_tutorial.embedding_cache import model_checksum
-    from elmo_tutorial.task_experiments import PROTOCOL, word_vectors
-    from elmo_tutorial.task_report import FULL, QUICK
-    from elmo_tutorial.task_runs import RunStore
+    from elmo_tutorial.tasks.experiments import PROTOCOL, word_vectors
+    from elmo_tutorial.tasks.report import FULL, QUICK
+    from elmo_tutorial.tasks.runs import RunStore
 
     setting = QUICK if args.quick else FULL
     vectors = word_vectors(corpus)[0]  # cached: the report reads the same entry again
@@ -143,11 +143,11 @@ def run(args) -> int:
     from elmo_tutorial.corpora import LM_CORPORA
     from elmo_tutorial.downloads import DatasetNotAvailable
     from elmo_tutorial.embedding_cache import CacheNotWritable
-    from elmo_tutorial.overwrite import WouldOverwrite, check_new_files
-    from elmo_tutorial.task_markdown import FIGURES, to_markdown, write_report
-    from elmo_tutorial.task_report import task_report
-    from elmo_tutorial.task_runs import StoreMismatch
-    from elmo_tutorial.task_vectors import VECTORS_FILE, write_task_vectors
+    from elmo_tutorial.files.overwrite import WouldOverwrite, check_new_files
+    from elmo_tutorial.tasks.report import task_report
+    from elmo_tutorial.tasks.report_markdown import FIGURES, to_markdown, write_report
+    from elmo_tutorial.tasks.runs import StoreMismatch
+    from elmo_tutorial.tasks.vectors import VECTORS_FILE, write_task_vectors
 
     def fail(err) -> int:
         print(f"elmo-tutorial tasks: {err}", file=sys.stderr)

@@ -176,10 +176,10 @@ def _launch_torchrun(nproc: int) -> int:
 
 def run(args) -> int:
     from elmo_tutorial.downloads import DatasetNotAvailable
-    from elmo_tutorial.overwrite import check_fresh_run_dir
-    from elmo_tutorial.run_lock import lock_run_dir
+    from elmo_tutorial.files.overwrite import check_fresh_run_dir
+    from elmo_tutorial.files.run_lock import lock_run_dir
+    from elmo_tutorial.files.safe_files import DiskFull, is_disk_full
     from elmo_tutorial.runtime import stop_signals_interrupt
-    from elmo_tutorial.safe_files import DiskFull, is_disk_full
     from elmo_tutorial.train import TrainingInterrupted
     from elmo_tutorial.train import run as train
 

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..files.overwrite import write_new_file
+
 __all__ = ["FIGURES", "draw", "write_figures"]
 
 FIGURES = {"sample_efficiency": "tasks_sample_efficiency.png",
@@ -153,7 +155,6 @@ def write_figures(result: dict, folder: str | Path, force: bool = True) -> list[
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .overwrite import write_new_file
 
     written = []
     for key, drawing in _DRAW.items():

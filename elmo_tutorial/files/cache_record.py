@@ -2,7 +2,8 @@
 
 The package keeps files it computed from others so as not to compute them twice: a corpus's
 layers (:mod:`elmo_tutorial.embedding_cache`), the baseline's static vectors
-(:mod:`elmo_tutorial.corpus_vectors`), the generated corpus (:mod:`elmo_tutorial.sense_corpus`).
+(:mod:`elmo_tutorial.tasks.corpus_vectors`), the generated corpus
+(:mod:`elmo_tutorial.sense_corpus`).
 Such a file is only worth reading if it is whole and was computed from the inputs asked for
 now. A disk error, a copy cut short or a file left from other inputs would otherwise load as if
 it were right, or die with a ``BadZipFile`` that nothing recovers from. So:
@@ -27,7 +28,7 @@ Example:
     >>> check_record(data, format=1, text="xyz")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    elmo_tutorial.cache_record.EntryMismatch: it was computed from other input (text: ...
+    elmo_tutorial.files.cache_record.EntryMismatch: it was computed from other input (text: ...
 """
 
 from __future__ import annotations

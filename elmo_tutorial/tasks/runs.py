@@ -30,6 +30,8 @@ import warnings
 from pathlib import Path
 from typing import NamedTuple
 
+from ..files.safe_files import DiskFull, is_disk_full, read_regular_file
+
 __all__ = ["Job", "RunStore", "StoreMismatch"]
 
 MAX_BYTES = 256 * 2**20  # a full report's runs take about 1 MB
@@ -76,8 +78,6 @@ class RunStore:
             self._append({"header": self.header})
 
     def _read(self) -> None:
-        from .safe_files import read_regular_file
-
         data = read_regular_file(self.path, MAX_BYTES)  # no FIFO, device or giant file
         self._cut_short = bool(data) and not data.endswith(b"\n")  # killed mid-line
         lines = data.decode("utf-8", errors="replace").splitlines()
@@ -104,8 +104,6 @@ class RunStore:
                           "written); they are trained again", stacklevel=3)
 
     def _append(self, entry: dict) -> None:
-        from .safe_files import DiskFull, is_disk_full
-
         try:
             with open(self.path, "a", encoding="utf-8") as f:
                 if self._cut_short:  # end the broken line first: the new run gets its own line

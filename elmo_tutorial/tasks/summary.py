@@ -1,7 +1,7 @@
 """The task report's runs → its tables: means over seeds, paired differences, convergence.
 
-:func:`summarise` reads a :class:`~elmo_tutorial.task_runs.RunStore` and returns the
-``tasks.json`` of :func:`~elmo_tutorial.task_report.task_report`::
+:func:`summarise` reads a :class:`~elmo_tutorial.tasks.runs.RunStore` and returns the
+``tasks.json`` of :func:`~elmo_tutorial.tasks.report.task_report`::
 
     {"seeds", "fraction_seeds", "protocol", "sample", "fractions", "char_filters", "places",
      "place_dev",
@@ -30,9 +30,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .paired import paired_difference
-from .task_experiments import CHAR_FILTERS, METRICS, spread, training_subset
-from .task_runs import Job, RunStore
+from ..paired import paired_difference
+from .experiments import CHAR_FILTERS, METRICS, spread, training_subset
+from .runs import Job, RunStore
 
 __all__ = ["PAPER", "summarise"]
 

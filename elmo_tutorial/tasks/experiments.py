@@ -10,8 +10,8 @@ Three tasks, each read by :mod:`elmo_tutorial.annotated` and split into train / 
 - ``ner``: WNUT-17 emerging entities, entity spans, F1.
 
 :func:`prepare_task` attaches to every sentence its word ids (the static vectors,
-:mod:`elmo_tutorial.corpus_vectors`), its character ids (the task model's character CNN,
-:mod:`elmo_tutorial.task_chars`, as in the paper's baselines) and its biLM layers (embedded
+:mod:`elmo_tutorial.tasks.corpus_vectors`), its character ids (the task model's character CNN,
+:mod:`elmo_tutorial.tasks.characters`, as in the paper's baselines) and its biLM layers (embedded
 once, then read from the cache of :mod:`elmo_tutorial.embedding_cache`). :func:`run_variant`
 trains one model of one experiment on one seed, to convergence on dev, and scores it on test.
 The variants (``places`` says where ELMo goes: ``("input",)`` or ``("input", "output")``)::
@@ -32,10 +32,13 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from .probes import sentence_layers
-from .task_chars import encode_chars
-from .task_model import TaskModel
-from .task_training import TaskSplit, encode_words, evaluate, train_task_model
+from .. import annotated
+from ..embedding_cache import embed_corpus
+from ..probes import sentence_layers
+from .characters import encode_chars
+from .corpus_vectors import corpus_vectors
+from .model import TaskModel
+from .training import TaskSplit, encode_words, evaluate, train_task_model
 
 __all__ = ["CHAR_FILTERS", "METRICS", "PROTOCOL", "TASKS", "VARIANTS", "layers_per_sentence",
            "prepare_task", "read_task", "run_variant", "spread", "training_subset",
@@ -67,8 +70,6 @@ VARIANTS = {  # name: (where ELMo goes (None: the run's places), λ, layers used
 
 def read_task(name: str) -> dict[str, list[tuple[list[str], object]]]:
     """``{"train", "valid", "test": [(tokens, target), ...]}``: a label or a list of tags."""
-    from . import annotated
-
     if name == "sst5":
         return {split: annotated.sst(split) for split in ("train", "valid", "test")}
     if name == "chunking":
@@ -83,8 +84,6 @@ def read_task(name: str) -> dict[str, list[tuple[list[str], object]]]:
 def word_vectors(corpus: str, dim: int = 100) -> tuple[torch.Tensor, dict[str, int]]:
     """The baseline's static vectors from ``corpus``: ``(V + 1, dim)`` (row 0: ``<UNK>``,
     zeros) scaled to unit variance, and ``{word: row}``."""
-    from .corpus_vectors import corpus_vectors
-
     static = corpus_vectors(corpus, dim=dim, min_count=1 if corpus == "embedded" else 5)
     vectors = torch.from_numpy(np.asarray(static.vectors, dtype=np.float32))  # (V, dim)
     vectors = vectors / vectors.std()  # the scale of a usual embedding initialisation
@@ -112,8 +111,6 @@ def prepare_task(name: str, embedder, index: dict[str, int], max_sentences: int 
         samples: ``{split: n}``: a fixed random sample of ``n`` sentences of each split named
             (e.g. a notebook's small ``train``, ``valid`` and ``test``).
     """
-    from .embedding_cache import embed_corpus
-
     data = {split: pairs[:max_sentences] for split, pairs in read_task(name).items()}
     samples = {**(samples or {}), **({"train": max_train} if max_train is not None else {})}
     for split, n in samples.items():

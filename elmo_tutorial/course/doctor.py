@@ -6,7 +6,7 @@ which versions of Python, PyTorch, NumPy and nltk are installed; which device Py
 available locally, with how to get each missing one.
 
 Example:
-    >>> from elmo_tutorial.doctor import report
+    >>> from elmo_tutorial.course.doctor import report
     >>> print(report())  # doctest: +SKIP
 """
 
@@ -16,6 +16,11 @@ import importlib
 import os
 import platform
 import sys
+
+from ..downloads import cache_dir
+from ..embedding_cache import CACHE_VARIABLE, cache_problem
+from ..registry import REGISTRY, how_to_get, is_available
+from ..runtime import busy_cores, default_threads
 
 __all__ = ["cache_lines", "dataset_status", "device_summary", "package_versions", "report"]
 
@@ -40,7 +45,6 @@ def device_summary() -> dict[str, str]:
     """The device PyTorch would use and its thread settings."""
     import torch
 
-    from .runtime import busy_cores, default_threads
 
     info = {"cpu count": str(os.cpu_count()), "torch threads": str(torch.get_num_threads()),
             "training threads": f"{default_threads()} (one per core that other programs leave "
@@ -76,8 +80,6 @@ def missing_data_folders() -> dict[str, list[str]]:
 
 def dataset_status() -> list[tuple[str, bool, str]]:
     """``(name, available, how to get it)`` for every registry entry."""
-    from .registry import REGISTRY, how_to_get, is_available
-
     rows = []
     for name in REGISTRY:
         ok = is_available(name)
@@ -87,9 +89,6 @@ def dataset_status() -> list[tuple[str, bool, str]]:
 
 def cache_lines() -> list[str]:
     """Where downloads and the embedding cache go, and whether they can be written there."""
-    from .downloads import cache_dir
-    from .embedding_cache import CACHE_VARIABLE, cache_problem
-
     folder = cache_dir()
     problem = cache_problem(folder)
     state = (f"PROBLEM: {problem}; set {CACHE_VARIABLE} to a writable folder" if problem

@@ -9,9 +9,9 @@ in notebook order, where kind is one of :data:`KINDS`:
   ``<!-- BEGIN ANSWER -->`` and ``<!-- END ANSWER -->`` lines (a predict exercise then runs
   the cell that shows what happens).
 
-Student copies (:mod:`elmo_tutorial.course`) replace each solution block with
+Student copies (:mod:`elmo_tutorial.course.material`) replace each solution block with
 ``raise NotImplementedError("Exercise N: ...")`` and each answer block with a blank for the
-student's answer; slides (:mod:`elmo_tutorial.slides`) show the answers on a click.
+student's answer; slides (:mod:`elmo_tutorial.course.slides`) show the answers on a click.
 
 Example:
     >>> import nbformat

@@ -11,7 +11,7 @@ The paper's recipe for adding ELMo to an existing supervised model: freeze the b
 
 :class:`TaskModel` is that "existing model": frozen pre-trained word vectors ``w_k`` and,
 with ``char_filters`` > 0, each token's characters through a small CNN trained with it
-(:class:`~elmo_tutorial.task_chars.TokenChars`), :math:`x_k = [w_k; c_k]`, as the paper's
+(:class:`~elmo_tutorial.tasks.characters.TokenChars`), :math:`x_k = [w_k; c_k]`, as the paper's
 baselines do → dropout → one bidirectional LSTM → dropout → either a score per token
 (``task="tag"``: chunking, NER) or, pooled over the sentence (the mean and the maximum of the
 states), a score per sentence (``task="classify"``: sentiment). Without ``elmo_at`` it is the
@@ -41,8 +41,8 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from .scalar_mix import ScalarMix
-from .task_chars import TokenChars
+from ..scalar_mix import ScalarMix
+from .characters import TokenChars
 
 __all__ = ["ELMO_PLACES", "FastDropout", "TaskModel"]
 
@@ -95,12 +95,12 @@ class TaskModel(nn.Module):
         char_filters: the width of the character features ``c_k`` (0: none, ``x_k = w_k``).
 
     Attributes:
-        chars: the :class:`~elmo_tutorial.task_chars.TokenChars` of ``c_k``, or ``None``.
+        chars: the :class:`~elmo_tutorial.tasks.characters.TokenChars` of ``c_k``, or ``None``.
 
     Shape:
         ``words`` ``(B, T)`` row ids, ``mask`` ``(B, T)`` True at real tokens, ``layers``
         ``(B, T, L + 1, D)`` (float16 or float32; ``None`` for the baseline), ``chars``
-        ``(B, T, C)`` character ids (:func:`~elmo_tutorial.task_chars.pad_chars`; only with
+        ``(B, T, C)`` character ids (:func:`~elmo_tutorial.tasks.characters.pad_chars`; only with
         ``char_filters``) → logits
         ``(B, T, n_classes)`` (tag) or ``(B, n_classes)`` (classify).
     """

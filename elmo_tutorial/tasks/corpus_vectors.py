@@ -14,7 +14,7 @@ corpus of millions of words:
   of the sha256 of the corpus's sentences and the settings: the same text gives the same
   vectors once computed, and other text (``english_mix`` is read from whichever NLTK data is
   installed) gives other vectors, never the old ones. Each entry has a record of its inputs
-  and its own sha256 (:mod:`elmo_tutorial.cache_record`); one cut short, flipped or of other
+  and its own sha256 (:mod:`elmo_tutorial.files.cache_record`); one cut short, flipped or of other
   text is computed again, with a one-line warning saying why.
 
 Reading english_mix takes half a minute, hashing its 4.7 M words a fifth of a second. So that
@@ -50,10 +50,16 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .cache_record import MAX_RECORD_BYTES, check_record, record_path, write_record
-from .guarded_read import read_regular_file
-from .safe_files import atomic_write, atomic_write_text, remove_stale_temporaries
-from .static_vectors import StaticVectors
+from .. import corpora, sense_corpus, tokenize
+from ..corpora import ENGLISH_MIX_CORPORA, load_sentences, nltk_corpus
+from ..downloads import DatasetNotAvailable, cache_dir
+from ..embedding_cache import sentences_checksum
+from ..files.cache_record import MAX_RECORD_BYTES, check_record, record_path, write_record
+from ..files.guarded_read import read_regular_file
+from ..files.safe_files import atomic_write, atomic_write_text, remove_stale_temporaries
+from ..registry import locate
+from ..sense_corpus import sense_corpus_dir
+from ..static_vectors import StaticVectors
 
 __all__ = ["corpus_vectors", "sparse_static_vectors"]
 
@@ -131,10 +137,6 @@ def corpus_vectors(corpus: str = "english_mix", dim: int = 100, window: int = 4,
             for the shipped small biLM, ``"embedded"`` for the tiny one).
         directory: where the cache lives; default ``downloads.cache_dir() / "static_vectors"``.
     """
-    from .corpora import load_sentences
-    from .downloads import cache_dir
-    from .embedding_cache import sentences_checksum
-
     folder = Path(directory) if directory is not None else cache_dir() / "static_vectors"
     settings = {"format": FORMAT, "corpus": corpus, "dim": dim, "window": window,
                 "min_count": min_count}
@@ -225,9 +227,6 @@ def _fingerprint(corpus: str) -> str | None:
     """sha256 of the path, size and modification time of every file the text of ``corpus`` is
     read from, and of the modules that read it; ``None`` where the files cannot be told
     (``auto``, which depends on a download, an unknown name, missing data)."""
-    from . import corpora, sense_corpus, tokenize
-    from .downloads import DatasetNotAvailable
-
     try:
         roots = _source_roots(corpus)
     except (DatasetNotAvailable, OSError, ValueError, LookupError):
@@ -246,10 +245,6 @@ def _fingerprint(corpus: str) -> str | None:
 
 def _source_roots(corpus: str) -> list[Path] | None:
     """The files and folders the text of ``corpus`` is read from (None: cannot be told)."""
-    from .corpora import ENGLISH_MIX_CORPORA, nltk_corpus
-    from .registry import locate
-    from .sense_corpus import sense_corpus_dir
-
     if corpus == "embedded":
         return [sense_corpus_dir()]
     if corpus == "english_mix":

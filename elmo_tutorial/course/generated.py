@@ -7,7 +7,7 @@ overwritten. The writer is safe against:
 
 * **crashes and full disks**: every file is first written whole to a temporary name, all of
   them before the first is put in place, so a full disk changes nothing and says so in one
-  line (:class:`~elmo_tutorial.safe_files.DiskFull`); the manifest is written next, listing
+  line (:class:`~elmo_tutorial.files.safe_files.DiskFull`); the manifest is written next, listing
   for each file both its old and its new content, so a run cut short between two files leaves
   a folder that the next run recognises as its own (it is rewritten with only the new
   contents at the end), and the next run also removes the temporary files of a killed one
@@ -32,10 +32,10 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from .downloads import glob_escape
+from ..downloads import glob_escape
+from ..files.guarded_read import NotARegularFile, read_regular_file
+from ..files.safe_files import DiskFull, atomic_write_text, fsync_dir, is_disk_full, process_alive
 from .exercises import CourseError
-from .guarded_read import NotARegularFile, read_regular_file
-from .safe_files import DiskFull, atomic_write_text, fsync_dir, is_disk_full, process_alive
 
 try:
     import fcntl

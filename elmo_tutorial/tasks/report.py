@@ -1,9 +1,9 @@
 """What ELMo adds to a task model, for any biLM: the paper's Tables 1-3 and Figures 1-2, and more.
 
-:func:`task_report` trains every arm of :mod:`elmo_tutorial.task_experiments` under one
-protocol (:data:`~elmo_tutorial.task_experiments.PROTOCOL`: to convergence on dev, the same
+:func:`task_report` trains every arm of :mod:`elmo_tutorial.tasks.experiments` under one
+protocol (:data:`~elmo_tutorial.tasks.experiments.PROTOCOL`: to convergence on dev, the same
 seeds for every arm), one CPU thread per run, ``workers`` runs at a time, and keeps each
-finished run in a :class:`~elmo_tutorial.task_runs.RunStore` so that an interrupted report
+finished run in a :class:`~elmo_tutorial.tasks.runs.RunStore` so that an interrupted report
 continues where it stopped. In order:
 
 1. **Where ELMo goes in a tagger** (Table 3, on chunking's training sample): input only, input
@@ -18,8 +18,8 @@ continues where it stopped. In order:
    points of its training): the gain of + ELMo over the baseline, against each biLM's
    held-out perplexity.
 
-:func:`~elmo_tutorial.task_summary.summarise` turns the runs into the result that
-:mod:`elmo_tutorial.task_markdown` writes as markdown and figures.
+:func:`~elmo_tutorial.tasks.summary.summarise` turns the runs into the result that
+:mod:`elmo_tutorial.tasks.report_markdown` writes as markdown and figures.
 """
 
 from __future__ import annotations
@@ -28,16 +28,19 @@ import multiprocessing
 import time
 from collections.abc import Sequence
 
-from .task_experiments import (
+from ..embedder import Embedder
+from .bag_of_words import bag_of_words_baseline
+from .experiments import (
     PROTOCOL,
     TASKS,
     majority_rate,
     prepare_task,
+    read_task,
     run_variant,
     word_vectors,
 )
-from .task_runs import Job, RunStore
-from .task_summary import PAPER, summarise
+from .runs import Job, RunStore
+from .summary import PAPER, summarise
 
 __all__ = ["FULL", "PAPER", "QUICK", "jobs_for", "task_report", "train_arms"]
 
@@ -155,8 +158,6 @@ def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = TA
         store: where finished runs are kept (default: in memory only, no resuming).
         quality: ``{name: (ELMo, held-out perplexity)}``: more biLMs for the quality figure.
     """
-    from .embedder import Embedder
-
     unknown = [t for t in tasks if t not in TASKS]
     if unknown or not tasks:
         raise ValueError(f"unknown task(s) {unknown}; choose from {', '.join(TASKS)}")
@@ -213,9 +214,6 @@ def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = TA
               "perplexity": {b: p for b, (_, p) in quality.items()},
               "place_dev": dev, "places": places}
     if "sst5" in tasks:
-        from .bag_of_words import bag_of_words_baseline
-        from .task_experiments import read_task
-
         data = {k: v[:setting["max_sentences"]] for k, v in read_task("sst5").items()}
         extras["bag_of_words"] = bag_of_words_baseline(data["train"], data["valid"],
                                                        data["test"])

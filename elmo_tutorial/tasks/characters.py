@@ -28,8 +28,8 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from .char_cnn import PAD_ID, conv1d_windows
-from .chars import N_CHAR_IDS, batch_to_ids
+from ..char_cnn import PAD_ID, conv1d_windows
+from ..chars import N_CHAR_IDS, batch_to_ids
 
 __all__ = ["TokenChars", "encode_chars", "pad_chars"]
 

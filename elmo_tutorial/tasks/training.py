@@ -1,4 +1,4 @@
-"""Training a :class:`~elmo_tutorial.task_model.TaskModel`: batches, Adam, model selection on dev.
+"""Training a :class:`~elmo_tutorial.tasks.model.TaskModel`: batches, Adam, model selection on dev.
 
 A task split is a :class:`TaskSplit`: per sentence its word ids ``(T,)``, its biLM layers
 ``(T, L + 1, D)`` (float16, precomputed once: the biLM is frozen), its character ids ``(T, C)``
@@ -23,11 +23,11 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pad_sequence
 
-from .softmax import IGNORE_INDEX
-from .spans import entity_scores
-from .supervised import Fit, fit, length_batches
-from .task_chars import pad_chars
-from .task_model import TaskModel
+from ..softmax import IGNORE_INDEX
+from ..spans import entity_scores
+from ..supervised import Fit, fit, length_batches
+from .characters import pad_chars
+from .model import TaskModel
 
 __all__ = ["TaskSplit", "encode_words", "evaluate", "predict", "train_task_model"]
 
@@ -42,7 +42,7 @@ class TaskSplit:
         targets: per sentence an ``int`` label, or ``(T_i,)`` tag ids.
         classes: the label or tag names; ``targets`` index into them.
         chars: per sentence ``(T_i, C_i)`` character ids
-            (:func:`~elmo_tutorial.task_chars.encode_chars`), or ``None`` (no ``c_k``).
+            (:func:`~elmo_tutorial.tasks.characters.encode_chars`), or ``None`` (no ``c_k``).
 
     A split with ``layers`` of one width can be narrowed to some of them
     (:meth:`with_layers`): the top layer alone, or layer 0, the biLM's context-free half.

@@ -1,8 +1,8 @@
 """Course material made from the notebooks: student copies and slides.
 
 The committed notebooks are the instructor's version: executed, with every exercise solved
-(:mod:`elmo_tutorial.exercises` describes the conventions). A student copy replaces each block
-between ``# BEGIN SOLUTION`` and ``# END SOLUTION`` lines with
+(:mod:`elmo_tutorial.course.exercises` describes the conventions). A student copy replaces
+each block between ``# BEGIN SOLUTION`` and ``# END SOLUTION`` lines with
 ``raise NotImplementedError("Exercise N: ...")`` and clears that cell's outputs, replaces each
 model answer between ``<!-- BEGIN ANSWER -->`` and ``<!-- END ANSWER -->`` with a blank for the
 student's answer, and clears the outputs that a *predict* exercise asks to predict; everything
@@ -16,7 +16,7 @@ Usage (from a clone of the repository; ``make student`` and ``make slides`` call
 Both refuse to write into a folder they did not create, and refuse to overwrite a file that
 was changed after they wrote it (a student's work), unless given ``--force``; then the changed
 files are first moved to a ``backup-<time>/`` folder beside them, so nothing is lost
-(:mod:`elmo_tutorial.generated` says how, crashes and saves during a run included).
+(:mod:`elmo_tutorial.course.generated` says how, crashes and saves during a run included).
 """
 
 from __future__ import annotations
@@ -28,6 +28,9 @@ from pathlib import Path
 
 import nbformat
 
+from ..files.guarded_read import read_regular_file
+from ..files.safe_files import DiskFull
+from ..runtime import REPOSITORY
 from .exercises import (
     KINDS,
     CourseError,
@@ -40,9 +43,7 @@ from .exercises import (
     stub_source,
 )
 from .generated import MANIFEST, write_generated
-from .guarded_read import read_regular_file
-from .runtime import REPOSITORY
-from .safe_files import DiskFull
+from .slides import deck
 
 NOTEBOOKS = REPOSITORY / "notebooks"
 
@@ -129,8 +130,6 @@ def _student(args: argparse.Namespace) -> str:
 
 
 def _slides(args: argparse.Namespace) -> str:
-    from .slides import deck  # nbconvert is imported only when slides are made
-
     files = {}
     for path in notebook_paths(args.notebooks):
         notebook = read_notebook(path)

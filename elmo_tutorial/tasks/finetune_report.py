@@ -20,10 +20,18 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from .paired import paired_difference
-from .paired import verdict as paired_verdict
-from .report_files import markdown_table, write_report_files
-from .task_experiments import run_variant, spread, training_subset, word_vectors
+from ..annotated import sst
+from ..elmo import ELMo
+from ..embedder import Embedder
+from ..embedding_cache import embed_corpus
+from ..files.report_files import markdown_table, write_report_files
+from ..finetune import finetune
+from ..paired import paired_difference
+from ..paired import verdict as paired_verdict
+from ..run_dir import read_run_config
+from .characters import encode_chars
+from .experiments import layers_per_sentence, run_variant, spread, training_subset, word_vectors
+from .training import TaskSplit, encode_words
 
 __all__ = ["SST2_SIZES", "domain_text", "finetune_report", "sst2_splits", "to_markdown",
            "write_report"]
@@ -34,8 +42,6 @@ SST2_SIZES = {"train": 600, "valid": 200, "test": 500}  # notebook 12's random s
 def domain_text(lm_sentences: int, held_out: int = 300) -> tuple[list, list]:
     """Seeded random SST training sentences to fine-tune on, and dev sentences to measure
     perplexity on (tokens only: the labels are ignored, as in the paper's A.1)."""
-    from .annotated import sst
-
     train, dev = [t for t, _ in sst("train")], [t for t, _ in sst("dev")]
     pick = training_subset(len(train), lm_sentences / len(train), seed=1)
     held = training_subset(len(dev), held_out / len(dev), seed=1)
@@ -44,12 +50,6 @@ def domain_text(lm_sentences: int, held_out: int = 300) -> tuple[list, list]:
 
 def sst2_splits(embedder, index: dict[str, int], name: str = "sst2-nb12") -> dict:
     """Notebook 12's SST-2 samples as ``TaskSplit``s with ``embedder``'s layers (cached)."""
-    from .annotated import sst
-    from .embedding_cache import embed_corpus
-    from .task_chars import encode_chars
-    from .task_experiments import layers_per_sentence
-    from .task_training import TaskSplit, encode_words
-
     splits = {}
     for split, n in SST2_SIZES.items():
         pairs = sst("dev" if split == "valid" else split, classes=2)
@@ -67,10 +67,6 @@ def finetune_report(source: str | Path, out_dir: str | Path, steps: int = 60,
                     force: bool = False, **overrides) -> dict:
     """Fine-tune ``source`` into ``out_dir`` and compare the SST-2 task model with ELMo from
     each (see the module docstring); ``overrides`` go to ``finetune`` (``lr``, ...)."""
-    from .elmo import ELMo
-    from .embedder import Embedder
-    from .finetune import finetune
-
     started = time.perf_counter()
     train, held_out = domain_text(lm_sentences)
     tuned = finetune(source, train, held_out, out_dir, steps=steps, head_steps=head_steps,
@@ -92,8 +88,6 @@ def finetune_report(source: str | Path, out_dir: str | Path, steps: int = 60,
 
 def tuned_corpus(run_dir: str | Path) -> str:
     """The pre-training corpus a fine-tuned run names (the baseline's vectors come from it)."""
-    from .run_dir import read_run_config
-
     return read_run_config(run_dir)[1].get("corpus") or "english_mix"
 
 

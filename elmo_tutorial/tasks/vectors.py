@@ -1,6 +1,6 @@
 """The baseline's word vectors for the three tasks, shipped beside a task report.
 
-:func:`~elmo_tutorial.task_experiments.word_vectors` computes the baseline's static vectors
+:func:`~elmo_tutorial.tasks.experiments.word_vectors` computes the baseline's static vectors
 from the biLM's training text: for ``english_mix`` that means reading 4.7 million words
 (about 50 s on 2 CPU cores) before the counting even starts. A task model only ever looks up
 the words of its task's sentences, so the rows of the words that the three tasks use (16,574
@@ -30,8 +30,7 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load, save
 
-from .run_dir import read_run_config
-from .safe_files import (
+from ..files.safe_files import (
     SUMS,
     DamagedFile,
     atomic_write_bytes,
@@ -39,7 +38,8 @@ from .safe_files import (
     read_regular_file,
     write_sha256sums,
 )
-from .task_experiments import TASKS, read_task, word_vectors
+from ..run_dir import read_run_config
+from .experiments import TASKS, read_task, word_vectors
 
 __all__ = ["VECTORS_FILE", "task_word_vectors", "task_words", "write_task_vectors"]
 

@@ -12,7 +12,7 @@ Example:
     >>> check_output_folder(folder, force=False)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    elmo_tutorial.overwrite.WouldOverwrite: ... is not empty (weights.hdf5): ...
+    elmo_tutorial.files.overwrite.WouldOverwrite: ... is not empty (weights.hdf5): ...
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 import shutil
 from pathlib import Path
+
+from .safe_files import atomic_create
 
 # What a run directory holds (see elmo_tutorial.run_dir), newest work first.
 RUN_FILES = ("model.safetensors", "checkpoints", "log.jsonl", "loss.png", "config.json",
@@ -156,8 +158,6 @@ def write_new_file(path: str | Path, write, force: bool) -> Path:
     Raises:
         WouldOverwrite: ``path`` exists and ``force`` is False (nothing was changed).
     """
-    from .safe_files import atomic_create
-
     try:
         atomic_create(path, write, replace=force)
     except FileExistsError:

@@ -4,7 +4,7 @@ quick-run banner, and writing their ``--json``/``--markdown`` files.
 Each report module keeps what is its own (its sections, its figures); the shape of a table,
 the warning a quick run carries and the rule for writing its files live here once. Files are
 written whole and never replace one that exists unless ``force``, also one that another run
-wrote while this one worked (:func:`~elmo_tutorial.overwrite.write_new_file`).
+wrote while this one worked (:func:`~elmo_tutorial.files.overwrite.write_new_file`).
 
 Example:
     >>> markdown_table(["layer", "F1"], [["0", "17.1"], ["mix", "17.6"]])

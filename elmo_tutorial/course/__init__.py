@@ -1,0 +1,12 @@
+"""Course tooling: what is made from the notebooks, and what checks the course itself.
+
+  material       student copies and slides (``python -m elmo_tutorial.course``, which
+                 ``make student`` and ``make slides`` run)
+  exercises      an exercise's heading, kind, solution and answer markers; the stubs
+  generated      folders written without losing a student's work (a manifest, backups)
+  slides         one reveal.js deck per notebook; slide_fit: slides cut to fit the screen
+  doctor         ``elmo-tutorial doctor``: what this machine has for the course
+
+The notebooks' self-checks are :mod:`elmo_tutorial.checks`; the figures, widgets and checked
+claims that notebooks show are top-level modules (``figures``, ``widgets``, ``claims``).
+"""

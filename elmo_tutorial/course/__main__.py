@@ -1,0 +1,9 @@
+"""``python -m elmo_tutorial.course student DIR`` / ``slides DIR``: what ``make student`` and
+``make slides`` run (:mod:`elmo_tutorial.course.material`)."""
+
+import sys
+
+from .material import main
+
+if __name__ == "__main__":
+    sys.exit(main())
