@@ -1,5 +1,7 @@
 """What a biLM's layers know about a word in context: projections, similarities, sense scores.
 
+Taught in notebook 08 (``08_contextual_embeddings``).
+
 Notebook 08 asks of a trained biLM the question of Peters et al. (2018, Sec. 5.3): which layer
 tells the senses of a word apart? The tools, all on NumPy arrays from
 :class:`~elmo_tutorial.embedder.Embedder` (``(L + 1, T, 2P)`` per sentence):

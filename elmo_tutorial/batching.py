@@ -1,5 +1,7 @@
 """Language-model batches: character ids in, next/previous word ids out.
 
+Taught in notebook 02 (``02_tokens_and_characters``).
+
 A sentence ``w1 .. wn`` becomes ``<S> w1 .. wn </S>`` (Peters et al. 2018, Sec. 3.1). Both LMs
 read the same character ids; they differ only in what each position must predict:
 

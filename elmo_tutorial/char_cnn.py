@@ -1,5 +1,7 @@
 """The character encoder of ELMo: characters → CNN → max-pool → highway → projection.
 
+Taught in notebook 03 (``03_char_cnn``).
+
 Every token becomes a vector from its characters alone (Peters et al. 2018, Sec. 3.4, after
 Kim et al. 2016), so words never seen in training still get one. For a token's 50 character
 ids ``c_1..c_50``:

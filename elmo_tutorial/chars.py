@@ -1,5 +1,7 @@
 """ELMo character ids: every token becomes 50 integers.
 
+Taught in notebook 02 (``02_tokens_and_characters``).
+
 The encoding is the one bilm-tf and AllenNLP share, so that official weights work unchanged:
 
 1. take the token's UTF-8 bytes (values 0..255) and keep at most ``MAX_WORD_BYTES`` = 48 of them;

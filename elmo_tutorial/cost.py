@@ -1,5 +1,7 @@
 r"""What a biLM costs: parameters and floating-point operations (FLOPs) per token, by part.
 
+Taught in notebook 11 (``11_pretrained_and_scale``).
+
 Both are counted from a ``ModelConfig`` alone, with no tensor allocated, so the paper's model and
 its 793,471-word softmax cost nothing to count. A FLOP here is one multiplication or one
 addition: a multiply-add is 2 FLOPs, so ``x @ W`` with ``W`` of shape ``(I, O)`` costs

@@ -1,5 +1,7 @@
 """Data-parallel training with ``torchrun``: one process per GPU (nccl) or per CPU group (gloo).
 
+Taught in notebook 11 (``11_pretrained_and_scale``).
+
 Launch::
 
     torchrun --standalone --nproc_per_node=4 -m elmo_tutorial train --config small --out runs/s

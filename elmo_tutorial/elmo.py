@@ -1,5 +1,7 @@
 r"""ELMo: a task-specific, learned mix of all the layers of a pre-trained biLM (Peters et al. 2018).
 
+Taught in notebook 07 (``07_scalar_mix``).
+
 For token ``k`` the biLM gives ``L + 1`` vectors: the character-based token embedding ``x_k``
 (layer 0, duplicated to the width ``2P`` of the others, as AllenNLP does) and, for every LSTM
 layer ``j``, the concatenated forward and backward outputs ``h_{k,j} = [→h_{k,j}; ←h_{k,j}]``.

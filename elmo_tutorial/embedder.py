@@ -1,5 +1,7 @@
 """Embed tokenized sentences with a biLM: every layer's vectors as NumPy arrays.
 
+Taught in notebook 08 (``08_contextual_embeddings``).
+
 ``Embedder`` is the convenience layer over :class:`~elmo_tutorial.elmo.ELMo` for analysis and
 feature extraction (notebooks 08-10): it takes lists of tokens, batches them, runs the model
 without autograd, and hands back one ``(L + 1, T_i, 2P)`` array per sentence, the layout of

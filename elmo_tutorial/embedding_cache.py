@@ -1,5 +1,7 @@
 """Embed a corpus once, keep the layers on disk, and load them instantly the next time.
 
+Taught in notebook 09 (``09_word_senses``).
+
 Embedding SemCor's 37,000 sentences takes about a minute on a laptop CPU; the analyses of
 notebooks 08-10 and the ``layers`` command read the same vectors again and again. So
 :func:`embed_corpus` stores them in the package's cache directory

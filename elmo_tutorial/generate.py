@@ -1,5 +1,7 @@
 r"""Sampling sentences from a trained language model, left to right or right to left.
 
+Taught in notebook 06 (``06_bilm_training``).
+
 A language model gives a distribution over the next word; drawing from it word by word
 generates text (Peters et al. 2018 do not generate, but the biLM is two such models). The
 forward LM extends a prefix to the right until it draws ``</S>``; the backward LM extends a

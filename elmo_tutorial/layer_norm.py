@@ -1,5 +1,7 @@
 """Layer normalisation (Ba et al. 2016), from its formula, and the masked variant ELMo uses.
 
+Taught in notebook 01 (``01_layer_norm``).
+
 Two functions of the same idea live here:
 
 * ``LayerNorm`` normalises **each vector on its own** over its last dimension(s) and then

@@ -1,5 +1,7 @@
 """A lexical-sample WSD task per layer: many sense-tagged uses of four words (nltk's senseval).
 
+Taught in notebook 09 (``09_word_senses``).
+
 nltk's ``senseval`` corpus holds a few thousand sentences each for *hard* (adjective: "difficult",
 "not soft", "harsh"), *interest* (noun: six senses, "money paid on a loan" to "a share in a
 company"), *line* (noun: "product line", "phone line", "a line of text", ...) and *serve*

@@ -1,5 +1,7 @@
 r"""Character-based language models: forward, backward, and the biLM of ELMo.
 
+Taught in notebooks 04, 05 and 06.
+
 Peters et al. (2018, Sec. 3.1) train a forward and a backward LM on the same sentences and
 maximise the sum of their log likelihoods::
 

@@ -1,5 +1,7 @@
 """A stack of LSTMP layers for one direction of the biLM (Peters et al. 2018, Sec. 3.1, 3.4).
 
+Taught in notebooks 04 and 05.
+
 Each layer is one ``nn.LSTM(input_size, cell_size, proj_size=projection_size)``: that module
 only *holds* the parameters (names ``weight_ih_l0``, ``weight_hh_l0``, ``bias_ih_l0``,
 ``bias_hh_l0``, ``weight_hr_l0``), and :class:`LSTMStack` runs them in one of two ways:

@@ -1,5 +1,7 @@
 """The LSTM cell with a projection (LSTMP) and clipping that ELMo's biLM uses, one step at a time.
 
+Taught in notebook 04 (``04_forward_lm``).
+
 ELMo's LSTM layers have 4096 memory cells but only a 512-wide output: after each step the cell's
 output is multiplied by a projection matrix (LSTMP, Sak et al. 2014; Józefowicz et al. 2016
 use it for large language models). bilm-tf additionally clips the memory cell and the projected

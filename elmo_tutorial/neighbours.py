@@ -1,5 +1,7 @@
 """Nearest neighbours in context: every token of a corpus, searchable layer by layer.
 
+Taught in notebook 08 (``08_contextual_embeddings``).
+
 The paper's Table 4 (Peters et al. 2018, Sec. 5.3) shows what a static vector cannot do: the
 nearest neighbours of *play* in a sentence about baseball are other sentences where *play*
 is a move in a game, while in a sentence about Broadway they are sentences about theatre.

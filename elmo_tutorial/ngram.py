@@ -1,5 +1,7 @@
 """A Kneser-Ney trigram baseline for the biLM's perplexities (nltk.lm).
 
+Taught in notebook 06 (``06_bilm_training``).
+
 Before neural LMs, interpolated Kneser-Ney n-grams (Kneser & Ney 1995; Chen & Goodman 1998)
 were the standard to beat. For a trigram,
 

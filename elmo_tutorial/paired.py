@@ -1,5 +1,7 @@
 r"""Comparing two models run on the same seeds: the paired difference and its 95 % interval.
 
+Taught in notebook 12 (``12_elmo_in_a_task_model``).
+
 When two arms (a baseline and + ELMo) are trained with the same seeds, seed ``i`` gives both
 the same training sample and batch order (and draws their initial weights from the same
 seed), so the fair question is about the differences :math:`d_i = b_i - a_i`, not about two

@@ -1,5 +1,7 @@
 r"""Linear probes: how much a linear classifier can read off one frozen layer (paper §5.3).
 
+Taught in notebook 10 (``10_tagging``).
+
 To see *what* each layer of the biLM encodes, Peters et al. (2018, Table 6) freeze the biLM
 and train nothing but a linear classifier on one layer's token vectors to predict each token's
 part-of-speech tag. Whatever the probe gets right must already be (linearly) present in the

@@ -1,5 +1,7 @@
 """The scalar mix: ELMo's task-specific weighted sum of the biLM's layers (Peters et al. 2018).
 
+Taught in notebook 07 (``07_scalar_mix``).
+
 Sec. 3.2 (Eq. 1) of the paper collapses the ``L + 1`` layers ``h_0..h_L`` of the biLM into one
 vector per token:
 

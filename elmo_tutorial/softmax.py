@@ -1,5 +1,7 @@
 r"""The biLM's output layer: a softmax over the vocabulary, full or sampled.
 
+Taught in notebook 06 (``06_bilm_training``).
+
 Both directions share one softmax (Peters et al. 2018, Sec. 3.1: "we tie the parameters for
 both the token representation and Softmax layer"). For an LSTM output ``h`` and a word ``w``::
 

@@ -1,5 +1,7 @@
 """Static word vectors from co-occurrence counts, and a first context-dependent vector.
 
+Taught in notebook 00 (``00_static_vs_contextual``).
+
 The baseline ELMo improves on (Peters et al. 2018, Sec. 1): one vector per word *type*. We
 build it the count-based way (Levy, Goldberg & Dagan 2015), which needs no training loop:
 

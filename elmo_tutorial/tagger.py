@@ -1,5 +1,7 @@
 r"""Named entities over frozen ELMo: a BiLSTM tagger with a learned scalar mix (WNUT-17).
 
+Taught in notebook 10 (``10_tagging``).
+
 The paper's downstream recipe (Peters et al. 2018, §3.3): freeze the biLM, compute its layers
 for every token once, and let the task model learn how to mix them (Eq. 1):
 

@@ -1,5 +1,7 @@
 """From raw text to tokens: rule-based sentences, then nltk's Treebank-style words.
 
+Taught in notebooks 00 and 02.
+
 ELMo's biLM was trained on the 1B Word Benchmark (Chelba et al. 2013), text that is already
 split into sentences and tokenized Penn-Treebank style (``don't`` → ``do n't``, punctuation
 split off). This module reproduces that style with one path that needs no downloaded model

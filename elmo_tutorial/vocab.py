@@ -1,5 +1,7 @@
 """The word vocabulary of the biLM's softmax (ELMo's *inputs* are characters, not word ids).
 
+Taught in notebook 02 (``02_tokens_and_characters``).
+
 ELMo reads every token through its characters (:mod:`elmo_tutorial.chars`), so it has no input
 vocabulary at all. Word ids are needed only for the language-model *targets*: the softmax over
 ``V`` words that the forward and backward LMs predict (Peters et al. 2018, Sec. 3.1).

@@ -1,5 +1,7 @@
 r"""Word sense disambiguation with a nearest sense centroid (Peters et al. 2018, §5.3, Table 5).
 
+Taught in notebook 09 (``09_word_senses``).
+
 The paper asks how much *meaning* each biLM layer holds with a method that has no parameters
 to train, following Melamud et al. (2016):
 
