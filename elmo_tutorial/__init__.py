@@ -8,8 +8,9 @@ Every module, by stage. A stage imports only the stages listed before it; data a
 nothing of each other; nothing below the course tooling imports it. A top-level module is one
 that a notebook uses; the rest live in three packages (``files``, ``tasks``, ``course``).
 ``tests/test_layering.py`` checks this, and that there is no import cycle. Shapes in the
-docstrings: B sentences in a batch, T tokens, C characters per token (50), L + 1 layers,
-D dimensions of a layer, V words in a vocabulary::
+docstrings: B sentences in a batch, T tokens of a sentence, N tokens of a corpus laid end to
+end, C characters per token (50), L + 1 layers (layer 0 and the L LSTM layers), D dimensions
+of a layer, V words in a vocabulary::
 
   foundations  runtime (the repository, seeds, devices, threads, memory, stop signals as
                requests); files/ (file safety: write-then-rename, one full-disk language,
