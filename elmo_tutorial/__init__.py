@@ -18,7 +18,8 @@ of a layer, V words in a vocabulary::
                cache records, safe extraction)
   display      figures (the architecture map, readable plots), widgets, claims (trained
                numbers a lesson states, checked): what notebooks show, importing nothing above
-  data         registry (what a dataset is, where it comes from, its checksum) ─ downloads
+  data         registry (finding and fetching a dataset; dataset_table: what each is, where
+               it comes from, its checksum) ─ downloads
                (the verified bytes in the cache or the offline folder; verified: the record of
                what was checked) ─▶ readers: corpora
                (running text for the LM, load_sentences), annotated (POS tags, entities, word

@@ -31,7 +31,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "elmo_tutorial"
 STAGES = {
     "foundations": ("runtime", "files"),
     "display": ("figures", "widgets", "claims"),
-    "data": ("registry", "downloads", "corpora", "annotated", "sense_corpus",
+    "data": ("registry", "dataset_table", "downloads", "corpora", "annotated", "sense_corpus",
              "sense_grammar", "tokenize", "verified"),
     "model": ("chars", "vocab", "batching", "config", "char_cnn", "layer_norm", "lstmp", "lstm",
               "softmax", "lm", "generate", "scalar_mix", "elmo", "embedder", "allennlp_format",
