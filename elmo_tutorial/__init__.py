@@ -35,7 +35,8 @@ of a layer, V words in a vocabulary::
                shipped models); weight_checks (weights and options that fit);
                allennlp_format (the official files, load_model); direction_threads (the
                two directions at once on a CPU)
-  training     train_config (TrainConfig, presets, overrides) ─▶ train (Trainer), with
+  training     train_config (TrainConfig, presets, overrides; resume_policy: what a resumed
+               run may change) ─▶ train (Trainer), with
                train_bounds (the range of every setting, the memory of one step),
                train_log, distributed (torchrun), run_threads (a run's thread count);
                evaluation (perplexities) beside ngram (Kneser-Ney); export (other formats);

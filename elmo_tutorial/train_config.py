@@ -31,6 +31,12 @@ import typing
 from dataclasses import asdict, dataclass, field, fields, replace
 
 from .config import MODEL_PRESETS, ModelConfig
+from .resume_policy import (
+    ARCHITECTURE_REASON,
+    CHANGEABLE_ON_RESUME,
+    FIXED_ON_RESUME,
+    SILENT_ON_RESUME,
+)
 from .train_bounds import load_toml, parse_cli_overrides, train_config_problems
 
 
@@ -229,51 +235,9 @@ def apply_overrides(config: TrainConfig, overrides: dict, source: str | None = N
 
 
 # ----------------------------------------------------------------------------------------------
-# Resuming with changed settings: which changes a checkpoint can continue under, and why
+# Resuming with changed settings: which changes a checkpoint can continue under, and why (the
+# reasons are the tables of resume_policy)
 # ----------------------------------------------------------------------------------------------
-
-# A checkpoint holds weights of one architecture, an optimiser state, and a position in an epoch
-# whose batches come from (corpus, max_sentence_words, batch_size, seed). A change to any of
-# those would load into the wrong shapes or silently skip or repeat data: refused, with why.
-_ARCHITECTURE = "the checkpoint's weights belong to the old architecture"
-FIXED_ON_RESUME: dict[str, str] = {
-    **{f"model.{name}": _ARCHITECTURE for name in (
-        "char_embed_dim", "filters", "n_highway", "activation", "max_chars", "n_characters",
-        "lstm_dim", "projection_dim", "n_layers", "cell_clip", "proj_clip",
-        "use_skip_connections")},
-    "corpus": "the vocabulary and the position in the data belong to the old corpus",
-    "vocab_min_count": "the vocabulary is the run's vocab.txt, and the softmax has its size",
-    "vocab_max_size": "the vocabulary is the run's vocab.txt, and the softmax has its size",
-    "max_sentence_words": "it changes the batches that the checkpoint's data position counts",
-    "batch_size": "the checkpoint's position in the epoch counts batches of the old size",
-    "seed": "the order of the epoch in progress comes from the seed",
-    "optimizer": "the checkpoint holds the old optimiser's state",
-    "adagrad_initial_accumulator": "it only sets the starting accumulator, which the "
-                                   "checkpoint already holds",
-}
-# Changes that leave the weights, the optimiser state and the data position valid: taken, with
-# a notice that says what they do from here on.
-CHANGEABLE_ON_RESUME: dict[str, str] = {
-    "lr": "the schedule goes on from the checkpoint's step with the new peak",
-    "schedule": "the learning rate follows the new schedule from the checkpoint's step",
-    "warmup_steps": "the learning rate follows the new warm-up from the checkpoint's step",
-    "weight_decay": "applies from the next step",
-    "grad_clip": "applies from the next step",
-    "loss_multiplier": "applies from the next step",
-    "dropout": "applies from the next step (no weight depends on it)",
-    "sampled_softmax": "the same softmax weights, sampled differently from the next step",
-    "epochs": "training goes on to the new length; the schedule stretches to it",
-    "max_steps": "training goes on to the new length; the schedule stretches to it",
-    "eval_interval": "bookkeeping only", "eval_sentences": "bookkeeping only",
-    "checkpoint_interval": "bookkeeping only", "keep_checkpoints": "bookkeeping only",
-    "log_interval": "bookkeeping only",
-    "device": "where it runs, not what it learns", "amp": "where it runs, not what it learns",
-    "threads": "the weights then differ from those of the run left alone (run_threads warns)",
-    "progress": "display only", "out_dir": "where the run is",
-}
-# Differences not worth a notice; a thread count of 0 means "the run's own", and the Trainer
-# warns about a count that differs from the run's (run_threads).
-_SILENT_ON_RESUME = ("out_dir", "progress", "threads")
 
 
 def _show(value) -> str:
@@ -315,8 +279,9 @@ def check_resume(saved: TrainConfig, new: TrainConfig, run_dir: str = "the run",
             name, edited, was = edits[0]
             raise ValueError(
                 f"--resume: {run_dir}/config.json says model.{name} is {_show(edited)}, but the "
-                f"run was trained with {_show(was)} ({_ARCHITECTURE}); restore model.{name} to "
-                f"{_show(was)} in config.json to resume, or train the new architecture afresh "
+                f"run was trained with {_show(was)} ({ARCHITECTURE_REASON}); restore "
+                f"model.{name} to {_show(was)} in config.json to resume, or train the new "
+                f"architecture afresh "
                 f"into another --out with --model.{name}={_show(edited).replace(' ', '')}")
     changes = resume_changes(saved, new)
     refused = [f"{key}: {_show(a)} → {_show(b)} ({FIXED_ON_RESUME[key]})"
@@ -326,7 +291,7 @@ def check_resume(saved: TrainConfig, new: TrainConfig, run_dir: str = "the run",
                          + "; ".join(refused) + ". Resume with the run's own settings, or "
                          "train a new run into another --out")
     return [f"{key}: {_show(a)} → {_show(b)} ({CHANGEABLE_ON_RESUME[key]})"
-            for key, a, b in changes if key not in _SILENT_ON_RESUME]
+            for key, a, b in changes if key not in SILENT_ON_RESUME]
 
 
 __all__ = ["TrainConfig", "TRAIN_PRESETS", "apply_overrides", "load_toml", "parse_cli_overrides",
