@@ -32,6 +32,7 @@ import safetensors.torch
 import torch
 from safetensors.torch import load_file, save_file
 
+from .files.guarded_read import check_regular_file, read_regular_file
 from .files.safe_files import (
     DamagedFile,
     DiskFull,
@@ -45,6 +46,9 @@ from .weight_checks import check_weights
 
 CHECKPOINTS = "checkpoints"
 LATEST = "latest"
+MAX_WEIGHTS_BYTES = 1 << 36  # a biLM with a 793 471-word softmax in float32: about 2 GB
+MAX_STATE_BYTES = 1 << 37  # the optimiser keeps two moments per weight, and the RNG states
+MAX_LATEST_BYTES = 64  # "step_000200\n"
 
 
 def save_weights(path: str | Path, state_dict: dict[str, torch.Tensor]) -> None:
@@ -54,16 +58,22 @@ def save_weights(path: str | Path, state_dict: dict[str, torch.Tensor]) -> None:
                  else Path(tmp).write_bytes(safetensors.torch.save(tensors)))
 
 
-def load_weights(path: str | Path, dtype: torch.dtype | None = torch.float32) -> dict:
+def load_weights(path: str | Path, dtype: torch.dtype | None = torch.float32,
+                 folder: str | Path | None = None) -> dict:
     """Read safetensors weights, cast floating tensors to ``dtype`` (float16 files → float32).
+
+    Args:
+        folder: the run (or checkpoint) folder ``path`` belongs to: a symbolic link out of it
+            is refused, as another run's weights would load without a word.
 
     Raises:
         FileNotFoundError: ``path`` does not exist.
+        NotARegularFile: a FIFO (which would hang safetensors), a device, a folder, a link
+            out of ``folder``.
         DamagedFile: ``path`` is not a complete safetensors file.
     """
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} not found")
+    check_regular_file(path, MAX_WEIGHTS_BYTES, folder)
     try:  # safetensors takes a path as UTF-8: a folder named in Latin-1 is read by Python
         tensors = (load_file(str(path)) if native_path(path)
                    else safetensors.torch.load(path.read_bytes()))
@@ -157,11 +167,17 @@ def checkpoints(run_dir: str | Path) -> list[Path]:
 
 
 def latest_checkpoint(run_dir: str | Path) -> Path | None:
-    """The newest complete checkpoint of a run, or None if it has none."""
+    """The newest complete checkpoint of a run, or None if it has none.
+
+    Raises:
+        NotARegularFile: ``checkpoints/latest`` is a FIFO, a device, a folder, a link out of
+            the run or far longer than a checkpoint's name.
+    """
     root = Path(run_dir) / CHECKPOINTS
     pointer = root / LATEST
-    if pointer.is_file():
-        name = pointer.read_bytes().decode("utf-8", errors="replace").strip()
+    if pointer.exists() or pointer.is_symlink():
+        name = read_regular_file(pointer, MAX_LATEST_BYTES, folder=run_dir).decode(
+            "utf-8", errors="replace").strip()
         if re.fullmatch(r"step_\d+", name) and (root / name / "state.pt").exists():
             return root / name
     complete = [p for p in checkpoints(run_dir) if (p / "state.pt").exists()]
@@ -172,17 +188,19 @@ STATE_KEYS = ("step", "epoch", "batch_in_epoch", "optimizer", "scheduler", "rng"
 
 
 def load_checkpoint(path: str | Path) -> tuple[dict, dict]:
-    """``(model_state, state)`` of a checkpoint directory; nothing is unpickled but data.
+    """``(model_state, state)`` of a checkpoint directory; nothing is unpickled but data
+    (``weights_only=True``: tensors, numbers, strings, lists and dicts, never code).
 
     Raises:
         FileNotFoundError: a file of the checkpoint is missing.
+        NotARegularFile: a file of it is a FIFO, a device, a folder or a link out of it.
         DamagedFile: a file of the checkpoint does not load.
     """
     path = Path(path)
-    model_state = load_weights(path / "model.safetensors", dtype=None)
+    model_state = load_weights(path / "model.safetensors", dtype=None, folder=path)
     state_file = path / "state.pt"
-    if not state_file.is_file():
-        raise FileNotFoundError(f"{state_file} not found")
+    # torch.load opens the file by name: a FIFO would hang it and /dev/zero never end
+    check_regular_file(state_file, MAX_STATE_BYTES, folder=path)
     try:
         state = torch.load(state_file, map_location="cpu", weights_only=True)
     except Exception as error:  # EOFError, UnpicklingError, RuntimeError, OSError, ...

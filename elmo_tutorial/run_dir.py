@@ -92,6 +92,10 @@ def _read_payload(run_dir: str | Path) -> dict:
         payload = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise DamagedFile.of(path, error) from None
+    except RecursionError:  # "[[[[..." nested deeper than Python's stack: no config is
+        raise DamagedFile(path, "its JSON is nested thousands of levels deep",
+                          "no run of this package writes one: restore the run's own "
+                          "config.json") from None
     if not isinstance(payload, dict) or not isinstance(payload.get("model"), dict):
         raise ValueError(f"{path} is not the config.json of a run of this package (it has no "
                          "\"model\" table); for options.json + weights.hdf5 use load_allennlp")

@@ -44,6 +44,7 @@ from typing import NamedTuple
 from . import sense_grammar as lex
 from .downloads import cache_dir
 from .files.cache_record import folder_problem, publish_folder
+from .files.guarded_read import read_regular_file
 from .files.safe_files import file_digest
 from .registry import normalize_split
 from .runtime import REPOSITORY
@@ -310,12 +311,22 @@ def _generator_version() -> str:
     return digest.hexdigest()[:12]
 
 
+MAX_SPLIT_BYTES = 1 << 28  # the training split takes about 1 MB
+
+
+def _read_corpus_file(name: str) -> str:
+    """A file of the generated corpus, refused if it is a FIFO, a device, a folder or a link
+    out of the corpus folder (a planted file would hang, or feed another text to a lesson)."""
+    folder = sense_corpus_dir()
+    return read_regular_file(folder / name, MAX_SPLIT_BYTES, folder).decode("utf-8")
+
+
 def sense_corpus(split: str) -> list[list[str]]:
     """The sentences of one split (``"train"``, ``"valid"`` or ``"test"``) as token lists.
 
     ``"dev"`` and ``"validation"`` mean ``"valid"``, as everywhere in the package.
     """
-    text = (sense_corpus_dir() / f"{normalize_split(split)}.txt").read_text(encoding="utf-8")
+    text = _read_corpus_file(f"{normalize_split(split)}.txt")
     return [line.split(" ") for line in text.splitlines()]
 
 
@@ -329,7 +340,7 @@ def sense_examples(split: str) -> list[SenseExample]:
     """
     split = normalize_split(split)
     sentences = sense_corpus(split)
-    rows = (sense_corpus_dir() / f"senses.{split}.tsv").read_text(encoding="utf-8").splitlines()
+    rows = _read_corpus_file(f"senses.{split}.tsv").splitlines()
     examples = []
     for row in rows[1:]:
         sentence, index, word, sense, pos = row.split("\t")

@@ -17,17 +17,26 @@ import json
 import math
 from pathlib import Path
 
+from .files.guarded_read import read_regular_file
 from .files.safe_files import atomic_write, atomic_write_text
+
+LOG = "log.jsonl"
+MAX_LOG_BYTES = 1 << 30  # an event takes about 200 bytes: five million of them
 
 
 def read_log(path: str | Path) -> list[dict]:
-    """All events of a ``log.jsonl`` (a run directory or the file itself)."""
+    """All events of a ``log.jsonl`` (a run directory or the file itself).
+
+    Raises:
+        NotARegularFile: ``log.jsonl`` is a FIFO, a device, a folder or a link out of its run.
+    """
     path = Path(path)
-    path = path / "log.jsonl" if path.is_dir() else path
-    if not path.exists():
+    path = path / LOG if path.is_dir() and path.name != LOG else path
+    if not path.exists() and not path.is_symlink():
         return []
+    data = read_regular_file(path, MAX_LOG_BYTES, folder=path.parent)
     events = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    for line in data.decode("utf-8", errors="replace").splitlines():
         try:
             events.append(json.loads(line))
         except json.JSONDecodeError:  # cut short by a crash while appending: the event is lost,
@@ -46,7 +55,7 @@ class TrainLog:
     """
 
     def __init__(self, run_dir: str | Path, enabled: bool = True, truncate_after: int = 0):
-        self.path, self.enabled = Path(run_dir) / "log.jsonl", enabled
+        self.path, self.enabled = Path(run_dir) / LOG, enabled
         if not enabled:
             return
         kept = [e for e in read_log(self.path) if e["step"] <= truncate_after]

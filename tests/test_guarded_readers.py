@@ -213,6 +213,63 @@ def _notebook(tmp: Path):
     return folder / "01_intro.ipynb", make_student
 
 
+def _checkpoint(name: str, through: str):
+    """A run with one checkpoint (``latest`` names it); ``name`` is planted in it and read by
+    ``through``: the checkpoint itself, the newest one (``train --resume``), or ``latest``."""
+    def setup(tmp: Path):
+        from elmo_tutorial.checkpoint import (
+            latest_checkpoint,
+            load_checkpoint,
+            load_latest_checkpoint,
+            save_checkpoint,
+        )
+        from elmo_tutorial.lm import BidirectionalLM
+
+        run = tmp / "run"
+        model = BidirectionalLM(replace(MODEL_PRESETS["tiny"], vocab_size=0)).state_dict()
+        state = {"step": 2, "epoch": 0, "batch_in_epoch": 2, "optimizer": {}, "scheduler": {},
+                 "rng": {}}
+        step = save_checkpoint(run, 2, model, state)
+        if name == "latest":
+            return step.parent / "latest", lambda: latest_checkpoint(run)
+        read = {"load_checkpoint": lambda: load_checkpoint(step),
+                "resume": lambda: load_latest_checkpoint(run)}[through]
+        return step / name, read
+    return setup
+
+
+def _load_weights(tmp: Path):
+    from elmo_tutorial.checkpoint import load_weights
+
+    run = tiny_run(tmp / "run")
+    return run / "model.safetensors", lambda: load_weights(run / "model.safetensors",
+                                                           folder=run)
+
+
+def _train_log(tmp: Path):
+    from elmo_tutorial.train_log import TrainLog, read_log
+
+    run = tmp / "run"
+    run.mkdir()
+    TrainLog(run).train(10, 0, {"loss": 8.0, "grad_norm": 1.0}, 0.01, 1000.0)
+    return run / "log.jsonl", lambda: read_log(run)
+
+
+def _sense_corpus(name: str):
+    def setup(tmp: Path):
+        import elmo_tutorial.sense_corpus as corpus
+
+        folder = tmp / "embedded"
+        corpus.write_corpus(folder)
+        def read():  # from this folder instead of the repository's data/embedded
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(corpus, "sense_corpus_dir", lambda: folder)
+                return (corpus.sense_corpus if name.endswith(".txt")
+                        else corpus.sense_examples)("valid")
+        return folder / name, read
+    return setup
+
+
 def _manifest(tmp: Path):
     from elmo_tutorial.course.generated import MANIFEST, write_generated
 
@@ -227,6 +284,15 @@ DOORS = [
     Door("run SHA256SUMS", _run_file("SHA256SUMS")),
     Door("run vocab.txt", _vocab),
     Door("checkpoint model.safetensors", _run_file("model.safetensors", checkpoint=True)),
+    Door("load_weights", _load_weights),
+    Door("checkpoint latest", _checkpoint("latest", "latest")),
+    Door("load_checkpoint model.safetensors",
+         _checkpoint("model.safetensors", "load_checkpoint")),
+    Door("load_checkpoint state.pt", _checkpoint("state.pt", "load_checkpoint")),
+    Door("train --resume state.pt", _checkpoint("state.pt", "resume")),
+    Door("train log", _train_log),
+    Door("sense corpus split", _sense_corpus("valid.txt")),
+    Door("sense corpus senses", _sense_corpus("senses.valid.tsv")),
     Door("load_model options.json", _allennlp("options.json", True)),
     Door("load_model weights.hdf5", _allennlp("weights.hdf5", True)),
     Door("load_allennlp options.json", _allennlp("options.json", False), folder_bound=False),
@@ -271,6 +337,15 @@ def test_a_planted_file_is_refused_at_once_with_what_it_is(door, attack, tmp_pat
     assert "not found" not in said and "\n" not in said.strip()
     if attack == "link_out":  # the other folder's file is neither read into use nor changed
         assert (tmp_path / "elsewhere" / target.name).read_bytes() == good
+
+
+def test_a_config_nested_too_deep_for_python_is_damaged_not_a_crash(tmp_path):
+    from elmo_tutorial.files.safe_files import DamagedFile
+
+    run = tiny_run(tmp_path / "run")
+    (run / "config.json").write_text("[" * 100_000)
+    with pytest.raises(DamagedFile, match=r"config\.json is damaged .*nested"):
+        load_run(run)
 
 
 def test_export_copy_never_vouches_for_a_file_outside_the_run(tmp_path, capsys):
