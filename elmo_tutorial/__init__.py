@@ -15,7 +15,7 @@ of a layer, V words in a vocabulary::
   foundations  runtime (the repository, seeds, devices, threads, memory, stop signals as
                requests); files/ (file safety: write-then-rename, one full-disk language,
                guarded reading, no lost work, one writer per folder, the reports' files,
-               cache records, safe extraction)
+               cache records, safe extraction, staging: folders published whole)
   display      figures (the architecture map, readable plots), widgets, claims (trained
                numbers a lesson states, checked): what notebooks show, importing nothing above
   data         registry (finding and fetching a dataset; dataset_table: what each is, where
@@ -36,7 +36,8 @@ of a layer, V words in a vocabulary::
                allennlp_format (the official files, load_model); direction_threads (the
                two directions at once on a CPU)
   training     train_config (TrainConfig, presets, overrides; resume_policy: what a resumed
-               run may change) ─▶ train (Trainer), with
+               run may change) ─▶ train (Trainer: the steps; train_setup: its set-up and
+               checkpoints), with
                train_bounds (the range of every setting, the memory of one step),
                train_log, distributed (torchrun), run_threads (a run's thread count);
                evaluation (perplexities) beside ngram (Kneser-Ney); export (other formats);

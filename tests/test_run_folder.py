@@ -394,9 +394,9 @@ def test_resume_keeps_the_runs_thread_count_not_the_presets(run_copy, capsys, th
 
 def test_another_thread_count_asked_for_on_resume_is_taken_with_a_warning(
         run_copy, capsys, monkeypatch, threads_kept):
-    import elmo_tutorial.train
+    import elmo_tutorial.train_setup
 
-    monkeypatch.setattr(elmo_tutorial.train, "available_cores", lambda: 4)  # any machine
+    monkeypatch.setattr(elmo_tutorial.train_setup, "available_cores", lambda: 4)  # any machine
     assert _resume(run_copy, "--threads=2") == 0
     err = capsys.readouterr().err
     assert "warning: training on 2 CPU threads (as --threads asks) instead of the 1 this run " \
