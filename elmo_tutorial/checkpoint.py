@@ -10,8 +10,9 @@ A run's checkpoints (the rest of a run directory: :mod:`elmo_tutorial.run_dir`):
                            numbers, lists and dicts: loads with torch.load(weights_only=True))
 
 Every file is written whole (:func:`~elmo_tutorial.files.safe_files.atomic_write`). A
-checkpoint is a directory, completed under a temporary name, renamed into place, and only then
-named in ``latest``: a crash mid-checkpoint leaves the previous one as it was.
+checkpoint is a directory, completed under a temporary name, renamed into place
+(:mod:`elmo_tutorial.files.staging`, as exports are), and only then named in ``latest``: a
+crash mid-checkpoint leaves the previous one as it was.
 
 A checkpoint file that no longer loads raises :class:`~elmo_tutorial.files.safe_files.DamagedFile`,
 naming it, and ``load_latest_checkpoint`` then falls back to the newest checkpoint that still
@@ -24,7 +25,6 @@ import os
 import random
 import re
 import shutil
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -42,10 +42,12 @@ from .files.safe_files import (
     is_disk_full,
     native_path,
 )
+from .files.staging import recover_staged, staged_folder
 from .weight_checks import check_weights
 
 CHECKPOINTS = "checkpoints"
 LATEST = "latest"
+STAGING = "tmp"  # a checkpoint being written: checkpoints/.step_000200.tmp-<pid>-XXXX
 MAX_WEIGHTS_BYTES = 1 << 36  # a biLM with a 793 471-word softmax in float32: about 2 GB
 MAX_STATE_BYTES = 1 << 37  # the optimiser keeps two moments per weight, and the RNG states
 MAX_LATEST_BYTES = 64  # "step_000200\n"
@@ -135,15 +137,14 @@ def save_checkpoint(run_dir: str | Path, step: int, model_state: dict, state: di
     root.mkdir(parents=True, exist_ok=True)
     final = root / f"step_{step:06d}"
     if not final.exists():  # the same step always holds the same state: never rewrite it
-        for stale in root.glob(".tmp-*"):  # left by a crash during an earlier write
+        recover_staged(root, STAGING)  # left by a writer killed during an earlier checkpoint
+        for stale in root.glob(".tmp-step_*"):  # the same, from versions before the pid in it
             shutil.rmtree(stale, ignore_errors=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{final.name}-", dir=root))
         try:
-            save_weights(tmp / "model.safetensors", model_state)
-            atomic_write(tmp / "state.pt", lambda p: _write_state(p, state))
-            os.replace(tmp, final)
+            with staged_folder(final, STAGING) as stage:
+                save_weights(stage / "model.safetensors", model_state)
+                atomic_write(stage / "state.pt", lambda p: _write_state(p, state))
         except BaseException as error:
-            shutil.rmtree(tmp, ignore_errors=True)
             if is_disk_full(error):
                 previous = latest_checkpoint(run_dir)
                 written = final / error.path.name if isinstance(error, DiskFull) else final
@@ -152,7 +153,6 @@ def save_checkpoint(run_dir: str | Path, step: int, model_state: dict, state: di
                     "continue with --resume" if previous else "no checkpoint was written: "
                     "free some space and run again")) from None
             raise
-        fsync_dir(root)
     atomic_write_text(root / LATEST, final.name + "\n")
     for old in checkpoints(run_dir)[keep:]:
         shutil.rmtree(old, ignore_errors=True)

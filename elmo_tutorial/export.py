@@ -31,9 +31,7 @@ Example:
 from __future__ import annotations
 
 import os
-import re
 import shutil
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -45,17 +43,13 @@ from .allennlp_format import save_allennlp
 from .checkpoint import load_weights, save_weights
 from .elmo import ELMo
 from .files.overwrite import check_output_folder
-from .files.safe_files import (
-    check_regular_file,
-    fsync_dir,
-    is_disk_full,
-    process_alive,
-    write_sha256sums,
-)
+from .files.safe_files import check_regular_file, is_disk_full, process_alive, write_sha256sums
+from .files.staging import recover_staged, staged_folder
 from .run_dir import load_run, write_run_config
 
 __all__ = ["ExportFailed", "export_allennlp", "export_copy", "export_encoder", "recover_export"]
 
+WORD = "export"  # the staging folder beside OUT_DIR: .OUT_DIR.export-<pid>-XXXX
 STAGING = ".export-"  # staging inside OUT_DIR, as exports before the whole-folder swap made
 MAX_WEIGHTS_BYTES = 1 << 36
 
@@ -64,36 +58,23 @@ class ExportFailed(OSError):
     """Writing an export failed (full disk, read-only folder...); ``OUT_DIR`` is unchanged."""
 
 
-def _sibling(out: Path, state: str, pid: int | str) -> Path:
-    """``.OUT.export-<pid>-…`` (being written), ``.OUT.ready-<pid>`` (complete, not yet
-    published) or ``.OUT.aside-<pid>`` (the previous OUT_DIR, moved aside for the swap)."""
-    return out.parent / f".{out.name}.{state}-{pid}"
-
-
 @contextmanager
 def _staged(out_dir: str | Path) -> Iterator[Path]:
-    """A fresh staging folder beside ``out_dir``; when the block ends without an error it
-    becomes ``out_dir`` (keeping the files of ``out_dir`` that the export does not write),
-    else it is removed and :class:`ExportFailed` raised. Readers see the old folder or the new
-    one, never a mix: new ``SHA256SUMS`` beside old weights would not load."""
+    """A fresh staging folder beside ``out_dir`` (:func:`~elmo_tutorial.files.staging.
+    staged_folder`); when the block ends without an error it takes the place of ``out_dir``
+    (keeping the files of ``out_dir`` that the export does not write), else it is removed and
+    :class:`ExportFailed` raised. Readers see the old folder or the new one, never a mix: new
+    ``SHA256SUMS`` beside old weights would not load."""
     out = _real(out_dir)
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
         recover_export(out)
-        stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.export-{os.getpid()}-",
-                                      dir=out.parent))
-    except OSError as error:
-        raise _failed(out, error) from None
-    try:
-        yield stage
-        _carry_over(out, stage)
-        _swap(out, stage)
+        with staged_folder(out, WORD, replace=True) as stage:
+            yield stage
+            _carry_over(out, stage)
     except Exception as error:
         if not _is_write_error(error):
             raise
         raise _failed(out, error) from None
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
 
 
 def _real(out_dir: str | Path) -> Path:
@@ -106,7 +87,6 @@ def _carry_over(out: Path, stage: Path) -> None:
     """Put into ``stage`` the entries of ``out`` that the export does not write (a model
     card, notes), hard-linked where the file system allows: the swap must lose nothing."""
     if not out.is_dir():
-        stage.chmod(0o777 & ~_umask())  # mkdtemp makes 0700: the new folder gets the usual
         return
     shutil.copymode(out, stage)
     for entry in out.iterdir():
@@ -127,55 +107,19 @@ def _link(source: str | Path, dest: str | Path) -> None:
         shutil.copy2(source, dest, follow_symlinks=False)
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def _swap(out: Path, stage: Path) -> None:
-    """Publish ``stage`` as ``out`` by renames: ready, old aside, new in, old deleted. A kill
-    between two of them is finished (or undone) by :func:`recover_export` on the next run."""
-    pid = os.getpid()
-    ready, aside = _sibling(out, "ready", pid), _sibling(out, "aside", pid)
-    os.rename(stage, ready)
-    fsync_dir(out.parent)
-    try:
-        if out.exists():
-            os.rename(out, aside)
-        os.rename(ready, out)
-    except OSError:
-        if aside.exists() and not out.exists():
-            os.rename(aside, out)  # put the previous folder back
-        shutil.rmtree(ready, ignore_errors=True)
-        raise
-    fsync_dir(out.parent)
-    shutil.rmtree(aside, ignore_errors=True)
-
-
 def recover_export(out_dir: str | Path) -> None:
     """Finish or undo what a killed export left beside (and inside) ``out_dir``: its staging
     folder is removed; a complete one whose swap had begun (``out_dir`` moved aside) is put in
     place, else dropped; a previous folder moved aside is deleted, or put back if nothing took
-    its place. Only folders of processes that no longer run are touched."""
+    its place (:func:`~elmo_tutorial.files.staging.recover_staged`). Only folders of processes
+    that no longer run are touched."""
     out = _real(out_dir)
     if out.is_dir():  # the staging folders of earlier versions, inside OUT_DIR
         for stage in out.glob(f"{STAGING}*"):
             pid = stage.name[len(STAGING):].split("-")[0]
             if pid.isdigit() and not process_alive(int(pid)):
                 shutil.rmtree(stage, ignore_errors=True)
-    if not out.parent.is_dir():
-        return
-    found = re.compile(rf"\.{re.escape(out.name)}\.(export|ready|aside)-(\d+)(-.*)?")
-    left = [(m.group(1), int(m.group(2)), path) for path in out.parent.iterdir()
-            if (m := found.fullmatch(path.name)) and not process_alive(int(m.group(2)))]
-    order = {"export": 0, "ready": 1, "aside": 2}  # the newest state first
-    for state, _, path in sorted(left, key=lambda item: order[item[0]]):
-        if state == "export" or (out.exists() or out.is_symlink()):
-            shutil.rmtree(path, ignore_errors=True)
-        else:  # OUT_DIR is missing: the swap was cut; the ready one, else the old one, fills it
-            os.rename(path, out)
-    fsync_dir(out.parent)
+    recover_staged(out.parent, WORD, out.name)
 
 
 def _is_write_error(error: Exception) -> bool:
