@@ -2,7 +2,8 @@
 
   material       student copies and slides (``python -m elmo_tutorial.course``, which
                  ``make student`` and ``make slides`` run)
-  exercises      an exercise's heading, kind, solution and answer markers; the stubs
+  exercises      an exercise's heading, kind, number and task; markers: the solution and
+                 answer markers, and the stubs and blanks that replace them
   generated      folders written without losing a student's work (a manifest, backups)
   slides         one reveal.js deck per notebook; slide_fit: slides cut to fit the screen
   doctor         ``elmo-tutorial doctor``: what this machine has for the course

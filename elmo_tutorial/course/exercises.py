@@ -12,6 +12,8 @@ in notebook order, where kind is one of :data:`KINDS`:
 Student copies (:mod:`elmo_tutorial.course.material`) replace each solution block with
 ``raise NotImplementedError("Exercise N: ...")`` and each answer block with a blank for the
 student's answer; slides (:mod:`elmo_tutorial.course.slides`) show the answers on a click.
+The markers' own rules (finding a block, replacing it) are :mod:`elmo_tutorial.course.markers`,
+whose names this module re-exports; this one says what makes an exercise.
 
 Example:
     >>> import nbformat
@@ -27,24 +29,33 @@ Example:
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 
 import nbformat
 
+from .markers import (
+    ANSWER_BLANK,
+    ANSWER_MARKER,
+    CourseError,
+    answer_blocks,
+    has_answer,
+    has_solution,
+    solution_blocks,
+    strip_answers,
+    stub_source,
+)
+
+__all__ = [
+    "ANSWER_BLANK", "KINDS", "STUB_ADVICE", "CourseError", "Exercise", "ExerciseHeading",
+    "answer_blocks", "find_exercises", "has_answer", "has_solution", "list_exercises",
+    "plain_text", "solution_blocks", "strip_answers", "stub_source",
+]
+
 KINDS = ("implement", "predict", "experiment", "explain")
-ANSWER_BLANK = "*Your answer:* …"
 # What a stub's error tells the student to do, Run All having stopped there.
 STUB_ADVICE = ("Replace this line with your code (Run All stops here until you do; then run "
                "this cell and the ones below it).")
-# "**Model answer.**" on a line of its own above a model answer: a student copy drops it with
-# the answer (a "**Prediction.**" label stays: it tells the student what to write there).
-_MODEL_ANSWER_LABEL = re.compile(r"^\s*\*\*Model answer\.?\*\*\s*$")
-
-_BEGIN = re.compile(r"^(?P<indent>[ \t]*)# BEGIN SOLUTION[ \t]*$")
-_END = re.compile(r"^[ \t]*# END SOLUTION[ \t]*$")
-_ANSWER_MARKER = re.compile(r"<!--\s*(?P<which>BEGIN|END)\s+ANSWER\s*-->")
 _DEF = re.compile(r"^[ \t]*def (?P<name>\w+)\s*\(")
 # "### Exercise 2 (predict): the loss", "### Exercise 2: ...", "## 5. Exercise: the joint loss"
 _HEADING = re.compile(r"^(?P<hashes>#+)\s*(?:\d+\.\s*)?Exercise(?:\s+(?P<number>\d+))?"
@@ -52,10 +63,6 @@ _HEADING = re.compile(r"^(?P<hashes>#+)\s*(?:\d+\.\s*)?Exercise(?:\s+(?P<number>
 _ANY_HEADING = re.compile(r"^(?P<hashes>#{1,6})\s", re.MULTILINE)
 # "**Exercise.** Write `f(x)`: ..." (an exercise announced inside a paragraph)
 _INLINE = re.compile(r"\*\*Exercise[^*]*\*\*\s*(?P<task>[^:.\n]+)")
-
-
-class CourseError(Exception):
-    """A notebook or an output folder that the course tools cannot work with, and why."""
 
 
 @dataclass
@@ -138,100 +145,6 @@ def plain_text(markdown: str) -> str:
     return text.replace("`", "").replace("$", "")
 
 
-def solution_blocks(lines: list[str], cell: int) -> list[tuple[int, int, str]]:
-    """(first line, last line, indentation) of each BEGIN ... END SOLUTION block, markers
-    included. Raises :class:`CourseError` naming the cell and line of an unbalanced marker."""
-    blocks, begin, indent = [], None, ""
-    for number, line in enumerate(lines):
-        if _BEGIN.match(line):
-            if begin is not None:
-                raise CourseError(f"cell {cell}: '# BEGIN SOLUTION' on line {number + 1} inside "
-                                  f"another solution block; close the first with '# END SOLUTION'")
-            begin, indent = number, _BEGIN.match(line)["indent"]
-        elif _END.match(line):
-            if begin is None:
-                raise CourseError(f"cell {cell}: '# END SOLUTION' on line {number + 1} has no "
-                                  f"'# BEGIN SOLUTION' before it")
-            blocks.append((begin, number, indent))
-            begin = None
-    if begin is not None:
-        raise CourseError(f"cell {cell}: '# BEGIN SOLUTION' on line {begin + 1} is never closed "
-                          f"by '# END SOLUTION'")
-    return blocks
-
-
-def answer_blocks(text: str, cell: int = 0) -> list[tuple[int, int]]:
-    """(first line, last line) of each ``<!-- BEGIN ANSWER -->`` ... ``<!-- END ANSWER -->``
-    block of a markdown cell's ``text``, markers included.
-
-    Raises:
-        CourseError: naming the cell and line of a marker that is unbalanced or shares its
-            line with other text.
-    """
-    blocks, begin = [], None
-    for number, line in enumerate(text.split("\n")):
-        marker = _ANSWER_MARKER.search(line)
-        if not marker:
-            continue
-        where = f"cell {cell}: '<!-- {marker['which']} ANSWER -->' on line {number + 1}"
-        if line.strip() != marker[0]:
-            raise CourseError(f"{where} shares its line with other text; put it on a line "
-                              f"of its own")
-        if marker["which"] == "BEGIN":
-            if begin is not None:
-                raise CourseError(f"{where} is inside another answer block; close the first "
-                                  f"with '<!-- END ANSWER -->'")
-            begin = number
-        else:
-            if begin is None:
-                raise CourseError(f"{where} has no '<!-- BEGIN ANSWER -->' before it")
-            blocks.append((begin, number))
-            begin = None
-    if begin is not None:
-        raise CourseError(f"cell {cell}: '<!-- BEGIN ANSWER -->' on line {begin + 1} is never "
-                          f"closed by '<!-- END ANSWER -->'")
-    return blocks
-
-
-def strip_answers(text: str, cell: int = 0, blank: str = ANSWER_BLANK) -> str:
-    """``text`` (markdown) with every answer block, markers included, replaced by ``blank``;
-    a "**Model answer.**" line just above a block goes with it, so that the student's blank
-    is not announced as a model answer.
-    """
-    lines = text.split("\n")
-    for first, last in reversed(answer_blocks(text, cell)):
-        above = first - 1
-        while above >= 0 and not lines[above].strip():  # blank lines between label and block
-            above -= 1
-        if above >= 0 and _MODEL_ANSWER_LABEL.match(lines[above]):
-            first = above
-        lines[first:last + 1] = [blank]
-    return "\n".join(lines)
-
-
-def stub_source(source: str, message: str, cell: int = 0) -> str:
-    """``source`` with each solution block replaced by ``raise NotImplementedError(message)``.
-
-    >>> print(stub_source("def f(x):\\n    # BEGIN SOLUTION\\n    return x\\n    # END SOLUTION",
-    ...                   "Exercise 1: return x"))
-    def f(x):
-        raise NotImplementedError("Exercise 1: return x")
-    """
-    lines = source.splitlines()
-    for first, last, indent in reversed(solution_blocks(lines, cell)):
-        stub = f"{indent}raise NotImplementedError({json.dumps(message, ensure_ascii=False)})"
-        lines[first:last + 1] = [stub]
-    return "\n".join(lines)
-
-
-def has_solution(cell: nbformat.NotebookNode) -> bool:
-    return cell.cell_type == "code" and bool(re.search(r"# (BEGIN|END) SOLUTION", cell.source))
-
-
-def has_answer(cell: nbformat.NotebookNode) -> bool:
-    return cell.cell_type == "markdown" and bool(_ANSWER_MARKER.search(cell.source))
-
-
 def list_exercises(notebook: nbformat.NotebookNode) -> list[ExerciseHeading]:
     """Every exercise heading of ``notebook``, in order, with its kind and its cells.
 
@@ -278,7 +191,7 @@ def list_exercises(notebook: nbformat.NotebookNode) -> list[ExerciseHeading]:
 def _answer_before_next_heading(source: str, level: int, cell: int) -> bool:
     """Whether a markdown cell that ends an exercise holds an answer block above the heading
     that ends it (a model answer followed, in the same cell, by the next section)."""
-    marker = _ANSWER_MARKER.search(source)
+    marker = ANSWER_MARKER.search(source)
     if marker is None or marker["which"] != "BEGIN":
         return False
     answer_blocks(source, cell)  # validates the markers
