@@ -5,7 +5,8 @@
   exercises      an exercise's heading, kind, number and task; markers: the solution and
                  answer markers, and the stubs and blanks that replace them
   generated      folders written without losing a student's work (a manifest, backups)
-  slides         one reveal.js deck per notebook; slide_fit: slides cut to fit the screen
+  slides         one reveal.js deck per notebook; slide_fit: slides cut to fit the screen,
+                 by the heights that slide_heights estimates
   doctor         ``elmo-tutorial doctor``: what this machine has for the course
 
 The notebooks' self-checks are :mod:`elmo_tutorial.checks`; the figures, widgets and checked

@@ -1,20 +1,38 @@
-"""Slides that fit the screen: a cell's height on a 1280×720 reveal.js slide, estimated from
-its text, lines and images with the sizes of ``slides_template/elmo_reveal/slides.css`` as
-Chromium draws them (``benchmarks/measure_slides.py`` measures real decks), and
-:func:`split_tall_slides`, which continues a slide estimated taller than the screen on
-subslides below it (text, then code, then its output, then its figure, ...).
+"""Slides that fit the screen: :func:`split_tall_slides`, which continues a slide estimated
+taller than the screen on subslides below it (text, then code, then its output, then its
+figure, ...), and :func:`estimated_height`, a cell's height on a 1280×720 reveal.js slide.
+
+The heights come from :mod:`elmo_tutorial.course.slide_heights` (the sizes of
+``slides_template/elmo_reveal/slides.css`` as Chromium draws them, measured by
+``benchmarks/measure_slides.py``); this module holds the rules for where a slide is cut.
+``SLIDE_HEIGHT`` and ``ROOM`` are re-exported from there.
 """
 
 from __future__ import annotations
 
 import ast
-import base64
 import copy
-import math
 import re
-import struct
 
 import nbformat
+
+from .slide_heights import (
+    CELL_PADDING,
+    CODE_LINE,
+    CODE_PAD,
+    ITEM_CHARS,
+    ITEM_LINE,
+    LIST_ITEM,
+    ROOM,
+    SLIDE_HEIGHT,
+    line_count,
+    output_height,
+    paragraph_height,
+    shown_length,
+    split_paragraphs,
+)
+
+__all__ = ["ROOM", "SLIDE_HEIGHT", "cell_part", "estimated_height", "split_tall_slides"]
 
 
 def cell_part(cell: nbformat.NotebookNode, text: str, number: int,
@@ -30,118 +48,7 @@ def cell_part(cell: nbformat.NotebookNode, text: str, number: int,
     return part
 
 
-# How tall a cell will be on a 1280×720 slide, estimated from its text, lines and images with
-# the sizes of slides.css as Chromium draws them (benchmarks/measure_slides.py measures decks).
-SLIDE_HEIGHT = 720
-ROOM = 660  # a slide is filled up to this estimate; what does not fit goes on a subslide below
 _KEEP = ROOM / 4  # less than this on a slide (a heading, a line) stays with what follows it
-_CELL = 10  # a cell's padding
-_CODE_LINE, _CODE_PAD = 23.4, 17.3  # 18 px code, line height 1.3; the padding around it
-_OUT_LINE, _OUT_PAD, _OUT_CHARS = 19.5, 12, 136  # printed output: 15 px, 136 characters a line
-_TEXT_LINE, _TEXT_GAP, _TEXT_CHARS = 28.6, 22, 105  # a paragraph: 22 px text, 1237 px wide
-_ITEM_LINE, _ITEM_CHARS = 35.2, 100  # a list item
-_HEADINGS = {1: (44, 61.6, 56), 2: (33, 46.2, 75), 3: (26.4, 37, 94)}  # line, margins, chars
-_FORMULA, _FORMULA_ROW = 32, 38  # a displayed formula: its margins, and each of its rows
-_TABLE_ROW = 40
-_IMAGE_WIDTH, _IMAGE_MAX, _IMAGE_MARGIN = 1230, 600, 45
-_LIST_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s")
-
-
-def _paragraphs(text: str) -> list[str]:
-    """``text`` cut at blank lines that are not inside a code fence or a $$ formula."""
-    parts: list[list[str]] = [[]]
-    fenced = formula = False
-    for line in text.split("\n"):
-        stripped = line.strip()
-        if stripped.startswith(("```", "~~~")):
-            fenced = not fenced
-        elif not fenced and stripped.count("$$") % 2:
-            formula = not formula
-        if stripped or fenced or formula:
-            parts[-1].append(line)
-        elif parts[-1]:
-            parts.append([])
-    return ["\n".join(part) for part in parts if part]
-
-
-def _shown_length(text: str) -> int:
-    """About how many characters of ``text`` show once its markdown is rendered."""
-    text = re.sub(r"<!--.*?-->|<[^>]+>", "", text, flags=re.S)
-    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)  # links: their text
-    text = re.sub(r"\$([^$]+)\$",  # inline math: about one character a symbol
-                  lambda m: "x" * (len(re.sub(r"\\[a-zA-Z]+|[{}^_ ]", "", m[1])) + 1), text)
-    return len(re.sub(r"[*`]|\\(?=\S)", "", text))
-
-
-def _lines(length: int, per_line: int) -> int:
-    return max(1, math.ceil(length / per_line))
-
-
-def _paragraph_height(text: str) -> float:
-    """The estimated height of one paragraph of markdown (a heading, a list, a formula, ...)."""
-    lines = text.split("\n")
-    first = lines[0].strip()
-    if first.startswith(("```", "~~~")):
-        return (len(lines) - 2) * _CODE_LINE + _CODE_PAD + _TEXT_GAP
-    if first.startswith("|"):
-        return sum(not re.match(r"^\s*\|[\s:|-]+\|\s*$", line) for line in lines) * _TABLE_ROW \
-            + _TEXT_GAP
-    height = 0.0
-    heading = re.match(r"(#{1,6})\s+(.*)", first)
-    if heading:
-        line, margins, chars = _HEADINGS.get(len(heading[1]), _HEADINGS[3])
-        height += _lines(_shown_length(heading[2]), chars) * line + margins
-        lines = lines[1:]
-    prose = "\n".join(lines)
-    formulas = re.findall(r"\$\$.*?\$\$", prose, flags=re.S)
-    prose = re.sub(r"\$\$.*?\$\$", "", prose, flags=re.S)
-    text, items = [], []
-    for line in prose.split("\n"):
-        if _LIST_ITEM.match(line):
-            items.append(_LIST_ITEM.sub("", line))
-        elif items:
-            items[-1] += " " + line.strip()
-        elif line.strip():
-            text.append(line.strip())
-    if text:
-        height += _lines(_shown_length(" ".join(text)), _TEXT_CHARS) * _TEXT_LINE + _TEXT_GAP
-    if items:
-        height += sum(_lines(_shown_length(item), _ITEM_CHARS) for item in items) * _ITEM_LINE \
-            + _TEXT_GAP
-    return height + sum(_FORMULA + _FORMULA_ROW * (formula.count("\\\\") + 1)
-                        for formula in formulas)
-
-
-def _markdown_height(text: str) -> float:
-    return sum(_paragraph_height(paragraph) for paragraph in _paragraphs(text))
-
-
-def _printed_height(text: str) -> float:
-    lines = text.rstrip("\n").split("\n")
-    return sum(_lines(len(line), _OUT_CHARS) for line in lines) * _OUT_LINE + _OUT_PAD
-
-
-def _image_height(output: nbformat.NotebookNode) -> float:
-    png = base64.b64decode(re.sub(r"\s", "", output.data["image/png"])[:44])
-    width, height = struct.unpack(">II", png[16:24])
-    if width > _IMAGE_WIDTH:
-        height *= _IMAGE_WIDTH / width
-    return min(height, _IMAGE_MAX) + _IMAGE_MARGIN
-
-
-def _output_height(output: nbformat.NotebookNode) -> float:
-    data = output.get("data", {})
-    if output.output_type == "stream":
-        return _printed_height(output.get("text", ""))
-    if output.output_type == "error":
-        return _printed_height("\n".join(output.get("traceback", [])))
-    if "image/png" in data:
-        return _image_height(output)
-    if "text/markdown" in data:
-        return _markdown_height(data["text/markdown"])
-    if "text/html" in data:
-        return _markdown_height(re.sub(r"<[^>]+>", "", data["text/html"]))
-    return _printed_height(data.get("text/plain", ""))
 
 
 class _Block:
@@ -174,13 +81,13 @@ def _code_block(source: str) -> _Block:
     for first, end in zip(starts, [*starts[1:], len(lines)], strict=True):
         if not runs or first in after_blank:
             runs.append([])
-        runs[-1].append(_Block(("input", first, end), (end - first) * _CODE_LINE, lead=_CODE_PAD))
+        runs[-1].append(_Block(("input", first, end), (end - first) * CODE_LINE, lead=CODE_PAD))
     parts = [_Block(("input", run[0].payload[1], run[-1].payload[2]),
-                    sum(block.height for block in run), run, lead=_CODE_PAD) for run in runs]
+                    sum(block.height for block in run), run, lead=CODE_PAD) for run in runs]
     if len(parts) == 1:
         parts = parts[0].parts
-    return _Block(("input", 0, len(lines)), len(lines) * _CODE_LINE,
-                  parts if len(parts) > 1 else None, lead=_CODE_PAD)
+    return _Block(("input", 0, len(lines)), len(lines) * CODE_LINE,
+                  parts if len(parts) > 1 else None, lead=CODE_PAD)
 
 
 _TOP_ITEM = re.compile(r"^([-*+]|\d+[.)])\s")
@@ -205,12 +112,12 @@ def _markdown_block(payload: tuple, text: str) -> _Block:
     with what follows it). A part's text starts with what separates it from the part before
     (a blank line or a line break), so that the parts put together are the text again."""
     pieces: list[list] = []  # [text, height, paragraph] of each item or paragraph
-    for number, paragraph in enumerate(_paragraphs(text)):
+    for number, paragraph in enumerate(split_paragraphs(text)):
         items = _items(paragraph)
-        heights = [_paragraph_height(items[0])] + [
-            _lines(_shown_length(_LIST_ITEM.sub("", item)), _ITEM_CHARS) * _ITEM_LINE
+        heights = [paragraph_height(items[0])] + [
+            line_count(shown_length(LIST_ITEM.sub("", item)), ITEM_CHARS) * ITEM_LINE
             for item in items[1:]]
-        heights[0] += _paragraph_height(paragraph) - sum(heights)  # the list's own margin
+        heights[0] += paragraph_height(paragraph) - sum(heights)  # the list's own margin
         separators = ["\n\n" if number else ""] + ["\n"] * (len(items) - 1)
         pieces += [[s + item, h, number] for s, item, h in zip(separators, items, heights,
                                                               strict=True)]
@@ -244,14 +151,14 @@ def _blocks(cell: nbformat.NotebookNode) -> list[_Block]:
                 blocks.append(_markdown_block(("output", output, None),
                                               output.data["text/markdown"]))
             else:
-                blocks.append(_Block(("output", output, None), _output_height(output)))
+                blocks.append(_Block(("output", output, None), output_height(output)))
     return blocks or [_Block(("text", cell.source), 0.0)]
 
 
 def estimated_height(cell: nbformat.NotebookNode) -> float:
     """About how many px ``cell`` takes on a slide (its code, outputs and figures included)."""
     blocks = _blocks(cell)
-    return _CELL + blocks[0].lead + sum(block.height for block in blocks)
+    return CELL_PADDING + blocks[0].lead + sum(block.height for block in blocks)
 
 
 def _place(block: _Block, used: float, parts: list[tuple[bool, list]]) -> float:
@@ -264,16 +171,16 @@ def _place(block: _Block, used: float, parts: list[tuple[bool, list]]) -> float:
     than a slide stays below it (and scrolls). Nor is a last part that small left alone: the
     part before it goes below with it. A block that starts a part of the cell adds the cell's
     padding, and the frame of code."""
-    alone = _CELL + block.lead + block.height
+    alone = CELL_PADDING + block.lead + block.height
     here = used + (alone if not parts else block.height)
     if here > ROOM and block.parts and not (used >= _KEEP and alone <= ROOM):
         for index, part in enumerate(block.parts):
             rest = sum(later.height for later in block.parts[index + 1:])
             if (parts and 0 < rest < _KEEP and used + part.height <= ROOM
                     < used + part.height + rest
-                    and _CELL + part.lead + part.height + rest <= ROOM):
+                    and CELL_PADDING + part.lead + part.height + rest <= ROOM):
                 parts.append((True, [part.payload]))  # not a line left alone below
-                used = _CELL + part.lead + part.height
+                used = CELL_PADDING + part.lead + part.height
             else:
                 used = _place(part, used, parts)
         return used
