@@ -33,7 +33,8 @@ of a layer, V words in a vocabulary::
                embedder (many sentences, per layer); config (ModelConfig);
                checkpoint (weights, checkpoints), run_dir (the run directory, load_run, the
                shipped models); weight_checks (weights and options that fit);
-               allennlp_format (the official files, load_model); direction_threads (the
+               allennlp_format (the official files, load_model) ─ bilm_hdf5 (their weight
+               file's datasets, converted); direction_threads (the
                two directions at once on a CPU)
   training     train_config (TrainConfig, presets, overrides; resume_policy: what a resumed
                run may change) ─▶ train (Trainer: the steps; train_setup: its set-up and

@@ -35,7 +35,7 @@ STAGES = {
              "sense_grammar", "tokenize", "verified"),
     "model": ("chars", "vocab", "batching", "config", "char_cnn", "layer_norm", "lstmp", "lstm",
               "softmax", "lm", "generate", "scalar_mix", "elmo", "embedder", "allennlp_format",
-              "checkpoint", "run_dir", "weight_checks", "direction_threads"),
+              "bilm_hdf5", "checkpoint", "run_dir", "weight_checks", "direction_threads"),
     "training": ("train", "train_setup", "train_config", "resume_policy", "train_bounds",
                  "train_log", "distributed", "evaluation", "ngram", "run_threads", "export",
                  "cost", "finetune"),
