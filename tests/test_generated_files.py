@@ -8,6 +8,7 @@ import pytest
 
 from elmo_tutorial.course import generated as generated
 from elmo_tutorial.course.material import MANIFEST, CourseError, main, write_generated
+from elmo_tutorial.files.run_lock import HAS_FLOCK, folder_lock
 
 
 def test_a_damaged_manifest_is_a_one_line_error_and_force_still_works(tmp_path):
@@ -72,11 +73,12 @@ def test_a_run_cut_short_between_two_files_leaves_a_folder_the_next_run_accepts(
 def test_a_notebook_saved_during_the_run_goes_to_a_backup(tmp_path, monkeypatch, capsys):
     out = tmp_path / "student"
     write_generated(out, {"a.ipynb": b"a1", "b.ipynb": b"b1"}, "student")
-    mkstemp = generated.tempfile.mkstemp
+    mkstemp, saved = generated.tempfile.mkstemp, []
 
     def save_b_first(*args, **kwargs):  # the student saves b.ipynb after the checks passed
-        if kwargs.get("prefix") == ".b.ipynb.":
+        if kwargs.get("prefix") == ".b.ipynb." and not saved:  # once, while staging
             (out / "b.ipynb").write_bytes(b"the student's answers")
+            saved.append(True)
         return mkstemp(*args, **kwargs)
 
     monkeypatch.setattr(generated.tempfile, "mkstemp", save_b_first)
@@ -105,11 +107,11 @@ def test_a_notebook_saved_at_the_last_instant_is_left_as_saved(tmp_path, monkeyp
         write_generated(out, {"a.ipynb": b"a2"}, "student")
 
 
-@pytest.mark.skipif(generated.fcntl is None, reason="folder locks are POSIX only")
+@pytest.mark.skipif(not HAS_FLOCK, reason="folder locks are POSIX only")
 def test_a_second_run_into_the_same_folder_is_refused_while_the_first_writes(tmp_path):
     out = tmp_path / "slides"
     write_generated(out, {"a.html": b"x"}, "slides")
-    with generated._locked(out, "slides"):
+    with folder_lock(out):  # the lock another `make slides` would hold
         with pytest.raises(CourseError, match="another `make slides` is writing into"):
             write_generated(out, {"a.html": b"y"}, "slides")
     write_generated(out, {"a.html": b"y"}, "slides")
@@ -123,3 +125,28 @@ def test_a_manifest_written_by_an_earlier_version_is_still_read(tmp_path):
         {"kind": "student", "files": {"a.ipynb": hashlib.sha256(b"one").hexdigest()}}))
     write_generated(out, {"a.ipynb": b"two"}, "student")
     assert (out / "a.ipynb").read_bytes() == b"two" and not list(out.glob("backup-*"))
+
+
+def test_without_hard_links_a_save_after_the_last_look_is_not_overwritten(tmp_path, monkeypatch):
+    out = tmp_path / "student"
+    write_generated(out, {"a.ipynb": b"a1"}, "student")
+    target, exists, saved = out / "a.ipynb", generated.Path.exists, []
+
+    def no_hard_links(source, destination):  # FAT, some network shares
+        raise PermissionError(1, "Operation not permitted")
+
+    def save_right_after_a_look(path, *args, **kwargs):
+        found = exists(path, *args, **kwargs)
+        if path == target and not found and not saved:  # the name looks free: a save lands
+            target.write_bytes(b"saved just after the look")
+            saved.append(True)
+        return found
+
+    monkeypatch.setattr(generated.os, "link", no_hard_links)
+    monkeypatch.setattr(generated.Path, "exists", save_right_after_a_look)
+    try:
+        write_generated(out, {"a.ipynb": b"a2"}, "student")
+    except CourseError as error:
+        assert "saved while `make student` ran" in str(error)
+    monkeypatch.undo()
+    assert target.read_bytes() == (b"saved just after the look" if saved else b"a2")

@@ -29,45 +29,32 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 from ..downloads import glob_escape
 from ..files.guarded_read import NotARegularFile, read_regular_file
-from ..files.safe_files import DiskFull, atomic_write_text, fsync_dir, is_disk_full, process_alive
+from ..files.run_lock import HAS_FLOCK, FolderInUse, folder_lock
+from ..files.safe_files import (
+    DiskFull,
+    atomic_create,
+    atomic_write_text,
+    file_digest,
+    fsync_dir,
+    is_disk_full,
+    process_alive,
+)
 from .exercises import CourseError
-
-try:
-    import fcntl
-except ImportError:  # Windows: no folder lock, the checks below still hold
-    fcntl = None
 
 MANIFEST = ".elmo-tutorial-generated.json"
 MAX_MANIFEST_BYTES = 1 << 20  # a digest per notebook
 
 
 def _digest(path: Path) -> str | None:
-    """sha256 of a regular file; None for anything else (a link, a folder, a FIFO)."""
+    """sha256 of a regular file; None for anything else (a link, a folder, a FIFO), which is
+    nobody's notebook and is never read."""
     if path.is_symlink() or not path.is_file():
         return None
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-@contextlib.contextmanager
-def _locked(out: Path, kind: str) -> Iterator[None]:
-    if fcntl is None:
-        yield
-        return
-    fd = os.open(out, os.O_RDONLY)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise CourseError(f"another `make {kind}` is writing into {out}; wait for it to "
-                              f"finish, then run again") from None
-        yield
-    finally:
-        os.close(fd)  # releases the lock
+    return file_digest(path)
 
 
 def _read_manifest(out: Path, kind: str, force: bool) -> dict[str, set[str]] | None:
@@ -134,7 +121,6 @@ def _stage(out: Path, files: dict[str, bytes]) -> dict[str, str]:
                 f.write(data)
                 f.flush()
                 os.fsync(f.fileno())
-            os.chmod(staged[name], 0o644)
     except BaseException as error:
         for tmp in staged.values():
             Path(tmp).unlink(missing_ok=True)
@@ -152,7 +138,7 @@ def _clean_leftovers(out: Path, names: list[str], ours: dict[str, set[str]],
     new one took its place, is deleted when it was ours and backed up when it was not."""
     for name in [*names, MANIFEST]:
         for tmp in out.glob(f".{glob_escape(name)}.*.tmp"):
-            if fcntl is not None and tmp.is_file() and not tmp.is_symlink():
+            if HAS_FLOCK and tmp.is_file() and not tmp.is_symlink():
                 tmp.unlink(missing_ok=True)
         for aside in out.glob(f".{glob_escape(name)}.aside-*"):
             pid = aside.name.rsplit("-", 1)[-1]
@@ -175,18 +161,15 @@ def _replace(out: Path, name: str, tmp: str, ours: set[str], backup: _Backup) ->
         aside = None
         if target.exists() or target.is_symlink():
             # Take whatever is there at this instant, then check it: a save that lands after
-            # the check cannot be lost, because the replacement is only linked in if free.
+            # the move cannot be lost, because the replacement is only published if the name
+            # is still free (atomic_create checks and publishes in one step).
             aside = out / f".{name}.aside-{os.getpid()}"
             os.replace(target, aside)
-        try:
-            os.link(tmp, target)  # fails if a file appeared at ``target`` in the meantime
+        try:  # the bytes were staged before any file was replaced: only rename them here
+            atomic_create(target, lambda publishing: os.replace(tmp, publishing))
             written = True
         except FileExistsError:
             written = False
-        except OSError:  # a file system without hard links
-            written = not (target.exists() or target.is_symlink())
-            if written:
-                os.replace(tmp, target)
         if aside is not None:
             if _digest(aside) in ours:
                 aside.unlink()
@@ -220,7 +203,12 @@ def write_generated(out: Path, files: dict[str, bytes], kind: str, force: bool =
     except OSError as error:
         raise CourseError(f"cannot make the folder {out} ({error.strerror or error}): choose "
                           "another folder to write into") from None
-    with _locked(out, kind):
+    with contextlib.ExitStack() as locked:
+        try:
+            locked.enter_context(folder_lock(out))
+        except FolderInUse:
+            raise CourseError(f"another `make {kind}` is writing into {out}; wait for it to "
+                              f"finish, then run again") from None
         ours = _read_manifest(out, kind, force)
         if ours is None and any(not p.name.startswith(".") for p in out.iterdir()) and not force:
             raise CourseError(f"{out} already exists and was not made by `make {kind}`; nothing "

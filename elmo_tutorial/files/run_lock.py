@@ -8,7 +8,11 @@ before it reads or changes anything, with a message that names the folder and th
 holding it. The lock belongs to the open file, so it is released when the process exits, is
 killed (``kill -9``) or crashes: nothing stale is left to clean up by hand.
 
-Within one process the lock is taken once per folder and kept until :meth:`RunLock.release`
+The lock itself is :func:`folder_lock`, which the writers of generated folders (student copies,
+slides) take on the folder; a run folder's lock is the same ``flock``, on a file inside it that
+also names its holder.
+
+Within one process the run lock is taken once per folder and kept until :meth:`RunLock.release`
 (which also removes the lock file) or the process's end: a script or a test may build one
 ``Trainer`` after another on the same folder.
 
@@ -25,7 +29,9 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from .overwrite import RUN_FILES
@@ -33,17 +39,52 @@ from .safe_files import NotARegularFile
 
 try:
     import fcntl
-except ImportError:  # Windows: no flock; training there is not protected against a second writer
+except ImportError:  # Windows: no flock; a folder there is not protected against a second writer
     fcntl = None
 
-__all__ = ["LOCK_FILE", "RunInUse", "RunLock", "check_run_entries", "lock_run_dir"]
+__all__ = ["HAS_FLOCK", "LOCK_FILE", "FolderInUse", "RunInUse", "RunLock", "check_run_entries",
+           "folder_lock", "lock_run_dir"]
+
+HAS_FLOCK = fcntl is not None  # False: every lock below is taken at once and protects nothing
 
 LOCK_FILE = ".lock"
 _HELD: dict[str, RunLock] = {}  # folder (resolved) → this process's lock on it
 
 
-class RunInUse(FileExistsError):
+class FolderInUse(FileExistsError):
+    """Another process holds the lock of a folder (see :func:`folder_lock`)."""
+
+
+class RunInUse(FolderInUse):
     """Another process is writing into the run folder (it holds the folder's lock)."""
+
+
+def _flock_now(fd: int) -> bool:
+    """Take the exclusive ``flock`` of the open file ``fd`` without waiting: False if another
+    process holds it. Waiting would hang a second writer silently; refusing says why."""
+    if fcntl is None:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def folder_lock(folder: str | Path) -> Iterator[None]:
+    """Hold the lock of ``folder`` (an existing folder) while the ``with`` block writes into it.
+
+    Raises:
+        FolderInUse: another process holds it; nothing has been changed.
+    """
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        if not _flock_now(fd):
+            raise FolderInUse(f"another process is writing into {folder}")
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 class RunLock:
@@ -110,18 +151,16 @@ def lock_run_dir(run_dir: str | Path) -> RunLock:
         while True:
             fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0),
                          0o666)
-            if fcntl is None:
+            if not HAS_FLOCK:
                 break
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
+            if not _flock_now(fd):
                 holder = os.read(fd, 100).decode("ascii", "replace").strip()
                 os.close(fd)
                 raise RunInUse(
                     f"{folder} is being written by another process"
                     f"{f' (pid {holder})' if holder.isdigit() else ''}: one run folder takes "
                     "one writer at a time. Wait for it to finish (or stop it), or choose "
-                    "another --out") from None
+                    "another --out")
             # The holder before us may have removed the file after we opened it (a refused
             # start cleaning up): then our lock is on a file nobody else sees. Try again.
             try:
