@@ -1,5 +1,7 @@
 """Train the biLM: sentence batches, joint loss, clipping, checkpoints, evaluation, DDP.
 
+Taught in notebook 06 (``06_bilm_training``).
+
 The objective (Peters et al. 2018, Sec. 3.1) maximises the forward and backward log likelihood
 of every sentence, with the token representation and the softmax shared by both directions:
 
