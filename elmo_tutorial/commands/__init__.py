@@ -53,6 +53,32 @@ def positive_number(text: str) -> float:
     return value
 
 
+def fail(command: str, error: object, code: int = 2) -> int:
+    """Say why ``command`` stopped, in one line on stderr, and return its exit code (2: what
+    was asked for cannot be done; 1: it failed on the way; 130: interrupted).
+
+    A terminal closed under the command (SIGHUP) cannot show the line; the exit code still
+    says what happened, so that is not a second error."""
+    try:
+        print(f"elmo-tutorial {command}: {error}", file=sys.stderr)
+    except OSError:
+        pass
+    return code
+
+
+def add_report_arguments(parser: argparse.ArgumentParser, *, models: bool = True,
+                         markdown: str = "also write the markdown report",
+                         force: str = "overwrite existing --json/--markdown files") -> None:
+    """The arguments of a command that prints a report: the biLM(s) to report on (``models``),
+    ``--json`` and ``--markdown`` files to write it to, and ``--force`` to replace them."""
+    if models:
+        parser.add_argument("model", nargs="+", metavar="MODEL",
+                            help="a run directory, or options.json and weights.hdf5")
+    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    parser.add_argument("--markdown", metavar="PATH", help=markdown)
+    parser.add_argument("--force", action="store_true", help=force)
+
+
 def show_and_write(command: str, result: dict, to_markdown, write_report, args) -> int:
     """Print a report's markdown, then write its ``--json``/``--markdown`` files; the exit code.
 
@@ -65,6 +91,5 @@ def show_and_write(command: str, result: dict, to_markdown, write_report, args) 
     try:
         write_report(result, args.json, args.markdown, force=args.force)
     except (WouldOverwrite, OSError) as err:
-        print(f"elmo-tutorial {command}: {err}", file=sys.stderr)
-        return 2
+        return fail(command, err)
     return 0

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
+
+from . import fail
 
 DESCRIPTION = """\
   elmo-tutorial data list              every dataset: size, licence, available locally?
@@ -54,11 +55,9 @@ def run(args: argparse.Namespace) -> int:
         ds = get_dataset(args.name)
         path = fetch(ds.name, force=args.force, progress=not args.quiet)
     except KeyError as err:
-        print(f"elmo-tutorial data: {err.args[0]}", file=sys.stderr)
-        return 2
+        return fail("data", err.args[0])
     except (DatasetNotAvailable, ChecksumMismatch) as err:
-        print(f"elmo-tutorial data: {err}", file=sys.stderr)
-        return 1
+        return fail("data", err, 1)
     print(f"{ds.name}: available at {path}")
     if ds.note:
         print(f"note: {ds.note}")

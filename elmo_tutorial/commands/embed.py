@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-
-from . import at_least
+from . import at_least, fail
 
 DESCRIPTION = """\
 Show the vectors ELMo gives each token of a sentence (Peters et al. 2018, Sec. 3.2).
@@ -38,8 +36,7 @@ def run(args) -> int:
     try:
         tokens, vectors = embed_text(args.run_dir, args.sentences, args.layer)
     except (FileNotFoundError, ValueError) as err:
-        print(f"elmo-tutorial embed: {err}", file=sys.stderr)
-        return 2
+        return fail("embed", err)
     for toks, vecs in zip(tokens, vectors, strict=True):
         print(f"layer {args.layer}, {len(toks)} tokens × {vecs.shape[1]} dims")
         for tok, v in zip(toks, vecs, strict=True):

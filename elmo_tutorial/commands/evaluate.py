@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import json
-import sys
 
-from . import at_least
+from . import at_least, fail
 
 DESCRIPTION = """\
 Score a trained biLM on held-out sentences of the corpus it was trained on.
@@ -53,8 +52,7 @@ def run(args) -> int:
         result = evaluate_run(args.run_dir, args.split, args.max_sentences, not args.no_ngram,
                               args.checkpoint, args.device, args.ngram_train_sentences or None)
     except (FileNotFoundError, ValueError) as err:
-        print(f"elmo-tutorial evaluate: {err}", file=sys.stderr)
-        return 2
+        return fail("evaluate", err)
     if args.json:
         print(json.dumps(result, indent=2))
         return 0

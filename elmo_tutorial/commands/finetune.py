@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
-HELP = "Fine-tune a biLM on SST's text; perplexity before/after and the SST-2 task effect."
-
 DESCRIPTION = """\
 Continue training a biLM on a task's own sentences, labels ignored (Peters et al. 2018,
 Sec. 3.4 and Appendix A.1), into a NEW run directory (--out; the source run is only read),
@@ -25,7 +21,13 @@ Examples:
 
 
 def add_arguments(parser) -> None:
-    from elmo_tutorial.commands import MAX_BATCH_SIZE, at_least, batch_size, positive_number
+    from elmo_tutorial.commands import (
+        MAX_BATCH_SIZE,
+        add_report_arguments,
+        at_least,
+        batch_size,
+        positive_number,
+    )
 
     parser.add_argument("model", metavar="RUN", help="the run directory to start from")
     parser.add_argument("--out", required=True, metavar="DIR",
@@ -42,45 +44,39 @@ def add_arguments(parser) -> None:
                         help="Adam's learning rate (default 0.001)")
     parser.add_argument("--freeze-encoder", action="store_true",
                         help="the control: train the softmax alone for the same steps")
-    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
-    parser.add_argument("--markdown", metavar="PATH", help="also write the markdown report")
-    parser.add_argument("--force", action="store_true",
-                        help="replace an existing --out run and --json/--markdown files")
+    add_report_arguments(parser, models=False,
+                         force="replace an existing --out run and --json/--markdown files")
 
 
 def run(args) -> int:
-    from elmo_tutorial.commands import show_and_write
+    from elmo_tutorial.commands import fail, show_and_write
     from elmo_tutorial.downloads import DatasetNotAvailable
     from elmo_tutorial.files.overwrite import WouldOverwrite, check_fresh_run_dir, check_new_files
     from elmo_tutorial.files.safe_files import DiskFull
     from elmo_tutorial.finetune import FineTuningInterrupted
     from elmo_tutorial.tasks.finetune_report import finetune_report, to_markdown, write_report
 
-    def fail(err, code: int = 2) -> int:
-        print(f"elmo-tutorial finetune: {err}", file=sys.stderr)
-        return code
-
     try:  # in a second, not after minutes of fine-tuning
         check_new_files([args.json, args.markdown], args.force)
         check_fresh_run_dir(args.out, args.force, resumable=False, doing="fine-tuning into it")
     except (WouldOverwrite, NotADirectoryError) as err:
-        return fail(err)
+        return fail("finetune", err)
     try:
         result = finetune_report(args.model, args.out, steps=args.steps,
                                  head_steps=args.head_steps, lm_sentences=args.sentences,
                                  force=args.force, lr=args.lr, batch_size=args.batch_size,
                                  vocab_min_count=3, freeze_encoder=args.freeze_encoder)
     except (DatasetNotAvailable, FileNotFoundError, ValueError, WouldOverwrite) as err:
-        return fail(err)
+        return fail("finetune", err)
     except FineTuningInterrupted as err:  # Ctrl-C during the steps: a checkpoint is in --out
-        return fail(err, 130)
+        return fail("finetune", err, 130)
     except KeyboardInterrupt:
-        return fail("interrupted before the report was written: run the same command again "
-                    f"(with --force if {args.out} holds the fine-tuned run by now)", 130)
+        return fail("finetune", "interrupted before the report was written: run the same command "
+                    f"again (with --force if {args.out} holds the fine-tuned run by now)", 130)
     except FloatingPointError as err:
-        return fail(err, 1)
+        return fail("finetune", err, 1)
     except DiskFull as err:  # while fine-tuning: FineTuner says how to start it again
-        return fail(err, 1)
+        return fail("finetune", err, 1)
     # Printed before the files are written: a full disk or a file another run wrote meanwhile
     # then costs the files, not the results of minutes of fine-tuning
     return show_and_write("finetune", result, to_markdown, write_report, args)

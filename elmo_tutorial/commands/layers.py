@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-
-from . import show_and_write
+from . import add_report_arguments, fail, show_and_write
 
 DESCRIPTION = """\
 Measure what each layer of a biLM captures, with the paper's own methods (Peters et al. 2018,
@@ -31,17 +29,12 @@ Examples:
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("model", nargs="+", metavar="MODEL",
-                        help="a run directory, or options.json and weights.hdf5")
-    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
-    parser.add_argument("--markdown", metavar="PATH", help="also write the markdown report")
+    add_report_arguments(parser)
     parser.add_argument("--no-ner", action="store_true", help="skip NER (the slowest part)")
     parser.add_argument("--quick", action="store_true",
                         help="a smoke test on subsets (every 20th SemCor sentence, 300 sentences "
                              "per POS/NER split, one seed of 2 NER epochs); not comparable with "
                              "the paper")
-    parser.add_argument("--force", action="store_true",
-                        help="overwrite existing --json/--markdown files")
 
 
 def run(args) -> int:
@@ -55,13 +48,11 @@ def run(args) -> int:
         check_new_files([args.json, args.markdown], args.force)
         model = load_model(args.model)
     except (FileNotFoundError, ValueError, WouldOverwrite) as err:
-        print(f"elmo-tutorial layers: {err}", file=sys.stderr)
-        return 2
+        return fail("layers", err)
     name = " ".join(args.model)
     try:
         result = layer_report(model, ner=not args.no_ner, progress=True, name=name,
                               quick=args.quick)
     except (DatasetNotAvailable, CacheNotWritable) as err:
-        print(f"elmo-tutorial layers: {err}", file=sys.stderr)
-        return 2
+        return fail("layers", err)
     return show_and_write("layers", result, to_markdown, write_report, args)

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import os
-import sys
 
-from . import show_and_write
-
-HELP = "What ELMo adds to a task model: baseline vs +ELMo on SST-5, chunking and NER."
+from . import add_report_arguments, fail, show_and_write
 
 DESCRIPTION = """\
 Add a biLM to a task model the way the paper does (Peters et al. 2018, Sec. 3.3) and measure
@@ -53,12 +50,9 @@ def add_arguments(parser) -> None:
     from elmo_tutorial.runtime import available_cores
     from elmo_tutorial.tasks.experiments import TASKS
 
-    parser.add_argument("model", nargs="+", metavar="MODEL",
-                        help="a run directory, or options.json and weights.hdf5")
-    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
-    parser.add_argument("--markdown", metavar="PATH",
-                        help="also write the markdown report, with its figures and the baseline's "
-                             "vectors beside it")
+    add_report_arguments(parser, markdown="also write the markdown report, with its figures and "
+                                          "the baseline's vectors beside it",
+                         force="overwrite existing --json/--markdown files and figures")
     parser.add_argument("--tasks", nargs="+", choices=TASKS, default=list(TASKS),
                         help="which tasks (default: all three)")
     parser.add_argument("--runs", metavar="PATH",
@@ -76,8 +70,6 @@ def add_arguments(parser) -> None:
     parser.add_argument("--quick", action="store_true",
                         help="a smoke test on subsets (200 sentences per split, 2 seeds, at "
                              "most 3 epochs, 10 %% for Figure 1); not comparable with anything")
-    parser.add_argument("--force", action="store_true",
-                        help="overwrite existing --json/--markdown files and figures")
 
 
 def _training_corpus(paths) -> str:
@@ -149,10 +141,6 @@ def run(args) -> int:
     from elmo_tutorial.tasks.runs import StoreMismatch
     from elmo_tutorial.tasks.vectors import VECTORS_FILE, write_task_vectors
 
-    def fail(err) -> int:
-        print(f"elmo-tutorial tasks: {err}", file=sys.stderr)
-        return 2
-
     outputs = [args.json, args.markdown]
     if args.markdown:  # the figures and the baseline's vectors go beside the markdown
         outputs += [str(Path(args.markdown).parent / f) for f in (*FIGURES.values(),
@@ -160,22 +148,22 @@ def run(args) -> int:
     try:
         check_new_files(outputs, args.force)
     except WouldOverwrite as err:
-        return fail(err)
+        return fail("tasks", err)
     corpus = args.corpus or _training_corpus(args.model)
     if corpus not in LM_CORPORA:
-        return fail(f"unknown corpus {corpus!r}; choose one of {', '.join(LM_CORPORA)}")
+        return fail("tasks", f"unknown corpus {corpus!r}; choose one of {', '.join(LM_CORPORA)}")
     try:
         model = load_model(args.model)
         quality = _quality_models(args.quality)
         store = _store(args, model, corpus)
     except (FileNotFoundError, ValueError, OSError, DatasetNotAvailable) as err:
-        return fail(err)  # StoreMismatch is a ValueError
+        return fail("tasks", err)  # StoreMismatch is a ValueError
     try:
         result = task_report(model, corpus=corpus, tasks=args.tasks, quick=args.quick,
                              workers=args.workers, progress=True, name=" ".join(args.model),
                              store=store, quality=quality)
     except (DatasetNotAvailable, CacheNotWritable, StoreMismatch, ValueError) as err:
-        return fail(err)
+        return fail("tasks", err)
     result["machine"] = (f"{platform.machine()}, {os.cpu_count()} cores, "
                          f"{args.workers} runs at a time")
     code = show_and_write("tasks", result, to_markdown, write_report, args)
@@ -183,5 +171,5 @@ def run(args) -> int:
         try:
             write_task_vectors(Path(args.markdown).parent, corpus, args.tasks)
         except OSError as err:
-            return fail(err)
+            return fail("tasks", err)
     return code

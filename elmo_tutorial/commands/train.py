@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-from . import at_least
+from . import at_least, fail
 
 DESCRIPTION = """\
 Train the bidirectional language model that ELMo is made of (Peters et al. 2018, Sec. 3.1):
@@ -202,33 +202,27 @@ def run(args) -> int:
         with stop_signals_interrupt():
             metrics = train(config, resume=args.resume, force=args.force)
     except user_errors as err:
-        print(f"elmo-tutorial train: {err}", file=sys.stderr)
-        return 2
+        return fail("train", err)
     except TrainingInterrupted as err:  # Ctrl-C, SIGTERM, SIGHUP: saved where it stopped
-        _say(f"elmo-tutorial train: {err}")
-        return 130
+        return fail("train", err, 130)
     except KeyboardInterrupt:  # before the first step, or a second Ctrl-C while saving
-        _say("elmo-tutorial train: interrupted; the run's newest checkpoint (if any) is intact: "
-             "run the same command with --resume to continue from it")
-        return 130
+        return fail("train", "interrupted; the run's newest checkpoint (if any) is intact: run "
+                    "the same command with --resume to continue from it", 130)
     except FloatingPointError as err:
-        print(f"elmo-tutorial train: {err}", file=sys.stderr)
-        return 1
+        return fail("train", err, 1)
     except (MemoryError, RuntimeError) as err:  # what the estimate (train_bounds) did not see
         if not _out_of_memory(err):
             raise
-        print(f"elmo-tutorial train: out of memory ({str(err).splitlines()[0][:200]}); train "
-              "again with a smaller --batch_size= (or --max_sentence_words=), with --force to "
-              "replace this run", file=sys.stderr)
-        return 1
+        return fail("train", f"out of memory ({str(err).splitlines()[0][:200]}); train again "
+                    "with a smaller --batch_size= (or --max_sentence_words=), with --force to "
+                    "replace this run", 1)
     except OSError as err:  # a full disk: say so, not torch's "unexpected pos" (DiskFull)
         if not is_disk_full(err):
             raise
         if not isinstance(err, DiskFull):  # e.g. the log, appended to in place
             err = f"no space left on the disk of {err.filename or args.out}: free some " \
                   "space and continue with --resume"
-        print(f"elmo-tutorial train: {err}", file=sys.stderr)
-        return 1
+        return fail("train", err, 1)
     if metrics:  # the main process's final held-out evaluation
         print(json.dumps({k: round(v, 4) for k, v in metrics.items()}))
         print(_what_next(config), file=sys.stderr)
@@ -241,15 +235,6 @@ def _out_of_memory(error: BaseException) -> bool:
 
     return isinstance(error, (MemoryError, torch.OutOfMemoryError)) or any(
         text in str(error) for text in ("can't allocate memory", "out of memory"))
-
-
-def _say(message: str) -> None:
-    """Print to stderr, unless the terminal is gone (SIGHUP): the run is saved all the same,
-    and the exit status still says that it stopped."""
-    try:
-        print(message, file=sys.stderr)
-    except OSError:
-        pass
 
 
 def _what_next(config) -> str:
