@@ -18,7 +18,7 @@ The estimate of one step (float32, 4 bytes a number; :func:`step_memory`):
   characters and every convolution's output), of each LSTM layer of both directions (four
   gates before and after their nonlinearity, cell, its tanh, hidden state, projection) and of
   the softmax (scores, their log-softmax and its gradient, over the vocabulary or the sampled
-  candidates), times :data:`AUTOGRAD_SLACK` for the temporaries the measured peak shows.
+  candidates), times :data:`SLACK` for the temporaries the measured peak shows.
 
 ``tests/test_train_bounds.py`` compares it with the peak measured on the tiny preset.
 """

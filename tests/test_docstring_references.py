@@ -22,8 +22,6 @@ KNOWN = {
     ("allennlp_format.py", "DamagedFile"): "imported inside a function, not a name of the "
                                            "module: fix with the allennlp_format work",
     ("run_dir.py", "NotARegularFile"): "not imported by run_dir: fix with the run_dir work",
-    ("train_bounds.py", "AUTOGRAD_SLACK"): "no such constant any more: the docstring should "
-                                           "name what replaced it",
 }
 
 
