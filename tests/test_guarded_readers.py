@@ -28,7 +28,7 @@ from elmo_tutorial.run_dir import load_run, write_run_config
 ATTACKS = ("fifo", "dev_zero", "link_out", "folder")
 # What each attack's message must say: the kind of file, or that the link leads outside.
 SAYS = {"fifo": "named pipe", "dev_zero": "character device|outside", "link_out": "outside",
-        "folder": "folder"}
+        "folder": "is a folder"}
 
 
 class Hung(Exception):
