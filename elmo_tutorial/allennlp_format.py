@@ -1,5 +1,7 @@
 """Official ELMo weights: read and write the bilm-tf / AllenNLP ``options.json`` + hdf5 format.
 
+Taught in notebook 11 (``11_pretrained_and_scale``).
+
 The released models (``elmo_2x4096_512_2048cnn_2xhighway``, the 5.5B one, the small ones) and
 AllenNLP's test fixture store every TensorFlow variable of bilm-tf as one hdf5 dataset::
 
@@ -95,8 +97,8 @@ def load_allennlp(options_file: str | Path, weight_file: str | Path, **elmo_kwar
 
     Raises:
         ValueError: naming the dataset that is missing, has the wrong shape or is stored
-            elsewhere; :class:`DamagedFile` for a file h5py cannot read; ``NotARegularFile``
-            for a FIFO, a device or a folder.
+            elsewhere; :class:`~elmo_tutorial.files.safe_files.DamagedFile` for a file h5py
+            cannot read; ``NotARegularFile`` for a FIFO, a device or a folder.
     """
     config = read_options(options_file)
     # the weights are read, and every dataset's shape checked, before the model is built: a

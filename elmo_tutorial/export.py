@@ -1,5 +1,7 @@
 """Writing a trained run in other forms: an encoder-only run, or the official AllenNLP files.
 
+Taught in notebook 11 (``11_pretrained_and_scale``).
+
 * :func:`export_encoder` writes a minimal run directory: ``config.json`` (``vocab_size`` 0),
   ``model.safetensors`` with the encoder only (no softmax: ELMo never uses it), optionally in
   float16 (half the size; loading casts back to float32), and ``SHA256SUMS``. That is how the

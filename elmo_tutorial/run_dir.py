@@ -113,8 +113,9 @@ def read_run_config(run_dir: str | Path) -> tuple[ModelConfig, dict]:
     Raises:
         FileNotFoundError: ``run_dir`` is not a run directory (says what to do instead).
         ValueError: ``config.json`` is damaged (:class:`DamagedFile`), not a run's, not a
-            regular file of the folder (:class:`NotARegularFile`), or a value is wrong: the
-            message names the file and the field.
+            regular file of the folder
+            (:class:`~elmo_tutorial.files.guarded_read.NotARegularFile`), or a value is wrong:
+            the message names the file and the field.
     """
     path = Path(run_dir) / "config.json"
     payload = _read_payload(run_dir)

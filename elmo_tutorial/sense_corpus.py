@@ -1,5 +1,7 @@
 """A small synthetic English-like corpus in which polysemous words have known senses.
 
+Taught in notebook 00 (``00_static_vs_contextual``).
+
 ELMo's claim (Peters et al. 2018, Sec. 1 and 5.3) is that a word's vector should depend on its
 context: *bank* next to *river* is not *bank* next to *loan*. To see that on a laptop we need a
 corpus where we *know* each occurrence's sense. This module generates one from the small

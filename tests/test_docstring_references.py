@@ -17,12 +17,7 @@ import elmo_tutorial
 
 PACKAGE = Path(elmo_tutorial.__file__).parent
 REFERENCE = re.compile(r":(?:func|mod|class|meth|attr|data|exc|obj):`~?([A-Za-z_.][\w.]*)`")
-# References in modules being changed in other work: (file, reference) → why it is known.
-KNOWN = {
-    ("allennlp_format.py", "DamagedFile"): "imported inside a function, not a name of the "
-                                           "module: fix with the allennlp_format work",
-    ("run_dir.py", "NotARegularFile"): "not imported by run_dir: fix with the run_dir work",
-}
+KNOWN: dict[tuple[str, str], str] = {}  # (file, reference) → why it cannot resolve
 
 
 def _modules() -> dict[str, Path]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import sys
+from . import fail
 
 DESCRIPTION = """\
 Write a run's biLM in the format of bilm-tf and AllenNLP: options.json (the architecture)
@@ -93,9 +93,8 @@ def run(args) -> int:
     from elmo_tutorial.export import export_allennlp, export_copy, export_encoder
 
     if not (args.allennlp or args.encoder or args.copy):
-        print("elmo-tutorial export: say where to: --allennlp OUT_DIR, --encoder OUT_DIR or "
-              "--copy OUT_DIR", file=sys.stderr)
-        return 2
+        return fail("export", "say where to: --allennlp OUT_DIR, --encoder OUT_DIR or "
+                              "--copy OUT_DIR")
     try:
         _check_arguments(args)
         if args.copy:
@@ -108,6 +107,5 @@ def run(args) -> int:
             options, weights = export_allennlp(args.run_dir, args.allennlp, force=args.force)
             print(f"wrote {options} and {weights}")
     except (OSError, ValueError) as err:  # FileNotFoundError, WouldOverwrite, ExportFailed...
-        print(f"elmo-tutorial export: {err}", file=sys.stderr)
-        return 2
+        return fail("export", err)
     return 0
