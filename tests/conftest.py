@@ -1,12 +1,30 @@
 """Fixtures shared by several test files."""
 
 import shutil
+import signal
 
 import pytest
 import torch
 from _train_helpers import MICRO_CLI
 
 from elmo_tutorial.cli import main as cli
+
+
+class Hung(Exception):
+    """A reader waited on a planted FIFO (raised by the ``alarm`` fixture)."""
+
+
+@pytest.fixture
+def alarm():
+    """A reader that waits on a FIFO raises ``Hung`` after 10 seconds instead of hanging."""
+    def ring(signum, frame):
+        raise Hung("the reader waited on the planted file")
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.alarm(10)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.fixture

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import Hung
 
 from elmo_tutorial.checkpoint import save_weights
 from elmo_tutorial.config import MODEL_PRESETS
@@ -29,23 +29,6 @@ ATTACKS = ("fifo", "dev_zero", "link_out", "folder")
 # What each attack's message must say: the kind of file, or that the link leads outside.
 SAYS = {"fifo": "named pipe", "dev_zero": "character device|outside", "link_out": "outside",
         "folder": "is a folder"}
-
-
-class Hung(Exception):
-    pass
-
-
-@pytest.fixture
-def alarm():
-    """A reader that waits on a FIFO raises ``Hung`` after 10 seconds instead of hanging."""
-    def ring(signum, frame):
-        raise Hung("the reader waited on the planted file")
-
-    previous = signal.signal(signal.SIGALRM, ring)
-    signal.alarm(10)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, previous)
 
 
 def plant(path: Path, attack: str, good: bytes, outside: Path) -> None:

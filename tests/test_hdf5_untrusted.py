@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 
 import h5py
 import numpy as np
@@ -28,18 +27,6 @@ def official(tmp_path):
     options, weights = tmp_path / "options.json", tmp_path / "weights.hdf5"
     save_allennlp(ELMo(MODEL_PRESETS["tiny"]), options, weights)
     return options, weights
-
-
-@pytest.fixture
-def alarm():
-    def ring(signum, frame):
-        raise TimeoutError("the loader waited on a FIFO")
-
-    previous = signal.signal(signal.SIGALRM, ring)
-    signal.alarm(10)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, previous)
 
 
 def _replace_dataset(weights, name, make):
