@@ -40,7 +40,7 @@
 # **Prerequisites:** notebook 07 (the scalar mix), notebook 10 (a BiLSTM tagger over frozen
 # layers, entity F1); an LSTM in PyTorch.
 #
-# **Runtime:** about 60 s on 2 CPU cores, the first run included: the baseline's word vectors
+# **Runtime:** about 50 s on 2 CPU cores, the first run included: the baseline's word vectors
 # ship with the report, and the biLM's layers of the 900 sentences section 4 uses take a few
 # seconds to compute, once (they go to the disk cache that `elmo-tutorial tasks` also uses).
 
