@@ -40,7 +40,7 @@ from .guarded_read import (
 __all__ = ["DamagedFile", "DiskFull", "NotARegularFile", "atomic_write", "atomic_write_bytes",
            "atomic_write_text", "check_inside", "check_regular_file", "check_sha256sums",
            "file_digest", "fsync_dir", "is_disk_full", "native_path", "open_regular_file",
-           "process_alive", "read_regular_file",
+           "process_alive", "read_regular_file", "read_sha256sums",
            "remove_stale_temporaries", "atomic_create", "write_sha256sums"]
 
 CHUNK = 1 << 20  # bytes read per step while hashing
@@ -153,6 +153,20 @@ def write_sha256sums(folder: str | Path, names: list[str]) -> None:
     atomic_write_text(folder / SUMS, "".join(f"{file_digest(folder / n)}  {n}\n" for n in names))
 
 
+def read_sha256sums(folder: str | Path) -> dict[str, str]:
+    """``{file name: sha256}`` listed in ``folder/SHA256SUMS`` (read guarded); ``{}`` if none."""
+    sums = Path(folder) / SUMS
+    if not sums.exists() and not sums.is_symlink():
+        return {}
+    listing = read_regular_file(sums, MAX_SUMS_BYTES, folder=folder)
+    expected = {}
+    for line in listing.decode("utf-8", errors="replace").splitlines():
+        digest, _, name = line.strip().partition("  ")
+        if name:
+            expected[name.lstrip("*")] = digest.lower()
+    return expected
+
+
 def check_sha256sums(folder: str | Path, names: list[str], hint: str | None = None) -> None:
     """If ``folder`` has a ``SHA256SUMS``, check the files ``names`` that it lists.
 
@@ -162,14 +176,7 @@ def check_sha256sums(folder: str | Path, names: list[str], hint: str | None = No
     Raises:
         DamagedFile: the first listed file whose digest differs, with ``hint`` as the fix.
     """
-    sums = Path(folder) / SUMS
-    if not sums.exists() and not sums.is_symlink():
-        return
-    listing = read_regular_file(sums, MAX_SUMS_BYTES, folder=folder)
-    expected = {}
-    for line in listing.decode("utf-8", errors="replace").splitlines():
-        digest, _, name = line.strip().partition("  ")
-        expected[name.lstrip("*")] = digest.lower()
+    expected = read_sha256sums(folder)
     for name in names:
         path = Path(folder) / name
         if name in expected and (path.exists() or path.is_symlink()):

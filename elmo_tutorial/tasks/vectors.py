@@ -31,11 +31,11 @@ from safetensors import SafetensorError
 from safetensors.torch import load, save
 
 from ..files.safe_files import (
-    SUMS,
     DamagedFile,
     atomic_write_bytes,
     check_sha256sums,
     read_regular_file,
+    read_sha256sums,
     write_sha256sums,
 )
 from ..run_dir import read_run_config
@@ -80,10 +80,8 @@ def write_task_vectors(folder: str | Path, corpus: str, tasks: Sequence[str] = T
                 "full_table_rows": str(full.shape[0])}
     path = Path(folder) / VECTORS_FILE
     atomic_write_bytes(path, save({"vectors": table}, metadata=metadata))
-    sums = Path(folder) / SUMS
-    if sums.is_file():  # a shipped or exported folder: its sums vouch for the new file too
-        listed = [line.strip().partition("  ")[2].lstrip("*")
-                  for line in sums.read_text(encoding="utf-8").splitlines() if line.strip()]
+    listed = read_sha256sums(folder)
+    if listed:  # a shipped or exported folder: its sums vouch for the new file too
         write_sha256sums(folder, sorted({*listed, VECTORS_FILE}))
     return path
 
