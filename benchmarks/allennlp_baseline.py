@@ -19,7 +19,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from elmo_tutorial.elmo import ELMo, add_sentence_boundaries, remove_sentence_boundaries
+from elmo_tutorial.model.elmo import ELMo, add_sentence_boundaries, remove_sentence_boundaries
 
 
 def char_encoder(model: ELMo, char_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -33,7 +33,7 @@ import torch
 from machine import cpu_name
 from torch import Tensor, nn
 
-from elmo_tutorial.lstmp import _lstmp_update, lstmp_sequence
+from elmo_tutorial.model.lstmp import _lstmp_update, lstmp_sequence
 
 BATCH, STEPS, INPUT, CELLS, PROJECTION = 64, 25, 128, 512, 128
 

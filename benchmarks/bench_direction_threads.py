@@ -30,12 +30,12 @@ import time
 import torch
 from machine import cpu_name
 
-from elmo_tutorial.batching import bucket_batches, make_lm_batch
-from elmo_tutorial.corpora import load_sentences
-from elmo_tutorial.direction_threads import DirectionThreads
-from elmo_tutorial.lm import BidirectionalLM
-from elmo_tutorial.train_config import TrainConfig
-from elmo_tutorial.vocab import Vocabulary
+from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
+from elmo_tutorial.data.corpora import load_sentences
+from elmo_tutorial.fast.direction_threads import DirectionThreads
+from elmo_tutorial.model.lm import BidirectionalLM
+from elmo_tutorial.training.train_config import TrainConfig
+from elmo_tutorial.model.vocab import Vocabulary
 
 
 def main() -> None:

@@ -4,7 +4,7 @@ Usage (the WSD Evaluation Framework must be available, e.g. through ELMO_TUTORIA
 
     python benchmarks/bench_embed_corpus.py [--every 8] [--rounds 3] [--threads 2] [--full]
 
-SemCor's sentences (multiword expressions split into their words, as ``elmo_tutorial.wsd``
+SemCor's sentences (multiword expressions split into their words, as ``elmo_tutorial.analyses.wsd``
 embeds them) go through three jobs, interleaved round by round so that a change in the
 machine's load hits them alike; ``--every N`` takes every N-th sentence:
 
@@ -31,9 +31,9 @@ import torch
 from machine import cpu_name
 
 from elmo_tutorial import ELMo, batch_to_ids
-from elmo_tutorial.annotated import wsd_framework
-from elmo_tutorial.embedder import Embedder
-from elmo_tutorial.embedding_cache import embed_corpus
+from elmo_tutorial.data.annotated import wsd_framework
+from elmo_tutorial.analyses.embedder import Embedder
+from elmo_tutorial.analyses.embedding_cache import embed_corpus
 
 
 def semcor_sentences() -> list[list[str]]:

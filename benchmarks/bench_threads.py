@@ -44,8 +44,8 @@ def child(steps: int, alternations: int) -> None:
     if os.environ.get("BENCH_INTEROP_THREADS"):
         torch.set_num_interop_threads(int(os.environ["BENCH_INTEROP_THREADS"]))
     from elmo_tutorial.runtime import busy_cores
-    from elmo_tutorial.train import Trainer
-    from elmo_tutorial.train_config import TrainConfig, apply_overrides
+    from elmo_tutorial.training.train import Trainer
+    from elmo_tutorial.training.train_config import TrainConfig, apply_overrides
 
     config = apply_overrides(TrainConfig.preset("small"), {
         "corpus": "embedded", "threads": 1, "device": "cpu", "progress": False,

@@ -36,8 +36,8 @@ from machine import cpu_name, matmul_peak
 from torch.utils.flop_counter import FlopCounterMode
 
 from elmo_tutorial.runtime import available_cores, busy_cores
-from elmo_tutorial.train import Trainer
-from elmo_tutorial.train_config import TrainConfig, apply_overrides
+from elmo_tutorial.training.train import Trainer
+from elmo_tutorial.training.train_config import TrainConfig, apply_overrides
 
 SECTION = "## Training throughput (bench_training.py)"
 

@@ -31,8 +31,8 @@ from bench_embed_corpus import semcor_sentences
 from machine import cpu_name
 
 from elmo_tutorial import ELMo
-from elmo_tutorial.embedder import Embedder
-from elmo_tutorial.embedding_cache import embed_corpus
+from elmo_tutorial.analyses.embedder import Embedder
+from elmo_tutorial.analyses.embedding_cache import embed_corpus
 
 STAGES = [  # (stage, substrings of the profile's function names), first match wins
     ("LSTM (torch.lstm)", ("torch.lstm",)),
@@ -53,7 +53,7 @@ def stage_of(name: str) -> str:
 
 
 def copy_out(embedder: Embedder, batch, dtype) -> list[np.ndarray]:
-    from elmo_tutorial.embedder import index_tokens
+    from elmo_tutorial.analyses.embedder import index_tokens
 
     rows = index_tokens(batch)
     with torch.inference_mode():

@@ -20,7 +20,7 @@ import torch
 from torch import nn
 
 from elmo_tutorial import ELMo, Embedder
-from elmo_tutorial.run_dir import shipped_model
+from elmo_tutorial.model.run_dir import shipped_model
 from elmo_tutorial.tasks.experiments import CHAR_FILTERS, prepare_task, word_vectors
 from elmo_tutorial.tasks.model import TaskModel
 from elmo_tutorial.tasks.training import train_task_model

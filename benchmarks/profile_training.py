@@ -32,8 +32,9 @@ from collections import defaultdict  # noqa: E402
 import torch  # noqa: E402
 
 import elmo_tutorial  # noqa: E402
-from elmo_tutorial import batching, train  # noqa: E402
-from elmo_tutorial.train_config import TrainConfig, apply_overrides  # noqa: E402
+from elmo_tutorial.model import batching  # noqa: E402
+from elmo_tutorial.training import train
+from elmo_tutorial.training.train_config import TrainConfig, apply_overrides  # noqa: E402
 
 WALL, CPU = defaultdict(float), defaultdict(float)
 _stack: list[str] = []
@@ -79,13 +80,13 @@ def instrument() -> None:
     wrap(train.Trainer, "_make_optimizer", "set-up: optimiser")
     wrap(torch.nn.utils, "clip_grad_norm_", "clipping + optimiser")
     wrap(torch.optim.Adam, "step", "clipping + optimiser")
-    from elmo_tutorial import char_cnn, lstm, softmax
+    from elmo_tutorial.model import char_cnn, lstm, softmax
 
     wrap(char_cnn.CharCNN, "forward", "character CNN (forward)")
     wrap(lstm.LSTMStack, "forward", "LSTM stacks (forward)")
     wrap(softmax.Softmax, "forward", "softmax (forward)")
     with contextlib.suppress(ImportError):  # the directions in two threads, where it exists
-        from elmo_tutorial.direction_threads import DirectionThreads
+        from elmo_tutorial.fast.direction_threads import DirectionThreads
 
         wrap(DirectionThreads, "nll", "LSTM stacks + softmax (forward)")
 

@@ -4,61 +4,32 @@ The public API::
 
     from elmo_tutorial import batch_to_ids, ELMo, Embedder, load_allennlp, save_allennlp
 
-Every module, by stage. A stage imports only the stages listed before it; data and model know
-nothing of each other; nothing below the course tooling imports it. A top-level module is one
-that a notebook uses; the rest live in three packages (``files``, ``tasks``, ``course``).
-``tests/test_layering.py`` checks this, and that there is no import cycle. Shapes in the
-docstrings: B sentences in a batch, T tokens of a sentence, N tokens of a corpus laid end to
-end, C characters per token (50), L + 1 layers (layer 0 and the L LSTM layers), D dimensions
-of a layer, V words in a vocabulary::
+The folders are the stages of the course, in the order a notebook meets them. A folder imports
+only the folders above it in this list (``tests/test_layering.py`` checks it, and that no
+import goes round in a circle)::
 
-  foundations  runtime (the repository, seeds, devices, threads, memory, stop signals as
-               requests); files/ (file safety: write-then-rename, one full-disk language,
-               guarded reading, no lost work, one writer per folder, the reports' files,
-               cache records, safe extraction, staging: folders published whole)
-  display      figures (the architecture map, readable plots), widgets, claims (trained
-               numbers a lesson states, checked): what notebooks show, importing nothing above
-  data         registry (finding and fetching a dataset; dataset_table: what each is, where
-               it comes from, its checksum) ─ downloads
-               (the verified bytes in the cache or the offline folder; verified: the record of
-               what was checked) ─▶ readers: corpora
-               (running text for the LM, load_sentences), annotated (POS tags, entities, word
-               senses), sense_corpus with sense_grammar (the small generated corpus in
-               data/embedded, no download) ─▶ tokenize ─▶ list[list[str]]
-  model        vocab ─▶ word ids (the LM's targets); chars ─▶ character ids (B, T, 50);
-               batching (LMBatch: <S> .. </S>, padding, forward/backward targets);
-               char_cnn (layer 0) ─▶ lstmp, lstm (layers 1..L, both directions); softmax and
-               lm (the joint loss), generate (sampling sentences from it); layer_norm,
-               scalar_mix, elmo (ELMo, ELMo.from_run, TF-Hub's input forms);
-               embedder (many sentences, per layer); config (ModelConfig);
-               checkpoint (weights, checkpoints), run_dir (the run directory, load_run, the
-               shipped models); weight_checks (weights and options that fit);
-               allennlp_format (the official files, load_model) ─ bilm_hdf5 (their weight
-               file's datasets, converted); direction_threads (the
-               two directions at once on a CPU)
-  training     train_config (TrainConfig, presets, overrides; resume_policy: what a resumed
-               run may change) ─▶ train (Trainer: the steps; train_setup: its set-up and
-               checkpoints), with
-               train_bounds (the range of every setting, the memory of one step),
-               train_log, distributed (torchrun), run_threads (a run's thread count);
-               evaluation (perplexities) beside ngram (Kneser-Ney); export (other formats);
-               cost (FLOPs); finetune (more LM training on a task's text, into a new run)
-  analyses     embedding_cache (a corpus's layers, once per model); static_vectors,
-               contextual_vectors, analysis, neighbours, char_filters (what layers and
-               filters hold); wsd, lexical_sample (word senses), probes, tagger (POS, NER),
-               spans (entities and their F1), layer_report (all of them beside the paper);
-               supervised (the one training loop of the taggers and task models: to
-               convergence on dev), paired (differences over seeds with their 95 % interval)
-  tasks        tasks/: what ELMo adds to a task model (the model, its training, the
-               experiments, the baseline's vectors, the report, fine-tuning the biLM)
-  course       checks (the notebooks' exercises); course/ (student copies, slides, the
-  tooling      exercises' conventions, folders written without losing work, doctor)
-  command line cli ─▶ commands/<name>.py: the ``elmo-tutorial`` command parses, calls, prints
+  runtime.py    seeds, threads, devices, the repository; files/ (written whole, read guarded)
+  figures.py    what notebooks show: the architecture map, plots (widgets.py), checked
+                claims about trained numbers (claims.py)
+  data/         datasets (registry, checksummed downloads), corpora, annotated data, the
+                generated sense corpus, the tokenizer                          (notebooks 00, 02)
+  model/        the plain ELMo that notebooks 01-07 build: characters, char CNN, LSTMP,
+                the language models, the scalar mix, ELMo; saving and loading weights
+  fast/         the same modules made fast, same parameters, proven equal      (notebook 11)
+  formats/      the official AllenNLP/bilm-tf files, export                    (notebook 11)
+  training/     the trainer and its settings, evaluation, n-grams, DDP, fine-tuning (06, 11)
+  analyses/     what the layers know: embedder and cache, senses, probes, taggers (08-10)
+  tasks/        what ELMo adds to a task model: the experiments and their report   (12)
+  checks/       the notebooks' self-checked exercises; course/: student copies, slides
+  commands/     the ``elmo-tutorial`` command line (cli.py), one module per subcommand
 
-Modules that moved into the packages can still be imported by their old names (a student copy
-made before the move), with a warning that names the new place.
+Shapes in the docstrings: B sentences in a batch, T tokens of a sentence, N tokens of a corpus
+laid end to end, C characters per token (50), L + 1 layers (layer 0 and the L LSTM layers), D
+dimensions of a layer, V words in a vocabulary.
 
-Heavier names are imported on first use, so ``import elmo_tutorial`` stays fast.
+Modules that moved can still be imported by their old names (a notebook or a student copy
+written before the move), with a warning that names the new place. Heavier names are imported
+on first use, so ``import elmo_tutorial`` stays fast.
 """
 
 from __future__ import annotations
@@ -69,17 +40,17 @@ import importlib.util
 import sys
 import warnings
 
-from .chars import batch_to_ids
+from elmo_tutorial.model.chars import batch_to_ids
 
 __version__ = "0.1.0"
 
 _LAZY = {
-    "ELMo": "elmo_tutorial.elmo",
-    "Embedder": "elmo_tutorial.embedder",
-    "load_allennlp": "elmo_tutorial.allennlp_format",
-    "save_allennlp": "elmo_tutorial.allennlp_format",
-    "ModelConfig": "elmo_tutorial.config",
-    "Vocabulary": "elmo_tutorial.vocab",
+    "ELMo": "elmo_tutorial.model.elmo",
+    "Embedder": "elmo_tutorial.analyses.embedder",
+    "load_allennlp": "elmo_tutorial.formats.allennlp_format",
+    "save_allennlp": "elmo_tutorial.formats.allennlp_format",
+    "ModelConfig": "elmo_tutorial.model.config",
+    "Vocabulary": "elmo_tutorial.model.vocab",
 }
 
 __all__ = ["batch_to_ids", *_LAZY]
@@ -96,15 +67,39 @@ MOVED = {
     "safe_files": "files.safe_files", "guarded_read": "files.guarded_read",
     "cache_record": "files.cache_record", "archives": "files.archives",
     "overwrite": "files.overwrite", "run_lock": "files.run_lock",
-    "report_files": "files.report_files",
-    "task_model": "tasks.model", "task_chars": "tasks.characters",
-    "task_training": "tasks.training", "task_experiments": "tasks.experiments",
-    "task_runs": "tasks.runs", "task_report": "tasks.report", "task_summary": "tasks.summary",
+    "report_files": "files.report_files", "task_model": "tasks.model",
+    "task_chars": "tasks.characters", "task_training": "tasks.training",
+    "task_experiments": "tasks.experiments", "task_runs": "tasks.runs",
+    "task_report": "tasks.report", "task_summary": "tasks.summary",
     "task_markdown": "tasks.report_markdown", "task_figures": "tasks.report_figures",
     "task_vectors": "tasks.vectors", "corpus_vectors": "tasks.corpus_vectors",
     "bag_of_words": "tasks.bag_of_words", "finetune_report": "tasks.finetune_report",
-    "exercises": "course.exercises", "generated": "course.generated",
-    "slides": "course.slides", "slide_fit": "course.slide_fit", "doctor": "course.doctor",
+    "exercises": "course.exercises", "generated": "course.generated", "slides": "course.slides",
+    "slide_fit": "course.slide_fit", "doctor": "course.doctor", "chars": "model.chars",
+    "vocab": "model.vocab", "batching": "model.batching", "config": "model.config",
+    "layer_norm": "model.layer_norm", "char_cnn": "model.char_cnn", "lstmp": "model.lstmp",
+    "lstm": "model.lstm", "softmax": "model.softmax", "lm": "model.lm",
+    "generate": "model.generate", "scalar_mix": "model.scalar_mix", "elmo": "model.elmo",
+    "checkpoint": "model.checkpoint", "run_dir": "model.run_dir",
+    "weight_checks": "model.weight_checks", "direction_threads": "fast.direction_threads",
+    "allennlp_format": "formats.allennlp_format", "bilm_hdf5": "formats.bilm_hdf5",
+    "export": "formats.export", "train": "training.train", "train_setup": "training.train_setup",
+    "train_config": "training.train_config", "resume_policy": "training.resume_policy",
+    "train_bounds": "training.train_bounds", "train_log": "training.train_log",
+    "distributed": "training.distributed", "evaluation": "training.evaluation",
+    "ngram": "training.ngram", "run_threads": "training.run_threads", "cost": "training.cost",
+    "finetune": "training.finetune", "embedder": "analyses.embedder",
+    "embedding_cache": "analyses.embedding_cache", "static_vectors": "analyses.static_vectors",
+    "contextual_vectors": "analyses.contextual_vectors", "analysis": "analyses.sense_separation",
+    "neighbours": "analyses.neighbours", "char_filters": "analyses.char_filters",
+    "wsd": "analyses.wsd", "lexical_sample": "analyses.lexical_sample",
+    "probes": "analyses.probes", "spans": "analyses.spans", "tagger": "analyses.tagger",
+    "layer_report": "analyses.layer_report", "supervised": "analyses.supervised",
+    "paired": "analyses.paired", "registry": "data.registry",
+    "dataset_table": "data.dataset_table", "downloads": "data.downloads",
+    "verified": "data.verified", "corpora": "data.corpora", "annotated": "data.annotated",
+    "sense_corpus": "data.sense_corpus", "sense_grammar": "data.sense_grammar",
+    "tokenize": "data.tokenize", "cli": "commands.cli",
 }
 
 

@@ -7,7 +7,7 @@ It is also what torchrun starts for data-parallel training, one process per GPU 
 
 import sys
 
-from elmo_tutorial.cli import main
+from elmo_tutorial.commands.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

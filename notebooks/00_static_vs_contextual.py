@@ -56,10 +56,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from elmo_tutorial import checks, claims
-from elmo_tutorial.corpora import ensure_nltk, nltk_corpus
+from elmo_tutorial.data.corpora import ensure_nltk, nltk_corpus
 from elmo_tutorial.runtime import setup_notebook
-from elmo_tutorial.sense_corpus import cue_distances, cue_words, sense_corpus, sense_examples
-from elmo_tutorial.static_vectors import (
+from elmo_tutorial.data.sense_corpus import cue_distances, cue_words, sense_corpus, sense_examples
+from elmo_tutorial.analyses.static_vectors import (
     StaticVectors,
     context_vector,
     cooccurrence_counts,
@@ -67,7 +67,7 @@ from elmo_tutorial.static_vectors import (
     ppmi,
     svd_vectors,
 )
-from elmo_tutorial.tokenize import tokenize_words
+from elmo_tutorial.data.tokenize import tokenize_words
 
 setup_notebook(seed=0)  # seeds, threads, print precision; small enough for the CPU
 
@@ -110,7 +110,7 @@ for synset in wn.synsets("program"):
 # ## 2. A corpus where we know every sense
 #
 # Real text does not come with sense labels, so the course ships a small synthetic
-# English-like corpus (`data/embedded/`, ≈250k training tokens; `elmo_tutorial.sense_corpus`
+# English-like corpus (`data/embedded/`, ≈250k training tokens; `elmo_tutorial.data.sense_corpus`
 # generates it). Six words occur in contexts of known senses; each sense has its own cue
 # words, sometimes next to the word, sometimes 3–8 tokens before or after it.
 
@@ -508,7 +508,7 @@ for name in ("bank.n.01", "depository_financial_institution.n.01"):
 # * WordNet lists 10 noun and 8 verb senses for *bank*; a static embedding has one vector for
 #   all of them, and its nearest neighbours mix the senses.
 # * Count-based static vectors: co-occurrence counts → PPMI → truncated SVD
-#   (`elmo_tutorial.static_vectors`). Their differences encode some relations between word
+#   (`elmo_tutorial.analyses.static_vectors`). Their differences encode some relations between word
 #   types (3CosAdd analogies): on the million tokens of the Brown corpus the grammatical ones
 #   mostly work, *king − man + woman* puts *queen* near the top but not first.
 # * A context-window average already separates the senses of the synthetic corpus (though not

@@ -50,7 +50,7 @@ import matplotlib.pyplot as plt
 import torch
 
 from elmo_tutorial import checks
-from elmo_tutorial.layer_norm import LayerNorm, masked_layer_norm
+from elmo_tutorial.model.layer_norm import LayerNorm, masked_layer_norm
 from elmo_tutorial.runtime import setup_notebook
 
 setup_notebook(seed=0)  # seeds, threads, print precision; small enough for the CPU
@@ -167,7 +167,7 @@ print("after:  per-token mean ≈ 0:", bool(tokens_normed.mean(-1).abs().max() <
 # %% [markdown]
 # ## 3. The masked, whole-batch variant of ELMo's scalar mix
 #
-# ELMo's `ScalarMix(do_layer_norm=True)` (AllenNLP, and `elmo_tutorial.scalar_mix`) does not
+# ELMo's `ScalarMix(do_layer_norm=True)` (AllenNLP, and `elmo_tutorial.model.scalar_mix`) does not
 # normalise each token. It normalises **each layer as a whole**: one $\mu$ and one $\sigma^2$
 # over every feature of every *real* token in the batch, no $\gamma$/$\beta$ (the mix has its
 # own scale $\gamma$), and $\epsilon = 10^{-12}$:
@@ -348,7 +348,7 @@ for name, norm in [("whole batch", masked_layer_norm),
 #
 # * **Layer norm** standardises each vector over its features, then applies a learned gain
 #   and bias: $y = \gamma (x - \mu)/\sqrt{\sigma^2 + \epsilon} + \beta$, biased variance,
-#   $\epsilon$ inside the root (`elmo_tutorial.layer_norm.LayerNorm` = `torch.nn.LayerNorm`).
+#   $\epsilon$ inside the root (`elmo_tutorial.model.layer_norm.LayerNorm` = `torch.nn.LayerNorm`).
 # * **ELMo's scalar mix** optionally normalises each biLM layer with *one* mean and variance
 #   over all real tokens of the batch (`masked_layer_norm`, AllenNLP's `ScalarMix`): layers
 #   of different scale become comparable, per-token differences survive.

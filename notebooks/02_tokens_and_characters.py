@@ -53,8 +53,8 @@ import torch
 import torch.nn.functional as F
 
 from elmo_tutorial import checks, claims
-from elmo_tutorial.batching import StreamBatcher, bucket_batches, make_lm_batch
-from elmo_tutorial.chars import (
+from elmo_tutorial.model.batching import StreamBatcher, bucket_batches, make_lm_batch
+from elmo_tutorial.model.chars import (
     BOS_IDS,
     EOS_IDS,
     MAX_CHARS,
@@ -63,11 +63,11 @@ from elmo_tutorial.chars import (
     ids_to_mask,
     word_to_char_ids,
 )
-from elmo_tutorial.corpora import ensure_nltk, nltk_corpus
+from elmo_tutorial.data.corpora import ensure_nltk, nltk_corpus
 from elmo_tutorial.runtime import setup_notebook
-from elmo_tutorial.softmax import masked_nll
-from elmo_tutorial.tokenize import split_sentences, tokenize, tokenize_words
-from elmo_tutorial.vocab import Vocabulary
+from elmo_tutorial.model.softmax import masked_nll
+from elmo_tutorial.data.tokenize import split_sentences, tokenize, tokenize_words
+from elmo_tutorial.model.vocab import Vocabulary
 
 setup_notebook(seed=0)  # seeds, threads, print precision; small enough for the CPU
 
@@ -456,15 +456,15 @@ print(f"{len(streams)} windows of shape {tuple(window.char_ids.shape)}")
 # %% [markdown]
 # ## Summary
 #
-# * Text → sentences → Treebank tokens with rules only (`elmo_tutorial.tokenize`).
+# * Text → sentences → Treebank tokens with rules only (`elmo_tutorial.data.tokenize`).
 # * Word ids serve only the softmax targets; the vocabulary starts `<S>`, `</S>`, `<UNK>`
-#   and is sorted by frequency (`elmo_tutorial.vocab`).
+#   and is sorted by frequency (`elmo_tutorial.model.vocab`).
 # * ELMo's input is 50 character ids per token: `[BOW, ≤48 UTF-8 bytes, EOW, PAD…] + 1`,
-#   0 for padding (`elmo_tutorial.chars`). The row counts bytes, not characters;
+#   0 for padding (`elmo_tutorial.model.chars`). The row counts bytes, not characters;
 #   `char_ids_to_word` turns a row back into its word. No token is ever out of vocabulary on
 #   the input side.
 # * LM batches add `<S>`/`</S>`; forward targets are the next word, backward targets the
-#   previous word, −100 elsewhere (`elmo_tutorial.batching`).
+#   previous word, −100 elsewhere (`elmo_tutorial.model.batching`).
 #
 # **Read more:** Peters et al. (2018), *Deep contextualized word representations*, Sec. 3.1
 # (the biLM and its joint log-likelihood) and Sec. 3.4 (the character CNN input, 2048 filters,

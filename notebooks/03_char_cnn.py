@@ -57,12 +57,12 @@ import torch
 import torch.nn.functional as F
 
 from elmo_tutorial import ELMo, checks, claims
-from elmo_tutorial.char_cnn import CharCNN, Highway
-from elmo_tutorial.char_filters import filter_responses
-from elmo_tutorial.chars import batch_to_ids, word_to_char_ids
-from elmo_tutorial.config import ModelConfig
-from elmo_tutorial.corpora import ensure_nltk, nltk_corpus
-from elmo_tutorial.run_dir import shipped_model
+from elmo_tutorial.model.char_cnn import CharCNN, Highway
+from elmo_tutorial.analyses.char_filters import filter_responses
+from elmo_tutorial.model.chars import batch_to_ids, word_to_char_ids
+from elmo_tutorial.model.config import ModelConfig
+from elmo_tutorial.data.corpora import ensure_nltk, nltk_corpus
+from elmo_tutorial.model.run_dir import shipped_model
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.widgets import Slider, explore
 
@@ -570,7 +570,7 @@ print("same vector alone and in the batch:  ", torch.allclose(shared[0, 1], alon
 #   the right panel above), so at least one such window must remain; the dropped ones are
 #   copies of it.
 # * **Convolution as one matrix product**, the way `conv_max_pool` computes it: `unfold` lists the
-#   windows, and one `addmm` scores them all (`elmo_tutorial.char_cnn.conv1d_max`). The
+#   windows, and one `addmm` scores them all (`elmo_tutorial.model.char_cnn.conv1d_max`). The
 #   `nn.Conv1d` modules only hold the weights. On a CPU this runs 2-3× faster than calling
 #   `nn.Conv1d` for these shapes (16 input channels, up to 1024 filters).
 #
@@ -578,7 +578,7 @@ print("same vector alone and in the batch:  ", torch.allclose(shared[0, 1], alon
 #
 # * Characters → 16-dim embeddings (262 rows, row 0 = padding) → one `Conv1d` per width
 #   (1–7, 2048 filters) → max over the word → ReLU → 2 highway layers → projection to 512
-#   (`elmo_tutorial.char_cnn.CharCNN`, about 18 M parameters, most in the highway layers).
+#   (`elmo_tutorial.model.char_cnn.CharCNN`, about 18 M parameters, most in the highway layers).
 # * A filter is a soft character n-gram detector; max-pooling asks whether it occurs anywhere.
 # * Highway: $z' = g \odot z + (1-g) \odot \mathrm{ReLU}(W_h z + b_h)$ with a carry gate $g$;
 #   bilm-tf's `W_carry` is the opposite gate, so it is negated on loading. The gate lets

@@ -65,13 +65,13 @@ import torch
 import torch.nn.functional as F
 
 from elmo_tutorial import checks
-from elmo_tutorial.batching import make_lm_batch
+from elmo_tutorial.model.batching import make_lm_batch
 from elmo_tutorial.claims import approx, claim
-from elmo_tutorial.config import MODEL_PRESETS
-from elmo_tutorial.lm import BidirectionalLM
+from elmo_tutorial.model.config import MODEL_PRESETS
+from elmo_tutorial.model.lm import BidirectionalLM
 from elmo_tutorial.runtime import setup_notebook
-from elmo_tutorial.sense_corpus import sense_corpus
-from elmo_tutorial.vocab import Vocabulary
+from elmo_tutorial.data.sense_corpus import sense_corpus
+from elmo_tutorial.model.vocab import Vocabulary
 
 device = setup_notebook(seed=0)
 
@@ -192,7 +192,7 @@ print(f"full softmax: {V * P / 1e6:.0f} M multiply-adds per token; sampled with 
 # <!-- END ANSWER -->
 
 # %%
-from elmo_tutorial.softmax import Softmax
+from elmo_tutorial.model.softmax import Softmax
 
 big = Softmax(dim=16, vocab_size=50_000, num_samples=1024)
 with torch.no_grad():
@@ -211,7 +211,7 @@ print(f"full: {full.item() / n:.4f} = log V = {math.log(50_000):.4f};  "
 # prediction:
 
 # %%
-from elmo_tutorial.softmax import expected_count, sample_log_uniform
+from elmo_tutorial.model.softmax import expected_count, sample_log_uniform
 
 torch.manual_seed(0)
 ids, num_tries = sample_log_uniform(1024, 50_000)  # the draw the sampled loss made
@@ -309,9 +309,9 @@ plt.show()
 # `ELMO_TUTORIAL_DEVICE=cuda`.
 
 # %%
-from elmo_tutorial.train import Trainer
-from elmo_tutorial.train_config import TrainConfig, apply_overrides
-from elmo_tutorial.train_log import plot_log, read_log
+from elmo_tutorial.training.train import Trainer
+from elmo_tutorial.training.train_config import TrainConfig, apply_overrides
+from elmo_tutorial.training.train_log import plot_log, read_log
 
 run_dir = Path(tempfile.mkdtemp()) / "tiny"
 cfg = apply_overrides(TrainConfig.preset("tiny"), {
@@ -400,9 +400,9 @@ plot_log(read_log(run_dir))
 # <!-- END ANSWER -->
 
 # %%
-from elmo_tutorial.evaluation import evaluate_perplexity
-from elmo_tutorial.ngram import KneserNeyBaseline
-from elmo_tutorial.run_dir import load_run, shipped_model
+from elmo_tutorial.training.evaluation import evaluate_perplexity
+from elmo_tutorial.training.ngram import KneserNeyBaseline
+from elmo_tutorial.model.run_dir import load_run, shipped_model
 
 tiny_dir = shipped_model("tiny")  # or Path("../runs/tiny"), your own run
 tiny_config, tiny_state, tiny_vocab, tiny_settings = load_run(tiny_dir)
@@ -479,7 +479,7 @@ claim(abs(full["fwd_ppl"] - full["bwd_ppl"]) < 0.1 * full["avg_ppl"],
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-from elmo_tutorial.generate import sample_sentences
+from elmo_tutorial.model.generate import sample_sentences
 
 full_tiny.eval()
 by_temperature = {tau: sample_sentences(full_tiny, tiny_vocab, n=8, temperature=tau, seed=0)
@@ -555,7 +555,7 @@ checks.check_joint_loss(my_joint_loss)
 #   sampled softmax of 8192 candidates and evaluates with the full one.
 # - Training details of the paper's model (Sec. 3.4 and bilm-tf): Adagrad, lr 0.2, gradients
 #   clipped to norm 10, dropout 0.1, 10 epochs of the 1B Word Benchmark; the `paper` preset
-#   in `elmo_tutorial/train_config.py` documents each.
+#   in `elmo_tutorial/training/train_config.py` documents each.
 # - A trained LM generates: draw a word, feed it back; the temperature trades likelihood for
 #   variety; the backward LM writes sentences from their end (`sample_sentences`).
 # - Our `Trainer` checkpoints atomically and resumes exactly; `torchrun` (or

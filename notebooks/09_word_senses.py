@@ -58,10 +58,12 @@ import time
 import matplotlib.pyplot as plt
 import numpy as np
 
-from elmo_tutorial import ELMo, Embedder, checks, lexical_sample, wsd
-from elmo_tutorial.annotated import wsd_framework
-from elmo_tutorial.corpora import nltk_corpus
-from elmo_tutorial.run_dir import shipped_model
+from elmo_tutorial import ELMo, Embedder, checks
+
+from elmo_tutorial.analyses import lexical_sample, wsd
+from elmo_tutorial.data.annotated import wsd_framework
+from elmo_tutorial.data.corpora import nltk_corpus
+from elmo_tutorial.model.run_dir import shipped_model
 from elmo_tutorial.runtime import setup_notebook
 
 device = setup_notebook(seed=0)
@@ -344,7 +346,7 @@ plt.show()
 #
 # Embedding all of SemCor takes about a minute on a 2-core CPU, so this notebook trains on
 # **every tenth SemCor sentence** (a uniform sample, not a chosen one). Each text is embedded
-# once per model and then read from the disk cache (`elmo_tutorial.embedding_cache`).
+# once per model and then read from the disk cache (`elmo_tutorial.analyses.embedding_cache`).
 
 # %%
 # NBVAL_IGNORE_OUTPUT

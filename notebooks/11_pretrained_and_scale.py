@@ -65,26 +65,28 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from elmo_tutorial import ELMo, batch_to_ids, checks, load_allennlp, registry
-from elmo_tutorial.batching import make_lm_batch
+from elmo_tutorial import ELMo, batch_to_ids, checks, load_allennlp
+
+from elmo_tutorial.data import registry
+from elmo_tutorial.model.batching import make_lm_batch
 from elmo_tutorial.claims import claim
-from elmo_tutorial.config import MODEL_PRESETS
-from elmo_tutorial.corpora import load_sentences
-from elmo_tutorial.cost import (
+from elmo_tutorial.model.config import MODEL_PRESETS
+from elmo_tutorial.data.corpora import load_sentences
+from elmo_tutorial.training.cost import (
     TRAINING_FACTOR,
     flops_by_part,
     flops_per_token,
     measure_flops,
     parameter_counts,
 )
-from elmo_tutorial.distributed import DistInfo, shard
-from elmo_tutorial.downloads import DatasetNotAvailable
-from elmo_tutorial.export import export_allennlp
-from elmo_tutorial.lm import BidirectionalLM
-from elmo_tutorial.run_dir import shipped_model
+from elmo_tutorial.training.distributed import DistInfo, shard
+from elmo_tutorial.data.downloads import DatasetNotAvailable
+from elmo_tutorial.formats.export import export_allennlp
+from elmo_tutorial.model.lm import BidirectionalLM
+from elmo_tutorial.model.run_dir import shipped_model
 from elmo_tutorial.runtime import setup_notebook
-from elmo_tutorial.train_config import TrainConfig
-from elmo_tutorial.vocab import Vocabulary
+from elmo_tutorial.training.train_config import TrainConfig
+from elmo_tutorial.model.vocab import Vocabulary
 
 device = setup_notebook(seed=0)
 
@@ -134,7 +136,7 @@ for name, shape in [("word_emb", f"(B, T, {P})"), ("lstm_outputs1", f"(B, T, {2 
 # ### The same numbers as TensorFlow (bonus)
 #
 # `lm_embeddings_k.hdf5` holds bilm-tf's top layer for sentence `k` of each of 10 batches of 3.
-# bilm-tf carries each LSTM's state from one batch to the next (`tests/test_allennlp_format.py`
+# bilm-tf carries each LSTM's state from one batch to the next (`tests/formats/test_allennlp_format.py`
 # explains and checks this); its first batch, like every call of our model, starts from zero
 # state. So batch 0, three long sentences of news text, must match as it is:
 
@@ -179,7 +181,7 @@ except DatasetNotAvailable as refusal:
 # truncated file fails with the name of the dataset):
 #
 # ```python
-# from elmo_tutorial.allennlp_format import load_model  # a run, or options + weights
+# from elmo_tutorial.formats.allennlp_format import load_model  # a run, or options + weights
 # elmo_original = load_model([registry.locate("elmo-original")])
 # ```
 

@@ -4,7 +4,7 @@ import types
 
 import torch
 
-from elmo_tutorial.char_cnn import Highway
+from elmo_tutorial.model.char_cnn import Highway
 
 
 def own_copy(fn):

@@ -1,6 +1,6 @@
 """A micro training configuration shared by the trainer's tests (seconds on a CPU)."""
 
-from elmo_tutorial.train_config import TrainConfig, apply_overrides
+from elmo_tutorial.training.train_config import TrainConfig, apply_overrides
 
 MICRO = {
     "model.char_embed_dim": 4, "model.filters": [[1, 8], [2, 8]], "model.n_highway": 1,

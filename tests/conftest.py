@@ -7,7 +7,7 @@ import pytest
 import torch
 from _train_helpers import MICRO_CLI
 
-from elmo_tutorial.cli import main as cli
+from elmo_tutorial.commands.cli import main as cli
 
 
 class Hung(Exception):

@@ -95,7 +95,7 @@ def test_every_cross_reference_in_a_docstring_names_something_that_exists():
 
 def test_a_moved_function_is_found_missing():
     report = _import("elmo_tutorial.tasks.report")
-    assert not _resolves("elmo_tutorial.layer_report.load_model", report)
-    assert _resolves("elmo_tutorial.allennlp_format.load_model", report)
+    assert not _resolves("elmo_tutorial.analyses.layer_report.load_model", report)
+    assert _resolves("elmo_tutorial.formats.allennlp_format.load_model", report)
     assert _resolves(".report_files.write_report_files", report)
     assert not _resolves(".report_files.no_such_writer", report)

@@ -1,18 +1,20 @@
-"""Dependencies point one way: every module of the package belongs to one stage, a stage imports
-only the stages below it, and there is no import cycle.
+"""Dependencies point one way: the package's folders are the stages of the course, a folder
+imports only the folders below it, and there is no import cycle.
 
-The stages, as ``elmo_tutorial/__init__.py`` draws them: foundations (the runtime, and
-``files/``: files written whole and read guarded) under everything; what notebooks show
-(figures, widgets, claims), which imports nothing above the foundations; the data stack and the
-model, which know nothing of each other; training, which uses both; the analyses of what a
-trained model knows; ``tasks/``, what ELMo adds to a task model; the course tooling (exercise
-checks, ``course/``: student copies, slides, the doctor); and the command line on top.
+The stage of a module is its folder (``elmo_tutorial.model.char_cnn`` is in ``model``); the few
+modules at the top level are placed by ``TOP_LEVEL``. The order, as ``elmo_tutorial/__init__.py``
+draws it: the foundations (``runtime``, ``files/``: files written whole and read guarded) under
+everything; what notebooks show (figures, widgets, claims), which imports nothing above the
+foundations; ``data/`` and ``model/``, which know nothing of each other; ``fast/``, the model
+made fast, and ``formats/``, its weights in other files, both on the model only; ``training/``;
+``analyses/`` of what a trained model knows; ``tasks/``; the course tooling (``checks/``,
+``course/``); and ``commands/``, the command line, on top.
 
 The import graph is read from the source (``ast``), not from ``sys.modules``, so imports inside
 functions count as much as those at the top of a module: a cycle that only closes at call time
 is still a cycle, and a model module that imports ``registry`` inside a method still depends on
-it. A string that names a submodule of the package (``"elmo_tutorial.elmo"``) counts as an
-import too: that is how ``elmo_tutorial/__init__.py`` imports its public names lazily. A
+it. A string that names a submodule of the package (``"elmo_tutorial.model.elmo"``) counts as
+an import too: that is how ``elmo_tutorial/__init__.py`` imports its public names lazily. A
 package's ``__init__`` is not counted as imported by its submodules merely because Python runs
 it first.
 """
@@ -20,46 +22,37 @@ it first.
 from __future__ import annotations
 
 import ast
-import re
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "elmo_tutorial"
 
-# Every module of the package, by stage (a package such as ``tasks`` with its submodules).
-STAGES = {
-    "foundations": ("runtime", "files"),
-    "display": ("figures", "widgets", "claims"),
-    "data": ("registry", "dataset_table", "downloads", "corpora", "annotated", "sense_corpus",
-             "sense_grammar", "tokenize", "verified"),
-    "model": ("chars", "vocab", "batching", "config", "char_cnn", "layer_norm", "lstmp", "lstm",
-              "softmax", "lm", "generate", "scalar_mix", "elmo", "embedder", "allennlp_format",
-              "bilm_hdf5", "checkpoint", "run_dir", "weight_checks", "direction_threads"),
-    "training": ("train", "train_setup", "train_config", "resume_policy", "train_bounds",
-                 "train_log", "distributed", "evaluation", "ngram", "run_threads", "export",
-                 "cost", "finetune"),
-    "analyses": ("embedding_cache", "static_vectors", "contextual_vectors", "analysis",
-                 "neighbours", "char_filters", "wsd", "lexical_sample", "probes", "spans",
-                 "tagger", "layer_report", "supervised", "paired"),
-    "tasks": ("tasks",),
-    "course tooling": ("checks", "course"),
-    "the command line": ("cli", "__main__", "commands"),
-}
-# What each stage may import (itself included). Data and model are independent of each other;
-# what notebooks show (display) imports nothing of the course above the foundations.
+# The modules at the top of the package, and their stage: a handful a notebook uses directly.
+TOP_LEVEL = {"runtime": "foundations", "figures": "display", "widgets": "display",
+             "claims": "display", "__main__": "commands"}
+# Each folder's stage (a folder is a stage of its own unless listed here).
+FOLDER_STAGE = {"files": "foundations", "checks": "course", "course": "course"}
+# What each stage may import (itself included): the stages below it. Data and model are
+# independent of each other; fast and formats build on the model alone.
 MAY_IMPORT = {
     "foundations": {"foundations"},
     "display": {"foundations", "display"},
     "data": {"foundations", "data"},
     "model": {"foundations", "model"},
-    "training": {"foundations", "data", "model", "training"},
-    "analyses": {"foundations", "display", "data", "model", "training", "analyses"},
-    "tasks": {"foundations", "display", "data", "model", "training", "analyses", "tasks"},
-    "course tooling": {"foundations", "display", "data", "model", "training", "analyses",
-                       "tasks", "course tooling"},
-    "the command line": set(STAGES),
-    "the public API": {"foundations", "model"},  # elmo_tutorial/__init__.py
+    "fast": {"foundations", "model", "fast"},
+    "formats": {"foundations", "model", "formats"},
+    "training": {"foundations", "data", "model", "fast", "formats", "training"},
+    "analyses": {"foundations", "display", "data", "model", "fast", "formats", "training",
+                 "analyses"},
+    "tasks": {"foundations", "display", "data", "model", "fast", "formats", "training",
+              "analyses", "tasks"},
+    "course": {"foundations", "display", "data", "model", "fast", "formats", "training",
+               "analyses", "tasks", "course"},
+    "commands": {"foundations", "display", "data", "model", "fast", "formats", "training",
+                 "analyses", "tasks", "course", "commands"},
+    # elmo_tutorial/__init__.py: batch_to_ids, ELMo, Embedder, load_allennlp, save_allennlp
+    "the public API": {"foundations", "data", "model", "fast", "formats", "training", "analyses"},
 }
 
 
@@ -68,7 +61,9 @@ def stage_of(module: str) -> str:
     parts = module.split(".")
     if len(parts) == 1:
         return "the public API"
-    return next((stage for stage, names in STAGES.items() if parts[1] in names), "unlisted")
+    if (PACKAGE / parts[1]).is_dir():
+        return FOLDER_STAGE.get(parts[1], parts[1])
+    return TOP_LEVEL.get(parts[1], "unlisted")
 
 
 def module_names(root: Path, package: str) -> dict[str, Path]:
@@ -166,44 +161,41 @@ def test_the_package_has_no_import_cycle(graph):
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
 
 
-def test_every_module_belongs_to_one_stage_and_every_listed_one_exists(graph):
-    unlisted = sorted(m for m in graph if stage_of(m) == "unlisted")
-    assert not unlisted, f"new modules: add them to a stage in STAGES (and the map in " \
-                         f"elmo_tutorial/__init__.py): {unlisted}"
-    listed = [name for names in STAGES.values() for name in names]
-    assert len(listed) == len(set(listed)), "a module is listed in two stages"
-    missing = [m for m in listed if f"elmo_tutorial.{m}" not in graph]
-    assert not missing, f"renamed or removed modules: update STAGES: {missing}"
+def test_every_module_belongs_to_a_stage_and_every_folder_is_one(graph):
+    unlisted = sorted(m for m in graph if stage_of(m) not in MAY_IMPORT)
+    assert not unlisted, ("a new module at the top of the package or a new folder: put it in a "
+                          f"folder (or TOP_LEVEL, MAY_IMPORT and elmo_tutorial/__init__.py's "
+                          f"map): {unlisted}")
+    folders = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    assert all(FOLDER_STAGE.get(f, f) in MAY_IMPORT for f in folders)
+    missing = [m for m in TOP_LEVEL if not (PACKAGE / f"{m}.py").exists()]
+    assert not missing, f"renamed or removed top-level modules: update TOP_LEVEL: {missing}"
 
 
-def test_data_model_and_training_may_not_import_analyses_course_tooling_or_the_cli():
-    for stage in ("foundations", "display", "data", "model", "training"):
-        above = MAY_IMPORT[stage] & {"analyses", "tasks", "course tooling", "the command line"}
+def test_the_top_level_is_the_public_api_and_a_handful_of_modules():
+    top = sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem != "__init__")
+    assert top == sorted(TOP_LEVEL), f"top-level modules: {top}"
+    assert len(top) <= 5
+
+
+def test_lower_stages_may_not_import_analyses_course_tooling_or_the_cli():
+    for stage in ("foundations", "display", "data", "model", "fast", "formats", "training"):
+        above = MAY_IMPORT[stage] & {"analyses", "tasks", "course", "commands"}
         assert not above, f"{stage} may not depend on {above}: loosen nothing here"
     assert "data" not in MAY_IMPORT["model"] and "model" not in MAY_IMPORT["data"]
-    assert "course tooling" not in MAY_IMPORT["analyses"] | MAY_IMPORT["tasks"]
+    assert "fast" not in MAY_IMPORT["model"], "the plain model must not know its fast paths"
+    assert "course" not in MAY_IMPORT["analyses"] | MAY_IMPORT["tasks"]
 
 
-def test_a_top_level_module_is_one_a_notebook_or_the_command_line_uses(graph):
-    """The rule a newcomer learns: a module at the top of the package is one that a notebook
-    imports, or one that such a module or a command is built from; the rest live in the
-    packages (files, tasks, course)."""
-    notebooks = PACKAGE.parent / "notebooks"
-    text = "\n".join(p.read_text(encoding="utf-8") for p in sorted(notebooks.glob("*.py")))
-    used = {m for m in graph if m.count(".") == 1 and (
-        m in text or re.search(rf"from elmo_tutorial import [^\n]*\b{m.split('.')[1]}\b", text))}
-    used |= {m for m in graph if m.startswith(("elmo_tutorial.cli", "elmo_tutorial.commands"))}
-    reached, frontier = set(used), list(used)
-    while frontier:
-        for target in graph.get(frontier.pop(), ()):
-            if target not in reached:
-                reached.add(target)
-                frontier.append(target)
-    top = {m for m in graph if m.count(".") == 1 and m != "elmo_tutorial.__main__"
-           and not (PACKAGE / m.split(".")[1]).is_dir()}
-    assert not top - reached, f"top-level modules nobody uses: {sorted(top - reached)}"
-    packaged = {"files", "tasks", "course"}
-    assert all((PACKAGE / name / "__init__.py").exists() for name in packaged)
+def test_the_stages_are_ordered_and_the_map_in_init_lists_every_folder():
+    """No upward arrow: each stage may import only stages that may not import it back."""
+    for stage, allowed in MAY_IMPORT.items():
+        for other in allowed - {stage}:
+            assert stage not in MAY_IMPORT.get(other, set()), f"{stage} <-> {other}"
+    doc = (PACKAGE / "__init__.py").read_text(encoding="utf-8")
+    folders = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists())
+    missing = [f for f in folders if f"{f}/" not in doc]
+    assert not missing, f"elmo_tutorial/__init__.py's map does not name {missing}"
 
 
 @pytest.mark.parametrize("module", sorted(import_graph(PACKAGE, "elmo_tutorial")))
@@ -216,7 +208,7 @@ def test_each_module_imports_only_the_stages_below_it(graph, module):
 
 
 def test_only_the_command_line_imports_the_commands(graph):
-    cli = ("elmo_tutorial.cli", "elmo_tutorial.__main__", "elmo_tutorial.commands")
+    cli = ("elmo_tutorial.commands.cli", "elmo_tutorial.__main__", "elmo_tutorial.commands")
     offenders = sorted(f"{module} -> {target}" for module, targets in graph.items()
                        for target in targets
                        if target.startswith("elmo_tutorial.commands")

@@ -20,7 +20,7 @@ def test_the_python_version_is_the_one_the_package_requires():
 def test_the_data_folders_named_are_the_ones_the_course_reads():
     """Every dataset the labelled-data readers (notebooks 09, 10, 12; `layers`, `tasks`) open,
     and the parity fixture, is in the README's list of offline folders."""
-    from elmo_tutorial.registry import get_dataset
+    from elmo_tutorial.data.registry import get_dataset
 
     readers = (REPOSITORY / "elmo_tutorial" / "annotated.py").read_text()
     names = set(re.findall(r'locate\("([\w-]+)"\)', readers)) | {"allennlp-elmo-fixture"}

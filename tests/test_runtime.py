@@ -48,7 +48,7 @@ def test_a_training_run_without_threads_takes_the_default(tmp_path, monkeypatch)
     from _train_helpers import micro_config
 
     from elmo_tutorial import runtime
-    from elmo_tutorial.train import Trainer
+    from elmo_tutorial.training.train import Trainer
 
     monkeypatch.setattr(runtime, "busy_cores", lambda: 99.0)
     threads = torch.get_num_threads()

@@ -8,19 +8,19 @@ One module per notebook; everything is re-exported here so notebooks write
 ``from elmo_tutorial import checks; checks.check_layer_norm(my_layer_norm)``.
 """
 
-from ._core import CheckFailed, Delegated, NotWrittenYet, assert_close, passed
+from elmo_tutorial.checks._core import CheckFailed, Delegated, NotWrittenYet, assert_close, passed
 
 __all__ = ["CheckFailed", "Delegated", "NotWrittenYet", "assert_close", "passed"]
-from .backward import *  # noqa: F403
-from .char_cnn import *  # noqa: F403
-from .contextual import *  # noqa: F403
-from .layer_norm import *  # noqa: F403
-from .lstm import *  # noqa: F403
-from .scalar_mix import *  # noqa: F403
-from .scale import *  # noqa: F403
-from .static_vs_contextual import *  # noqa: F403
-from .tagging import *  # noqa: F403
-from .task_model import *  # noqa: F403
-from .tokens import *  # noqa: F403
-from .training import *  # noqa: F403
-from .word_senses import *  # noqa: F403
+from elmo_tutorial.checks.backward import *  # noqa: F403
+from elmo_tutorial.checks.char_cnn import *  # noqa: F403
+from elmo_tutorial.checks.contextual import *  # noqa: F403
+from elmo_tutorial.checks.layer_norm import *  # noqa: F403
+from elmo_tutorial.checks.lstm import *  # noqa: F403
+from elmo_tutorial.checks.scalar_mix import *  # noqa: F403
+from elmo_tutorial.checks.scale import *  # noqa: F403
+from elmo_tutorial.checks.static_vs_contextual import *  # noqa: F403
+from elmo_tutorial.checks.tagging import *  # noqa: F403
+from elmo_tutorial.checks.task_model import *  # noqa: F403
+from elmo_tutorial.checks.tokens import *  # noqa: F403
+from elmo_tutorial.checks.training import *  # noqa: F403
+from elmo_tutorial.checks.word_senses import *  # noqa: F403

@@ -1,6 +1,6 @@
 """What every self-check shares: compare a student's answer with the package's, explain misses.
 
-Three rules hold for every check (``tests/test_checks_contract.py`` tests them):
+Three rules hold for every check (``tests/checks/test_checks_contract.py`` tests them):
 
 * a stub (a function that still raises the student copy's ``NotImplementedError``, or
   returns ``None``) fails, with a one-line message;
@@ -23,7 +23,7 @@ from typing import Any
 
 import torch
 
-from ..course.exercises import STUB_ADVICE
+from elmo_tutorial.course.exercises import STUB_ADVICE
 
 _RED, _RESET = "\x1b[0;31m", "\x1b[0m"
 

@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 import torch
 
-from ..lstm import reverse_padded
-from ._core import CheckFailed, assert_close, check, forbidding, passed
+from elmo_tutorial.model.lstm import reverse_padded
+from elmo_tutorial.checks._core import CheckFailed, assert_close, check, forbidding, passed
 
 __all__ = ["check_reverse_left_padded", "check_reverse_padded"]
 
@@ -16,7 +16,7 @@ __all__ = ["check_reverse_left_padded", "check_reverse_padded"]
 def check_reverse_padded(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> None:
     """``fn(x, lengths)`` gets a right-padded batch ``x`` (B, T, D) and the row lengths (B,),
     and must reverse each row's first ``lengths[b]`` positions, leaving the padding where it is.
-    Compared with :func:`elmo_tutorial.lstm.reverse_padded`, which ``fn`` cannot call."""
+    Compared with :func:`elmo_tutorial.model.lstm.reverse_padded`, which ``fn`` cannot call."""
     generator = torch.Generator().manual_seed(5)
     lengths = torch.tensor([6, 3, 1, 5])
     x = torch.randn(4, 6, 2, generator=generator)
@@ -36,14 +36,14 @@ def check_reverse_padded(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor
     with forbidding(fn, reverse_padded):
         twice = fn(got.clone(), lengths.clone())
     assert_close(twice, x, "reversing twice", hint="Reversing twice must give the input back.")
-    passed("reverse_padded agrees with elmo_tutorial.lstm.reverse_padded on a ragged batch")
+    passed("reverse_padded agrees with elmo_tutorial.model.lstm.reverse_padded on a ragged batch")
 
 
 @check
 def check_reverse_left_padded(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> None:
     """``fn(x, lengths)`` gets a LEFT-padded batch ``x`` (B, T, D) (row ``b``'s tokens are its
     last ``lengths[b]`` positions) and must reverse each row's tokens, leaving the padding at
-    the start. Compared with :func:`elmo_tutorial.lstm.reverse_padded` on the batch moved to
+    the start. Compared with :func:`elmo_tutorial.model.lstm.reverse_padded` on the batch moved to
     right padding and back (``fn`` may reuse it; called on the left-padded batch as it is, it
     reverses the wrong positions, and the check says so)."""
     generator = torch.Generator().manual_seed(6)

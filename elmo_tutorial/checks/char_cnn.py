@@ -7,10 +7,10 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
-from .. import cost
-from ..char_cnn import CharCNN, Highway, conv1d_max, conv1d_windows
-from ..config import ModelConfig
-from ._core import CheckFailed, assert_close, check, forbidding, nothing_returned, passed
+from elmo_tutorial.training import cost
+from elmo_tutorial.model.char_cnn import CharCNN, Highway, conv1d_max, conv1d_windows
+from elmo_tutorial.model.config import ModelConfig
+from elmo_tutorial.checks._core import CheckFailed, assert_close, check, forbidding, nothing_returned, passed
 
 __all__ = ["check_char_cnn_parameters", "check_conv_max_pool", "check_highway_layer"]
 
@@ -52,7 +52,7 @@ def check_char_cnn_parameters(fn: Callable[[ModelConfig], dict]) -> None:
     """``fn(config)`` must return ``{"char embeddings": n, "convolutions": n, "highway": n,
     "projection": n}``, the parameter count of each part of ``CharCNN(config)``, worked out
     from the config alone. Compared with the modules' own counts on four configs; ``fn`` runs
-    with ``CharCNN(...)`` and :func:`elmo_tutorial.cost.parameter_counts` unavailable."""
+    with ``CharCNN(...)`` and :func:`elmo_tutorial.training.cost.parameter_counts` unavailable."""
     for name, config in _configs():
         expected = _module_counts(config)
         with forbidding(fn, (CharCNN, "__init__"), cost.parameter_counts, instead=(
@@ -105,7 +105,7 @@ def check_conv_max_pool(fn: Callable[..., torch.Tensor]) -> None:
 def check_highway_layer(fn: Callable[..., torch.Tensor]) -> None:
     """``fn(x, weight, bias)`` is one highway layer with ReLU: ``weight`` (2D, D), ``bias`` (2D,);
     rows ``[:D]`` give the non-linear part h, rows ``[D:]`` the carry gate g; the answer is
-    ``g * x + (1 - g) * relu(h)``. Compared with :class:`elmo_tutorial.char_cnn.Highway`,
+    ``g * x + (1 - g) * relu(h)``. Compared with :class:`elmo_tutorial.model.char_cnn.Highway`,
     which ``fn`` cannot run."""
     torch.manual_seed(0)
     reference = Highway(8, n_layers=1)
@@ -128,4 +128,4 @@ def check_highway_layer(fn: Callable[..., torch.Tensor]) -> None:
     assert_close(got, expected, "highway layer", atol=1e-5, hint=(
         "z = x @ weight.T + bias; h, g = z[..., :D], z[..., D:]; g = sigmoid(g); "
         "y = g * x + (1 - g) * relu(h)."))
-    passed("highway layer agrees with elmo_tutorial.char_cnn.Highway (carry-gate convention)")
+    passed("highway layer agrees with elmo_tutorial.model.char_cnn.Highway (carry-gate convention)")

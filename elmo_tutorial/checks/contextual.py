@@ -7,8 +7,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..analysis import nearest_centroid_accuracy, sense_separation
-from ._core import CheckFailed, check, forbidding, nothing_returned, passed
+from elmo_tutorial.analyses.sense_separation import nearest_centroid_accuracy, sense_separation
+from elmo_tutorial.checks._core import CheckFailed, check, forbidding, nothing_returned, passed
 
 __all__ = ["check_mix_without_layer0", "check_nearest_centroid_accuracy"]
 
@@ -53,7 +53,7 @@ def check_nearest_centroid_accuracy(fn: Callable[[np.ndarray, list], float]) -> 
     occurrences, predict the sense whose average has the highest cosine with the held-out
     vector; return the fraction predicted right.
 
-    Compared with :func:`elmo_tutorial.analysis.nearest_centroid_accuracy` (``centre=False``)
+    Compared with :func:`elmo_tutorial.analyses.sense_separation.nearest_centroid_accuracy` (``centre=False``)
     on random data where keeping a vector in its own centroid, or measuring Euclidean
     distance, gives a different answer. ``fn`` runs with that function (and
     ``sense_separation``, which calls it) unavailable.
@@ -91,7 +91,7 @@ def check_nearest_centroid_accuracy(fn: Callable[[np.ndarray, list], float]) -> 
         raise CheckFailed(f"got {got:.4f}, expected {expected:.4f} on {x.shape[0]} vectors of "
                           f"{len(set(labels))} senses. Hold out each vector, average the unit "
                           "vectors of each sense's other occurrences, pick the highest cosine.")
-    passed("nearest_centroid_accuracy agrees with elmo_tutorial.analysis (leave-one-out, "
+    passed("nearest_centroid_accuracy agrees with elmo_tutorial.analyses.sense_separation (leave-one-out, "
            "cosine, vectors of any length)")
 
 
@@ -104,7 +104,7 @@ def check_mix_without_layer0(scores, layers: np.ndarray, words: Sequence,
                              senses: Sequence) -> None:
     """``scores``, the per-word sense scores (a sequence or ``{word: score}``) the student
     measured for the mix ``0 · h_0 + 1/2 · h_1 + 1/2 · h_2``, must be what
-    :func:`elmo_tutorial.analysis.sense_separation` gives for it.
+    :func:`elmo_tutorial.analyses.sense_separation.sense_separation` gives for it.
 
     Shape:
         ``layers (3, N, D)``: layers 0, 1 and 2 of the N occurrences; ``words`` and

@@ -7,8 +7,8 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
-from ..layer_norm import LayerNorm, masked_layer_norm
-from ._core import CheckFailed, assert_close, check, forbidding, nothing_returned, passed
+from elmo_tutorial.model.layer_norm import LayerNorm, masked_layer_norm
+from elmo_tutorial.checks._core import CheckFailed, assert_close, check, forbidding, nothing_returned, passed
 
 __all__ = ["check_layer_norm", "check_left_padded_layer_norm", "check_masked_layer_norm",
            "check_per_sentence_layer_norm"]
@@ -28,7 +28,7 @@ def _inputs() -> list[torch.Tensor]:
 def check_layer_norm(fn: Callable[..., torch.Tensor]) -> None:
     """``fn(x, gamma, beta, eps)`` must layer-normalise ``x`` over its last dimension.
 
-    Compared with :class:`elmo_tutorial.layer_norm.LayerNorm` (which equals
+    Compared with :class:`elmo_tutorial.model.layer_norm.LayerNorm` (which equals
     ``torch.nn.LayerNorm``) on inputs with a large offset, on a constant vector, and on
     nearly constant vectors whose variance is close to ε (so ε must sit inside the root).
     ``fn`` runs with ``LayerNorm``, ``torch.nn.LayerNorm`` and ``F.layer_norm`` unavailable.
@@ -72,7 +72,7 @@ def check_layer_norm(fn: Callable[..., torch.Tensor]) -> None:
 def check_masked_layer_norm(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> None:
     """``fn(x, mask)`` must normalise ``x`` (B, T, D) with one mean and variance over the real
     positions (``mask`` (B, T) True) and need not care what the padding holds. ``fn`` runs
-    with :func:`elmo_tutorial.layer_norm.masked_layer_norm` unavailable."""
+    with :func:`elmo_tutorial.model.layer_norm.masked_layer_norm` unavailable."""
     generator = torch.Generator().manual_seed(7)
     x = torch.randn(3, 5, 4, generator=generator) * 2 + 1
     mask = torch.tensor([[1, 1, 1, 1, 1], [1, 1, 0, 0, 0], [1, 1, 1, 0, 0]], dtype=torch.bool)
@@ -128,7 +128,7 @@ def _real_part(got, x: torch.Tensor, mask: torch.Tensor, what: str) -> torch.Ten
 def check_left_padded_layer_norm(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> None:
     """``fn(x, lengths)``: ``x`` (B, T, D) holds sentence ``b`` in its **last** ``lengths[b]``
     positions (padding at the start); one mean and variance over the real elements, as
-    :func:`elmo_tutorial.layer_norm.masked_layer_norm` with the matching mask, which ``fn``
+    :func:`elmo_tutorial.model.layer_norm.masked_layer_norm` with the matching mask, which ``fn``
     cannot call."""
     x, lengths, mask = _padded_batch(left=True)
     with forbidding(fn, masked_layer_norm, instead=_OWN_STATISTICS):

@@ -8,9 +8,9 @@ from dataclasses import fields
 
 import torch
 
-from .. import lstmp
-from ..lstmp import lstmp_step
-from ._core import CheckFailed, assert_close, check, forbidding, nothing_returned, passed
+from elmo_tutorial.model import lstmp
+from elmo_tutorial.model.lstmp import lstmp_step
+from elmo_tutorial.checks._core import CheckFailed, assert_close, check, forbidding, nothing_returned, passed
 
 __all__ = ["check_lstmp_step", "check_residual_experiment", "check_tf_lstmp_step"]
 
@@ -42,7 +42,7 @@ def check_lstmp_step(fn: Callable[..., tuple[torch.Tensor, torch.Tensor]]) -> No
     """``fn(x_t, h, c, w_ih, w_hh, b_ih, b_hh, w_hr, cell_clip, proj_clip)`` must return
     ``(h_t, c_t)`` of one LSTMP step: gates in torch's order (i, f, g, o), the memory clipped
     after its update, the output projected by ``w_hr`` (P, C) and clipped after projecting.
-    Compared with :func:`elmo_tutorial.lstmp.lstmp_step`, with and without clipping; ``fn``
+    Compared with :func:`elmo_tutorial.model.lstmp.lstmp_step`, with and without clipping; ``fn``
     runs with the package's LSTMP step unavailable."""
     rand = _float64_sampler(seed=4)
     B, I, C, P = 3, 5, 6, 4
@@ -70,7 +70,7 @@ def check_lstmp_step(fn: Callable[..., tuple[torch.Tensor, torch.Tensor]]) -> No
         assert_close(got[0], expected[0], f"h_t {what}", hint=(
             "h_t = (sigmoid(o) * tanh(c_t)) @ w_hr.T with the CLIPPED c_t, then clamp the "
             "projected result to ±proj_clip (clip after projecting, not before)."))
-    passed("LSTMP step agrees with elmo_tutorial.lstmp.lstmp_step, with and without clipping")
+    passed("LSTMP step agrees with elmo_tutorial.model.lstmp.lstmp_step, with and without clipping")
 
 
 def _from_tf(kernel: torch.Tensor, bias: torch.Tensor, n_inputs: int, forget_bias: float):
@@ -99,7 +99,7 @@ def check_tf_lstmp_step(fn: Callable[..., tuple[torch.Tensor, torch.Tensor]]) ->
     ``(h_t, c_t)`` of one step of bilm-tf's cell from its weight file's tensors: ``kernel``
     ``(I + P, 4C)`` multiplies ``[x_t; h]``, the gate blocks are TensorFlow's (i, j, f, o),
     the forget gate gets the constant ``forget_bias`` = 1.0 that the file leaves out, and
-    ``proj_kernel`` is ``(C, P)``. Compared with :func:`elmo_tutorial.lstmp.lstmp_step` on the
+    ``proj_kernel`` is ``(C, P)``. Compared with :func:`elmo_tutorial.model.lstmp.lstmp_step` on the
     same weights in torch's layout; ``fn`` runs with the package's LSTMP step unavailable."""
     rand = _float64_sampler(seed=14)
     B, I, C, P = 3, 5, 6, 4

@@ -6,10 +6,10 @@ from collections.abc import Callable
 
 import torch
 
-from .. import cost
-from ..cost import measure_flops
-from ..lstm import LSTMStack
-from ._core import CheckFailed, check, forbidding, nothing_returned, passed
+from elmo_tutorial.training import cost
+from elmo_tutorial.training.cost import measure_flops
+from elmo_tutorial.model.lstm import LSTMStack
+from elmo_tutorial.checks._core import CheckFailed, check, forbidding, nothing_returned, passed
 
 __all__ = ["check_lstm_flops", "measured_lstm_flops"]
 
@@ -20,7 +20,7 @@ _SHAPES = ((12, 40, 8), (8, 64, 16), (5, 6, 3))
 def measured_lstm_flops(input_size: int, cell_size: int, proj_size: int) -> int:
     """Forward FLOPs per token of one LSTMP layer in one direction, counted by PyTorch.
 
-    Runs an :class:`~elmo_tutorial.lstm.LSTMStack` of one layer (the step-by-step path) over
+    Runs an :class:`~elmo_tutorial.model.lstm.LSTMStack` of one layer (the step-by-step path) over
     2 sentences of 5 tokens under ``FlopCounterMode`` and divides by the 10 tokens.
     """
     stack = LSTMStack(input_size, cell_size, proj_size, n_layers=1, fused=False)

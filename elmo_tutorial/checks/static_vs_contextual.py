@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..static_vectors import StaticVectors, context_vector
-from ._core import CheckFailed, assert_close, check, forbidding, nothing_returned, passed
+from elmo_tutorial.analyses.static_vectors import StaticVectors, context_vector
+from elmo_tutorial.checks._core import CheckFailed, assert_close, check, forbidding, nothing_returned, passed
 
 __all__ = ["check_analogy", "check_context_vector"]
 
@@ -29,7 +29,7 @@ def check_context_vector(fn: Callable[[np.ndarray, list[int], int, int], np.ndar
     """``fn(vectors, ids, index, window)`` must return ``e[ids[index]]`` plus the mean of
     ``e[ids[j]]`` over the positions ``j ≠ index`` with ``|j - index| ≤ window``.
 
-    Compared with :func:`elmo_tutorial.static_vectors.context_vector` (``side="both"``) on a
+    Compared with :func:`elmo_tutorial.analyses.static_vectors.context_vector` (``side="both"``) on a
     random ``(12, 5)`` table, including sentence edges and a one-word sentence. ``fn`` runs
     with ``context_vector`` (and ``StaticVectors.contextual``) unavailable.
     """
@@ -78,7 +78,7 @@ def check_context_vector(fn: Callable[[np.ndarray, list[int], int, int], np.ndar
                      f"window={window})", atol=1e-6, hint=(
                          "x = e[ids[index]] + mean of e[ids[j]] for j in "
                          "[index - window, index + window] ∩ [0, len(ids)), j ≠ index."))
-    passed("context_vector agrees with elmo_tutorial.static_vectors.context_vector "
+    passed("context_vector agrees with elmo_tutorial.analyses.static_vectors.context_vector "
            "(edges, wide windows, one-word sentences)")
 
 
@@ -105,7 +105,7 @@ def _analogy_tables():
 def check_analogy(fn: Callable[[np.ndarray, list[str], str, str, str], str]) -> None:
     """``fn(vectors, words, a, b, c)`` must return the 3CosAdd answer to "a is to b as c is to
     ?": the word ``x`` not in ``{a, b, c}`` with the largest ``cos(x, b) - cos(x, a) +
-    cos(x, c)``. Compared with :meth:`elmo_tutorial.static_vectors.StaticVectors.analogy`,
+    cos(x, c)``. Compared with :meth:`elmo_tutorial.analyses.static_vectors.StaticVectors.analogy`,
     which ``fn`` cannot call."""
     for name, words, vectors, (a, b, c), answer in _analogy_tables():
         expected = StaticVectors(words, vectors).analogy(a, b, c, k=1)[0][0]

@@ -9,9 +9,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import torch
 
-from ..probes import accuracy as probe_accuracy
-from ..spans import bio_spans
-from ._core import CheckFailed, check, forbidding, nothing_returned, passed
+from elmo_tutorial.analyses.probes import accuracy as probe_accuracy
+from elmo_tutorial.analyses.spans import bio_spans
+from elmo_tutorial.checks._core import CheckFailed, check, forbidding, nothing_returned, passed
 
 __all__ = ["check_bio_spans", "check_half_data_probe"]
 
@@ -43,7 +43,7 @@ def _hint(name: str) -> str:
 def check_bio_spans(fn: Callable[[Sequence[str]], set]) -> None:
     """``fn(tags)`` must return the set of ``(type, start, end)`` entities of a BIO sequence.
 
-    ``end`` is exclusive. Compared with :func:`elmo_tutorial.spans.bio_spans` on entities at
+    ``end`` is exclusive. Compared with :func:`elmo_tutorial.analyses.spans.bio_spans` on entities at
     the edges of a sentence, adjacent entities, ill-formed ``I-`` tags and empty sentences;
     ``fn`` runs with that function unavailable.
     """
@@ -70,7 +70,7 @@ def check_bio_spans(fn: Callable[[Sequence[str]], set]) -> None:
 @check
 def check_half_data_probe(probe, measured: float, train_features, sentence_lengths: Sequence[int],
                           test_features, test_labels) -> None:
-    """``probe`` must be a :class:`~elmo_tutorial.probes.LinearProbe` trained on the tokens of
+    """``probe`` must be a :class:`~elmo_tutorial.analyses.probes.LinearProbe` trained on the tokens of
     the first half of the training sentences, and ``measured`` its test accuracy (%).
 
     Which rows a probe was trained on shows in its standardisation: ``probe.mean`` is the mean

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 
 import torch
 
-from ..chars import (
+from elmo_tutorial.model.chars import (
     BOS_TOKEN,
     EOS_TOKEN,
     MAX_CHARS,
@@ -15,8 +15,8 @@ from ..chars import (
     char_ids_to_word,
     word_to_char_ids,
 )
-from ..softmax import IGNORE_INDEX
-from ._core import CheckFailed, check, forbidding, nothing_returned, passed
+from elmo_tutorial.model.softmax import IGNORE_INDEX
+from elmo_tutorial.checks._core import CheckFailed, check, forbidding, nothing_returned, passed
 
 __all__ = ["check_char_ids_to_word", "check_lm_targets", "check_word_to_char_ids"]
 
@@ -48,7 +48,7 @@ def _hint(word: str, got: list[int], expected: list[int]) -> str:
 
 @check
 def check_word_to_char_ids(fn: Callable[[str], Sequence[int]]) -> None:
-    """Compare ``fn(word)`` with :func:`elmo_tutorial.chars.word_to_char_ids` on tricky words;
+    """Compare ``fn(word)`` with :func:`elmo_tutorial.model.chars.word_to_char_ids` on tricky words;
     ``fn`` runs with that function (and ``batch_to_ids``) unavailable."""
     for word in _WORDS:
         expected = word_to_char_ids(word)
@@ -68,7 +68,7 @@ def check_word_to_char_ids(fn: Callable[[str], Sequence[int]]) -> None:
                 f"word_to_char_ids({word!r}) differs at position {first}: got "
                 f"{got[first]}, expected {expected[first]}. {_hint(word, got, expected)}"
             )
-    passed(f"word_to_char_ids agrees with elmo_tutorial.chars on {len(_WORDS)} words "
+    passed(f"word_to_char_ids agrees with elmo_tutorial.model.chars on {len(_WORDS)} words "
            "(ASCII, <S>/</S>, multi-byte UTF-8, truncation at 48 bytes)")
 
 
@@ -94,7 +94,7 @@ def check_char_ids_to_word(fn: Callable[[list[int]], str | None]) -> None:
     """``fn(ids)`` gets one row of 50 character ids and must return the token it encodes:
     ``None`` for a row of zeros, ``'<S>'``/``'</S>'`` for the boundaries, else the decoded
     UTF-8 bytes (a character cut in half at 48 bytes becomes U+FFFD). Compared with
-    :func:`elmo_tutorial.chars.char_ids_to_word`, which ``fn`` cannot call."""
+    :func:`elmo_tutorial.model.chars.char_ids_to_word`, which ``fn`` cannot call."""
     rows = [word_to_char_ids(word) for word in _WORDS] + [[0] * MAX_CHARS]
     for ids in rows:
         expected = char_ids_to_word(ids)

@@ -1,4 +1,4 @@
-"""Subcommands of the ``elmo-tutorial`` command line (see ``elmo_tutorial.cli``)."""
+"""Subcommands of the ``elmo-tutorial`` command line (see ``elmo_tutorial.commands.cli``)."""
 
 import argparse
 import math
@@ -8,7 +8,7 @@ import sys
 # sizes processes or memory has an upper bound: a typo there (--workers 1000, --batch-size 16000)
 # would fork a thousand processes or fill the memory before any error. Options that only cap
 # what is read (more than there is means all of it) or cost time (a progress bar shows it, and
-# Ctrl-C stops it) need none; tests/test_bad_input.py lists those, with the reason for each.
+# Ctrl-C stops it) need none; tests/commands/test_bad_input.py lists those, with the reason for each.
 
 def at_least(minimum: int, maximum: int | None = None, why: str = ""):
     """An argparse ``type``: an integer ≥ ``minimum`` (and ≤ ``maximum``, where ``why`` says

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import fail
+from elmo_tutorial.commands import fail
 
 DESCRIPTION = """\
   elmo-tutorial data list              every dataset: size, licence, available locally?
@@ -35,7 +35,7 @@ def _table(rows: list[tuple[str, ...]]) -> str:
 
 def list_datasets() -> str:
     """The registry as a text table."""
-    from elmo_tutorial.registry import REGISTRY, is_available
+    from elmo_tutorial.data.registry import REGISTRY, is_available
 
     rows = [("name", "size", "licence", "local", "description")]
     for name, ds in REGISTRY.items():
@@ -45,8 +45,8 @@ def list_datasets() -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from elmo_tutorial.downloads import ChecksumMismatch, DatasetNotAvailable
-    from elmo_tutorial.registry import fetch, get_dataset
+    from elmo_tutorial.data.downloads import ChecksumMismatch, DatasetNotAvailable
+    from elmo_tutorial.data.registry import fetch, get_dataset
 
     if args.action == "list":
         print(list_datasets())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import at_least, fail
+from elmo_tutorial.commands import at_least, fail
 
 DESCRIPTION = """\
 Show the vectors ELMo gives each token of a sentence (Peters et al. 2018, Sec. 3.2).
@@ -31,7 +31,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from elmo_tutorial.contextual_vectors import embed_text, shared_word_similarities
+    from elmo_tutorial.analyses.contextual_vectors import embed_text, shared_word_similarities
 
     try:
         tokens, vectors = embed_text(args.run_dir, args.sentences, args.layer)

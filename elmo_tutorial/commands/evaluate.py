@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from . import at_least, fail
+from elmo_tutorial.commands import at_least, fail
 
 DESCRIPTION = """\
 Score a trained biLM on held-out sentences of the corpus it was trained on.
@@ -17,8 +17,8 @@ Benchmark (Peters et al. 2018, Sec. 3.4).
 
 The baseline is an interpolated Kneser-Ney trigram (nltk.lm) fitted on the same training
 sentences, with the same vocabulary and <UNK> mapping, scored on the same predictions
-(see elmo_tutorial/ngram.py for what differs). Beating it shows that the LSTMs learned more
-than local word statistics. From Python: elmo_tutorial.evaluation.evaluate_run(RUN_DIR).
+(see elmo_tutorial/training/ngram.py for what differs). Beating it shows that the LSTMs learned more
+than local word statistics. From Python: elmo_tutorial.training.evaluation.evaluate_run(RUN_DIR).
 
 Examples:
   elmo-tutorial evaluate runs/tiny
@@ -46,7 +46,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from elmo_tutorial.evaluation import evaluate_run
+    from elmo_tutorial.training.evaluation import evaluate_run
 
     try:
         result = evaluate_run(args.run_dir, args.split, args.max_sentences, not args.no_ngram,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import fail
+from elmo_tutorial.commands import fail
 
 DESCRIPTION = """\
 Write a run's biLM in the format of bilm-tf and AllenNLP: options.json (the architecture)
@@ -18,7 +18,7 @@ With --encoder OUT_DIR it writes a small run directory instead: config.json (voc
 model.safetensors with the encoder only (no softmax: ELMo never uses it), optionally in
 float16 (--float16, half the size; loading casts back to float32), and SHA256SUMS. That is
 how the course's shipped model was made; ELMo.from_run(OUT_DIR) loads it.
-From Python: elmo_tutorial.export.export_allennlp, export_encoder and export_copy.
+From Python: elmo_tutorial.formats.export.export_allennlp, export_encoder and export_copy.
 
 With --copy OUT_DIR it writes a compact copy of the whole run: config.json, vocab.txt,
 log.jsonl and the final weights with the softmax (float16 with --float16), plus SHA256SUMS;
@@ -62,9 +62,9 @@ def _check_arguments(args) -> None:
     """
     from pathlib import Path
 
-    from elmo_tutorial.export import recover_export
+    from elmo_tutorial.formats.export import recover_export
     from elmo_tutorial.files.overwrite import check_output_folder
-    from elmo_tutorial.run_dir import read_run_config
+    from elmo_tutorial.model.run_dir import read_run_config
 
     outs = {flag: Path(out) for flag, out in (("--encoder", args.encoder),
                                               ("--allennlp", args.allennlp),
@@ -90,7 +90,7 @@ def _check_arguments(args) -> None:
 
 
 def run(args) -> int:
-    from elmo_tutorial.export import export_allennlp, export_copy, export_encoder
+    from elmo_tutorial.formats.export import export_allennlp, export_copy, export_encoder
 
     if not (args.allennlp or args.encoder or args.copy):
         return fail("export", "say where to: --allennlp OUT_DIR, --encoder OUT_DIR or "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from . import add_report_arguments, fail, show_and_write
+from elmo_tutorial.commands import add_report_arguments, fail, show_and_write
 
 DESCRIPTION = """\
 Add a biLM to a task model the way the paper does (Peters et al. 2018, Sec. 3.3) and measure
@@ -76,7 +76,7 @@ def _training_corpus(paths) -> str:
     """The corpus a run directory was trained on (its config.json), else english_mix."""
     from pathlib import Path
 
-    from elmo_tutorial.run_dir import read_run_config
+    from elmo_tutorial.model.run_dir import read_run_config
 
     if len(paths) == 1 and (Path(paths[0]) / "config.json").is_file():
         return read_run_config(paths[0])[1].get("corpus") or "english_mix"
@@ -87,8 +87,8 @@ def _quality_models(runs) -> dict:
     """``{name: (ELMo, held-out test perplexity)}`` for the quality figure's run directories."""
     from pathlib import Path
 
-    from elmo_tutorial.elmo import ELMo
-    from elmo_tutorial.evaluation import evaluate_run
+    from elmo_tutorial.model.elmo import ELMo
+    from elmo_tutorial.training.evaluation import evaluate_run
 
     models = {}
     for run in runs:
@@ -108,8 +108,8 @@ def _store(args, model, corpus: str):
     import hashlib
     import json
 
-    from elmo_tutorial.downloads import cache_dir
-    from elmo_tutorial.embedding_cache import model_checksum
+    from elmo_tutorial.data.downloads import cache_dir
+    from elmo_tutorial.analyses.embedding_cache import model_checksum
     from elmo_tutorial.tasks.experiments import PROTOCOL, word_vectors
     from elmo_tutorial.tasks.report import FULL, QUICK
     from elmo_tutorial.tasks.runs import RunStore
@@ -131,10 +131,10 @@ def run(args) -> int:
     import platform
     from pathlib import Path
 
-    from elmo_tutorial.allennlp_format import load_model
-    from elmo_tutorial.corpora import LM_CORPORA
-    from elmo_tutorial.downloads import DatasetNotAvailable
-    from elmo_tutorial.embedding_cache import CacheNotWritable
+    from elmo_tutorial.formats.allennlp_format import load_model
+    from elmo_tutorial.data.corpora import LM_CORPORA
+    from elmo_tutorial.data.downloads import DatasetNotAvailable
+    from elmo_tutorial.analyses.embedding_cache import CacheNotWritable
     from elmo_tutorial.files.overwrite import WouldOverwrite, check_new_files
     from elmo_tutorial.tasks.report import task_report
     from elmo_tutorial.tasks.report_markdown import FIGURES, to_markdown, write_report

@@ -8,14 +8,14 @@ import os
 import subprocess
 import sys
 
-from . import at_least, fail
+from elmo_tutorial.commands import at_least, fail
 
 DESCRIPTION = """\
 Train the bidirectional language model that ELMo is made of (Peters et al. 2018, Sec. 3.1):
 a character CNN, a forward and a backward LSTM stack, and one softmax shared by both
 directions. The loss is the forward NLL plus the backward NLL of every sentence.
 
-Presets (see elmo_tutorial/train_config.py; every field has a comment):
+Presets (see elmo_tutorial/training/train_config.py; every field has a comment):
   tiny    embedded corpus, CPU, under a minute on two cores; beats a Kneser-Ney 3-gram
   small   WikiText-2 if downloadable, else the offline nltk English mix; one GPU in minutes
   paper   Peters et al.: 4096 cells, 512 projections, 2048 char filters, sampled softmax
@@ -81,8 +81,8 @@ def settings() -> list[tuple[str, str, str]]:
     import inspect
     import re
 
-    from elmo_tutorial.config import ModelConfig
-    from elmo_tutorial.train_config import TrainConfig
+    from elmo_tutorial.model.config import ModelConfig
+    from elmo_tutorial.training.train_config import TrainConfig
 
     tiny = TrainConfig.preset("tiny")
     values = {**tiny.to_dict(), **{f"model.{k}": v for k, v in tiny.model_config(0).to_dict()
@@ -135,7 +135,7 @@ def _accept_overrides(parser) -> None:
 
 def resolve_config(args):
     """The TrainConfig these arguments describe (preset < TOML file < --key=value)."""
-    from elmo_tutorial.train_config import (
+    from elmo_tutorial.training.train_config import (
         TrainConfig,
         apply_overrides,
         load_toml,
@@ -175,13 +175,13 @@ def _launch_torchrun(nproc: int) -> int:
 
 
 def run(args) -> int:
-    from elmo_tutorial.downloads import DatasetNotAvailable
+    from elmo_tutorial.data.downloads import DatasetNotAvailable
     from elmo_tutorial.files.overwrite import check_fresh_run_dir
     from elmo_tutorial.files.run_lock import lock_run_dir
     from elmo_tutorial.files.safe_files import DiskFull, is_disk_full
     from elmo_tutorial.runtime import stop_signals_interrupt
-    from elmo_tutorial.train import TrainingInterrupted
-    from elmo_tutorial.train import run as train
+    from elmo_tutorial.training.train import TrainingInterrupted
+    from elmo_tutorial.training.train import run as train
 
     # Mistakes in what was asked for (exit 2); nothing has been written when they are raised.
     user_errors = (ValueError, FileNotFoundError, FileExistsError, NotADirectoryError,

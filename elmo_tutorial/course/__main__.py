@@ -3,7 +3,7 @@
 
 import sys
 
-from .material import main
+from elmo_tutorial.course.material import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -17,10 +17,10 @@ import os
 import platform
 import sys
 
-from ..downloads import cache_dir
-from ..embedding_cache import CACHE_VARIABLE, cache_problem
-from ..registry import REGISTRY, how_to_get, is_available
-from ..runtime import busy_cores, default_threads
+from elmo_tutorial.data.downloads import cache_dir
+from elmo_tutorial.analyses.embedding_cache import CACHE_VARIABLE, cache_problem
+from elmo_tutorial.data.registry import REGISTRY, how_to_get, is_available
+from elmo_tutorial.runtime import busy_cores, default_threads
 
 __all__ = ["cache_lines", "dataset_status", "device_summary", "package_versions", "report"]
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 import nbformat
 
-from .markers import (
+from elmo_tutorial.course.markers import (
     ANSWER_BLANK,
     ANSWER_MARKER,
     CourseError,

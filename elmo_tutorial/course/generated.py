@@ -31,10 +31,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from ..downloads import glob_escape
-from ..files.guarded_read import NotARegularFile, read_regular_file
-from ..files.run_lock import HAS_FLOCK, FolderInUse, folder_lock
-from ..files.safe_files import (
+from elmo_tutorial.data.downloads import glob_escape
+from elmo_tutorial.files.guarded_read import NotARegularFile, read_regular_file
+from elmo_tutorial.files.run_lock import HAS_FLOCK, FolderInUse, folder_lock
+from elmo_tutorial.files.safe_files import (
     DiskFull,
     atomic_create,
     atomic_write_text,
@@ -43,7 +43,7 @@ from ..files.safe_files import (
     is_disk_full,
     process_alive,
 )
-from .exercises import CourseError
+from elmo_tutorial.course.exercises import CourseError
 
 MANIFEST = ".elmo-tutorial-generated.json"
 MAX_MANIFEST_BYTES = 1 << 20  # a digest per notebook

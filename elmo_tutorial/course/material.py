@@ -28,10 +28,10 @@ from pathlib import Path
 
 import nbformat
 
-from ..files.guarded_read import read_regular_file
-from ..files.safe_files import DiskFull
-from ..runtime import REPOSITORY
-from .exercises import (
+from elmo_tutorial.files.guarded_read import read_regular_file
+from elmo_tutorial.files.safe_files import DiskFull
+from elmo_tutorial.runtime import REPOSITORY
+from elmo_tutorial.course.exercises import (
     KINDS,
     CourseError,
     Exercise,
@@ -42,8 +42,8 @@ from .exercises import (
     strip_answers,
     stub_source,
 )
-from .generated import MANIFEST, write_generated
-from .slides import deck
+from elmo_tutorial.course.generated import MANIFEST, write_generated
+from elmo_tutorial.course.slides import deck
 
 NOTEBOOKS = REPOSITORY / "notebooks"
 

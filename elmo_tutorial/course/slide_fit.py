@@ -16,7 +16,7 @@ import re
 
 import nbformat
 
-from .slide_heights import (
+from elmo_tutorial.course.slide_heights import (
     CELL_PADDING,
     CODE_LINE,
     CODE_PAD,

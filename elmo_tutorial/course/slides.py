@@ -49,8 +49,8 @@ from pathlib import Path
 
 import nbformat
 
-from .exercises import answer_blocks, has_answer
-from .slide_fit import cell_part, split_tall_slides
+from elmo_tutorial.course.exercises import answer_blocks, has_answer
+from elmo_tutorial.course.slide_fit import cell_part, split_tall_slides
 
 TEMPLATES = Path(__file__).resolve().parent / "slides_template"
 REVEAL_CDN = "https://unpkg.com/reveal.js@4.6.1"

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
-from .guarded_read import check_regular_file
+from elmo_tutorial.files.guarded_read import check_regular_file
 
 __all__ = ["UnsafeArchive", "safe_extract"]
 

@@ -1,9 +1,9 @@
 """Cache entries that prove themselves: a record beside the data, checked before it is read.
 
 The package keeps files it computed from others so as not to compute them twice: a corpus's
-layers (:mod:`elmo_tutorial.embedding_cache`), the baseline's static vectors
+layers (:mod:`elmo_tutorial.analyses.embedding_cache`), the baseline's static vectors
 (:mod:`elmo_tutorial.tasks.corpus_vectors`), the generated corpus
-(:mod:`elmo_tutorial.sense_corpus`).
+(:mod:`elmo_tutorial.data.sense_corpus`).
 Such a file is only worth reading if it is whole and was computed from the inputs asked for
 now. A disk error, a copy cut short or a file left from other inputs would otherwise load as if
 it were right, or die with a ``BadZipFile`` that nothing recovers from. So:
@@ -41,8 +41,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from .guarded_read import NotARegularFile, check_inside, read_regular_file
-from .safe_files import atomic_write_text, file_digest, fsync_dir
+from elmo_tutorial.files.guarded_read import NotARegularFile, check_inside, read_regular_file
+from elmo_tutorial.files.safe_files import atomic_write_text, file_digest, fsync_dir
 
 __all__ = ["EntryMismatch", "check_record", "folder_problem", "listed_digests",
            "publish_folder", "record_path", "write_record"]

@@ -21,9 +21,9 @@ import re
 import shutil
 from pathlib import Path
 
-from .safe_files import atomic_create
+from elmo_tutorial.files.safe_files import atomic_create
 
-# What a run directory holds (see elmo_tutorial.run_dir), newest work first.
+# What a run directory holds (see elmo_tutorial.model.run_dir), newest work first.
 RUN_FILES = ("model.safetensors", "checkpoints", "log.jsonl", "loss.png", "config.json",
              "vocab.txt")
 

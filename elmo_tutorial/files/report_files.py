@@ -19,7 +19,7 @@ import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from .overwrite import write_new_file
+from elmo_tutorial.files.overwrite import write_new_file
 
 __all__ = ["markdown_table", "quick_banner", "write_report_files"]
 

@@ -34,8 +34,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from .overwrite import RUN_FILES
-from .safe_files import NotARegularFile
+from elmo_tutorial.files.overwrite import RUN_FILES
+from elmo_tutorial.files.safe_files import NotARegularFile
 
 try:
     import fcntl

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 # The reading guards live in their own module; their names stay importable from here.
-from .guarded_read import (
+from elmo_tutorial.files.guarded_read import (
     NotARegularFile,
     check_inside,
     check_regular_file,

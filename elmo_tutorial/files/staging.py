@@ -38,7 +38,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .safe_files import fsync_dir, process_alive
+from elmo_tutorial.files.safe_files import fsync_dir, process_alive
 
 __all__ = ["publish_staged", "recover_staged", "staged_folder"]
 

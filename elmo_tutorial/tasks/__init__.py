@@ -21,12 +21,12 @@ What notebook 12 uses is importable from here::
     from elmo_tutorial.tasks import TaskModel, prepare_task, task_word_vectors, train_arms
 """
 
-from .experiments import prepare_task
-from .model import TaskModel
-from .report import train_arms
-from .report_figures import draw
-from .training import TaskSplit, encode_words
-from .vectors import task_word_vectors
+from elmo_tutorial.tasks.experiments import prepare_task
+from elmo_tutorial.tasks.model import TaskModel
+from elmo_tutorial.tasks.report import train_arms
+from elmo_tutorial.tasks.report_figures import draw
+from elmo_tutorial.tasks.training import TaskSplit, encode_words
+from elmo_tutorial.tasks.vectors import task_word_vectors
 
 __all__ = ["TaskModel", "TaskSplit", "draw", "encode_words", "prepare_task",
            "task_word_vectors", "train_arms"]

@@ -8,7 +8,7 @@ vectors sees neither capitals nor the spelling of a word it has no vector for, a
 from ELMo, whose biLM reads characters, would largely be those, not context.
 
 :class:`TokenChars` computes :math:`c_k`: a small embedding per character, one convolution of
-width 3 over the token (``BOW c_1 … c_n EOW``, the ids of :mod:`elmo_tutorial.chars`), the
+width 3 over the token (``BOW c_1 … c_n EOW``, the ids of :mod:`elmo_tutorial.model.chars`), the
 maximum of each filter over the windows inside the token, then ReLU. It is trained with the
 tagger. :func:`encode_chars` computes every sentence's character ids once, before training.
 
@@ -28,8 +28,8 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from ..char_cnn import PAD_ID, conv1d_windows
-from ..chars import N_CHAR_IDS, batch_to_ids
+from elmo_tutorial.model.char_cnn import PAD_ID, conv1d_windows
+from elmo_tutorial.model.chars import N_CHAR_IDS, batch_to_ids
 
 __all__ = ["TokenChars", "encode_chars", "pad_chars"]
 

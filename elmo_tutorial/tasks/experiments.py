@@ -1,6 +1,6 @@
 """The tasks of notebook 12 and the ``tasks`` command, ready for :class:`TaskModel`, and one run.
 
-Three tasks, each read by :mod:`elmo_tutorial.annotated` and split into train / valid / test:
+Three tasks, each read by :mod:`elmo_tutorial.data.annotated` and split into train / valid / test:
 
 - ``sst5``: Stanford Sentiment Treebank, five sentence labels (the paper's Table 1), accuracy;
   trained on the 8,544 training sentences (not on their labelled phrases), scored on the
@@ -12,7 +12,7 @@ Three tasks, each read by :mod:`elmo_tutorial.annotated` and split into train / 
 :func:`prepare_task` attaches to every sentence its word ids (the static vectors,
 :mod:`elmo_tutorial.tasks.corpus_vectors`), its character ids (the task model's character CNN,
 :mod:`elmo_tutorial.tasks.characters`, as in the paper's baselines) and its biLM layers (embedded
-once, then read from the cache of :mod:`elmo_tutorial.embedding_cache`). :func:`run_variant`
+once, then read from the cache of :mod:`elmo_tutorial.analyses.embedding_cache`). :func:`run_variant`
 trains one model of one experiment on one seed, to convergence on dev, and scores it on test.
 The variants (``places`` says where ELMo goes: ``("input",)`` or ``("input", "output")``)::
 
@@ -32,13 +32,13 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from .. import annotated
-from ..embedding_cache import embed_corpus
-from ..probes import sentence_layers
-from .characters import encode_chars
-from .corpus_vectors import corpus_vectors
-from .model import TaskModel
-from .training import TaskSplit, encode_words, evaluate, train_task_model
+from elmo_tutorial.data import annotated
+from elmo_tutorial.analyses.embedding_cache import embed_corpus
+from elmo_tutorial.analyses.probes import sentence_layers
+from elmo_tutorial.tasks.characters import encode_chars
+from elmo_tutorial.tasks.corpus_vectors import corpus_vectors
+from elmo_tutorial.tasks.model import TaskModel
+from elmo_tutorial.tasks.training import TaskSplit, encode_words, evaluate, train_task_model
 
 __all__ = ["CHAR_FILTERS", "METRICS", "PROTOCOL", "TASKS", "VARIANTS", "layers_per_sentence",
            "prepare_task", "read_task", "run_variant", "spread", "training_subset",
@@ -103,7 +103,7 @@ def prepare_task(name: str, embedder, index: dict[str, int], max_sentences: int 
     """Every split of task ``name`` as a :class:`TaskSplit` with word ids and biLM layers.
 
     Args:
-        embedder: an :class:`~elmo_tutorial.embedder.Embedder` (layers are cached on disk).
+        embedder: an :class:`~elmo_tutorial.analyses.embedder.Embedder` (layers are cached on disk).
         index: ``{word: row}`` of the baseline's vectors (:func:`word_vectors`).
         max_sentences: keep only the first this many sentences of each split (quick runs).
         max_train: train on a fixed random sample of this many training sentences (the same

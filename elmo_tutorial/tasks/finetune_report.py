@@ -1,7 +1,7 @@
 """Does fine-tuning the biLM on a task's text help the task? (paper Appendix A.1, on SST-2)
 
 :func:`finetune_report` fine-tunes a run on SST's training sentences (labels ignored, as in
-A.1) into a new run with :func:`~elmo_tutorial.finetune.finetune`, reports the held-out
+A.1) into a new run with :func:`~elmo_tutorial.training.finetune.finetune`, reports the held-out
 perplexity on SST dev sentences before and after, and then trains notebook 12's SST-2 task
 model (600 training, 200 dev, 500 test sentences: :func:`sst2_splits`) with ELMo from the
 original and from the fine-tuned biLM, on several seeds, beside the baseline without ELMo::
@@ -20,18 +20,18 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from ..annotated import sst
-from ..elmo import ELMo
-from ..embedder import Embedder
-from ..embedding_cache import embed_corpus
-from ..files.report_files import markdown_table, write_report_files
-from ..finetune import finetune
-from ..paired import paired_difference
-from ..paired import verdict as paired_verdict
-from ..run_dir import read_run_config
-from .characters import encode_chars
-from .experiments import layers_per_sentence, run_variant, spread, training_subset, word_vectors
-from .training import TaskSplit, encode_words
+from elmo_tutorial.data.annotated import sst
+from elmo_tutorial.model.elmo import ELMo
+from elmo_tutorial.analyses.embedder import Embedder
+from elmo_tutorial.analyses.embedding_cache import embed_corpus
+from elmo_tutorial.files.report_files import markdown_table, write_report_files
+from elmo_tutorial.training.finetune import finetune
+from elmo_tutorial.analyses.paired import paired_difference
+from elmo_tutorial.analyses.paired import verdict as paired_verdict
+from elmo_tutorial.model.run_dir import read_run_config
+from elmo_tutorial.tasks.characters import encode_chars
+from elmo_tutorial.tasks.experiments import layers_per_sentence, run_variant, spread, training_subset, word_vectors
+from elmo_tutorial.tasks.training import TaskSplit, encode_words
 
 __all__ = ["SST2_SIZES", "domain_text", "finetune_report", "sst2_splits", "to_markdown",
            "write_report"]

@@ -41,8 +41,8 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from ..scalar_mix import ScalarMix
-from .characters import TokenChars
+from elmo_tutorial.model.scalar_mix import ScalarMix
+from elmo_tutorial.tasks.characters import TokenChars
 
 __all__ = ["ELMO_PLACES", "FastDropout", "TaskModel"]
 

@@ -28,9 +28,9 @@ import multiprocessing
 import time
 from collections.abc import Sequence
 
-from ..embedder import Embedder
-from .bag_of_words import bag_of_words_baseline
-from .experiments import (
+from elmo_tutorial.analyses.embedder import Embedder
+from elmo_tutorial.tasks.bag_of_words import bag_of_words_baseline
+from elmo_tutorial.tasks.experiments import (
     PROTOCOL,
     TASKS,
     majority_rate,
@@ -39,8 +39,8 @@ from .experiments import (
     run_variant,
     word_vectors,
 )
-from .runs import Job, RunStore
-from .summary import PAPER, summarise
+from elmo_tutorial.tasks.runs import Job, RunStore
+from elmo_tutorial.tasks.summary import PAPER, summarise
 
 __all__ = ["FULL", "PAPER", "QUICK", "jobs_for", "task_report", "train_arms"]
 
@@ -150,7 +150,7 @@ def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = TA
     """Train and score every experiment on ``model`` (see the module docstring).
 
     Args:
-        model: an ``ELMo`` (:func:`~elmo_tutorial.allennlp_format.load_model`).
+        model: an ``ELMo`` (:func:`~elmo_tutorial.formats.allennlp_format.load_model`).
         corpus: the biLM's training text, for the baseline's static vectors.
         tasks: a subset of ``("sst5", "chunking", "ner")``; Tables 2-3 need chunking.
         quick: the subsets of :data:`QUICK` (a smoke test; marked in the result).

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..files.overwrite import write_new_file
+from elmo_tutorial.files.overwrite import write_new_file
 
 __all__ = ["FIGURES", "draw", "write_figures"]
 

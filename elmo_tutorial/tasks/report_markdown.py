@@ -2,7 +2,7 @@
 
 Every sentence of the discussion is derived from the numbers: a difference between two arms is
 the paired difference over the same seeds with its 95 % interval
-(:mod:`elmo_tutorial.paired`), and it is called a gain or a loss only when the interval
+(:mod:`elmo_tutorial.analyses.paired`), and it is called a gain or a loss only when the interval
 excludes 0 ("no difference shown" otherwise). The figures are drawn by
 :mod:`elmo_tutorial.tasks.report_figures`.
 """
@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..files.report_files import markdown_table, quick_banner, write_report_files
-from ..paired import verdict
-from .report_figures import FIGURES, write_figures
+from elmo_tutorial.files.report_files import markdown_table, quick_banner, write_report_files
+from elmo_tutorial.analyses.paired import verdict
+from elmo_tutorial.tasks.report_figures import FIGURES, write_figures
 
 __all__ = ["FIGURES", "ci", "to_markdown", "write_report"]
 

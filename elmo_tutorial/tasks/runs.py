@@ -30,7 +30,7 @@ import warnings
 from pathlib import Path
 from typing import NamedTuple
 
-from ..files.safe_files import DiskFull, is_disk_full, read_regular_file
+from elmo_tutorial.files.safe_files import DiskFull, is_disk_full, read_regular_file
 
 __all__ = ["Job", "RunStore", "StoreMismatch"]
 

@@ -21,7 +21,7 @@
      "paper": PAPER}
 
 SPREAD is ``{"mean", "std", "runs"}`` (runs in seed order); PAIRED is
-:func:`~elmo_tutorial.paired.paired_difference` of two arms over the same seeds, in points.
+:func:`~elmo_tutorial.analyses.paired.paired_difference` of two arms over the same seeds, in points.
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..paired import paired_difference
-from .experiments import CHAR_FILTERS, METRICS, spread, training_subset
-from .runs import Job, RunStore
+from elmo_tutorial.analyses.paired import paired_difference
+from elmo_tutorial.tasks.experiments import CHAR_FILTERS, METRICS, spread, training_subset
+from elmo_tutorial.tasks.runs import Job, RunStore
 
 __all__ = ["PAPER", "summarise"]
 

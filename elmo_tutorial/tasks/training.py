@@ -4,13 +4,13 @@ A task split is a :class:`TaskSplit`: per sentence its word ids ``(T,)``, its bi
 ``(T, L + 1, D)`` (float16, precomputed once: the biLM is frozen), its character ids ``(T, C)``
 (for the character CNN), and its target, a label (sentence classification) or a tag id per
 token (tagging). :func:`train_task_model` pads the training batches once and hands them to the
-course's one training loop, :func:`~elmo_tutorial.supervised.fit`: Adam on cross-entropy plus
+course's one training loop, :func:`~elmo_tutorial.analyses.supervised.fit`: Adam on cross-entropy plus
 ``λ · Σ‖w‖²`` of the mixes, dev scored after every epoch, the best epoch's weights kept, and a
 stop only when dev has not improved for ``patience`` epochs (the cap grows while it might):
 the baseline and the ELMo model are each trained to convergence on dev by the same rule.
 
 Scores (percent): accuracy for sentence labels; for tags, the F1 of exact spans (chunks or
-entities, :func:`~elmo_tutorial.spans.entity_scores`), as CoNLL's ``conlleval`` counts them.
+entities, :func:`~elmo_tutorial.analyses.spans.entity_scores`), as CoNLL's ``conlleval`` counts them.
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pad_sequence
 
-from ..softmax import IGNORE_INDEX
-from ..spans import entity_scores
-from ..supervised import Fit, fit, length_batches
-from .characters import pad_chars
-from .model import TaskModel
+from elmo_tutorial.model.softmax import IGNORE_INDEX
+from elmo_tutorial.analyses.spans import entity_scores
+from elmo_tutorial.analyses.supervised import Fit, fit, length_batches
+from elmo_tutorial.tasks.characters import pad_chars
+from elmo_tutorial.tasks.model import TaskModel
 
 __all__ = ["TaskSplit", "encode_words", "evaluate", "predict", "train_task_model"]
 
@@ -135,7 +135,7 @@ def train_task_model(model: TaskModel, train: TaskSplit, valid: TaskSplit,
 
     Args:
         max_epochs: the planned cap, extended while patience has not acted
-            (:func:`~elmo_tutorial.supervised.fit`).
+            (:func:`~elmo_tutorial.analyses.supervised.fit`).
         patience: stop after this many epochs (rounds) without a better dev score.
         mix_penalty: λ of Sec. 3.3 (the paper's Table 2 compares 1 and 0.001).
         seed: seeds dropout and the batch order (seed torch before building the model for
@@ -144,7 +144,7 @@ def train_task_model(model: TaskModel, train: TaskSplit, valid: TaskSplit,
         hard_cap: the most epochs in any case.
 
     Returns:
-        The :class:`~elmo_tutorial.supervised.Fit`: the dev score of every epoch, the best and
+        The :class:`~elmo_tutorial.analyses.supervised.Fit`: the dev score of every epoch, the best and
         the last one; the model ends with the weights of the best.
     """
     batches = [_inputs(model, train, index)

@@ -10,7 +10,7 @@ of ``english_mix``'s 29,627) give every task model exactly the numbers of the fu
 (float32, the words in its metadata, with the sha256 of the rows and of the full table they
 came from), and :func:`task_word_vectors` reads them back, checked: notebook 12 starts in a
 second instead of a minute. A run folder without the file gets the vectors computed from its
-corpus, as before. ``tests/test_task_vectors.py`` recomputes the shipped rows from the text.
+corpus, as before. ``tests/tasks/test_task_vectors.py`` recomputes the shipped rows from the text.
 
 Example:
     >>> table, index = task_word_vectors(shipped_model("small"))  # doctest: +SKIP
@@ -30,7 +30,7 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load, save
 
-from ..files.safe_files import (
+from elmo_tutorial.files.safe_files import (
     DamagedFile,
     atomic_write_bytes,
     check_sha256sums,
@@ -38,8 +38,8 @@ from ..files.safe_files import (
     read_sha256sums,
     write_sha256sums,
 )
-from ..run_dir import read_run_config
-from .experiments import TASKS, read_task, word_vectors
+from elmo_tutorial.model.run_dir import read_run_config
+from elmo_tutorial.tasks.experiments import TASKS, read_task, word_vectors
 
 __all__ = ["VECTORS_FILE", "task_word_vectors", "task_words", "write_task_vectors"]
 

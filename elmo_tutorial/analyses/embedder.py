@@ -1,0 +1,293 @@
+"""Embed tokenized sentences with a biLM: every layer's vectors as NumPy arrays.
+
+Taught in notebook 08 (``08_contextual_embeddings``).
+
+``Embedder`` is the convenience layer over :class:`~elmo_tutorial.model.elmo.ELMo` for analysis and
+feature extraction (notebooks 08-10): it takes lists of tokens, batches them, runs the model
+without autograd, and hands back one ``(L + 1, T_i, 2P)`` array per sentence, the layout of
+AllenNLP's ``ElmoEmbedder``: layer 0 is the token embedding duplicated to ``2P``, layer ``j``
+the concatenated forward and backward outputs of LSTM layer ``j``.
+
+How it is fast (measurements in benchmarks/RESULTS.md):
+
+- **Each distinct token through the character CNN once.** A token's layer-0 vector depends on
+  its characters only. ``embed_sentences`` first computes the vectors of all the sentences'
+  distinct tokens, in a few large matrix products (a CPU runs those at a higher rate than the
+  few new tokens of each batch), then every batch just indexes that table and goes into the
+  LSTMs through :meth:`~elmo_tutorial.model.lm.BidirectionalLM.encode_embeddings`. Each layer is
+  written once, straight into the result (not through ``ELMo.layers``, which would
+  concatenate, stack and mask: three more copies of every layer).
+  A :class:`TokenCache` remembers up to ``cache_size`` tokens' vectors across calls.
+- **Batching by length**: sentences are sorted by length and cut into batches of similar
+  lengths (little padding, so little wasted work), run, and returned in the caller's order.
+  The model is stateless, so a sentence's result does not depend on how it was batched.
+- **Both directions at once** on a CPU with several threads: the forward and the backward
+  LSTM stacks are independent, and their per-step products are too small to keep two cores
+  busy, so two worker threads run one direction each, on ``threads // 2`` cores apiece.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from functools import partial
+
+import numpy as np
+import torch
+from torch import nn
+
+from elmo_tutorial.model.chars import BOS_TOKEN, EOS_TOKEN, word_to_char_ids
+from elmo_tutorial.model.elmo import ELMo
+
+PAD_ROW, BOS_ROW, EOS_ROW = 0, 1, 2  # the first rows of every token table
+# Longest sentence accepted, in tokens. Memory grows with length (the result alone is
+# (L + 1) × T × 2P floats: 12 KB a token for the shipped model, 12 GB for a million); a
+# "sentence" this long is a whole text not split into sentences, which biLMs never saw in
+# training either. Split such text first (tokenize.sentences), or into chunks of this size.
+MAX_SENTENCE_TOKENS = 10_000
+
+
+class TokenCache:
+    """Each token's layer-0 vector, computed once by the character CNN and remembered.
+
+    Tokens are keyed by their string. Once ``max_size`` tokens are stored, new ones are
+    computed but not stored (the tokens of a text come in order of first use, so the frequent
+    words, which appear early, are kept). ``max_size`` 0 remembers nothing between calls.
+
+    Args:
+        char_cnn: the model's ``CharCNN``; only its ``embed_tokens`` is called.
+        max_size: how many tokens to remember.
+    """
+
+    def __init__(self, char_cnn: nn.Module, max_size: int) -> None:
+        self.char_cnn = char_cnn
+        self.max_size = max_size
+        self.vectors: dict[str, torch.Tensor] = {}
+
+    def table(self, tokens: Sequence[str], chunk: int = 2048) -> torch.Tensor:
+        """The vectors of distinct, valid ``tokens``: ``(N, P)``, computing only new ones,
+        ``chunk`` tokens per call of the character CNN."""
+        new = [t for t in tokens if t not in self.vectors]
+        fresh: dict[str, torch.Tensor] = {}
+        for start in range(0, len(new), chunk):
+            part = new[start : start + chunk]
+            ids = torch.tensor([word_to_char_ids(t) for t in part])  # (n, 50)
+            ids = ids.to(self.char_cnn.projection.weight.device)
+            fresh.update(zip(part, self.char_cnn.embed_tokens(ids), strict=True))  # n × (P,)
+        room = max(self.max_size - len(self.vectors), 0)
+        self.vectors.update(list(fresh.items())[:room])
+        return torch.stack([self.vectors[t] if t in self.vectors else fresh[t] for t in tokens])
+
+
+class Embedder:
+    """Compute ELMo layer vectors for tokenized sentences.
+
+    Args:
+        model: an ``ELMo`` (e.g. from ``load_allennlp`` or ``ELMo.from_run``). It is put in
+            eval mode and moved to ``device``.
+        device: where to run; default: where the model's parameters are.
+        cache_size: how many distinct tokens' layer-0 vectors to remember between calls
+            (0: none). Call ``clear_cache()`` if the model's weights change.
+        parallel_directions: run the forward and backward LSTM stacks in two threads at
+            once; default: on a CPU when PyTorch may use 2 threads or more.
+
+    Example:
+        >>> from elmo_tutorial.model.config import MODEL_PRESETS
+        >>> embedder = Embedder(ELMo(MODEL_PRESETS["tiny"]))
+        >>> embedder.embed_sentence(["I", "went", "to", "the", "bank"]).shape
+        (3, 5, 128)
+        >>> [v.shape for v in embedder.embed_sentences([["Hi"], ["Hello", "there"]])]
+        [(3, 1, 128), (3, 2, 128)]
+    """
+
+    def __init__(
+        self,
+        model: ELMo,
+        device: str | torch.device | None = None,
+        cache_size: int = 20_000,
+        parallel_directions: bool | None = None,
+    ) -> None:
+        if not isinstance(model, nn.Module):  # e.g. a path given instead of a model
+            raise TypeError(f"Embedder expects an ELMo model, got {type(model).__name__} "
+                            f"{model!r:.40}; e.g. Embedder(ELMo.from_run(run_dir))")
+        if device is None:
+            device = next(model.parameters()).device
+        self.device = torch.device(device)
+        self.model = model.to(self.device).eval()
+        self.cache = TokenCache(model.bilm.char_cnn, max(cache_size, 0))
+        self.parallel_directions = parallel_directions
+
+    def clear_cache(self) -> None:
+        """Forget the remembered token vectors (needed after changing the model's weights)."""
+        self.cache.vectors.clear()
+
+    def embed_sentence(self, tokens: Sequence[str]) -> np.ndarray:
+        """One sentence → ``(L + 1, T, 2P)``, ``T = len(tokens)``."""
+        if isinstance(tokens, str):
+            raise TypeError(
+                f"embed_sentence expects a list of tokens, got the string {tokens!r:.40}; "
+                "tokenize it first, e.g. elmo_tutorial.data.tokenize.tokenize_words(text)"
+            )
+        return self.embed_batch([tokens])[0]
+
+    def embed_batch(self, sentences: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        """Embed one batch as given (no sorting): a list of ``(L + 1, T_i, 2P)`` arrays."""
+        sentences = _as_list(sentences)
+        rows = index_tokens(sentences)
+        with torch.inference_mode():
+            table = self._table(list(rows))
+            with self._direction_runner() as map_directions:
+                return self._run_batch(sentences, rows, table, map_directions)
+
+    def embed_sentences(
+        self, sentences: Sequence[Sequence[str]], batch_size: int = 64, progress: bool = False
+    ) -> list[np.ndarray]:
+        """Many sentences → list of ``(L + 1, T_i, 2P)`` float32 arrays, in the order given.
+
+        Args:
+            sentences: tokenized sentences (lists of strings; any iterable of them); empty
+                ones give ``T_i = 0``.
+            batch_size: sentences per forward pass; sentences of similar length share one.
+            progress: show a progress bar (tqdm) counting tokens.
+        """
+        sentences = _as_list(sentences)
+        results: list[np.ndarray | None] = [None] * len(sentences)
+        for indices, arrays in self.iter_batches(sentences, batch_size, progress):
+            for i, vectors in zip(indices, arrays, strict=True):
+                results[i] = vectors
+        return results
+
+    def iter_batches(
+        self, sentences: Sequence[Sequence[str]], batch_size: int = 64, progress: bool = False,
+        dtype: torch.dtype = torch.float32,
+    ) -> Iterator[tuple[list[int], list[np.ndarray]]]:
+        """Embed sentences batch by batch, shortest first: yields ``(indices, arrays)``.
+
+        ``arrays[k]`` is the ``(L + 1, T_i, 2P)`` array of ``sentences[indices[k]]``. For
+        callers that store the vectors as they come instead of holding them all
+        (:func:`elmo_tutorial.analyses.embedding_cache.embed_corpus`); arguments as in
+        :meth:`embed_sentences`, and ``dtype``: that of the arrays (``torch.float16`` for a
+        half-size store: PyTorch rounds as NumPy would, in vectorised code, while the layers
+        are copied into the result).
+        """
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int):
+            raise TypeError(f"batch_size must be an int, got {type(batch_size).__name__} "
+                            f"{batch_size!r}")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be ≥ 1, got {batch_size}")
+        sentences = _as_list(sentences)
+        rows = index_tokens(sentences)
+        order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=sum(len(s) for s in sentences), unit="tok", disable=not progress,
+                   desc="embedding", dynamic_ncols=True)
+        with torch.inference_mode(), bar:
+            table = self._table(list(rows))
+            with self._direction_runner() as map_directions:
+                for start in range(0, len(order), batch_size):
+                    chunk = order[start : start + batch_size]
+                    batch = [sentences[i] for i in chunk]
+                    yield chunk, self._run_batch(batch, rows, table, map_directions, dtype)
+                    bar.update(sum(len(s) for s in batch))
+
+    def _run_batch(
+        self, batch: Sequence[Sequence[str]], rows: dict[str, int], table: torch.Tensor,
+        map_directions: Callable, dtype: torch.dtype = torch.float32,
+    ) -> list[np.ndarray]:
+        """The biLM on one batch whose token vectors are rows of ``table``."""
+        lengths = [len(s) for s in batch]
+        index = torch.full((len(batch), max(lengths, default=0) + 2), PAD_ROW)  # (B, T + 2)
+        for b, sentence in enumerate(batch):
+            index[b, : len(sentence) + 2] = torch.tensor(
+                [BOS_ROW, *(rows[t] for t in sentence), EOS_ROW])
+        index = index.to(self.device)
+        word_emb = table[index]  # (B, T + 2, P), zero at padding (row 0)
+        out = self.model.bilm.encode_embeddings(word_emb, index != PAD_ROW, map_directions)
+        # Each layer written once, straight into the result, <S> and </S> left out (ELMo's
+        # layers() would concatenate, stack and mask: three more copies). A shorter row's </S>
+        # and padding land after its own length and are cut off.
+        P, T = word_emb.shape[-1], index.shape[1] - 2
+        columns = [(word_emb, word_emb)] + list(zip(out["forward"], out["backward"], strict=True))
+        stacked = word_emb.new_empty(len(batch), len(columns), T, 2 * P,
+                                     dtype=dtype)  # (B, L + 1, T, 2P)
+        for j, (left, right) in enumerate(columns):
+            stacked[:, j, :, :P] = left[:, 1:-1]
+            stacked[:, j, :, P:] = right[:, 1:-1]
+        stacked = stacked.cpu().numpy()  # row b is cut to its length n_b below
+        return [stacked[b, :, :n] for b, n in enumerate(lengths)]
+
+    def _table(self, tokens: list[str]) -> torch.Tensor:
+        """``(3 + N, P)``: a zero row for padding, ``<S>``, ``</S>``, then ``tokens``."""
+        vectors = self.cache.table([BOS_TOKEN, EOS_TOKEN, *tokens])  # (2 + N, P)
+        return torch.cat([vectors.new_zeros(1, vectors.shape[1]), vectors])
+
+    @contextmanager
+    def _direction_runner(self) -> Iterator[Callable]:
+        """``map`` for the two LSTM directions: at once in two threads (by default on a CPU
+        with ≥ 2 threads), else one after the other (GPU kernels already fill the device)."""
+        threads = torch.get_num_threads()
+        parallel = self.parallel_directions
+        if parallel is None:
+            parallel = self.device.type == "cpu" and threads >= 2
+        if not parallel:
+            yield map
+            return
+        per_direction = max(threads // 2, 1)
+        pool = ThreadPoolExecutor(2, initializer=torch.set_num_threads, initargs=(per_direction,))
+        # The caller's thread, too: while the directions run, its idle helper threads would
+        # otherwise spin and take the cores from them.
+        torch.set_num_threads(per_direction)
+        try:  # grad mode is per thread: the workers switch inference mode on themselves
+            yield lambda run, stacks: pool.map(partial(_in_inference_mode, run), stacks)
+        finally:
+            pool.shutdown()
+            torch.set_num_threads(threads)  # also the default of threads started later
+
+
+def index_tokens(sentences: Sequence[Sequence[str]]) -> dict[str, int]:
+    """Each distinct token of ``sentences`` → its row in an ``Embedder`` token table
+    (``3 + rank of first use``; rows 0-2 are padding, ``<S>``, ``</S>``).
+
+    Checks every token on the way, so that a bad one is reported with its position, and
+    every sentence's length (at most :data:`MAX_SENTENCE_TOKENS`, else ``ValueError``).
+    """
+    sentences = _as_list(sentences)
+    rows: dict[str, int] = {}
+    for i, sentence in enumerate(sentences):
+        if isinstance(sentence, str) or not isinstance(sentence, Sequence):
+            raise TypeError(
+                f"sentence {i} must be a list of token strings, got "
+                f"{type(sentence).__name__} {sentence!r:.60}; tokenize it first"
+            )
+        if len(sentence) > MAX_SENTENCE_TOKENS:
+            raise ValueError(
+                f"sentence {i} has {len(sentence):,} tokens, more than the "
+                f"{MAX_SENTENCE_TOKENS:,} an Embedder takes (memory grows with length); split "
+                "the text into sentences (tokenize.tokenize(text) does) or into chunks of at "
+                f"most {MAX_SENTENCE_TOKENS:,} tokens")
+        for j, token in enumerate(sentence):
+            if token.__class__ is not str or not token:  # the common case costs one check
+                try:
+                    word_to_char_ids(token)  # raises the message for what is wrong
+                except (TypeError, ValueError) as error:
+                    raise type(error)(f"sentence {i}, token {j} is invalid: {error}") from None
+            rows.setdefault(token, len(rows) + 3)
+    return rows
+
+
+def _as_list(sentences: Iterable[Sequence[str]]) -> Sequence[Sequence[str]]:
+    """Sentences as a sequence (a generator is read once), or a one-line error."""
+    if isinstance(sentences, str) or not isinstance(sentences, Iterable):
+        raise TypeError("expected a list of token lists, e.g. [['Hello', 'world'], ['Hi']]; "
+                        f"got {type(sentences).__name__} {sentences!r:.40}")
+    return sentences if isinstance(sentences, Sequence) else list(sentences)
+
+
+def _in_inference_mode(run: Callable, item):
+    with torch.inference_mode():
+        return run(item)
+
+
+__all__ = ["MAX_SENTENCE_TOKENS", "Embedder", "TokenCache", "index_tokens"]

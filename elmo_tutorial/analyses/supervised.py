@@ -1,0 +1,145 @@
+"""One supervised training loop for every task model of the course: Adam, dev, the best epoch.
+
+Taught in notebook 12 (``12_elmo_in_a_task_model``).
+
+Notebook 10's NER tagger (:func:`~elmo_tutorial.analyses.tagger.train_tagger`) and notebook 12's task
+model (:func:`~elmo_tutorial.tasks.training.train_task_model`) train the same way, so that
+their numbers mean the same thing: :func:`fit` runs Adam on the batches it is given, scores
+dev after every round, keeps the weights of the best round and stops
+
+- when dev has not improved for ``patience`` rounds, but never before ``min_updates``
+  optimiser steps (a training set of 20 sentences needs many passes to learn anything);
+- never at a cap while it may still improve: a run that reaches ``max_rounds`` before
+  patience has acted gets ``patience`` more rounds, again and again, up to ``hard_cap``
+  rounds. A run that ends there is marked ``stopped="cap"``, so that a report can count them
+  (it should count none).
+
+A **round** is one pass over the batches, or as many passes as make ``round_updates`` steps
+when the training set is small: scoring dev after 3 updates would spend the run on dev.
+
+Example:
+    >>> torch.manual_seed(0) and None
+    >>> model = nn.Linear(1, 1)
+    >>> x, y = torch.randn(64, 1), None
+    >>> y = 3 * x
+    >>> batches = [(x[i:i + 16], y[i:i + 16]) for i in range(0, 64, 16)]
+    >>> loss = lambda b: nn.functional.mse_loss(model(b[0]), b[1])
+    >>> score = lambda: -float(nn.functional.mse_loss(model(x), y))
+    >>> result = fit(model, batches, loss, score, lr=0.1, max_rounds=30, patience=5)
+    >>> result.stopped, result.best_round <= result.last_round
+    ('patience', True)
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+
+__all__ = ["Fit", "fit", "length_batches"]
+
+
+def length_batches(lengths: Sequence[int], batch_size: int, generator: torch.Generator | None
+                   ) -> list[list[int]]:
+    """Indices grouped into batches of similar length; batch order shuffled if ``generator``.
+
+    The groups themselves do not depend on ``generator`` (sentences sorted by length, then cut
+    every ``batch_size``): a training loop may pad each group once and only shuffle the order.
+    """
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    batches = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+    if generator is not None:
+        batches = [batches[i] for i in torch.randperm(len(batches), generator=generator)]
+    return batches
+
+
+@dataclass
+class Fit:
+    """What :func:`fit` did.
+
+    Attributes:
+        history: one dict per round: ``{"round", "epochs" (passes so far), "updates",
+            "loss" (mean training loss of the round), "valid" (dev score)}``.
+        best_round: the round whose weights the model ends with.
+        last_round: the last round trained.
+        cap: the most rounds the run was allowed in the end (``max_rounds``, extended).
+        stopped: ``"patience"`` (dev stopped improving) or ``"cap"`` (``hard_cap`` reached).
+    """
+
+    history: list[dict] = field(default_factory=list)
+    best_round: int = 0
+    last_round: int = 0
+    cap: int = 0
+    stopped: str = "patience"
+
+    @property
+    def best_valid(self) -> float:
+        return self.history[self.best_round - 1]["valid"]
+
+
+def fit(model: nn.Module, batches: Sequence, loss_of: Callable[[object], torch.Tensor],
+        score_dev: Callable[[], float], *, lr: float, seed: int = 0, max_rounds: int = 30,
+        patience: int = 5, min_updates: int = 0, round_updates: int = 1,
+        hard_cap: int = 200, progress: bool = False) -> Fit:
+    """Train ``model`` with Adam until dev stops improving; end with the best round's weights.
+
+    Args:
+        batches: the training batches, in any form ``loss_of`` accepts (padded once: only their
+            order changes, shuffled every pass by a generator seeded with ``seed``).
+        loss_of: a batch → the scalar loss to minimise (in training mode).
+        score_dev: the dev score, higher is better (called after every round).
+        seed: seeds dropout (``torch.manual_seed``) and the batch order. Seed torch before
+            building the model for reproducible initial weights.
+        max_rounds: the planned cap, extended by ``patience`` rounds while patience has not
+            acted (a run stops for patience, or at ``hard_cap``).
+        patience: stop after this many rounds without a better dev score.
+        min_updates: never stop (for patience) before this many optimiser steps.
+        round_updates: a round is at least this many steps (several passes of a small set).
+        hard_cap: the most rounds in any case (``stopped="cap"``).
+    """
+    if not batches:
+        raise ValueError("fit needs at least one training batch")
+    if patience < 1 or max_rounds < 1 or hard_cap < max_rounds:
+        raise ValueError(f"need patience ≥ 1 and 1 ≤ max_rounds ≤ hard_cap, got {patience}, "
+                         f"{max_rounds}, {hard_cap}")
+    torch.manual_seed(seed)  # dropout
+    generator = torch.Generator().manual_seed(seed)  # batch order
+    passes_per_round = max(1, math.ceil(round_updates / len(batches)))
+    optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=lr)
+    result, cap, best, best_state, updates = Fit(), max_rounds, -math.inf, None, 0
+    rounds = range(1, hard_cap + 1)
+    if progress:
+        from tqdm.auto import tqdm
+
+        rounds = tqdm(rounds, desc="training", unit="round", leave=False)
+    for round_ in rounds:
+        model.train()
+        total, seen = 0.0, 0
+        for _ in range(passes_per_round):
+            for i in torch.randperm(len(batches), generator=generator).tolist():
+                loss = loss_of(batches[i])
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                total, seen, updates = total + float(loss.detach()), seen + 1, updates + 1
+        score = float(score_dev())
+        result.history.append({"round": round_, "epochs": round_ * passes_per_round,
+                               "updates": updates, "loss": total / seen, "valid": score})
+        result.last_round = round_
+        if score > best:
+            best, best_state, result.best_round = score, copy.deepcopy(model.state_dict()), round_
+        done = round_ - result.best_round >= patience and updates >= min_updates
+        if done:
+            break
+        if round_ == cap:  # patience has not acted: the run may still improve, so allow more
+            cap = min(hard_cap, cap + patience)
+            if round_ == cap:
+                result.stopped = "cap"
+                break
+    result.cap = cap
+    model.load_state_dict(best_state)
+    return result

@@ -1,0 +1,274 @@
+r"""Named entities over frozen ELMo: a BiLSTM tagger with a learned scalar mix (WNUT-17).
+
+Taught in notebook 10 (``10_tagging``).
+
+The paper's downstream recipe (Peters et al. 2018, §3.3): freeze the biLM, compute its layers
+for every token once, and let the task model learn how to mix them (Eq. 1):
+
+.. math::
+    \mathrm{ELMo}_k = \gamma \sum_j s_j \, \mathrm{LN}(h_{k,j}), \qquad s = \mathrm{softmax}(w)
+
+with the penalty ``λ · ScalarMix.penalty()`` added to the loss. Here the task model is small:
+(optional dropout) → one bidirectional LSTM → a linear layer giving a score per BIO tag (a
+BiLSTM-softmax tagger; the paper's NER model adds a CRF and character features). Because the
+biLM is frozen, its layers are computed once and training touches only the tagger.
+
+Scoring is at the level of entities (:mod:`elmo_tutorial.analyses.spans`, re-exported here for
+notebook 10): an entity is right only if both its span and its type match a gold entity.
+
+Data (``evaluate_ner``): WNUT-17 (tweets, Reddit, YouTube and StackExchange comments; six
+entity types, many of them unseen in training by design). Train on ``train``, keep the epoch
+with the best F1 on ``valid``, report F1 on ``test``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence, pad_sequence
+
+from elmo_tutorial.data.annotated import wnut17
+from elmo_tutorial.analyses.paired import paired_difference
+from elmo_tutorial.analyses.probes import sentence_layers, token_layers
+from elmo_tutorial.runtime import one_thread
+from elmo_tutorial.model.scalar_mix import ScalarMix
+from elmo_tutorial.model.softmax import IGNORE_INDEX
+from elmo_tutorial.analyses.spans import bio_spans, entity_scores
+from elmo_tutorial.analyses.supervised import fit, length_batches
+
+__all__ = ["BiLSTMTagger", "FrozenLayers", "WordTypes", "bio_spans", "entity_scores",
+           "evaluate_ner", "length_batches", "predict_tags", "sentence_layers", "train_tagger"]
+
+
+
+class FrozenLayers(nn.Module):
+    """Precomputed biLM layers → one vector per token by a learned :class:`ScalarMix`.
+
+    Shape:
+        ``(B, T, L, D)`` layers and ``(B, T)`` mask → ``(B, T, D)``.
+    """
+
+    def __init__(self, n_layers: int, do_layer_norm: bool = True) -> None:
+        super().__init__()
+        self.mix = ScalarMix(n_layers, do_layer_norm=do_layer_norm)
+
+    def forward(self, layers: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.mix(list(layers.float().unbind(2)), mask)  # L × (B, T, D) → (B, T, D)
+
+
+class WordTypes(nn.Module):
+    """One learned vector per word type (the static baseline), ``<UNK>`` (row 0) for the rest.
+
+    Shape:
+        ``(B, T)`` word ids and ``(B, T)`` mask → ``(B, T, dim)``.
+    """
+
+    def __init__(self, words: Sequence[str], dim: int = 100) -> None:
+        super().__init__()
+        self.index = {w: i for i, w in enumerate(words, start=1)}
+        self.embedding = nn.Embedding(len(words) + 1, dim)
+
+    def ids(self, tokens: Sequence[str]) -> torch.Tensor:
+        return torch.tensor([self.index.get(t, 0) for t in tokens], dtype=torch.long)  # (T,)
+
+    def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.embedding(ids)  # (B, T, dim)
+
+
+class BiLSTMTagger(nn.Module):
+    """Token inputs → dropout → bidirectional LSTM → dropout → linear tag scores.
+
+    Args:
+        inputs: a module ``(inputs, mask) → (B, T, input_dim)`` (:class:`FrozenLayers`,
+            :class:`WordTypes`).
+        input_dim: width of what ``inputs`` returns.
+        n_tags: number of tags.
+        hidden_size: LSTM cells per direction.
+        dropout: dropout rate on the LSTM's input and output. Default 0: on WNUT-17 with the
+            small biLM it slowed learning more than it helped the validation F1, and the best
+            epoch is kept anyway (``train_tagger(valid=...)``).
+
+    Shape:
+        ``inputs`` ``(B, T, ...)`` and ``mask`` ``(B, T)`` → logits ``(B, T, n_tags)``.
+    """
+
+    def __init__(self, inputs: nn.Module, input_dim: int, n_tags: int, hidden_size: int = 64,
+                 dropout: float = 0.0) -> None:
+        super().__init__()
+        self.inputs = inputs
+        self.dropout = nn.Dropout(dropout)
+        self.lstm = nn.LSTM(input_dim, hidden_size, batch_first=True, bidirectional=True)
+        self.output = nn.Linear(2 * hidden_size, n_tags)
+
+    def forward(self, inputs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        x = self.dropout(self.inputs(inputs, mask))  # (B, T, input_dim)
+        lengths = mask.sum(1).cpu()  # (B,)
+        packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
+        h, _ = pad_packed_sequence(self.lstm(packed)[0], batch_first=True,
+                                   total_length=mask.shape[1])  # (B, T, 2H), 0 at padding
+        return self.output(self.dropout(h))  # (B, T, n_tags)
+
+
+def _batch(items: Sequence[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Pad per-sentence inputs ``(T_i, ...)`` to ``(B, T, ...)``; mask ``(B, T)``."""
+    lengths = torch.tensor([len(x) for x in items])
+    mask = torch.arange(int(lengths.max())) < lengths.unsqueeze(1)  # (B, T)
+    return pad_sequence(list(items), batch_first=True), mask
+
+
+@torch.no_grad()
+def predict_tags(model: BiLSTMTagger, inputs: Sequence[torch.Tensor], tags: Sequence[str],
+                 batch_size: int = 64) -> list[list[str]]:
+    """The highest-scoring tag of every token, sentence by sentence (in the order given)."""
+    model.eval()
+    predicted: list[list[str] | None] = [None] * len(inputs)
+    for index in length_batches([len(x) for x in inputs], batch_size, None):
+        x, mask = _batch([inputs[i] for i in index])
+        best = model(x, mask).argmax(-1)  # (B, T)
+        for row, i in enumerate(index):
+            predicted[i] = [tags[t] for t in best[row, : len(inputs[i])].tolist()]
+    return predicted
+
+
+def train_tagger(model: BiLSTMTagger, inputs: Sequence[torch.Tensor],
+                 labels: Sequence[Sequence[str]], tags: Sequence[str], epochs: int = 10,
+                 batch_size: int = 16, lr: float = 5e-3, mix_penalty: float = 1e-3,
+                 seed: int = 0, valid: tuple | None = None, progress: bool = False,
+                 converge: bool = False, patience: int = 5) -> list[dict]:
+    """Train ``model`` with Adam on cross-entropy (+ ``mix_penalty`` · the mix's penalty).
+
+    The course's one training loop, :func:`~elmo_tutorial.analyses.supervised.fit`, does the work, as
+    for notebook 12's task model.
+
+    Args:
+        inputs: one ``(T_i, ...)`` tensor per training sentence; ``labels`` their tags.
+        tags: the tag set; the model scores ``tags[k]`` at output ``k``.
+        epochs: the epochs to train; with ``converge``, the planned cap only.
+        mix_penalty: λ, the weight of ``ScalarMix.penalty()`` (only with :class:`FrozenLayers`).
+        seed: seeds the batch order and dropout (seed torch before building the model for
+            reproducible initial weights); the same seeds and thread count give the same model.
+        valid: ``(inputs, labels)``: after every epoch the model is scored on them (entity
+            F1) and, at the end, the weights of the best epoch are put back.
+        converge: train until the validation F1 has not improved for ``patience`` epochs
+            (the cap grows while it might; needs ``valid``), instead of exactly ``epochs``.
+
+    Returns:
+        One dict per epoch: ``{"epoch", "loss"}`` plus the validation scores if ``valid``.
+    """
+    if converge and valid is None:
+        raise ValueError("converge=True needs valid=(inputs, labels) to converge on")
+    tag_id = {t: k for k, t in enumerate(tags)}
+    targets = [torch.tensor([tag_id[t] for t in sentence]) for sentence in labels]
+    mix = getattr(model.inputs, "mix", None)
+    batches = []
+    for index in length_batches([len(x) for x in inputs], batch_size, None):
+        x, mask = _batch([inputs[i] for i in index])
+        y = pad_sequence([targets[i] for i in index], batch_first=True,
+                         padding_value=IGNORE_INDEX)  # (B, T)
+        batches.append((x, mask, y))
+
+    def loss_of(batch) -> torch.Tensor:
+        x, mask, y = batch
+        logits = model(x, mask)  # (B, T, n_tags)
+        loss = nn.functional.cross_entropy(logits.flatten(0, 1), y.flatten(),
+                                           ignore_index=IGNORE_INDEX)
+        return loss + mix_penalty * mix.penalty() if mix is not None and mix_penalty else loss
+
+    scores: list[dict] = []
+
+    def score_dev() -> float:
+        if valid is None:  # nothing to select on: every epoch counts as the best so far
+            scores.append({})
+            return float(len(scores))
+        scores.append(entity_scores(valid[1], predict_tags(model, valid[0], tags)))
+        return scores[-1]["f1"]
+
+    result = fit(model, batches, loss_of, score_dev, lr=lr, seed=seed, max_rounds=epochs,
+                 patience=patience if converge else epochs,
+                 hard_cap=200 if converge else epochs, progress=progress)
+    return [{"epoch": r["round"], "loss": r["loss"], **s}
+            for r, s in zip(result.history, scores, strict=True)]
+
+
+def evaluate_ner(embedder, progress: bool = True, epochs: int = 30,
+                 max_sentences: int | None = None, seeds: Sequence[int] = (0, 1, 2, 3, 4),
+                 cache: bool = True, converge: bool = True) -> dict[str, dict]:
+    """WNUT-17 entity F1 (percent) of the same tagger on three inputs, over several seeds.
+
+    - ``elmo``: the learned scalar mix of all biLM layers (with layer norm; λ = 0.001);
+    - ``layer0``: the biLM's context-free token layer alone (what the character CNN knows);
+    - ``word_type``: a vector per training word type learned from WNUT-17's training set alone
+      (words seen once and unseen words share ``<UNK>``): no pretraining at all.
+
+    Each tagger trains on ``train`` with the course's one loop (:func:`train_tagger`): to
+    convergence on ``valid`` (patience 5, a cap of ``epochs`` that grows while it might), one
+    CPU thread (:func:`one_thread`); the epoch with the best ``valid`` F1 is scored on ``test``.
+    Seed ``i`` gives the three taggers the same batch order and dropout.
+
+    Args:
+        embedder: an :class:`~elmo_tutorial.analyses.embedder.Embedder`.
+        progress: progress bars for embedding and training.
+        epochs: the cap (with ``converge``, the planned cap only).
+        max_sentences: use only the first this many sentences of each split (a quick look).
+        seeds: the seeds; each seeds a tagger's initial weights and batch order.
+        cache: keep the embedded layers in the disk cache (see
+            :func:`~elmo_tutorial.analyses.probes.token_layers`).
+        converge: stop on dev (see above); False trains exactly ``epochs`` (a smoke test).
+
+    Returns:
+        ``{"wnut17": {"elmo", "layer0", "word_type": mean F1 over seeds, "std": {name: sample
+        std}, "runs": {name: [F1 per seed]}, "differences": {"elmo_vs_layer0",
+        "elmo_vs_word_type": paired 95 % interval}, "s": softmax(w) of the first seed's ELMo
+        tagger, "gamma": its γ, "scores": {name: precision, recall, F1, counts, best and last
+        epoch of the first seed}, "seeds"}}``.
+    """
+    data = {split: wnut17(split)[:max_sentences] for split in ("train", "valid", "test")}
+    labels = {split: [tags for _, tags in d] for split, d in data.items()}
+    tags = ["O", *sorted({t for ts in labels["train"] for t in ts} - {"O"})]
+    layers = {split: sentence_layers(token_layers(embedder, [s for s, _ in d], f"wnut17-{split}",
+                                                  progress, cache), [len(s) for s, _ in d])
+              for split, d in data.items()}  # per sentence (T, L + 1, D)
+    n_layers, width = layers["train"][0].shape[1:]
+    counts = Counter(w for words, _ in data["train"] for w in words)
+    frequent = sorted(w for w, n in counts.items() if n >= 2)
+    result, scores = {"runs": {}, "seeds": list(seeds)}, {}
+    for name in ("elmo", "layer0", "word_type"):
+        result["runs"][name] = []
+        for seed in seeds:
+            torch.manual_seed(seed)  # the tagger's initial weights
+            if name == "word_type":
+                inputs_module = WordTypes(frequent)
+                input_dim = inputs_module.embedding.embedding_dim
+                inputs = {split: [inputs_module.ids(s) for s, _ in d]
+                          for split, d in data.items()}
+            else:
+                n = n_layers if name == "elmo" else 1
+                inputs_module, input_dim = FrozenLayers(n), width
+                inputs = {split: [x[:, :n] for x in xs] for split, xs in layers.items()}
+            model = BiLSTMTagger(inputs_module, input_dim, len(tags))
+            with one_thread():
+                history = train_tagger(model, inputs["train"], labels["train"], tags,
+                                       epochs=epochs, seed=seed, progress=progress,
+                                       valid=(inputs["valid"], labels["valid"]),
+                                       converge=converge)
+                predicted = predict_tags(model, inputs["test"], tags)
+            score = entity_scores(labels["test"], predicted)
+            result["runs"][name].append(score["f1"])
+            if seed == seeds[0]:
+                scores[name] = {**score, "last_epoch": len(history),
+                                "best_epoch": max(history, key=lambda r: r["f1"])["epoch"]}
+                if name == "elmo":
+                    result["s"] = inputs_module.mix.weights.tolist()
+                    result["gamma"] = inputs_module.mix.gamma.item()
+        result[name] = float(np.mean(result["runs"][name]))
+    result["std"] = {name: float(np.std(result["runs"][name], ddof=1)) if len(seeds) > 1
+                     else 0.0 for name in ("elmo", "layer0", "word_type")}
+    if len(seeds) > 1:
+        result["differences"] = {f"elmo_vs_{other}": paired_difference(
+            result["runs"][other], result["runs"]["elmo"]) for other in ("layer0", "word_type")}
+    result["scores"] = scores
+    return {"wnut17": result}

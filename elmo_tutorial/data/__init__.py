@@ -1,0 +1,4 @@
+"""The data of the course: the dataset registry and checksummed downloads, running text
+(``corpora``), annotated data (``annotated``), the generated sense corpus (``sense_corpus``,
+``sense_grammar``) and the one tokenizer (``tokenize``).
+"""

@@ -1,0 +1,232 @@
+"""Reading the course's annotated datasets: tagged tokens and sense-labelled words.
+
+Each reader finds its files through the registry (:mod:`elmo_tutorial.data.registry`: offline
+directory ``ELMO_TUTORIAL_DATA`` first, then the download cache) and never downloads: a
+missing dataset raises :class:`~elmo_tutorial.data.downloads.DatasetNotAvailable` saying how to get
+it (``elmo-tutorial data download NAME``, or ``ELMO_TUTORIAL_DATA``).
+
+- ``ud_english_ewt(split)`` → ``[(tokens, upos_tags), ...]`` (UD English-EWT r2.16)
+- ``wnut17(split)`` → ``[(tokens, bio_tags), ...]`` (WNUT-17 emerging entities)
+- ``treebank_pos(split)`` → ``[(tokens, ptb_tags), ...]`` (nltk's Penn Treebank sample)
+- ``conll2000_chunks(split)`` → ``[(tokens, bio_chunk_tags), ...]`` (CoNLL-2000 chunking)
+- ``sst(split, classes)`` → ``[(tokens, label), ...]`` (Stanford Sentiment Treebank, SST-5/-2)
+- ``wsd_framework(dataset)`` → ``[{"id", "tokens", "lemmas", "pos", "instances"}, ...]``
+
+Splits are called ``"train"``, ``"valid"`` and ``"test"`` (``"dev"`` and ``"validation"`` are
+accepted as ``"valid"``).
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from elmo_tutorial.data.corpora import nltk_corpus
+from elmo_tutorial.data.downloads import DatasetNotAvailable
+from elmo_tutorial.data.registry import locate, normalize_split
+
+__all__ = ["WSD_DATASETS", "conll2000_chunks", "sst", "treebank_pos", "ud_english_ewt", "wnut17",
+           "wsd_framework"]
+
+Sentence = list[str]
+
+
+def _read_columns(path: Path, form: int, tag: int, conllu: bool) -> list[tuple[list, list]]:
+    """Blank-line-separated sentences, one tab-separated token per line; keep two columns.
+
+    Whitespace-only lines also end a sentence (WNUT-17's training file uses a lone tab), and
+    several blank lines in a row make no empty sentence. Windows line ends and a byte-order
+    mark are accepted. With ``conllu``, comment lines (``# text = ...``), multiword-token
+    ranges (``3-4``, whose words are listed again one by one) and empty nodes (``8.1``) are
+    skipped. (Without it, a token may well start with ``#``: WNUT-17 has hashtags.)
+
+    Raises:
+        ValueError: a line with too few columns, or a CoNLL-U ID that is not a word index,
+            naming the file and the line.
+    """
+    sentences, tokens, tags = [], [], []
+    with open(path, encoding="utf-8-sig") as f:
+        for number, line in enumerate(f, start=1):
+            if not line.strip():
+                if tokens:
+                    sentences.append((tokens, tags))
+                tokens, tags = [], []
+                continue
+            if conllu and line.startswith("#"):
+                continue
+            cols = line.rstrip("\r\n").split("\t")
+            if len(cols) <= max(form, tag):
+                raise ValueError(f"{path}, line {number}: {len(cols)} tab-separated column(s), "
+                                 f"expected at least {max(form, tag) + 1}: {line.rstrip()!r:.60}")
+            if conllu and not cols[0].isdigit():
+                if "-" in cols[0] or "." in cols[0]:
+                    continue  # a multiword-token range or an empty node
+                raise ValueError(f"{path}, line {number}: ID {cols[0]!r} is not a CoNLL-U word "
+                                 "index (1, 2, ...), range (3-4) or empty node (8.1)")
+            tokens.append(cols[form])
+            tags.append(cols[tag])
+    if tokens:
+        sentences.append((tokens, tags))
+    return sentences
+
+
+def ud_english_ewt(split: str = "train") -> list[tuple[Sentence, list[str]]]:
+    """UD English-EWT r2.16 sentences as ``(tokens, upos_tags)`` (12,544 / 2,001 / 2,077)."""
+    name = {"train": "train", "valid": "dev", "test": "test"}[normalize_split(split)]
+    path = locate("ud-english-ewt") / f"en_ewt-ud-{name}.conllu"
+    return _read_columns(path, form=1, tag=3, conllu=True)
+
+
+def wnut17(split: str = "train") -> list[tuple[Sentence, list[str]]]:
+    """WNUT-17 sentences as ``(tokens, BIO tags)`` (3,394 / 1,009 / 1,287).
+
+    Tags are ``O`` or ``B-``/``I-`` with ``person``, ``location``, ``group``,
+    ``creative-work``, ``corporation``, ``product``. The test split is the adjudicated
+    ``emerging.test.annotated`` (the file Hugging Face's ``wnut_17`` reads).
+    """
+    file = {"train": "wnut17train.conll", "valid": "emerging.dev.conll",
+            "test": "emerging.test.annotated"}[normalize_split(split)]
+    return _read_columns(locate("wnut17") / file, form=0, tag=1, conllu=False)
+
+
+# The Penn Treebank writes some characters as escapes; the biLM read them as plain text.
+_PTB_TEXT = {"-LRB-": "(", "-RRB-": ")", "-LCB-": "{", "-RCB-": "}", "``": '"', "''": '"'}
+_PTB_TEST_FROM = "wsj_0151.mrg"  # documents wsj_0001-0150 train, wsj_0151-0199 test
+
+
+def treebank_pos(split: str = "train") -> list[tuple[Sentence, list[str]]]:
+    """PTB-tagged sentences of nltk's Penn Treebank sample as ``(tokens, tags)``.
+
+    The sample is 10% of the WSJ part (199 documents, 3,914 sentences). It has no official
+    split; we cut it by document: wsj_0001-0150 are ``"train"`` (3,262 sentences, 78,539
+    words), wsj_0151-0199 ``"test"`` (652 sentences, 15,545 words), so no article is on both
+    sides. There is no ``"valid"``.
+
+    Traces and empty elements (tag ``-NONE-``, e.g. ``*T*-1``) are dropped: they are not words.
+    Escaped characters are written as the characters they stand for (``-LRB-`` → ``(``, the
+    LaTeX quotes → ``"``, an escaped slash → ``/``), as in the text the biLM was trained on; the
+    tags stay as they are (``-LRB-``, ``''``...).
+    """
+    split = normalize_split(split)
+    if split == "valid":
+        raise ValueError("the treebank sample has only 'train' and 'test' splits")
+    reader = nltk_corpus("treebank")
+    fileids = [f for f in reader.fileids() if (f >= _PTB_TEST_FROM) == (split == "test")]
+    sentences = []
+    for sentence in reader.tagged_sents(fileids):
+        words = [(_ptb_word(w), t) for w, t in sentence if t != "-NONE-"]
+        if words:
+            sentences.append(([w for w, _ in words], [t for _, t in words]))
+    return sentences
+
+
+def _ptb_word(word: str) -> str:
+    """A treebank token as the plain text the biLM read (``-LRB-`` → ``(``, ``\\/`` → ``/``)."""
+    return _PTB_TEXT.get(word, word.replace("\\/", "/").replace("\\*", "*"))
+
+
+def conll2000_chunks(split: str = "train") -> list[tuple[Sentence, list[str]]]:
+    """CoNLL-2000 chunking (WSJ) as ``(tokens, BIO chunk tags)``: 8,936 train / 2,012 test.
+
+    Tags are ``O`` or ``B-``/``I-`` with the chunk type (``NP``, ``VP``, ``PP``, ``ADVP``...),
+    scored like entities (:func:`~elmo_tutorial.analyses.spans.entity_scores`). The shared task has no
+    validation set, so there is no ``"valid"`` here: hold out part of ``train`` for it.
+    """
+    split = normalize_split(split)
+    if split == "valid":
+        raise ValueError("CoNLL-2000 has only 'train' and 'test' splits; hold out part of "
+                         "'train' for validation")
+    reader = nltk_corpus("conll2000")
+    return [([_ptb_word(w) for w, _, _ in sentence], [tag for _, _, tag in sentence])
+            for sentence in reader.iob_sents(f"{split}.txt")]
+
+
+_SST_LEAF = re.compile(r"\(\d ([^()\s]+)\)")  # "(2 word)": a leaf, its label and its word
+_SST_FILES = {"train": "train.txt", "valid": "dev.txt", "test": "test.txt"}
+
+
+def sst(split: str = "train", classes: int = 5) -> list[tuple[Sentence, int]]:
+    """Stanford Sentiment Treebank sentences as ``(tokens, label)``, labelled at the root.
+
+    Every line of ``trees/{train,dev,test}.txt`` is one sentence's binarised PTB-style tree
+    with a sentiment label on each node, ``(3 (2 The) (2 Rock) ...)``; the sentence's label is
+    the root's.
+
+    Args:
+        classes: ``5`` (SST-5, the paper's task: 0 very negative, 1 negative, 2 neutral,
+            3 positive, 4 very positive; 8,544 / 1,101 / 2,210 sentences) or ``2`` (SST-2:
+            neutral sentences dropped, 0 negative (0-1), 1 positive (3-4); 6,920 / 872 / 1,821).
+    """
+    if classes not in (2, 5):
+        raise ValueError(f"classes must be 5 (SST-5) or 2 (SST-2), got {classes}")
+    path = locate("sst") / "trees" / _SST_FILES[normalize_split(split)]
+    sentences = []
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, start=1):
+            line = line.strip()
+            if not line:
+                continue
+            if not (line.startswith("(") and line[1:2].isdigit()):
+                raise ValueError(f"{path}, line {number}: not a labelled tree: {line!r:.60}")
+            label = int(line[1])
+            tokens = [_ptb_word(w) for w in _SST_LEAF.findall(line)]
+            if classes == 2:
+                if label == 2:
+                    continue
+                label = int(label > 2)
+            sentences.append((tokens, label))
+    return sentences
+
+
+WSD_DATASETS = ("semcor", "senseval2", "senseval3", "semeval2007", "semeval2013",
+                "semeval2015", "ALL")
+
+
+def wsd_framework(dataset: str = "senseval2") -> list[dict]:
+    """Sentences of one dataset of the WSD Evaluation Framework, with gold sense keys.
+
+    Args:
+        dataset: ``"semcor"`` (training) or an evaluation set: ``"senseval2"``,
+            ``"senseval3"``, ``"semeval2007"``, ``"semeval2013"`` (plus ``"semeval2015"`` and
+            ``"ALL"`` in the official archive).
+
+    Returns:
+        One dict per ``<sentence>``: ``id``; ``tokens``, ``lemmas``, ``pos`` (one entry per
+        ``<wf>``/``<instance>``; a multiword expression is one token, e.g. ``"took place"``);
+        ``instances``: a list of dicts ``index`` (position in ``tokens``), ``id``, ``lemma``,
+        ``pos`` and ``keys`` (the gold WordNet 3.0 sense keys, usually one).
+    """
+    if dataset not in WSD_DATASETS:
+        raise ValueError(f"dataset must be one of {', '.join(WSD_DATASETS)}, got {dataset!r}")
+    root = locate("wsd-framework")
+    base = (root / "Training_Corpora" / "SemCor" / "semcor" if dataset == "semcor"
+            else root / "Evaluation_Datasets" / dataset / dataset)
+    xml_path, key_path = base.with_name(base.name + ".data.xml"), base.with_name(
+        base.name + ".gold.key.txt")
+    if not xml_path.exists():
+        raise DatasetNotAvailable(f"{xml_path} does not exist: this copy of the framework "
+                                  f"lacks {dataset!r} (the official archive has it).")
+    gold = {}
+    with open(key_path, encoding="utf-8") as f:
+        for line in f:
+            instance_id, *keys = line.split()
+            gold[instance_id] = keys
+    sentences = []
+    for _, elem in ET.iterparse(xml_path, events=("end",)):
+        if elem.tag != "sentence":
+            continue
+        sentence = {"id": elem.get("id"), "tokens": [], "lemmas": [], "pos": [],
+                    "instances": []}
+        for i, tok in enumerate(elem):
+            sentence["tokens"].append(tok.text or "")
+            sentence["lemmas"].append(tok.get("lemma"))
+            sentence["pos"].append(tok.get("pos"))
+            if tok.tag == "instance":
+                sentence["instances"].append({
+                    "index": i, "id": tok.get("id"), "lemma": tok.get("lemma"),
+                    "pos": tok.get("pos"), "keys": gold.get(tok.get("id"), []),
+                })
+        sentences.append(sentence)
+        elem.clear()  # SemCor is 45 MB of XML: free each sentence once read
+    return sentences

@@ -1,0 +1,135 @@
+"""From raw text to tokens: rule-based sentences, then nltk's Treebank-style words.
+
+Taught in notebooks 00 and 02.
+
+ELMo's biLM was trained on the 1B Word Benchmark (Chelba et al. 2013), text that is already
+split into sentences and tokenized Penn-Treebank style (``don't`` → ``do n't``, punctuation
+split off). This module reproduces that style with one path that needs no downloaded model
+(no ``punkt``):
+
+1. :func:`split_sentences` cuts after ``.``, ``!`` or ``?`` (plus closing quotes/brackets)
+   when whitespace and an upper-case letter, a digit or an opening quote follow, unless the
+   word before the full stop is a known abbreviation (``Mr.``, ``Dr.``, ``e.g.``) or a
+   sequence of initials (``U.S.``, ``J.``). Blank lines always end a sentence.
+2. :func:`tokenize_words` runs nltk's ``NLTKWordTokenizer`` (the tokenizer behind
+   ``nltk.word_tokenize``, a regex program with no model) on one sentence.
+   That tokenizer writes quotes as ``\\`\\``` and ``''``, LaTeX style; the 1B Word Benchmark
+   keeps a plain ``"``, so both are turned back into ``"``.
+3. :func:`tokenize` does both: ``str`` → ``list[list[str]]``.
+
+Example:
+    >>> tokenize('Mr. Smith said "hi!" He left.')
+    [['Mr.', 'Smith', 'said', '"', 'hi', '!', '"'], ['He', 'left', '.']]
+
+Known limits (shared by every rule-based splitter): an abbreviation that really ends a
+sentence (``... in the U.S. The next ...``) does not split, and a sentence that starts with a
+lower-case word is joined to the one before.
+"""
+
+from __future__ import annotations
+
+import re
+
+from nltk.tokenize import NLTKWordTokenizer
+
+__all__ = ["ABBREVIATIONS", "split_sentences", "tokenize", "tokenize_words"]
+
+# Lower-cased, without the final full stop. A word ending in "." that is one of these does not
+# end a sentence, even when a capitalised word follows ("Mr. Smith", "St. Louis"). Ordinary
+# words that often end sentences ("no", "art", "sun", "mar") are left out on purpose.
+ABBREVIATIONS = frozenset(
+    """
+    mr mrs ms dr prof rev hon st sr jr messrs mme mlle gen col lt sgt capt cmdr adm gov sen
+    rep pres supt fr vs etc cf al approx dept univ inc ltd corp bros vol vols pp eds figs
+    jan feb apr jun jul aug sep sept oct nov dec mt ft ave blvd
+    """.split()
+)
+
+# Candidate boundary: terminal punctuation, optional closing quotes/brackets, then whitespace.
+_CANDIDATE = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*\s+")
+# What may open the next sentence: opening quotes/brackets, then an upper-case letter or digit.
+_OPENER = re.compile(r"[\"'\u201c\u2018(\[]*(?:[^\W\d_]|\d)")
+# Initials and dotted abbreviations: "U.S.", "e.g.", "i.e.", "J." (letters, each with a ".").
+_INITIALS = re.compile(r"(?:[^\W\d_]\.)+")
+_PARAGRAPH = re.compile(r"\n\s*\n")
+# Characters stripped from the front of the word before a full stop ("(Mr." → "Mr.").
+_LEADING_PUNCT = "\"'\u201c\u2018([{"
+
+_WORD_TOKENIZER = NLTKWordTokenizer()
+
+
+def _ends_with_abbreviation(before: str) -> bool:
+    """True when the text up to and including a single "." ends in an abbreviation."""
+    word = before.rsplit(None, 1)[-1].lstrip(_LEADING_PUNCT) if before.strip() else ""
+    return word[:-1].lower() in ABBREVIATIONS or _INITIALS.fullmatch(word) is not None
+
+
+def _split_paragraph(paragraph: str) -> list[str]:
+    sentences, start = [], 0
+    for match in _CANDIDATE.finditer(paragraph):
+        following = paragraph[match.end() :]
+        opener = _OPENER.match(following)
+        # The next sentence must start with a capital letter or a digit (after any quotes).
+        if opener is None or opener.group()[-1].islower():
+            continue
+        punct = match.group().rstrip()
+        if punct.rstrip("\"'\u201d\u2019)]") == "." and _ends_with_abbreviation(
+            paragraph[start : match.start() + 1]
+        ):
+            continue
+        sentences.append(paragraph[start : match.end()].strip())
+        start = match.end()
+    sentences.append(paragraph[start:].strip())
+    return [s for s in sentences if s]
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split raw text into sentences with a few regular-expression rules (no trained model).
+
+    Args:
+        text: any string; line breaks inside a paragraph are treated as spaces.
+
+    Returns:
+        The sentences, stripped of surrounding whitespace, in order; no empty strings.
+
+    Raises:
+        TypeError: if ``text`` is not a ``str``.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"split_sentences expects a str, got {type(text).__name__}")
+    sentences = []
+    for paragraph in _PARAGRAPH.split(text):
+        paragraph = " ".join(paragraph.split())  # one line per paragraph, single spaces
+        sentences.extend(_split_paragraph(paragraph))
+    return sentences
+
+
+def tokenize_words(sentence: str) -> list[str]:
+    """Tokenize one sentence Penn-Treebank style, with plain ``"`` quotes (1B Word style).
+
+    Args:
+        sentence: one sentence (the final full stop is split off only at the end of the string,
+            so pass sentences, not whole paragraphs).
+
+    Returns:
+        The tokens; ``[]`` for an empty or all-whitespace string.
+
+    Example:
+        >>> tokenize_words('She said "don\\'t".')
+        ['She', 'said', '"', 'do', "n't", '"', '.']
+    """
+    if not isinstance(sentence, str):
+        raise TypeError(f"tokenize_words expects a str, got {type(sentence).__name__}")
+    tokens = _WORD_TOKENIZER.tokenize(sentence)
+    return ['"' if token in ("``", "''") else token for token in tokens]
+
+
+def tokenize(text: str) -> list[list[str]]:
+    """Split ``text`` into sentences and each sentence into tokens.
+
+    Returns:
+        One list of token strings per sentence (sentences that yield no token are dropped),
+        ready for :class:`~elmo_tutorial.model.vocab.Vocabulary` and
+        :func:`~elmo_tutorial.model.chars.batch_to_ids`.
+    """
+    return [tokens for s in split_sentences(text) if (tokens := tokenize_words(s))]

@@ -1,0 +1,308 @@
+"""Weights and checkpoints that survive a crash, and load without unpickling code.
+
+A run's checkpoints (the rest of a run directory: :mod:`elmo_tutorial.model.run_dir`)::
+
+    checkpoints/
+      latest               the name of the newest complete checkpoint, e.g. "step_000200"
+      step_000200/
+        model.safetensors  the model's weights
+        state.pt           optimiser, scheduler, RNG states, data position (plain tensors,
+                           numbers, lists and dicts: loads with torch.load(weights_only=True))
+
+Every file is written whole (:func:`~elmo_tutorial.files.safe_files.atomic_write`). A
+checkpoint is a directory, completed under a temporary name, renamed into place
+(:mod:`elmo_tutorial.files.staging`, as exports are), and only then named in ``latest``: a
+crash mid-checkpoint leaves the previous one as it was.
+
+A checkpoint file that no longer loads raises :class:`~elmo_tutorial.files.safe_files.DamagedFile`,
+naming it, and ``load_latest_checkpoint`` then falls back to the newest checkpoint that still
+loads.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import safetensors.torch
+import torch
+from safetensors.torch import load_file, save_file
+
+from elmo_tutorial.files.guarded_read import check_regular_file, read_regular_file
+from elmo_tutorial.files.safe_files import (
+    DamagedFile,
+    DiskFull,
+    atomic_write,
+    atomic_write_text,
+    fsync_dir,
+    is_disk_full,
+    native_path,
+)
+from elmo_tutorial.files.staging import recover_staged, staged_folder
+from elmo_tutorial.model.weight_checks import check_weights
+
+CHECKPOINTS = "checkpoints"
+LATEST = "latest"
+STAGING = "tmp"  # a checkpoint being written: checkpoints/.step_000200.tmp-<pid>-XXXX
+MAX_WEIGHTS_BYTES = 1 << 36  # a biLM with a 793 471-word softmax in float32: about 2 GB
+MAX_STATE_BYTES = 1 << 37  # the optimiser keeps two moments per weight, and the RNG states
+MAX_LATEST_BYTES = 64  # "step_000200\n"
+
+
+def save_weights(path: str | Path, state_dict: dict[str, torch.Tensor]) -> None:
+    """Write a state dict as safetensors (contiguous CPU copies; no shared storage)."""
+    tensors = {k: v.detach().to("cpu").contiguous().clone() for k, v in state_dict.items()}
+    atomic_write(path, lambda tmp: save_file(tensors, tmp) if native_path(tmp)
+                 else Path(tmp).write_bytes(safetensors.torch.save(tensors)))
+
+
+def load_weights(path: str | Path, dtype: torch.dtype | None = torch.float32,
+                 folder: str | Path | None = None) -> dict:
+    """Read safetensors weights, cast floating tensors to ``dtype`` (float16 files → float32).
+
+    Args:
+        folder: the run (or checkpoint) folder ``path`` belongs to: a symbolic link out of it
+            is refused, as another run's weights would load without a word.
+
+    Raises:
+        FileNotFoundError: ``path`` does not exist.
+        NotARegularFile: a FIFO (which would hang safetensors), a device, a folder, a link
+            out of ``folder``.
+        DamagedFile: ``path`` is not a complete safetensors file.
+    """
+    path = Path(path)
+    check_regular_file(path, MAX_WEIGHTS_BYTES, folder)
+    try:  # safetensors takes a path as UTF-8: a folder named in Latin-1 is read by Python
+        tensors = (load_file(str(path)) if native_path(path)
+                   else safetensors.torch.load(path.read_bytes()))
+    except Exception as error:  # SafetensorError and whatever a damaged file makes it raise
+        raise DamagedFile.of(path, error) from None
+    if dtype is not None:
+        tensors = {k: v.to(dtype) if v.is_floating_point() else v for k, v in tensors.items()}
+    return tensors
+
+
+# ---------------------------------------------------------------------------------------------
+# RNG state as plain tensors and lists (weights_only-loadable)
+# ---------------------------------------------------------------------------------------------
+
+def rng_state() -> dict:
+    """Python, NumPy, PyTorch (CPU and every CUDA device) generator states."""
+    version, py_state, gauss = random.getstate()
+    name, keys, pos, has_gauss, cached = np.random.get_state()
+    state = {
+        "python": [version, list(py_state), gauss],
+        "numpy": [name, torch.from_numpy(keys.astype(np.int64)), pos, has_gauss, cached],
+        "torch": torch.get_rng_state(),
+    }
+    if torch.cuda.is_available():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
+
+
+def set_rng_state(state: dict) -> None:
+    version, py_state, gauss = state["python"]
+    random.setstate((version, tuple(py_state), gauss))
+    name, keys, pos, has_gauss, cached = state["numpy"]
+    np.random.set_state((name, keys.numpy().astype(np.uint32), pos, has_gauss, cached))
+    torch.set_rng_state(state["torch"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Checkpoints
+# ---------------------------------------------------------------------------------------------
+
+def _write_state(path: str, state: dict) -> None:
+    """The slow part of a checkpoint, separate so tests can simulate a crash inside it."""
+    torch.save(state, path)
+
+
+def save_checkpoint(run_dir: str | Path, step: int, model_state: dict, state: dict,
+                    keep: int = 2) -> Path:
+    """Write ``checkpoints/step_NNNNNN/`` atomically, point ``latest`` at it, prune old ones.
+
+    Args:
+        model_state: the model's ``state_dict()``.
+        state: everything else (optimiser, scheduler, RNG, data position), as plain tensors,
+            numbers, strings, lists and dicts so that it loads with ``weights_only=True``.
+        keep: how many of the newest checkpoints to keep.
+    """
+    root = Path(run_dir) / CHECKPOINTS
+    root.mkdir(parents=True, exist_ok=True)
+    final = root / f"step_{step:06d}"
+    if not final.exists():  # the same step always holds the same state: never rewrite it
+        recover_staged(root, STAGING)  # left by a writer killed during an earlier checkpoint
+        for stale in root.glob(".tmp-step_*"):  # the same, from versions before the pid in it
+            shutil.rmtree(stale, ignore_errors=True)
+        try:
+            with staged_folder(final, STAGING) as stage:
+                save_weights(stage / "model.safetensors", model_state)
+                atomic_write(stage / "state.pt", lambda p: _write_state(p, state))
+        except BaseException as error:
+            if is_disk_full(error):
+                previous = latest_checkpoint(run_dir)
+                written = final / error.path.name if isinstance(error, DiskFull) else final
+                raise DiskFull(written, error, kept=(
+                    f"the previous checkpoint ({previous.name}) is kept: free some space and "
+                    "continue with --resume" if previous else "no checkpoint was written: "
+                    "free some space and run again")) from None
+            raise
+    atomic_write_text(root / LATEST, final.name + "\n")
+    for old in checkpoints(run_dir)[keep:]:
+        shutil.rmtree(old, ignore_errors=True)
+    return final
+
+
+def checkpoints(run_dir: str | Path) -> list[Path]:
+    """The checkpoint directories of a run, newest (highest step) first."""
+    found = [(int(m.group(1)), p) for p in (Path(run_dir) / CHECKPOINTS).glob("step_*")
+             if p.is_dir() and (m := re.fullmatch(r"step_(\d+)", p.name))]
+    return [p for _, p in sorted(found, reverse=True)]  # by number: step_1000000 > step_999999
+
+
+def latest_checkpoint(run_dir: str | Path) -> Path | None:
+    """The newest complete checkpoint of a run, or None if it has none.
+
+    Raises:
+        NotARegularFile: ``checkpoints/latest`` is a FIFO, a device, a folder, a link out of
+            the run or far longer than a checkpoint's name.
+    """
+    root = Path(run_dir) / CHECKPOINTS
+    pointer = root / LATEST
+    if pointer.exists() or pointer.is_symlink():
+        name = read_regular_file(pointer, MAX_LATEST_BYTES, folder=run_dir).decode(
+            "utf-8", errors="replace").strip()
+        if re.fullmatch(r"step_\d+", name) and (root / name / "state.pt").exists():
+            return root / name
+    complete = [p for p in checkpoints(run_dir) if (p / "state.pt").exists()]
+    return complete[0] if complete else None
+
+
+STATE_KEYS = ("step", "epoch", "batch_in_epoch", "optimizer", "scheduler", "rng")
+
+
+def load_checkpoint(path: str | Path) -> tuple[dict, dict]:
+    """``(model_state, state)`` of a checkpoint directory; nothing is unpickled but data
+    (``weights_only=True``: tensors, numbers, strings, lists and dicts, never code).
+
+    Raises:
+        FileNotFoundError: a file of the checkpoint is missing.
+        NotARegularFile: a file of it is a FIFO, a device, a folder or a link out of it.
+        DamagedFile: a file of the checkpoint does not load.
+    """
+    path = Path(path)
+    model_state = load_weights(path / "model.safetensors", dtype=None, folder=path)
+    state_file = path / "state.pt"
+    # torch.load opens the file by name: a FIFO would hang it and /dev/zero never end
+    check_regular_file(state_file, MAX_STATE_BYTES, folder=path)
+    try:
+        state = torch.load(state_file, map_location="cpu", weights_only=True)
+    except Exception as error:  # EOFError, UnpicklingError, RuntimeError, OSError, ...
+        raise DamagedFile.of(state_file, error) from None
+    if not isinstance(state, dict) or not all(key in state for key in STATE_KEYS):
+        raise DamagedFile.of(state_file, ValueError(f"it lacks some of {list(STATE_KEYS)}"))
+    return model_state, state
+
+
+def check_fits_model(path: Path, weights: dict, expected: dict) -> None:
+    """Refuse weights that load but do not fit the model: other names, shapes or dtypes, or
+    values that are not finite. ``expected`` is the model's ``state_dict()``.
+
+    A file can be complete and still wrong (written by another version, edited, replaced);
+    loading int32 weights into a float model would convert them without a word.
+
+    Raises:
+        DamagedFile: names ``path`` and the first tensor that does not fit.
+    """
+    missing, extra = sorted(set(expected) - set(weights)), sorted(set(weights) - set(expected))
+    if missing or extra:
+        raise DamagedFile(path, f"it lacks {missing[:3]} or has {extra[:3]} that the model of "
+                                "config.json does not", _NOT_THIS_MODEL)
+    try:  # floating point, the model's shapes, finite values
+        check_weights(path, weights, expected)
+    except ValueError as error:
+        raise DamagedFile(path, str(error).removeprefix(f"{path}: "), _NOT_THIS_MODEL) from None
+    for name, want in expected.items():  # and exactly the model's precision
+        if weights[name].dtype != want.dtype:
+            raise DamagedFile(path, f"{name} is {str(weights[name].dtype)[6:]}, the model has "
+                                    f"{str(want.dtype)[6:]}", _NOT_THIS_MODEL)
+
+
+_NOT_THIS_MODEL = "it does not fit the model that config.json describes"
+
+
+def load_latest_checkpoint(run_dir: str | Path, expected: dict | None = None,
+                           ) -> tuple[Path, dict, dict, list[str]]:
+    """The newest checkpoint of a run that loads: ``(path, model_state, state, skipped)``.
+
+    With ``expected`` (the model's ``state_dict()``), a checkpoint must also fit it
+    (:func:`check_fits_model`). ``skipped`` says, one line each, which newer checkpoints were
+    damaged or did not fit and were passed over.
+
+    Raises:
+        FileNotFoundError: the run has no checkpoint.
+        ValueError: no checkpoint of the run loads and fits; names every one.
+    """
+    found = checkpoints(run_dir)
+    if not found:
+        raise FileNotFoundError(f"--resume: {run_dir} has no checkpoint to resume from; start "
+                                "without --resume (or point --out at the run)")
+    skipped, damaged = [], []
+    for path in found:
+        try:
+            model_state, state = load_checkpoint(path)
+            if expected is not None:
+                check_fits_model(path / "model.safetensors", model_state, expected)
+            return path, model_state, state, skipped
+        except (DamagedFile, FileNotFoundError) as error:
+            skipped.append(str(error))
+            damaged.append(f"{getattr(error, 'path', path).relative_to(path.parent)} "
+                           f"({getattr(error, 'reason', 'a file is missing')})")
+    edited = any(_NOT_THIS_MODEL in problem for problem in skipped)
+    raise ValueError(f"{run_dir} has no intact checkpoint to resume from: "
+                     f"{'; '.join(damaged)}. "
+                     + ("If its config.json was edited or replaced, restore it; otherwise "
+                        if edited else "")
+                     + "train it afresh with --force")
+
+
+def set_aside(run_dir: str | Path, resumed_from: Path, problems: list[str]) -> list[str]:
+    """Rename every checkpoint newer than ``resumed_from`` (those ``load_latest_checkpoint``
+    passed over, with ``problems``) to ``step_NNNNNN.damaged`` and point ``latest`` at
+    ``resumed_from``; a warning for each, saying where it went.
+
+    Left in place, a damaged checkpoint stays the newest: ``latest`` would name it, and the
+    resumed run, reaching its step again, would keep it (a step's checkpoint is never
+    rewritten), so that every later ``--resume`` went further back. Renamed, it is kept for a
+    look but never loaded again.
+    """
+    root, warnings = Path(run_dir) / CHECKPOINTS, []
+    found = checkpoints(run_dir)  # newest first
+    newer = found[:found.index(resumed_from)] if resumed_from in found else []
+    for index, path in enumerate(newer):
+        problem = problems[index] if index < len(problems) else f"{path.name} was passed over"
+        aside = path.with_name(path.name + ".damaged")
+        number = 1
+        while aside.exists():  # an earlier one of the same step, set aside before
+            number += 1
+            aside = path.with_name(f"{path.name}.damaged-{number}")
+        os.replace(path, aside)
+        warnings.append(f"{problem}; resuming from {resumed_from} instead, and {path.name} is "
+                        f"renamed {aside.name} (delete it once you have no use for it)")
+    if newer:
+        atomic_write_text(root / LATEST, resumed_from.name + "\n")
+        fsync_dir(root)
+    return warnings
+
+
+__all__ = [
+    "save_weights", "load_weights", "rng_state", "set_rng_state", "save_checkpoint", "checkpoints",
+    "latest_checkpoint", "load_checkpoint", "load_latest_checkpoint", "check_fits_model",
+    "set_aside",
+]

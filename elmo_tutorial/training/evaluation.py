@@ -1,0 +1,109 @@
+"""Scoring a biLM: held-out perplexities, of a model in memory or of a trained run directory.
+
+Perplexity is ``exp(mean negative log-likelihood per predicted word)``: the model is as unsure
+as a uniform choice among that many words. The forward LM predicts each word from the words
+before it, the backward LM from the words after it; "avg" is ``exp`` of the mean of the two
+NLLs, their geometric mean, which is what bilm-tf reports. The paper's biLM reaches 39.7 on the
+1B Word Benchmark (Peters et al. 2018, Sec. 3.4).
+
+:func:`evaluate_run` puts a run's perplexities next to an interpolated Kneser-Ney trigram
+(:mod:`elmo_tutorial.training.ngram`) fitted on the same training sentences, with the same vocabulary,
+scored on the same predictions: beating it shows that the LSTMs learned more than local word
+statistics. ``elmo-tutorial evaluate`` prints what it returns.
+
+Example:
+    >>> result = evaluate_run("runs/tiny", max_sentences=200)     # doctest: +SKIP
+    >>> result["bilm"]["avg_ppl"] < result["ngram"]["avg_ppl"]     # doctest: +SKIP
+    True
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import torch
+
+from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
+from elmo_tutorial.data.corpora import load_sentences
+from elmo_tutorial.model.lm import BidirectionalLM
+from elmo_tutorial.training.ngram import ngram_perplexity
+from elmo_tutorial.model.run_dir import load_run
+from elmo_tutorial.runtime import resolve_device
+from elmo_tutorial.training.train_config import TrainConfig
+from elmo_tutorial.model.weight_checks import check_weights
+
+__all__ = ["evaluate_perplexity", "evaluate_run"]
+
+
+@torch.no_grad()
+def evaluate_perplexity(model, sentences, vocab, device="cpu", batch_size: int = 64) -> dict:
+    """Forward, backward and average perplexity of ``model`` (full softmax) on ``sentences``.
+
+    Args:
+        model: a :class:`~elmo_tutorial.model.lm.BidirectionalLM`.
+        sentences: tokenized sentences (lists of strings).
+        vocab: the :class:`~elmo_tutorial.model.vocab.Vocabulary` the model predicts.
+        device: where the batches go (the model's device).
+        batch_size: sentences per batch (batched by length; the result does not depend on it).
+
+    Returns:
+        ``fwd_ppl``, ``bwd_ppl``, ``avg_ppl``, the NLLs per prediction ``fwd_nll`` and
+        ``bwd_nll``, and ``n_tokens``, the predictions per direction.
+    """
+    was_training = model.training
+    model.eval()
+    nll = torch.zeros(2, dtype=torch.float64)
+    n = 0
+    for idx in bucket_batches([len(s) for s in sentences], batch_size=batch_size, shuffle=False):
+        batch = make_lm_batch([sentences[i] for i in idx], vocab).to(device)
+        out = model(batch, sampled=False)
+        nll += torch.tensor([float(out.forward_nll), float(out.backward_nll)]) * out.n_tokens
+        n += int(out.n_tokens)
+    model.train(was_training)
+    f, b = (nll / max(n, 1)).tolist()
+    return {"fwd_ppl": math.exp(f), "bwd_ppl": math.exp(b), "avg_ppl": math.exp((f + b) / 2),
+            "fwd_nll": f, "bwd_nll": b, "n_tokens": n}
+
+
+def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int = 0,
+                 ngram: bool = True, checkpoint: bool = False, device: str = "cpu",
+                 ngram_train_sentences: int | None = 50_000) -> dict:
+    """Perplexities of a trained run on a held-out split of the corpus it was trained on.
+
+    Args:
+        run_dir: a run directory (``elmo-tutorial train --out RUN_DIR``).
+        split: ``"valid"`` or ``"test"``.
+        max_sentences: score only the first N sentences (0 = all).
+        ngram: also fit and score the Kneser-Ney trigram baseline.
+        checkpoint: use the newest checkpoint instead of the final weights.
+        device: ``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"mps"`` or ``"auto"``.
+        ngram_train_sentences: fit the trigram on at most this many training sentences
+            (nltk.lm is pure Python; ``None`` = all).
+
+    Returns:
+        ``{"split", "n_sentences", "bilm": {...}, "ngram": {...} or None}``; the inner dicts as
+        :func:`evaluate_perplexity` returns them (the trigram's with ``train_sentences``).
+
+    Raises:
+        ValueError: the run is an encoder without its softmax (e.g. the shipped model).
+    """
+    device = resolve_device(device)  # before any loading: a device this machine lacks
+    config, state, vocab, train = load_run(run_dir, checkpoint=checkpoint)
+    if config.vocab_size == 0 or vocab is None:
+        raise ValueError(f"{run_dir} holds an encoder without its softmax (e.g. a shipped "
+                         "model): it cannot score words, so it has no perplexity")
+    train_cfg = TrainConfig.from_dict(train, source=str(Path(run_dir) / "config.json"))
+    model = BidirectionalLM(config)
+    check_weights(f"{run_dir} (its weights)", state, model.state_dict())
+    model.load_state_dict(state)
+    model.to(device)
+    sentences = load_sentences(train_cfg.corpus, split, max_sentences or None)
+    result = {"split": split, "n_sentences": len(sentences),
+              "bilm": evaluate_perplexity(model, sentences, vocab, device), "ngram": None}
+    if ngram:
+        train = [s[: train_cfg.max_sentence_words]
+                 for s in load_sentences(train_cfg.corpus, "train", ngram_train_sentences)]
+        result["ngram"] = ngram_perplexity(train, sentences, vocab, max_train_sentences=None)
+        result["ngram"]["train_sentences"] = len(train)
+    return result

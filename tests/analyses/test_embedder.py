@@ -1,0 +1,198 @@
+"""Embedder: per-sentence layer arrays, order kept across length-sorted batches."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from elmo_tutorial import batch_to_ids
+from elmo_tutorial.model.chars import ids_to_mask
+from elmo_tutorial.model.config import ModelConfig
+from elmo_tutorial.model.elmo import ELMo, add_sentence_boundaries
+from elmo_tutorial.analyses.embedder import Embedder
+
+CONFIG = ModelConfig(
+    char_embed_dim=4, filters=((1, 4), (2, 8)), n_highway=1, lstm_dim=16, projection_dim=6,
+    n_layers=2, cell_clip=3.0, proj_clip=3.0,
+)
+SENTENCES = [
+    ["The", "bank", "of", "the", "river", "."],
+    ["Hi"],
+    [],
+    ["He", "paid", "the", "money", "into", "the", "bank", "yesterday", "."],
+    ["Play", "it", "again"],
+]
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    torch.manual_seed(0)
+    return Embedder(ELMo(CONFIG))
+
+
+def test_embed_sentence_gives_every_layer_of_the_model(embedder):
+    tokens = SENTENCES[0]
+    vectors = embedder.embed_sentence(tokens)
+    assert vectors.shape == (3, len(tokens), 2 * CONFIG.projection_dim)
+    assert vectors.dtype == np.float32
+    with torch.inference_mode():
+        out = embedder.model(batch_to_ids([tokens]))
+    np.testing.assert_allclose(vectors[0], np.concatenate([out["word_emb"][0]] * 2, -1))
+    np.testing.assert_allclose(vectors[1], out["lstm_outputs1"][0].numpy())
+    np.testing.assert_allclose(vectors[2], out["lstm_outputs2"][0].numpy())
+
+
+def test_embed_sentences_keeps_the_callers_order_and_matches_one_at_a_time(embedder):
+    batched = embedder.embed_sentences(SENTENCES, batch_size=2)  # sorting reorders them
+    assert [v.shape[1] for v in batched] == [len(s) for s in SENTENCES]
+    for sentence, vectors in zip(SENTENCES, batched, strict=True):
+        np.testing.assert_allclose(vectors, embedder.embed_sentence(sentence), atol=1e-5, rtol=0)
+
+
+def test_empty_inputs(embedder):
+    assert embedder.embed_sentences([]) == []
+    assert embedder.embed_sentence([]).shape == (3, 0, 2 * CONFIG.projection_dim)
+
+
+def test_a_string_instead_of_tokens_gets_a_clear_error(embedder):
+    with pytest.raises(TypeError, match="list of tokens"):
+        embedder.embed_sentence("The bank of the river .")
+    with pytest.raises(TypeError, match="token lists"):
+        embedder.embed_sentences("The bank of the river .")
+    with pytest.raises(ValueError, match="batch_size"):
+        embedder.embed_sentences(SENTENCES, batch_size=0)
+
+
+def test_the_model_is_left_in_eval_mode_and_no_gradients_are_kept(embedder):
+    embedder.model.train()
+    Embedder(embedder.model)  # a new Embedder puts the model back in eval mode
+    assert not embedder.model.training
+    vectors = embedder.embed_sentence(["Hi"])
+    assert isinstance(vectors, np.ndarray)
+
+
+def test_token_cache_gives_the_same_vectors_and_computes_each_token_once():
+    torch.manual_seed(0)
+    model = ELMo(CONFIG)
+    cached, plain = Embedder(model, cache_size=1000), Embedder(model, cache_size=0)
+    first = cached.embed_sentences(SENTENCES, batch_size=2)
+    n_cached = len(cached.cache.vectors)
+    distinct = {t for s in SENTENCES for t in s}
+    assert n_cached == len(distinct) + 2  # every token, <S> and </S>
+    again = cached.embed_sentences(SENTENCES[::-1], batch_size=3)[::-1]
+    assert len(cached.cache.vectors) == n_cached  # nothing new to compute
+    for a, b, c in zip(first, again, plain.embed_sentences(SENTENCES), strict=True):
+        np.testing.assert_allclose(a, c, atol=1e-5, rtol=0)
+        np.testing.assert_allclose(b, c, atol=1e-5, rtol=0)
+    assert model.bilm.char_cnn is cached.cache.char_cnn  # the model's own CNN, never swapped
+
+
+def test_token_cache_respects_its_size_and_can_be_cleared():
+    torch.manual_seed(0)
+    embedder = Embedder(ELMo(CONFIG), cache_size=3)
+    vectors = embedder.embed_sentence(SENTENCES[3])
+    assert len(embedder.cache.vectors) == 3
+    np.testing.assert_allclose(
+        vectors, Embedder(embedder.model, cache_size=0).embed_sentence(SENTENCES[3]), atol=1e-5
+    )
+    embedder.clear_cache()
+    assert not embedder.cache.vectors
+
+
+def test_token_cache_stops_at_max_size_and_mixes_known_and_new_tokens_correctly():
+    """3,000 distinct tokens in batches of 300 with room for 2,500: the second pass meets
+    cached and uncached tokens in the same batches; all vectors equal the uncached ones."""
+    torch.manual_seed(0)
+    model = ELMo(CONFIG)
+    words = [f"w{i}" for i in range(3000)]
+    sentences = [words[i : i + 10] for i in range(0, 3000, 10)]  # 300 sentences of 10 words
+    cached, plain = Embedder(model, cache_size=2500), Embedder(model, cache_size=0)
+    first = cached.embed_sentences(sentences, batch_size=30)
+    assert len(cached.cache.vectors) == 2500
+    again = cached.embed_sentences(sentences, batch_size=30)
+    expected = plain.embed_sentences(sentences, batch_size=30)
+    for a, b, c in zip(first, again, expected, strict=True):
+        np.testing.assert_allclose(a, c, atol=1e-5, rtol=0)
+        np.testing.assert_allclose(b, c, atol=1e-5, rtol=0)
+
+
+def test_embed_sentences_puts_all_distinct_tokens_through_the_cnn_in_one_call(monkeypatch):
+    torch.manual_seed(0)
+    embedder = Embedder(ELMo(CONFIG), cache_size=1000)
+    calls = []
+    cnn = embedder.model.bilm.char_cnn
+    original = cnn.embed_tokens
+    monkeypatch.setattr(cnn, "embed_tokens", lambda ids: calls.append(len(ids)) or original(ids))
+    embedder.embed_sentences(SENTENCES, batch_size=2)
+    distinct = {t for s in SENTENCES for t in s}
+    assert calls == [len(distinct) + 2]  # every word and <S>, </S>, at once
+    embedder.embed_sentences(SENTENCES[:2], batch_size=1)
+    assert len(calls) == 1  # all remembered
+
+
+def test_bad_tokens_and_arguments_are_reported_with_their_position():
+    embedder = Embedder(ELMo(CONFIG), cache_size=1000)
+    with pytest.raises(ValueError, match="sentence 1, token 1 is invalid: a token must not be"):
+        embedder.embed_sentences([["fine"], ["a", "", "b"]])
+    with pytest.raises(TypeError, match="sentence 1, token 1 is invalid: a token must be a str"):
+        embedder.embed_sentences([["fine"], ["a", 3]])
+    with pytest.raises(TypeError, match="sentence 0, token 0 is invalid: a token must be a str"):
+        embedder.embed_sentences([[["a", "b"]]])  # one nesting level too many
+    with pytest.raises(TypeError, match="batch_size must be an int"):
+        embedder.embed_sentences(SENTENCES, batch_size="8")
+
+
+def test_the_seam_token_embeddings_in_gives_what_character_ids_give():
+    """``layers_from_embeddings`` on the CNN's own output equals ``layers`` on the ids."""
+    torch.manual_seed(0)
+    model = ELMo(CONFIG).eval()
+    ids = batch_to_ids(SENTENCES)
+    with torch.inference_mode():
+        layers, word_emb, mask = model.layers(ids)
+        boundaries, mask_b = add_sentence_boundaries(ids, ids_to_mask(ids))
+        again, _, _ = model.layers_from_embeddings(model.bilm.char_cnn(boundaries), mask_b)
+    assert torch.equal(mask, mask_b)
+    for a, b in zip(layers, again, strict=True):
+        torch.testing.assert_close(a, b, rtol=0, atol=0)
+
+
+def test_directions_in_two_threads_give_the_same_vectors_and_restore_the_thread_count():
+    torch.manual_seed(0)
+    embedder = Embedder(ELMo(CONFIG))
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        one_after_the_other = embedder.embed_sentences(SENTENCES)
+        torch.set_num_threads(2)
+        at_once = embedder.embed_sentences(SENTENCES)
+        assert torch.get_num_threads() == 2
+        embedder.parallel_directions = True
+        torch.set_num_threads(1)
+        at_once_on_one_thread = embedder.embed_sentences(SENTENCES)
+    finally:
+        torch.set_num_threads(threads)
+    for a, b, c in zip(one_after_the_other, at_once, at_once_on_one_thread, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-6, rtol=0)
+        np.testing.assert_allclose(a, c, atol=1e-6, rtol=0)
+
+
+def test_a_sentence_longer_than_the_maximum_is_refused_before_any_work(embedder, monkeypatch):
+    from elmo_tutorial.analyses import embedder as embedder_module
+
+    monkeypatch.setattr(embedder_module.TokenCache, "table", lambda *a: pytest.fail("ran"))
+    too_long = ["word"] * (embedder_module.MAX_SENTENCE_TOKENS + 1)
+    for call in (embedder.embed_sentence, lambda s: embedder.embed_sentences([["ok"], s])):
+        with pytest.raises(ValueError, match=r"^sentence \d has 10,001 tokens, more than the "
+                           r"10,000 an Embedder takes .*; split the text into sentences"):
+            call(too_long)
+
+
+def test_iter_batches_in_float16_rounds_exactly_as_numpy_would(embedder):
+    sentences = [["She", "sat", "on", "the", "bank"], ["Hi"], ["The", "river", "bank", "."]]
+    full = dict(pair for indices, arrays in embedder.iter_batches(sentences, batch_size=2)
+                for pair in zip(indices, arrays, strict=True))
+    for indices, arrays in embedder.iter_batches(sentences, batch_size=2, dtype=torch.float16):
+        for i, half in zip(indices, arrays, strict=True):
+            assert half.dtype == np.float16
+            assert np.array_equal(half, full[i].astype(np.float16))  # bit for bit

@@ -1,0 +1,171 @@
+"""The `layers` report: model loading from every accepted form, trends, markdown, the command."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+import torch
+
+from elmo_tutorial.commands import cli
+
+from elmo_tutorial.analyses import layer_report
+from elmo_tutorial.formats.allennlp_format import load_model
+from elmo_tutorial.analyses.layer_report import to_markdown, trends
+
+SHIPPED = Path(__file__).resolve().parents[2] / "data" / "models" / "small"
+
+
+def _fixture_dir() -> Path:
+    root = os.environ.get("ELMO_TUTORIAL_DATA")
+    path = Path(root or "") / "allennlp-elmo-fixture"
+    if not root or not (path / "lm_weights.hdf5").exists():
+        pytest.skip("the AllenNLP fixture is unavailable (ELMO_TUTORIAL_DATA)")
+    return path
+
+
+def _fake_result(layer1=60.0, layer2=62.0, pos1=95.0, pos2=94.0) -> dict:
+    wsd = {name: {"layer0": 55.0, "layer1": layer1, "layer2": layer2, "elmo": 61.0,
+                  "first_sense": 63.0} for name in layer_report.WSD_SETS}
+    pos = {name: {"layer0": 90.0, "layer1": pos1, "layer2": pos2} for name in ("ptb", "upos")}
+    ner = {"wnut17": {"elmo": 30.0, "layer0": 20.0, "s": [0.2, 0.5, 0.3], "gamma": 1.3}}
+    return {"model": "fake", "wsd": wsd, "pos": pos, "ner": ner}
+
+
+def test_load_model_from_a_run_directory():
+    model = load_model([SHIPPED])
+    out = model(torch.zeros(1, 2, 50, dtype=torch.long) + 5)
+    assert out["lstm_outputs2"].shape[-1] == 2 * model.config.projection_dim
+
+
+def test_load_model_from_an_options_weights_pair_in_either_order():
+    folder = _fixture_dir()
+    options, weights = folder / "options.json", folder / "lm_weights.hdf5"
+    a, b = load_model([options, weights]), load_model([weights, options])
+    ids = torch.randint(1, 200, (2, 3, 50))
+    torch.testing.assert_close(a(ids)["elmo"], b(ids)["elmo"])
+
+
+def test_load_model_refuses_what_is_not_a_model(tmp_path):
+    with pytest.raises(ValueError, match="neither a run directory"):
+        load_model([tmp_path])
+    with pytest.raises(ValueError, match="no such file"):
+        load_model([tmp_path / "missing"])
+    (tmp_path / "a.json").write_text("{}")
+    (tmp_path / "b.json").write_text("{}")
+    with pytest.raises(ValueError, match="hdf5"):
+        load_model([tmp_path / "a.json", tmp_path / "b.json"])
+
+
+def test_trends_follow_the_numbers_both_ways():
+    held = trends(_fake_result(layer1=60.0, layer2=62.0, pos1=95.0, pos2=94.0))
+    assert held["wsd_layer2_above_layer1"]["reproduced"]
+    assert held["pos_layer1_at_least_layer2"]["reproduced"]
+    flipped = trends(_fake_result(layer1=62.0, layer2=60.0, pos1=94.0, pos2=95.0))
+    assert not flipped["wsd_layer2_above_layer1"]["reproduced"]
+    assert flipped["wsd_layer2_above_layer1"]["margin"] == -2.0
+    assert not flipped["pos_layer1_at_least_layer2"]["reproduced"]
+
+
+def test_markdown_has_every_table_the_papers_numbers_and_the_verdicts():
+    result = _fake_result(layer1=62.0, layer2=60.0)
+    result["trends"] = trends(result)
+    text = to_markdown(result)
+    for needle in ("semeval2013", "| ALL |", "69.0", "67.4", "65.9", "97.3", "96.8", "upos",
+                   "WNUT-17", "γ = 1.30", "SemEval-2015", "**not reproduced**"):
+        assert needle in text, needle
+
+
+def test_a_quick_report_says_why_its_ner_scores_are_zero():
+    result = _fake_result()
+    result["ner"]["wnut17"].update(elmo=0.0, layer0=0.0, word_type=0.0)
+    result["trends"] = trends(result)
+    assert "too few to find" not in to_markdown(result)
+    result["quick"] = True
+    ner = to_markdown(result).split("## Named entities")[1]
+    assert "300 sentences for 2 epochs: too few to find WNUT-17's rare entities" in ner
+
+
+def test_layers_command_writes_json_and_markdown_and_refuses_to_overwrite(
+        tmp_path, monkeypatch, capsys):
+    fake = _fake_result()
+    monkeypatch.setattr(layer_report, "layer_report",
+                        lambda model, ner, progress, name, quick: {**fake, "trends": trends(fake)})
+    out_json, out_md = tmp_path / "r.json", tmp_path / "r.md"
+    argv = ["layers", str(SHIPPED), "--json", str(out_json), "--markdown", str(out_md)]
+    assert cli.main(argv) == 0
+    data = json.loads(out_json.read_text())
+    assert set(data["wsd"]["ALL"]) == {"layer0", "layer1", "layer2", "elmo", "first_sense"}
+    assert set(data["pos"]) == {"ptb", "upos"} and "s" in data["ner"]["wnut17"]
+    assert out_md.read_text().startswith("# What the layers know")
+    before = out_json.read_text()
+    assert cli.main(argv) == 2
+    assert "--force" in capsys.readouterr().err
+    assert out_json.read_text() == before
+
+
+def test_layers_command_reports_a_bad_model_in_one_line(tmp_path, capsys):
+    assert cli.main(["layers", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("elmo-tutorial layers:") and err.count("\n") == 1
+
+
+@pytest.mark.slow
+def test_layers_command_end_to_end_on_the_tiny_model(tmp_path, monkeypatch):
+    """Every task really runs (on subsets) and the JSON has the shape other tools read."""
+    for name in ("ELMO_TUTORIAL_DATA", "NLTK_DATA"):
+        if not os.environ.get(name):
+            pytest.skip(f"{name} is not set: the offline datasets are unavailable")
+    monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path / "cache"))
+    tiny = SHIPPED.parent / "tiny"
+    out_json = tmp_path / "layers.json"
+    assert cli.main(["layers", str(tiny), "--quick", "--json", str(out_json)]) == 0
+    data = json.loads(out_json.read_text())
+    assert data["quick"] is True
+    for name in layer_report.WSD_SETS:
+        scores = data["wsd"][name]
+        assert set(scores) >= {"layer0", "layer1", "layer2", "elmo", "first_sense"}
+        assert all(0.0 <= scores[k] <= 100.0 for k in scores)
+    for name in ("ptb", "upos"):
+        assert set(data["pos"][name]) >= {"layer0", "layer1", "layer2"}
+        assert data["pos"][name]["layer0"] > data["pos"][name].get("most_frequent_tag", 0) - 50
+    ner = data["ner"]["wnut17"]
+    assert {"elmo", "layer0", "s", "gamma"} <= set(ner) and len(ner["s"]) == 3
+    assert abs(sum(ner["s"]) - 1.0) < 1e-4
+    assert set(data["trends"]) >= {"wsd_layer2_above_layer1", "pos_layer1_at_least_layer2"}
+
+
+def test_layers_command_refuses_a_file_another_run_wrote_while_it_worked(
+        tmp_path, monkeypatch, capsys):
+    out_json = tmp_path / "r.json"
+    fake = _fake_result()
+
+    def other_run_finishes_first(model, ner, progress, name, quick):
+        out_json.write_text("the other run's results")  # after this run's check, before it writes
+        return {**fake, "trends": trends(fake)}
+
+    monkeypatch.setattr(layer_report, "layer_report", other_run_finishes_first)
+    assert cli.main(["layers", str(SHIPPED), "--json", str(out_json)]) == 2
+    captured = capsys.readouterr()
+    assert "# What the layers know" in captured.out  # the results are still shown
+    assert "already exists" in captured.err and captured.err.count("\n") == 1
+    assert out_json.read_text() == "the other run's results"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]  # no temporary file left
+
+
+def test_layers_command_reports_an_unwritable_embedding_cache_in_one_line(
+        tmp_path, monkeypatch, capsys):
+    (tmp_path / "cache").write_text("a file where the cache folder should be")
+    monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path / "cache"))
+
+    def embeds_a_corpus(model, ner, progress, name, quick):
+        from elmo_tutorial.analyses.embedder import Embedder
+        from elmo_tutorial.analyses.embedding_cache import embed_corpus
+
+        embed_corpus(Embedder(model), [["a", "b"]], progress=False)
+
+    monkeypatch.setattr(layer_report, "layer_report", embeds_a_corpus)
+    assert cli.main(["layers", str(SHIPPED)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("elmo-tutorial layers: the embedding cache cannot be written in ")
+    assert "is a file, not a folder" in err and err.count("\n") == 1

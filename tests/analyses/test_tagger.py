@@ -1,0 +1,192 @@
+"""The NER tagger: BIO spans and entity F1 on hand-computed cases, and a tiny end-to-end run."""
+
+import pytest
+import torch
+
+from elmo_tutorial.analyses.tagger import (
+    BiLSTMTagger,
+    FrozenLayers,
+    WordTypes,
+    bio_spans,
+    entity_scores,
+    predict_tags,
+    train_tagger,
+)
+
+
+def test_bio_spans_reads_entities_with_exclusive_ends():
+    tags = ["B-person", "I-person", "O", "B-location", "B-location", "I-location", "O"]
+    assert bio_spans(tags) == {("person", 0, 2), ("location", 3, 4), ("location", 4, 6)}
+    assert bio_spans(["O", "O"]) == set() and bio_spans([]) == set()
+
+
+def test_bio_spans_closes_an_entity_at_the_end_of_the_sentence():
+    assert bio_spans(["O", "B-group", "I-group"]) == {("group", 1, 3)}
+
+
+def test_bio_spans_reads_ill_formed_i_tags_as_conlleval_does():
+    # An I- after O, or after an entity of another type, starts a new entity.
+    assert bio_spans(["O", "I-product", "I-product"]) == {("product", 1, 3)}
+    assert bio_spans(["B-person", "I-location"]) == {("person", 0, 1), ("location", 1, 2)}
+
+
+def test_bio_spans_rejects_tags_that_are_not_bio():
+    with pytest.raises(ValueError, match="'S-person' at position 1 is not BIO"):
+        bio_spans(["O", "S-person"])
+    with pytest.raises(ValueError, match="not BIO"):
+        bio_spans(["B-"])
+
+
+def test_entity_scores_count_partial_overlaps_as_wrong():
+    gold = [["B-location", "I-location", "I-location", "O", "B-person"]]
+    # "Empire State" of "Empire State Building": one false positive and one miss.
+    predicted = [["B-location", "I-location", "O", "O", "B-person"]]
+    scores = entity_scores(gold, predicted)
+    assert (scores["correct"], scores["gold"], scores["predicted"]) == (1, 2, 2)
+    assert scores["precision"] == scores["recall"] == scores["f1"] == 50.0
+
+
+def test_entity_scores_need_the_type_to_match_too():
+    scores = entity_scores([["B-person", "I-person"]], [["B-group", "I-group"]])
+    assert scores["correct"] == 0 and scores["f1"] == 0.0
+
+
+def test_entity_scores_hand_computed_over_two_sentences():
+    gold = [["B-person", "O", "B-group", "I-group"], ["O", "B-product"]]
+    predicted = [["B-person", "O", "B-group", "O"], ["B-corporation", "B-product"]]
+    # gold: person(0,1) group(2,4) product(1,2); predicted: person(0,1) group(2,3)
+    # corporation(0,1) product(1,2): 2 right of 4 predicted and 3 gold.
+    scores = entity_scores(gold, predicted)
+    assert (scores["correct"], scores["gold"], scores["predicted"]) == (2, 3, 4)
+    assert scores["precision"] == pytest.approx(50.0)
+    assert scores["recall"] == pytest.approx(200 / 3)
+    assert scores["f1"] == pytest.approx(2 * 50 * (200 / 3) / (50 + 200 / 3))
+
+
+def test_entity_scores_are_zero_not_nan_without_entities():
+    scores = entity_scores([["O", "O"]], [["O", "O"]])
+    assert scores["precision"] == scores["recall"] == scores["f1"] == 0.0
+
+
+def test_entity_scores_refuse_mismatched_lengths():
+    with pytest.raises(ValueError, match="sentence 0: 2 gold tags but 1 predicted"):
+        entity_scores([["O", "O"]], [["O"]])
+    with pytest.raises(ValueError, match="1 gold sentences but 0 predicted"):
+        entity_scores([["O"]], [])
+
+
+def _toy_layers(n_sentences: int, seed: int):
+    """Random 3-layer features; layer 1's feature 0 is +3 at entities and -3 elsewhere."""
+    generator = torch.Generator().manual_seed(seed)
+    inputs, labels = [], []
+    for _ in range(n_sentences):
+        length = int(torch.randint(2, 9, (1,), generator=generator))
+        x = torch.randn(length, 3, 8, generator=generator)  # (T, L, D)
+        entity = torch.rand(length, generator=generator) < 0.3
+        x[:, 1, 0] = torch.where(entity, 3.0, -3.0)
+        inputs.append(x)
+        labels.append(["B-thing" if e else "O" for e in entity.tolist()])
+    return inputs, labels
+
+
+def test_tagger_learns_a_trivially_learnable_tag_from_frozen_layers(one_thread):
+    train_x, train_y = _toy_layers(200, seed=0)
+    test_x, test_y = _toy_layers(60, seed=1)
+    tags = ["O", "B-thing"]
+    torch.manual_seed(0)
+    model = BiLSTMTagger(FrozenLayers(3), 8, len(tags), hidden_size=16, dropout=0.0)
+    history = train_tagger(model, train_x, train_y, tags, epochs=15, lr=1e-2, seed=0)
+    assert history[-1]["loss"] < history[0]["loss"] / 3
+    assert entity_scores(test_y, predict_tags(model, test_x, tags))["f1"] > 90
+    # Only layer 1 carries the signal, and the mix learned to weigh it most.
+    weights = model.inputs.mix.weights.tolist()
+    assert weights[1] == max(weights), weights
+
+
+def test_converging_needs_a_validation_set_and_stops_for_patience(one_thread):
+    train_x, train_y = _toy_layers(40, seed=0)
+    valid_x, valid_y = _toy_layers(20, seed=1)
+    tags = ["O", "B-thing"]
+    with pytest.raises(ValueError, match="needs valid"):
+        train_tagger(BiLSTMTagger(FrozenLayers(3), 8, 2), train_x, train_y, tags, converge=True)
+    torch.manual_seed(0)
+    model = BiLSTMTagger(FrozenLayers(3), 8, len(tags), hidden_size=8)
+    history = train_tagger(model, train_x, train_y, tags, epochs=3, lr=1e-2, seed=0,
+                           valid=(valid_x, valid_y), converge=True, patience=2)
+    best = max(range(len(history)), key=lambda i: history[i]["f1"])  # first best epoch
+    assert len(history) == best + 1 + 2  # two epochs without a better F1, then stop
+
+
+def test_training_is_deterministic_for_a_seed(one_thread):
+    train_x, train_y = _toy_layers(40, seed=0)
+    tags = ["O", "B-thing"]
+    runs = []
+    for _ in range(2):
+        torch.manual_seed(0)
+        model = BiLSTMTagger(FrozenLayers(3), 8, len(tags), hidden_size=8)
+        train_tagger(model, train_x, train_y, tags, epochs=2, seed=3)
+        runs.append(torch.cat([p.detach().flatten() for p in model.parameters()]))
+    assert torch.equal(runs[0], runs[1])
+
+
+def test_validation_keeps_the_best_epoch(one_thread):
+    train_x, train_y = _toy_layers(60, seed=0)
+    valid_x, valid_y = _toy_layers(20, seed=1)
+    tags = ["O", "B-thing"]
+    torch.manual_seed(0)
+    model = BiLSTMTagger(FrozenLayers(3), 8, len(tags), hidden_size=8, dropout=0.0)
+    history = train_tagger(model, train_x, train_y, tags, epochs=4, lr=1e-2, seed=0,
+                           valid=(valid_x, valid_y))
+    best = max(r["f1"] for r in history)
+    assert entity_scores(valid_y, predict_tags(model, valid_x, tags))["f1"] == best
+
+
+def test_word_types_map_unknown_words_to_unk_row_zero():
+    words = WordTypes(["bank", "river"], dim=4)
+    assert words.ids(["river", "bank", "Bank"]).tolist() == [2, 1, 0]
+    mask = torch.ones(1, 3, dtype=torch.bool)
+    assert words(words.ids(["river", "x", "y"]).unsqueeze(0), mask).shape == (1, 3, 4)
+
+
+def _tiny_embedder():
+    from elmo_tutorial.model.config import MODEL_PRESETS
+    from elmo_tutorial.model.elmo import ELMo
+    from elmo_tutorial.analyses.embedder import Embedder
+
+    torch.manual_seed(0)
+    return Embedder(ELMo(MODEL_PRESETS["tiny"]))
+
+
+def test_evaluate_ner_end_to_end_on_a_few_sentences(one_thread):
+    from elmo_tutorial.data.downloads import DatasetNotAvailable
+    from elmo_tutorial.analyses.tagger import evaluate_ner
+
+    try:
+        runs = [evaluate_ner(_tiny_embedder(), progress=False, epochs=2, max_sentences=25,
+                             cache=False, seeds=(0, 1))["wnut17"] for _ in range(2)]
+    except DatasetNotAvailable:
+        pytest.skip("WNUT-17 is not available (ELMO_TUTORIAL_DATA)")
+    result = runs[0]
+    assert set(result) == {"elmo", "layer0", "word_type", "s", "gamma", "scores", "runs",
+                           "std", "differences", "seeds"}
+    assert all(len(result["runs"][k]) == 2 for k in ("elmo", "layer0", "word_type"))
+    assert result["elmo"] == pytest.approx(sum(result["runs"]["elmo"]) / 2)
+    d = result["differences"]["elmo_vs_layer0"]
+    assert d["low"] <= d["mean"] <= d["high"]
+    # converged: the tagger stopped for patience, 5 epochs after its best
+    first = result["scores"]["elmo"]
+    assert first["last_epoch"] == first["best_epoch"] + 5
+    assert len(result["s"]) == 3 and sum(result["s"]) == pytest.approx(1.0)
+    assert all(0.0 <= result[k] <= 100.0 for k in ("elmo", "layer0", "word_type"))
+    assert result["scores"]["elmo"]["gold"] > 0
+    assert runs[0] == runs[1]  # seeded: the same numbers twice
+
+
+def test_one_thread_restores_the_thread_count_even_after_an_error():
+    from elmo_tutorial.runtime import one_thread
+
+    before = torch.get_num_threads()
+    with pytest.raises(RuntimeError), one_thread():
+        assert torch.get_num_threads() == 1
+        raise RuntimeError("boom")
+    assert torch.get_num_threads() == before

@@ -1,0 +1,101 @@
+"""Notebook 02's self-checks accept the package's own answers and reject wrong ones."""
+
+import pytest
+from _check_helpers import own_copy
+
+from elmo_tutorial import checks
+from elmo_tutorial.model.chars import char_ids_to_word, word_to_char_ids
+
+# The package's code as a student could write it; its own functions, the checks refuse.
+my_word_to_char_ids, my_char_ids_to_word = own_copy(word_to_char_ids), own_copy(char_ids_to_word)
+
+
+def package_targets(ids):
+    return ids[1:] + [-100], [-100] + ids[:-1]
+
+
+def test_checks_accept_the_package_formulas_and_refuse_its_functions():
+    checks.check_word_to_char_ids(my_word_to_char_ids)
+    checks.check_lm_targets(package_targets)
+    with pytest.raises(checks.Delegated, match="chars.word_to_char_ids"):
+        checks.check_word_to_char_ids(lambda word: word_to_char_ids(word))
+    with pytest.raises(checks.Delegated, match="chars.char_ids_to_word"):
+        checks.check_char_ids_to_word(lambda ids: char_ids_to_word(ids))
+
+
+def without_shift(word):
+    return [i - 1 for i in my_word_to_char_ids(word)]
+
+
+def characters_not_bytes(word):
+    codes = [ord(c) for c in word][:48]
+    return [259, *(c + 1 for c in codes), 260] + [261] * (48 - len(codes))
+
+
+def no_truncation(word):
+    if len(word.encode("utf-8")) <= 48:
+        return my_word_to_char_ids(word)
+    ids = [259, *(b + 1 for b in word.encode("utf-8")), 260]
+    return ids + [261] * (50 - len(ids))
+
+
+def boundaries_as_text(word):
+    ids = [259, *(b + 1 for b in word.encode("utf-8")[:48]), 260]
+    return ids + [261] * (50 - len(ids))
+
+
+@pytest.mark.parametrize(
+    "wrong, message",
+    [
+        (without_shift, "add 1"),
+        (characters_not_bytes, "differs at position"),
+        (no_truncation, "returned"),
+        (boundaries_as_text, "boundary token"),
+    ],
+)
+def test_check_word_to_char_ids_rejects_wrong_versions(wrong, message):
+    with pytest.raises(checks.CheckFailed, match=message):
+        checks.check_word_to_char_ids(wrong)
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        lambda ids: (ids[1:] + [-100], ids[:-1] + [-100]),  # backward not shifted right
+        lambda ids: (ids[1:] + [1], [-100] + ids[:-1]),  # </S> predicts something
+        lambda ids: (ids, ids),  # predicts the input itself
+    ],
+)
+def test_check_lm_targets_rejects_wrong_versions(wrong):
+    with pytest.raises(checks.CheckFailed):
+        checks.check_lm_targets(wrong)
+
+
+def decode(ids, shift=1, per_byte=False, padding=None, boundaries=True):
+    """A student's char_ids_to_word, with switches for the usual slips."""
+    if not any(ids):
+        return padding
+    values = [i - shift for i in ids]
+    if boundaries and values[:3] in ([258, 256, 259], [258, 257, 259]):
+        return "<S>" if values[1] == 256 else "</S>"
+    body = values[1: values.index(259)] if 259 in values else values[1:]
+    if per_byte:
+        return "".join(chr(v) for v in body)
+    return bytes(v % 256 for v in body).decode("utf-8", errors="replace")
+
+
+def test_check_char_ids_to_word_accepts_right_answers(capsys):
+    checks.check_char_ids_to_word(my_char_ids_to_word)
+    checks.check_char_ids_to_word(decode)
+    assert capsys.readouterr().out.count("✓") == 2
+
+
+@pytest.mark.parametrize("wrong, message", [
+    (lambda ids: decode(ids, padding=""), "return None"),
+    (lambda ids: decode(ids, boundaries=False), "boundary token"),
+    (lambda ids: decode(ids, per_byte=True), "mojibake"),
+    (lambda ids: decode(ids, shift=0), "(?i)subtract 1"),
+])
+def test_check_char_ids_to_word_rejects_the_usual_slips(wrong, message):
+    with pytest.raises(checks.CheckFailed, match=message):
+        checks.check_char_ids_to_word(wrong)

@@ -1,0 +1,251 @@
+"""Student copies: exercises stubbed, nothing else changed, and they behave as a student meets them.
+
+The execution tests run, for each notebook, the exercise cells and the cells they need or that
+need them (see ``_notebook_slices``), first as the student gets them, then with the solutions
+put back. The rest of each notebook is unchanged and checked by nbval.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+from _notebook_helpers import make_notebook
+from _notebook_slices import defined_and_read, dependents, exercise_slice
+from nbclient import NotebookClient
+
+from elmo_tutorial.course.exercises import STUB_ADVICE
+from elmo_tutorial.course.material import (
+    MANIFEST,
+    CourseError,
+    find_exercises,
+    list_exercises,
+    main,
+    notebook_paths,
+    strip_answers,
+    stub_source,
+    student_copy,
+    write_generated,
+)
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+PATHS = notebook_paths(NOTEBOOKS)
+
+
+EXAMPLE = make_notebook(
+    ("code", "import math"),
+    ("md", "### Exercise 1: double it\n\nWrite `double(x)`."),
+    ("code", "def double(x):\n    # BEGIN SOLUTION\n    y = 2 * x\n    return y\n"
+             "    # END SOLUTION\n\n\nprint(double(2))"),
+    ("md", "**Exercise.** Halve it: more text."),
+    ("code", "def half(x):\n    # BEGIN SOLUTION\n    return x / 2\n    # END SOLUTION"),
+)
+
+
+def test_stub_replaces_each_solution_block_and_keeps_the_rest():
+    source = "def f(x):\n    a = 1\n    # BEGIN SOLUTION\n    return x\n    # END SOLUTION\n\nf(1)"
+    assert stub_source(source, 'Exercise 3: say "x"') == (
+        'def f(x):\n    a = 1\n    raise NotImplementedError("Exercise 3: say \\"x\\"")\n\nf(1)')
+
+
+def test_exercises_are_numbered_and_their_task_comes_from_the_markdown_above():
+    exercises = find_exercises(EXAMPLE)
+    assert [(e.cell, e.number, e.function, e.task, e.heading_number) for e in exercises] == [
+        (2, 1, "double", "double it", 1), (4, 2, "half", "Halve it", None)]
+    assert exercises[0].message == "Exercise 1: double it. " + STUB_ADVICE
+
+
+def test_stub_messages_are_plain_text_without_math_or_markdown_markup():
+    notebook = make_notebook(
+        ("md", "### Exercise 4 (implement): which $w$ gives the mix you want?"),
+        ("code", "def f():\n    # BEGIN SOLUTION\n    pass\n    # END SOLUTION"),
+        ("md", "### Exercise 5 (implement): `my_mix` of $\\gamma$ and $\\mathrm{ELMo}_k$"),
+        ("code", "def g():\n    # BEGIN SOLUTION\n    pass\n    # END SOLUTION"))
+    first, second = find_exercises(notebook)
+    assert first.message == "Exercise 4: which w gives the mix you want? " + STUB_ADVICE
+    assert second.message == "Exercise 5: my_mix of γ and ELMo_k. " + STUB_ADVICE
+    assert f'raise NotImplementedError("{first.message}")' in student_copy(notebook).cells[1].source
+
+
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
+def test_no_stub_message_of_the_course_shows_markup(path):
+    for exercise in find_exercises(nbformat.read(path, as_version=4)):
+        assert not set("$\\`*{}") & set(exercise.message), exercise.message
+        assert "?." not in exercise.message and ".." not in exercise.message, exercise.message
+
+
+def test_student_copy_clears_only_the_exercise_cells_outputs():
+    notebook = copy.deepcopy(EXAMPLE)
+    for cell in notebook.cells[::2]:
+        cell.outputs = [nbformat.v4.new_output("stream", text="out\n")]
+        cell.execution_count = 1
+    student = student_copy(notebook)
+    assert student.cells[0] == notebook.cells[0]
+    assert student.cells[2].outputs == [] and student.cells[2].execution_count is None
+    assert "BEGIN SOLUTION" not in student.cells[2].source
+    assert "exercise" in student.cells[2].metadata.tags
+    assert "BEGIN SOLUTION" in notebook.cells[2].source, "the original must not change"
+
+
+@pytest.mark.parametrize("broken", [
+    "def f():\n    # BEGIN SOLUTION\n    return 1\n",
+    "def f():\n    return 1\n    # END SOLUTION\n",
+    "# BEGIN SOLUTION\n# BEGIN SOLUTION\n# END SOLUTION\n",
+])
+def test_unbalanced_markers_are_a_clear_error(broken):
+    with pytest.raises(CourseError, match="SOLUTION"):
+        find_exercises(make_notebook(("code", broken)))
+
+
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
+def test_student_copy_of_each_notebook_differs_only_in_its_exercises(path):
+    notebook = nbformat.read(path, as_version=4)
+    student = student_copy(notebook)
+    exercises = {e.cell: e for e in find_exercises(notebook)}
+    predicted = {index for e in list_exercises(notebook) if e.kind == "predict"
+                 for index in range(e.cell, e.end) if notebook.cells[index].cell_type == "code"}
+    assert len(student.cells) == len(notebook.cells)
+    for index, (mine, theirs) in enumerate(zip(student.cells, notebook.cells, strict=True)):
+        if "ANSWER" in theirs.source and theirs.cell_type == "markdown":
+            assert mine.source == strip_answers(theirs.source) and "ANSWER" not in mine.source
+            continue
+        if index in predicted and index not in exercises:
+            assert mine.source == theirs.source and mine.outputs == []
+            continue
+        if index not in exercises:
+            assert mine == theirs, f"cell {index} changed, but it holds no exercise"
+            continue
+        exercise = exercises[index]
+        assert "SOLUTION" not in mine.source and mine.outputs == []
+        assert f'raise NotImplementedError("Exercise {exercise.number}: ' in mine.source
+        if exercise.heading_number is not None:
+            assert exercise.heading_number == exercise.number, (
+                f"the heading above cell {index} calls it exercise {exercise.heading_number}, "
+                f"but it is exercise {exercise.number} of {path.name}")
+
+
+def test_slices_see_globals_read_inside_functions_but_not_their_locals():
+    defined, read = defined_and_read("import torch as t\ndef f(x):\n    y = g(x)\n    return y\n"
+                                     "z = [w for w in range(3)]\n%time f(1)\n")
+    assert defined == {"t", "f", "z"}
+    assert {"g", "range"} <= read and not {"x", "y", "w"} & read
+
+
+def test_a_slice_holds_what_an_exercise_needs_and_what_needs_it():
+    notebook = make_notebook(
+        ("code", "a = 1"), ("code", "b = 2  # slow, unrelated"), ("code", "c = a + 1"),
+        ("code", "def f():\n    # BEGIN SOLUTION\n    return c\n    # END SOLUTION"),
+        ("code", "d = f()"), ("code", "print(b)"), ("code", "print(d)"))
+    assert exercise_slice(notebook, [3]) == [0, 2, 3, 4, 6]
+    assert dependents(notebook, [3]) == [3, 4, 6]
+
+
+# --- the output folder: never lose a student's work -----------------------------------------
+
+def test_regenerating_unchanged_copies_is_allowed(tmp_path):
+    write_generated(tmp_path / "out", {"a.ipynb": b"one"}, "student")
+    write_generated(tmp_path / "out", {"a.ipynb": b"two", "b.ipynb": b"new"}, "student")
+    assert (tmp_path / "out" / "a.ipynb").read_bytes() == b"two"
+    assert set(json.loads((tmp_path / "out" / MANIFEST).read_text())["files"]) == {
+        "a.ipynb", "b.ipynb"}
+
+
+def test_a_changed_copy_is_never_overwritten_without_force(tmp_path):
+    out = tmp_path / "out"
+    write_generated(out, {"a.ipynb": b"one", "b.ipynb": b"two"}, "student")
+    (out / "a.ipynb").write_bytes(b"the student's answers")
+    with pytest.raises(CourseError, match=r"a\.ipynb.*Nothing was written"):
+        write_generated(out, {"a.ipynb": b"new", "b.ipynb": b"new"}, "student")
+    assert (out / "a.ipynb").read_bytes() == b"the student's answers"
+    assert (out / "b.ipynb").read_bytes() == b"two"
+
+    write_generated(out, {"a.ipynb": b"new", "b.ipynb": b"new"}, "student", force=True)
+    assert (out / "a.ipynb").read_bytes() == b"new"
+    backups = list(out.glob("backup-*/a.ipynb"))
+    assert [b.read_bytes() for b in backups] == [b"the student's answers"]
+
+
+def test_a_folder_not_made_by_the_tool_is_refused(tmp_path):
+    (tmp_path / "mine.txt").write_text("keep me")
+    with pytest.raises(CourseError, match="was not made by `make student`"):
+        write_generated(tmp_path, {"a.ipynb": b"x"}, "student")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.txt"]
+    write_generated(tmp_path / "s", {"a": b"x"}, "student")
+    with pytest.raises(CourseError, match="holds generated student"):
+        write_generated(tmp_path / "s", {"a": b"x"}, "slides")
+    write_generated(tmp_path / "empty", {"a.ipynb": b"x"}, "student")  # new or empty is fine
+
+
+def test_command_writes_one_student_copy_per_notebook(tmp_path, capsys):
+    assert main(["student", str(tmp_path / "student")]) == 0
+    written = sorted(p.name for p in (tmp_path / "student").glob("*.ipynb"))
+    assert written == [p.name for p in PATHS]
+    assert "student notebooks" in capsys.readouterr().out
+    assert main(["student", str(tmp_path / "student")]) == 0, "unchanged copies: regenerate"
+    (tmp_path / "student" / written[0]).write_text("{}")
+    assert main(["student", str(tmp_path / "student")]) == 1
+    assert "changed since `make student`" in capsys.readouterr().err
+
+
+# --- executing the copies -------------------------------------------------------------------
+
+def _run(*passes: tuple[nbformat.NotebookNode, list[int]]) -> list[dict[int, list]]:
+    """Run each pass's cells of its notebook, one pass after the other in one kernel (which
+    takes seconds to start); the error outputs of each cell."""
+    client = NotebookClient(passes[0][0], timeout=600, kernel_name="python3", allow_errors=True,
+                            resources={"metadata": {"path": str(NOTEBOOKS)}})
+    errors = []
+    with client.setup_kernel():
+        for notebook, cells in passes:
+            for index in cells:
+                client.execute_cell(notebook.cells[index], index)
+            errors.append({i: [o for o in notebook.cells[i].outputs if o.output_type == "error"]
+                           for i in cells})
+    return errors
+
+
+def _stopped_at_stub(ename: str, evalue: str, exercises) -> bool:
+    """Whether an error is one of the exercises' stubs: the stub's NotImplementedError, or a
+    self-check's one-line report that the exercise's function still raises it."""
+    return any((ename, evalue) == ("NotImplementedError", e.message)
+               or (ename == "NotWrittenYet" and evalue.startswith(f"Exercise {e.number} ("))
+               for e in exercises)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
+def test_student_copy_fails_only_at_its_stubs_and_passes_with_the_solutions(path):
+    notebook = nbformat.read(path, as_version=4)
+    exercises = find_exercises(notebook)
+    if not exercises:
+        pytest.skip(f"{path.name} has no exercise")
+    cells = exercise_slice(notebook, [e.cell for e in exercises])
+
+    # The student's run, then, in the same kernel, the exercise cells with their solutions put
+    # back and the cells that use their results (what they need is defined by the first run).
+    solved = copy.deepcopy(notebook)
+    again = dependents(notebook, [e.cell for e in exercises])
+    for index in again:
+        solved.cells[index].outputs = []  # the committed outputs must not pass for new ones
+    errors, solved_errors = _run((student_copy(notebook), cells), (solved, again))
+    for exercise in exercises:
+        raised = [(o.ename, o.evalue) for o in errors[exercise.cell]]
+        assert len(raised) == 1 and _stopped_at_stub(*raised[0], [exercise]), (
+            f"{path.name}, exercise {exercise.number} (cell {exercise.cell}) should stop at its "
+            f"stub, but raised {raised}")
+    for index, outputs in errors.items():
+        for output in outputs:
+            assert _stopped_at_stub(output.ename, output.evalue, exercises), (
+                f"{path.name}, cell {index} fails in the student copy with {output.ename}: "
+                f"{output.evalue}. A cell after an exercise must work, or fail only at the "
+                f"exercise's stub; make it independent of the exercise's result.")
+
+    assert not any(solved_errors.values()), f"{path.name} with the solutions: {solved_errors}"
+    for exercise in exercises:
+        printed = "".join(o.get("text", "") for o in solved.cells[exercise.cell].outputs)
+        assert "✓" in printed, (
+            f"{path.name}, exercise {exercise.number}: the self-check printed no ✓ with the "
+            f"solution in place: {printed!r}")

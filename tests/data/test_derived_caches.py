@@ -1,0 +1,125 @@
+"""Caches the package derives from other files prove themselves before they are read: the
+baseline's static vectors and the generated corpus. A damaged entry is computed again with a
+warning, not an exception; an entry of other input is never returned."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from elmo_tutorial.data import sense_corpus as corpus
+from elmo_tutorial.tasks import corpus_vectors as cv
+
+TEXT = [["the", "cat", "sat"], ["the", "dog", "sat"], ["a", "cat", "ran"]] * 3
+COMMITTED = Path(__file__).resolve().parents[2] / "data" / "embedded"
+OTHER = [["a", "bird", "flew"], ["the", "bird", "sang"], ["a", "dog", "ran"]] * 3
+
+
+def _serve(monkeypatch, sentences):
+    """``load_sentences`` gives ``sentences`` for any corpus (no fingerprint for "toy")."""
+    monkeypatch.setattr("elmo_tutorial.tasks.corpus_vectors.load_sentences",
+                        lambda name, split: sentences)
+
+
+def _vectors(folder, name="toy"):
+    return cv.corpus_vectors(name, dim=2, min_count=1, directory=folder)
+
+
+def _entry(folder):
+    (path,) = folder.glob("*.npz")
+    return path
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "empty"])
+def test_damaged_static_vectors_are_computed_again_with_a_warning(tmp_path, monkeypatch,
+                                                                  damage):
+    _serve(monkeypatch, TEXT)
+    first = _vectors(tmp_path)
+    path = _entry(tmp_path)
+    raw = bytearray(path.read_bytes())
+    if damage == "truncate":
+        raw = raw[: len(raw) // 2]
+    elif damage == "flip":
+        raw[len(raw) // 2] ^= 0x01  # inside the vectors: the zip itself may still open
+    else:
+        raw = bytearray()
+    path.write_bytes(bytes(raw))
+    with pytest.warns(UserWarning, match=r"static vectors toy-\w+\.npz are damaged"):
+        again = _vectors(tmp_path)
+    assert again.words == first.words
+    np.testing.assert_array_equal(again.vectors, first.vectors)
+    monkeypatch.setattr(cv, "sparse_static_vectors", lambda *a, **k: pytest.fail("recomputed"))
+    np.testing.assert_array_equal(_vectors(tmp_path).vectors, first.vectors)  # whole again
+
+
+def test_changed_corpus_text_gives_its_own_vectors_not_the_cached_ones(tmp_path, monkeypatch):
+    _serve(monkeypatch, TEXT)
+    _vectors(tmp_path)
+    _serve(monkeypatch, OTHER)  # e.g. english_mix read from other NLTK data
+    with pytest.warns(UserWarning, match="text of corpus 'toy' is not the one"):
+        changed = _vectors(tmp_path)
+    assert "bird" in changed.words and "cat" not in changed.words
+    fresh = cv.sparse_static_vectors(OTHER, dim=2, min_count=1)
+    np.testing.assert_array_equal(changed.vectors, fresh.vectors)
+
+
+@pytest.fixture
+def own_embedded_corpus(tmp_path, monkeypatch):
+    """The "embedded" corpus read from a folder of the test's own (its train.txt is editable)."""
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    (folder / "train.txt").write_text("the cat sat\nthe dog sat\na cat ran\n" * 3)
+    monkeypatch.setattr(corpus, "sense_corpus_dir", lambda: folder)
+    return folder / "train.txt"
+
+
+def test_a_cache_hit_reads_no_text_until_the_corpus_files_change(tmp_path, monkeypatch,
+                                                                 own_embedded_corpus):
+    import os
+
+    cache = tmp_path / "cache"
+    first = _vectors(cache, "embedded")
+    monkeypatch.setattr(corpus, "sense_corpus", lambda split: pytest.fail("text read again"))
+    assert _vectors(cache, "embedded").words == first.words  # the fingerprint held
+    monkeypatch.undo()
+    for module in (corpus, cv):  # where the text is read, and where its files are found
+        monkeypatch.setattr(module, "sense_corpus_dir", lambda: own_embedded_corpus.parent)
+    own_embedded_corpus.write_text("a bird flew\nthe bird sang\na dog ran\n" * 3)
+    stamp = own_embedded_corpus.stat().st_mtime_ns + 10**9
+    os.utime(own_embedded_corpus, ns=(stamp, stamp))  # the edit, on any file system's clock
+    with pytest.warns(UserWarning, match="text of corpus 'embedded' is not the one"):
+        changed = _vectors(cache, "embedded")
+    assert "bird" in changed.words and "cat" not in changed.words
+
+
+# -- the generated corpus in the cache (an install without the repository's data/) -------------
+
+@pytest.fixture
+def installed(tmp_path, monkeypatch):
+    monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path))
+    monkeypatch.setattr(corpus, "REPOSITORY", tmp_path / "pkg")
+    return tmp_path
+
+
+def test_a_damaged_generated_corpus_is_generated_again(installed):
+    expected = corpus.sense_corpus("valid")
+    train = corpus.sense_corpus_dir() / "train.txt"
+    raw = bytearray(train.read_bytes())
+    raw[1000] = ord("#")
+    train.write_bytes(bytes(raw))
+    with pytest.warns(UserWarning, match="generated corpus .* is damaged .*train.txt"):
+        folder = corpus.sense_corpus_dir()
+    assert "#" not in (folder / "train.txt").read_text()
+    assert corpus.sense_corpus("valid") == expected
+
+
+def test_a_corpus_generated_by_other_code_is_not_read(installed, monkeypatch):
+    committed = [line.split(" ") for line in (COMMITTED / "valid.txt").read_text().splitlines()]
+    generate = corpus.generate
+    with monkeypatch.context() as older:  # an earlier version of the package filled the cache
+        older.setattr(corpus, "_generator_version", lambda: "0ld0ld0ld0ld", raising=False)
+        older.setattr(corpus, "generate", lambda n, seed: generate(n, seed + 7))
+        assert corpus.sense_corpus("valid") != committed
+    assert corpus.sense_corpus("valid") == committed

@@ -1,0 +1,148 @@
+"""The synthetic sense corpus: reproducible, well-formed, senses recoverable from context."""
+
+import math
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import pytest
+
+from elmo_tutorial.data import sense_corpus as corpus
+from elmo_tutorial.data.sense_grammar import SENSES
+
+COMMITTED = Path(__file__).resolve().parents[2] / "data" / "embedded"
+
+
+@pytest.fixture(scope="module")
+def test_examples():
+    return corpus.sense_examples("test")
+
+
+def test_regenerated_corpus_is_byte_identical_to_the_committed_one(tmp_path):
+    written = corpus.write_corpus(tmp_path, seed=0)
+    committed = sorted(p.name for p in COMMITTED.iterdir())
+    assert committed == sorted(written), "data/embedded holds files the generator does not write"
+    for name, path in written.items():
+        assert path.read_bytes() == (COMMITTED / name).read_bytes(), (
+            f"data/embedded/{name} differs from the generator's output: run "
+            "`python -m elmo_tutorial.data.sense_corpus data/embedded` and commit the result"
+        )
+
+
+def test_generate_is_deterministic_and_depends_on_the_seed():
+    assert corpus.generate(50, seed=3) == corpus.generate(50, seed=3)
+    assert corpus.generate(50, seed=3) != corpus.generate(50, seed=4)
+
+
+def test_sentences_respect_length_bounds_and_start_with_a_capital():
+    for sentence in corpus.generate(500, seed=1):
+        assert corpus.MIN_TOKENS <= len(sentence.tokens) <= corpus.MAX_TOKENS
+        assert sentence.tokens[0][0].isupper(), sentence.tokens
+        assert sentence.tokens[-1] in {".", "?", "!"}
+        assert all(t and " " not in t for t in sentence.tokens)
+
+
+def test_every_labelled_token_is_its_word_with_a_known_sense_and_pos(test_examples):
+    known = {(s.word, s.sense, p) for s in SENSES for p in s.pos}
+    for tokens, index, word, sense, pos in test_examples:
+        assert tokens[index].lower() == word
+        assert (word, sense, pos) in known
+
+
+def test_every_polysemous_token_in_the_text_is_labelled():
+    for sentence in corpus.generate(500, seed=2):
+        found = {i for i, t in enumerate(sentence.tokens) if t.lower() in corpus.WORDS}
+        assert found == {o.index for o in sentence.occurrences}, sentence.tokens
+
+
+def test_sense_cue_words_are_disjoint_within_each_word():
+    by_word = defaultdict(list)
+    for s in SENSES:
+        by_word[s.word].append(s)
+        assert s.word not in s.cues
+    for word, senses in by_word.items():
+        for i, a in enumerate(senses):
+            for b in senses[i + 1 :]:
+                assert not a.cues & b.cues, f"{word}: {a.sense}/{b.sense} share {a.cues & b.cues}"
+
+
+def test_verb_objects_are_nouns_of_their_sense_and_shared_words_are_no_cues():
+    from elmo_tutorial.data import sense_grammar as lex
+
+    shared = {w.lower() for group in (lex.SUBJECTS, lex.PLURAL_SUBJECTS, lex.NEUTRAL_NPS,
+                                      lex.NEUTRAL_ADJECTIVES, lex.ADJUNCTS, lex.HABITUAL,
+                                      lex.LONG_FILLERS, lex.PREPOSITIONS)
+              for phrase in group for w in phrase.split()}
+    shared |= {form for pair in lex.NEUTRAL_VERBS for form in pair}
+    for s in SENSES:
+        for _base, past, objects in s.verbs:
+            assert set(objects) <= set(s.nouns), f"{s.word}/{s.sense} {past}: {objects}"
+        assert all(phrase.split()[-1] in s.nouns for phrase in s.objects), s.objects
+        assert bool(s.objects) == ("VERB" in s.pos), f"{s.word}/{s.sense} objects vs POS"
+        assert not s.cues & shared, f"{s.word}/{s.sense} cues used as shared words: "\
+            f"{s.cues & shared}"
+
+
+def test_every_occurrence_has_a_cue_word_of_its_sense_somewhere(test_examples):
+    for tokens, index, word, sense, _ in test_examples:
+        assert corpus.cue_distances(tokens, index, word, sense) != (None, None), tokens
+
+
+def test_cues_are_often_not_adjacent_and_sometimes_on_one_side_only(test_examples):
+    sides, nearest = Counter(), Counter()
+    for tokens, index, word, sense, _ in test_examples:
+        before, after = corpus.cue_distances(tokens, index, word, sense)
+        sides["before only" if after is None else "after only" if before is None else "both"] += 1
+        nearest[min(d for d in (before, after) if d is not None)] += 1
+    n = len(test_examples)
+    assert 0.05 < nearest[1] / n < 0.5, "adjacent cues should exist but not dominate"
+    assert sum(c for d, c in nearest.items() if d >= 3) / n > 0.4, "most cues should be 3+ away"
+    assert sides["before only"] / n > 0.2 and sides["after only"] / n > 0.2, sides
+
+
+def test_bag_of_context_words_recovers_the_sense_well_above_chance(test_examples):
+    """Naive Bayes on the other words of the sentence, trained on train, scored on test."""
+    counts = defaultdict(Counter)  # (word, sense) -> context word counts
+    priors = Counter()
+    for tokens, index, word, sense, _ in corpus.sense_examples("train"):
+        priors[word, sense] += 1
+        counts[word, sense].update(t.lower() for i, t in enumerate(tokens) if i != index)
+    vocab = len({w for c in counts.values() for w in c})
+    correct, majority = 0, 0
+    for tokens, index, word, sense, _ in test_examples:
+        candidates = [key for key in priors if key[0] == word]
+        context = [t.lower() for i, t in enumerate(tokens) if i != index]
+
+        def score(key, context=context):
+            total = sum(counts[key].values()) + vocab
+            return math.log(priors[key]) + sum(
+                math.log((counts[key][t] + 1) / total) for t in context
+            )
+
+        correct += max(candidates, key=score)[1] == sense
+        majority += max(candidates, key=lambda k: priors[k])[1] == sense
+    accuracy, baseline = correct / len(test_examples), majority / len(test_examples)
+    assert accuracy > 0.9 and accuracy > baseline + 0.3, (accuracy, baseline)
+
+
+def test_splits_have_the_expected_sizes():
+    for split, n in corpus.SPLITS.items():
+        sentences = corpus.sense_corpus(split)
+        assert len(sentences) == n
+        assert all(len(s) >= corpus.MIN_TOKENS for s in sentences)
+    assert 200_000 < sum(map(len, corpus.sense_corpus("train"))) < 300_000
+
+
+def test_dev_and_validation_mean_valid_and_unknown_splits_are_rejected():
+    assert corpus.sense_corpus("dev") == corpus.sense_corpus("valid")
+    assert corpus.sense_examples("validation") == corpus.sense_examples("valid")
+    with pytest.raises(ValueError, match="expected train, valid or test"):
+        corpus.sense_corpus("training")
+
+
+def test_missing_repo_copy_falls_back_to_a_generated_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path))
+    monkeypatch.setattr(corpus, "REPOSITORY", tmp_path / "pkg")  # an install without data/
+    assert corpus.sense_corpus_dir().name.startswith("embedded-")  # named after the generator
+    assert corpus.sense_corpus("valid") == [
+        s.split(" ") for s in (COMMITTED / "valid.txt").read_text().splitlines()
+    ]

@@ -1,0 +1,321 @@
+"""The `tasks` report: the runs it plans, resuming, the paired verdicts, markdown and figures,
+and the command end to end."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+import torch
+
+from elmo_tutorial.commands import cli
+from elmo_tutorial.tasks import report as task_report
+from elmo_tutorial.tasks.experiments import word_vectors
+from elmo_tutorial.tasks.report import FULL, jobs_for
+from elmo_tutorial.tasks.report_markdown import FIGURES, to_markdown, write_report
+from elmo_tutorial.tasks.runs import Job, RunStore
+from elmo_tutorial.tasks.summary import summarise
+from elmo_tutorial.tasks.vectors import VECTORS_FILE, task_word_vectors
+
+SHIPPED = Path(__file__).resolve().parents[2] / "data" / "models" / "small"
+TASKS = ("sst5", "chunking", "ner")
+SEEDS = (0, 1, 2, 3, 4)
+PLACES = {"sst5": ("input",), "chunking": ("input",), "ner": ("input",)}
+# test scores of the fake arms: ELMo gains on SST-5 and chunking, loses on NER
+ARM = {"baseline": 40.0, "layer0": 41.0, "elmo": 45.0, "top": 44.0, "lambda1": 45.0,
+       "layernorm": 45.0, "input": 45.0, "input_output": 46.0, "output": 38.0}
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch):
+    """The command keeps its runs in the cache folder: a test's own, never the user's."""
+    monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path / "cache"))
+
+
+def _fake_run(job: Job) -> dict:
+    score = ARM[job.variant] + 0.3 * job.seed + (0.1 if job.seed % 2 else -0.1)
+    if job.task == "ner" and job.variant == "elmo":
+        score = 35.0 + 0.3 * job.seed
+    curve = [score - 5, score - 1, score, score - 0.5]
+    return {"score": score, "valid": score, "best_epoch": 3, "last_epoch": 4, "cap": 30,
+            "stopped": "patience", "updates": 100, "epochs_per_round": 1, "curve": curve,
+            "places": list(job.places), "seconds": 1.0,
+            "weights": {p: [0.2, 0.5, 0.3] for p in job.places},
+            "gamma": {p: 1.0 for p in job.places}}
+
+
+def _fake_result() -> dict:
+    store = RunStore(None)
+    jobs = [j for step in ("places", "table1", "table2", "fractions")
+            for j in jobs_for(step, TASKS, SEEDS, FULL, PLACES)]
+    for job in jobs:
+        store.add(job, _fake_run(job))
+    sizes = {("main", t, None): {"train": 1000, "dev": 100, "test": 200} for t in TASKS}
+    extras = {"places": PLACES, "place_dev": {"input": 45.0, "input_output": 44.0},
+              "sizes": sizes, "perplexity": {}, "majority": {"sst5": 28.6},
+              "bag_of_words": {"test": 38.0, "valid": 37.0, "alpha": 1e-3, "features": 500,
+                               "dev_by_alpha": {}}}
+    result = summarise(store, TASKS, SEEDS, FULL, {**task_report.PROTOCOL}, extras)
+    result.update(model="fake", quick=False, corpus="english_mix", wall_seconds=60.0)
+    return result
+
+
+def test_the_report_plans_every_arm_on_the_same_seeds():
+    jobs = jobs_for("table1", TASKS, SEEDS, FULL, PLACES)
+    assert len(jobs) == 3 * 3 * 5 and {j.variant for j in jobs} == {"baseline", "layer0", "elmo"}
+    assert all(j.fraction == 1.0 and j.sample is None for j in jobs)  # full training sets
+    fractions = jobs_for("fractions", TASKS, SEEDS, FULL, PLACES)
+    assert {j.fraction for j in fractions} == set(FULL["fractions"])
+    quality = jobs_for("quality", TASKS, SEEDS, FULL, PLACES, ["tiny-60"])
+    assert {(j.task, j.sample) for j in quality} == {("chunking", FULL["sample"]), ("ner", None)}
+    assert len(FULL["seeds"]) >= 5
+
+
+def test_verdicts_come_from_paired_intervals_and_the_text_from_the_numbers():
+    result = _fake_result()
+    sst = result["tasks"]["sst5"]
+    assert sst["differences"]["elmo_vs_baseline"]["low"] > 0
+    text = to_markdown(result)
+    for needle in ("## Table 1", "## Table 2", "## Table 3", "## Figure 1", "## Figure 2",
+                   "## Learning curves", "54.70", "92.22", "SQUAD", "**0 ended at a cap**",
+                   "bag-of-words logistic regression 38.0 %", "always the commonest class 28.6",
+                   FIGURES["sample_efficiency"], FIGURES["weights"], FIGURES["curves"]):
+        assert needle in text, needle
+    assert "Table 1, SST-5 (sentiment, 5 classes): + ELMo − baseline +5.0 [+5.0, +5.0]: **gain**" \
+        in text
+    assert "Table 1, WNUT-17 NER: + ELMo − baseline -5.0" in text and "**loss**" in text
+    assert "output only -7.0" in text
+    assert "still improving" not in text and "within the spread" not in text
+
+
+def test_a_run_at_its_cap_is_counted_in_the_report():
+    result = _fake_result()
+    result["convergence"]["at_cap"] = 2
+    assert "**2 ended at a cap**" in to_markdown(result)
+
+
+def test_a_quick_report_says_what_its_numbers_cannot_say():
+    result = _fake_result()
+    result["quick"] = True
+    for table in ("table2", "table3"):  # the quick setting samples nothing: its subset is all
+        result[table]["sample"] = None
+    for arm in result["tasks"]["ner"]["arms"].values():
+        arm.update(mean=0.0, std=0.0)
+    text = to_markdown(result)
+    assert "WNUT-17 NER: every run scored 0 (no entity found)" in text
+    assert "SST-5 (sentiment, 5 classes): every run scored 0" not in text
+    assert "its whole training set" not in text, "a quick run trains on a subset"
+    assert "the quick run's 1,000 training sentences" in text
+    result["quick"] = False
+    assert "every run scored 0" not in to_markdown(result)
+
+
+def test_points_at_or_below_the_majority_class_are_flagged():
+    result = _fake_result()
+    low = result["sample_efficiency"]["sst5"][0]
+    low["baseline"]["mean"] = 20.0
+    text = to_markdown(result)
+    assert "(at or below the majority class)" in text
+
+
+def test_an_interrupted_report_resumes_where_it_stopped(tmp_path, monkeypatch):
+    """Runs kept before a kill are read back; only the missing ones train."""
+    import torch
+
+    from elmo_tutorial.tasks.training import TaskSplit
+
+    def fake_split(task, embedder, index, max_sentences, sample, progress):
+        one = TaskSplit([torch.tensor([1, 2])], [torch.zeros(2, 3, 4)], [torch.tensor([0, 0])],
+                        ["O"])
+        return {"train": one, "valid": one, "test": one}
+
+    calls = []
+
+    def fake_run_variant(splits, vectors, variant, seed, fraction, places, protocol):
+        calls.append((variant, seed))
+        if len(calls) == 7 and not os.environ.get("RESUMED"):
+            raise KeyboardInterrupt  # the machine goes down after 6 runs
+        return _fake_run(Job("chunking", variant, seed, fraction, tuple(places)))
+
+    monkeypatch.setattr(task_report, "prepare_task", fake_split)
+    monkeypatch.setattr(task_report, "run_variant", fake_run_variant)
+    monkeypatch.setattr(task_report, "word_vectors", lambda corpus: (torch.zeros(3, 2), {}))
+    monkeypatch.setattr(task_report, "Embedder", lambda model: None)
+    path = tmp_path / "runs.jsonl"
+    kw = {"tasks": ("chunking", "ner"), "workers": 1, "progress": False}
+    with pytest.raises(KeyboardInterrupt):
+        task_report.task_report(None, store=RunStore(path, {"m": 1}), **kw)
+    assert len(RunStore(path, {"m": 1})) == 6
+    monkeypatch.setenv("RESUMED", "1")
+    calls.clear()
+    result = task_report.task_report(None, store=RunStore(path, {"m": 1}), **kw)
+    total = result["convergence"]["runs"]
+    assert len(calls) == total - 6 and total == len(RunStore(path, {"m": 1}))
+
+
+def test_write_report_writes_json_markdown_and_the_figures_it_has_data_for(tmp_path):
+    result = _fake_result()
+    written = write_report(result, tmp_path / "t.json", tmp_path / "T.md")
+    figures = {FIGURES[k] for k in ("sample_efficiency", "curves", "weights")}
+    assert {p.name for p in written} == {"t.json", "T.md", *figures}  # no quality biLMs
+    assert all(p.stat().st_size > 0 for p in written)
+    data = json.loads((tmp_path / "t.json").read_text())
+    assert data["tasks"]["sst5"]["arms"]["elmo"]["mean"] == pytest.approx(45.58)
+    assert len(data["runs"]) == data["convergence"]["runs"]
+    result["quality"] = [{"bilm": b, "perplexity": p, "gains": {
+        "ner": {"mean": g, "low": g - 1, "high": g + 1}}} for b, p, g in
+        (("tiny-60", 30.0, 1.0), ("tiny", 6.0, 3.0))]
+    written = write_report(result, None, tmp_path / "T.md", force=True)
+    assert FIGURES["quality"] in {p.name for p in written}
+    assert "## What the biLM's quality buys" in (tmp_path / "T.md").read_text()
+
+
+def test_tasks_command_writes_its_files_and_refuses_to_overwrite(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(task_report, "task_report", lambda model, **kw: _fake_result())
+    argv = ["tasks", str(SHIPPED), "--json", str(tmp_path / "t.json"),
+            "--markdown", str(tmp_path / "T.md")]
+    assert cli.main(argv) == 0
+    assert (tmp_path / FIGURES["weights"]).exists()
+    assert (tmp_path / VECTORS_FILE).exists()  # the baseline's vectors, for notebook 12
+    before = (tmp_path / "t.json").read_text()
+    capsys.readouterr()
+    assert cli.main(argv) == 2
+    assert "--force" in capsys.readouterr().err
+    assert (tmp_path / "t.json").read_text() == before
+    assert cli.main([*argv, "--force"]) == 0
+
+
+def test_tasks_command_reports_bad_input_in_one_line(tmp_path, capsys):
+    for argv in (["tasks", str(tmp_path)], ["tasks", str(SHIPPED), "--corpus", "nonsense"]):
+        assert cli.main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("elmo-tutorial tasks:") and err.count("\n") == 1, err
+
+
+@pytest.mark.slow
+def test_tasks_command_end_to_end_on_the_tiny_model(tmp_path, monkeypatch):
+    """Every experiment really runs (on subsets) and the JSON has the shape other tools read."""
+    for name in ("ELMO_TUTORIAL_DATA", "NLTK_DATA"):
+        if not os.environ.get(name):
+            pytest.skip(f"{name} is not set: the offline datasets are unavailable")
+    monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path / "cache"))
+    out_json, out_md = tmp_path / "tasks.json", tmp_path / "TASKS.md"
+    tiny = SHIPPED.parent / "tiny"
+    argv = ["tasks", str(tiny), "--quick", "--json", str(out_json), "--markdown", str(out_md)]
+    assert cli.main(argv) == 0
+    runs = list((tmp_path / "cache" / "task_runs").glob("*-quick.jsonl"))
+    assert len(runs) == 1  # every run kept, so that the same command resumes
+    data = json.loads(out_json.read_text())
+    assert data["quick"] is True and data["corpus"] == "embedded"  # the run's own corpus
+    for task in ("sst5", "chunking", "ner"):
+        r = data["tasks"][task]
+        assert set(r["sizes"]) == {"train", "valid", "test"}
+        for arm in ("baseline", "layer0", "elmo"):
+            assert len(r["arms"][arm]["runs"]) == 2 and 0.0 <= r["arms"][arm]["mean"] <= 100.0
+        assert [p["fraction"] for p in data["sample_efficiency"][task]] == [0.1, 1.0]
+        for w in data["weights"][task].values():
+            assert len(w) == 3 and abs(sum(w) - 1.0) < 1e-4
+        assert {"low", "high", "mean"} <= set(r["differences"]["elmo_vs_baseline"])
+    assert set(data["table2"]["arms"]) == {"baseline", "elmo", "top", "lambda1"}
+    assert set(data["table3"]["arms"]) == {"input", "input_output", "output"}
+    assert data["tasks"]["sst5"]["bag_of_words"]["test"] > 0
+    assert all(r["result"]["last_epoch"] <= 3 for r in data["runs"])  # quick: a cap of 3
+    # chunking gains from the biLM even with the tiny one and 300 sentences
+    chunking = data["tasks"]["chunking"]["arms"]
+    assert chunking["elmo"]["mean"] > chunking["baseline"]["mean"]
+    assert out_md.read_text().startswith("# What ELMo adds to a task model")
+    shipped, index = task_word_vectors(tmp_path, corpus="embedded")
+    computed, computed_index = word_vectors("embedded")
+    assert all(torch.equal(shipped[row], computed[computed_index[w]])
+               for w, row in index.items())
+
+
+def test_tasks_command_refuses_files_another_run_wrote_while_it_worked(tmp_path, monkeypatch,
+                                                                       capsys):
+    figure = tmp_path / FIGURES["weights"]
+
+    def other_run_finishes_first(model, **kw):
+        figure.write_bytes(b"the other run's figure")
+        return _fake_result()
+
+    monkeypatch.setattr(task_report, "task_report", other_run_finishes_first)
+    argv = ["tasks", str(SHIPPED), "--markdown", str(tmp_path / "T.md")]
+    assert cli.main(argv) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert figure.read_bytes() == b"the other run's figure"
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_runs_trained_side_by_side_equal_the_same_runs_one_after_the_other():
+    import torch
+
+    from elmo_tutorial.tasks.characters import encode_chars
+    from elmo_tutorial.tasks.training import TaskSplit
+
+    g = torch.Generator().manual_seed(0)
+    words = [["The", "cat", "sat"], ["A", "dog", "ran", "home"], ["It", "rained"]] * 4
+
+    def split():
+        return TaskSplit([torch.randint(1, 5, (len(w),), generator=g) for w in words],
+                         [torch.randn(len(w), 3, 4, generator=g) for w in words],
+                         [torch.randint(0, 2, (len(w),), generator=g) for w in words],
+                         ["O", "B-NP"], encode_chars(words))
+
+    splits = {"train": split(), "valid": split(), "test": split()}
+    vectors = torch.randn(5, 6, generator=g)
+    protocol = {"max_epochs": 3, "hard_cap": 3, "patience": 2}
+    apart = task_report.train_arms(splits, vectors, ("baseline", "elmo"), (0, 1),
+                                   protocol=protocol, workers=1)
+    together = task_report.train_arms(splits, vectors, ("baseline", "elmo"), (0, 1),
+                                      protocol=protocol, workers=2)
+    for arm in ("baseline", "elmo"):
+        for a, b in zip(apart[arm], together[arm], strict=True):
+            assert {k: v for k, v in a.items() if k != "seconds"} == \
+                   {k: v for k, v in b.items() if k != "seconds"}
+    assert apart["elmo"][0]["places"] == ["input"] and apart["baseline"][0]["places"] == []
+
+
+def test_runs_on_static_vectors_of_other_text_are_kept_apart(monkeypatch):
+    """english_mix read from other NLTK data gives other static vectors: other runs."""
+    import argparse
+
+    import torch
+
+    from elmo_tutorial.commands import tasks as command
+
+    args = argparse.Namespace(quick=True, runs=None)
+    model = torch.nn.Linear(2, 2)
+    paths = []
+    for table in (torch.zeros(3, 2), torch.ones(3, 2)):
+        monkeypatch.setattr("elmo_tutorial.tasks.experiments.word_vectors",
+                            lambda corpus, table=table: (table, {}))
+        paths.append(command._store(args, model, "english_mix").path)
+    assert paths[0] != paths[1]
+
+
+def test_the_shipped_reports_figures_are_drawn_readable_at_their_own_size():
+    """Notebook 12 draws the committed report's figures from its json: none wider than 10
+    inches, no text under 10 points, and the quality figure labels its ticks with the biLMs."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from elmo_tutorial.tasks.report_figures import draw
+
+    result = json.loads((SHIPPED / "tasks.json").read_text(encoding="utf-8"))
+    for key in FIGURES:
+        fig = draw(result, key)
+        try:
+            assert fig.get_size_inches()[0] <= 10, key
+            fig.canvas.draw()
+            sizes = {t.get_fontsize() for t in fig.findobj(matplotlib.text.Text) if t.get_text()}
+            assert min(sizes) >= 10, (key, sorted(sizes))
+            if key == "quality":
+                ticks = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+                assert sorted(t.split("\n")[0] for t in ticks) == ["tiny", "tiny-200", "tiny-60"]
+        finally:
+            plt.close(fig)
+    assert draw({**result, "quality": []}, "quality") is None
+    with pytest.raises(ValueError, match="key must be one of"):
+        draw(result, "nonsense")

@@ -1,0 +1,98 @@
+"""Data parallelism: 2 gloo processes on the CPU compute the single-process gradient."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+import torch.multiprocessing as mp
+from _train_helpers import micro_config
+
+from elmo_tutorial.training.distributed import free_port
+
+# No dropout and the full softmax: the only randomness left would be the data split itself.
+EXACT = {"dropout": 0.0, "sampled_softmax": 0}
+
+
+def _gradients(trainer, batch):
+    trainer.compute_gradients(batch)
+    return {n: p.grad.detach().clone() for n, p in trainer.model.named_parameters()}
+
+
+def _worker(rank, world, port, out_dir, result_dir):
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank),
+                      LOCAL_RANK=str(rank), WORLD_SIZE=str(world))
+    torch.set_num_threads(1)
+    from elmo_tutorial.training.distributed import shutdown
+    from elmo_tutorial.training.train import Trainer
+
+    trainer = Trainer(micro_config(out_dir, **EXACT))
+    batch = trainer._batches(0)[0]
+    grads = _gradients(trainer, batch)
+    torch.save({"batch": batch, "grads": grads}, os.path.join(result_dir, f"rank{rank}.pt"))
+    shutdown()
+
+
+def test_two_gloo_processes_match_single_process_gradients(tmp_path):
+    from elmo_tutorial.training.train import Trainer
+
+    port = free_port()
+    mp.spawn(_worker, args=(2, port, str(tmp_path / "ddp"), str(tmp_path)), nprocs=2, join=True)
+    ranks = [torch.load(tmp_path / f"rank{r}.pt", weights_only=True) for r in range(2)]
+    assert ranks[0]["batch"] == ranks[1]["batch"], "processes disagree on the global batch"
+    single = Trainer(micro_config(tmp_path / "single", **EXACT))
+    expected = _gradients(single, ranks[0]["batch"])
+    for rank in ranks:
+        for name, grad in expected.items():
+            torch.testing.assert_close(rank["grads"][name], grad, rtol=1e-5, atol=1e-7,
+                                       msg=f"gradient of {name} differs from one process")
+
+
+def _threads_worker(rank, world, port, out_dir, result_dir):
+    """Build a Trainer without --threads while each process sees another load."""
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank),
+                      LOCAL_RANK=str(rank), WORLD_SIZE=str(world))
+    import elmo_tutorial.training.train
+    from elmo_tutorial import runtime
+    from elmo_tutorial.training.distributed import shutdown
+
+    for module in (runtime, elmo_tutorial.training.train):
+        module.available_cores = lambda: 8
+    runtime.busy_cores = lambda *args, **kwargs: 4.0 * rank  # rank 0: 8 free cores; 1: 4
+    trainer = elmo_tutorial.training.train.Trainer(micro_config(out_dir, threads=0))
+    result = {"threads": torch.get_num_threads(), "config": trainer.config.threads}
+    torch.save(result, os.path.join(result_dir, f"threads{rank}.pt"))
+    trainer.release()
+    shutdown()
+
+
+def test_every_process_trains_on_the_thread_count_rank_0_chose(tmp_path):
+    """The count is the run's (run_threads): one for every process, as config.json says."""
+    mp.spawn(_threads_worker, args=(2, free_port(), str(tmp_path / "ddp"), str(tmp_path)),
+             nprocs=2, join=True)
+    ranks = [torch.load(tmp_path / f"threads{r}.pt", weights_only=True) for r in range(2)]
+    assert ranks == [{"threads": 8, "config": 8}] * 2
+    assert json.loads((tmp_path / "ddp" / "config.json").read_text())["train"]["threads"] == 8
+
+
+def test_each_process_gets_a_disjoint_share_of_the_global_batch():
+    from elmo_tutorial.training.distributed import DistInfo, shard
+
+    batch = list(range(7))
+    shares = [shard(batch, DistInfo(rank=r, world_size=3)) for r in range(3)]
+    assert sorted(sum(shares, [])) == batch and shares[0] == [0, 3, 6]
+
+
+@pytest.mark.slow
+def test_cli_nproc_runs_torchrun_with_two_processes(tmp_path):
+    out = tmp_path / "run"
+    args = ["--model.lstm_dim=16", "--model.projection_dim=8", "--model.filters=[[1, 8]]",
+            "--model.char_embed_dim=4", "--batch_size=8", "--max_steps=3", "--threads=1",
+            "--eval_sentences=10", "--progress=false", "--device=cpu"]
+    result = subprocess.run(
+        [sys.executable, "-m", "elmo_tutorial.commands.cli", "train", "--config", "tiny", "--out",
+         str(out), "--nproc", "2", *args], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert (out / "model.safetensors").exists() and (out / "checkpoints" / "latest").exists()
