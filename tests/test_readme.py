@@ -22,7 +22,7 @@ def test_the_data_folders_named_are_the_ones_the_course_reads():
     and the parity fixture, is in the README's list of offline folders."""
     from elmo_tutorial.data.registry import get_dataset
 
-    readers = (REPOSITORY / "elmo_tutorial" / "annotated.py").read_text()
+    readers = (REPOSITORY / "elmo_tutorial" / "data" / "annotated.py").read_text()
     names = set(re.findall(r'locate\("([\w-]+)"\)', readers)) | {"allennlp-elmo-fixture"}
     assert {"sst", "wnut17", "ud-english-ewt"} <= names, names
     listed = re.search(r"a folder holding(.*?)each\s+laid out", README, re.S)[1]

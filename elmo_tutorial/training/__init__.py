@@ -2,5 +2,5 @@
 ``resume_policy``), the trainer (``train``, ``train_setup``), its log, threads and
 distributed runs, perplexities (``evaluation``) beside a Kneser-Ney baseline (``ngram``), the
 cost of a model in FLOPs (``cost``) and fine-tuning on a task's text (``finetune``).
-Taught in notebooks 06 and 11.
+Notebooks 06 and 11 use them.
 """

@@ -88,7 +88,7 @@ def test_check_rejects_wrong_answers_with_a_hint(answer, hint):
     nearest_centroid_accuracy,
 ])
 def test_check_refuses_the_package_function_the_notebook_could_call(delegating):
-    with pytest.raises(checks.Delegated, match="analysis.nearest_centroid_accuracy"):
+    with pytest.raises(checks.Delegated, match="sense_separation.nearest_centroid_accuracy"):
         checks.check_nearest_centroid_accuracy(delegating)
 
 

@@ -18,7 +18,7 @@ def course_table() -> tuple[dict[str, list[str]], dict[str, str]]:
     for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines():
         if match := ROW.match(line):
             names[match[2]] = match[1]
-            for module in re.findall(r"`(\w+)`", match[3]):
+            for module in re.findall(r"`([\w.]+)`", match[3]):
                 taught.setdefault(module, []).append(match[2])
     return taught, names
 
@@ -50,5 +50,5 @@ def test_no_module_claims_a_notebook_the_readme_does_not_list():
         doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
         if "Taught in notebook" in doc:
             parts = path.relative_to(package).with_suffix("").parts
-            module = parts[0] if parts[-1] == "__init__" or len(parts) == 1 else None
+            module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
             assert module in TAUGHT, f"{path.name} says where it is taught; the README does not"

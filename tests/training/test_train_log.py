@@ -34,7 +34,7 @@ def test_saving_the_plot_keeps_the_users_backend_and_pyplot_state(tmp_path):
 import matplotlib, matplotlib.pyplot as plt
 from pathlib import Path
 import sys
-sys.path.insert(0, {str(ROOT)!r}); sys.path.insert(0, {str(Path(__file__).parents[1])!r})
+sys.path.insert(0, {str(ROOT)!r}); sys.path.insert(0, {str(Path(__file__).parent)!r})
 from test_train_log import _log
 before = matplotlib.get_backend()
 _log(Path({str(tmp_path)!r})).plot()
