@@ -33,7 +33,7 @@ import torch  # noqa: E402
 
 import elmo_tutorial  # noqa: E402
 from elmo_tutorial.model import batching  # noqa: E402
-from elmo_tutorial.training import train
+from elmo_tutorial.training import train  # noqa: E402
 from elmo_tutorial.training.train_config import TrainConfig, apply_overrides  # noqa: E402
 
 WALL, CPU = defaultdict(float), defaultdict(float)
@@ -80,9 +80,11 @@ def instrument() -> None:
     wrap(train.Trainer, "_make_optimizer", "set-up: optimiser")
     wrap(torch.nn.utils, "clip_grad_norm_", "clipping + optimiser")
     wrap(torch.optim.Adam, "step", "clipping + optimiser")
+    from elmo_tutorial.fast.char_cnn import FastCharCNN
     from elmo_tutorial.model import char_cnn, lstm, softmax
 
     wrap(char_cnn.CharCNN, "forward", "character CNN (forward)")
+    wrap(FastCharCNN, "forward", "character CNN (forward)")  # its own forward, after speed_up
     wrap(lstm.LSTMStack, "forward", "LSTM stacks (forward)")
     wrap(softmax.Softmax, "forward", "softmax (forward)")
     with contextlib.suppress(ImportError):  # the directions in two threads, where it exists

@@ -7,10 +7,18 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
-from elmo_tutorial.training import cost
-from elmo_tutorial.model.char_cnn import CharCNN, Highway, conv1d_max, conv1d_windows
+from elmo_tutorial.checks._core import (
+    CheckFailed,
+    assert_close,
+    check,
+    forbidding,
+    nothing_returned,
+    passed,
+)
+from elmo_tutorial.fast.char_cnn import conv1d_max, conv1d_windows
+from elmo_tutorial.model.char_cnn import CharCNN, Highway
 from elmo_tutorial.model.config import ModelConfig
-from elmo_tutorial.checks._core import CheckFailed, assert_close, check, forbidding, nothing_returned, passed
+from elmo_tutorial.training import cost
 
 __all__ = ["check_char_cnn_parameters", "check_conv_max_pool", "check_highway_layer"]
 

@@ -13,8 +13,9 @@ ids ``c_1..c_50``:
 4. concatenate all widths (2048 features in the paper), pass them through highway layers
    (Srivastava et al. 2015), and project linearly to the LSTM width ``P`` (512 in the paper).
 
-A token's vector depends on its characters only, so ``CharCNN`` computes it once per
-*distinct* token of a batch and copies it to every position where the token occurs.
+This module computes exactly that, at every position of a batch. A faster drop-in with the
+same parameters, :class:`elmo_tutorial.fast.char_cnn.FastCharCNN` (notebook 11), computes the
+same vectors once per distinct token, with fewer columns and fewer calls.
 """
 
 from __future__ import annotations
@@ -33,34 +34,6 @@ def _activation(name: str):
     if name not in _ACTIVATIONS:
         raise ValueError(f"unknown activation {name!r}; use one of {sorted(_ACTIVATIONS)}")
     return _ACTIVATIONS[name]
-
-
-# Random weights < 2**47 times ids < 2**9, summed over 50 columns, stay below 2**62: no overflow.
-_ROW_KEY_WEIGHTS = torch.randint(0, 2**47, (64,), generator=torch.Generator().manual_seed(0))
-
-
-def distinct_rows(rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """The distinct rows of ``rows`` ``(N, C)`` and, for each row, its index among them.
-
-    Returns ``(distinct (U, C), where (N,))`` with ``distinct[where]`` equal to ``rows``, as
-    ``torch.unique(rows, dim=0, return_inverse=True)`` does (in another order of the rows).
-    That sorts whole rows and took 2.5 of the 10 ms of the tiny model's character CNN on a
-    training batch; here each row becomes one integer key (a random linear hash of its ids,
-    which are below 512), the keys are made unique, and the result is checked: if two rows
-    ever share a key, the exact sort is used instead. On a GPU, which sorts fast and has no
-    integer matrix product, ``torch.unique`` itself.
-    """
-    if (rows.device.type != "cpu" or rows.shape[1] > len(_ROW_KEY_WEIGHTS) or rows.numel() == 0
-            or rows.min() < 0 or rows.max() >= 512):
-        return torch.unique(rows, dim=0, return_inverse=True)
-    keys = rows.long() @ _ROW_KEY_WEIGHTS[: rows.shape[1]]  # (N,)
-    _, where = torch.unique(keys, return_inverse=True)  # (N,) index of each row's key
-    first = torch.empty(int(where.max()) + 1, dtype=torch.long)
-    first.scatter_(0, where, torch.arange(len(where)))  # one row that has each key
-    distinct = rows[first]  # (U, C)
-    if not torch.equal(distinct[where], rows):  # two different rows share a key
-        return torch.unique(rows, dim=0, return_inverse=True)
-    return distinct, where
 
 
 class Highway(nn.Module):
@@ -115,45 +88,17 @@ class Highway(nn.Module):
             nn.init.constant_(layer.bias[self.dim :], 2.0)  # carry gate open: σ(2) ≈ 0.88
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        shape = x.shape
-        if shape[-1:] != (self.dim,):
-            raise ValueError(f"Highway expects inputs of shape (*, {self.dim}), got {tuple(shape)}")
-        # One column per vector, so that each product has the weight on the left (W @ x):
-        # MKL runs that 10-20% faster than x @ Wᵀ for these shapes (benchmarks/).
-        columns = x.reshape(-1, self.dim).t()  # (dim, N)
+        if x.shape[-1:] != (self.dim,):
+            raise ValueError(f"Highway expects inputs of shape (*, {self.dim}), got "
+                             f"{tuple(x.shape)}")
         for layer in self.layers:
-            projected = torch.addmm(layer.bias.unsqueeze(1), layer.weight, columns)  # (2 dim, N)
-            h, g = projected.chunk(2, dim=0)  # 2 × (dim, N)
-            # g ⊙ x + (1 - g) ⊙ f(h) in one op: lerp(a, b, w) = a + w ⊙ (b - a)
-            columns = torch.lerp(self._f(h), columns, torch.sigmoid(g))
-        return columns.t().reshape(shape)
+            h, g = layer(x).chunk(2, dim=-1)  # (*, 2 dim) → 2 × (*, dim)
+            g = torch.sigmoid(g)  # the carry gate
+            x = g * x + (1 - g) * self._f(h)
+        return x
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}, n_layers={len(self.layers)}, activation={self.activation!r}"
-
-
-def conv1d_windows(x: torch.Tensor, conv: nn.Conv1d) -> torch.Tensor:
-    """``conv(x)`` with channels last, as one matrix product over all windows.
-
-    A convolution is a matrix product: each window of ``width`` columns, flattened to
-    ``E·width`` numbers, times the filters flattened the same way. ``unfold`` lists the
-    windows, and one ``addmm`` scores them all. On a CPU this runs 2-3× faster than
-    ``nn.Conv1d`` for ELMo's shapes (16 input channels, up to 1024 filters).
-
-    Shape:
-        x: ``(N, C, E)`` embeddings, channels last → ``(N, C - width + 1, count)``.
-    """
-    n, _, channels = x.shape
-    width = conv.kernel_size[0]
-    windows = x.unfold(1, width, 1)  # (N, L, E, width), L = C - width + 1 windows
-    flat = windows.reshape(-1, channels * width)  # (N·L, E·width), the weight's (E, width) order
-    scores = torch.addmm(conv.bias, flat, conv.weight.reshape(conv.out_channels, -1).t())
-    return scores.view(n, -1, conv.out_channels)  # (N·L, count) → (N, L, count)
-
-
-def conv1d_max(x: torch.Tensor, conv: nn.Conv1d) -> torch.Tensor:
-    """``conv(x)`` then the maximum over positions: ``(N, C, E)`` → ``(N, count)``."""
-    return conv1d_windows(x, conv).amax(dim=1)
 
 
 class CharCNN(nn.Module):
@@ -208,7 +153,6 @@ class CharCNN(nn.Module):
         )
         self.highway = Highway(config.n_filters, config.n_highway, activation="relu")
         self.projection = nn.Linear(config.n_filters, config.projection_dim)
-        self._max_width = max(width for width, _ in config.filters)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -228,65 +172,32 @@ class CharCNN(nn.Module):
 
     def forward(self, char_ids: torch.Tensor) -> torch.Tensor:
         B, T, C = char_ids.shape
-        if B * T == 0:
-            return self.projection.weight.new_zeros(B, T, self.projection.out_features)
-        # Each distinct token once: sentences repeat "the", ",", "." and padding many times.
-        tokens, where = distinct_rows(char_ids.reshape(B * T, C))
-        # tokens (U, C), U ≤ B·T distinct rows; where (B·T,) row of each position in `tokens`
-        vectors = self.embed_tokens(tokens)  # (U, P)
-        is_token = (tokens != 0).any(dim=-1, keepdim=True)  # (U, 1); False for the padding row
-        vectors = vectors.masked_fill(~is_token, 0.0)
-        return vectors[where].view(B, T, -1)  # (B, T, P)
+        E, P = self.config.char_embed_dim, self.config.projection_dim
+        chars = self.char_embedding(char_ids)  # (B, T, C, E)
+        chars = chars.view(B * T, C, E).transpose(1, 2)  # (B·T, E, C): channels first
+        # conv(chars) is (B·T, count, C - width + 1), one score per window; keep each maximum.
+        pooled = [conv(chars).amax(dim=-1) for conv in self.convs]  # each (B·T, count)
+        features = self._act(torch.cat(pooled, dim=-1))  # (B·T, n_filters)
+        vectors = self.projection(self.highway(features))  # (B·T, P)
+        vectors = vectors.view(B, T, P)  # (B, T, P)
+        is_token = (char_ids != 0).any(dim=-1, keepdim=True)  # (B, T, 1); False at padding
+        return vectors.masked_fill(~is_token, 0.0)
 
     def embed_tokens(self, ids: torch.Tensor) -> torch.Tensor:
-        """The plain computation for ``N`` tokens: ``(N, 50)`` ids → ``(N, P)`` vectors."""
+        """The vectors of ``N`` tokens: ``(N, 50)`` ids → ``(N, P)``, as :meth:`forward`
+        computes them at each position (an all-zero row is not zeroed here)."""
         features = self.filter_features(ids)  # (N, n_filters)
         return self.projection(self.highway(features))  # (N, P)
 
     def filter_features(self, ids: torch.Tensor) -> torch.Tensor:
-        """Every filter's activated maximum over each token's windows: ``(N, 50)`` → ``(N, F)``.
-
-        Equal to ``act(conv(x).amax(-1))`` for each ``conv`` over all 50 columns, computed in
-        less time: tokens go in groups of similar length, each group drops the trailing
-        columns that are PAD in all its tokens (:meth:`_length_groups`), and each convolution
-        is one matrix product over all windows (:func:`conv1d_max`).
-        """
-        order, groups = self._length_groups(ids)
-        pieces = []
-        for rows, columns in groups:
-            x = self.char_embedding(ids[rows, :columns])  # (n, columns, E)
-            pieces.append(torch.cat([conv1d_max(x, conv) for conv in self.convs], dim=-1))
-        if not pieces:  # no tokens
-            return self.projection.weight.new_zeros(0, self.config.n_filters)
-        features = torch.cat(pieces)  # (N, n_filters), sorted by length
-        return self._act(features[order.argsort()])  # back to the input order, (N, n_filters)
-
-    def _length_groups(self, ids: torch.Tensor) -> tuple[torch.Tensor, list]:
-        """Sort tokens by length and cut them into groups, each with the columns it needs.
-
-        Returns ``order`` (the sorting permutation) and ``[(rows, columns), ...]``: ``rows``
-        index ``ids``, and the group keeps its first ``columns`` columns. Beyond a token's
-        end-of-word id every id is PAD. A window wholly in that region scores the same for
-        every token, and that score can be a filter's maximum, so it must stay among the
-        windows. Keeping ``longest + max_width`` columns keeps every window that touches a real
-        character *and* at least one all-PAD window for every width, so each maximum is
-        unchanged: the windows dropped are further all-PAD copies. Groups hold 1/8 of the
-        tokens, at least 32 and at most 512: few calls on a GPU, bounded memory on a CPU.
-        """
-        real = (ids != PAD_ID) & (ids != 0)  # (N, C): a character of a real token
-        columns = torch.arange(1, ids.shape[-1] + 1, device=ids.device)  # 1..C
-        lengths, order = (real * columns).amax(dim=-1).sort(stable=True)  # (N,), shortest first
-        lengths = lengths.tolist()
-        size = min(max(-(-len(ids) // 8), 32), 512)
-        groups = []
-        for start in range(0, len(ids), size):
-            longest = lengths[min(start + size, len(ids)) - 1]  # the group's last = longest
-            columns_needed = min(ids.shape[-1], longest + self._max_width)
-            groups.append((order[start : start + size], columns_needed))
-        return order, groups
+        """Every filter's activated maximum over each token's windows: ``(N, 50)`` → ``(N, F)``,
+        the features that :meth:`forward` passes to the highway layers."""
+        chars = self.char_embedding(ids).transpose(1, 2)  # (N, 50, E) → (N, E, 50)
+        pooled = [conv(chars).amax(dim=-1) for conv in self.convs]  # each (N, count)
+        return self._act(torch.cat(pooled, dim=-1))  # (N, n_filters)
 
     def extra_repr(self) -> str:
         return f"filters={list(self.config.filters)}, activation={self.config.activation!r}"
 
 
-__all__ = ["CharCNN", "Highway", "conv1d_max", "conv1d_windows"]
+__all__ = ["PAD_ID", "CharCNN", "Highway"]

@@ -28,7 +28,8 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from elmo_tutorial.model.char_cnn import PAD_ID, conv1d_windows
+from elmo_tutorial.fast.char_cnn import conv1d_windows
+from elmo_tutorial.model.char_cnn import PAD_ID
 from elmo_tutorial.model.chars import N_CHAR_IDS, batch_to_ids
 
 __all__ = ["TokenChars", "encode_chars", "pad_chars"]

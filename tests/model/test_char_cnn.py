@@ -1,10 +1,11 @@
-"""The character encoder: Highway, and CharCNN against a plain per-position computation."""
+"""The plain character encoder: Highway, and CharCNN against a per-position loop of torch's own
+F.conv1d; float64 gradchecks. The fast versions are tested in tests/fast/test_fast_char_cnn.py."""
 
 import pytest
 import torch
 import torch.nn.functional as F
 
-from elmo_tutorial.model.char_cnn import PAD_ID, CharCNN, Highway, conv1d_max
+from elmo_tutorial.model.char_cnn import PAD_ID, CharCNN, Highway
 from elmo_tutorial.model.chars import batch_to_ids
 from elmo_tutorial.model.config import ModelConfig
 
@@ -28,8 +29,8 @@ def _model(config=SMALL, seed=0, dtype=torch.float32):
     return model
 
 
-def _plain(model, char_ids):
-    """Every position on its own, all 50 characters, no sharing, no trimming."""
+def _per_position(model, char_ids):
+    """Every position on its own with torch's F.conv1d, written apart from CharCNN.forward."""
     B, T, _ = char_ids.shape
     act = torch.relu if model.config.activation == "relu" else torch.tanh
     out = torch.zeros(B, T, model.config.projection_dim, dtype=model.projection.weight.dtype)
@@ -62,58 +63,34 @@ def test_output_shape_and_zeros_at_padded_positions():
 
 
 @pytest.mark.parametrize("activation", ["relu", "tanh"])
-def test_unique_token_path_equals_plain_per_position_computation(activation):
+def test_char_cnn_equals_a_per_position_loop_of_torchs_conv1d(activation):
     config = ModelConfig(**{**SMALL.to_dict(), "activation": activation})
     model = _model(config)
     ids = batch_to_ids(SENTENCES)
-    torch.testing.assert_close(model(ids), _plain(model, ids), atol=1e-6, rtol=0)
+    torch.testing.assert_close(model(ids), _per_position(model, ids), atol=1e-6, rtol=0)
 
 
-def test_unique_token_path_has_the_plain_computations_gradients():
+def test_char_cnn_has_the_per_position_loops_gradients():
     model = _model(dtype=torch.float64)
     ids = batch_to_ids(SENTENCES)
     upstream = torch.randn(3, 6, SMALL.projection_dim, dtype=torch.float64)
     (model(ids) * upstream).sum().backward()
     ours = {name: p.grad.clone() for name, p in model.named_parameters()}
     model.zero_grad()
-    (_plain(model, ids) * upstream).sum().backward()
+    (_per_position(model, ids) * upstream).sum().backward()
     for name, p in model.named_parameters():
         torch.testing.assert_close(ours[name], p.grad, msg=f"gradient of {name}")
     assert torch.all(ours["char_embedding.weight"][0] == 0), "padding row must get no gradient"
 
 
 @pytest.mark.parametrize("pad_shift", [+5.0, -5.0])
-def test_dropping_padding_columns_keeps_the_max_even_when_padding_windows_win(pad_shift):
-    """Windows of PAD characters only can hold a filter's maximum; cutting them must not lose it."""
+def test_windows_of_padding_count_in_the_maximum_as_in_bilm_tf(pad_shift):
+    """All 50 columns are convolved: a window of PAD characters only can hold a maximum."""
     model = _model()
     with torch.no_grad():  # make the PAD character's embedding extreme, either way
         model.char_embedding.weight[PAD_ID] = pad_shift * torch.ones(SMALL.char_embed_dim)
     ids = batch_to_ids([["a", "to", "word"], ["x" * 30]])
-    _, groups = model._length_groups(ids.view(-1, 50))
-    assert [columns for _, columns in groups] == [37]  # "x" * 30 → BOW + 30 + EOW, + width 5
-    torch.testing.assert_close(model(ids), _plain(model, ids), atol=1e-6, rtol=0)
-
-
-def test_length_groups_trim_each_group_to_its_own_longest_token():
-    """32 short words and 32 long ones: two groups of 32, each cut to what it needs."""
-    model = _model()
-    letters = "abcdefghijklmnopqrstuvwxyzABCDEF"
-    short, long = [c * 2 for c in letters], [c * 20 for c in letters]  # 2 and 20 letters
-    ids = batch_to_ids([long[:16] + short[:16], short[16:] + long[16:]])  # mixed order
-    _, groups = model._length_groups(ids.view(-1, 50))
-    assert [len(rows) for rows, _ in groups] == [32, 32]
-    assert [columns for _, columns in groups] == [4 + 5, 22 + 5]  # BOW + word + EOW, + width 5
-    torch.testing.assert_close(model(ids), _plain(model, ids), atol=1e-6, rtol=0)
-
-
-def test_conv1d_max_equals_conv1d_then_max():
-    torch.manual_seed(0)
-    conv = torch.nn.Conv1d(16, 24, kernel_size=5).double()
-    x = torch.randn(7, 12, 16, dtype=torch.float64)  # (N, C, E), channels last
-    expected = conv(x.transpose(1, 2)).amax(dim=-1)  # nn.Conv1d wants (N, E, C)
-    torch.testing.assert_close(conv1d_max(x, conv), expected, atol=1e-12, rtol=0)
-    x.requires_grad_(True)
-    assert torch.autograd.gradcheck(lambda x: conv1d_max(x, conv), (x,))
+    torch.testing.assert_close(model(ids), _per_position(model, ids), atol=1e-6, rtol=0)
 
 
 def test_a_tokens_vector_does_not_depend_on_its_batch_neighbours():
@@ -145,13 +122,48 @@ def test_unusual_tokens_get_finite_vectors(token):
     ids = batch_to_ids([["before", token, "after"]])
     out = model(ids)
     assert torch.isfinite(out).all() and out[0, 1].abs().sum() > 0
-    torch.testing.assert_close(out, _plain(model, ids), atol=1e-6, rtol=0)
+    torch.testing.assert_close(out, _per_position(model, ids), atol=1e-6, rtol=0)
 
 
 def test_empty_batches_give_empty_outputs():
     model = _model()
     assert model(torch.zeros(0, 0, 50, dtype=torch.long)).shape == (0, 0, 7)
     assert model(torch.zeros(2, 0, 50, dtype=torch.long)).shape == (2, 0, 7)
+
+
+def test_char_cnn_gradcheck_float64():
+    """Gradients by autograd equal finite differences, for the parameters and the characters."""
+    model = _model(ModelConfig(char_embed_dim=3, filters=((1, 2), (3, 2)), n_highway=1,
+                               projection_dim=2, activation="tanh"), dtype=torch.float64)
+    ids = batch_to_ids([["ab", "c"], ["abc"]])  # (2, 2, 50), one padded position
+    names = ["char_embedding.weight", "convs.1.weight", "highway.layers.0.weight",
+             "projection.bias"]
+    params = dict(model.named_parameters())
+
+    def encode(*tensors):
+        return torch.func.functional_call(model, dict(zip(names, tensors, strict=True)), (ids,))
+
+    inputs = tuple(params[n].detach().clone().requires_grad_(True) for n in names)
+    assert torch.autograd.gradcheck(encode, inputs)
+
+
+def test_embed_tokens_and_filter_features_are_what_forward_computes():
+    model = _model()
+    ids = batch_to_ids(SENTENCES)  # (3, 6, 50)
+    real = (ids != 0).any(-1)  # (3, 6)
+    tokens = ids[real]  # (N, 50)
+    x = model.char_embedding(tokens).transpose(1, 2)  # (N, E, 50)
+    pooled = torch.cat([F.max_pool1d(conv(x), conv(x).shape[-1])[..., 0] for conv in model.convs],
+                       dim=-1)  # torch's own max-pool over all windows
+    with torch.no_grad():
+        torch.testing.assert_close(model.filter_features(tokens), torch.relu(pooled))
+        torch.testing.assert_close(model.embed_tokens(tokens), model(ids)[real])
+        assert model.filter_features(tokens).shape == (len(tokens), SMALL.n_filters)
+
+
+def test_highway_without_layers_is_the_identity():
+    x = torch.randn(3, 4)
+    assert torch.equal(Highway(4, n_layers=0)(x), x)
 
 
 def test_unknown_activation_is_a_clear_error():
@@ -269,27 +281,6 @@ def test_check_conv_max_pool_refuses_torchs_convolution():
         checks.check_conv_max_pool(lambda x, w, b: torch.conv1d(x, w, b).amax(dim=-1))
 
 
-# --- property: any tokens, any PAD embedding: the fast path equals the plain computation ---
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-_tokens = st.text(min_size=1, max_size=60).filter(lambda t: t not in ("<S>", "</S>"))
-
-
-@settings(max_examples=25, deadline=None)
-@given(
-    sentences=st.lists(st.lists(_tokens, min_size=0, max_size=4), min_size=1, max_size=3),
-    pad_shift=st.floats(-6.0, 6.0),
-)
-def test_fast_path_equals_plain_computation_for_any_tokens(sentences, pad_shift):
-    model = _model()
-    with torch.no_grad():
-        model.char_embedding.weight[PAD_ID] += pad_shift
-    ids = batch_to_ids(sentences)
-    torch.testing.assert_close(model(ids), _plain(model, ids), atol=1e-5, rtol=0)
-
-
 def test_highway_refuses_a_wrong_width_instead_of_reshaping_it():
     highway = Highway(16, n_layers=1)
     with pytest.raises(ValueError, match=r"shape \(\*, 16\)"):
@@ -322,27 +313,3 @@ def test_check_char_cnn_parameters_accepts_the_formula(capsys):
 def test_check_char_cnn_parameters_names_the_part_that_is_wrong(wrong, message):
     with pytest.raises(checks.CheckFailed, match=message):
         checks.check_char_cnn_parameters(wrong)
-
-
-@pytest.mark.parametrize("rows", [
-    torch.tensor([[3, 4, 0], [5, 6, 7], [3, 4, 0], [0, 0, 0], [5, 6, 7]]),
-    torch.randint(0, 262, (40, 50), generator=torch.Generator().manual_seed(0))[
-        torch.randint(0, 40, (500,), generator=torch.Generator().manual_seed(1))],
-    torch.zeros(0, 50, dtype=torch.long),
-    torch.tensor([[600, 1], [600, 1]]),  # ids too large for the hash: the exact sort
-])
-def test_distinct_rows_has_torch_uniques_rows_and_inverse(rows):
-    from elmo_tutorial.model.char_cnn import distinct_rows
-
-    distinct, where = distinct_rows(rows)
-    assert torch.equal(distinct[where], rows)
-    assert len(distinct) == len(torch.unique(rows, dim=0))
-
-
-def test_distinct_rows_falls_back_to_the_exact_sort_when_two_rows_share_a_key(monkeypatch):
-    from elmo_tutorial.model import char_cnn
-
-    monkeypatch.setattr(char_cnn, "_ROW_KEY_WEIGHTS", torch.zeros(64, dtype=torch.long))
-    rows = torch.tensor([[1, 2], [2, 1], [1, 2]])  # every key is 0
-    distinct, where = char_cnn.distinct_rows(rows)
-    assert torch.equal(distinct[where], rows) and len(distinct) == 2
