@@ -24,6 +24,7 @@ def test_an_old_name_gives_the_moved_module_with_a_warning(old, new):
     assert not (PACKAGE / f"{old}.py").exists()  # no stale copy beside the alias
 
 
+@pytest.mark.slow  # a subprocess, several processes or a whole command
 def test_a_notebook_of_before_the_move_still_runs_its_imports():
     code = ("from elmo_tutorial.task_experiments import prepare_task\n"
             "from elmo_tutorial.task_model import TaskModel\n"

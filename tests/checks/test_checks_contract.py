@@ -265,6 +265,7 @@ def test_in_jupyter_a_failure_shows_as_one_line():
         f"\x1b[0;31mNotWrittenYet\x1b[0m: {failure.value}"]
 
 
+@pytest.mark.slow  # a subprocess, several processes or a whole command
 def test_ipython_shows_a_failed_check_without_the_checks_code():
     # In a process of its own: an IPython shell changes the interpreter's hooks for good.
     cell = ("from elmo_tutorial import checks\n"

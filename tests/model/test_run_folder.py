@@ -84,6 +84,7 @@ def test_a_second_writer_is_refused_in_one_line_and_changes_nothing(run_copy, ot
     assert _snapshot(run_copy) == before, "a refused train changed the run"
 
 
+@pytest.mark.slow  # a subprocess, several processes or a whole command
 def test_the_lock_dies_with_its_process(run_copy, other_writer, capsys):
     holder = other_writer(run_copy)
     holder.kill()  # kill -9: no chance to clean up
@@ -104,6 +105,7 @@ def test_a_refused_start_in_a_new_folder_leaves_no_folder(tmp_path, capsys):
     assert not trainer_out.exists()
 
 
+@pytest.mark.slow  # a subprocess, several processes or a whole command
 def test_two_trains_into_one_folder_at_once_leave_one_run(tmp_path):
     """Two real processes start together; one trains, the other is refused."""
     out = tmp_path / "run"
@@ -343,6 +345,7 @@ def test_a_run_folder_named_in_latin_1_is_not_called_damaged(finished_run, tmp_p
     assert "damaged" not in capsys.readouterr().err
 
 
+@pytest.mark.slow  # a subprocess, several processes or a whole command
 def test_embed_on_an_ascii_terminal_escapes_what_it_cannot_show(finished_run):
     process = _python(["-m", "elmo_tutorial", "embed", str(finished_run), "the bank"],
                       env={"PYTHONIOENCODING": "ascii"})

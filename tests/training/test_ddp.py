@@ -35,6 +35,7 @@ def _worker(rank, world, port, out_dir, result_dir):
     shutdown()
 
 
+@pytest.mark.slow  # a subprocess, several processes or a whole command
 def test_two_gloo_processes_match_single_process_gradients(tmp_path):
     from elmo_tutorial.training.train import Trainer
 
@@ -68,6 +69,7 @@ def _threads_worker(rank, world, port, out_dir, result_dir):
     shutdown()
 
 
+@pytest.mark.slow  # a subprocess, several processes or a whole command
 def test_every_process_trains_on_the_thread_count_rank_0_chose(tmp_path):
     """The count is the run's (run_threads): one for every process, as config.json says."""
     mp.spawn(_threads_worker, args=(2, free_port(), str(tmp_path / "ddp"), str(tmp_path)),

@@ -1,5 +1,6 @@
 """The training log's plot leaves matplotlib as the user set it up."""
 
+import pytest
 import os
 import subprocess
 import sys
@@ -27,6 +28,7 @@ def test_plot_writes_a_png_and_returns_a_two_panel_figure(tmp_path):
     assert len(fig.axes) == 2
 
 
+@pytest.mark.slow  # a subprocess, several processes or a whole command
 def test_saving_the_plot_keeps_the_users_backend_and_pyplot_state(tmp_path):
     # A notebook's inline backend used to be switched to Agg by training, so a later
     # plt.show() drew nothing. Run with a non-Agg backend and check nothing changed.
