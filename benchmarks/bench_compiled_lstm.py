@@ -10,11 +10,12 @@ which writes and builds C++ on a CPU) is PyTorch's own. This script runs one LST
 forward + backward and forward alone (``no_grad``), as:
 
 - **nn.LSTM**: what the package runs (``lstm.LSTMStack``, no clipping);
-- **eager loop**: the package's own loop, ``lstmp.lstmp_sequence`` (what it runs for the
-  paper's clipped weights): the input product of all steps at once, then per step one
-  ``addmm`` and the elementwise update ``lstmp._lstmp_update``;
-- **compiled step**: one step (``addmm`` + ``_lstmp_update``) through ``torch.compile``
-  (static shapes), the loop over the time steps still in Python.
+- **eager loop**: the package's fast loop, ``fast.lstm.lstmp_sequence_columns`` (what the
+  trainer and the ``Embedder`` run for the paper's clipped weights): the input product of all
+  steps at once, then per step one ``addmm`` and the elementwise update;
+- **compiled step**: one step (``addmm`` + the elementwise update of ``lstmp.lstmp_step``, in
+  rows) through ``torch.compile`` (static shapes), the loop over the time steps still in
+  Python.
 
 It prints the time the first compiled call took (compilation), the largest difference from
 ``nn.LSTM``'s output, and the median milliseconds per call over the rounds (jobs interleaved
@@ -33,15 +34,18 @@ import torch
 from machine import cpu_name
 from torch import Tensor, nn
 
-from elmo_tutorial.model.lstmp import _lstmp_update, lstmp_sequence
+from elmo_tutorial.fast.lstm import lstmp_sequence_columns
 
 BATCH, STEPS, INPUT, CELLS, PROJECTION = 64, 25, 128, 512, 128
 
 
 def step(xw_t: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, w_hr: Tensor):
     """One time step, rows as ``nn.LSTM``: ``xw_t (B, 4C)`` = the input's product with both
-    biases; ``h (B, P)``, ``c (B, C)`` → the next ``h``, ``c``."""
-    return _lstmp_update(torch.addmm(xw_t, h, w_hh.t()), c, w_hr, None, None)
+    biases; ``h (B, P)``, ``c (B, C)`` → the next ``h``, ``c`` (``lstmp.lstmp_step`` without
+    clipping, its input product done before)."""
+    i, f, g, o = torch.addmm(xw_t, h, w_hh.t()).chunk(4, dim=-1)  # each (B, C)
+    c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+    return (torch.sigmoid(o) * torch.tanh(c)) @ w_hr.t(), c  # (B, P), (B, C)
 
 
 def run_steps(step_fn, lstm: nn.LSTM, x: Tensor) -> Tensor:
@@ -77,7 +81,7 @@ def main() -> None:
     weights = [getattr(lstm, f"{name}_l0") for name in
                ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr")]
     forwards = {"nn.LSTM": lambda: lstm(x)[0],
-                "eager loop": lambda: lstmp_sequence(x, *weights)}
+                "eager loop": lambda: lstmp_sequence_columns(x, *weights)}
     compiled = torch.compile(step, dynamic=False)
     try:
         seconds = timed(lambda: run_steps(compiled, lstm, x).sum().backward())

@@ -30,12 +30,12 @@ import time
 import torch
 from machine import cpu_name
 
-from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
 from elmo_tutorial.data.corpora import load_sentences
-from elmo_tutorial.fast.direction_threads import DirectionThreads
+from elmo_tutorial.fast.direction_threads import DirectionThreads, lm_loss_in_threads
+from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
 from elmo_tutorial.model.lm import BidirectionalLM
-from elmo_tutorial.training.train_config import TrainConfig
 from elmo_tutorial.model.vocab import Vocabulary
+from elmo_tutorial.training.train_config import TrainConfig
 
 
 def main() -> None:
@@ -57,17 +57,21 @@ def main() -> None:
     batches = [make_lm_batch([sentences[i] for i in b], vocab) for b in order[: args.batches]]
     threads = DirectionThreads(1)
 
-    def step(batch, **kwargs):
+    def step(batch, direction_threads=None):
         model.zero_grad(set_to_none=True)
-        model(batch, **kwargs).loss.backward()
+        if direction_threads is None:
+            out = model(batch)
+        else:
+            out = lm_loss_in_threads(model, batch, direction_threads)
+        out.loss.backward()
         return [p.grad.clone() for p in model.parameters()]
 
-    def job(n_threads, **kwargs):
+    def job(n_threads, direction_threads=None):
         def run():
             torch.set_num_threads(n_threads)
             start = time.perf_counter()
             for batch in batches:
-                step(batch, **kwargs)
+                step(batch, direction_threads)
             return (time.perf_counter() - start) / len(batches) * 1e3
         return run
 

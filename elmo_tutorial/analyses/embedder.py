@@ -10,6 +10,9 @@ the concatenated forward and backward outputs of LSTM layer ``j``.
 
 How it is fast (measurements in benchmarks/RESULTS.md):
 
+- **The model's fast modules** (:mod:`elmo_tutorial.fast`, notebook 11): ``Embedder`` switches
+  the model it is given to them, in place (``fast=False`` leaves it plain).
+
 - **Each distinct token through the character CNN once.** A token's layer-0 vector depends on
   its characters only. ``embed_sentences`` first computes the vectors of all the sentences'
   distinct tokens, in a few large matrix products (a CPU runs those at a higher rate than the
@@ -23,13 +26,13 @@ How it is fast (measurements in benchmarks/RESULTS.md):
   The model is stateless, so a sentence's result does not depend on how it was batched.
 - **Both directions at once** on a CPU with several threads: the forward and the backward
   LSTM stacks are independent, and their per-step products are too small to keep two cores
-  busy, so two worker threads run one direction each, on ``threads // 2`` cores apiece.
+  busy, so two worker threads run one direction each, on ``threads // 2`` cores apiece
+  (:func:`elmo_tutorial.fast.direction_threads.encode_in_threads`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import partial
 
@@ -37,6 +40,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from elmo_tutorial.fast import speed_up
+from elmo_tutorial.fast.direction_threads import DirectionThreads, encode_in_threads
 from elmo_tutorial.model.chars import BOS_TOKEN, EOS_TOKEN, word_to_char_ids
 from elmo_tutorial.model.elmo import ELMo
 
@@ -85,12 +90,17 @@ class Embedder:
 
     Args:
         model: an ``ELMo`` (e.g. from ``load_allennlp`` or ``ELMo.from_run``). It is put in
-            eval mode and moved to ``device``.
+            eval mode, moved to ``device`` and, with ``fast``, sped up: all three in place,
+            so the object you passed is changed too.
         device: where to run; default: where the model's parameters are.
         cache_size: how many distinct tokens' layer-0 vectors to remember between calls
             (0: none). Call ``clear_cache()`` if the model's weights change.
         parallel_directions: run the forward and backward LSTM stacks in two threads at
-            once; default: on a CPU when PyTorch may use 2 threads or more.
+            once; default: with ``fast``, on a CPU when PyTorch may use 2 threads or more.
+        fast: switch the model's modules to their fast versions in place
+            (:func:`elmo_tutorial.fast.speed_up`: the same parameters and ``state_dict``, the
+            same vectors up to float rounding); the model stays fast after the ``Embedder``
+            is gone. ``False`` runs the model as it is, plain, one direction after the other.
 
     Example:
         >>> from elmo_tutorial.model.config import MODEL_PRESETS
@@ -107,6 +117,7 @@ class Embedder:
         device: str | torch.device | None = None,
         cache_size: int = 20_000,
         parallel_directions: bool | None = None,
+        fast: bool = True,
     ) -> None:
         if not isinstance(model, nn.Module):  # e.g. a path given instead of a model
             raise TypeError(f"Embedder expects an ELMo model, got {type(model).__name__} "
@@ -115,6 +126,9 @@ class Embedder:
             device = next(model.parameters()).device
         self.device = torch.device(device)
         self.model = model.to(self.device).eval()
+        if fast:
+            speed_up(self.model)
+        self.fast = fast
         self.cache = TokenCache(model.bilm.char_cnn, max(cache_size, 0))
         self.parallel_directions = parallel_directions
 
@@ -137,8 +151,8 @@ class Embedder:
         rows = index_tokens(sentences)
         with torch.inference_mode():
             table = self._table(list(rows))
-            with self._direction_runner() as map_directions:
-                return self._run_batch(sentences, rows, table, map_directions)
+            with self._direction_runner() as encode:
+                return self._run_batch(sentences, rows, table, encode)
 
     def embed_sentences(
         self, sentences: Sequence[Sequence[str]], batch_size: int = 64, progress: bool = False
@@ -185,18 +199,19 @@ class Embedder:
                    desc="embedding", dynamic_ncols=True)
         with torch.inference_mode(), bar:
             table = self._table(list(rows))
-            with self._direction_runner() as map_directions:
+            with self._direction_runner() as encode:
                 for start in range(0, len(order), batch_size):
                     chunk = order[start : start + batch_size]
                     batch = [sentences[i] for i in chunk]
-                    yield chunk, self._run_batch(batch, rows, table, map_directions, dtype)
+                    yield chunk, self._run_batch(batch, rows, table, encode, dtype)
                     bar.update(sum(len(s) for s in batch))
 
     def _run_batch(
         self, batch: Sequence[Sequence[str]], rows: dict[str, int], table: torch.Tensor,
-        map_directions: Callable, dtype: torch.dtype = torch.float32,
+        encode: Callable, dtype: torch.dtype = torch.float32,
     ) -> list[np.ndarray]:
-        """The biLM on one batch whose token vectors are rows of ``table``."""
+        """The biLM on one batch whose token vectors are rows of ``table``; ``encode`` is
+        what :meth:`_direction_runner` gives."""
         lengths = [len(s) for s in batch]
         index = torch.full((len(batch), max(lengths, default=0) + 2), PAD_ROW)  # (B, T + 2)
         for b, sentence in enumerate(batch):
@@ -204,7 +219,7 @@ class Embedder:
                 [BOS_ROW, *(rows[t] for t in sentence), EOS_ROW])
         index = index.to(self.device)
         word_emb = table[index]  # (B, T + 2, P), zero at padding (row 0)
-        out = self.model.bilm.encode_embeddings(word_emb, index != PAD_ROW, map_directions)
+        out = encode(word_emb, index != PAD_ROW)
         # Each layer written once, straight into the result, <S> and </S> left out (ELMo's
         # layers() would concatenate, stack and mask: three more copies). A shorter row's </S>
         # and padding land after its own length and are cut off.
@@ -225,24 +240,25 @@ class Embedder:
 
     @contextmanager
     def _direction_runner(self) -> Iterator[Callable]:
-        """``map`` for the two LSTM directions: at once in two threads (by default on a CPU
-        with ≥ 2 threads), else one after the other (GPU kernels already fill the device)."""
+        """``encode(word_emb, mask)``, the biLM's ``encode_embeddings``: with both directions
+        at once in two threads (by default with ``fast`` on a CPU with ≥ 2 threads), else one
+        after the other (GPU kernels already fill the device)."""
+        bilm = self.model.bilm
         threads = torch.get_num_threads()
         parallel = self.parallel_directions
         if parallel is None:
-            parallel = self.device.type == "cpu" and threads >= 2
+            parallel = self.fast and self.device.type == "cpu" and threads >= 2
         if not parallel:
-            yield map
+            yield bilm.encode_embeddings
             return
         per_direction = max(threads // 2, 1)
-        pool = ThreadPoolExecutor(2, initializer=torch.set_num_threads, initargs=(per_direction,))
         # The caller's thread, too: while the directions run, its idle helper threads would
         # otherwise spin and take the cores from them.
         torch.set_num_threads(per_direction)
-        try:  # grad mode is per thread: the workers switch inference mode on themselves
-            yield lambda run, stacks: pool.map(partial(_in_inference_mode, run), stacks)
+        try:
+            with DirectionThreads(per_direction) as pool:
+                yield partial(encode_in_threads, bilm, threads=pool)
         finally:
-            pool.shutdown()
             torch.set_num_threads(threads)  # also the default of threads started later
 
 
@@ -283,11 +299,6 @@ def _as_list(sentences: Iterable[Sequence[str]]) -> Sequence[Sequence[str]]:
         raise TypeError("expected a list of token lists, e.g. [['Hello', 'world'], ['Hi']]; "
                         f"got {type(sentences).__name__} {sentences!r:.40}")
     return sentences if isinstance(sentences, Sequence) else list(sentences)
-
-
-def _in_inference_mode(run: Callable, item):
-    with torch.inference_mode():
-        return run(item)
 
 
 __all__ = ["MAX_SENTENCE_TOKENS", "Embedder", "TokenCache", "index_tokens"]

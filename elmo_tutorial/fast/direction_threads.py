@@ -1,5 +1,9 @@
 """Train the forward and the backward LM at once, one CPU thread each, with the same numbers.
 
+Taught in notebook 11 (``11_pretrained_and_scale``). The plain model runs its directions one
+after the other (:meth:`~elmo_tutorial.model.lm.BidirectionalLM.forward`); the trainer calls
+:func:`lm_loss_in_threads` instead, and the ``Embedder`` :func:`encode_in_threads`.
+
 The two directions of the biLM share only their input (the character CNN's token vectors)
 and the softmax weights; their LSTM stacks and softmax products are independent. On a CPU
 their small matrix products gain little from a second OpenMP thread per operation (and under
@@ -17,9 +21,9 @@ CNN, the loss's scaling) and the caller's ``loss.backward()`` stay as they are.
 **Same numbers as one thread.** Each direction's operations are the same, in the same order,
 on one thread each. Where the directions meet, exactly two gradients are added (the token
 vectors', each softmax parameter's), and a sum of two floats does not depend on its order.
-``tests/training/test_train.py`` checks that a step's gradients are identical bit for bit. Random
-draws inside the directions (dropout, the sampled softmax's candidates) would depend on which
-thread draws first, so the trainer uses the threads only for models without either.
+``tests/fast/test_direction_threads.py`` checks that a step's gradients are identical bit for
+bit. Random draws inside the directions (dropout, the sampled softmax's candidates) would depend
+on which thread draws first, so both functions refuse a model that would draw any.
 """
 
 from __future__ import annotations
@@ -29,6 +33,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 import torch
 from torch import Tensor
+
+from elmo_tutorial.model.batching import LMBatch
+from elmo_tutorial.model.chars import check_char_ids
+from elmo_tutorial.model.lm import BackwardLM, BidirectionalLM, ForwardLM, LMOutput
+
+# What the functions below run: any of the package's language models.
+LanguageModel = BidirectionalLM | ForwardLM | BackwardLM
 
 
 class _BothDirections(torch.autograd.Function):
@@ -65,8 +76,18 @@ class DirectionThreads:
     Args:
         threads_per_direction: PyTorch threads in each worker (``torch.set_num_threads``).
 
-    Use as a context manager (the threads end on exit), and pass it to the language model's
-    ``forward(batch, direction_threads=...)`` while training; see the module docstring.
+    Use as a context manager (the threads end on exit), and pass it to
+    :func:`lm_loss_in_threads` (training) or :func:`encode_in_threads` (the layers only).
+
+    Example:
+        >>> from elmo_tutorial.model.config import MODEL_PRESETS
+        >>> from elmo_tutorial.model.lm import BidirectionalLM
+        >>> bilm = BidirectionalLM(MODEL_PRESETS["tiny"]).eval()
+        >>> word_emb, mask = torch.randn(2, 5, 64), torch.ones(2, 5, dtype=torch.bool)
+        >>> with DirectionThreads(1) as threads, torch.no_grad():
+        ...     out = encode_in_threads(bilm, word_emb, mask, threads)
+        >>> [tuple(h.shape) for h in out["backward"]]
+        [(2, 5, 64), (2, 5, 64)]
     """
 
     def __init__(self, threads_per_direction: int = 1) -> None:
@@ -102,4 +123,70 @@ class DirectionThreads:
         return dict(zip(directions, nll, strict=True)), counts[directions[0]]
 
 
-__all__ = ["DirectionThreads"]
+def _refuse_random_draws(model: LanguageModel, sampled: bool = False) -> None:
+    if sampled or (model.training and model.config.dropout > 0):
+        raise ValueError(
+            "the directions in threads need a model without dropout (or in eval mode) and "
+            "sampled=False: random draws in two threads would make training irreproducible; "
+            "call the model itself, model(batch, sampled=...), for these")
+
+
+def lm_loss_in_threads(model: LanguageModel, batch: LMBatch, threads: DirectionThreads,
+                       sampled: bool = False) -> LMOutput:
+    """``model(batch)`` with each direction's LSTM stack and softmax in its own thread.
+
+    The same :class:`~elmo_tutorial.model.lm.LMOutput`, with the same numbers bit for bit, as
+    the model's own ``forward`` (one direction after the other); ``loss.backward()`` runs the
+    directions' backward passes in the threads too.
+
+    Args:
+        model: a language model (``BidirectionalLM``, ``ForwardLM`` or ``BackwardLM``) with a
+            softmax, in eval mode or without dropout.
+        batch: an ``LMBatch``; targets equal to -100 never contribute.
+        threads: the two worker threads.
+        sampled: must be False: the sampled softmax draws random candidates.
+    """
+    _refuse_random_draws(model, sampled)
+    if model.softmax is None:
+        raise ValueError("this model has no softmax (config.vocab_size == 0), so it cannot "
+                         "score words; build it with ModelConfig(vocab_size=len(vocab))")
+    device = model.softmax.weight.device
+    char_ids = batch.char_ids.to(device)
+    mask = check_char_ids(char_ids)  # (B, T)
+
+    def score(direction: str, word_emb: Tensor) -> tuple[Tensor, int]:
+        top = getattr(model, f"{direction}_lstm")(word_emb, mask)[-1]  # (B, T, P)
+        targets = getattr(batch, f"{direction}_targets").to(device)  # (B, T)
+        nll_sum, n = model.softmax(top, targets)
+        return nll_sum / max(n, 1), n
+
+    nll, n_tokens = threads.nll(score, model.char_cnn(char_ids), model.directions)
+    return LMOutput(loss=sum(nll.values()), forward_nll=nll.get("forward"),
+                    backward_nll=nll.get("backward"), n_tokens=n_tokens)
+
+
+def encode_in_threads(model: LanguageModel, word_emb: Tensor, mask: Tensor,
+                      threads: DirectionThreads) -> dict:
+    """``model.encode_embeddings(word_emb, mask)`` with each direction's stack in its own thread.
+
+    Returns the same dictionary with the same numbers. The workers compute in the caller's
+    autograd mode (grad, no-grad or inference mode), which PyTorch keeps per thread.
+
+    Shape:
+        word_emb ``(B, T, P)``, mask ``(B, T)`` → as
+        :meth:`~elmo_tutorial.model.lm.BidirectionalLM.encode_embeddings`.
+    """
+    _refuse_random_draws(model)
+    x = model.dropout(word_emb)  # drawn here, in the caller's thread, if at all
+    inference, grad = torch.is_inference_mode_enabled(), torch.is_grad_enabled()
+
+    def run(direction: str) -> list[Tensor]:
+        with torch.inference_mode(inference), torch.set_grad_enabled(grad):
+            return getattr(model, f"{direction}_lstm")(x, mask)  # n_layers × (B, T, P)
+
+    out = {"word_emb": word_emb, "mask": mask}
+    out.update(zip(model.directions, threads.pool.map(run, model.directions), strict=True))
+    return out
+
+
+__all__ = ["DirectionThreads", "encode_in_threads", "lm_loss_in_threads"]

@@ -5,7 +5,8 @@ Taught in notebook 07 (``07_scalar_mix``).
 For token ``k`` the biLM gives ``L + 1`` vectors: the character-based token embedding ``x_k``
 (layer 0, duplicated to the width ``2P`` of the others, as AllenNLP does) and, for every LSTM
 layer ``j``, the concatenated forward and backward outputs ``h_{k,j} = [→h_{k,j}; ←h_{k,j}]``.
-ELMo collapses them with a scalar mix (paper Eq. 1, :class:`~elmo_tutorial.model.scalar_mix.ScalarMix`):
+ELMo collapses them with a scalar mix (paper Eq. 1,
+:class:`~elmo_tutorial.model.scalar_mix.ScalarMix`):
 
 .. math::
     \mathrm{ELMo}_k = \gamma \sum_{j=0}^{L} s_j \, h_{k,j}, \qquad s = \mathrm{softmax}(w)
@@ -27,7 +28,7 @@ sentence's vectors depend neither on its batch neighbours nor on what ran before
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -191,7 +192,7 @@ class ELMo(nn.Module):
         return self.layers_from_embeddings(self.bilm.char_cnn(ids), mask)  # (B, T + 2, P)
 
     def layers_from_embeddings(
-        self, word_emb: Tensor, mask: Tensor, map_directions: Callable = map
+        self, word_emb: Tensor, mask: Tensor
     ) -> tuple[list[Tensor], Tensor, Tensor]:
         """:meth:`layers` from token embeddings computed elsewhere, e.g. by an edited CNN.
 
@@ -199,13 +200,11 @@ class ELMo(nn.Module):
             word_emb: ``(B, T + 2, P)`` token embeddings of ``<S> w_1 .. w_n </S>``, zero at
                 padding: what ``bilm.char_cnn`` gives for the ids with boundaries.
             mask: ``(B, T + 2)`` bool, True at ``<S>``, the tokens and ``</S>``.
-            map_directions: runs the two directions' LSTM stacks, see
-                :meth:`~elmo_tutorial.model.lm.BidirectionalLM.encode_embeddings`.
 
         Returns:
             What :meth:`layers` returns.
         """
-        out = self.bilm.encode_embeddings(word_emb, mask, map_directions)
+        out = self.bilm.encode_embeddings(word_emb, mask)
         layers = [torch.cat([word_emb, word_emb], dim=-1)]  # (B, T + 2, 2P)
         for h_forward, h_backward in zip(out["forward"], out["backward"], strict=True):
             layers.append(torch.cat([h_forward, h_backward], dim=-1))  # (B, T + 2, 2P)

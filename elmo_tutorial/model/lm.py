@@ -18,7 +18,6 @@ forward LM at position ``t`` predicts the word at ``t+1``, the backward LM the w
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from torch import Tensor, nn
@@ -27,7 +26,6 @@ from elmo_tutorial.model.batching import LMBatch
 from elmo_tutorial.model.char_cnn import CharCNN
 from elmo_tutorial.model.chars import check_char_ids
 from elmo_tutorial.model.config import ModelConfig
-from elmo_tutorial.fast.direction_threads import DirectionThreads
 from elmo_tutorial.model.lstm import LSTMStack
 from elmo_tutorial.model.softmax import Softmax
 
@@ -102,9 +100,7 @@ class _LanguageModel(nn.Module):
             mask = check_char_ids(char_ids)  # (B, T)
         return self.encode_embeddings(self.char_cnn(char_ids), mask)  # char_cnn: (B, T, P)
 
-    def encode_embeddings(
-        self, word_emb: Tensor, mask: Tensor, map_directions: Callable = map
-    ) -> dict:
+    def encode_embeddings(self, word_emb: Tensor, mask: Tensor) -> dict:
         """Like :meth:`encode`, from token embeddings computed elsewhere (e.g. remembered).
 
         The token embedding depends on a token's characters only, so a caller that has
@@ -115,28 +111,20 @@ class _LanguageModel(nn.Module):
         Args:
             word_emb: ``(B, T, P)`` token embeddings, ``<S> .. </S>`` included.
             mask: ``(B, T)`` bool, True at real positions (which come first in each row).
-            map_directions: how to run the directions' LSTM stacks, called as
-                ``map_directions(run, stacks)``; the built-in ``map`` runs them one after
-                the other, a thread pool's ``map`` runs them at once.
         """
         x = self.dropout(word_emb)
-        stacks = [getattr(self, f"{direction}_lstm") for direction in self.directions]
-        outputs = map_directions(lambda stack: stack(x, mask), stacks)
         out = {"word_emb": word_emb, "mask": mask}
-        out.update(zip(self.directions, outputs, strict=True))  # per direction n_layers × (B, T, P)
+        for direction in self.directions:  # one after the other (fast/: at once)
+            out[direction] = getattr(self, f"{direction}_lstm")(x, mask)  # n_layers × (B, T, P)
         return out
 
-    def forward(self, batch: LMBatch, sampled: bool = False,
-                direction_threads: DirectionThreads | None = None) -> LMOutput:
+    def forward(self, batch: LMBatch, sampled: bool = False) -> LMOutput:
         """Mean next-word (and previous-word) NLL of a batch.
 
         Args:
             batch: an ``LMBatch``; targets equal to -100 never contribute.
             sampled: use the sampled softmax (``softmax.num_samples`` candidates) in training
                 mode; evaluation (``model.eval()``) always uses the full softmax.
-            direction_threads: compute the directions at once in these threads, forward and
-                backward pass, with the same numbers (:mod:`elmo_tutorial.fast.direction_threads`);
-                only for models without dropout, and without ``sampled``.
         """
         if self.softmax is None:
             raise ValueError(
@@ -144,8 +132,6 @@ class _LanguageModel(nn.Module):
                 "build it with ModelConfig(vocab_size=len(vocab)) to train or evaluate it"
             )
         device = self.softmax.weight.device
-        if direction_threads is not None:
-            return self._forward_in_threads(batch, direction_threads, sampled)
         out = self.encode(batch.char_ids.to(device))
         nll, n_tokens = {}, None
         for direction in self.directions:
@@ -160,26 +146,6 @@ class _LanguageModel(nn.Module):
             backward_nll=nll.get("backward"),
             n_tokens=n_tokens,
         )
-
-    def _forward_in_threads(self, batch: LMBatch, threads: DirectionThreads,
-                            sampled: bool) -> LMOutput:
-        """:meth:`forward` with each direction's LSTM stack and softmax in its own thread."""
-        if sampled or (self.training and self.config.dropout > 0):
-            raise ValueError("direction_threads needs a model without dropout and sampled=False: "
-                             "random draws in two threads would make training irreproducible")
-        device = self.softmax.weight.device
-        char_ids = batch.char_ids.to(device)
-        mask = check_char_ids(char_ids)
-
-        def score(direction: str, word_emb: Tensor) -> tuple[Tensor, int]:
-            top = getattr(self, f"{direction}_lstm")(word_emb, mask)[-1]  # (B, T, P)
-            targets = getattr(batch, f"{direction}_targets").to(device)  # (B, T)
-            nll_sum, n = self.softmax(top, targets)
-            return nll_sum / max(n, 1), n
-
-        nll, n_tokens = threads.nll(score, self.char_cnn(char_ids), self.directions)
-        return LMOutput(loss=sum(nll.values()), forward_nll=nll.get("forward"),
-                        backward_nll=nll.get("backward"), n_tokens=n_tokens)
 
 
 class BidirectionalLM(_LanguageModel):

@@ -11,7 +11,9 @@ only *holds* the parameters (names ``weight_ih_l0``, ``weight_hh_l0``, ``bias_ih
 - **fused**: the ``nn.LSTM`` call itself (cuDNN on a GPU), exact only when nothing is clipped.
 
 Both read the same tensors, so weights move freely between them. ``fused=None`` picks the fused
-path iff there is no clipping; the official ELMo weights clip, our own presets do not.
+path iff there is no clipping; the official ELMo weights clip, our own presets do not. The
+faithful loop here is the plain one; :class:`~elmo_tutorial.fast.lstm.FastLSTMStack` runs the
+same loop faster on a CPU (notebook 11), by overriding :meth:`LSTMStack._run_layer` only.
 
 Padding needs no packing: the recurrence runs left to right, so positions after a sequence's
 end never influence earlier ones; their outputs are set to zero at the end. The backward
@@ -144,7 +146,10 @@ class LSTMStack(nn.Module):
                 layer.bias_ih_l0[self.cell_size : 2 * self.cell_size] = 1.0  # forget gate
 
     def _run_layer(self, layer: nn.LSTM, x: Tensor) -> Tensor:
-        """One layer over right-padded ``x (B, T, in)`` from zero state → ``(B, T, P)``."""
+        """One layer over right-padded ``x (B, T, in)`` from zero state → ``(B, T, P)``.
+
+        The one place that says how a layer runs: a fast subclass overrides it.
+        """
         if self.fused:
             with warnings.catch_warnings():  # CPU: "no oneDNN kernel with projections", harmless
                 warnings.filterwarnings("ignore", message="LSTM with projections")

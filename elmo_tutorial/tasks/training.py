@@ -4,13 +4,15 @@ A task split is a :class:`TaskSplit`: per sentence its word ids ``(T,)``, its bi
 ``(T, L + 1, D)`` (float16, precomputed once: the biLM is frozen), its character ids ``(T, C)``
 (for the character CNN), and its target, a label (sentence classification) or a tag id per
 token (tagging). :func:`train_task_model` pads the training batches once and hands them to the
-course's one training loop, :func:`~elmo_tutorial.analyses.supervised.fit`: Adam on cross-entropy plus
-``λ · Σ‖w‖²`` of the mixes, dev scored after every epoch, the best epoch's weights kept, and a
-stop only when dev has not improved for ``patience`` epochs (the cap grows while it might):
-the baseline and the ELMo model are each trained to convergence on dev by the same rule.
+course's one training loop, :func:`~elmo_tutorial.analyses.supervised.fit`: Adam on
+cross-entropy plus ``λ · Σ‖w‖²`` of the mixes, dev scored after every epoch, the best epoch's
+weights kept, and a stop only when dev has not improved for ``patience`` epochs (the cap grows
+while it might): the baseline and the ELMo model are each trained to convergence on dev by the
+same rule.
 
 Scores (percent): accuracy for sentence labels; for tags, the F1 of exact spans (chunks or
-entities, :func:`~elmo_tutorial.analyses.spans.entity_scores`), as CoNLL's ``conlleval`` counts them.
+entities, :func:`~elmo_tutorial.analyses.spans.entity_scores`), as CoNLL's ``conlleval`` counts
+them.
 """
 
 from __future__ import annotations
@@ -23,9 +25,10 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pad_sequence
 
-from elmo_tutorial.model.softmax import IGNORE_INDEX
 from elmo_tutorial.analyses.spans import entity_scores
 from elmo_tutorial.analyses.supervised import Fit, fit, length_batches
+from elmo_tutorial.fast import speed_up
+from elmo_tutorial.model.softmax import IGNORE_INDEX
 from elmo_tutorial.tasks.characters import pad_chars
 from elmo_tutorial.tasks.model import TaskModel
 
@@ -130,7 +133,8 @@ def evaluate(model: TaskModel, split: TaskSplit) -> float:
 def train_task_model(model: TaskModel, train: TaskSplit, valid: TaskSplit,
                      max_epochs: int = 30, patience: int = 5, batch_size: int = 32,
                      lr: float = 2e-3, mix_penalty: float = 1e-3, seed: int = 0,
-                     min_updates: int = 0, round_updates: int = 1, hard_cap: int = 200) -> Fit:
+                     min_updates: int = 0, round_updates: int = 1, hard_cap: int = 200,
+                     fast: bool = True) -> Fit:
     """Adam on cross-entropy + ``mix_penalty · model.penalty()`` until dev stops improving.
 
     Args:
@@ -142,11 +146,16 @@ def train_task_model(model: TaskModel, train: TaskSplit, valid: TaskSplit,
             reproducible initial weights).
         min_updates, round_updates: for small training sets (see ``fit``).
         hard_cap: the most epochs in any case.
+        fast: first switch the model's modules to their fast versions, in place
+            (:func:`elmo_tutorial.fast.speed_up`: its dropout draws its masks with
+            ``rand_like``, the same distribution, faster); False trains it as built.
 
     Returns:
-        The :class:`~elmo_tutorial.analyses.supervised.Fit`: the dev score of every epoch, the best and
-        the last one; the model ends with the weights of the best.
+        The :class:`~elmo_tutorial.analyses.supervised.Fit`: the dev score of every epoch, the
+        best and the last one; the model ends with the weights of the best.
     """
+    if fast:
+        speed_up(model)  # before any draw: the reports' numbers were made with it
     batches = [_inputs(model, train, index)
                for index in length_batches([len(w) for w in train.words], batch_size, None)]
 

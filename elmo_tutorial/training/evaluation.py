@@ -7,9 +7,9 @@ NLLs, their geometric mean, which is what bilm-tf reports. The paper's biLM reac
 1B Word Benchmark (Peters et al. 2018, Sec. 3.4).
 
 :func:`evaluate_run` puts a run's perplexities next to an interpolated Kneser-Ney trigram
-(:mod:`elmo_tutorial.training.ngram`) fitted on the same training sentences, with the same vocabulary,
-scored on the same predictions: beating it shows that the LSTMs learned more than local word
-statistics. ``elmo-tutorial evaluate`` prints what it returns.
+(:mod:`elmo_tutorial.training.ngram`) fitted on the same training sentences, with the same
+vocabulary, scored on the same predictions: beating it shows that the LSTMs learned more than
+local word statistics. ``elmo-tutorial evaluate`` prints what it returns.
 
 Example:
     >>> result = evaluate_run("runs/tiny", max_sentences=200)     # doctest: +SKIP
@@ -24,14 +24,15 @@ from pathlib import Path
 
 import torch
 
-from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
 from elmo_tutorial.data.corpora import load_sentences
+from elmo_tutorial.fast import speed_up
+from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
 from elmo_tutorial.model.lm import BidirectionalLM
-from elmo_tutorial.training.ngram import ngram_perplexity
 from elmo_tutorial.model.run_dir import load_run
-from elmo_tutorial.runtime import resolve_device
-from elmo_tutorial.training.train_config import TrainConfig
 from elmo_tutorial.model.weight_checks import check_weights
+from elmo_tutorial.runtime import resolve_device
+from elmo_tutorial.training.ngram import ngram_perplexity
+from elmo_tutorial.training.train_config import TrainConfig
 
 __all__ = ["evaluate_perplexity", "evaluate_run"]
 
@@ -68,7 +69,7 @@ def evaluate_perplexity(model, sentences, vocab, device="cpu", batch_size: int =
 
 def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int = 0,
                  ngram: bool = True, checkpoint: bool = False, device: str = "cpu",
-                 ngram_train_sentences: int | None = 50_000) -> dict:
+                 ngram_train_sentences: int | None = 50_000, fast: bool = True) -> dict:
     """Perplexities of a trained run on a held-out split of the corpus it was trained on.
 
     Args:
@@ -80,6 +81,8 @@ def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int =
         device: ``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"mps"`` or ``"auto"``.
         ngram_train_sentences: fit the trigram on at most this many training sentences
             (nltk.lm is pure Python; ``None`` = all).
+        fast: score with the model's fast modules (:func:`elmo_tutorial.fast.speed_up`);
+            ``False``: with the plain ones (the same perplexities up to float rounding).
 
     Returns:
         ``{"split", "n_sentences", "bilm": {...}, "ngram": {...} or None}``; the inner dicts as
@@ -98,6 +101,8 @@ def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int =
     check_weights(f"{run_dir} (its weights)", state, model.state_dict())
     model.load_state_dict(state)
     model.to(device)
+    if fast:
+        speed_up(model)
     sentences = load_sentences(train_cfg.corpus, split, max_sentences or None)
     result = {"split": split, "n_sentences": len(sentences),
               "bilm": evaluate_perplexity(model, sentences, vocab, device), "ngram": None}

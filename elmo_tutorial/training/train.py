@@ -14,8 +14,8 @@ mean, which is what bilm-tf reports.
 Why sentence batches and not truncated BPTT: bilm-tf streams the corpus in windows of 20
 tokens and carries the LSTM state across windows, so its model saw context beyond a sentence.
 Our LSTM is stateless (a sentence's vectors never depend on what came before: see
-:mod:`elmo_tutorial.model.elmo`) and ELMo is applied to sentences, so we train on exactly that input:
-whole sentences, each ``<S> w1 .. wn </S>``, bucketed by length (``batching.bucket_batches``)
+:mod:`elmo_tutorial.model.elmo`) and ELMo is applied to sentences, so we train on exactly that
+input: whole sentences, each ``<S> w1 .. wn </S>``, bucketed by length (``batching.bucket_batches``)
 so that little compute goes to padding. It also lets the backward LM start at each sentence's
 real end.
 
@@ -35,13 +35,13 @@ from pathlib import Path
 
 import torch
 
-from elmo_tutorial.model import checkpoint as ckpt
-from elmo_tutorial.training import distributed as D
-from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
-from elmo_tutorial.fast.direction_threads import DirectionThreads
-from elmo_tutorial.training.evaluation import evaluate_perplexity
+from elmo_tutorial.fast.direction_threads import DirectionThreads, lm_loss_in_threads
 from elmo_tutorial.files.run_lock import lock_run_dir
+from elmo_tutorial.model import checkpoint as ckpt
+from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
 from elmo_tutorial.runtime import interrupt_requests, seed_everything
+from elmo_tutorial.training import distributed as D
+from elmo_tutorial.training.evaluation import evaluate_perplexity
 from elmo_tutorial.training.train_config import TrainConfig
 from elmo_tutorial.training.train_log import TrainLog
 from elmo_tutorial.training.train_setup import RunSetup
@@ -92,14 +92,19 @@ class Trainer(RunSetup):
             if ``config`` changes a setting the checkpoint cannot continue under).
         force: train afresh even if ``out_dir`` holds a run, deleting it (without ``force``
             that is an error, ``overwrite.WouldOverwrite``, which says what the run holds).
+        fast: train the model's fast modules (:func:`elmo_tutorial.fast.speed_up`, the same
+            parameters) and, where it gives the same numbers, run the two LM directions in
+            two threads (:mod:`elmo_tutorial.fast.direction_threads`); ``False`` trains the
+            plain model, one direction after the other.
 
     Example:
         >>> trainer = Trainer(TrainConfig.preset("tiny"))          # doctest: +SKIP
         >>> metrics = trainer.fit()                                  # doctest: +SKIP
     """
 
-    def __init__(self, config: TrainConfig, resume: bool = False, force: bool = False) -> None:
-        self.config, self.out = config, Path(config.out_dir)
+    def __init__(self, config: TrainConfig, resume: bool = False, force: bool = False,
+                 fast: bool = True) -> None:
+        self.config, self.out, self.fast = config, Path(config.out_dir), fast
         self.dist = D.init_distributed(config.device)
         # One writer per run folder, before anything is read or deleted (run_lock); a start
         # that fails below releases it and leaves the folder as it was.
@@ -158,7 +163,7 @@ class Trainer(RunSetup):
         batch = make_lm_batch(D.shard(sents, self.dist), self.vocab).to(dev)
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=c.amp and dev.type == "cuda"):
             if self._direction_threads is not None:  # same numbers, the directions at once
-                out = self.model(batch, direction_threads=self._direction_threads)
+                out = lm_loss_in_threads(self.model, batch, self._direction_threads)
             else:
                 out = self.ddp_model(batch, sampled=c.sampled_softmax > 0)
         nll_sum = (out.forward_nll + out.backward_nll).float() * out.n_tokens  # this process
@@ -213,12 +218,13 @@ class Trainer(RunSetup):
 
     @contextlib.contextmanager
     def _threads_for_directions(self):
-        """With 2+ CPU threads, one process and no random draws inside the directions (no
-        dropout, full softmax), the forward and backward LM run at once, half the threads each
+        """With ``fast``, 2+ CPU threads, one process and no random draws inside the directions
+        (no dropout, full softmax), the forward and backward LM run at once, half the threads each
         (:mod:`elmo_tutorial.fast.direction_threads`: the same numbers, and no OpenMP threads
         spinning for each other on small products)."""
         threads = torch.get_num_threads()
-        if (threads < 2 or self.dist.world_size > 1 or self.dist.device.type != "cpu"
+        if (not self.fast or threads < 2 or self.dist.world_size > 1
+                or self.dist.device.type != "cpu"
                 or self.model_config.dropout > 0 or self.config.sampled_softmax > 0):
             yield
             return
@@ -278,11 +284,12 @@ class Trainer(RunSetup):
             self.log.plot()
 
 
-def run(config: TrainConfig, resume: bool = False, force: bool = False) -> dict:
+def run(config: TrainConfig, resume: bool = False, force: bool = False,
+        fast: bool = True) -> dict:
     """Train (or resume) a run and return its final held-out metrics ({} on processes > 0).
 
-    See ``Trainer`` for ``resume`` and ``force``."""
-    trainer = Trainer(config, resume=resume, force=force)
+    See ``Trainer`` for ``resume``, ``force`` and ``fast``."""
+    trainer = Trainer(config, resume=resume, force=force, fast=fast)
     try:
         return trainer.fit()
     finally:

@@ -17,30 +17,37 @@ from pathlib import Path
 
 import torch
 
-from elmo_tutorial.model import checkpoint as ckpt
-from elmo_tutorial.training import distributed as D
 from elmo_tutorial.data.corpora import load_sentences
+from elmo_tutorial.fast import speed_up
 from elmo_tutorial.files.overwrite import check_fresh_run_dir, check_not_a_file, remove_run
+from elmo_tutorial.model import checkpoint as ckpt
 from elmo_tutorial.model.lm import BidirectionalLM
 from elmo_tutorial.model.run_dir import load_run_vocabulary, read_run_config, write_run_config
+from elmo_tutorial.model.vocab import Vocabulary
+from elmo_tutorial.runtime import (
+    available_cores,
+    default_threads,
+    fused_adam_supported,
+    seed_everything,
+)
+from elmo_tutorial.training import distributed as D
 from elmo_tutorial.training.run_threads import training_threads
-from elmo_tutorial.runtime import available_cores, default_threads, fused_adam_supported, seed_everything
 from elmo_tutorial.training.train_bounds import check_step_fits
 from elmo_tutorial.training.train_config import TrainConfig, check_resume
-from elmo_tutorial.model.vocab import Vocabulary
 
 __all__ = ["RunSetup"]
 
 
 class RunSetup:
-    """The set-up and checkpoint methods of :class:`~elmo_tutorial.training.train.Trainer`, which calls
-    them from its ``__init__`` (in the order there) and its loop. They read and set the
-    attributes ``Trainer.__init__`` sets (``config``, ``out``, ``dist``, ``step``, ``epoch``,
-    ``batch_in_epoch``) and the ``scheduler`` of ``Trainer._plan_steps``."""
+    """The set-up and checkpoint methods of :class:`~elmo_tutorial.training.train.Trainer`, which
+    calls them from its ``__init__`` (in the order there) and its loop. They read and set the
+    attributes ``Trainer.__init__`` sets (``config``, ``out``, ``dist``, ``fast``, ``step``,
+    ``epoch``, ``batch_in_epoch``) and the ``scheduler`` of ``Trainer._plan_steps``."""
 
     config: TrainConfig
     out: Path
     dist: D.DistInfo
+    fast: bool = True  # train the model's fast modules (elmo_tutorial.fast.speed_up)
 
     # -- setting up --------------------------------------------------------------------------
     def _check_run_dir(self, resume: bool, force: bool) -> str | None:
@@ -113,6 +120,8 @@ class RunSetup:
         self.model_config = self.config.model_config(len(self.vocab))
         check_step_fits(self.config, self.model_config, self.train_sents, self.dist)  # or refuse
         self.model = BidirectionalLM(self.model_config).to(self.dist.device)
+        if self.fast:  # in place, the same parameters: before DDP and the optimiser see them
+            speed_up(self.model)
         if self.config.sampled_softmax and hasattr(self.model.softmax, "num_samples"):
             self.model.softmax.num_samples = self.config.sampled_softmax
             if self.config.sampled_softmax >= len(self.vocab) and self.dist.is_main:

@@ -7,10 +7,10 @@ import pytest
 import torch
 
 from elmo_tutorial import batch_to_ids
+from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.model.chars import ids_to_mask
 from elmo_tutorial.model.config import ModelConfig
 from elmo_tutorial.model.elmo import ELMo, add_sentence_boundaries
-from elmo_tutorial.analyses.embedder import Embedder
 
 CONFIG = ModelConfig(
     char_embed_dim=4, filters=((1, 4), (2, 8)), n_highway=1, lstm_dim=16, projection_dim=6,
@@ -175,6 +175,24 @@ def test_directions_in_two_threads_give_the_same_vectors_and_restore_the_thread_
     for a, b, c in zip(one_after_the_other, at_once, at_once_on_one_thread, strict=True):
         np.testing.assert_allclose(a, b, atol=1e-6, rtol=0)
         np.testing.assert_allclose(a, c, atol=1e-6, rtol=0)
+
+
+def test_the_embedder_speeds_its_model_up_in_place_unless_told_not_to(monkeypatch):
+    from elmo_tutorial.analyses import embedder as embedder_module
+    from elmo_tutorial.fast import is_fast
+
+    torch.manual_seed(0)
+    model = ELMo(CONFIG)
+    plain = Embedder(model, fast=False)
+    monkeypatch.setattr(embedder_module, "encode_in_threads", lambda *a, **k: pytest.fail(
+        "fast=False must run the directions one after the other"))
+    plain_vectors = plain.embed_sentences(SENTENCES)
+    assert not is_fast(model)
+    monkeypatch.undo()
+    fast_vectors = Embedder(model).embed_sentences(SENTENCES)
+    assert is_fast(model), "the model passed in is sped up in place"
+    for a, b in zip(plain_vectors, fast_vectors, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-6, rtol=0)
 
 
 def test_a_sentence_longer_than_the_maximum_is_refused_before_any_work(embedder, monkeypatch):

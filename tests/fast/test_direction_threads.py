@@ -1,11 +1,16 @@
-"""Training the two LM directions in two threads gives the same numbers as one thread."""
+"""The two LM directions in two threads give the same numbers as one thread, in training too."""
 
 import pytest
 import torch
 
+from elmo_tutorial.fast.direction_threads import (
+    DirectionThreads,
+    encode_in_threads,
+    lm_loss_in_threads,
+)
 from elmo_tutorial.model.batching import make_lm_batch
+from elmo_tutorial.model.chars import check_char_ids
 from elmo_tutorial.model.config import ModelConfig
-from elmo_tutorial.fast.direction_threads import DirectionThreads
 from elmo_tutorial.model.lm import BidirectionalLM
 from elmo_tutorial.model.vocab import Vocabulary
 
@@ -22,9 +27,9 @@ def _model(dropout: float = 0.0) -> tuple[BidirectionalLM, Vocabulary]:
     return BidirectionalLM(config), vocab
 
 
-def _loss_and_gradients(model, batch, **kwargs):
+def _loss_and_gradients(model, batch, threads=None):
     model.zero_grad(set_to_none=True)
-    out = model(batch, **kwargs)
+    out = model(batch) if threads is None else lm_loss_in_threads(model, batch, threads)
     (out.loss * 3.0).backward()
     return out, {name: p.grad.clone() for name, p in model.named_parameters()}
 
@@ -34,7 +39,7 @@ def test_a_step_in_two_threads_has_the_loss_and_gradients_of_one_thread_bit_for_
     batch = make_lm_batch(SENTENCES, vocab)
     one, grads_one = _loss_and_gradients(model, batch)
     with DirectionThreads(1) as threads:
-        two, grads_two = _loss_and_gradients(model, batch, direction_threads=threads)
+        two, grads_two = _loss_and_gradients(model, batch, threads)
     assert torch.equal(one.loss, two.loss) and one.n_tokens == two.n_tokens
     assert torch.equal(one.forward_nll, two.forward_nll)
     assert torch.equal(one.backward_nll, two.backward_nll)
@@ -46,12 +51,43 @@ def test_a_step_in_two_threads_has_the_loss_and_gradients_of_one_thread_bit_for_
 def test_random_draws_inside_the_directions_are_refused():
     model, vocab = _model(dropout=0.1)
     batch = make_lm_batch(SENTENCES, vocab)
-    with DirectionThreads(1) as threads, pytest.raises(ValueError, match="dropout"):
-        model(batch, direction_threads=threads)
+    with DirectionThreads(1) as threads:
+        with pytest.raises(ValueError, match="dropout"):
+            lm_loss_in_threads(model, batch, threads)
+        with pytest.raises(ValueError, match="dropout"):
+            encode_in_threads(model, torch.randn(2, 3, 8), torch.ones(2, 3, dtype=torch.bool),
+                              threads)
     model.eval()  # no dropout in evaluation: allowed
     with DirectionThreads(1) as threads, torch.no_grad():
-        out = model(batch, direction_threads=threads)
+        out = lm_loss_in_threads(model, batch, threads)
     assert torch.isfinite(out.loss)
+
+
+def test_the_sampled_softmax_is_refused_in_threads():
+    model, vocab = _model()
+    with DirectionThreads(1) as threads, pytest.raises(ValueError, match="sampled=False"):
+        lm_loss_in_threads(model, make_lm_batch(SENTENCES, vocab), threads, sampled=True)
+
+
+@pytest.mark.parametrize("mode", ["grad", "no_grad", "inference"])
+def test_encoding_in_threads_equals_encode_embeddings_in_the_callers_autograd_mode(mode):
+    model, vocab = _model()
+    batch = make_lm_batch(SENTENCES, vocab)
+    mask = check_char_ids(batch.char_ids)  # (B, T): real positions
+    word_emb = model.char_cnn(batch.char_ids).detach().requires_grad_(mode == "grad")
+    context = {"grad": torch.enable_grad, "no_grad": torch.no_grad,
+               "inference": torch.inference_mode}[mode]
+    with DirectionThreads(1) as threads, context():
+        expected = model.encode_embeddings(word_emb, mask)
+        got = encode_in_threads(model, word_emb, mask, threads)
+    assert got.keys() == expected.keys()
+    for direction in ("forward", "backward"):
+        for a, b in zip(got[direction], expected[direction], strict=True):
+            assert torch.equal(a, b), direction
+            assert a.requires_grad == (mode == "grad") and a.is_inference() == b.is_inference()
+    if mode == "grad":  # the graphs built in the workers carry gradients back to the caller
+        sum(h.sum() for h in got["backward"]).backward()
+        assert word_emb.grad is not None and word_emb.grad.abs().sum() > 0
 
 
 def test_training_on_two_threads_runs_the_directions_at_once_and_matches_one_thread(
@@ -86,3 +122,25 @@ def test_training_with_dropout_keeps_the_directions_in_one_thread(tmp_path, monk
     threads = torch.get_num_threads()
     Trainer(micro_config(tmp_path, threads=2, max_steps=2)).fit()  # dropout 0.2, sampled
     torch.set_num_threads(threads)
+
+
+def test_a_trainer_told_fast_false_trains_the_plain_model_one_direction_after_the_other(
+        tmp_path, monkeypatch):
+    from _train_helpers import micro_config
+
+    from elmo_tutorial.fast import is_fast
+    from elmo_tutorial.training.train import Trainer
+
+    monkeypatch.setattr(DirectionThreads, "nll", lambda *a: pytest.fail("threads, fast=False"))
+    threads = torch.get_num_threads()
+    config = micro_config(tmp_path / "plain", threads=2, dropout=0.0, sampled_softmax=0,
+                          max_steps=2)
+    try:
+        trainer = Trainer(config, fast=False)
+        assert not is_fast(trainer.model)
+        trainer.fit()
+        by_default = Trainer(micro_config(tmp_path / "fast", max_steps=2))
+        by_default.release()
+    finally:
+        torch.set_num_threads(threads)
+    assert is_fast(by_default.model)

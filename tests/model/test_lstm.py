@@ -86,7 +86,35 @@ def test_teaching_cell_run_over_time_equals_lstmp_sequence():
         state = cell(x[:, t], state)
         outputs.append(state[0])
     weights = [cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh, cell.weight_hr]
-    torch.testing.assert_close(torch.stack(outputs, 1), lstmp_sequence(x, *weights, 0.5, 0.2))
+    assert torch.equal(torch.stack(outputs, 1), lstmp_sequence(x, *weights, 0.5, 0.2))
+
+
+def test_lstmp_sequence_equals_torch_lstm_with_gradients_in_float64():
+    torch.manual_seed(0)
+    lstm = torch.nn.LSTM(4, 6, proj_size=3, batch_first=True).double()
+    x = torch.randn(2, 7, 4, dtype=torch.float64, requires_grad=True)
+    weights = [lstm.weight_ih_l0, lstm.weight_hh_l0, lstm.bias_ih_l0, lstm.bias_hh_l0,
+               lstm.weight_hr_l0]
+    ours, theirs = lstmp_sequence(x, *weights), lstm(x)[0]
+    torch.testing.assert_close(ours, theirs, atol=1e-12, rtol=0)
+    direction = torch.randn_like(ours)
+    for a, b in zip(torch.autograd.grad(ours, [x, *weights], direction),
+                    torch.autograd.grad(theirs, [x, *weights], direction), strict=True):
+        torch.testing.assert_close(a, b, atol=1e-12, rtol=0)
+
+
+def test_lstmp_sequence_with_clipping_passes_float64_gradcheck():
+    torch.manual_seed(0)
+    cell = LSTMCellWithProjection(3, 4, 2).double()
+    x = (2 * torch.randn(2, 4, 3, dtype=torch.float64)).requires_grad_()
+    weights = [cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh, cell.weight_hr]
+    assert (lstmp_sequence(x, *weights, 0.3, 0.1).abs() == 0.1).any(), "the clip must bind"
+    assert torch.autograd.gradcheck(lambda *a: lstmp_sequence(*a, 0.3, 0.1), (x, *weights))
+
+
+def test_lstmp_sequence_of_no_steps_is_empty():
+    weights = [torch.randn(8, 3), torch.randn(8, 2), torch.randn(8), torch.randn(8)]
+    assert lstmp_sequence(torch.randn(4, 0, 3), *weights).shape == (4, 0, 2)
 
 
 @pytest.mark.parametrize("go_forward", [True, False], ids=["forward", "backward"])

@@ -116,6 +116,18 @@ def test_training_learns_a_toy_task_and_keeps_the_best_dev_epoch():
     assert history[result.best_round - 1]["valid"] == result.best_valid
 
 
+@pytest.mark.parametrize("fast", [True, False], ids=["fast", "plain"])
+def test_training_switches_the_dropout_to_its_fast_version_unless_told_not_to(fast):
+    from elmo_tutorial.fast.dropout import FastDropout
+
+    torch.manual_seed(0)
+    model = TaskModel(torch.randn(V, D), 2, "classify", L, 8, ("input",), hidden_size=4)
+    assert type(model.dropout) is torch.nn.Dropout  # the model as built is the plain one
+    train, valid = _toy_split(20, 0), _toy_split(10, 1)
+    train_task_model(model, train, valid, max_epochs=1, patience=1, hard_cap=1, fast=fast)
+    assert type(model.dropout) is (FastDropout if fast else torch.nn.Dropout)
+
+
 @pytest.mark.parametrize("places", [("input",), ("input", "output")])
 def test_elmo_is_dropped_out_once_with_the_rate_of_the_whole_input(places):
     """One dropout on [x; ELMo]: each ELMo unit is kept with probability 1 - p and scaled by
