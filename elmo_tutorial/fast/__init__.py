@@ -9,9 +9,12 @@ in ``tests/fast/``:
   in groups of similar length that drop their all-padding columns, every convolution as one
   matrix product, the highway with vectors as columns;
 * :mod:`~elmo_tutorial.fast.lstm` — the faithful (clipping) LSTMP loop with vectors as columns;
-* :mod:`~elmo_tutorial.fast.dropout` — dropout with the mask drawn by ``rand_like``;
+* :mod:`~elmo_tutorial.fast.dropout` — dropout with the mask drawn by ``rand_like`` (the same
+  distribution, other masks than ``nn.Dropout``'s for one seed);
 * :mod:`~elmo_tutorial.fast.direction_threads` — the forward and the backward LM at once, one
-  CPU thread each, with the same numbers.
+  CPU thread each, with the same numbers. No module of its own: the trainer calls
+  ``lm_loss_in_threads`` and the ``Embedder`` ``encode_in_threads`` instead of the model's
+  ``forward`` and ``encode_embeddings``.
 
 A fast module is a subclass of its plain module that changes *how* ``forward`` computes, never
 *what* it holds: the same parameters under the same names, so state dicts, optimisers and saved
