@@ -15,7 +15,7 @@ Train the bidirectional language model that ELMo is made of (Peters et al. 2018,
 a character CNN, a forward and a backward LSTM stack, and one softmax shared by both
 directions. The loss is the forward NLL plus the backward NLL of every sentence.
 
-Presets (see elmo_tutorial/training/train_config.py; every field has a comment):
+Presets (see elmo_tutorial/training/train_config.py, where each setting is declared):
   tiny    embedded corpus, CPU, under a minute on two cores; beats a Kneser-Ney 3-gram
   small   WikiText-2 if downloadable, else the offline nltk English mix; one GPU in minutes
   paper   Peters et al.: 4096 cells, 512 projections, 2048 char filters, sampled softmax
@@ -73,13 +73,13 @@ def add_arguments(parser) -> None:
 
 
 def settings() -> list[tuple[str, str, str]]:
-    """``(key, value in the tiny preset, comment)`` for every setting ``--key=value`` takes.
+    """``(key, value in the tiny preset, help)`` for every setting ``--key=value`` takes.
 
-    The comments are those on the fields of ``TrainConfig`` and ``ModelConfig`` (read from
-    their source), so that ``--help`` and the code say the same.
+    The help is the one each field of ``TrainConfig`` and ``ModelConfig`` declares (its
+    ``metadata``), with the choices of a setting that has them, so that ``--help`` and the
+    code say the same.
     """
-    import inspect
-    import re
+    from dataclasses import fields
 
     from elmo_tutorial.model.config import ModelConfig
     from elmo_tutorial.training.train_config import TrainConfig
@@ -89,16 +89,15 @@ def settings() -> list[tuple[str, str, str]]:
                                    .items()}}
     rows = []
     for cls, prefix in ((TrainConfig, ""), (ModelConfig, "model.")):
-        for line in inspect.getsource(cls).splitlines():
-            field = re.match(r"    (\w+): [^=]+= [^#]*#\s*(.*)", line)
-            more = re.match(r"    #\s+(\w.*)", line)  # a comment continued on the next line
-            if field and field[1] != "model_overrides":  # that one is --model.FIELD=value
-                value = values.get(prefix + field[1])
-                value = ("none" if value is None else value if isinstance(value, str)
-                         else json.dumps(value, separators=(",", ":")))  # as --key=value reads
-                rows.append((prefix + field[1], value, field[2]))
-            elif more and rows and not more[1].startswith("---"):
-                rows[-1] = (*rows[-1][:2], f"{rows[-1][2]} {more[1]}")
+        for field in fields(cls):
+            if field.name == "model_overrides":  # given as --model.FIELD=value
+                continue
+            value = values[prefix + field.name]
+            value = ("none" if value is None else value if isinstance(value, str)
+                     else json.dumps(value, separators=(",", ":")))  # as --key=value reads
+            choices = field.metadata.get("choices")
+            text = field.metadata["help"] + (f" ({' | '.join(choices)})" if choices else "")
+            rows.append((prefix + field.name, value, text))
     return rows
 
 

@@ -7,11 +7,17 @@ Training settings live in ``elmo_tutorial.training.train_config`` (``TrainConfig
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 
 from elmo_tutorial.model.chars import MAX_CHARS, N_CHAR_IDS
 
 PAPER_FILTERS = ((1, 32), (2, 32), (3, 64), (4, 128), (5, 256), (6, 512), (7, 1024))  # 2048
+
+
+def described(default, help: str):
+    """A dataclass field with its meaning: ``help`` is the line ``elmo-tutorial train --help``
+    prints for ``--model.NAME=`` (``dataclasses.fields(ModelConfig)[i].metadata["help"]``)."""
+    return field(default=default, metadata={"help": help})
 
 
 @dataclass
@@ -19,26 +25,27 @@ class ModelConfig:
     """Architecture of the character-based biLM (Peters et al. 2018, Sec. 3.4).
 
     The defaults are the paper's model: 2048 character filters, 2 highway layers, a 512-wide
-    projection, and per direction 2 LSTM layers of 4096 cells projected to 512.
+    projection, and per direction 2 LSTM layers of 4096 cells projected to 512. Each field is
+    ``described(default, "what it is")``.
     """
 
     # --- character encoder (CNN over characters, Kim et al. 2016) ---
-    char_embed_dim: int = 16  # width of each character's embedding
-    filters: tuple[tuple[int, int], ...] = PAPER_FILTERS  # (width, count) per Conv1d
-    n_highway: int = 2  # highway layers after the max-pooled convolutions
-    activation: str = "relu"  # after max-pooling: "relu" (paper) or "tanh"
-    max_chars: int = MAX_CHARS  # character ids per token
-    n_characters: int = N_CHAR_IDS  # rows of the character embedding table
+    char_embed_dim: int = described(16, "width of each character's embedding")
+    filters: tuple[tuple[int, int], ...] = described(PAPER_FILTERS, "(width, count) per Conv1d")
+    n_highway: int = described(2, "highway layers after the max-pooled convolutions")
+    activation: str = described("relu", 'after max-pooling: "relu" (paper) or "tanh"')
+    max_chars: int = described(MAX_CHARS, "character ids per token")
+    n_characters: int = described(N_CHAR_IDS, "rows of the character embedding table")
     # --- LSTM language models, one stack per direction ---
-    lstm_dim: int = 4096  # memory cells per LSTM layer
-    projection_dim: int = 512  # LSTM output and token-embedding width D
-    n_layers: int = 2  # LSTM layers per direction
-    cell_clip: float | None = 3.0  # clip memory cells to [-c, c]; None = no clipping
-    proj_clip: float | None = 3.0  # clip projected outputs to [-p, p]; None = no clipping
-    use_skip_connections: bool = True  # residual connection around every layer but the first
+    lstm_dim: int = described(4096, "memory cells per LSTM layer")
+    projection_dim: int = described(512, "LSTM output and token-embedding width D")
+    n_layers: int = described(2, "LSTM layers per direction")
+    cell_clip: float | None = described(3.0, "clip memory cells to [-c, c]; None = no clipping")
+    proj_clip: float | None = described(3.0, "clip projections to [-p, p]; None = no clipping")
+    use_skip_connections: bool = described(True, "residuals around every layer but the first")
     # --- softmax (training only) ---
-    vocab_size: int = 0  # output words of the LM softmax; 0 = encoder only, no softmax
-    dropout: float = 0.1  # dropout on LSTM inputs/outputs during training
+    vocab_size: int = described(0, "output words of the LM softmax; 0 = encoder only, no softmax")
+    dropout: float = described(0.1, "dropout on LSTM inputs/outputs during training")
 
     def __post_init__(self) -> None:
         _check_types(self)  # before any comparison: "256" < 1 would be a TypeError
@@ -237,4 +244,4 @@ MODEL_PRESETS: dict[str, ModelConfig] = {
     "paper": ModelConfig(),
 }
 
-__all__ = ["ModelConfig", "MODEL_PRESETS", "PAPER_FILTERS"]
+__all__ = ["ModelConfig", "MODEL_PRESETS", "PAPER_FILTERS", "described"]

@@ -2,62 +2,117 @@
 checkpoint, and why each of the others may not.
 
 ``--resume`` with a changed setting either goes on (the change is announced with what it does
-from here on) or stops with the reason. The reasons are the policy a reader looks up, one per
-setting, so they are a table of their own; :func:`elmo_tutorial.training.train_config.check_resume`
-applies them to two ``TrainConfig`` objects, and ``train_config`` re-exports both tables. Every
-``TrainConfig`` field (an architecture field as ``model.FIELD``) is in exactly one of them.
+from here on) or stops with the reason. Each ``TrainConfig`` field declares its rule and reason
+where it is defined (``on_resume=`` and ``why=`` of
+:func:`~elmo_tutorial.training.setting.setting`); :func:`resume_tables` gathers them into the
+tables a reader looks up, which ``train_config`` keeps as ``FIXED_ON_RESUME``,
+``CHANGEABLE_ON_RESUME`` and ``SILENT_ON_RESUME``, and :func:`check_resume` applies them to two
+configurations.
+
+A checkpoint holds weights of one architecture, an optimiser state, and a position in an epoch
+whose batches come from (corpus, max_sentence_words, batch_size, seed). A change to any of
+those would load into the wrong shapes or silently skip or repeat data: refused, with why.
+Every architecture field (``model.FIELD``) is fixed, except the two that training sets itself
+(:data:`SET_BY_TRAINING`).
 
 Example:
-    >>> FIXED_ON_RESUME["batch_size"]
+    >>> from elmo_tutorial.training.train_config import TrainConfig
+    >>> fixed, changeable, silent = resume_tables(TrainConfig)
+    >>> fixed["batch_size"]
     "the checkpoint's position in the epoch counts batches of the old size"
-    >>> CHANGEABLE_ON_RESUME["lr"]
-    "the schedule goes on from the checkpoint's step with the new peak"
+    >>> fixed["model.lstm_dim"] == ARCHITECTURE_REASON, changeable["lr"]
+    (True, "the schedule goes on from the checkpoint's step with the new peak")
+    >>> check_resume(TrainConfig(lr=0.02), TrainConfig(lr=0.01))
+    ["lr: 0.02 → 0.01 (the schedule goes on from the checkpoint's step with the new peak)"]
 """
 
 from __future__ import annotations
 
-__all__ = ["ARCHITECTURE_REASON", "CHANGEABLE_ON_RESUME", "FIXED_ON_RESUME", "SILENT_ON_RESUME"]
+import json
+from dataclasses import fields
 
+from elmo_tutorial.model.config import ModelConfig
 
-# A checkpoint holds weights of one architecture, an optimiser state, and a position in an epoch
-# whose batches come from (corpus, max_sentence_words, batch_size, seed). A change to any of
-# those would load into the wrong shapes or silently skip or repeat data: refused, with why.
+__all__ = ["ARCHITECTURE_REASON", "SET_BY_TRAINING", "resume_tables", "resume_changes",
+           "check_resume"]
+
 ARCHITECTURE_REASON = "the checkpoint's weights belong to the old architecture"
-FIXED_ON_RESUME: dict[str, str] = {
-    **{f"model.{name}": ARCHITECTURE_REASON for name in (
-        "char_embed_dim", "filters", "n_highway", "activation", "max_chars", "n_characters",
-        "lstm_dim", "projection_dim", "n_layers", "cell_clip", "proj_clip",
-        "use_skip_connections")},
-    "corpus": "the vocabulary and the position in the data belong to the old corpus",
-    "vocab_min_count": "the vocabulary is the run's vocab.txt, and the softmax has its size",
-    "vocab_max_size": "the vocabulary is the run's vocab.txt, and the softmax has its size",
-    "max_sentence_words": "it changes the batches that the checkpoint's data position counts",
-    "batch_size": "the checkpoint's position in the epoch counts batches of the old size",
-    "seed": "the order of the epoch in progress comes from the seed",
-    "optimizer": "the checkpoint holds the old optimiser's state",
-    "adagrad_initial_accumulator": "it only sets the starting accumulator, which the "
-                                   "checkpoint already holds",
-}
-# Changes that leave the weights, the optimiser state and the data position valid: taken, with
-# a notice that says what they do from here on.
-CHANGEABLE_ON_RESUME: dict[str, str] = {
-    "lr": "the schedule goes on from the checkpoint's step with the new peak",
-    "schedule": "the learning rate follows the new schedule from the checkpoint's step",
-    "warmup_steps": "the learning rate follows the new warm-up from the checkpoint's step",
-    "weight_decay": "applies from the next step",
-    "grad_clip": "applies from the next step",
-    "loss_multiplier": "applies from the next step",
-    "dropout": "applies from the next step (no weight depends on it)",
-    "sampled_softmax": "the same softmax weights, sampled differently from the next step",
-    "epochs": "training goes on to the new length; the schedule stretches to it",
-    "max_steps": "training goes on to the new length; the schedule stretches to it",
-    "eval_interval": "bookkeeping only", "eval_sentences": "bookkeeping only",
-    "checkpoint_interval": "bookkeeping only", "keep_checkpoints": "bookkeeping only",
-    "log_interval": "bookkeeping only",
-    "device": "where it runs, not what it learns", "amp": "where it runs, not what it learns",
-    "threads": "the weights then differ from those of the run left alone (run_threads warns)",
-    "progress": "display only", "out_dir": "where the run is",
-}
-# Differences not worth a notice; a thread count of 0 means "the run's own", and the Trainer
-# warns about a count that differs from the run's (run_threads).
-SILENT_ON_RESUME = ("out_dir", "progress", "threads")
+# ModelConfig fields that TrainConfig.model_config sets itself: --model.FIELD= refuses them
+# (train_config.apply_overrides says why), and a resume compares them as training settings.
+SET_BY_TRAINING = {"vocab_size": "it is the size of the run's vocabulary (limit that with "
+                                 "--vocab_max_size= or --vocab_min_count=)",
+                   "dropout": "the training setting --dropout= sets it"}
+
+
+def resume_tables(config_class) -> tuple[dict[str, str], dict[str, str], tuple[str, ...]]:
+    """``(fixed, changeable, silent)``: the reason of every setting that ``--resume`` refuses
+    to change (architecture fields as ``model.FIELD``), of every one it takes, and the names of
+    those it takes without a notice (also in ``changeable``), from ``config_class``'s fields."""
+    undeclared = [f.name for f in fields(config_class) if "on_resume" not in f.metadata]
+    if undeclared:
+        raise TypeError(f"{config_class.__name__} fields {undeclared} have no resume rule: "
+                        "declare them with training.setting.setting(..., on_resume=, why=)")
+    rules = {f.name: (f.metadata["on_resume"], f.metadata["why"]) for f in fields(config_class)}
+    fixed = {f"model.{f.name}": ARCHITECTURE_REASON for f in fields(ModelConfig)
+             if f.name not in SET_BY_TRAINING}
+    fixed.update({name: why for name, (rule, why) in rules.items() if rule == "fixed"})
+    changeable = {name: why for name, (rule, why) in rules.items()
+                  if rule in ("changeable", "silent")}
+    silent = tuple(name for name, (rule, _) in rules.items() if rule == "silent")
+    return fixed, changeable, silent
+
+
+def _show(value) -> str:
+    if isinstance(value, tuple):  # filters: ((1, 8), (2, 8)) → [[1, 8], [2, 8]]
+        return json.dumps(value)
+    return "none" if value is None else str(value)
+
+
+def resume_changes(saved, new) -> list[tuple[str, object, object]]:
+    """``(key, old, new)`` for every setting of two ``TrainConfig`` that differs, architecture
+    fields as ``model.FIELD`` (compared after the preset and its overrides are applied)."""
+    changes = [(f.name, getattr(saved, f.name), getattr(new, f.name)) for f in fields(saved)
+               if f.metadata["on_resume"] != "architecture"
+               and getattr(saved, f.name) != getattr(new, f.name)]
+    old, now = saved.model_config(vocab_size=1), new.model_config(vocab_size=1)
+    changes += [(f"model.{f.name}", getattr(old, f.name), getattr(now, f.name))
+                for f in fields(ModelConfig) if f.name not in SET_BY_TRAINING
+                and getattr(old, f.name) != getattr(now, f.name)]
+    return changes
+
+
+def check_resume(saved, new, run_dir: str = "the run",
+                 recorded: ModelConfig | None = None) -> list[str]:
+    """Check that a run trained with ``saved`` (a ``TrainConfig``) can resume under ``new``,
+    and that the architecture its ``config.json`` records (``recorded``) is still the one
+    ``saved`` trained.
+
+    Returns:
+        One notice per accepted change, ``"lr: 0.02 → 0.01 (the schedule goes on ...)"``.
+
+    Raises:
+        ValueError: one line naming every change a checkpoint cannot continue under, and why.
+    """
+    fixed, changeable, silent = resume_tables(type(saved))
+    if recorded is not None:  # an edit there would be overwritten by the run's own
+        trained = saved.model_config(vocab_size=recorded.vocab_size)
+        edits = [(f.name, getattr(recorded, f.name), getattr(trained, f.name))
+                 for f in fields(ModelConfig) if f"model.{f.name}" in fixed
+                 and getattr(recorded, f.name) != getattr(trained, f.name)]
+        if edits:
+            name, edited, was = edits[0]
+            raise ValueError(
+                f"--resume: {run_dir}/config.json says model.{name} is {_show(edited)}, but the "
+                f"run was trained with {_show(was)} ({ARCHITECTURE_REASON}); restore "
+                f"model.{name} to {_show(was)} in config.json to resume, or train the new "
+                f"architecture afresh "
+                f"into another --out with --model.{name}={_show(edited).replace(' ', '')}")
+    changes = resume_changes(saved, new)
+    refused = [f"{key}: {_show(a)} → {_show(b)} ({fixed[key]})"
+               for key, a, b in changes if key in fixed]
+    if refused:
+        raise ValueError(f"--resume: {run_dir} cannot continue with changed settings: "
+                         + "; ".join(refused) + ". Resume with the run's own settings, or "
+                         "train a new run into another --out")
+    return [f"{key}: {_show(a)} → {_show(b)} ({changeable[key]})"
+            for key, a, b in changes if key not in silent]

@@ -6,8 +6,9 @@ it: input that cannot be read with bounded memory (a ``--config-file`` that is a
 ``/dev/zero``, a value nested 100,000 lists deep), a value no run can mean (``batch_size=0``,
 ``seed=-1``, ``lr=nan``) and a size that fills the memory (``batch_size=100000000`` grew to
 23.8 GB before the kernel killed it). The first are refused by :func:`load_toml` and
-:func:`parse_cli_overrides`; the second by :func:`train_config_problems`, which ``TrainConfig``
-calls on every change; the third by :func:`check_step_fits`, which the Trainer calls before it
+:func:`parse_cli_overrides`, and a key or a type no setting has by :func:`typed_fields`; the
+second by :func:`train_config_problems`, from the range each ``TrainConfig`` field declares,
+whenever one is made; the third by :func:`check_step_fits`, which the Trainer calls before it
 allocates the model, with the estimate, the memory there is, and the largest batch that fits.
 
 The estimate of one step (float32, 4 bytes a number; :func:`step_memory`):
@@ -25,15 +26,18 @@ The estimate of one step (float32, 4 bytes a number; :func:`step_memory`):
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import types
+import typing
 
-from elmo_tutorial.model.config import MODEL_PRESETS, SIZE_LIMITS, ModelConfig
-from elmo_tutorial.data.corpora import LM_CORPORA
-from elmo_tutorial.training.cost import parameter_counts
 from elmo_tutorial.files.safe_files import read_regular_file
+from elmo_tutorial.model.config import ModelConfig
 from elmo_tutorial.runtime import available_memory
+from elmo_tutorial.training.cost import parameter_counts
 
-__all__ = ["TRAIN_LIMITS", "load_toml", "parse_cli_overrides", "train_config_problems",
+__all__ = ["load_toml", "parse_cli_overrides", "require_table", "typed_fields",
+           "train_config_problems",
            "step_memory", "check_step_fits"]
 
 MAX_CONFIG_FILE_BYTES = 1 << 20  # a --config-file sets a few dozen keys: about 1 kB
@@ -102,44 +106,84 @@ def parse_cli_overrides(items: list[str]) -> dict:
     return parsed
 
 
-# Upper bounds of the settings that size memory or processes; far beyond any ELMo run (the
-# paper's: 128 sentences per GPU), yet a typo is refused before anything is allocated.
-TRAIN_LIMITS = {
-    "batch_size": 1 << 16,  # sentences per step: 512 GPUs of the paper's 128
-    "sampled_softmax": SIZE_LIMITS["vocab_size"],  # negatives: no vocabulary has more words
-    "threads": 4096,  # CPU threads: more than any machine has cores
-    "seed": (1 << 32) - 1,  # NumPy's generator takes seeds below 2**32
-}
-_AT_LEAST_1 = ("batch_size", "epochs", "log_interval", "keep_checkpoints", "max_sentence_words")
-_AT_LEAST_0 = ("max_steps", "eval_interval", "eval_sentences", "checkpoint_interval",
-               "warmup_steps", "sampled_softmax", "vocab_min_count", "vocab_max_size", "threads",
-               "seed", "grad_clip", "weight_decay", "adagrad_initial_accumulator")
-_CHOICES = {"optimizer": ("adam", "adagrad"), "schedule": ("constant", "linear", "cosine"),
-            "device": ("auto", "cpu", "cuda")}
+def _type_ok(value, hint) -> bool:
+    """True when ``value`` (as parsed from TOML) fits the annotation ``hint``."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_type_ok(value, a) for a in args)
+    if hint is type(None):
+        return value is None
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if origin in (tuple, list):
+        return isinstance(value, (list, tuple)) and all(
+            _type_ok(v, args[0]) for v in value) if args else isinstance(value, (list, tuple))
+    if origin is dict or hint is dict:
+        return isinstance(value, dict)
+    return isinstance(value, hint)
+
+
+def require_table(values, where: str, source: str | None) -> dict:
+    """``values``, if it is a table (a dict); else a one-line error naming ``source``."""
+    if not isinstance(values, dict):
+        raise ValueError(f"{where} settings must be a table of key = value, got {values!r}"
+                         + (f"; fix it in {source}" if source else ""))
+    return values
+
+
+def typed_fields(cls, values: dict, where: str, source: str | None = None) -> dict:
+    """``values`` checked against the fields of the dataclass ``cls``: every key one of them,
+    every value of its annotated type (an int where a float goes becomes a float).
+
+    Raises:
+        ValueError: for an unknown key (listing the known ones) or a value of another type,
+            saying where to fix it (``source``, else the TOML or ``--key=``).
+    """
+    require_table(values, where, source)
+    hints = typing.get_type_hints(cls)
+    known = [f.name for f in dataclasses.fields(cls)]
+    checked = {}
+    for key, value in values.items():
+        if key not in hints:
+            raise ValueError(f"unknown {where} key {key!r}; known keys: {', '.join(known)}")
+        if not _type_ok(value, hints[key]):
+            expected = getattr(hints[key], "__name__", str(hints[key]))  # "float", not "<class…>"
+            raise ValueError(f"{where} key {key!r} expects {expected}, got {value!r} "
+                             f"({type(value).__name__}); fix the value in "
+                             + (source or f"your TOML or --{key}="))
+        if hints[key] is float and isinstance(value, int):
+            value = float(value)
+        checked[key] = value
+    return checked
 
 
 def train_config_problems(config) -> list[str]:
-    """Every value of a ``TrainConfig`` outside its range, one phrase each (empty: all fine)."""
+    """Every value of a ``TrainConfig`` outside the range its field declares (``choices``,
+    ``above``, ``minimum``, ``below``, ``maximum`` of
+    :func:`~elmo_tutorial.training.setting.setting`), one phrase each (empty: all fine).
+
+    The upper bounds are on the settings that size memory or processes, far beyond any ELMo
+    run, so that a typo is refused before anything is allocated.
+    """
     problems = []
-    if config.model not in MODEL_PRESETS:
-        problems.append(f"model must be one of {sorted(MODEL_PRESETS)}, got {config.model!r}")
-    for name, allowed in {"corpus": LM_CORPORA, **_CHOICES}.items():
-        if getattr(config, name) not in allowed:
-            problems.append(f"{name} must be one of {list(allowed)}, got {getattr(config, name)!r}")
-    for name in _AT_LEAST_1:
-        if getattr(config, name) < 1:
-            problems.append(f"{name} must be ≥ 1, got {getattr(config, name)}")
-    for name in _AT_LEAST_0:  # "not >=" also catches nan; a float must also be finite
-        if not 0 <= (value := getattr(config, name)) < math.inf:
-            finite = " and finite" if isinstance(value, float) else ""
-            problems.append(f"{name} must be ≥ 0{finite}, got {value}")
-    for name in ("lr", "loss_multiplier"):
-        if not 0 < getattr(config, name) < math.inf:
-            problems.append(f"{name} must be a number > 0, got {getattr(config, name)}")
-    for name, limit in TRAIN_LIMITS.items():
-        if getattr(config, name) > limit:
-            problems.append(f"{name} is {getattr(config, name):,}, more than any run can use "
-                            f"(at most {limit:,})")
+    for field in dataclasses.fields(config):
+        name, value, meta = field.name, getattr(config, field.name), field.metadata
+        low = -math.inf if meta.get("minimum") is None else meta["minimum"]
+        if meta.get("choices") is not None:
+            if value not in meta["choices"]:
+                problems.append(f"{name} must be one of {list(meta['choices'])}, got {value!r}")
+        elif meta.get("above") is not None and not meta["above"] < value < math.inf:
+            problems.append(f"{name} must be a number > {meta['above']}, got {value}")
+        elif meta.get("below") is not None and not low <= value < meta["below"]:
+            problems.append(f"{name} must be in [{low}, {meta['below']}), got {value}")
+        elif meta.get("minimum") is not None and not meta["minimum"] <= value < math.inf:
+            finite = " and finite" if isinstance(value, float) else ""  # "not ≤" catches nan
+            problems.append(f"{name} must be ≥ {meta['minimum']}{finite}, got {value}")
+        elif meta.get("maximum") is not None and value > meta["maximum"]:
+            problems.append(f"{name} is {value:,}, more than any run can use "
+                            f"(at most {meta['maximum']:,})")
     return problems
 
 

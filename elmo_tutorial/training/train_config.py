@@ -26,61 +26,152 @@ Presets:
 from __future__ import annotations
 
 import copy
-import json
-import typing
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, replace
 
-from elmo_tutorial.model.config import MODEL_PRESETS, ModelConfig
+from elmo_tutorial.data.corpora import LM_CORPORA
+from elmo_tutorial.model.config import MODEL_PRESETS, SIZE_LIMITS, ModelConfig
 from elmo_tutorial.training.resume_policy import (
-    ARCHITECTURE_REASON,
-    CHANGEABLE_ON_RESUME,
-    FIXED_ON_RESUME,
-    SILENT_ON_RESUME,
+    SET_BY_TRAINING,
+    check_resume,
+    resume_changes,
+    resume_tables,
 )
-from elmo_tutorial.training.train_bounds import load_toml, parse_cli_overrides, train_config_problems
+from elmo_tutorial.training.setting import setting
+from elmo_tutorial.training.train_bounds import (
+    load_toml,
+    parse_cli_overrides,
+    require_table,
+    train_config_problems,
+    typed_fields,
+)
+
+# Reasons that several settings give for their rule on --resume (why=).
+_BY_ARCHITECTURE = "compared through the architecture it gives: every model.FIELD is fixed"
+_VOCABULARY = "the vocabulary is the run's vocab.txt, and the softmax has its size"
+_LENGTH = "training goes on to the new length; the schedule stretches to it"
+_NEXT_STEP = "applies from the next step"
+_WHERE = "where it runs, not what it learns"
 
 
 @dataclass
 class TrainConfig:
-    """How a biLM is trained. Every field can be overridden (``apply_overrides``)."""
+    """How a biLM is trained. Every field can be overridden (``apply_overrides``).
+
+    Each field is one :func:`~elmo_tutorial.training.setting.setting`: its default, the line
+    ``elmo-tutorial train --help`` prints, its range (checked whenever a ``TrainConfig`` is
+    made), and what ``--resume`` does when it changes, with why (``resume_policy``).
+    """
 
     # --- model ---
-    model: str = "tiny"  # architecture preset in config.MODEL_PRESETS: tiny, small or paper
-    model_overrides: dict = field(default_factory=dict)  # ModelConfig fields to change
+    model: str = setting(
+        "tiny", "architecture preset in model.config.MODEL_PRESETS", choices=MODEL_PRESETS,
+        on_resume="architecture", why=_BY_ARCHITECTURE)
+    model_overrides: dict = setting(
+        help="ModelConfig fields to change (--model.FIELD=value)", default_factory=dict,
+        on_resume="architecture", why=_BY_ARCHITECTURE)
     # --- data ---
-    corpus: str = "embedded"  # one of corpora.LM_CORPORA: embedded | english_mix | wikitext2 |
-    #                   wikitext103 | one_billion_words | auto (wikitext2 if it can be had)
-    max_sentence_words: int = 50  # longer training sentences are cut: rare outliers cost padding
-    vocab_min_count: int = 1  # words seen fewer times in training become <UNK>
-    vocab_max_size: int = 0  # keep only the most frequent words (0 = no limit)
-    batch_size: int = 32  # sentences per optimiser step, summed over all processes
+    corpus: str = setting(
+        "embedded", "the training text; auto is wikitext2 if it can be had, else english_mix",
+        choices=LM_CORPORA,
+        on_resume="fixed",
+        why="the vocabulary and the position in the data belong to the old corpus")
+    max_sentence_words: int = setting(
+        50, "longer training sentences are cut: rare outliers cost padding", minimum=1,
+        on_resume="fixed",
+        why="it changes the batches that the checkpoint's data position counts")
+    vocab_min_count: int = setting(
+        1, "words seen fewer times in training become <UNK>", minimum=0,
+        on_resume="fixed", why=_VOCABULARY)
+    vocab_max_size: int = setting(
+        0, "keep only the most frequent words (0 = no limit)", minimum=0,
+        on_resume="fixed", why=_VOCABULARY)
+    batch_size: int = setting(
+        32, "sentences per optimiser step, summed over all processes",
+        minimum=1, maximum=1 << 16,  # 512 GPUs of the paper's 128: far beyond any ELMo run
+        on_resume="fixed",
+        why="the checkpoint's position in the epoch counts batches of the old size")
     # --- optimiser ---
-    optimizer: str = "adam"  # adam, or adagrad (bilm-tf)
-    lr: float = 3e-3  # peak learning rate
-    adagrad_initial_accumulator: float = 1.0  # bilm-tf's initial_accumulator_value
-    weight_decay: float = 0.0  # L2 penalty inside the optimiser
-    schedule: str = "constant"  # constant | linear | cosine (decay to 0 after warm-up)
-    warmup_steps: int = 0  # linear warm-up from 0 to lr over this many steps
-    grad_clip: float = 10.0  # clip the global gradient norm to this (0 = no clipping)
-    loss_multiplier: float = 1.0  # scale of the loss before backward (bilm-tf: 20 unroll steps)
-    dropout: float = 0.1  # dropout in the biLM; replaces the model preset's value
-    sampled_softmax: int = 0  # negatives of the sampled softmax (0 = full softmax)
+    optimizer: str = setting(
+        "adam", "the optimiser; adagrad is bilm-tf's", choices=("adam", "adagrad"),
+        on_resume="fixed", why="the checkpoint holds the old optimiser's state")
+    lr: float = setting(
+        3e-3, "peak learning rate", above=0,
+        on_resume="changeable",
+        why="the schedule goes on from the checkpoint's step with the new peak")
+    adagrad_initial_accumulator: float = setting(
+        1.0, "bilm-tf's initial_accumulator_value", minimum=0,
+        on_resume="fixed",
+        why="it only sets the starting accumulator, which the checkpoint already holds")
+    weight_decay: float = setting(
+        0.0, "L2 penalty inside the optimiser", minimum=0,
+        on_resume="changeable", why=_NEXT_STEP)
+    schedule: str = setting(
+        "constant", "the learning rate after warm-up: constant, or decaying to 0",
+        choices=("constant", "linear", "cosine"),
+        on_resume="changeable",
+        why="the learning rate follows the new schedule from the checkpoint's step")
+    warmup_steps: int = setting(
+        0, "linear warm-up from 0 to lr over this many steps", minimum=0,
+        on_resume="changeable",
+        why="the learning rate follows the new warm-up from the checkpoint's step")
+    grad_clip: float = setting(
+        10.0, "clip the global gradient norm to this (0 = no clipping)", minimum=0,
+        on_resume="changeable", why=_NEXT_STEP)
+    loss_multiplier: float = setting(
+        1.0, "scale of the loss before backward (bilm-tf: 20 unroll steps)", above=0,
+        on_resume="changeable", why=_NEXT_STEP)
+    dropout: float = setting(
+        0.1, "dropout in the biLM; replaces the model preset's value", minimum=0, below=1,
+        on_resume="changeable", why="applies from the next step (no weight depends on it)")
+    sampled_softmax: int = setting(
+        0, "negatives of the sampled softmax (0 = full softmax)",
+        minimum=0, maximum=SIZE_LIMITS["vocab_size"],  # no vocabulary has more words
+        on_resume="changeable",
+        why="the same softmax weights, sampled differently from the next step")
     # --- length, evaluation, checkpoints ---
-    epochs: int = 1  # passes over the training sentences (if max_steps is 0)
-    max_steps: int = 0  # optimiser steps in all (0 = epochs decide)
-    eval_interval: int = 100  # steps between held-out perplexity evaluations (0 = only at end)
-    eval_sentences: int = 0  # held-out sentences per evaluation (0 = the whole split)
-    checkpoint_interval: int = 100  # steps between checkpoints (0 = only at end)
-    keep_checkpoints: int = 2  # most recent checkpoints kept on disk
-    log_interval: int = 10  # steps between lines in log.jsonl
+    epochs: int = setting(
+        1, "passes over the training sentences (if max_steps is 0)", minimum=1,
+        on_resume="changeable", why=_LENGTH)
+    max_steps: int = setting(
+        0, "optimiser steps in all (0 = epochs decide)", minimum=0,
+        on_resume="changeable", why=_LENGTH)
+    eval_interval: int = setting(
+        100, "steps between held-out perplexity evaluations (0 = only at end)", minimum=0,
+        on_resume="changeable", why="bookkeeping only")
+    eval_sentences: int = setting(
+        0, "held-out sentences per evaluation (0 = the whole split)", minimum=0,
+        on_resume="changeable", why="bookkeeping only")
+    checkpoint_interval: int = setting(
+        100, "steps between checkpoints (0 = only at end)", minimum=0,
+        on_resume="changeable", why="bookkeeping only")
+    keep_checkpoints: int = setting(
+        2, "most recent checkpoints kept on disk", minimum=1,
+        on_resume="changeable", why="bookkeeping only")
+    log_interval: int = setting(
+        10, "steps between lines in log.jsonl", minimum=1,
+        on_resume="changeable", why="bookkeeping only")
     # --- runtime ---
-    seed: int = 0  # seeds Python, NumPy and PyTorch (data order uses seed + epoch)
-    device: str = "auto"  # auto (cuda if available), cpu or cuda
-    amp: bool = True  # bfloat16 autocast on CUDA (ignored on the CPU)
-    threads: int = 0  # CPU threads per process (0 = one per core free at the start); kept
-    #                   by --resume: another count gives other bits (run_threads)
-    progress: bool = True  # show a tqdm progress bar
-    out_dir: str = "runs/tiny"  # the run directory (config, vocab, weights, logs, checkpoints)
+    seed: int = setting(
+        0, "seeds Python, NumPy and PyTorch (data order uses seed + epoch)",
+        minimum=0, maximum=(1 << 32) - 1,  # NumPy's generator takes seeds below 2**32
+        on_resume="fixed", why="the order of the epoch in progress comes from the seed")
+    device: str = setting(
+        "auto", "where to train; auto is cuda if available", choices=("auto", "cpu", "cuda"),
+        on_resume="changeable", why=_WHERE)
+    amp: bool = setting(
+        True, "bfloat16 autocast on CUDA (ignored on the CPU)",
+        on_resume="changeable", why=_WHERE)
+    threads: int = setting(
+        0, "CPU threads per process (0 = one per core free at the start); kept by --resume: "
+           "another count gives other bits (run_threads)",
+        minimum=0, maximum=4096,  # more than any machine has cores
+        on_resume="silent",
+        why="the weights then differ from those of the run left alone (run_threads warns)")
+    progress: bool = setting(
+        True, "show a tqdm progress bar", on_resume="silent", why="display only")
+    out_dir: str = setting(
+        "runs/tiny", "the run directory (config, vocab, weights, logs, checkpoints)",
+        on_resume="silent", why="where the run is")
 
     def __post_init__(self) -> None:
         problems = train_config_problems(self)  # every field's range (train_bounds)
@@ -108,6 +199,10 @@ class TrainConfig:
                 f"unknown training preset {name!r}; choose one of {sorted(TRAIN_PRESETS)}")
         return copy.deepcopy(TRAIN_PRESETS[name])
 
+
+# What --resume does with each changed setting, gathered from the declarations above (with the
+# architecture fields as model.FIELD): the reasons a reader looks up, and check_resume applies.
+FIXED_ON_RESUME, CHANGEABLE_ON_RESUME, SILENT_ON_RESUME = resume_tables(TrainConfig)
 
 TRAIN_PRESETS: dict[str, TrainConfig] = {
     # Adam learns a small model much faster than Adagrad; the full softmax is cheap at V ≈ 600.
@@ -144,56 +239,6 @@ TRAIN_PRESETS: dict[str, TrainConfig] = {
 # Overrides: {"lr": 0.1, "model.lstm_dim": 128} or {"model": "small", "model_overrides": {...}}
 # ----------------------------------------------------------------------------------------------
 
-def _type_ok(value, hint) -> bool:
-    """True when ``value`` (as parsed from TOML) fits the annotation ``hint``."""
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
-        return any(_type_ok(value, a) for a in args)
-    if hint is type(None):
-        return value is None
-    if hint is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if hint is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if origin in (tuple, list):
-        return isinstance(value, (list, tuple)) and all(
-            _type_ok(v, args[0]) for v in value) if args else isinstance(value, (list, tuple))
-    if origin is dict or hint is dict:
-        return isinstance(value, dict)
-    return isinstance(value, hint)
-
-
-def _require_table(values, where: str, source: str | None) -> dict:
-    if not isinstance(values, dict):
-        raise ValueError(f"{where} settings must be a table of key = value, got {values!r}"
-                         + (f"; fix it in {source}" if source else ""))
-    return values
-
-
-def _check_fields(cls, values: dict, where: str, source: str | None = None) -> dict:
-    _require_table(values, where, source)
-    hints = typing.get_type_hints(cls)
-    known = [f.name for f in fields(cls)]
-    checked = {}
-    for key, value in values.items():
-        if key not in hints:
-            raise ValueError(f"unknown {where} key {key!r}; known keys: {', '.join(known)}")
-        if not _type_ok(value, hints[key]):
-            expected = getattr(hints[key], "__name__", str(hints[key]))  # "float", not "<class…>"
-            raise ValueError(f"{where} key {key!r} expects {expected}, got {value!r} "
-                             f"({type(value).__name__}); fix the value in "
-                             + (source or f"your TOML or --{key}="))
-        if hints[key] is float and isinstance(value, int):
-            value = float(value)
-        checked[key] = value
-    return checked
-
-
-_SET_BY_TRAINING = {"vocab_size": "it is the size of the run's vocabulary (limit that with "
-                                  "--vocab_max_size= or --vocab_min_count=)",
-                    "dropout": "the training setting --dropout= sets it"}
-
-
 def apply_overrides(config: TrainConfig, overrides: dict, source: str | None = None,
                     ) -> TrainConfig:
     """Return a copy of ``config`` with ``overrides`` applied, checking names and types.
@@ -208,19 +253,19 @@ def apply_overrides(config: TrainConfig, overrides: dict, source: str | None = N
         ValueError: for an unknown key or a value of the wrong type, naming both.
     """
     train_values, model_values = {}, dict(config.model_overrides)
-    for key, value in _require_table(overrides, "training", source).items():
+    for key, value in require_table(overrides, "training", source).items():
         if key == "model" and isinstance(value, dict):  # a [model] table in TOML
             value = dict(value)
             if "preset" in value:
                 train_values["model"] = value.pop("preset")
-            model_values.update(_check_fields(ModelConfig, value, "model", source))
+            model_values.update(typed_fields(ModelConfig, value, "model", source))
         elif key.startswith("model."):
-            model_values.update(_check_fields(ModelConfig, {key[6:]: value}, "model", source))
+            model_values.update(typed_fields(ModelConfig, {key[6:]: value}, "model", source))
         elif key == "model_overrides":
-            model_values.update(_check_fields(ModelConfig, value, "model", source))
+            model_values.update(typed_fields(ModelConfig, value, "model", source))
         else:
-            train_values.update(_check_fields(TrainConfig, {key: value}, "training", source))
-    for key, why in _SET_BY_TRAINING.items():  # model_config() would drop them without a word
+            train_values.update(typed_fields(TrainConfig, {key: value}, "training", source))
+    for key, why in SET_BY_TRAINING.items():  # model_config() would drop them without a word
         if key in model_values:
             raise ValueError(f"model.{key} cannot be set: {why}"
                              + (f"; remove it from {source}" if source else ""))
@@ -234,65 +279,6 @@ def apply_overrides(config: TrainConfig, overrides: dict, source: str | None = N
     return new
 
 
-# ----------------------------------------------------------------------------------------------
-# Resuming with changed settings: which changes a checkpoint can continue under, and why (the
-# reasons are the tables of resume_policy)
-# ----------------------------------------------------------------------------------------------
-
-
-def _show(value) -> str:
-    if isinstance(value, tuple):  # filters: ((1, 8), (2, 8)) → [[1, 8], [2, 8]]
-        return json.dumps(value)
-    return "none" if value is None else str(value)
-
-
-def resume_changes(saved: TrainConfig, new: TrainConfig) -> list[tuple[str, object, object]]:
-    """``(key, old, new)`` for every setting that differs, architecture fields as
-    ``model.FIELD`` (compared after the preset and its overrides are applied)."""
-    changes = [(f.name, getattr(saved, f.name), getattr(new, f.name)) for f in fields(TrainConfig)
-               if f.name not in ("model", "model_overrides")
-               and getattr(saved, f.name) != getattr(new, f.name)]
-    old, now = saved.model_config(vocab_size=1), new.model_config(vocab_size=1)
-    changes += [(f"model.{f.name}", getattr(old, f.name), getattr(now, f.name))
-                for f in fields(ModelConfig) if f.name not in ("vocab_size", "dropout")
-                and getattr(old, f.name) != getattr(now, f.name)]
-    return changes
-
-
-def check_resume(saved: TrainConfig, new: TrainConfig, run_dir: str = "the run",
-                 recorded: ModelConfig | None = None) -> list[str]:
-    """Check that a run trained with ``saved`` can resume under ``new``, and that the
-    architecture its ``config.json`` records (``recorded``) is still the one ``saved`` trained.
-
-    Returns:
-        One notice per accepted change, ``"lr: 0.02 → 0.01 (the schedule goes on ...)"``.
-
-    Raises:
-        ValueError: one line naming every change a checkpoint cannot continue under, and why.
-    """
-    if recorded is not None:  # an edit there would be overwritten by the run's own
-        trained = saved.model_config(vocab_size=recorded.vocab_size)
-        edits = [(f.name, getattr(recorded, f.name), getattr(trained, f.name))
-                 for f in fields(ModelConfig) if f"model.{f.name}" in FIXED_ON_RESUME
-                 and getattr(recorded, f.name) != getattr(trained, f.name)]
-        if edits:
-            name, edited, was = edits[0]
-            raise ValueError(
-                f"--resume: {run_dir}/config.json says model.{name} is {_show(edited)}, but the "
-                f"run was trained with {_show(was)} ({ARCHITECTURE_REASON}); restore "
-                f"model.{name} to {_show(was)} in config.json to resume, or train the new "
-                f"architecture afresh "
-                f"into another --out with --model.{name}={_show(edited).replace(' ', '')}")
-    changes = resume_changes(saved, new)
-    refused = [f"{key}: {_show(a)} → {_show(b)} ({FIXED_ON_RESUME[key]})"
-               for key, a, b in changes if key in FIXED_ON_RESUME]
-    if refused:
-        raise ValueError(f"--resume: {run_dir} cannot continue with changed settings: "
-                         + "; ".join(refused) + ". Resume with the run's own settings, or "
-                         "train a new run into another --out")
-    return [f"{key}: {_show(a)} → {_show(b)} ({CHANGEABLE_ON_RESUME[key]})"
-            for key, a, b in changes if key not in SILENT_ON_RESUME]
-
-
 __all__ = ["TrainConfig", "TRAIN_PRESETS", "apply_overrides", "load_toml", "parse_cli_overrides",
-           "FIXED_ON_RESUME", "CHANGEABLE_ON_RESUME", "resume_changes", "check_resume"]
+           "FIXED_ON_RESUME", "CHANGEABLE_ON_RESUME", "SILENT_ON_RESUME", "resume_changes",
+           "check_resume"]
