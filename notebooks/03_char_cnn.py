@@ -57,11 +57,11 @@ import torch
 import torch.nn.functional as F
 
 from elmo_tutorial import ELMo, checks, claims
-from elmo_tutorial.model.char_cnn import CharCNN, Highway
 from elmo_tutorial.analyses.char_filters import filter_responses
+from elmo_tutorial.data.corpora import ensure_nltk, nltk_corpus
+from elmo_tutorial.model.char_cnn import CharCNN, Highway
 from elmo_tutorial.model.chars import batch_to_ids, word_to_char_ids
 from elmo_tutorial.model.config import ModelConfig
-from elmo_tutorial.data.corpora import ensure_nltk, nltk_corpus
 from elmo_tutorial.model.run_dir import shipped_model
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.widgets import Slider, explore
@@ -485,10 +485,11 @@ for word in ("bank", "river"):
 # ## 7. Each distinct token once
 #
 # A token's vector depends on its characters only, never on its neighbours. Real batches
-# repeat tokens ("the", ",", "."), and padded positions are all alike. So `CharCNN.forward`
-# runs the network once per **distinct** row of ids (`torch.unique(..., dim=0,
-# return_inverse=True)`) and copies the results back to every position. How many rows does
-# that leave, for 32 sentences of the Brown corpus?
+# repeat tokens ("the", ",", "."), and padded positions are all alike. The package's
+# `CharCNN.forward` does the plain computation: the network runs at every position of the
+# batch, padding included. It would be enough to run it once per **distinct** row of ids
+# (`torch.unique(..., dim=0, return_inverse=True)`) and copy the results back to every
+# position. How many rows does that leave, for 32 sentences of the Brown corpus?
 
 # %%
 sentences = [s for s in brown.sents()[:400] if 5 <= len(s) <= 30][:32]
@@ -501,6 +502,20 @@ print(f"{B * T} positions, {n_real} real tokens, {distinct.shape[0]} distinct ro
 claims.claim(distinct.shape[0] <= B * T / 2,
              "the distinct path runs the network on at most half as many rows")
 
+# %% [markdown]
+# Here is that path, built on `CharCNN.embed_tokens` (the same network for a plain list of
+# tokens, `(N, 50)` ids → `(N, P)` vectors):
+
+# %%
+def each_distinct_token_once(char_ids):
+    """CharCNN's vectors for a batch, computed once per distinct row of ids and copied back."""
+    B, T, C = char_ids.shape
+    rows, where = torch.unique(char_ids.view(B * T, C), dim=0, return_inverse=True)  # (U, C)
+    vectors = cnn.embed_tokens(rows)  # (U, P), one per distinct row
+    vectors = vectors * (rows != 0).any(-1, keepdim=True)  # the all-zero padding row → zeros
+    return vectors[where].view(B, T, -1)  # (B·T, P) → (B, T, P)
+
+
 # %% [markdown] slideshow={"slide_type": "skip"}
 # Fewer rows is not yet less time: `torch.unique` sorts the rows, and the copy back costs too.
 # Time both ways, fairly: the first call of a module pays one-off costs (memory allocation,
@@ -510,8 +525,8 @@ claims.claim(distinct.shape[0] <= B * T / 2,
 
 # %% slideshow={"slide_type": "skip"}
 # NBVAL_IGNORE_OUTPUT
-paths = {"every position": lambda: cnn.embed_tokens(batch.view(B * T, -1)).view(B, T, -1),
-         "distinct tokens": lambda: cnn(batch)}  # each gives (32, T, 512)
+paths = {"every position": lambda: cnn(batch),  # the package's CharCNN
+         "distinct tokens": lambda: each_distinct_token_once(batch)}  # each gives (32, T, 512)
 times = {name: [] for name in paths}
 with torch.no_grad():
     results = {name: run() for name, run in paths.items()}  # warm-up, and the outputs
@@ -526,18 +541,18 @@ print("   ".join(f"{name}: {ms:.0f} ms" for name, ms in median_ms.items()),
 shared, every_position = results["distinct tokens"], results["every position"]
 
 # %% [markdown]
-# ... and the distinct path comes out faster (the ratio printed above is this machine's; on
-# the 2-core machines we tried it was between 1.4× and 3× for this batch), less than the
-# ratio of rows: the convolutions of the padding rows are cheap anyway (a
-# padding row keeps only 7 columns, see below), and `torch.unique` is not free. The saving
-# grows with the batch, which repeats more words: 128 sentences chosen the same way (from
-# the first 2,000) fill 3,840 positions with only 988 distinct rows. A single cold
-# timing of each, distinct path first, can show the opposite: that first call pays the
-# one-off costs. Now check that the results agree, and that a word's vector is the same
+# ... and the distinct path comes out faster (the ratio printed above is this machine's, and
+# it moves with whatever else the machine runs: on a 2-core machine shared with other jobs we
+# saw from under 2× to almost 5× for this batch). The saving is of the order of the ratio of
+# rows, 3×: the network, its highway layers above all, runs on a third of the rows, while
+# `torch.unique` and the copy back cost comparatively little. It grows with the batch, which
+# repeats more words: 128 sentences chosen the same way (from the first 2,000) fill 3,840
+# positions with only 988 distinct rows. A single cold timing of each would mislead: the
+# first call pays the one-off costs. Now check that the results agree (the package's
+# `CharCNN` already gives zeros at padded positions), and that a word's vector is the same
 # whatever batch it is in:
 
 # %%
-every_position = every_position * (batch > 0).any(-1, keepdim=True)  # zeros at padding
 with torch.no_grad():
     alone = cnn(batch_to_ids([[sentences[0][1]]]))[0, 0]
 print("distinct-token path == every position:", torch.allclose(shared, every_position, atol=1e-5))
@@ -561,17 +576,19 @@ print("same vector alone and in the batch:  ", torch.allclose(shared[0, 1], alon
 # <!-- END ANSWER -->
 
 # %% [markdown]
-# Two more savings are exact and built in (`CharCNN.filter_features`):
+# The package's `CharCNN` stays plain, so that it reads like the paper. Its faster twin,
+# `elmo_tutorial.fast.char_cnn.FastCharCNN` (taught in notebook 11), has the same parameters
+# and computes each distinct token once, as above, with two more savings that are exact too:
 #
-# * **Fewer columns.** Most words are far shorter than 50 characters. `CharCNN` sorts the
+# * **Fewer columns.** Most words are far shorter than 50 characters. `FastCharCNN` sorts the
 #   distinct tokens by length, cuts them into groups, and each group drops the trailing
 #   columns that are PAD in all its tokens, but keeps `max width` of them. A window made only
 #   of PAD characters gives the same score for every word and can be a filter's maximum (see
 #   the right panel above), so at least one such window must remain; the dropped ones are
 #   copies of it.
-# * **Convolution as one matrix product**, the way `conv_max_pool` computes it: `unfold` lists the
-#   windows, and one `addmm` scores them all (`elmo_tutorial.model.char_cnn.conv1d_max`). The
-#   `nn.Conv1d` modules only hold the weights. On a CPU this runs 2-3× faster than calling
+# * **Convolution as one matrix product**, the way `conv_max_pool` computes it: `unfold` lists
+#   the windows, and one `addmm` scores them all (`elmo_tutorial.fast.char_cnn.conv1d_max`);
+#   the `nn.Conv1d` modules only hold the weights. On a CPU this runs 2-3× faster than calling
 #   `nn.Conv1d` for these shapes (16 input channels, up to 1024 filters).
 #
 # ## Summary
@@ -585,8 +602,9 @@ print("same vector alone and in the batch:  ", torch.allclose(shared[0, 1], alon
 #   signal and gradient pass unchanged, so each layer starts near the identity.
 # * *good* in the tiny model: (1, 50) ids → (1, 50, 8) characters → one score per window and
 #   filter → 128 pooled features → highway → a 64-dim token vector.
-# * Any string gets a vector; each distinct token of a batch is computed once, which (timed
-#   fairly) is faster, and exact because a token's vector depends on its characters only.
+# * Any string gets a vector. `CharCNN` computes it at every position; computing each distinct
+#   token of a batch once instead is faster (timed fairly) and exact, because a token's vector
+#   depends on its characters only. `FastCharCNN` (notebook 11) does that, and more.
 #
 # **Read more:** Peters et al. (2018), Sec. 3.4 (the character CNN of the pre-trained biLM)
 # and Sec. 3.1 (the biLM it feeds). Kim, Jernite, Sontag & Rush (2016), *Character-Aware
@@ -659,13 +677,15 @@ print("same vector alone and in the batch:  ", torch.allclose(shared[0, 1], alon
 # abbreviation.
 # <!-- END ANSWER -->
 #
-# 8. Computing each distinct token of a batch once runs the network on far fewer rows, yet saves
-#    less time than the ratio of rows suggests. Why?
+# 8. Computing each distinct token of a batch once runs the network on a third of its rows.
+#    What does it do that the plain computation does not, and for which batch could it be
+#    slower?
 #
 # <!-- BEGIN ANSWER -->
-# `torch.unique` has to sort the rows and the results must be copied back to every position,
-# which costs time too; and many of the rows saved were padding rows, whose convolutions were
-# cheap anyway.
+# It sorts the rows (`torch.unique`) and copies each result back to every position where its
+# token occurs. A batch with hardly any repeats (one sentence of distinct words, no padding)
+# runs the network on almost as many rows as the plain computation and pays those costs on
+# top.
 # <!-- END ANSWER -->
 #
 # 9. When trailing PAD columns are dropped, why must at least "max width" of them be kept?
