@@ -39,12 +39,13 @@ from elmo_tutorial.fast.direction_threads import DirectionThreads, lm_loss_in_th
 from elmo_tutorial.files.run_lock import lock_run_dir
 from elmo_tutorial.model import checkpoint as ckpt
 from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
+from elmo_tutorial.model.vocab import Vocabulary
 from elmo_tutorial.runtime import interrupt_requests, seed_everything
 from elmo_tutorial.training import distributed as D
+from elmo_tutorial.training import train_setup as setup
 from elmo_tutorial.training.evaluation import evaluate_perplexity
 from elmo_tutorial.training.train_config import TrainConfig
 from elmo_tutorial.training.train_log import TrainLog
-from elmo_tutorial.training.train_setup import RunSetup
 
 __all__ = ["Trainer", "TrainingInterrupted", "run"]
 
@@ -82,9 +83,10 @@ class TrainingInterrupted(Exception):
         self.step, self.checkpoint, self.signal_name = step, checkpoint, signal_name
 
 
-class Trainer(RunSetup):
-    """Owns a run: data, model, optimiser, schedule, checkpoints, logs. How it sets up the run
-    and checkpoints it is :class:`~elmo_tutorial.training.train_setup.RunSetup`; the steps are here.
+class Trainer:
+    """Owns a run: data, model, optimiser, schedule, checkpoints, logs. The plan of steps, the
+    steps and the loop are here; setting up the run and checkpointing it are the functions of
+    :mod:`~elmo_tutorial.training.train_setup`, which return what the trainer keeps.
 
     Args:
         config: the training configuration (``config.out_dir`` is the run directory).
@@ -110,8 +112,9 @@ class Trainer(RunSetup):
         # that fails below releases it and leaves the folder as it was.
         self._lock = lock_run_dir(self.out) if self.dist.is_main else None
         try:
-            replacing = self._check_run_dir(resume, force)  # before any data is read or written
-            self._set_threads(resume)
+            replacing, recorded_threads = setup.check_run_dir(  # before any data is read
+                self.out, config, resume, force, self.dist)
+            self.config = setup.choose_threads(config, self.dist, resume, recorded_threads)
             seed_everything(config.seed)
             self._load_sentences()
             self.vocab = self._make_vocabulary(resume)
@@ -121,7 +124,8 @@ class Trainer(RunSetup):
             self._last_eval_step = -1
             if resume:
                 self._resume()
-            self._prepare_run_dir(replacing)
+            setup.prepare_run_dir(self.out, replacing, self.vocab, self.model_config,
+                                  self.config, self.dist)
             self.log = TrainLog(self.out, enabled=self.dist.is_main, truncate_after=self.step)
         except BaseException:
             self.release()
@@ -131,6 +135,19 @@ class Trainer(RunSetup):
         """Let other processes write into the run folder (:mod:`elmo_tutorial.files.run_lock`)."""
         if self._lock is not None:
             self._lock.release()
+
+    # -- what the run trains on and with (finetune.FineTuner replaces these three) -----------
+    def _load_sentences(self) -> None:
+        self.train_sents, self.valid_sents = setup.corpus_sentences(self.config)
+
+    def _make_vocabulary(self, resume: bool) -> Vocabulary:
+        return setup.run_vocabulary(self.out, self.config, self.train_sents, resume)
+
+    def _build_model(self) -> None:
+        """The biLM on this process's device, its DDP wrapper and the optimiser."""
+        self.model_config, self.model, self.ddp_model = setup.build_model(
+            self.config, self.vocab, self.train_sents, self.dist, self.fast)
+        self.optimizer = setup.make_optimizer(self.model, self.config, self.dist.device)
 
     # -- the plan ----------------------------------------------------------------------------
     def _plan_steps(self) -> None:
@@ -275,6 +292,30 @@ class Trainer(RunSetup):
         self.log.eval(self.step, metrics)
         self._last_eval_step = self.step
         return metrics
+
+    # -- checkpoints -------------------------------------------------------------------------
+    def save_checkpoint(self) -> Path | None:
+        """Checkpoint the current step; its directory (``None`` on processes other than 0)."""
+        progress = {"step": self.step, "epoch": self.epoch, "batch_in_epoch": self.batch_in_epoch,
+                    "optimizer": self.optimizer.state_dict(),
+                    "scheduler": self.scheduler.state_dict()}
+        return setup.save_checkpoint(self.out, self.model, progress, self.config, self.dist)
+
+    def _resume(self) -> None:
+        """Go on from the newest checkpoint that fits (``train_setup.load_checkpoint``)."""
+        progress = setup.load_checkpoint(self.out, self.model, self.config, self.dist)
+        self.optimizer.load_state_dict(progress["optimizer"])
+        self.scheduler.load_state_dict(progress["scheduler"])
+        # They carry the checkpoint's lr and weight decay; take the config's, so that a
+        # compatible change (train_config.CHANGEABLE_ON_RESUME) applies. Unchanged, this
+        # computes the very same numbers (base lr × schedule factor).
+        lr, factor = self.config.lr, self.scheduler.lr_lambdas[0](self.scheduler.last_epoch)
+        self.scheduler.base_lrs = [lr] * len(self.optimizer.param_groups)
+        for group in self.optimizer.param_groups:
+            group.update(initial_lr=lr, lr=lr * factor, weight_decay=self.config.weight_decay)
+        self.scheduler._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+        self.step, self.epoch = progress["step"], progress["epoch"]
+        self.batch_in_epoch = progress["batch_in_epoch"]
 
     def finish(self) -> None:
         """Final checkpoint, final weights ``model.safetensors`` and the loss plot."""

@@ -1,12 +1,14 @@
-"""How a :class:`~elmo_tutorial.training.train.Trainer` sets up its run and keeps it: the run folder
-checked, the thread count, the sentences, the vocabulary, the model and its optimiser, the
-run's config and vocabulary written; then its checkpoints, saved and resumed from.
+"""How a :class:`~elmo_tutorial.training.train.Trainer` sets up its run and keeps it: the run
+folder checked, the thread count, the sentences, the vocabulary, the model and its optimiser,
+the run's config and vocabulary written; then its checkpoints, saved and resumed from.
 
 These are the steps of a run's bookkeeping, done once at the start or every
 ``checkpoint_interval`` steps, which must not lose work or continue a run under settings it
-cannot continue under. :mod:`elmo_tutorial.training.train` keeps what happens at every step (the
-gradients, the update, the loop, the evaluations), so that a reader of the training algorithm
-finds it in one place. ``Trainer`` inherits :class:`RunSetup`; nothing here is used alone.
+cannot continue under. Each is a function that takes what it needs and returns what it makes;
+the ``Trainer`` (:mod:`elmo_tutorial.training.train`) calls them in order, keeps what they
+return, and owns the rest: the plan of steps and its learning-rate schedule, the gradients,
+the update, the loop and the evaluations, so that a reader of the training algorithm finds it
+in one place.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from elmo_tutorial.data.corpora import load_sentences
 from elmo_tutorial.fast import speed_up
 from elmo_tutorial.files.overwrite import check_fresh_run_dir, check_not_a_file, remove_run
 from elmo_tutorial.model import checkpoint as ckpt
+from elmo_tutorial.model.config import ModelConfig
 from elmo_tutorial.model.lm import BidirectionalLM
 from elmo_tutorial.model.run_dir import load_run_vocabulary, read_run_config, write_run_config
 from elmo_tutorial.model.vocab import Vocabulary
@@ -35,168 +38,160 @@ from elmo_tutorial.training.run_threads import training_threads
 from elmo_tutorial.training.train_bounds import check_step_fits
 from elmo_tutorial.training.train_config import TrainConfig, check_resume
 
-__all__ = ["RunSetup"]
+__all__ = ["check_run_dir", "choose_threads", "corpus_sentences", "run_vocabulary",
+           "build_model", "make_optimizer", "prepare_run_dir", "save_checkpoint",
+           "load_checkpoint"]
 
 
-class RunSetup:
-    """The set-up and checkpoint methods of :class:`~elmo_tutorial.training.train.Trainer`, which
-    calls them from its ``__init__`` (in the order there) and its loop. They read and set the
-    attributes ``Trainer.__init__`` sets (``config``, ``out``, ``dist``, ``fast``, ``step``,
-    ``epoch``, ``batch_in_epoch``) and the ``scheduler`` of ``Trainer._plan_steps``."""
+# -- setting up ------------------------------------------------------------------------------
+def check_run_dir(out: Path, config: TrainConfig, resume: bool, force: bool,
+                  dist: D.DistInfo) -> tuple[str | None, int | None]:
+    """Refuse what would lose work, before any data is read or written.
 
-    config: TrainConfig
-    out: Path
-    dist: D.DistInfo
-    fast: bool = True  # train the model's fast modules (elmo_tutorial.fast.speed_up)
+    Training afresh must not delete a run unless forced (``check_fresh_run_dir``); a resumed
+    run must have a checkpoint, and may change only settings its checkpoint can continue
+    under (``train_config.check_resume``), which are announced.
 
-    # -- setting up --------------------------------------------------------------------------
-    def _check_run_dir(self, resume: bool, force: bool) -> str | None:
-        """Refuse what would lose work; with ``force``, return the run that will be replaced.
+    Returns:
+        ``(replacing, recorded_threads)``: what the run that ``force`` replaces holds (or
+        ``None``), and when resuming, the thread count config.json records (0 if it has none).
+    """
+    if not resume:
+        return check_fresh_run_dir(out, force), None
+    check_not_a_file(out, "a run directory (--out)")
+    if not ckpt.checkpoints(out):
+        raise FileNotFoundError(f"--resume: {out} has no checkpoint to resume from; "
+                                "start without --resume (or point --out at the run)")
+    if not (out / "config.json").exists():  # a run of an older version
+        return None, 0
+    recorded, train = read_run_config(out)
+    saved = TrainConfig.from_dict(train, source=str(out / "config.json"))
+    for notice in check_resume(saved, config, str(out), recorded):
+        if dist.is_main:
+            print(f"resuming with a changed setting: {notice}", file=sys.stderr)
+    return None, saved.threads
 
-        Training afresh must not delete a run unless forced (``check_fresh_run_dir``); a resumed
-        run must have a checkpoint, and may change only settings its checkpoint can continue
-        under (``train_config.check_resume``), which are announced.
-        """
-        if not resume:
-            return check_fresh_run_dir(self.out, force)
-        check_not_a_file(self.out, "a run directory (--out)")
-        if not ckpt.checkpoints(self.out):
-            raise FileNotFoundError(f"--resume: {self.out} has no checkpoint to resume from; "
-                                    "start without --resume (or point --out at the run)")
-        self._recorded_threads = 0  # a run without config.json: as one of an older version
-        if (self.out / "config.json").exists():
-            recorded, train = read_run_config(self.out)
-            saved = TrainConfig.from_dict(train, source=str(self.out / "config.json"))
-            self._recorded_threads = saved.threads
-            for notice in check_resume(saved, self.config, str(self.out), recorded):
-                if self.dist.is_main:
-                    print(f"resuming with a changed setting: {notice}", file=sys.stderr)
-        return None
 
-    _recorded_threads: int | None = None  # threads in config.json when resuming
+def choose_threads(config: TrainConfig, dist: D.DistInfo, resume: bool,
+                   recorded: int | None) -> TrainConfig:
+    """Set torch's thread count to the run's (:mod:`elmo_tutorial.training.run_threads`): a new
+    run's ``config.threads`` or the cores free now, a resumed run's ``recorded`` count unless
+    another is asked for. Returns ``config`` with that count, for config.json to record."""
+    def free() -> int:  # every process trains on rank 0's count: one rule for the run
+        return D.all_gather_objects(default_threads(), dist)[0]
 
-    def _set_threads(self, resume: bool) -> None:
-        """Train on the run's thread count (:mod:`elmo_tutorial.training.run_threads`): a new run's
-        ``config.threads`` or the cores free now, a resumed run's recorded count unless another
-        is asked for. ``self.config`` takes the count, so that config.json records it."""
-        def free() -> int:  # every process trains on rank 0's count: one rule for the run
-            return D.all_gather_objects(default_threads(), self.dist)[0]
+    asked = config.threads
+    threads, messages = training_threads(asked, cores=available_cores(), free=free,
+                                         recorded=recorded if resume else None)
+    torch.set_num_threads(threads)
+    if dist.is_main:
+        for message in messages:
+            print(message, file=sys.stderr)
+        if not resume and not asked and dist.device.type == "cpu" and threads < available_cores():
+            print(f"training on {threads} of {available_cores()} CPU cores: the others are "
+                  "busy (choose with --threads=N; --resume keeps the count)", file=sys.stderr)
+    return replace(config, threads=threads)
 
-        asked = self.config.threads
-        threads, messages = training_threads(
-            asked, cores=available_cores(), free=free,
-            recorded=self._recorded_threads if resume else None)
-        torch.set_num_threads(threads)
-        self.config = replace(self.config, threads=threads)
-        if self.dist.is_main:
-            for message in messages:
-                print(message, file=sys.stderr)
-            if (not resume and not asked and self.dist.device.type == "cpu"
-                    and threads < available_cores()):
-                print(f"training on {threads} of {available_cores()} CPU cores: the others are "
-                      "busy (choose with --threads=N; --resume keeps the count)",
-                      file=sys.stderr)
 
-    def _load_sentences(self) -> None:
-        """Training sentences (cut to ``max_sentence_words``) and held-out ones."""
-        c = self.config
-        train = load_sentences(c.corpus, "train")
-        self.train_sents = [s[: c.max_sentence_words] for s in train if s]
-        self.valid_sents = [s for s in load_sentences(c.corpus, "valid") if s]
-        if c.eval_sentences:
-            self.valid_sents = self.valid_sents[: c.eval_sentences]
+def corpus_sentences(config: TrainConfig) -> tuple[list, list]:
+    """``(training sentences cut to max_sentence_words, held-out sentences)`` of the corpus."""
+    train = [s[: config.max_sentence_words] for s in load_sentences(config.corpus, "train") if s]
+    valid = [s for s in load_sentences(config.corpus, "valid") if s]
+    return train, valid[: config.eval_sentences or None]
 
-    def _make_vocabulary(self, resume: bool):
-        """The run's own vocabulary when resuming (checked against the digest in config.json),
-        else one counted from the training text."""
-        if resume and (vocab := load_run_vocabulary(self.out)) is not None:
-            return vocab
-        return Vocabulary.from_sentences(
-            self.train_sents, min_count=self.config.vocab_min_count,
-            max_size=self.config.vocab_max_size or None)
 
-    def _build_model(self) -> None:
-        """The biLM on this process's device, its DDP wrapper and the optimiser."""
-        self.model_config = self.config.model_config(len(self.vocab))
-        check_step_fits(self.config, self.model_config, self.train_sents, self.dist)  # or refuse
-        self.model = BidirectionalLM(self.model_config).to(self.dist.device)
-        if self.fast:  # in place, the same parameters: before DDP and the optimiser see them
-            speed_up(self.model)
-        if self.config.sampled_softmax and hasattr(self.model.softmax, "num_samples"):
-            self.model.softmax.num_samples = self.config.sampled_softmax
-            if self.config.sampled_softmax >= len(self.vocab) and self.dist.is_main:
-                print(f"sampled_softmax={self.config.sampled_softmax} is not below the "
-                      f"vocabulary's {len(self.vocab)} words: training uses the full softmax",
-                      file=sys.stderr)
-        self.ddp_model = D.wrap(self.model, self.dist)
-        self.optimizer = self._make_optimizer()
+def run_vocabulary(out: Path, config: TrainConfig, train_sents: list,
+                   resume: bool) -> Vocabulary:
+    """The run's own vocabulary when resuming (checked against the digest in config.json),
+    else one counted from the training text."""
+    if resume and (vocab := load_run_vocabulary(out)) is not None:
+        return vocab
+    return Vocabulary.from_sentences(train_sents, min_count=config.vocab_min_count,
+                                     max_size=config.vocab_max_size or None)
 
-    def _prepare_run_dir(self, replacing: str | None) -> None:
-        """The main process writes the run's config and vocabulary, after deleting the run
-        that ``--force`` replaces (``replacing`` describes it)."""
-        if not self.dist.is_main:
-            return
-        if replacing:
-            print(f"{self.out}: replacing the run it held ({replacing}), as --force asks",
-                  file=sys.stderr)
-            remove_run(self.out)
-        self.out.mkdir(parents=True, exist_ok=True)
-        self.vocab.save(self.out / "vocab.txt")
-        write_run_config(self.out, self.model_config, self.config.to_dict(), self.vocab)
 
-    def _make_optimizer(self) -> torch.optim.Optimizer:
-        c, params = self.config, self.model.parameters()
-        if c.optimizer == "adagrad":  # bilm-tf: tf.train.AdagradOptimizer(lr, initial_acc 1.0)
-            return torch.optim.Adagrad(params, lr=c.lr, weight_decay=c.weight_decay,
-                                       initial_accumulator_value=c.adagrad_initial_accumulator)
-        # One fused kernel per step for all parameters (torch >= 2.4 on CPU): 6.3 → 2.2 ms per
-        # tiny step, which has 30 small parameter tensors. Same algorithm, other float order.
-        fused = fused_adam_supported(self.dist.device)
-        return torch.optim.Adam(params, lr=c.lr, weight_decay=c.weight_decay, fused=fused or None)
+def build_model(config: TrainConfig, vocab: Vocabulary, train_sents: list, dist: D.DistInfo,
+                fast: bool) -> tuple[ModelConfig, BidirectionalLM, torch.nn.Module]:
+    """``(its config, the biLM on this process's device, its DDP wrapper)``, after checking
+    that a step fits in the device's memory (``train_bounds.check_step_fits``)."""
+    model_config = config.model_config(len(vocab))
+    check_step_fits(config, model_config, train_sents, dist)  # or refuse, saying what fits
+    model = BidirectionalLM(model_config).to(dist.device)
+    if fast:  # in place, the same parameters: before DDP and the optimiser see them
+        speed_up(model)
+    if config.sampled_softmax and hasattr(model.softmax, "num_samples"):
+        model.softmax.num_samples = config.sampled_softmax
+        if config.sampled_softmax >= len(vocab) and dist.is_main:
+            print(f"sampled_softmax={config.sampled_softmax} is not below the vocabulary's "
+                  f"{len(vocab)} words: training uses the full softmax", file=sys.stderr)
+    return model_config, model, D.wrap(model, dist)
 
-    # -- checkpoints -------------------------------------------------------------------------
-    def _state(self) -> dict:
-        rngs = D.all_gather_objects(ckpt.rng_state(), self.dist)  # one per process
-        return {"step": self.step, "epoch": self.epoch, "batch_in_epoch": self.batch_in_epoch,
-                "optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
-                "rng": rngs, "world_size": self.dist.world_size, "train": self.config.to_dict()}
 
-    def save_checkpoint(self) -> Path | None:
-        """Checkpoint the current step; its directory (``None`` on processes other than 0)."""
-        state = self._state()  # every process takes part (it gathers the RNG states)
-        saved = None
-        if self.dist.is_main:
-            saved = ckpt.save_checkpoint(self.out, self.step, self.model.state_dict(), state,
-                                         keep=self.config.keep_checkpoints)
-        D.barrier(self.dist)
-        return saved
+def make_optimizer(model: torch.nn.Module, config: TrainConfig,
+                   device: torch.device) -> torch.optim.Optimizer:
+    """Adam, or Adagrad as bilm-tf (``tf.train.AdagradOptimizer(lr, initial_acc 1.0)``)."""
+    params = model.parameters()
+    if config.optimizer == "adagrad":
+        return torch.optim.Adagrad(params, lr=config.lr, weight_decay=config.weight_decay,
+                                   initial_accumulator_value=config.adagrad_initial_accumulator)
+    # One fused kernel per step for all parameters (torch >= 2.4 on CPU): 6.3 → 2.2 ms per
+    # tiny step, which has 30 small parameter tensors. Same algorithm, other float order.
+    fused = fused_adam_supported(device)
+    return torch.optim.Adam(params, lr=config.lr, weight_decay=config.weight_decay,
+                            fused=fused or None)
 
-    def _resume(self) -> None:
-        # Checkpoints that are damaged, or load but do not fit the model of config.json
-        # (other shapes or dtypes), are passed over for the newest one that does.
-        path, model_state, state, skipped = ckpt.load_latest_checkpoint(
-            self.out, expected=self.model.state_dict())
-        if self.dist.is_main:  # moved aside, so that `latest` and later resumes skip them
-            for warning in ckpt.set_aside(self.out, path, skipped):
-                print(f"warning: {warning}", file=sys.stderr)
-        self.model.load_state_dict(model_state)
-        self.optimizer.load_state_dict(state["optimizer"])
-        self.scheduler.load_state_dict(state["scheduler"])
-        # The saved optimiser and scheduler carry the old lr and weight decay; take the
-        # config's, so that a compatible change (train_config.CHANGEABLE_ON_RESUME) applies.
-        # Unchanged, this computes the very same numbers (base lr × schedule factor).
-        factor = self.scheduler.lr_lambdas[0](self.scheduler.last_epoch)
-        self.scheduler.base_lrs = [self.config.lr] * len(self.optimizer.param_groups)
-        for group in self.optimizer.param_groups:
-            group.update(initial_lr=self.config.lr, lr=self.config.lr * factor,
-                         weight_decay=self.config.weight_decay)
-        self.scheduler._last_lr = [group["lr"] for group in self.optimizer.param_groups]
-        self.step, self.epoch = state["step"], state["epoch"]
-        self.batch_in_epoch = state["batch_in_epoch"]
-        rngs = state["rng"]
-        if len(rngs) == self.dist.world_size:  # same process count: exactly the same path
-            ckpt.set_rng_state(rngs[self.dist.rank])
-        else:
-            seed_everything(self.config.seed + self.step)
-            print(f"resuming with {self.dist.world_size} processes instead of {len(rngs)}: "
-                  "training continues, but not on the identical random path", file=sys.stderr)
+
+def prepare_run_dir(out: Path, replacing: str | None, vocab: Vocabulary,
+                    model_config: ModelConfig, config: TrainConfig, dist: D.DistInfo) -> None:
+    """The main process writes the run's config and vocabulary, after deleting the run that
+    ``--force`` replaces (``replacing`` describes it)."""
+    if not dist.is_main:
+        return
+    if replacing:
+        print(f"{out}: replacing the run it held ({replacing}), as --force asks",
+              file=sys.stderr)
+        remove_run(out)
+    out.mkdir(parents=True, exist_ok=True)
+    vocab.save(out / "vocab.txt")
+    write_run_config(out, model_config, config.to_dict(), vocab)
+
+
+# -- checkpoints -----------------------------------------------------------------------------
+def save_checkpoint(out: Path, model: torch.nn.Module, progress: dict, config: TrainConfig,
+                    dist: D.DistInfo) -> Path | None:
+    """Checkpoint the run: the weights, ``progress`` (the trainer's ``step``, ``epoch``,
+    ``batch_in_epoch`` and the state dicts of its ``optimizer`` and ``scheduler``), every
+    process's random state and the settings. Every process takes part (it gathers the random
+    states); returns the checkpoint directory on the main process, ``None`` on the others."""
+    state = {**progress, "rng": D.all_gather_objects(ckpt.rng_state(), dist),
+             "world_size": dist.world_size, "train": config.to_dict()}
+    saved = None
+    if dist.is_main:
+        saved = ckpt.save_checkpoint(out, progress["step"], model.state_dict(), state,
+                                     keep=config.keep_checkpoints)
+    D.barrier(dist)
+    return saved
+
+
+def load_checkpoint(out: Path, model: torch.nn.Module, config: TrainConfig,
+                    dist: D.DistInfo) -> dict:
+    """Load the newest checkpoint of ``out`` that fits ``model`` into it, and this process's
+    random state; returns the ``progress`` that :func:`save_checkpoint` saved with it.
+
+    Checkpoints that are damaged, or load but do not fit the model of config.json (other
+    shapes or dtypes), are passed over for the newest one that does, and set aside.
+    """
+    path, model_state, state, skipped = ckpt.load_latest_checkpoint(
+        out, expected=model.state_dict())
+    if dist.is_main:  # moved aside, so that `latest` and later resumes skip them
+        for warning in ckpt.set_aside(out, path, skipped):
+            print(f"warning: {warning}", file=sys.stderr)
+    model.load_state_dict(model_state)
+    rngs = state["rng"]
+    if len(rngs) == dist.world_size:  # same process count: exactly the same path
+        ckpt.set_rng_state(rngs[dist.rank])
+    else:
+        seed_everything(config.seed + state["step"])
+        print(f"resuming with {dist.world_size} processes instead of {len(rngs)}: training "
+              "continues, but not on the identical random path", file=sys.stderr)
+    return state
