@@ -18,14 +18,23 @@ Example:
     >>> d = paired_difference([50.0, 51.0, 49.5, 50.5, 50.0], [52.0, 52.5, 51.0, 53.0, 51.5])
     >>> round(d["mean"], 2), round(d["low"], 2), round(d["high"], 2), verdict(d)
     (1.8, 1.24, 2.36, 'gain')
+
+A report keeps each comparison as a :class:`PairedDifference`, the same numbers typed:
+
+    >>> p = PairedDifference.between([50.0, 51.0, 49.5, 50.5], [52.0, 52.5, 51.0, 53.0])
+    >>> p.n, round(p.mean, 2), verdict(p)
+    (4, 1.88, 'gain')
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
-__all__ = ["paired_difference", "t_quantile", "verdict"]
+from elmo_tutorial.files.records import Record
+
+__all__ = ["PairedDifference", "paired_difference", "t_quantile", "verdict"]
 
 # Student's t, two-sided 95 % (the 0.975 quantile), for 1-30 degrees of freedom.
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
@@ -68,10 +77,33 @@ def paired_difference(a: Sequence[float], b: Sequence[float]) -> dict:
             "differences": d}
 
 
-def verdict(difference: dict) -> str:
-    """``"gain"``, ``"loss"`` or ``"no difference shown"``: does the interval exclude 0?"""
-    if difference["low"] > 0:
+@dataclass(frozen=True)
+class PairedDifference(Record):
+    """``b - a`` over the same seeds, as a report keeps it (points: the scores' unit)."""
+
+    mean: float  # the mean difference d̄
+    low: float  # the 95 % t interval's lower end (-inf for one seed)
+    high: float  # its upper end (inf for one seed)
+    std: float  # sample standard deviation s_d of the differences
+    n: int  # seeds (pairs)
+    differences: list[float]  # d_i, seed by seed
+
+    @classmethod
+    def between(cls, a: Sequence[float], b: Sequence[float]) -> PairedDifference:
+        """:func:`paired_difference` of ``a`` and ``b``, typed."""
+        return cls(**paired_difference(a, b))
+
+
+def verdict(difference: PairedDifference | Mapping) -> str:
+    """``"gain"``, ``"loss"`` or ``"no difference shown"``: does the interval exclude 0?
+
+    ``difference``: a :class:`PairedDifference` or :func:`paired_difference`'s dict."""
+    if isinstance(difference, Mapping):
+        low, high = difference["low"], difference["high"]
+    else:
+        low, high = difference.low, difference.high
+    if low > 0:
         return "gain"
-    if difference["high"] < 0:
+    if high < 0:
         return "loss"
     return "no difference shown"

@@ -8,7 +8,8 @@ import sys
 # sizes processes or memory has an upper bound: a typo there (--workers 1000, --batch-size 16000)
 # would fork a thousand processes or fill the memory before any error. Options that only cap
 # what is read (more than there is means all of it) or cost time (a progress bar shows it, and
-# Ctrl-C stops it) need none; tests/commands/test_bad_input.py lists those, with the reason for each.
+# Ctrl-C stops it) need none; tests/commands/test_bad_input.py lists those, with the reason for
+# each.
 
 def at_least(minimum: int, maximum: int | None = None, why: str = ""):
     """An argparse ``type``: an integer ≥ ``minimum`` (and ≤ ``maximum``, where ``why`` says
@@ -79,8 +80,10 @@ def add_report_arguments(parser: argparse.ArgumentParser, *, models: bool = True
     parser.add_argument("--force", action="store_true", help=force)
 
 
-def show_and_write(command: str, result: dict, to_markdown, write_report, args) -> int:
+def show_and_write(command: str, result, to_markdown, write_report, args) -> int:
     """Print a report's markdown, then write its ``--json``/``--markdown`` files; the exit code.
+
+    ``result`` is the report's typed result (``TaskReport``, ``LayerReport``, ``FinetuneReport``).
 
     The report is printed first, so a file that cannot be written (another run wrote it
     meanwhile, a full disk) loses nothing of the results; that failure is one line, exit 2.

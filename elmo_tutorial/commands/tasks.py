@@ -100,43 +100,17 @@ def _quality_models(runs) -> dict:
     return models
 
 
-def _store(args, model, corpus: str):
-    """The runs file: ``--runs``, or one in the cache named after the biLM and the setup.
-
-    The setup includes the baseline's static vectors themselves, not only their corpus's name:
-    runs trained on the vectors of other text (other NLTK data) are not mixed with these."""
-    import hashlib
-    import json
-
-    from elmo_tutorial.data.downloads import cache_dir
-    from elmo_tutorial.analyses.embedding_cache import model_checksum
-    from elmo_tutorial.tasks.experiments import PROTOCOL, word_vectors
-    from elmo_tutorial.tasks.report import FULL, QUICK
-    from elmo_tutorial.tasks.runs import RunStore
-
-    setting = QUICK if args.quick else FULL
-    vectors = word_vectors(corpus)[0]  # cached: the report reads the same entry again
-    header = {"model": model_checksum(model), "corpus": corpus,
-              "static_vectors": hashlib.sha256(vectors.numpy().tobytes()).hexdigest(),
-              "quick": args.quick,
-              "protocol": {**PROTOCOL, **setting["protocol"]}, "sample": setting["sample"],
-              "max_sentences": setting["max_sentences"]}
-    setup = hashlib.sha256(json.dumps(header, sort_keys=True).encode()).hexdigest()[:12]
-    kind = "quick" if args.quick else "full"
-    path = args.runs or cache_dir() / "task_runs" / f"{header['model'][:16]}-{setup}-{kind}.jsonl"
-    return RunStore(path, header)
-
-
 def run(args) -> int:
+    import dataclasses
     import platform
     from pathlib import Path
 
-    from elmo_tutorial.formats.allennlp_format import load_model
+    from elmo_tutorial.analyses.embedding_cache import CacheNotWritable
     from elmo_tutorial.data.corpora import LM_CORPORA
     from elmo_tutorial.data.downloads import DatasetNotAvailable
-    from elmo_tutorial.analyses.embedding_cache import CacheNotWritable
     from elmo_tutorial.files.overwrite import WouldOverwrite, check_new_files
-    from elmo_tutorial.tasks.report import task_report
+    from elmo_tutorial.formats.allennlp_format import load_model
+    from elmo_tutorial.tasks.report import open_run_store, task_report
     from elmo_tutorial.tasks.report_markdown import FIGURES, to_markdown, write_report
     from elmo_tutorial.tasks.runs import StoreMismatch
     from elmo_tutorial.tasks.vectors import VECTORS_FILE, write_task_vectors
@@ -155,7 +129,7 @@ def run(args) -> int:
     try:
         model = load_model(args.model)
         quality = _quality_models(args.quality)
-        store = _store(args, model, corpus)
+        store = open_run_store(model, corpus, args.quick, args.runs)
     except (FileNotFoundError, ValueError, OSError, DatasetNotAvailable) as err:
         return fail("tasks", err)  # StoreMismatch is a ValueError
     try:
@@ -164,8 +138,8 @@ def run(args) -> int:
                              store=store, quality=quality)
     except (DatasetNotAvailable, CacheNotWritable, StoreMismatch, ValueError) as err:
         return fail("tasks", err)
-    result["machine"] = (f"{platform.machine()}, {os.cpu_count()} cores, "
-                         f"{args.workers} runs at a time")
+    result = dataclasses.replace(result, machine=f"{platform.machine()}, {os.cpu_count()} "
+                                 f"cores, {args.workers} runs at a time")
     code = show_and_write("tasks", result, to_markdown, write_report, args)
     if code == 0 and args.markdown:
         try:

@@ -1,10 +1,11 @@
 """What the three reports (``layers``, ``tasks``, ``finetune``) share: markdown tables, the
 quick-run banner, and writing their ``--json``/``--markdown`` files.
 
-Each report module keeps what is its own (its sections, its figures); the shape of a table,
-the warning a quick run carries and the rule for writing its files live here once. Files are
-written whole and never replace one that exists unless ``force``, also one that another run
-wrote while this one worked (:func:`~elmo_tutorial.files.overwrite.write_new_file`).
+Each report module keeps what is its own (its sections, its figures, its typed result: a
+:class:`~elmo_tutorial.files.records.Record`); the shape of a table, the warning a quick run
+carries and the rule for writing its files live here once. Files are written whole and never
+replace one that exists unless ``force``, also one that another run wrote while this one worked
+(:func:`~elmo_tutorial.files.overwrite.write_new_file`).
 
 Example:
     >>> markdown_table(["layer", "F1"], [["0", "17.1"], ["mix", "17.6"]])
@@ -15,11 +16,11 @@ Example:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from elmo_tutorial.files.overwrite import write_new_file
+from elmo_tutorial.files.records import Record
 
 __all__ = ["markdown_table", "quick_banner", "write_report_files"]
 
@@ -39,10 +40,10 @@ def _text_writer(text: str) -> Callable[[str], object]:
     return lambda tmp: Path(tmp).write_text(text, encoding="utf-8", newline="\n")
 
 
-def write_report_files(result: dict, json_path: str | Path | None,
-                       markdown_path: str | Path | None, to_markdown: Callable[[dict], str],
-                       force: bool = False, indent: int = 2) -> list[Path]:
-    """Write ``result`` as JSON and as ``to_markdown(result)``; either path may be ``None``.
+def write_report_files(result: Record, json_path: str | Path | None,
+                       markdown_path: str | Path | None, to_markdown: Callable[[Record], str],
+                       force: bool = False) -> list[Path]:
+    """Write ``result.to_json()`` and ``to_markdown(result)``; either path may be ``None``.
 
     Each file ends in one newline. Returns the paths written.
 
@@ -50,7 +51,7 @@ def write_report_files(result: dict, json_path: str | Path | None,
         overwrite.WouldOverwrite: a file exists and ``force`` is False (it is kept), also one
             that another run wrote while this one worked.
     """
-    texts = {json_path: json.dumps(result, indent=indent) + "\n",
+    texts = {json_path: result.to_json(),
              markdown_path: to_markdown(result).rstrip("\n") + "\n"}
     return [write_new_file(path, _text_writer(text), force)
             for path, text in texts.items() if path]

@@ -13,8 +13,10 @@ Taught in notebook 12 (``12_elmo_in_a_task_model``).
   runs             every run kept, so that an interrupted report resumes
   report           the whole report (Tables 1-3, Figures 1-2, learning curves, quality)
   summary          runs → means, paired intervals and verdicts
+  results          the report's result, typed: TaskReport, the schema of tasks.json
   report_markdown  the report as markdown; report_figures: its figures
   finetune_report  fine-tuning the biLM on the task's text (paper Appendix A.1)
+  finetune_results its result, typed: FinetuneReport, the schema of finetune.json
 
 What notebook 12 uses is importable from here::
 

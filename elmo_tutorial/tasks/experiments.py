@@ -12,8 +12,9 @@ Three tasks, each read by :mod:`elmo_tutorial.data.annotated` and split into tra
 :func:`prepare_task` attaches to every sentence its word ids (the static vectors,
 :mod:`elmo_tutorial.tasks.corpus_vectors`), its character ids (the task model's character CNN,
 :mod:`elmo_tutorial.tasks.characters`, as in the paper's baselines) and its biLM layers (embedded
-once, then read from the cache of :mod:`elmo_tutorial.analyses.embedding_cache`). :func:`run_variant`
-trains one model of one experiment on one seed, to convergence on dev, and scores it on test.
+once, then read from the cache of :mod:`elmo_tutorial.analyses.embedding_cache`).
+:func:`run_variant` trains one model of one experiment on one seed, to convergence on dev, and
+scores it on test.
 The variants (``places`` says where ELMo goes: ``("input",)`` or ``("input", "output")``)::
 
     baseline    x_k = [w_k; c_k] → BiLSTM (no biLM)
@@ -32,17 +33,16 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from elmo_tutorial.data import annotated
 from elmo_tutorial.analyses.embedding_cache import embed_corpus
 from elmo_tutorial.analyses.probes import sentence_layers
+from elmo_tutorial.data import annotated
 from elmo_tutorial.tasks.characters import encode_chars
 from elmo_tutorial.tasks.corpus_vectors import corpus_vectors
 from elmo_tutorial.tasks.model import TaskModel
 from elmo_tutorial.tasks.training import TaskSplit, encode_words, evaluate, train_task_model
 
 __all__ = ["CHAR_FILTERS", "METRICS", "PROTOCOL", "TASKS", "VARIANTS", "layers_per_sentence",
-           "prepare_task", "read_task", "run_variant", "spread", "training_subset",
-           "word_vectors"]
+           "prepare_task", "read_task", "run_variant", "training_subset", "word_vectors"]
 
 TASKS = ("sst5", "chunking", "ner")
 METRICS = {"sst5": "accuracy", "chunking": "F1", "ner": "F1"}
@@ -183,13 +183,6 @@ def run_variant(splits: dict[str, TaskSplit], vectors: torch.Tensor, variant: st
             "epochs_per_round": history[0]["epochs"], "curve": [r["valid"] for r in history],
             "places": list(places), "weights": model.mix_weights(),
             "gamma": {p: m.gamma.item() for p, m in model.mixes.items()}}
-
-
-def spread(scores: Sequence[float]) -> dict:
-    """``{"mean", "std", "runs"}`` over seeds (sample standard deviation, 0 for one run)."""
-    runs = [float(s) for s in scores]
-    std = float(np.std(runs, ddof=1)) if len(runs) > 1 else 0.0
-    return {"mean": float(np.mean(runs)), "std": std, "runs": runs}
 
 
 def majority_rate(split: TaskSplit) -> float:

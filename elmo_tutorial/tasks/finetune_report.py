@@ -4,11 +4,10 @@
 A.1) into a new run with :func:`~elmo_tutorial.training.finetune.finetune`, reports the held-out
 perplexity on SST dev sentences before and after, and then trains notebook 12's SST-2 task
 model (600 training, 200 dev, 500 test sentences: :func:`sst2_splits`) with ELMo from the
-original and from the fine-tuned biLM, on several seeds, beside the baseline without ELMo::
-
-    {"source", "out_dir", "finetune": finetune()'s result, "seeds", "sizes",
-     "accuracy": {"baseline" | "original" | "finetuned": {"mean", "std", "runs"}},
-     "seconds": {"finetune", "tasks"}}
+original and from the fine-tuned biLM, on several seeds, beside the baseline without ELMo.
+The result is a :class:`~elmo_tutorial.tasks.finetune_results.FinetuneReport` (its schema,
+field by field, is in :mod:`elmo_tutorial.tasks.finetune_results`; ``finetune.json`` is its
+JSON).
 
 :func:`to_markdown` writes it as the report ``elmo-tutorial finetune`` prints, and
 :func:`write_report` into its ``--json`` and ``--markdown`` files (never over an existing one
@@ -20,18 +19,31 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from elmo_tutorial.data.annotated import sst
-from elmo_tutorial.model.elmo import ELMo
 from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.analyses.embedding_cache import embed_corpus
-from elmo_tutorial.files.report_files import markdown_table, write_report_files
-from elmo_tutorial.training.finetune import finetune
-from elmo_tutorial.analyses.paired import paired_difference
+from elmo_tutorial.analyses.paired import PairedDifference
 from elmo_tutorial.analyses.paired import verdict as paired_verdict
+from elmo_tutorial.data.annotated import sst
+from elmo_tutorial.files.report_files import markdown_table, write_report_files
+from elmo_tutorial.model.elmo import ELMo
 from elmo_tutorial.model.run_dir import read_run_config
 from elmo_tutorial.tasks.characters import encode_chars
-from elmo_tutorial.tasks.experiments import layers_per_sentence, run_variant, spread, training_subset, word_vectors
+from elmo_tutorial.tasks.experiments import (
+    layers_per_sentence,
+    run_variant,
+    training_subset,
+    word_vectors,
+)
+from elmo_tutorial.tasks.finetune_results import (
+    FinetuneReport,
+    FineTuning,
+    Perplexity,
+    ReportSeconds,
+    SST2Accuracy,
+)
+from elmo_tutorial.tasks.results import Spread
 from elmo_tutorial.tasks.training import TaskSplit, encode_words
+from elmo_tutorial.training.finetune import finetune
 
 __all__ = ["SST2_SIZES", "domain_text", "finetune_report", "sst2_splits", "to_markdown",
            "write_report"]
@@ -64,7 +76,7 @@ def sst2_splits(embedder, index: dict[str, int], name: str = "sst2-nb12") -> dic
 
 def finetune_report(source: str | Path, out_dir: str | Path, steps: int = 60,
                     head_steps: int = 300, lm_sentences: int = 2000, seeds=(0, 1, 2, 3, 4),
-                    force: bool = False, **overrides) -> dict:
+                    force: bool = False, **overrides) -> FinetuneReport:
     """Fine-tune ``source`` into ``out_dir`` and compare the SST-2 task model with ELMo from
     each (see the module docstring); ``overrides`` go to ``finetune`` (``lr``, ...)."""
     started = time.perf_counter()
@@ -77,13 +89,16 @@ def finetune_report(source: str | Path, out_dir: str | Path, steps: int = 60,
     for name, run in (("original", source), ("finetuned", out_dir)):
         splits = sst2_splits(Embedder(ELMo.from_run(run)), index)
         if name == "original":
-            accuracy["baseline"] = spread(
+            accuracy["baseline"] = Spread.of(
                 [run_variant(splits, vectors, "baseline", s)["score"] for s in seeds])
-        accuracy[name] = spread([run_variant(splits, vectors, "elmo", s)["score"] for s in seeds])
-    return {"source": str(source), "out_dir": str(out_dir), "finetune": tuned,
-            "seeds": list(seeds), "sizes": dict(SST2_SIZES), "accuracy": accuracy,
-            "seconds": {"finetune": tuning_done - started,
-                        "tasks": time.perf_counter() - tuning_done}}
+        accuracy[name] = Spread.of(
+            [run_variant(splits, vectors, "elmo", s)["score"] for s in seeds])
+    return FinetuneReport(
+        source=str(source), out_dir=str(out_dir),
+        finetune=FineTuning.from_dict(tuned, "finetune"), seeds=list(seeds),
+        sizes=dict(SST2_SIZES), accuracy=SST2Accuracy(**accuracy),
+        seconds=ReportSeconds(finetune=tuning_done - started,
+                              tasks=time.perf_counter() - tuning_done))
 
 
 def tuned_corpus(run_dir: str | Path) -> str:
@@ -91,25 +106,25 @@ def tuned_corpus(run_dir: str | Path) -> str:
     return read_run_config(run_dir)[1].get("corpus") or "english_mix"
 
 
-def _ppl(metrics: dict) -> str:
-    return f"{metrics['avg_ppl']:.1f} (forward {metrics['fwd_ppl']:.1f}, " \
-           f"backward {metrics['bwd_ppl']:.1f})"
+def _ppl(metrics: Perplexity) -> str:
+    return f"{metrics.avg_ppl:.1f} (forward {metrics.fwd_ppl:.1f}, " \
+           f"backward {metrics.bwd_ppl:.1f})"
 
 
-def to_markdown(result: dict, machine: str = "") -> str:
+def to_markdown(result: FinetuneReport, machine: str = "") -> str:
     """The report as markdown: perplexities before and after, then SST-2 accuracies."""
-    tuned, acc = result["finetune"], result["accuracy"]
-    rows = [[name, f"{acc[name]['mean']:.1f} ± {acc[name]['std']:.1f}",
-             ", ".join(f"{r:.1f}" for r in acc[name]["runs"])]
-            for name in ("baseline", "original", "finetuned")]
-    d = paired_difference(acc["original"]["runs"], acc["finetuned"]["runs"])
+    tuned, acc = result.finetune, result.accuracy
+    arms = {"baseline": acc.baseline, "original": acc.original, "finetuned": acc.finetuned}
+    rows = [[name, f"{arm.mean:.1f} ± {arm.std:.1f}", ", ".join(f"{r:.1f}" for r in arm.runs)]
+            for name, arm in arms.items()]
+    d = PairedDifference.between(acc.original.runs, acc.finetuned.runs)
     verdict = {"gain": "higher: the interval excludes 0",
                "loss": "lower: the interval excludes 0"}.get(
         paired_verdict(d), "no difference shown: the interval includes 0")
-    minutes = sum(result["seconds"].values()) / 60
-    drop = 100 * (1 - tuned["after"]["avg_ppl"] / tuned["before"]["avg_ppl"])
+    minutes = (result.seconds.finetune + result.seconds.tasks) / 60
+    drop = 100 * (1 - tuned.after.avg_ppl / tuned.before.avg_ppl)
     return "\n".join([
-        f"# Fine-tuning the biLM on the task's text: {result['source']} on SST",
+        f"# Fine-tuning the biLM on the task's text: {result.source} on SST",
         "",
         "Peters et al. (2018), Sec. 3.4: \"In some cases, fine tuning the biLM on domain "
         "specific data leads to significant drops in perplexity and an increase in downstream "
@@ -118,41 +133,41 @@ def to_markdown(result: dict, machine: str = "") -> str:
         "",
         "## Perplexity on held-out SST dev sentences",
         "",
-        f"- before ({tuned['head_steps']} steps of a new softmax over the {tuned['vocab_size']:,} "
-        f"words seen ≥ {tuned['vocab_min_count']} times in {tuned['train_sentences']:,} SST "
-        f"training sentences, on the frozen encoder): {_ppl(tuned['before'])}",
-        f"- after {tuned['steps']} steps of the whole biLM on the same sentences (batches of "
-        f"{tuned['batch_size']}, Adam, lr {tuned['lr']:g}): "
-        f"{_ppl(tuned['after'])}",
-        f"- the perplexity falls by {drop:.0f} % after {tuned['steps'] * tuned['batch_size']:,} "
+        f"- before ({tuned.head_steps} steps of a new softmax over the {tuned.vocab_size:,} "
+        f"words seen ≥ {tuned.vocab_min_count} times in {tuned.train_sentences:,} SST "
+        f"training sentences, on the frozen encoder): {_ppl(tuned.before)}",
+        f"- after {tuned.steps} steps of the whole biLM on the same sentences (batches of "
+        f"{tuned.batch_size}, Adam, lr {tuned.lr:g}): "
+        f"{_ppl(tuned.after)}",
+        f"- the perplexity falls by {drop:.0f} % after {tuned.steps * tuned.batch_size:,} "
         "sentences of fine-tuning (the paper fine-tunes for a whole epoch of the task's "
         "training split); how much of it the encoder's change makes, and how much more "
         "training of the softmax alone would give, the control `freeze_encoder` "
         "(`--freeze-encoder`) measures",
-        f"- held out: {tuned['valid_sentences']} SST dev sentences, "
-        f"{tuned['before']['n_tokens']:,} predictions per direction",
+        f"- held out: {tuned.valid_sentences} SST dev sentences, "
+        f"{tuned.before.n_tokens:,} predictions per direction",
         "",
         "## SST-2 test accuracy with each biLM",
         "",
-        f"{result['sizes']['train']} training, {result['sizes']['valid']} dev, "
-        f"{result['sizes']['test']} test sentences; mean ± std over seeds "
-        f"{', '.join(map(str, result['seeds']))}. The task model and its training are the "
+        f"{result.sizes['train']} training, {result.sizes['valid']} dev, "
+        f"{result.sizes['test']} test sentences; mean ± std over seeds "
+        f"{', '.join(map(str, result.seeds))}. The task model and its training are the "
         "`tasks` report's (static vectors and a character CNN; + ELMo at the BiLSTM's input, "
         "λ = 0.001; one dropout of 0.5 on the input and the output; Adam until dev accuracy "
         "has not improved for 5 epochs, the best epoch kept).",
         "",
         *markdown_table(["model", "accuracy", "seeds"], rows),
         "",
-        f"Fine-tuned − original biLM, paired by seed: {d['mean']:+.1f} points, 95 % interval "
-        f"[{d['low']:+.1f}, {d['high']:+.1f}]: {verdict}.",
+        f"Fine-tuned − original biLM, paired by seed: {d.mean:+.1f} points, 95 % interval "
+        f"[{d.low:+.1f}, {d.high:+.1f}]: {verdict}.",
         "",
-        f"Took {minutes:.1f} min ({result['seconds']['finetune'] / 60:.1f} fine-tuning, "
-        f"{result['seconds']['tasks'] / 60:.1f} embedding the SST-2 samples with both biLMs "
+        f"Took {minutes:.1f} min ({result.seconds.finetune / 60:.1f} fine-tuning, "
+        f"{result.seconds.tasks / 60:.1f} embedding the SST-2 samples with both biLMs "
         f"and training the task models){machine}.",
         ""])
 
 
-def write_report(result: dict, json_path: str | Path | None, markdown_path: str | Path | None,
-                 force: bool = False) -> list[Path]:
+def write_report(result: FinetuneReport, json_path: str | Path | None,
+                 markdown_path: str | Path | None, force: bool = False) -> list[Path]:
     """Write the JSON and markdown files (:func:`.report_files.write_report_files`)."""
     return write_report_files(result, json_path, markdown_path, to_markdown, force)

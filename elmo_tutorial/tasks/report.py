@@ -18,17 +18,26 @@ continues where it stopped. In order:
    points of its training): the gain of + ELMo over the baseline, against each biLM's
    held-out perplexity.
 
-:func:`~elmo_tutorial.tasks.summary.summarise` turns the runs into the result that
+:func:`~elmo_tutorial.tasks.summary.summarise` turns the runs into the
+:class:`~elmo_tutorial.tasks.results.TaskReport` that
 :mod:`elmo_tutorial.tasks.report_markdown` writes as markdown and figures.
+:func:`open_run_store` opens the runs file of a biLM and setting (:func:`run_store_key`
+names it), so that the ``tasks`` command started again resumes.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import multiprocessing
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from elmo_tutorial.analyses.embedder import Embedder
+from elmo_tutorial.analyses.embedding_cache import model_checksum
+from elmo_tutorial.data.downloads import cache_dir
 from elmo_tutorial.tasks.bag_of_words import bag_of_words_baseline
 from elmo_tutorial.tasks.experiments import (
     PROTOCOL,
@@ -39,10 +48,12 @@ from elmo_tutorial.tasks.experiments import (
     run_variant,
     word_vectors,
 )
+from elmo_tutorial.tasks.results import TaskReport
 from elmo_tutorial.tasks.runs import Job, RunStore
 from elmo_tutorial.tasks.summary import PAPER, summarise
 
-__all__ = ["FULL", "PAPER", "QUICK", "jobs_for", "task_report", "train_arms"]
+__all__ = ["FULL", "PAPER", "QUICK", "jobs_for", "open_run_store", "run_store_key",
+           "task_report", "train_arms"]
 
 # The full report: Table 1 on the full training sets, five seeds; Table 3 and the quality
 # figure's chunking on a fixed random sample of 500 training sentences (the same for every arm
@@ -146,7 +157,7 @@ def _where(variant: str, places: tuple[str, ...]) -> tuple[str, ...]:
 
 def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = TASKS,
                 quick: bool = False, workers: int = 2, progress: bool = True, name: str = "",
-                store: RunStore | None = None, quality: dict | None = None) -> dict:
+                store: RunStore | None = None, quality: dict | None = None) -> TaskReport:
     """Train and score every experiment on ``model`` (see the module docstring).
 
     Args:
@@ -155,8 +166,13 @@ def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = TA
         tasks: a subset of ``("sst5", "chunking", "ner")``; Tables 2-3 need chunking.
         quick: the subsets of :data:`QUICK` (a smoke test; marked in the result).
         workers: training runs at a time, one CPU thread each.
-        store: where finished runs are kept (default: in memory only, no resuming).
+        store: where finished runs are kept (default: in memory only, no resuming;
+            :func:`open_run_store` opens the file the ``tasks`` command resumes from).
         quality: ``{name: (ELMo, held-out perplexity)}``: more biLMs for the quality figure.
+
+    Returns:
+        The :class:`~elmo_tutorial.tasks.results.TaskReport`, its ``model`` (``name``),
+        ``quick``, ``corpus``, ``resumed_runs`` and ``wall_seconds`` set.
     """
     unknown = [t for t in tasks if t not in TASKS]
     if unknown or not tasks:
@@ -218,6 +234,34 @@ def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = TA
         extras["bag_of_words"] = bag_of_words_baseline(data["train"], data["valid"],
                                                        data["test"])
     result = summarise(store, tasks, seeds, setting, protocol, extras)
-    result.update(model=name, quick=quick, corpus=corpus, resumed_runs=resumed,
-                  wall_seconds=time.perf_counter() - started)
-    return result
+    return dataclasses.replace(result, model=name, quick=quick, corpus=corpus,
+                               resumed_runs=resumed, wall_seconds=time.perf_counter() - started)
+
+
+def run_store_key(model, corpus: str, quick: bool) -> tuple[dict, str]:
+    """What a runs file belongs to: its header, and its file name in the cache.
+
+    The header names the biLM (the sha256 of its weights), the corpus of the baseline's static
+    vectors and the sha256 of those vectors themselves (runs trained on the vectors of other
+    text, e.g. other NLTK data, are not mixed with these), the protocol and the setting's
+    subsets. The name is ``{biLM's sha256[:16]}-{the header's sha256[:12]}-{quick|full}.jsonl``.
+    """
+    setting = QUICK if quick else FULL
+    vectors = word_vectors(corpus)[0]  # cached: the report reads the same entry again
+    header = {"model": model_checksum(model), "corpus": corpus,
+              "static_vectors": hashlib.sha256(vectors.numpy().tobytes()).hexdigest(),
+              "quick": quick, "protocol": {**PROTOCOL, **setting["protocol"]},
+              "sample": setting["sample"], "max_sentences": setting["max_sentences"]}
+    setup = hashlib.sha256(json.dumps(header, sort_keys=True).encode()).hexdigest()[:12]
+    return header, f"{header['model'][:16]}-{setup}-{'quick' if quick else 'full'}.jsonl"
+
+
+def open_run_store(model, corpus: str, quick: bool, path: str | Path | None = None) -> RunStore:
+    """The runs file of ``model`` under this setting: ``path``, or the cache's file named by
+    :func:`run_store_key`; the runs it already holds are read back.
+
+    Raises:
+        StoreMismatch: ``path`` holds the runs of another biLM, protocol or corpus.
+    """
+    header, name = run_store_key(model, corpus, quick)
+    return RunStore(path or cache_dir() / "task_runs" / name, header)

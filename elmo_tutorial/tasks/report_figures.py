@@ -11,18 +11,21 @@
   label its tick.
 
 :func:`draw` returns one of them as a matplotlib figure (a notebook shows it inline, from a
-report's json); :func:`write_figures` writes them all as PNGs. A figure of three panels is
+:class:`~elmo_tutorial.tasks.results.TaskReport` or the dict of a report's json);
+:func:`write_figures` writes them all as PNGs. A figure of three panels is
 10 inches wide, and no text is smaller than 10 points, so that a notebook shows it at its own
 size, readable.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 
 from elmo_tutorial.files.overwrite import write_new_file
+from elmo_tutorial.tasks.results import TaskReport
 
 __all__ = ["FIGURES", "draw", "write_figures"]
 
@@ -34,17 +37,18 @@ ARMS = {"baseline": ("baseline", "#8ecae6"), "layer0": ("+ layer 0", "#fb8500"),
         "elmo": ("+ ELMo", "#023047")}
 
 
-def _sample_efficiency(result: dict, plt):
-    tasks = list(result["sample_efficiency"])
+def _sample_efficiency(result: TaskReport, plt):
+    tasks = list(result.sample_efficiency)
     fig, axes = plt.subplots(1, len(tasks), figsize=(3.3 * len(tasks), 3.4), squeeze=False)
     for ax, task in zip(axes[0], tasks, strict=True):
-        curve = result["sample_efficiency"][task]
-        x = [100 * p["fraction"] for p in curve]
-        floor = result["tasks"][task].get("majority")
+        curve = result.sample_efficiency[task]
+        x = [100 * p.fraction for p in curve]
+        floor = result.tasks[task].majority
         for arm in ("baseline", "elmo"):
             label, color = ARMS[arm]
-            y = [p[arm]["mean"] for p in curve]
-            ax.errorbar(x, y, yerr=[p[arm]["std"] for p in curve], color=color, marker="o",
+            spreads = [getattr(p, arm) for p in curve]  # p.baseline or p.elmo
+            y = [s.mean for s in spreads]
+            ax.errorbar(x, y, yerr=[s.std for s in spreads], color=color, marker="o",
                         capsize=3, label=label)
             if floor is not None:
                 low = [(a, b) for a, b in zip(x, y, strict=True) if b <= floor]
@@ -57,18 +61,18 @@ def _sample_efficiency(result: dict, plt):
                         xytext=(0, -4), ha="right", va="top", fontsize=10, color="grey")
         ax.set_xscale("log")
         ax.set_xticks(x, [f"{v:g} %" for v in x])
-        ax.set(xlabel="training data", title=TITLES[task], ylabel=result["tasks"][task]["metric"])
+        ax.set(xlabel="training data", title=TITLES[task], ylabel=result.tasks[task].metric)
     axes[0][0].legend(fontsize=10)
     return fig
 
 
-def _curves(result: dict, plt):
-    tasks = list(result["tasks"])
+def _curves(result: TaskReport, plt):
+    tasks = list(result.tasks)
     fig, axes = plt.subplots(1, len(tasks), figsize=(3.3 * len(tasks), 3.4), squeeze=False)
     for ax, task in zip(axes[0], tasks, strict=True):
-        entry = result["tasks"][task]
-        per_round = entry.get("epochs_per_round", 1)
-        for arm, runs in entry["curves"].items():
+        entry = result.tasks[task]
+        per_round = entry.epochs_per_round
+        for arm, runs in entry.curves.items():
             label, color = ARMS[arm]
             longest = max(len(r) for r in runs)
             mean = [np.mean([r[i] for r in runs if len(r) > i]) for i in range(longest)]
@@ -76,13 +80,13 @@ def _curves(result: dict, plt):
             for r in runs:  # where each seed's best epoch was
                 best = int(np.argmax(r))
                 ax.plot(per_round * (best + 1), r[best], ".", color=color, alpha=0.6)
-        ax.set(xlabel="epoch", ylabel=f"dev {entry['metric']}", title=TITLES[task])
+        ax.set(xlabel="epoch", ylabel=f"dev {entry.metric}", title=TITLES[task])
     axes[0][0].legend(fontsize=10)
     return fig
 
 
-def _weights(result: dict, plt):
-    rows = [(f"{TITLES[t]}\n{place}", w) for t, places in result["weights"].items()
+def _weights(result: TaskReport, plt):
+    rows = [(f"{TITLES[t]}\n{place}", w) for t, places in result.weights.items()
             for place, w in places.items()]
     n = len(rows[0][1])
     fig, axes = plt.subplots(1, len(rows), figsize=(2.6 * len(rows), 3.4), squeeze=False,
@@ -102,27 +106,26 @@ def _weights(result: dict, plt):
     return fig
 
 
-def _quality(result: dict, plt):
-    points = [q for q in result.get("quality", []) if q["perplexity"] is not None]
+def _quality(result: TaskReport, plt):
+    points = [q for q in result.quality if q.perplexity is not None]
     if not points:
         return None
     fig, ax = plt.subplots(figsize=(7, 3.6))
-    tasks = [t for t in ("chunking", "ner") if any(t in q["gains"] for q in points)]
+    tasks = [t for t in ("chunking", "ner") if any(t in q.gains for q in points)]
     for k, (task, color) in enumerate(zip(tasks, ("#023047", "#fb8500"), strict=False)):
-        have = [q for q in points if task in q["gains"]]
+        have = [q for q in points if task in q.gains]
         shift = 1.04 ** (k - (len(tasks) - 1) / 2)  # the tasks side by side, not on top
-        x = [q["perplexity"] * shift for q in have]
-        gains = [q["gains"][task] for q in have]
-        y = [g["mean"] for g in gains]
-        err = [[g["mean"] - g["low"] for g in gains], [g["high"] - g["mean"] for g in gains]]
+        x = [q.perplexity * shift for q in have]
+        gains = [q.gains[task] for q in have]
+        y = [g.mean for g in gains]
+        err = [[g.mean - g.low for g in gains], [g.high - g.mean for g in gains]]
         ax.errorbar(x, y, yerr=err, marker="o", capsize=3, color=color, label=TITLES[task])
     ax.axhline(0, color="grey", linewidth=1)
     ax.set_xscale("log")
-    ticks = sorted(points, key=lambda q: q["perplexity"])
-    ax.set_xticks([q["perplexity"] for q in ticks],
-                  [f"{q['bilm']}\n{q['perplexity']:.1f}" for q in ticks])
+    ticks = sorted(points, key=lambda q: q.perplexity)
+    ax.set_xticks([q.perplexity for q in ticks], [f"{q.bilm}\n{q.perplexity:.1f}" for q in ticks])
     ax.minorticks_off()  # no 2×10¹-style labels between the biLMs
-    ax.set_xlim(ticks[-1]["perplexity"] * 1.6, ticks[0]["perplexity"] / 1.6)  # better: right
+    ax.set_xlim(ticks[-1].perplexity * 1.6, ticks[0].perplexity / 1.6)  # better: right
     ax.set(xlabel="biLM and its held-out perplexity (lower is better →)",
            ylabel="+ ELMo − baseline (F1)")
     ax.legend(fontsize=10)
@@ -133,21 +136,25 @@ _DRAW = {"sample_efficiency": _sample_efficiency, "curves": _curves, "weights": 
          "quality": _quality}
 
 
-def draw(result: dict, key: str):
+def draw(result: TaskReport | Mapping, key: str):
     """Figure ``key`` (one of :data:`FIGURES`) of a report's ``result``, as a matplotlib
     figure, or ``None`` when the report has no data for it (``quality`` without quality
-    biLMs)."""
+    biLMs). ``result`` is a :class:`~elmo_tutorial.tasks.results.TaskReport` or the dict of
+    its json (``json.loads`` of ``tasks.json``, as notebook 12 reads it), checked on the way.
+    """
     import matplotlib.pyplot as plt
 
     if key not in _DRAW:
         raise ValueError(f"key must be one of {', '.join(_DRAW)}, got {key!r}")
+    if isinstance(result, Mapping):
+        result = TaskReport.from_dict(result)
     fig = _DRAW[key](result, plt)
     if fig is not None:
         fig.tight_layout()
     return fig
 
 
-def write_figures(result: dict, folder: str | Path, force: bool = True) -> list[Path]:
+def write_figures(result: TaskReport, folder: str | Path, force: bool = True) -> list[Path]:
     """Every figure the result has data for, written atomically beside the markdown; unless
     ``force``, existing figures are refused (``overwrite.WouldOverwrite``)."""
     import matplotlib

@@ -1,4 +1,4 @@
-"""The task report (:func:`~elmo_tutorial.tasks.report.task_report`) as markdown.
+"""The task report (a :class:`~elmo_tutorial.tasks.results.TaskReport`) as markdown.
 
 Every sentence of the discussion is derived from the numbers: a difference between two arms is
 the paired difference over the same seeds with its 95 % interval
@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from elmo_tutorial.analyses.paired import PairedDifference, verdict
 from elmo_tutorial.files.report_files import markdown_table, quick_banner, write_report_files
-from elmo_tutorial.analyses.paired import verdict
 from elmo_tutorial.tasks.report_figures import FIGURES, write_figures
+from elmo_tutorial.tasks.results import Spread, TaskReport
 
 __all__ = ["FIGURES", "ci", "to_markdown", "write_report"]
 
@@ -27,20 +28,20 @@ TABLE2 = {"elmo": "all layers, λ = 0.001", "top": "top layer only", "lambda1": 
 TABLE3 = {"input": "input only", "input_output": "input and output", "output": "output only"}
 
 
-def _pm(x: dict) -> str:
-    return f"{x['mean']:.1f} ± {x['std']:.1f}"
+def _pm(x: Spread) -> str:
+    return f"{x.mean:.1f} ± {x.std:.1f}"
 
 
-def ci(d: dict) -> str:
+def ci(d: PairedDifference) -> str:
     """A paired difference as ``+1.0 [-0.5, +2.5]`` (points, 95 % interval).
 
-    >>> ci({"mean": 1.04, "low": -0.5, "high": 2.5})
+    >>> ci(PairedDifference(mean=1.04, low=-0.5, high=2.5, std=1.2, n=5, differences=[]))
     '+1.0 [-0.5, +2.5]'
     """
-    return f"{d['mean']:+.1f} [{d['low']:+.1f}, {d['high']:+.1f}]"
+    return f"{d.mean:+.1f} [{d.low:+.1f}, {d.high:+.1f}]"
 
 
-def _word(d: dict) -> str:
+def _word(d: PairedDifference) -> str:
     return {"gain": "**gain**", "loss": "**loss**"}.get(verdict(d), "no difference shown")
 
 
@@ -48,81 +49,81 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return markdown_table(header, rows) + [""]  # every table of this report ends a paragraph
 
 
-def _protocol(result: dict) -> list[str]:
-    p, conv = result["protocol"], result["convergence"]
-    n = len(result["seeds"])
+def _protocol(result: TaskReport) -> list[str]:
+    p, conv = result.protocol, result.convergence
+    n = len(result.seeds)
     lines = [
         "## Protocol", "",
         f"Every arm is trained the same way, on the same {n} seeds (seed i draws every arm's "
         "initial weights, dropout and batch order from the same seed and, below 100 %, picks "
-        f"the same training sentences): Adam (lr {p['lr']}), batches of {p['batch_size']} "
+        f"the same training sentences): Adam (lr {p.lr}), batches of {p.batch_size} "
         "sentences of similar length, dropout "
-        f"{p['dropout']} once on the BiLSTM's whole input and once on its whole output, dev "
-        f"scored after every epoch, stop after {p['patience']} epochs without a better dev "
+        f"{p.dropout} once on the BiLSTM's whole input and once on its whole output, dev "
+        f"scored after every epoch, stop after {p.patience} epochs without a better dev "
         "score, the best epoch's weights kept. "
-        + (f"At most {p['hard_cap']} dev scores (a smoke test). "
-           if p["hard_cap"] <= p["max_epochs"]
-           else f"The cap of {p['max_epochs']} epochs grows by {p['patience']} whenever it is "
+        + (f"At most {p.hard_cap} dev scores (a smoke test). "
+           if p.hard_cap <= p.max_epochs
+           else f"The cap of {p.max_epochs} epochs grows by {p.patience} whenever it is "
                 "reached before patience has acted, so no run stops while it may still improve. ")
         + "Training sets below 100 % use batches of 8, at least "
-        f"{p['min_updates']:,} updates, and score dev after at least {p['round_updates']} "
+        f"{p.min_updates:,} updates, and score dev after at least {p.round_updates} "
         "updates (several passes over a small set count as one epoch above).",
         "",
-        f"**Convergence:** {conv['runs']} runs; **{conv['at_cap']} ended at a cap**; "
-        f"{conv['extended']} needed more than {p['max_epochs']} epochs; the longest made "
-        f"{conv['longest']} passes over its training set.", ""]
-    if "wall_seconds" in result:
-        again = result.get("resumed_runs", 0)
+        f"**Convergence:** {conv.runs} runs; **{conv.at_cap} ended at a cap**; "
+        f"{conv.extended} needed more than {p.max_epochs} epochs; the longest made "
+        f"{conv.longest} passes over its training set.", ""]
+    if result.wall_seconds is not None:
+        again = result.resumed_runs or 0
         lines += [f"Wall time of the invocation that finished this report: "
-                  f"{result['wall_seconds'] / 60:.0f} min "
-                  f"({result.get('machine', 'this machine')}"
+                  f"{result.wall_seconds / 60:.0f} min "
+                  f"({result.machine or 'this machine'}"
                   + (f"; it resumed {again} runs an interrupted one had kept" if again else "")
                   + "); the runs' own time adds up to "
-                  f"{sum(r['result'].get('seconds', 0) for r in result['runs']) / 3600:.1f} "
+                  f"{sum(r.result.seconds or 0 for r in result.runs) / 3600:.1f} "
                   "CPU-hours (one thread each).", ""]
     return lines
 
 
-def _quick_notes(result: dict) -> list[str]:
+def _quick_notes(result: TaskReport) -> list[str]:
     """What a quick run's numbers cannot say: a task on which every run scored 0, and
     intervals of two seeds."""
-    notes = [f"- {len(result['seeds'])} seeds: a 95 % interval from so few is very wide, so "
+    notes = [f"- {len(result.seeds)} seeds: a 95 % interval from so few is very wide, so "
              "\"no difference shown\" is all a quick run can say."]
-    for task, r in result["tasks"].items():
-        if all(arm.get("mean", 0) == 0 and arm.get("std", 0) == 0 for arm in r["arms"].values()):
+    for task, r in result.tasks.items():
+        if all(arm.mean == 0 and arm.std == 0 for arm in r.arms.values()):
             notes.append(f"- {NAMES[task]}: every run scored 0 (no entity found): "
-                         f"{r['sizes']['train']:,} training sentences and a few epochs are "
+                         f"{r.sizes['train']:,} training sentences and a few epochs are "
                          "too little to learn one.")
     return notes + [""]
 
 
-def _table1(result: dict) -> list[str]:
-    rows, paper = [], result["paper"]["table1"]
-    for task, r in result["tasks"].items():
-        a, d, p = r["arms"], r["differences"], paper.get(task)
-        rows.append([NAMES[task], r["metric"], f"{r['sizes']['train']:,}", _pm(a["baseline"]),
-                     _pm(a["layer0"]), _pm(a["elmo"]), ci(d["elmo_vs_baseline"]),
-                     ci(d["elmo_vs_layer0"]), f"{r['error_reduction']:+.1f} %",
+def _table1(result: TaskReport) -> list[str]:
+    rows, paper = [], result.paper.table1
+    for task, r in result.tasks.items():
+        a, d, p = r.arms, r.differences, paper.get(task)
+        rows.append([NAMES[task], r.metric, f"{r.sizes['train']:,}", _pm(a["baseline"]),
+                     _pm(a["layer0"]), _pm(a["elmo"]), ci(d.elmo_vs_baseline),
+                     ci(d.elmo_vs_layer0), f"{r.error_reduction:+.1f} %",
                      f"{p['baseline']:.2f} → {p['elmo']:.2f}" if p else "–"])
-    n = len(result["seeds"])
+    n = len(result.seeds)
     lines = [f"## Table 1: the task model without and with ELMo (test set, mean ± std over {n} "
              "seeds; differences paired by seed, with their 95 % interval)", ""]
     lines += _table(("task", "metric", "train sentences", "baseline", "+ layer 0",
                      "+ ELMo", "ELMo − baseline", "ELMo − layer 0",
                      "relative error reduction", "paper"), rows)
-    sst = result["tasks"].get("sst5")
+    sst = result.tasks.get("sst5")
     if sst:
-        bow = sst["bag_of_words"]
-        lines += [f"SST-5 floors on the same {sst['sizes']['train']:,} training sentences: "
-                  f"always the commonest class {sst['majority']:.1f} %; bag-of-words logistic "
-                  f"regression {bow['test']:.1f} % ({bow['features']:,} words, L2 strength "
-                  f"{bow['alpha']:g} chosen on dev).", ""]
-    places = result["places"]
+        bow = sst.bag_of_words
+        lines += [f"SST-5 floors on the same {sst.sizes['train']:,} training sentences: "
+                  f"always the commonest class {sst.majority:.1f} %; bag-of-words logistic "
+                  f"regression {bow.test:.1f} % ({bow.features:,} words, L2 strength "
+                  f"{bow.alpha:g} chosen on dev).", ""]
+    places = result.places
     tagger_places = tuple(places.get("chunking") or places.get("ner") or ["input"])
     lines += [
         "**Arms.** *Baseline*: frozen PPMI-SVD word vectors w_k (100 dimensions, lower-cased) "
-        f"learned from `{result['corpus']}`, the biLM's own training text, and c_k from a "
-        f"character CNN trained with the task model ({result['char_filters']} filters of "
+        f"learned from `{result.corpus}`, the biLM's own training text, and c_k from a "
+        f"character CNN trained with the task model ({result.char_filters} filters of "
         "width 3 over 16-dimensional characters, case kept), x_k = [w_k; c_k], for every "
         "task; then a BiLSTM (64 cells per direction) and a softmax per token (chunking, NER) "
         "or over the mean and maximum of the states (SST-5). *+ layer 0*: the same model with "
@@ -138,31 +139,32 @@ def _table1(result: dict) -> list[str]:
     return lines
 
 
-def _variants(result: dict, key: str, names: dict, title: str, against: str) -> list[str]:
-    table = result.get(key)
+def _variants(result: TaskReport, key: str, names: dict, title: str, against: str) -> list[str]:
+    table = getattr(result, key)  # result.table2 or result.table3
     if not table:
         return []
     rows = []
     for v, label in names.items():
-        if v in table["arms"]:
-            diff = table["differences"].get(v)
-            rows.append([label, _pm(table["arms"][v]), ci(diff) if diff else "–",
+        if v in table.arms:
+            diff = table.differences.get(v)
+            rows.append([label, _pm(table.arms[v]), ci(diff) if diff else "–",
                          _word(diff) if diff else "–"])
     lines = [f"## {title}", "",
-             f"CoNLL-2000 chunking, trained on {_sample(table['sample'], result)}, "
-             f"{len(table.get('seeds', result['seeds']))} seeds; "
+             f"CoNLL-2000 chunking, trained on {_sample(table.sample, result)}, "
+             f"{len(table.seeds)} seeds; "
              f"differences against {against}, paired by seed.", ""]
     lines += _table(("variant", "test F1", f"− {against}", "verdict"), rows)
-    paper = result["paper"][key]
+    paper = getattr(result.paper, key)
     cols = [v for v in names if v in next(iter(paper.values()))]
     lines += _table(("paper", *[names[v] for v in cols]),
                     [[task.upper(), *[f"{paper[task][v]:.1f}" for v in cols]] for task in paper])
     return lines
 
 
-def _sample(n: int | None, result: dict) -> str:
-    if n is None and result.get("quick"):
-        chunking = result["tasks"].get("chunking", {}).get("sizes", {}).get("train")
+def _sample(n: int | None, result: TaskReport) -> str:
+    if n is None and result.quick:
+        row = result.tasks.get("chunking")
+        chunking = row.sizes.get("train") if row else None
         return f"the quick run's {chunking:,} training sentences" if chunking else \
             "the quick run's subset"
     if n is None:
@@ -170,22 +172,21 @@ def _sample(n: int | None, result: dict) -> str:
     return f"a fixed random sample of {n:,} training sentences (the same for every arm)"
 
 
-def _sample_efficiency(result: dict) -> list[str]:
+def _sample_efficiency(result: TaskReport) -> list[str]:
     rows = []
-    for task, curve in result["sample_efficiency"].items():
-        floor = result["tasks"][task].get("majority")
+    for task, curve in result.sample_efficiency.items():
+        floor = result.tasks[task].majority
         for point in curve:
             flag = ""
-            if floor is not None and min(point["baseline"]["mean"],
-                                         point["elmo"]["mean"]) <= floor:
+            if floor is not None and min(point.baseline.mean, point.elmo.mean) <= floor:
                 flag = " (at or below the majority class)"
-            rows.append([NAMES[task], f"{100 * point['fraction']:g} %",
-                         f"{point['train_sentences']:,}", _pm(point["baseline"]),
-                         _pm(point["elmo"]), ci(point["difference"]),
-                         _word(point["difference"]) + flag])
-    n = len(result.get("fraction_seeds", result["seeds"]))
+            rows.append([NAMES[task], f"{100 * point.fraction:g} %",
+                         f"{point.train_sentences:,}", _pm(point.baseline),
+                         _pm(point.elmo), ci(point.difference),
+                         _word(point.difference) + flag])
+    n = len(result.fraction_seeds)
     return ([f"## Figure 1: how much labelled data (test score, mean ± std over seeds: {n} "
-             f"below 100 %, {len(result['seeds'])} at 100 %)", "",
+             f"below 100 %, {len(result.seeds)} at 100 %)", "",
              f"![sample efficiency]({FIGURES['sample_efficiency']})", ""]
             + _table(("task", "training data", "sentences", "baseline", "+ ELMo",
                       "ELMo − baseline", "verdict"), rows)
@@ -195,9 +196,9 @@ def _sample_efficiency(result: dict) -> list[str]:
                "the majority class.", ""])
 
 
-def _curves_and_weights(result: dict) -> list[str]:
+def _curves_and_weights(result: TaskReport) -> list[str]:
     rows = []
-    for task, places in result["weights"].items():
+    for task, places in result.weights.items():
         for place, w in places.items():
             rows.append([NAMES[task], place, *[f"{x:.2f}" for x in w]])
     width = max(len(r) for r in rows) - 2 if rows else 0
@@ -210,12 +211,12 @@ def _curves_and_weights(result: dict) -> list[str]:
             + _table(("task", "place", *[f"layer {j}" for j in range(width)]), rows))
 
 
-def _quality(result: dict) -> list[str]:
-    points = [q for q in result.get("quality", []) if q["perplexity"] is not None]
+def _quality(result: TaskReport) -> list[str]:
+    points = [q for q in result.quality if q.perplexity is not None]
     if not points:
         return []
-    rows = [[q["bilm"], f"{q['perplexity']:.1f}",
-             *[ci(q["gains"][t]) if t in q["gains"] else "–" for t in ("chunking", "ner")]]
+    rows = [[q.bilm, f"{q.perplexity:.1f}",
+             *[ci(q.gains[t]) if t in q.gains else "–" for t in ("chunking", "ner")]]
             for q in points]
     return (["## What the biLM's quality buys", "",
              f"![quality]({FIGURES['quality']})", "",
@@ -225,36 +226,35 @@ def _quality(result: dict) -> list[str]:
             + _table(("biLM", "perplexity", "chunking gain", "NER gain"), rows))
 
 
-def _discussion(result: dict) -> list[str]:
+def _discussion(result: TaskReport) -> list[str]:
     lines = ["## What this biLM reproduces", ""]
-    for task, r in result["tasks"].items():
-        d = r["differences"]
+    for task, r in result.tasks.items():
+        d = r.differences
         lines.append(
-            f"- Table 1, {NAMES[task]}: + ELMo − baseline {ci(d['elmo_vs_baseline'])}: "
-            f"{_word(d['elmo_vs_baseline'])}; + layer 0 alone − baseline "
-            f"{ci(d['layer0_vs_baseline'])}: {_word(d['layer0_vs_baseline'])}; what context "
-            f"adds beyond layer 0: {ci(d['elmo_vs_layer0'])}, {_word(d['elmo_vs_layer0'])}.")
-    for key, title, names, against in (("table2", "Table 2", TABLE2, "elmo"),
-                                       ("table3", "Table 3", TABLE3, "input")):
-        table = result.get(key)
+            f"- Table 1, {NAMES[task]}: + ELMo − baseline {ci(d.elmo_vs_baseline)}: "
+            f"{_word(d.elmo_vs_baseline)}; + layer 0 alone − baseline "
+            f"{ci(d.layer0_vs_baseline)}: {_word(d.layer0_vs_baseline)}; what context "
+            f"adds beyond layer 0: {ci(d.elmo_vs_layer0)}, {_word(d.elmo_vs_layer0)}.")
+    for table, title, names, against in ((result.table2, "Table 2", TABLE2, "elmo"),
+                                         (result.table3, "Table 3", TABLE3, "input")):
         if table:
-            parts = [f"{names[v]} {ci(d)} ({_word(d)})" for v, d in table["differences"].items()]
+            parts = [f"{names[v]} {ci(d)} ({_word(d)})" for v, d in table.differences.items()]
             lines.append(f"- {title}, against {names[against]}: " + "; ".join(parts) + ".")
     return lines + [""]
 
 
-def to_markdown(result: dict) -> str:
+def to_markdown(result: TaskReport) -> str:
     """The report: protocol, Tables 1-3, figures, the paper's numbers, the discussion."""
-    lines = [f"# What ELMo adds to a task model: {result.get('model') or 'model'}", ""]
-    if result.get("quick"):
+    lines = [f"# What ELMo adds to a task model: {result.model or 'model'}", ""]
+    if result.quick:
         lines += quick_banner("runs end at a small cap and are not comparable with "
                               "anything") + _quick_notes(result)
     lines += _protocol(result) + _table1(result)
     lines += _variants(result, "table3", TABLE3, "Table 3: where ELMo is added (all layers, "
                        "λ = 0.001)", "input only")
-    if result.get("place_dev"):
-        dev = result["place_dev"]
-        chosen = PLACES[tuple(result["places"].get("chunking", ["input"]))]
+    if result.place_dev:
+        dev = result.place_dev
+        chosen = PLACES[tuple(result.places.get("chunking", ["input"]))]
         lines += ["The place for both taggers is chosen on dev, before Table 1's runs: mean dev "
                   "F1 " + ", ".join(f"{TABLE3[v]} {x:.2f}" for v, x in dev.items())
                   + f"; Table 1's taggers get ELMo at the {chosen}.", ""]
@@ -265,15 +265,15 @@ def to_markdown(result: dict) -> str:
     return "\n".join(lines)
 
 
-def write_report(result: dict, json_path=None, markdown_path=None,
+def write_report(result: TaskReport, json_path=None, markdown_path=None,
                  force: bool = False) -> list[Path]:
-    """Write the JSON, the markdown and (beside the markdown) the figures, atomically.
+    """Write the JSON (``result.to_json()``), the markdown and (beside the markdown) the
+    figures, atomically.
 
     Raises:
         overwrite.WouldOverwrite: a file exists and ``force`` is False (it is kept).
     """
-    written = write_report_files(result, json_path, markdown_path, to_markdown, force,
-                                 indent=1)  # one space: tasks.json keeps every run (200 kB)
+    written = write_report_files(result, json_path, markdown_path, to_markdown, force)
     if markdown_path:
         written += write_figures(result, Path(markdown_path).parent, force)
     return written

@@ -1,27 +1,11 @@
 """The task report's runs → its tables: means over seeds, paired differences, convergence.
 
 :func:`summarise` reads a :class:`~elmo_tutorial.tasks.runs.RunStore` and returns the
-``tasks.json`` of :func:`~elmo_tutorial.tasks.report.task_report`::
-
-    {"seeds", "fraction_seeds", "protocol", "sample", "fractions", "char_filters", "places",
-     "place_dev",
-     "tasks": {TASK: {"metric", "sizes", "arms": {"baseline", "layer0", "elmo": SPREAD},
-                      "differences": {"elmo_vs_baseline", "layer0_vs_baseline",
-                                      "elmo_vs_layer0": PAIRED},
-                      "error_reduction", "curves": {arm: [dev per epoch, per seed]},
-                      ("bag_of_words", "majority": SST-5 only)}},
-     "table2": {"task", "sample", "arms": {...}, "differences": {variant: PAIRED vs elmo}},
-     "table3": {"task", "sample", "arms": {"input", "input_output", "output"},
-                "differences": {...: PAIRED vs input}},
-     "sample_efficiency": {TASK: [{"fraction", "train_sentences", "baseline", "elmo",
-                                   "difference"}]},
-     "weights": {TASK: {place: softmax(w), mean over seeds}},
-     "quality": [{"bilm", "perplexity", "gains": {TASK: PAIRED}}],
-     "convergence": {"runs", "at_cap", "extended", "longest"}, "runs": [every run],
-     "paper": PAPER}
-
-SPREAD is ``{"mean", "std", "runs"}`` (runs in seed order); PAIRED is
-:func:`~elmo_tutorial.analyses.paired.paired_difference` of two arms over the same seeds, in points.
+:class:`~elmo_tutorial.tasks.results.TaskReport` of :func:`~elmo_tutorial.tasks.report.task_report`
+(its schema, field by field, is in :mod:`elmo_tutorial.tasks.results`; ``tasks.json`` is its
+JSON). Each arm is a :class:`~elmo_tutorial.tasks.results.Spread` over seeds (runs in seed
+order); each comparison is a :class:`~elmo_tutorial.analyses.paired.PairedDifference` of two
+arms over the same seeds, in points.
 """
 
 from __future__ import annotations
@@ -30,8 +14,23 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from elmo_tutorial.analyses.paired import paired_difference
-from elmo_tutorial.tasks.experiments import CHAR_FILTERS, METRICS, spread, training_subset
+from elmo_tutorial.analyses.paired import PairedDifference
+from elmo_tutorial.tasks.experiments import CHAR_FILTERS, METRICS, training_subset
+from elmo_tutorial.tasks.results import (
+    BagOfWords,
+    Convergence,
+    FractionPoint,
+    PaperNumbers,
+    Protocol,
+    QualityPoint,
+    RunRecord,
+    RunResult,
+    Spread,
+    Table1Differences,
+    TaskReport,
+    TaskRow,
+    VariantTable,
+)
 from elmo_tutorial.tasks.runs import Job, RunStore
 
 __all__ = ["PAPER", "summarise"]
@@ -54,8 +53,18 @@ PAPER = {
 
 
 def summarise(store: RunStore, tasks: Sequence[str], seeds: Sequence[int], setting: dict,
-              protocol: dict, extras: dict) -> dict:
-    """The report's result from its runs (see the module docstring)."""
+              protocol: dict, extras: dict) -> TaskReport:
+    """The report's result from its runs (see the module docstring).
+
+    Args:
+        store: every run of the report (:func:`~elmo_tutorial.tasks.report.jobs_for`).
+        tasks, seeds: Table 1's tasks and seeds.
+        setting: :data:`~elmo_tutorial.tasks.report.FULL` or ``QUICK``.
+        protocol: how every arm trained (:data:`~elmo_tutorial.tasks.experiments.PROTOCOL`).
+        extras: what the runs do not hold: ``places`` and ``place_dev`` (step 1's choice),
+            ``sizes`` of each prepared task, ``perplexity`` of each quality biLM, SST-5's
+            ``majority`` rate and ``bag_of_words`` result.
+    """
     places, sample = extras["places"], setting["sample"]
 
     def runs(task, variant, fraction=1.0, sample=None, bilm="main", where=None, on=seeds):
@@ -67,70 +76,72 @@ def summarise(store: RunStore, tasks: Sequence[str], seeds: Sequence[int], setti
     def scores(*args, **kw):
         return [r["score"] for r in runs(*args, **kw)]
 
-    def arms(task, names, **kw):
-        return {v: spread(scores(task, v, **kw)) for v in names}
+    def arms(task, names, **kw) -> dict[str, Spread]:
+        return {v: Spread.of(scores(task, v, **kw)) for v in names}
 
-    result = {"seeds": list(seeds), "fraction_seeds": list(setting["fraction_seeds"]),
-              "protocol": protocol, "sample": sample,
-              "fractions": list(setting["fractions"]), "char_filters": CHAR_FILTERS,
-              "places": {t: list(p) for t, p in places.items()},
-              "place_dev": extras["place_dev"], "tasks": {}, "sample_efficiency": {},
-              "weights": {}, "paper": PAPER}
+    rows, sample_efficiency, weights = {}, {}, {}
     for t in tasks:
         table = arms(t, ("baseline", "layer0", "elmo"))
-        base, elmo = table["baseline"]["mean"], table["elmo"]["mean"]
-        entry = {"metric": METRICS[t], "sizes": extras["sizes"][("main", t, None)],
-                 "arms": table, "error_reduction": 100.0 * (elmo - base) / (100.0 - base),
-                 "differences": {
-                     "elmo_vs_baseline": _paired(table, "baseline", "elmo"),
-                     "layer0_vs_baseline": _paired(table, "baseline", "layer0"),
-                     "elmo_vs_layer0": _paired(table, "layer0", "elmo")},
-                 "curves": {v: [r["curve"] for r in runs(t, v)] for v in table},
-                 "epochs_per_round": runs(t, "elmo")[0]["epochs_per_round"]}
-        if t == "sst5":
-            entry["bag_of_words"] = extras["bag_of_words"]
-            entry["majority"] = extras["majority"]["sst5"]
-        result["tasks"][t] = entry
-        n_train = entry["sizes"]["train"]
+        base, elmo = table["baseline"].mean, table["elmo"].mean
+        sst5 = t == "sst5"
+        row = TaskRow(
+            metric=METRICS[t], sizes=extras["sizes"][("main", t, None)], arms=table,
+            error_reduction=100.0 * (elmo - base) / (100.0 - base),
+            differences=Table1Differences(
+                elmo_vs_baseline=_paired(table, "baseline", "elmo"),
+                layer0_vs_baseline=_paired(table, "baseline", "layer0"),
+                elmo_vs_layer0=_paired(table, "layer0", "elmo")),
+            curves={v: [r["curve"] for r in runs(t, v)] for v in table},
+            epochs_per_round=runs(t, "elmo")[0]["epochs_per_round"],
+            bag_of_words=BagOfWords.from_dict(extras["bag_of_words"]) if sst5 else None,
+            majority=extras["majority"]["sst5"] if sst5 else None)
+        rows[t] = row
+        n_train = row.sizes["train"]
         curve = []
         for f in setting["fractions"]:
             pair = arms(t, ("baseline", "elmo"), fraction=f, on=setting["fraction_seeds"])
-            curve.append({"fraction": f, "train_sentences": len(training_subset(n_train, f, 0)),
-                          **pair, "difference": _paired(pair, "baseline", "elmo")})
-        curve.append({"fraction": 1.0, "train_sentences": n_train,
-                      "baseline": table["baseline"], "elmo": table["elmo"],
-                      "difference": entry["differences"]["elmo_vs_baseline"]})
-        result["sample_efficiency"][t] = curve
-        result["weights"][t] = {p: np.mean([r["weights"][p] for r in runs(t, "elmo")],
-                                           axis=0).tolist() for p in places[t]}
+            curve.append(FractionPoint(f, len(training_subset(n_train, f, 0)), pair["baseline"],
+                                       pair["elmo"], _paired(pair, "baseline", "elmo")))
+        curve.append(FractionPoint(1.0, n_train, table["baseline"], table["elmo"],
+                                   row.differences.elmo_vs_baseline))
+        sample_efficiency[t] = curve
+        weights[t] = {p: np.mean([r["weights"][p] for r in runs(t, "elmo")], axis=0).tolist()
+                      for p in places[t]}
+    table2 = table3 = None
     if "chunking" in tasks:
         kw = {"sample": sample}
         variants, on = setting["table2_variants"], setting["table2_seeds"]
         t2 = arms("chunking", ("baseline", "elmo", *variants), on=on, **kw)
-        result["table2"] = {"task": "chunking", "sample": sample, "seeds": list(on), "arms": t2,
-                            "differences": {v: _paired(t2, "elmo", v) for v in variants}}
-        t3 = {v: spread(scores("chunking", v, where=w, **kw))
+        table2 = VariantTable("chunking", sample, list(on), t2,
+                              {v: _paired(t2, "elmo", v) for v in variants})
+        t3 = {v: Spread.of(scores("chunking", v, where=w, **kw))
               for w, v in PLACE_VARIANTS.items()}
-        result["table3"] = {"task": "chunking", "sample": sample, "seeds": list(seeds),
-                            "arms": t3,
-                            "differences": {v: _paired(t3, "input", v)
-                                            for v in ("input_output", "output")}}
-    result["quality"] = _quality(store, tasks, seeds, extras, places, sample, scores)
+        table3 = VariantTable("chunking", sample, list(seeds), t3,
+                              {v: _paired(t3, "input", v) for v in ("input_output", "output")})
     everything = list(store.items())
-    result["convergence"] = {
-        "runs": len(everything),
-        "at_cap": sum(r["stopped"] == "cap" for _, r in everything),
-        "extended": sum(r["cap"] > protocol["max_epochs"] for _, r in everything),
-        "longest": max(r["last_epoch"] * r["epochs_per_round"] for _, r in everything)}
-    result["runs"] = [{"job": j.to_dict(), "result": dict(r)} for j, r in everything]
-    return result
+    convergence = Convergence(
+        runs=len(everything),
+        at_cap=sum(r["stopped"] == "cap" for _, r in everything),
+        extended=sum(r["cap"] > protocol["max_epochs"] for _, r in everything),
+        longest=max(r["last_epoch"] * r["epochs_per_round"] for _, r in everything))
+    return TaskReport(
+        seeds=list(seeds), fraction_seeds=list(setting["fraction_seeds"]),
+        protocol=Protocol.from_dict(protocol, "protocol"), sample=sample,
+        fractions=list(setting["fractions"]), char_filters=CHAR_FILTERS,
+        places={t: list(p) for t, p in places.items()}, place_dev=extras["place_dev"],
+        tasks=rows, sample_efficiency=sample_efficiency, weights=weights,
+        paper=PaperNumbers.from_dict(PAPER, "paper"), table2=table2, table3=table3,
+        quality=_quality(store, tasks, seeds, extras, places, sample, scores),
+        convergence=convergence,
+        runs=[RunRecord(j, RunResult.from_dict(dict(r), f"runs[{i}].result"))
+              for i, (j, r) in enumerate(everything)])
 
 
-def _paired(table: dict, a: str, b: str) -> dict:
-    return paired_difference(table[a]["runs"], table[b]["runs"])
+def _paired(table: dict[str, Spread], a: str, b: str) -> PairedDifference:
+    return PairedDifference.between(table[a].runs, table[b].runs)
 
 
-def _quality(store, tasks, seeds, extras, places, sample, scores) -> list[dict]:
+def _quality(store, tasks, seeds, extras, places, sample, scores) -> list[QualityPoint]:
     """The gain of + ELMo over the baseline for each quality biLM (and the main one)."""
     out = []
     for bilm, perplexity in [("main", extras["perplexity"].get("main")),
@@ -145,7 +156,7 @@ def _quality(store, tasks, seeds, extras, places, sample, scores) -> list[dict]:
                     Job(t, "elmo", s, 1.0, tuple(places[t]), where["sample"], bilm) in store
                     for s in seeds):
                 continue
-            gains[t] = paired_difference(base, scores(t, "elmo", bilm=bilm, **where))
+            gains[t] = PairedDifference.between(base, scores(t, "elmo", bilm=bilm, **where))
         if gains:
-            out.append({"bilm": bilm, "perplexity": perplexity, "gains": gains})
+            out.append(QualityPoint(bilm, perplexity, gains))
     return out

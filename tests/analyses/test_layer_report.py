@@ -1,5 +1,6 @@
 """The `layers` report: model loading from every accepted form, trends, markdown, the command."""
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -7,11 +8,18 @@ from pathlib import Path
 import pytest
 import torch
 
-from elmo_tutorial.commands import cli
-
 from elmo_tutorial.analyses import layer_report
-from elmo_tutorial.formats.allennlp_format import load_model
 from elmo_tutorial.analyses.layer_report import to_markdown, trends
+from elmo_tutorial.analyses.layer_results import (
+    LayerPaper,
+    LayerReport,
+    NerScores,
+    PosScores,
+    TaggerScores,
+    WsdScores,
+)
+from elmo_tutorial.commands import cli
+from elmo_tutorial.formats.allennlp_format import load_model
 
 SHIPPED = Path(__file__).resolve().parents[2] / "data" / "models" / "small"
 
@@ -24,12 +32,20 @@ def _fixture_dir() -> Path:
     return path
 
 
-def _fake_result(layer1=60.0, layer2=62.0, pos1=95.0, pos2=94.0) -> dict:
-    wsd = {name: {"layer0": 55.0, "layer1": layer1, "layer2": layer2, "elmo": 61.0,
-                  "first_sense": 63.0} for name in layer_report.WSD_SETS}
-    pos = {name: {"layer0": 90.0, "layer1": pos1, "layer2": pos2} for name in ("ptb", "upos")}
-    ner = {"wnut17": {"elmo": 30.0, "layer0": 20.0, "s": [0.2, 0.5, 0.3], "gamma": 1.3}}
-    return {"model": "fake", "wsd": wsd, "pos": pos, "ner": ner}
+def _fake_result(layer1=60.0, layer2=62.0, pos1=95.0, pos2=94.0,
+                 ner_f1=(30.0, 20.0, 5.0)) -> LayerReport:
+    """A report of one NER seed (F1 of the mix, layer 0, word types), trends from the numbers."""
+    wsd = {name: WsdScores(layer0=55.0, layer1=layer1, layer2=layer2, elmo=61.0,
+                           first_sense=63.0) for name in layer_report.WSD_SETS}
+    pos = {name: PosScores(layer0=90.0, layer1=pos1, layer2=pos2, most_frequent_tag=85.0)
+           for name in ("ptb", "upos")}
+    inputs = dict(zip(("elmo", "layer0", "word_type"), ner_f1, strict=True))
+    ner = NerScores(runs={k: [f1] for k, f1 in inputs.items()}, seeds=[0], s=[0.2, 0.5, 0.3],
+                    gamma=1.3, **inputs, std={k: 0.0 for k in inputs},
+                    scores={k: TaggerScores(f1, f1, f1, 1, 10, 10, 5, 3)
+                            for k, f1 in inputs.items()})
+    return LayerReport(model="fake", quick=False, wsd=wsd, pos=pos, ner={"wnut17": ner},
+                       paper=LayerPaper.from_dict(layer_report.PAPER), trends=trends(wsd, pos))
 
 
 def test_load_model_from_a_run_directory():
@@ -58,18 +74,17 @@ def test_load_model_refuses_what_is_not_a_model(tmp_path):
 
 
 def test_trends_follow_the_numbers_both_ways():
-    held = trends(_fake_result(layer1=60.0, layer2=62.0, pos1=95.0, pos2=94.0))
-    assert held["wsd_layer2_above_layer1"]["reproduced"]
-    assert held["pos_layer1_at_least_layer2"]["reproduced"]
-    flipped = trends(_fake_result(layer1=62.0, layer2=60.0, pos1=94.0, pos2=95.0))
-    assert not flipped["wsd_layer2_above_layer1"]["reproduced"]
-    assert flipped["wsd_layer2_above_layer1"]["margin"] == -2.0
-    assert not flipped["pos_layer1_at_least_layer2"]["reproduced"]
+    held = _fake_result(layer1=60.0, layer2=62.0, pos1=95.0, pos2=94.0).trends
+    assert held["wsd_layer2_above_layer1"].reproduced
+    assert held["pos_layer1_at_least_layer2"].reproduced
+    flipped = _fake_result(layer1=62.0, layer2=60.0, pos1=94.0, pos2=95.0).trends
+    assert not flipped["wsd_layer2_above_layer1"].reproduced
+    assert flipped["wsd_layer2_above_layer1"].margin == -2.0
+    assert not flipped["pos_layer1_at_least_layer2"].reproduced
 
 
 def test_markdown_has_every_table_the_papers_numbers_and_the_verdicts():
     result = _fake_result(layer1=62.0, layer2=60.0)
-    result["trends"] = trends(result)
     text = to_markdown(result)
     for needle in ("semeval2013", "| ALL |", "69.0", "67.4", "65.9", "97.3", "96.8", "upos",
                    "WNUT-17", "γ = 1.30", "SemEval-2015", "**not reproduced**"):
@@ -77,12 +92,9 @@ def test_markdown_has_every_table_the_papers_numbers_and_the_verdicts():
 
 
 def test_a_quick_report_says_why_its_ner_scores_are_zero():
-    result = _fake_result()
-    result["ner"]["wnut17"].update(elmo=0.0, layer0=0.0, word_type=0.0)
-    result["trends"] = trends(result)
+    result = _fake_result(ner_f1=(0.0, 0.0, 0.0))
     assert "too few to find" not in to_markdown(result)
-    result["quick"] = True
-    ner = to_markdown(result).split("## Named entities")[1]
+    ner = to_markdown(dataclasses.replace(result, quick=True)).split("## Named entities")[1]
     assert "300 sentences for 2 epochs: too few to find WNUT-17's rare entities" in ner
 
 
@@ -90,7 +102,7 @@ def test_layers_command_writes_json_and_markdown_and_refuses_to_overwrite(
         tmp_path, monkeypatch, capsys):
     fake = _fake_result()
     monkeypatch.setattr(layer_report, "layer_report",
-                        lambda model, ner, progress, name, quick: {**fake, "trends": trends(fake)})
+                        lambda model, ner, progress, name, quick: fake)
     out_json, out_md = tmp_path / "r.json", tmp_path / "r.md"
     argv = ["layers", str(SHIPPED), "--json", str(out_json), "--markdown", str(out_md)]
     assert cli.main(argv) == 0
@@ -142,7 +154,7 @@ def test_layers_command_refuses_a_file_another_run_wrote_while_it_worked(
 
     def other_run_finishes_first(model, ner, progress, name, quick):
         out_json.write_text("the other run's results")  # after this run's check, before it writes
-        return {**fake, "trends": trends(fake)}
+        return fake
 
     monkeypatch.setattr(layer_report, "layer_report", other_run_finishes_first)
     assert cli.main(["layers", str(SHIPPED), "--json", str(out_json)]) == 2

@@ -1,6 +1,7 @@
 """The `tasks` report: the runs it plans, resuming, the paired verdicts, markdown and figures,
 and the command end to end."""
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -8,11 +9,13 @@ from pathlib import Path
 import pytest
 import torch
 
+from elmo_tutorial.analyses.paired import PairedDifference
 from elmo_tutorial.commands import cli
 from elmo_tutorial.tasks import report as task_report
 from elmo_tutorial.tasks.experiments import word_vectors
 from elmo_tutorial.tasks.report import FULL, jobs_for
 from elmo_tutorial.tasks.report_markdown import FIGURES, to_markdown, write_report
+from elmo_tutorial.tasks.results import QualityPoint, TaskReport
 from elmo_tutorial.tasks.runs import Job, RunStore
 from elmo_tutorial.tasks.summary import summarise
 from elmo_tutorial.tasks.vectors import VECTORS_FILE, task_word_vectors
@@ -44,7 +47,7 @@ def _fake_run(job: Job) -> dict:
             "gamma": {p: 1.0 for p in job.places}}
 
 
-def _fake_result() -> dict:
+def _fake_result() -> TaskReport:
     store = RunStore(None)
     jobs = [j for step in ("places", "table1", "table2", "fractions")
             for j in jobs_for(step, TASKS, SEEDS, FULL, PLACES)]
@@ -56,8 +59,8 @@ def _fake_result() -> dict:
               "bag_of_words": {"test": 38.0, "valid": 37.0, "alpha": 1e-3, "features": 500,
                                "dev_by_alpha": {}}}
     result = summarise(store, TASKS, SEEDS, FULL, {**task_report.PROTOCOL}, extras)
-    result.update(model="fake", quick=False, corpus="english_mix", wall_seconds=60.0)
-    return result
+    return dataclasses.replace(result, model="fake", quick=False, corpus="english_mix",
+                               wall_seconds=60.0)
 
 
 def test_the_report_plans_every_arm_on_the_same_seeds():
@@ -73,8 +76,7 @@ def test_the_report_plans_every_arm_on_the_same_seeds():
 
 def test_verdicts_come_from_paired_intervals_and_the_text_from_the_numbers():
     result = _fake_result()
-    sst = result["tasks"]["sst5"]
-    assert sst["differences"]["elmo_vs_baseline"]["low"] > 0
+    assert result.tasks["sst5"].differences.elmo_vs_baseline.low > 0
     text = to_markdown(result)
     for needle in ("## Table 1", "## Table 2", "## Table 3", "## Figure 1", "## Figure 2",
                    "## Learning curves", "54.70", "92.22", "SQUAD", "**0 ended at a cap**",
@@ -90,31 +92,31 @@ def test_verdicts_come_from_paired_intervals_and_the_text_from_the_numbers():
 
 def test_a_run_at_its_cap_is_counted_in_the_report():
     result = _fake_result()
-    result["convergence"]["at_cap"] = 2
+    result = dataclasses.replace(result, convergence=dataclasses.replace(result.convergence,
+                                                                         at_cap=2))
     assert "**2 ended at a cap**" in to_markdown(result)
 
 
 def test_a_quick_report_says_what_its_numbers_cannot_say():
-    result = _fake_result()
-    result["quick"] = True
+    data = _fake_result().to_dict()  # edited as its JSON, read back as a report
+    data["quick"] = True
     for table in ("table2", "table3"):  # the quick setting samples nothing: its subset is all
-        result[table]["sample"] = None
-    for arm in result["tasks"]["ner"]["arms"].values():
+        data[table]["sample"] = None
+    for arm in data["tasks"]["ner"]["arms"].values():
         arm.update(mean=0.0, std=0.0)
-    text = to_markdown(result)
+    text = to_markdown(TaskReport.from_dict(data))
     assert "WNUT-17 NER: every run scored 0 (no entity found)" in text
     assert "SST-5 (sentiment, 5 classes): every run scored 0" not in text
     assert "its whole training set" not in text, "a quick run trains on a subset"
     assert "the quick run's 1,000 training sentences" in text
-    result["quick"] = False
-    assert "every run scored 0" not in to_markdown(result)
+    data["quick"] = False
+    assert "every run scored 0" not in to_markdown(TaskReport.from_dict(data))
 
 
 def test_points_at_or_below_the_majority_class_are_flagged():
-    result = _fake_result()
-    low = result["sample_efficiency"]["sst5"][0]
-    low["baseline"]["mean"] = 20.0
-    text = to_markdown(result)
+    data = _fake_result().to_dict()
+    data["sample_efficiency"]["sst5"][0]["baseline"]["mean"] = 20.0
+    text = to_markdown(TaskReport.from_dict(data))
     assert "(at or below the majority class)" in text
 
 
@@ -149,7 +151,7 @@ def test_an_interrupted_report_resumes_where_it_stopped(tmp_path, monkeypatch):
     monkeypatch.setenv("RESUMED", "1")
     calls.clear()
     result = task_report.task_report(None, store=RunStore(path, {"m": 1}), **kw)
-    total = result["convergence"]["runs"]
+    total = result.convergence.runs
     assert len(calls) == total - 6 and total == len(RunStore(path, {"m": 1}))
 
 
@@ -162,9 +164,9 @@ def test_write_report_writes_json_markdown_and_the_figures_it_has_data_for(tmp_p
     data = json.loads((tmp_path / "t.json").read_text())
     assert data["tasks"]["sst5"]["arms"]["elmo"]["mean"] == pytest.approx(45.58)
     assert len(data["runs"]) == data["convergence"]["runs"]
-    result["quality"] = [{"bilm": b, "perplexity": p, "gains": {
-        "ner": {"mean": g, "low": g - 1, "high": g + 1}}} for b, p, g in
-        (("tiny-60", 30.0, 1.0), ("tiny", 6.0, 3.0))]
+    result = dataclasses.replace(result, quality=[
+        QualityPoint(b, p, {"ner": PairedDifference(g, g - 1, g + 1, 1.0, 5, [g] * 5)})
+        for b, p, g in (("tiny-60", 30.0, 1.0), ("tiny", 6.0, 3.0))])
     written = write_report(result, None, tmp_path / "T.md", force=True)
     assert FIGURES["quality"] in {p.name for p in written}
     assert "## What the biLM's quality buys" in (tmp_path / "T.md").read_text()
@@ -277,20 +279,34 @@ def test_runs_trained_side_by_side_equal_the_same_runs_one_after_the_other():
 
 def test_runs_on_static_vectors_of_other_text_are_kept_apart(monkeypatch):
     """english_mix read from other NLTK data gives other static vectors: other runs."""
-    import argparse
-
-    import torch
-
-    from elmo_tutorial.commands import tasks as command
-
-    args = argparse.Namespace(quick=True, runs=None)
     model = torch.nn.Linear(2, 2)
     paths = []
     for table in (torch.zeros(3, 2), torch.ones(3, 2)):
-        monkeypatch.setattr("elmo_tutorial.tasks.experiments.word_vectors",
-                            lambda corpus, table=table: (table, {}))
-        paths.append(command._store(args, model, "english_mix").path)
+        monkeypatch.setattr(task_report, "word_vectors", lambda corpus, table=table: (table, {}))
+        paths.append(task_report.open_run_store(model, "english_mix", quick=True).path)
     assert paths[0] != paths[1]
+    assert paths[0].parent.name == "task_runs"  # in the cache folder (the test's own)
+
+
+def test_the_runs_file_of_a_fixed_biLM_and_setting_keeps_its_name(monkeypatch):
+    """The key of a runs file does not change with the code that computes it: a report
+    interrupted before an upgrade resumes after it. (The values were computed by the
+    `tasks` command's own code before the key moved into the task package.)"""
+    model = torch.nn.Linear(2, 2)
+    with torch.no_grad():
+        model.weight.copy_(torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        model.bias.copy_(torch.tensor([0.5, -0.5]))
+    table = torch.arange(6, dtype=torch.float32).reshape(3, 2)
+    monkeypatch.setattr(task_report, "word_vectors", lambda corpus: (table, {}))
+    header, name = task_report.run_store_key(model, "english_mix", quick=True)
+    assert name == "0d280d1e70cc0707-aa5d97b09da6-quick.jsonl"
+    assert header["model"] == \
+        "0d280d1e70cc0707865a93efe3c42b2236299acb00766b7f2dc9d036734ff18b"
+    assert header["static_vectors"] == \
+        "e2c0a71510b5394df7773b63fb5f54372b84c3564e67811bde7d665be227976d"
+    assert header["protocol"]["max_epochs"] == 3 and header["sample"] is None
+    _, full = task_report.run_store_key(model, "english_mix", quick=False)
+    assert full == "0d280d1e70cc0707-1e819f707e13-full.jsonl"
 
 
 def test_the_shipped_reports_figures_are_drawn_readable_at_their_own_size():

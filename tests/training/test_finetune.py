@@ -1,5 +1,6 @@
-"""Fine-tuning a trained biLM on domain text (``elmo_tutorial.training.finetune``), on the shipped tiny
-model: a new run, the source untouched, perplexity down, the encoder frozen where it should be."""
+"""Fine-tuning a trained biLM on domain text (``elmo_tutorial.training.finetune``), on the
+shipped tiny model: a new run, the source untouched, perplexity down, the encoder frozen where it
+should be; the report's markdown, and the command's outputs and advice."""
 
 import hashlib
 import json
@@ -10,9 +11,9 @@ import torch
 
 from elmo_tutorial import ELMo
 from elmo_tutorial.model.checkpoint import save_weights
-from elmo_tutorial.training.finetune import FineTuner, finetune, finetune_config
 from elmo_tutorial.model.run_dir import load_run, shipped_model, write_run_config
 from elmo_tutorial.model.vocab import SPECIALS
+from elmo_tutorial.training.finetune import FineTuner, finetune, finetune_config
 
 # A "domain": sentences the tiny model never read, in words it mostly knows.
 DOMAIN = [["the", "man", "sat", "on", "the", "bank", "."],
@@ -93,43 +94,45 @@ def test_fine_tuning_never_writes_over_its_source(encoder_only):
         finetune_config(encoder_only, encoder_only / "x", steps=0)
 
 
-def test_the_finetune_report_compares_the_two_biLMs_seed_by_seed():
-    from elmo_tutorial.tasks.finetune_report import to_markdown
+def _report(source, original, finetuned, **tuned):
+    """A fine-tuning report of three seeds with these SST-2 accuracies (the baseline below)."""
+    from elmo_tutorial.tasks.finetune_results import FinetuneReport
 
-    ppl = {"avg_ppl": 40.0, "fwd_ppl": 41.0, "bwd_ppl": 39.0, "n_tokens": 1000}
-    tuned = {"head_steps": 300, "vocab_size": 1700, "vocab_min_count": 3, "steps": 40,
-             "train_sentences": 2000, "batch_size": 16, "lr": 1e-3, "valid_sentences": 300,
-             "before": {**ppl, "avg_ppl": 45.0}, "after": ppl}
+    ppl = {"fwd_ppl": 41.0, "bwd_ppl": 39.0, "avg_ppl": 40.0, "fwd_nll": 3.7, "bwd_nll": 3.66,
+           "n_tokens": 1000}
+    tuned = {"source": source, "out_dir": "runs/tuned", "steps": 40, "head_steps": 300,
+             "freeze_encoder": False, "vocab_size": 1700, "vocab_min_count": 3, "lr": 1e-3,
+             "batch_size": 16, "train_sentences": 2000, "valid_sentences": 300,
+             "before": {**ppl, "avg_ppl": 45.0}, "after": ppl, "seconds": 60.0, **tuned}
 
     def arm(runs):
         return {"mean": sum(runs) / len(runs), "std": 1.0, "runs": runs}
 
-    result = {"source": "data/models/small", "finetune": tuned, "seeds": [0, 1, 2],
-              "sizes": {"train": 600, "valid": 200, "test": 500},
-              "seconds": {"finetune": 60.0, "tasks": 120.0},
-              "accuracy": {"baseline": arm([60.0, 61.0, 62.0]),
-                           "original": arm([63.0, 64.0, 65.0]),
-                           "finetuned": arm([64.0, 65.5, 66.0])}}
-    text = to_markdown(result)
+    return FinetuneReport.from_dict({
+        "source": source, "out_dir": "runs/tuned", "finetune": tuned, "seeds": [0, 1, 2],
+        "sizes": {"train": 600, "valid": 200, "test": 500},
+        "accuracy": {"baseline": arm([60.0, 61.0, 62.0]), "original": arm(original),
+                     "finetuned": arm(finetuned)},
+        "seconds": {"finetune": 60.0, "tasks": 120.0}})
+
+
+def test_the_finetune_report_compares_the_two_biLMs_seed_by_seed():
+    from elmo_tutorial.tasks.finetune_report import to_markdown
+
+    text = to_markdown(_report("data/models/small", [63.0, 64.0, 65.0], [64.0, 65.5, 66.0]))
     assert "Fine-tuned − original biLM, paired by seed: +1.2 points" in text
     assert "higher: the interval excludes 0" in text
-    result["accuracy"]["finetuned"] = arm([62.0, 66.0, 65.0])
-    assert "no difference shown: the interval includes 0" in to_markdown(result)
+    mixed = _report("data/models/small", [63.0, 64.0, 65.0], [62.0, 66.0, 65.0])
+    assert "no difference shown: the interval includes 0" in to_markdown(mixed)
     assert "+ ELMo at the BiLSTM's input" in text
 
 
 # -- the command's outputs and its advice ---------------------------------------------------------
 
 def _canned_result():
-    ppl = {"avg_ppl": 40.0, "fwd_ppl": 41.0, "bwd_ppl": 39.0, "n_tokens": 1000}
-    arm = {"mean": 60.0, "std": 1.0, "runs": [59.0, 60.0, 61.0]}
-    return {"source": "data/models/tiny", "seeds": [0, 1, 2],
-            "finetune": {"head_steps": 0, "vocab_size": 600, "vocab_min_count": 3, "steps": 5,
-                         "train_sentences": 16, "batch_size": 8, "lr": 1e-3,
-                         "valid_sentences": 4, "before": {**ppl, "avg_ppl": 45.0}, "after": ppl},
-            "sizes": {"train": 600, "valid": 200, "test": 500},
-            "seconds": {"finetune": 1.0, "tasks": 1.0},
-            "accuracy": {"baseline": arm, "original": arm, "finetuned": arm}}
+    return _report("data/models/tiny", [59.0, 60.0, 61.0], [59.0, 60.0, 61.0], head_steps=0,
+                   vocab_size=600, steps=5, train_sentences=16, batch_size=8,
+                   valid_sentences=4)
 
 
 def _finetune_cli(tmp_path, *extra):
@@ -233,8 +236,8 @@ def test_a_full_disk_while_fine_tuning_says_to_start_again_not_to_resume(tmp_pat
                                                                          capsys, one_thread):
     import errno
 
-    from elmo_tutorial.model import checkpoint
     from elmo_tutorial.files.safe_files import DiskFull
+    from elmo_tutorial.model import checkpoint
 
     def full(path, state):
         raise OSError(errno.ENOSPC, "No space left on device", path)

@@ -1,0 +1,111 @@
+"""The layer report's result, typed: what ``layers.json`` holds, field by field.
+
+:func:`~elmo_tutorial.analyses.layer_report.layer_report` makes a :class:`LayerReport`;
+:func:`~elmo_tutorial.analyses.layer_report.to_markdown` reads it; ``layers.json`` is its
+``to_json()`` (:mod:`elmo_tutorial.files.records`) and ``LayerReport.read(path)`` gives it back,
+every field checked. F1 and accuracy are in percent::
+
+    LayerReport
+      wsd: {test set: WsdScores}         Table 5: F1 per layer, the mix, WordNet's first sense
+      pos: {"ptb" | "upos": PosScores}   Table 6: a linear probe's accuracy per frozen layer
+      ner: {"wnut17": NerScores}         taggers on the mix, on layer 0, on word types (optional)
+      trends: {name: Trend}              the paper's two layer trends, checked
+
+Example:
+    >>> from elmo_tutorial.model.run_dir import shipped_model
+    >>> report = LayerReport.read(shipped_model("small") / "layers.json")
+    >>> report.wsd["ALL"].layer2 > report.wsd["ALL"].layer1, report.ner["wnut17"].seeds
+    (True, [0, 1, 2, 3, 4])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from elmo_tutorial.analyses.paired import PairedDifference
+from elmo_tutorial.files.records import Record, optional
+
+__all__ = ["LayerPaper", "LayerReport", "NerScores", "PosScores", "TaggerScores", "Trend",
+           "WsdScores"]
+
+
+@dataclass(frozen=True)
+class WsdScores(Record):
+    """F1 of 1-nearest-neighbour sense centroids on one test set (:mod:`.wsd`)."""
+
+    layer0: float  # the biLM's context-free token layer
+    layer1: float  # the first LSTM layer
+    layer2: float  # the second (top) LSTM layer
+    elmo: float  # the model's own scalar mix of all layers
+    first_sense: float  # always WordNet's first sense: the baseline to beat
+
+
+@dataclass(frozen=True)
+class PosScores(Record):
+    """Accuracy of a linear probe on one frozen layer (:mod:`.probes`)."""
+
+    layer0: float
+    layer1: float
+    layer2: float
+    most_frequent_tag: float  # each word's commonest training tag: the floor
+
+
+@dataclass(frozen=True)
+class TaggerScores(Record):
+    """Entity-level scores of one tagger on the first seed (:func:`.spans.entity_scores`)."""
+
+    precision: float
+    recall: float
+    f1: float
+    correct: int  # predicted entities with the gold span and type
+    gold: int  # entities in the test set
+    predicted: int  # entities the tagger predicted
+    last_epoch: int  # the epoch training stopped after
+    best_epoch: int  # the epoch with the best dev F1 (the one scored)
+
+
+@dataclass(frozen=True, kw_only=True)
+class NerScores(Record):
+    """WNUT-17 taggers over several seeds (:func:`.tagger.evaluate_ner`)."""
+
+    runs: dict[str, list[float]]  # "elmo", "layer0", "word_type" → F1 per seed
+    seeds: list[int]
+    s: list[float]  # softmax(w) of the first seed's ELMo tagger
+    gamma: float  # its γ
+    elmo: float  # mean F1 over seeds: the learned mix of all layers
+    layer0: float  # ... layer 0 alone
+    word_type: float  # ... word-type vectors learned on WNUT-17 alone
+    std: dict[str, float]  # each input's sample standard deviation over seeds
+    # "elmo_vs_layer0", "elmo_vs_word_type": paired by seed (None with a single seed)
+    differences: dict[str, PairedDifference] | None = optional()
+    scores: dict[str, TaggerScores]  # each input's first seed, in detail
+
+
+@dataclass(frozen=True)
+class Trend(Record):
+    """One of the paper's layer trends, checked on this model's numbers."""
+
+    claim: str  # what the paper found, in words
+    reproduced: bool  # whether this model shows it
+    margin: float  # by how many points (negative: the other way)
+
+
+@dataclass(frozen=True)
+class LayerPaper(Record):
+    """Peters et al. (2018) Table 5 (WSD F1 on ALL) and Table 6 (PTB POS accuracy)."""
+
+    wsd: dict[str, dict[str, float]]  # test set → representation → F1 (CoVe's too)
+    pos: dict[str, dict[str, float]]  # data → layer → accuracy
+
+
+@dataclass(frozen=True, kw_only=True)
+class LayerReport(Record):
+    """The whole layer report (see the module docstring); fields in the JSON's order."""
+
+    model: str  # how the report names the model
+    quick: bool  # a smoke test on subsets
+    wsd: dict[str, WsdScores]  # "senseval2", "senseval3", "semeval2007", "semeval2013", "ALL"
+    pos: dict[str, PosScores]  # "ptb" (PTB tags), "upos" (UD English-EWT)
+    ner: dict[str, NerScores] | None = optional()  # "wnut17" (None: run with --no-ner)
+    paper: LayerPaper
+    trends: dict[str, Trend]  # "wsd_layer2_above_layer1", "pos_layer1_at_least_layer2", ...

@@ -1,0 +1,219 @@
+"""The task report's result, typed: what ``tasks.json`` holds, field by field.
+
+:func:`~elmo_tutorial.tasks.summary.summarise` makes a :class:`TaskReport` from the runs;
+:mod:`~elmo_tutorial.tasks.report_markdown` and :mod:`~elmo_tutorial.tasks.report_figures`
+read it; ``tasks.json`` is its ``to_json()`` (:mod:`elmo_tutorial.files.records`), and
+``TaskReport.read(path)`` gives it back, every field checked. Scores are percent (accuracy
+or F1); a difference between two arms is a
+:class:`~elmo_tutorial.analyses.paired.PairedDifference` over the same seeds, in points::
+
+    TaskReport
+      tasks: {task: TaskRow}             Table 1: arms, paired differences, curves
+      table2, table3: VariantTable       chunking's sample (when chunking is reported)
+      sample_efficiency: {task: [FractionPoint]}    Figure 1
+      weights: {task: {place: softmax(w)}}          Figure 2
+      quality: [QualityPoint]            the gain against each biLM's perplexity
+      convergence, runs: [RunRecord]     how every run ended; every run itself
+
+Example:
+    >>> from elmo_tutorial.analyses.paired import verdict
+    >>> from elmo_tutorial.model.run_dir import shipped_model
+    >>> report = TaskReport.read(shipped_model("small") / "tasks.json")
+    >>> row = report.tasks["chunking"]
+    >>> row.metric, len(row.arms["elmo"].runs), verdict(row.differences.elmo_vs_baseline)
+    ('F1', 5, 'gain')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from elmo_tutorial.analyses.paired import PairedDifference
+from elmo_tutorial.files.records import Record, optional
+from elmo_tutorial.tasks.runs import Job
+
+__all__ = ["BagOfWords", "Convergence", "FractionPoint", "PaperNumbers", "Protocol",
+           "QualityPoint", "RunRecord", "RunResult", "Spread", "Table1Differences",
+           "TaskReport", "TaskRow", "VariantTable"]
+
+
+@dataclass(frozen=True)
+class Spread(Record):
+    """One arm's test score over seeds."""
+
+    mean: float  # mean over seeds
+    std: float  # sample standard deviation (0 for one run)
+    runs: list[float]  # one score per seed, in seed order
+
+    @classmethod
+    def of(cls, scores: Sequence[float]) -> Spread:
+        """The spread of ``scores`` (one per seed).
+
+        >>> Spread.of([50, 52])
+        Spread(mean=51.0, std=1.4142135623730951, runs=[50.0, 52.0])
+        """
+        runs = [float(s) for s in scores]
+        std = float(np.std(runs, ddof=1)) if len(runs) > 1 else 0.0
+        return cls(float(np.mean(runs)), std, runs)
+
+
+@dataclass(frozen=True)
+class Protocol(Record):
+    """How every arm trains (:data:`~elmo_tutorial.tasks.experiments.PROTOCOL`)."""
+
+    max_epochs: int  # the planned cap; it grows by `patience` while patience has not acted
+    patience: int  # stop after this many epochs without a better dev score
+    min_updates: int  # at least this many updates on a training set below 100 %
+    round_updates: int  # there, dev is scored after at least this many updates
+    hard_cap: int  # no run scores dev more often than this
+    batch_size: int  # sentences per batch (8 below 100 %)
+    lr: float  # Adam's learning rate
+    dropout: float  # on the BiLSTM's whole input and its whole output
+    hidden_size: int  # BiLSTM cells per direction
+
+
+@dataclass(frozen=True)
+class Table1Differences(Record):
+    """Table 1's three comparisons of one task, paired by seed."""
+
+    elmo_vs_baseline: PairedDifference  # + ELMo − baseline: the paper's gain
+    layer0_vs_baseline: PairedDifference  # what the biLM's context-free layer alone buys
+    elmo_vs_layer0: PairedDifference  # what context adds beyond layer 0
+
+
+@dataclass(frozen=True)
+class BagOfWords(Record):
+    """SST-5's bag-of-words logistic regression (:mod:`~elmo_tutorial.tasks.bag_of_words`)."""
+
+    test: float  # test accuracy
+    valid: float  # dev accuracy at the chosen L2 strength
+    alpha: float  # the L2 strength chosen on dev
+    features: int  # words in its vocabulary
+    dev_by_alpha: dict[str, float]  # dev accuracy of each strength tried
+
+
+@dataclass(frozen=True)
+class TaskRow(Record):
+    """One task of Table 1: each arm over the same seeds, the gains, the learning curves."""
+
+    metric: str  # "accuracy" (SST-5) or "F1" (chunking, NER)
+    sizes: dict[str, int]  # sentences per split
+    arms: dict[str, Spread]  # "baseline", "layer0", "elmo": test score over seeds
+    error_reduction: float  # the share of the baseline's errors + ELMo removes (percent)
+    differences: Table1Differences
+    curves: dict[str, list[list[float]]]  # arm → per seed, the dev score after every epoch
+    epochs_per_round: int  # passes over the training set per dev score
+    bag_of_words: BagOfWords | None = optional()  # SST-5 only
+    majority: float | None = optional()  # SST-5 only: always the commonest class
+
+
+@dataclass(frozen=True)
+class FractionPoint(Record):
+    """Figure 1: both arms trained on a share of one task's training set."""
+
+    fraction: float  # the share (1.0: Table 1's runs)
+    train_sentences: int  # how many sentences that is
+    baseline: Spread
+    elmo: Spread
+    difference: PairedDifference  # + ELMo − baseline
+
+
+@dataclass(frozen=True)
+class VariantTable(Record):
+    """Table 2 (which layers, λ) or Table 3 (where ELMo goes), on chunking's sample."""
+
+    task: str  # "chunking"
+    sample: int | None  # training sentences of the fixed sample (None: the whole set)
+    seeds: list[int]
+    arms: dict[str, Spread]  # variant → test F1 over seeds
+    differences: dict[str, PairedDifference]  # variant − the table's reference variant
+
+
+@dataclass(frozen=True)
+class QualityPoint(Record):
+    """One biLM of the quality figure: the gain it gives against its perplexity."""
+
+    bilm: str  # "main" (the report's biLM) or a quality run's name
+    perplexity: float | None  # held-out perplexity (None for "main": not measured)
+    gains: dict[str, PairedDifference]  # task → + ELMo − baseline
+
+
+@dataclass(frozen=True)
+class Convergence(Record):
+    """How the report's runs ended."""
+
+    runs: int  # every run of the report
+    at_cap: int  # runs stopped by a cap, not by patience (0: every run converged)
+    extended: int  # runs that needed more epochs than the planned cap
+    longest: int  # the most passes over a training set any run made
+
+
+@dataclass(frozen=True)
+class RunResult(Record):
+    """One trained task model (:func:`~elmo_tutorial.tasks.experiments.run_variant`)."""
+
+    score: float  # test score of the best epoch
+    valid: float  # its dev score
+    best_epoch: int  # the round with the best dev score (from 1)
+    last_epoch: int  # the round training stopped after
+    cap: int  # the cap in the end
+    stopped: str  # "patience" or "cap"
+    updates: int  # optimiser steps made
+    epochs_per_round: int  # passes over the training set per dev score
+    curve: list[float]  # dev score after every round
+    places: list[str]  # where ELMo went ([] for the baseline)
+    weights: dict[str, list[float]]  # place → softmax(w) of the mix
+    gamma: dict[str, float]  # place → γ of the mix
+    seconds: float | None = optional()  # wall time of the run
+
+
+@dataclass(frozen=True)
+class RunRecord(Record):
+    """A run as the report keeps it: what was trained, and what came of it."""
+
+    job: Job  # task, variant, seed, fraction, places, sample, biLM
+    result: RunResult
+
+
+@dataclass(frozen=True)
+class PaperNumbers(Record):
+    """Peters et al. (2018) Tables 1-3 (chunking: TagLM, Peters et al. 2017)."""
+
+    table1: dict[str, dict[str, float]]  # task → "baseline", "elmo"
+    table2: dict[str, dict[str, float]]  # task → "baseline", "top", "lambda1", "elmo"
+    table3: dict[str, dict[str, float]]  # task → "input", "input_output", "output"
+
+
+@dataclass(frozen=True, kw_only=True)
+class TaskReport(Record):
+    """The whole task report (see the module docstring); fields in the JSON's order."""
+
+    JSON_INDENT: ClassVar[int] = 1  # tasks.json keeps every run (200 kB): one space per level
+
+    seeds: list[int]  # Table 1's seeds, shared by every arm
+    fraction_seeds: list[int]  # Figure 1's seeds below 100 %
+    protocol: Protocol
+    sample: int | None  # the fixed training sample of Tables 2-3 (None: the whole set)
+    fractions: list[float]  # Figure 1's shares below 100 %
+    char_filters: int  # the baseline character CNN's filters
+    places: dict[str, list[str]]  # task → where ELMo goes ("input", "output")
+    place_dev: dict[str, float]  # Table 3's candidates → mean dev F1 ({} without chunking)
+    tasks: dict[str, TaskRow]  # Table 1
+    sample_efficiency: dict[str, list[FractionPoint]]  # Figure 1, the fractions then 100 %
+    weights: dict[str, dict[str, list[float]]]  # Figure 2: task → place → softmax(w)
+    paper: PaperNumbers
+    table2: VariantTable | None = optional()  # with chunking only
+    table3: VariantTable | None = optional()  # with chunking only
+    quality: list[QualityPoint]
+    convergence: Convergence
+    runs: list[RunRecord]  # every run, as the runs file kept it
+    model: str | None = optional()  # how the report names the biLM
+    quick: bool | None = optional()  # a smoke test on subsets
+    corpus: str | None = optional()  # the static vectors' corpus
+    resumed_runs: int | None = optional()  # runs an interrupted invocation had kept
+    wall_seconds: float | None = optional()  # the invocation that finished the report
+    machine: str | None = optional()  # where it ran
