@@ -20,8 +20,10 @@ P = projection_dim, C = lstm_dim, L = n_layers, V = vocabulary or softmax candid
 
 Backward costs twice the forward (a gradient for each operand of each product), so a training
 step costs ``TRAINING_FACTOR`` = 3 times the forward. This is bilm-tf's cost, which runs the
-character CNN on every position over all 50 characters; our ``CharCNN`` runs it once per
-distinct token and only over the characters a token has, so it does less (notebook 11).
+character CNN on every position over all 50 characters, as the plain ``CharCNN`` of notebook
+03 does; the fast one that training uses (:class:`~elmo_tutorial.fast.char_cnn.FastCharCNN`)
+runs it once per distinct token and only over the characters a token has, so it does less
+(notebook 11).
 
 Example:
     >>> from elmo_tutorial.model.config import MODEL_PRESETS

@@ -9,8 +9,11 @@ from dataclasses import replace
 import pytest
 import torch
 
+from elmo_tutorial.fast import speed_up
 from elmo_tutorial.model.batching import make_lm_batch
 from elmo_tutorial.model.config import MODEL_PRESETS, ModelConfig
+from elmo_tutorial.model.lm import BidirectionalLM
+from elmo_tutorial.model.vocab import Vocabulary
 from elmo_tutorial.training.cost import (
     PARTS,
     TRAINING_FACTOR,
@@ -19,8 +22,6 @@ from elmo_tutorial.training.cost import (
     measure_flops,
     parameter_counts,
 )
-from elmo_tutorial.model.lm import BidirectionalLM
-from elmo_tutorial.model.vocab import Vocabulary
 
 SMALL = ModelConfig(  # every part present, widths that differ from each other
     char_embed_dim=4, filters=((1, 4), (2, 8), (3, 8)), n_highway=2, lstm_dim=24,
@@ -78,14 +79,15 @@ def _words(n: int, length: int, seed: int) -> list[str]:
 def test_forward_flops_match_the_counter_part_by_part(length):
     """Distinct words of one length, no padding: every position runs the whole model.
 
-    Our CharCNN keeps a word's characters plus one all-padding window per width (``length``
-    characters, the begin/end-of-word marks, ``max_width`` columns), at most all 50.
+    The fast CharCNN (what the trainer runs) keeps a word's characters plus one all-padding
+    window per width (``length`` characters, the begin/end-of-word marks, ``max_width``
+    columns), at most all 50.
     """
     B, T = 3, 6  # T positions with <S> and </S>
     sentences = [_words(T - 2, length, seed=b) for b in range(B)]
     vocab = Vocabulary.from_sentences(sentences[:1])  # the rest are <UNK>: targets all valid
     config = replace(SMALL, vocab_size=len(vocab.words))
-    model = BidirectionalLM(config).eval()
+    model = speed_up(BidirectionalLM(config).eval())  # what training runs
     counted_total, by_module = measure_flops(lambda: model(make_lm_batch(sentences, vocab)))
     counted = flops_by_part(by_module)
 
@@ -98,6 +100,19 @@ def test_forward_flops_match_the_counter_part_by_part(length):
     predictions = B * (T - 1)  # per direction: every position but the last (first) one
     assert counted["softmax"] == per_token["softmax"] * predictions
     assert counted_total == sum(counted.values())
+
+
+def test_the_plain_char_cnn_costs_all_50_columns_at_every_position():
+    """The plain CharCNN of notebook 03 convolves every position's 50 columns, padding too."""
+    B, T = 2, 5
+    sentences = [_words(T - 2, 6, seed=b) for b in range(B)]
+    vocab = Vocabulary.from_sentences(sentences[:1])
+    config = replace(SMALL, vocab_size=len(vocab.words))
+    model = BidirectionalLM(config).eval()
+    counted = flops_by_part(measure_flops(lambda: model(make_lm_batch(sentences, vocab)))[1])
+    per_token = flops_per_token(config, char_columns=config.max_chars)
+    for part in ("convolutions", "highway", "projection"):
+        assert counted[part] == per_token[part] * B * T, part
 
 
 def test_training_costs_three_forwards_but_the_first_step():
