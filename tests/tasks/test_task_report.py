@@ -172,6 +172,7 @@ def test_write_report_writes_json_markdown_and_the_figures_it_has_data_for(tmp_p
     assert "## What the biLM's quality buys" in (tmp_path / "T.md").read_text()
 
 
+@pytest.mark.slow  # a subprocess, several processes or a whole command
 def test_tasks_command_writes_its_files_and_refuses_to_overwrite(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(task_report, "task_report", lambda model, **kw: _fake_result())
     argv = ["tasks", str(SHIPPED), "--json", str(tmp_path / "t.json"),
@@ -232,6 +233,7 @@ def test_tasks_command_end_to_end_on_the_tiny_model(tmp_path, monkeypatch):
                for w, row in index.items())
 
 
+@pytest.mark.slow  # a subprocess, several processes or a whole command
 def test_tasks_command_refuses_files_another_run_wrote_while_it_worked(tmp_path, monkeypatch,
                                                                        capsys):
     figure = tmp_path / FIGURES["weights"]
@@ -248,6 +250,7 @@ def test_tasks_command_refuses_files_another_run_wrote_while_it_worked(tmp_path,
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
+@pytest.mark.slow  # a subprocess, several processes or a whole command
 def test_runs_trained_side_by_side_equal_the_same_runs_one_after_the_other():
     import torch
 

@@ -53,6 +53,7 @@ def test_schedule_warms_up_then_decays_to_zero():
     assert factor(9) == pytest.approx(0.5)
 
 
+@pytest.mark.slow  # a subprocess, several processes or a whole command
 def test_cli_train_evaluate_embed_export(tmp_path, capsys):
     run = tmp_path / "run"
     micro = ["--model.lstm_dim=16", "--model.projection_dim=8", "--model.filters=[[1, 8]]",
