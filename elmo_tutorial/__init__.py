@@ -117,10 +117,39 @@ class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None  # a placeholder: exec_module puts the real module in its place
 
     def exec_module(self, module) -> None:
-        new = f"{__name__}.{MOVED[module.__name__.partition('.')[2]]}"
+        old = module.__name__.partition(".")[2]
+        new = f"{__name__}.{MOVED[old]}"
         warnings.warn(f"{module.__name__} moved to {new}: import it from there", FutureWarning,
                       stacklevel=2)
-        sys.modules[module.__name__] = importlib.import_module(new)
+        sys.modules[module.__name__] = target = importlib.import_module(new)
+        if old in MOVED_NAMES:
+            _find_moved_names(target, MOVED_NAMES[old])
+
+
+# Names that left their module when the plain model and its fast paths were separated:
+# old module name → {name: its new module}. Old code reaches them through the old module name.
+MOVED_NAMES = {
+    "char_cnn": dict.fromkeys(("conv1d_windows", "conv1d_max", "distinct_rows"),
+                              "fast.char_cnn"),
+    "lm": {"DirectionThreads": "fast.direction_threads"},
+}
+
+
+def _find_moved_names(module, names: dict[str, str]) -> None:
+    """Give ``module`` a module ``__getattr__`` (PEP 562) that finds ``names`` in their new
+    modules, with a ``FutureWarning``; the module's own code is not changed."""
+    if "__getattr__" in vars(module):
+        return
+
+    def __getattr__(name: str):
+        if name not in names:
+            raise AttributeError(f"module {module.__name__!r} has no attribute {name!r}")
+        new = f"{__name__}.{names[name]}"
+        warnings.warn(f"{name} moved to {new}: import it from there", FutureWarning,
+                      stacklevel=2)
+        return getattr(importlib.import_module(new), name)
+
+    module.__getattr__ = __getattr__
 
 
 if not any(isinstance(finder, _MovedModules) for finder in sys.meta_path):

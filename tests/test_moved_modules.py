@@ -34,3 +34,15 @@ def test_a_notebook_of_before_the_move_still_runs_its_imports():
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "moved to elmo_tutorial.tasks.experiments" in done.stderr
+
+
+def test_a_helper_that_moved_to_the_fast_paths_is_found_through_its_old_module():
+    """Old code: ``from elmo_tutorial.char_cnn import conv1d_max`` (now a fast path)."""
+    from elmo_tutorial.fast.char_cnn import conv1d_max
+
+    sys.modules.pop("elmo_tutorial.char_cnn", None)
+    with pytest.warns(FutureWarning, match="moved to elmo_tutorial.fast.char_cnn"):
+        from elmo_tutorial.char_cnn import conv1d_max as old  # noqa: F401
+    assert old is conv1d_max
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        _ = importlib.import_module("elmo_tutorial.model.char_cnn").no_such_name
