@@ -31,7 +31,9 @@
 #    would take on one GPU today;
 # 6. predict a parameter count and a FLOP ratio before computing them, explain why the paper
 #    projects its 4096 cells to 512, measure how the cost grows with the number of cells, and
-#    count the FLOPs of an LSTM layer yourself.
+#    count the FLOPs of an LSTM layer yourself;
+# 7. make the model you built faster without changing what it computes: the package's fast
+#    modules, what each one buys, and why each one is exact.
 #
 # The sections and subsections marked **(bonus)** are optional: a first reading, or a shorter
 # lecture, can pass over them. Run them all the same: the notebook runs top to bottom.
@@ -81,6 +83,8 @@ from elmo_tutorial.training.cost import (
 )
 from elmo_tutorial.training.distributed import DistInfo, shard
 from elmo_tutorial.data.downloads import DatasetNotAvailable
+from elmo_tutorial.fast import speed_up
+from elmo_tutorial.fast.dropout import FastDropout
 from elmo_tutorial.formats.export import export_allennlp
 from elmo_tutorial.model.lm import BidirectionalLM
 from elmo_tutorial.model.run_dir import shipped_model
@@ -532,7 +536,7 @@ plt.show()
 text = load_sentences("embedded", "valid", max_sentences=16)
 vocab = Vocabulary.from_sentences(text)
 small = replace(MODEL_PRESETS["small"], vocab_size=len(vocab.words))
-lm = BidirectionalLM(small).eval()
+lm = speed_up(BidirectionalLM(small).eval())  # the fast modules training runs (section 9)
 batch = make_lm_batch(text, vocab)
 total, by_module = measure_flops(lambda: lm(batch))
 counted, per_token = flops_by_part(by_module), flops_per_token(small)
@@ -548,10 +552,11 @@ for part, n in runs.items():
 # %% [markdown]
 # The LSTMs (run at all $B \times T$ positions, padding included), the softmax (one prediction
 # per direction at each position but the last) and the highway and projection layers agree
-# exactly. The character CNN runs once per **distinct** token of the batch (notebook 03), and its
-# convolutions cost less than the formula because each group of words keeps only the columns it
-# needs. So bilm-tf's way of counting is an upper bound for our trainer. Backward adds two
-# products per product of the forward pass:
+# exactly. The trainer's fast character CNN (section 9) runs once per **distinct** token of the
+# batch, and its convolutions cost less than the formula because each group of words keeps only
+# the columns it needs; the plain `CharCNN` of notebook 03 costs exactly the formula. So
+# bilm-tf's way of counting is an upper bound for our trainer. Backward adds two products per
+# product of the forward pass:
 
 # %%
 both, _ = measure_flops(lambda: lm(batch).loss.backward())
@@ -698,6 +703,88 @@ plt.show()
 # 130-fold. The softmax holds most of the paper model's parameters but, sampled, does a small
 # part of its work; the LSTMs do most of it, then the character CNN. A full softmax would cost
 # more than everything else together (section 6).
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 9. The same model, faster
+#
+# The modules of notebooks 01-07 (`elmo_tutorial/model/`) are written to be read beside the
+# paper: every token through the character CNN, one LSTM step as the equations write it. The
+# trainer, the `Embedder` and the task models run faster versions of them
+# (`elmo_tutorial/fast/`). Each fast module is a **subclass** of its plain module that changes
+# how `forward` computes, never what it holds, so `fast.speed_up(model)` only switches classes
+# in place: the parameters, their names and the `state_dict` stay the same objects.
+#
+# | plain (`model/`) | fast (`fast/`) | the trick | why it is exact |
+# |---|---|---|---|
+# | `CharCNN` | `FastCharCNN` | each distinct token once; length groups drop all-padding columns; a convolution as one `unfold` + `addmm` | a token's vector depends on its characters only; a dropped window copies one kept; a convolution *is* a product over windows |
+# | `Highway` | `FastHighway` | vectors as columns, `W @ x`; `lerp` for the gate | the same sums, in an order MKL runs faster |
+# | `LSTMStack` (clipping) | `FastLSTMStack` | the step loop with vectors as columns | the same products, transposed |
+# | `nn.Dropout` | `FastDropout` | the mask from `rand_like(x) >= p` | the same distribution (other masks for one seed) |
+# | the LM's two directions | `direction_threads` | forward and backward LM in two CPU threads | each direction's operations unchanged; a sum of two gradients does not depend on their order |
+#
+# Equal first, then faster: a clipping biLM (the faithful loop, like the official weights), a
+# copy of it made fast, the same 64 sentences through both.
+
+# %%
+import copy
+import time
+
+clipped = replace(MODEL_PRESETS["tiny"], cell_clip=3.0, proj_clip=3.0)
+plain_lm = BidirectionalLM(clipped).eval()
+fast_lm = speed_up(copy.deepcopy(plain_lm))
+print("plain:", type(plain_lm.char_cnn).__name__, type(plain_lm.forward_lstm).__name__)
+print("fast: ", type(fast_lm.char_cnn).__name__, type(fast_lm.forward_lstm).__name__)
+print("same state_dict keys:", list(plain_lm.state_dict()) == list(fast_lm.state_dict()))
+
+sentences = load_sentences("embedded", "valid", max_sentences=64)
+char_ids = batch_to_ids([["<S>", *s, "</S>"] for s in sentences])
+with torch.no_grad():
+    slow_out, fast_out = plain_lm.encode(char_ids), fast_lm.encode(char_ids)
+layers = [(d, k) for d in ("forward", "backward") for k in range(clipped.n_layers)]
+gap = max((slow_out[d][k] - fast_out[d][k]).abs().max().item() for d, k in layers)
+gap = max(gap, (slow_out["word_emb"] - fast_out["word_emb"]).abs().max().item())
+claim(gap < 1e-5, "the plain and the fast biLM give the same layers, to float32 rounding",
+      detail=f"largest difference {gap:.1e}")
+
+# %% [markdown]
+# Now the time each part takes, plain and fast, on this machine (the best of five runs; the
+# numbers move with the machine and its load, so compare the ratios):
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+def best_ms(fn, repeats=5):
+    """The fastest of ``repeats`` runs of ``fn()``, in milliseconds."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return 1000 * min(times)
+
+
+mask = char_ids.ne(0).any(-1)
+embedded = plain_lm.char_cnn(char_ids).detach()
+units = torch.randn(64, 40, 512)
+plain_dropout, fast_dropout = torch.nn.Dropout(0.5), FastDropout(0.5)  # training mode
+jobs = {
+    "character CNN": (lambda: plain_lm.char_cnn(char_ids), lambda: fast_lm.char_cnn(char_ids)),
+    "LSTM stack (clipping)": (lambda: plain_lm.forward_lstm(embedded, mask),
+                              lambda: fast_lm.forward_lstm(embedded, mask)),
+    "dropout": (lambda: plain_dropout(units), lambda: fast_dropout(units)),
+    "whole encoder": (lambda: plain_lm.encode(char_ids), lambda: fast_lm.encode(char_ids)),
+}
+with torch.no_grad():
+    for name, (slow, fast) in jobs.items():
+        slow_ms, fast_ms = best_ms(slow), best_ms(fast)
+        print(f"{name:<22} plain {slow_ms:7.1f} ms   fast {fast_ms:7.1f} ms   "
+              f"{slow_ms / fast_ms:4.1f}× faster")
+
+# %% [markdown]
+# Read the ratios, not the milliseconds. The two directions in two threads pay off in training,
+# where the trainer uses them for models without dropout (a random draw in two threads would
+# depend on which thread draws first); `benchmarks/RESULTS.md` measures every trick on one
+# machine, and `tests/fast/` proves each fast module equal to its plain twin, down to float64
+# rounding.
 #
 # ## Summary
 #
@@ -716,6 +803,10 @@ plt.show()
 #   793,471 words; sampled, a training token costs about 0.66 GFLOP, 5 × 10¹⁸ FLOPs for the 10
 #   epochs that took bilm-tf two weeks on 3 GTX 1080s and ended at perplexity 39.7 (Sec. 3.4).
 #   Our trainer, measured on one H100, would take 6.6 days, using 1 % of its arithmetic.
+# - The package runs fast versions of the plain modules (`elmo_tutorial/fast/`: distinct tokens,
+#   length groups, convolutions as one product, column-major products, cheaper dropout, a thread
+#   per direction), switched on in one place, `fast.speed_up`, with the same parameters and
+#   proven equal by tests: the model you read is the model that runs.
 # - Further: Peters et al. (2018), Sec. 3 (the biLM and ELMo), Sec. 3.4 (the pre-trained
 #   model and its training), Appendix A.1 (fine-tuning the biLM on task data) and A.2-A.8 (γ and
 #   the task models); bilm-tf's `bin/train_elmo.py` and its README's FAQ (how the model was
@@ -779,9 +870,9 @@ plt.show()
 # 7. Why does bilm-tf's FLOP formula overestimate what our trainer spends on the character CNN?
 #
 # <!-- BEGIN ANSWER -->
-# The formula slides every filter over all 50 character positions of every token. Our encoder
-# runs once per distinct token of the batch, and drops the trailing padding columns that a group
-# of words does not need.
+# The formula slides every filter over all 50 character positions of every token, as the plain
+# `CharCNN` does. The fast encoder the trainer runs works once per distinct token of the batch,
+# and drops the trailing padding columns that a group of words does not need.
 # <!-- END ANSWER -->
 #
 # 8. Why does a training step cost about three times the forward pass?
@@ -799,4 +890,13 @@ plt.show()
 # Our trainer uses about 1 % of the H100's arithmetic: one Python process builds every batch on
 # the host between steps, and an LSTM is a sequence of small matrix products (a Python loop over
 # the time steps when it clips), which cannot keep the GPU busy.
+# <!-- END ANSWER -->
+#
+# 10. `speed_up` changes the class of the modules inside a model and nothing else. Why does that
+#     matter for an optimiser built before it, and for a checkpoint saved after it?
+#
+# <!-- BEGIN ANSWER -->
+# The parameters stay the very same tensor objects under the same names, so the optimiser still
+# updates them, and the checkpoint's `state_dict` has the same keys and shapes as the plain
+# model's: a model trained fast loads into the plain one of notebook 07 and back.
 # <!-- END ANSWER -->
