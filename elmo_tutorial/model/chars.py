@@ -130,7 +130,9 @@ def batch_to_ids(batch: Sequence[Sequence[str]]) -> torch.Tensor:
             f"e.g. [['Hello', 'world']]; got {type(batch).__name__}"
         )
     positions: list[list[int]] = []  # each token's row in the table
-    with _TABLE.lock:
+    # Not in the caller's inference mode: the table outlives the call, and a table grown
+    # there would be an inference tensor that later calls outside it could not write into.
+    with _TABLE.lock, torch.inference_mode(False):
         _TABLE.make_room()
         for i, sentence in enumerate(batch):
             if isinstance(sentence, str) or not isinstance(sentence, Sequence):

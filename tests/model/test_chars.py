@@ -187,3 +187,15 @@ def test_a_bad_token_after_new_ones_names_its_position_and_keeps_the_table_usabl
     with pytest.raises(TypeError, match="sentence 1, token 2"):
         batch_to_ids([["fresh1"], ["fresh2", "fresh3", 7]])
     assert torch.equal(batch_to_ids([["fresh3"]])[0, 0], torch.tensor(word_to_char_ids("fresh3")))
+
+
+def test_the_id_table_grown_in_inference_mode_still_takes_tokens_outside_it(monkeypatch):
+    from elmo_tutorial.model import chars
+
+    monkeypatch.setattr(chars, "_TABLE", chars._CharIdTable())
+    many = [[f"word{i}" for i in range(2000)]]  # more than the table's first 1024 rows
+    with torch.inference_mode():
+        inside = batch_to_ids(many)
+    outside = batch_to_ids([["a", "token", "not", "seen", "before"]])
+    assert torch.equal(outside[0, 1], torch.tensor(word_to_char_ids("token")))
+    assert torch.equal(inside[0, 1500], torch.tensor(word_to_char_ids("word1500")))
