@@ -12,7 +12,6 @@ How it is fast (measurements in benchmarks/RESULTS.md):
 
 - **The model's fast modules** (:mod:`elmo_tutorial.fast`, notebook 11): ``Embedder`` switches
   the model it is given to them, in place (``fast=False`` leaves it plain).
-
 - **Each distinct token through the character CNN once.** A token's layer-0 vector depends on
   its characters only. ``embed_sentences`` first computes the vectors of all the sentences'
   distinct tokens, in a few large matrix products (a CPU runs those at a higher rate than the
@@ -90,17 +89,15 @@ class Embedder:
 
     Args:
         model: an ``ELMo`` (e.g. from ``load_allennlp`` or ``ELMo.from_run``). It is put in
-            eval mode, moved to ``device`` and, with ``fast``, sped up: all three in place,
-            so the object you passed is changed too.
+            eval mode, moved to ``device`` and, with ``fast``, sped up, all in place.
         device: where to run; default: where the model's parameters are.
         cache_size: how many distinct tokens' layer-0 vectors to remember between calls
             (0: none). Call ``clear_cache()`` if the model's weights change.
         parallel_directions: run the forward and backward LSTM stacks in two threads at
             once; default: with ``fast``, on a CPU when PyTorch may use 2 threads or more.
-        fast: switch the model's modules to their fast versions in place
-            (:func:`elmo_tutorial.fast.speed_up`: the same parameters and ``state_dict``, the
-            same vectors up to float rounding); the model stays fast after the ``Embedder``
-            is gone. ``False`` runs the model as it is, plain, one direction after the other.
+        fast: switch the model's modules to their fast versions, in place
+            (:func:`~elmo_tutorial.fast.speed_up`: the same parameters, the same vectors up to
+            float rounding); ``False`` runs the model plain, a direction at a time.
 
     Example:
         >>> from elmo_tutorial.model.config import MODEL_PRESETS
