@@ -92,6 +92,8 @@ class TaskModel(nn.Module):
                  hidden_size: int = 64, dropout: float = 0.5, do_layer_norm: bool = False,
                  char_filters: int = 0) -> None:
         super().__init__()
+        if not 0.0 <= dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {dropout}: 1 would drop every unit")
         if task not in ("tag", "classify"):
             raise ValueError(f"task must be 'tag' or 'classify', got {task!r}")
         unknown = set(elmo_at) - set(ELMO_PLACES)

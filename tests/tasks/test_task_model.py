@@ -191,3 +191,9 @@ def test_corpus_vectors_remove_temporary_files_that_killed_writers_left(tmp_path
     os.utime(stale, (two_days_ago, two_days_ago))
     cv.corpus_vectors("toy", dim=2, min_count=1, directory=tmp_path)
     assert not stale.exists() and fresh.exists()  # fresh: perhaps another process writing
+
+
+@pytest.mark.parametrize("dropout", [-0.1, 1.0])
+def test_a_dropout_outside_zero_to_one_is_refused(dropout):
+    with pytest.raises(ValueError, match=r"dropout must be in \[0, 1\)"):
+        TaskModel(torch.randn(5, 4), n_classes=2, dropout=dropout)
