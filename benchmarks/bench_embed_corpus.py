@@ -31,9 +31,9 @@ import torch
 from machine import cpu_name
 
 from elmo_tutorial import ELMo, batch_to_ids
-from elmo_tutorial.data.annotated import wsd_framework
 from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.analyses.embedding_cache import embed_corpus
+from elmo_tutorial.data.annotated import wsd_framework
 
 
 def semcor_sentences() -> list[list[str]]:

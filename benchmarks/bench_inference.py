@@ -37,14 +37,14 @@ from machine import cpu_name, matmul_peak
 from torch.utils.flop_counter import FlopCounterMode
 
 from elmo_tutorial import batch_to_ids
-from elmo_tutorial.model.batching import make_lm_batch
-from elmo_tutorial.model.config import PAPER_FILTERS, ModelConfig
+from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.data.corpora import nltk_corpus
 from elmo_tutorial.data.downloads import DatasetNotAvailable
-from elmo_tutorial.model.elmo import ELMo
-from elmo_tutorial.analyses.embedder import Embedder
-from elmo_tutorial.model.lm import BidirectionalLM
 from elmo_tutorial.data.sense_corpus import sense_corpus
+from elmo_tutorial.model.batching import make_lm_batch
+from elmo_tutorial.model.config import PAPER_FILTERS, ModelConfig
+from elmo_tutorial.model.elmo import ELMo
+from elmo_tutorial.model.lm import BidirectionalLM
 from elmo_tutorial.model.vocab import Vocabulary
 
 CONFIG = ModelConfig(filters=PAPER_FILTERS, lstm_dim=512, projection_dim=128, dropout=0.1)

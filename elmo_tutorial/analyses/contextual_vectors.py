@@ -21,9 +21,9 @@ from typing import NamedTuple
 
 import torch
 
+from elmo_tutorial.data.tokenize import tokenize_words
 from elmo_tutorial.model.chars import batch_to_ids
 from elmo_tutorial.model.elmo import ELMo
-from elmo_tutorial.data.tokenize import tokenize_words
 
 __all__ = ["LAYERS", "SharedWord", "embed_text", "shared_word_similarities"]
 

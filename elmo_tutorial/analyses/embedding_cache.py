@@ -42,8 +42,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from elmo_tutorial.data.downloads import cache_dir, write_problem
 from elmo_tutorial.analyses.embedder import Embedder, index_tokens
+from elmo_tutorial.data.downloads import cache_dir, write_problem
 from elmo_tutorial.files.cache_record import check_record, write_record
 from elmo_tutorial.files.safe_files import atomic_write, remove_stale_temporaries
 

@@ -8,7 +8,8 @@ company"), *line* (noun: "product line", "phone line", "a line of text", ...) an
 (verb: "serve food", "serve as", "serve a sentence", ...). Every instance is one use of the
 word in context, with its sense.
 
-The nearest-centroid classifier of :mod:`elmo_tutorial.analyses.wsd` is trained and tested on a split of
+The nearest-centroid classifier of :mod:`elmo_tutorial.analyses.wsd` is trained and tested on a
+split of
 these uses, per layer: quick (a few hundred sentences per word) and a clean view of what each
 layer knows about one word's senses. The baseline is the **most frequent sense** of the
 training split, which a classifier must beat to have learned anything.
@@ -24,10 +25,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from elmo_tutorial.data.corpora import nltk_corpus
 from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.analyses.embedding_cache import embed_corpus
 from elmo_tutorial.analyses.wsd import REPRESENTATIONS, SenseCentroids, mix_weights
+from elmo_tutorial.data.corpora import nltk_corpus
 
 WORDS = ("hard", "interest", "line", "serve")
 

@@ -34,8 +34,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from elmo_tutorial.data.annotated import treebank_pos, ud_english_ewt
 from elmo_tutorial.analyses.embedding_cache import embed_corpus
+from elmo_tutorial.data.annotated import treebank_pos, ud_english_ewt
 
 __all__ = [
     "sentence_layers",
@@ -138,7 +138,8 @@ def token_layers(embedder, sentences: Sequence[Sequence[str]], name: str = "sent
             ``embed_sentences`` when ``cache=False``).
         name: the prefix of the cache entry, e.g. ``"ptb-train"``.
         cache: keep the layers in the disk cache
-            (:func:`~elmo_tutorial.analyses.embedding_cache.embed_corpus`, keyed by the model's and the
+            (:func:`~elmo_tutorial.analyses.embedding_cache.embed_corpus`, keyed by the model's and
+            the
             sentences' checksums), so the next run with the same model loads them instead.
     """
     if not sentences:

@@ -35,9 +35,9 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from elmo_tutorial.data.sense_corpus import SenseExample
 from elmo_tutorial.analyses.static_vectors import StaticVectors
 from elmo_tutorial.analyses.wsd import split_words
+from elmo_tutorial.data.sense_corpus import SenseExample
 
 __all__ = [
     "PCA", "balanced_sample", "cosine_matrix", "embed_examples", "example_vectors",

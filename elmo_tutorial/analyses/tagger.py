@@ -31,14 +31,14 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence, pad_sequence
 
-from elmo_tutorial.data.annotated import wnut17
 from elmo_tutorial.analyses.paired import paired_difference
 from elmo_tutorial.analyses.probes import sentence_layers, token_layers
-from elmo_tutorial.runtime import one_thread
-from elmo_tutorial.model.scalar_mix import ScalarMix
-from elmo_tutorial.model.softmax import IGNORE_INDEX
 from elmo_tutorial.analyses.spans import bio_spans, entity_scores
 from elmo_tutorial.analyses.supervised import fit, length_batches
+from elmo_tutorial.data.annotated import wnut17
+from elmo_tutorial.model.scalar_mix import ScalarMix
+from elmo_tutorial.model.softmax import IGNORE_INDEX
+from elmo_tutorial.runtime import one_thread
 
 __all__ = ["BiLSTMTagger", "FrozenLayers", "WordTypes", "bio_spans", "entity_scores",
            "evaluate_ner", "length_batches", "predict_tags", "sentence_layers", "train_tagger"]
@@ -141,7 +141,8 @@ def train_tagger(model: BiLSTMTagger, inputs: Sequence[torch.Tensor],
                  converge: bool = False, patience: int = 5) -> list[dict]:
     """Train ``model`` with Adam on cross-entropy (+ ``mix_penalty`` · the mix's penalty).
 
-    The course's one training loop, :func:`~elmo_tutorial.analyses.supervised.fit`, does the work, as
+    The course's one training loop, :func:`~elmo_tutorial.analyses.supervised.fit`, does the work,
+    as
     for notebook 12's task model.
 
     Args:

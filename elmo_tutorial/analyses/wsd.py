@@ -32,10 +32,10 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from elmo_tutorial.data.annotated import wsd_framework
-from elmo_tutorial.data.corpora import nltk_corpus
 from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.analyses.embedding_cache import embed_corpus
+from elmo_tutorial.data.annotated import wsd_framework
+from elmo_tutorial.data.corpora import nltk_corpus
 
 TEST_SETS = ("senseval2", "senseval3", "semeval2007", "semeval2013")
 REPRESENTATIONS = ("layer0", "layer1", "layer2", "elmo")
@@ -209,7 +209,8 @@ def evaluate_all(embedder: Embedder, progress: bool = True, test_sets: Sequence[
 
     Args:
         embedder: wraps the model; SemCor and the test sets are embedded once per model and
-            kept in the embedding cache (:func:`~elmo_tutorial.analyses.embedding_cache.embed_corpus`).
+            kept in the embedding cache
+            (:func:`~elmo_tutorial.analyses.embedding_cache.embed_corpus`).
         progress: progress bars while embedding.
         test_sets: evaluation sets of the framework; ``ALL`` is their concatenation.
         semcor_every: train on every n-th SemCor sentence only (1: all of it, the paper's

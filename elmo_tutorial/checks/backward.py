@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 import torch
 
-from elmo_tutorial.model.lstm import reverse_padded
 from elmo_tutorial.checks._core import CheckFailed, assert_close, check, forbidding, passed
+from elmo_tutorial.model.lstm import reverse_padded
 
 __all__ = ["check_reverse_left_padded", "check_reverse_padded"]
 

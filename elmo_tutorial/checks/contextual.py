@@ -53,7 +53,8 @@ def check_nearest_centroid_accuracy(fn: Callable[[np.ndarray, list], float]) -> 
     occurrences, predict the sense whose average has the highest cosine with the held-out
     vector; return the fraction predicted right.
 
-    Compared with :func:`elmo_tutorial.analyses.sense_separation.nearest_centroid_accuracy` (``centre=False``)
+    Compared with :func:`elmo_tutorial.analyses.sense_separation.nearest_centroid_accuracy`
+    (``centre=False``)
     on random data where keeping a vector in its own centroid, or measuring Euclidean
     distance, gives a different answer. ``fn`` runs with that function (and
     ``sense_separation``, which calls it) unavailable.
@@ -91,7 +92,8 @@ def check_nearest_centroid_accuracy(fn: Callable[[np.ndarray, list], float]) -> 
         raise CheckFailed(f"got {got:.4f}, expected {expected:.4f} on {x.shape[0]} vectors of "
                           f"{len(set(labels))} senses. Hold out each vector, average the unit "
                           "vectors of each sense's other occurrences, pick the highest cosine.")
-    passed("nearest_centroid_accuracy agrees with elmo_tutorial.analyses.sense_separation (leave-one-out, "
+    passed("nearest_centroid_accuracy agrees with elmo_tutorial.analyses.sense_separation "
+           "(leave-one-out, "
            "cosine, vectors of any length)")
 
 

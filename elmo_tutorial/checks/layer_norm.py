@@ -7,8 +7,15 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
+from elmo_tutorial.checks._core import (
+    CheckFailed,
+    assert_close,
+    check,
+    forbidding,
+    nothing_returned,
+    passed,
+)
 from elmo_tutorial.model.layer_norm import LayerNorm, masked_layer_norm
-from elmo_tutorial.checks._core import CheckFailed, assert_close, check, forbidding, nothing_returned, passed
 
 __all__ = ["check_layer_norm", "check_left_padded_layer_norm", "check_masked_layer_norm",
            "check_per_sentence_layer_norm"]

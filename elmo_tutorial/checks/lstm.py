@@ -8,9 +8,16 @@ from dataclasses import fields
 
 import torch
 
+from elmo_tutorial.checks._core import (
+    CheckFailed,
+    assert_close,
+    check,
+    forbidding,
+    nothing_returned,
+    passed,
+)
 from elmo_tutorial.model import lstmp
 from elmo_tutorial.model.lstmp import lstmp_step
-from elmo_tutorial.checks._core import CheckFailed, assert_close, check, forbidding, nothing_returned, passed
 
 __all__ = ["check_lstmp_step", "check_residual_experiment", "check_tf_lstmp_step"]
 

@@ -6,8 +6,15 @@ from collections.abc import Callable
 
 import torch
 
+from elmo_tutorial.checks._core import (
+    CheckFailed,
+    assert_close,
+    check,
+    forbidding,
+    nothing_returned,
+    passed,
+)
 from elmo_tutorial.model.scalar_mix import ScalarMix
-from elmo_tutorial.checks._core import CheckFailed, assert_close, check, forbidding, nothing_returned, passed
 
 __all__ = ["check_lstm_layers_mix", "check_scalar_mix", "check_scalar_parameters"]
 
@@ -27,7 +34,8 @@ def check_scalar_mix(fn: Callable[[list[torch.Tensor], torch.Tensor, float], tor
     """``fn(layers, w, gamma)`` must return ``γ Σ_j softmax(w)_j · layers[j]``.
 
     ``layers`` is a list of same-shape tensors, ``w`` the un-normalised weights ``(L,)``,
-    ``gamma`` a float. Compared with :class:`elmo_tutorial.model.scalar_mix.ScalarMix` for 2-4 layers
+    ``gamma`` a float. Compared with :class:`elmo_tutorial.model.scalar_mix.ScalarMix` for 2-4
+    layers
     of different shapes, non-uniform weights and γ ≠ 1; ``fn`` runs with ``ScalarMix``
     unavailable.
     """

@@ -6,10 +6,10 @@ from collections.abc import Callable
 
 import torch
 
+from elmo_tutorial.checks._core import CheckFailed, check, forbidding, nothing_returned, passed
+from elmo_tutorial.model.lstm import LSTMStack
 from elmo_tutorial.training import cost
 from elmo_tutorial.training.cost import measure_flops
-from elmo_tutorial.model.lstm import LSTMStack
-from elmo_tutorial.checks._core import CheckFailed, check, forbidding, nothing_returned, passed
 
 __all__ = ["check_lstm_flops", "measured_lstm_flops"]
 

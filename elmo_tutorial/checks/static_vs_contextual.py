@@ -8,7 +8,14 @@ from collections.abc import Callable
 import numpy as np
 
 from elmo_tutorial.analyses.static_vectors import StaticVectors, context_vector
-from elmo_tutorial.checks._core import CheckFailed, assert_close, check, forbidding, nothing_returned, passed
+from elmo_tutorial.checks._core import (
+    CheckFailed,
+    assert_close,
+    check,
+    forbidding,
+    nothing_returned,
+    passed,
+)
 
 __all__ = ["check_analogy", "check_context_vector"]
 
@@ -29,7 +36,8 @@ def check_context_vector(fn: Callable[[np.ndarray, list[int], int, int], np.ndar
     """``fn(vectors, ids, index, window)`` must return ``e[ids[index]]`` plus the mean of
     ``e[ids[j]]`` over the positions ``j ≠ index`` with ``|j - index| ≤ window``.
 
-    Compared with :func:`elmo_tutorial.analyses.static_vectors.context_vector` (``side="both"``) on a
+    Compared with :func:`elmo_tutorial.analyses.static_vectors.context_vector` (``side="both"``) on
+    a
     random ``(12, 5)`` table, including sentence edges and a one-word sentence. ``fn`` runs
     with ``context_vector`` (and ``StaticVectors.contextual``) unavailable.
     """

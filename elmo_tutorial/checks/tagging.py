@@ -43,7 +43,8 @@ def _hint(name: str) -> str:
 def check_bio_spans(fn: Callable[[Sequence[str]], set]) -> None:
     """``fn(tags)`` must return the set of ``(type, start, end)`` entities of a BIO sequence.
 
-    ``end`` is exclusive. Compared with :func:`elmo_tutorial.analyses.spans.bio_spans` on entities at
+    ``end`` is exclusive. Compared with :func:`elmo_tutorial.analyses.spans.bio_spans` on entities
+    at
     the edges of a sentence, adjacent entities, ill-formed ``I-`` tags and empty sentences;
     ``fn`` runs with that function unavailable.
     """
@@ -70,7 +71,8 @@ def check_bio_spans(fn: Callable[[Sequence[str]], set]) -> None:
 @check
 def check_half_data_probe(probe, measured: float, train_features, sentence_lengths: Sequence[int],
                           test_features, test_labels) -> None:
-    """``probe`` must be a :class:`~elmo_tutorial.analyses.probes.LinearProbe` trained on the tokens of
+    """``probe`` must be a :class:`~elmo_tutorial.analyses.probes.LinearProbe` trained on the
+    tokens of
     the first half of the training sentences, and ``measured`` its test accuracy (%).
 
     Which rows a probe was trained on shows in its standardisation: ``probe.mean`` is the mean

@@ -8,9 +8,16 @@ from collections.abc import Callable
 
 import torch
 
+from elmo_tutorial.checks._core import (
+    CheckFailed,
+    assert_close,
+    check,
+    forbidding,
+    nothing_returned,
+    passed,
+)
 from elmo_tutorial.tasks.model import TaskModel
 from elmo_tutorial.tasks.training import TaskSplit
-from elmo_tutorial.checks._core import CheckFailed, assert_close, check, forbidding, nothing_returned, passed
 
 __all__ = ["check_elmo_at_output", "check_error_reduction", "check_top_layer_only"]
 

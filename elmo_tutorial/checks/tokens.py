@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 
 import torch
 
+from elmo_tutorial.checks._core import CheckFailed, check, forbidding, nothing_returned, passed
 from elmo_tutorial.model.chars import (
     BOS_TOKEN,
     EOS_TOKEN,
@@ -16,7 +17,6 @@ from elmo_tutorial.model.chars import (
     word_to_char_ids,
 )
 from elmo_tutorial.model.softmax import IGNORE_INDEX
-from elmo_tutorial.checks._core import CheckFailed, check, forbidding, nothing_returned, passed
 
 __all__ = ["check_char_ids_to_word", "check_lm_targets", "check_word_to_char_ids"]
 

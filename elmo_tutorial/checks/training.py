@@ -7,11 +7,11 @@ from dataclasses import replace
 
 import torch
 
+from elmo_tutorial.checks._core import CheckFailed, assert_close, check, nothing_returned, passed
 from elmo_tutorial.model.batching import make_lm_batch
 from elmo_tutorial.model.config import MODEL_PRESETS
 from elmo_tutorial.model.lm import BidirectionalLM
 from elmo_tutorial.model.vocab import Vocabulary
-from elmo_tutorial.checks._core import CheckFailed, assert_close, check, nothing_returned, passed
 
 __all__ = ["check_joint_loss"]
 

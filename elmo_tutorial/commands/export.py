@@ -62,8 +62,8 @@ def _check_arguments(args) -> None:
     """
     from pathlib import Path
 
-    from elmo_tutorial.formats.export import recover_export
     from elmo_tutorial.files.overwrite import check_output_folder
+    from elmo_tutorial.formats.export import recover_export
     from elmo_tutorial.model.run_dir import read_run_config
 
     outs = {flag: Path(out) for flag, out in (("--encoder", args.encoder),

@@ -53,8 +53,8 @@ def run(args) -> int:
     from elmo_tutorial.data.downloads import DatasetNotAvailable
     from elmo_tutorial.files.overwrite import WouldOverwrite, check_fresh_run_dir, check_new_files
     from elmo_tutorial.files.safe_files import DiskFull
-    from elmo_tutorial.training.finetune import FineTuningInterrupted
     from elmo_tutorial.tasks.finetune_report import finetune_report, to_markdown, write_report
+    from elmo_tutorial.training.finetune import FineTuningInterrupted
 
     try:  # in a second, not after minutes of fine-tuning
         check_new_files([args.json, args.markdown], args.force)

@@ -17,8 +17,8 @@ import os
 import platform
 import sys
 
-from elmo_tutorial.data.downloads import cache_dir
 from elmo_tutorial.analyses.embedding_cache import CACHE_VARIABLE, cache_problem
+from elmo_tutorial.data.downloads import cache_dir
 from elmo_tutorial.data.registry import REGISTRY, how_to_get, is_available
 from elmo_tutorial.runtime import busy_cores, default_threads
 

@@ -31,6 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from elmo_tutorial.course.exercises import CourseError
 from elmo_tutorial.data.downloads import glob_escape
 from elmo_tutorial.files.guarded_read import NotARegularFile, read_regular_file
 from elmo_tutorial.files.run_lock import HAS_FLOCK, FolderInUse, folder_lock
@@ -43,7 +44,6 @@ from elmo_tutorial.files.safe_files import (
     is_disk_full,
     process_alive,
 )
-from elmo_tutorial.course.exercises import CourseError
 
 MANIFEST = ".elmo-tutorial-generated.json"
 MAX_MANIFEST_BYTES = 1 << 20  # a digest per notebook

@@ -28,9 +28,6 @@ from pathlib import Path
 
 import nbformat
 
-from elmo_tutorial.files.guarded_read import read_regular_file
-from elmo_tutorial.files.safe_files import DiskFull
-from elmo_tutorial.runtime import REPOSITORY
 from elmo_tutorial.course.exercises import (
     KINDS,
     CourseError,
@@ -44,6 +41,9 @@ from elmo_tutorial.course.exercises import (
 )
 from elmo_tutorial.course.generated import MANIFEST, write_generated
 from elmo_tutorial.course.slides import deck
+from elmo_tutorial.files.guarded_read import read_regular_file
+from elmo_tutorial.files.safe_files import DiskFull
+from elmo_tutorial.runtime import REPOSITORY
 
 NOTEBOOKS = REPOSITORY / "notebooks"
 

@@ -130,7 +130,8 @@ def conll2000_chunks(split: str = "train") -> list[tuple[Sentence, list[str]]]:
     """CoNLL-2000 chunking (WSJ) as ``(tokens, BIO chunk tags)``: 8,936 train / 2,012 test.
 
     Tags are ``O`` or ``B-``/``I-`` with the chunk type (``NP``, ``VP``, ``PP``, ``ADVP``...),
-    scored like entities (:func:`~elmo_tutorial.analyses.spans.entity_scores`). The shared task has no
+    scored like entities (:func:`~elmo_tutorial.analyses.spans.entity_scores`). The shared task has
+    no
     validation set, so there is no ``"valid"`` here: hold out part of ``train`` for it.
     """
     split = normalize_split(split)

@@ -2,7 +2,8 @@
 
 This is the reading end of the data stack. The registry (:mod:`elmo_tutorial.data.registry`) says
 what each dataset is and where it lives (offline directory ``ELMO_TUTORIAL_DATA`` first, then the
-download cache); :mod:`elmo_tutorial.data.downloads` fetches and verifies the bytes; the readers here
+download cache); :mod:`elmo_tutorial.data.downloads` fetches and verifies the bytes; the readers
+here
 turn the files into sentences. A reader never downloads: a missing dataset raises
 :class:`~elmo_tutorial.data.downloads.DatasetNotAvailable` saying how to get it
 (``elmo-tutorial data download NAME``, or ``ELMO_TUTORIAL_DATA``). Labelled data (POS tags,
@@ -17,7 +18,8 @@ the package by :mod:`elmo_tutorial.data.sense_corpus`.
 - ``ensure_nltk(*names)``: a notebook's first data cell; downloads only what is missing
 
 Splits are called ``"train"``, ``"valid"`` and ``"test"`` everywhere (``"dev"`` and
-``"validation"`` are accepted as ``"valid"``; see :func:`~elmo_tutorial.data.registry.normalize_split`).
+``"validation"`` are accepted as ``"valid"``; see
+:func:`~elmo_tutorial.data.registry.normalize_split`).
 """
 
 from __future__ import annotations
@@ -29,7 +31,14 @@ from collections.abc import Iterator
 
 from elmo_tutorial.data import sense_corpus
 from elmo_tutorial.data.downloads import nltk_download, nltk_find
-from elmo_tutorial.data.registry import REGISTRY, fetch, get_dataset, is_available, locate, normalize_split
+from elmo_tutorial.data.registry import (
+    REGISTRY,
+    fetch,
+    get_dataset,
+    is_available,
+    locate,
+    normalize_split,
+)
 from elmo_tutorial.data.tokenize import split_sentences, tokenize_words
 
 __all__ = [

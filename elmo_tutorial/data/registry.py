@@ -43,8 +43,8 @@ from elmo_tutorial.data.downloads import (
     safe_extract,
     verify_file,
 )
-from elmo_tutorial.files.safe_files import file_digest
 from elmo_tutorial.data.verified import DatasetDamaged, check_record, write_record
+from elmo_tutorial.files.safe_files import file_digest
 
 __all__ = [
     "REGISTRY",

@@ -18,7 +18,8 @@ grammar in ``elmo_tutorial.data.sense_grammar``:
 
 It ships with the package, so it needs no download: as a training corpus its name is
 ``embedded`` (``--corpus=embedded``, the ``tiny`` preset's corpus, kept in ``data/embedded/``),
-beside ``wikitext2`` and the others of :data:`elmo_tutorial.data.corpora.LM_CORPORA`. (The vectors of
+beside ``wikitext2`` and the others of :data:`elmo_tutorial.data.corpora.LM_CORPORA`. (The vectors
+of
 a corpus, by contrast, are :func:`elmo_tutorial.analyses.embedding_cache.embed_corpus`'s business.)
 
 Generation uses only ``random.Random(seed)``, so the same seed gives the same corpus on every
@@ -45,12 +46,12 @@ from typing import NamedTuple
 
 from elmo_tutorial.data import sense_grammar as lex
 from elmo_tutorial.data.downloads import cache_dir
+from elmo_tutorial.data.registry import normalize_split
+from elmo_tutorial.data.sense_grammar import SENSES, Sense, cue_distances, cue_words
 from elmo_tutorial.files.cache_record import folder_problem, publish_folder
 from elmo_tutorial.files.guarded_read import read_regular_file
 from elmo_tutorial.files.safe_files import file_digest
-from elmo_tutorial.data.registry import normalize_split
 from elmo_tutorial.runtime import REPOSITORY
-from elmo_tutorial.data.sense_grammar import SENSES, Sense, cue_distances, cue_words
 
 __all__ = [
     "SenseExample", "SenseOccurrence", "SenseSentence", "cue_distances", "cue_words",

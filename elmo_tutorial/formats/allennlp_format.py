@@ -51,12 +51,13 @@ from pathlib import Path
 
 import h5py
 
+from elmo_tutorial.files.guarded_read import check_inside, check_regular_file, read_regular_file
+from elmo_tutorial.files.safe_files import atomic_write_text
+
 # the hdf5 weight file's datasets and their conversion; their names stay importable from here
 from elmo_tutorial.formats.bilm_hdf5 import MAX_WEIGHTS_BYTES, read_bilm_weights, write_bilm_weights
 from elmo_tutorial.model.config import ModelConfig
 from elmo_tutorial.model.elmo import ELMo
-from elmo_tutorial.files.guarded_read import check_inside, check_regular_file, read_regular_file
-from elmo_tutorial.files.safe_files import atomic_write_text
 from elmo_tutorial.model.weight_checks import check_options
 
 MAX_OPTIONS_BYTES = 1 << 20  # an options.json is about 1 kB

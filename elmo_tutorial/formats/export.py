@@ -10,7 +10,8 @@ Taught in notebook 11 (``11_pretrained_and_scale``).
   ``log.jsonl`` and the final weights with the softmax (optionally float16), plus
   ``SHA256SUMS``; no checkpoints. It can still be evaluated; ``data/models/tiny`` is one.
 * :func:`export_allennlp` writes ``options.json`` and ``weights.hdf5`` in the format of bilm-tf
-  and AllenNLP (:mod:`elmo_tutorial.formats.allennlp_format`); they load in AllenNLP's ``Elmo`` and back
+  and AllenNLP (:mod:`elmo_tutorial.formats.allennlp_format`); they load in AllenNLP's ``Elmo`` and
+  back
   here with ``load_allennlp``.
 
 ``elmo-tutorial export`` calls these. Every export is published whole or not at all: the files
@@ -41,12 +42,17 @@ from pathlib import Path
 
 import torch
 
+from elmo_tutorial.files.overwrite import check_output_folder
+from elmo_tutorial.files.safe_files import (
+    check_regular_file,
+    is_disk_full,
+    process_alive,
+    write_sha256sums,
+)
+from elmo_tutorial.files.staging import recover_staged, staged_folder
 from elmo_tutorial.formats.allennlp_format import save_allennlp
 from elmo_tutorial.model.checkpoint import load_weights, save_weights
 from elmo_tutorial.model.elmo import ELMo
-from elmo_tutorial.files.overwrite import check_output_folder
-from elmo_tutorial.files.safe_files import check_regular_file, is_disk_full, process_alive, write_sha256sums
-from elmo_tutorial.files.staging import recover_staged, staged_folder
 from elmo_tutorial.model.run_dir import load_run, write_run_config
 
 __all__ = ["ExportFailed", "export_allennlp", "export_copy", "export_encoder", "recover_export"]

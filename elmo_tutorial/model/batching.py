@@ -10,7 +10,8 @@ read the same character ids; they differ only in what each position must predict
     forward target  w1     w2     ...    </S>   -100      (the word at t+1)
     backward target -100   <S>    ...    w(n-1) wn        (the word at t-1)
 
-``-100`` (:data:`~elmo_tutorial.model.softmax.IGNORE_INDEX`) is PyTorch's default ``ignore_index`` for
+``-100`` (:data:`~elmo_tutorial.model.softmax.IGNORE_INDEX`) is PyTorch's default ``ignore_index``
+for
 :func:`torch.nn.functional.cross_entropy`, so padding and the two positions with nothing to
 predict never reach the loss (see :func:`~elmo_tutorial.model.softmax.masked_nll`).
 
@@ -32,7 +33,13 @@ from dataclasses import dataclass, fields
 
 import torch
 
-from elmo_tutorial.model.chars import BOS_TOKEN, EOS_TOKEN, MAX_CHARS, batch_to_ids, word_to_char_ids
+from elmo_tutorial.model.chars import (
+    BOS_TOKEN,
+    EOS_TOKEN,
+    MAX_CHARS,
+    batch_to_ids,
+    word_to_char_ids,
+)
 from elmo_tutorial.model.softmax import IGNORE_INDEX
 from elmo_tutorial.model.vocab import Vocabulary
 

@@ -25,8 +25,6 @@ from typing import NamedTuple
 
 import torch
 
-from elmo_tutorial.model.checkpoint import latest_checkpoint, load_weights
-from elmo_tutorial.model.config import ModelConfig
 from elmo_tutorial.files.safe_files import (
     DamagedFile,
     atomic_write_text,
@@ -35,9 +33,11 @@ from elmo_tutorial.files.safe_files import (
     check_sha256sums,
     read_regular_file,
 )
-from elmo_tutorial.runtime import REPOSITORY
+from elmo_tutorial.model.checkpoint import latest_checkpoint, load_weights
+from elmo_tutorial.model.config import ModelConfig
 from elmo_tutorial.model.vocab import Vocabulary
 from elmo_tutorial.model.weight_checks import check_weights
+from elmo_tutorial.runtime import REPOSITORY
 
 __all__ = ["Run", "SHIPPED_MODELS", "load_run", "load_run_vocabulary", "read_run_config",
            "shipped_model", "write_run_config"]

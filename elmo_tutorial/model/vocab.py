@@ -35,8 +35,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
-from elmo_tutorial.model.chars import BOS_TOKEN, EOS_TOKEN
 from elmo_tutorial.files.safe_files import atomic_write_text, read_regular_file
+from elmo_tutorial.model.chars import BOS_TOKEN, EOS_TOKEN
 
 __all__ = ["SPECIALS", "UNK_TOKEN", "Vocabulary"]
 

@@ -4,7 +4,8 @@ To measure what ELMo adds to a task model, the model without ELMo needs the best
 that do *not* use context, learned from the *same text* as the biLM: then a gain of the ELMo
 model is a gain of context, not of more or other data. The paper's baselines use GloVe
 (Peters et al. 2018, Sec. 4), learned by counting co-occurrences; so do we, with the count
-method of :mod:`elmo_tutorial.analyses.static_vectors` (PPMI, then a truncated SVD), made to scale to a
+method of :mod:`elmo_tutorial.analyses.static_vectors` (PPMI, then a truncated SVD), made to scale
+to a
 corpus of millions of words:
 
 - the co-occurrence matrix is **sparse**: a 30,000-word vocabulary has 9·10⁸ cells but only a
@@ -50,16 +51,21 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from elmo_tutorial.analyses.embedding_cache import sentences_checksum
+from elmo_tutorial.analyses.static_vectors import StaticVectors
 from elmo_tutorial.data import corpora, sense_corpus, tokenize
 from elmo_tutorial.data.corpora import ENGLISH_MIX_CORPORA, load_sentences, nltk_corpus
 from elmo_tutorial.data.downloads import DatasetNotAvailable, cache_dir
-from elmo_tutorial.analyses.embedding_cache import sentences_checksum
-from elmo_tutorial.files.cache_record import MAX_RECORD_BYTES, check_record, record_path, write_record
-from elmo_tutorial.files.guarded_read import read_regular_file
-from elmo_tutorial.files.safe_files import atomic_write, atomic_write_text, remove_stale_temporaries
 from elmo_tutorial.data.registry import locate
 from elmo_tutorial.data.sense_corpus import sense_corpus_dir
-from elmo_tutorial.analyses.static_vectors import StaticVectors
+from elmo_tutorial.files.cache_record import (
+    MAX_RECORD_BYTES,
+    check_record,
+    record_path,
+    write_record,
+)
+from elmo_tutorial.files.guarded_read import read_regular_file
+from elmo_tutorial.files.safe_files import atomic_write, atomic_write_text, remove_stale_temporaries
 
 __all__ = ["corpus_vectors", "sparse_static_vectors"]
 

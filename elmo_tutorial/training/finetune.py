@@ -37,13 +37,13 @@ from pathlib import Path
 
 import torch
 
-from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
 from elmo_tutorial.files.overwrite import check_fresh_run_dir
 from elmo_tutorial.files.safe_files import DiskFull, atomic_write_text, is_disk_full
+from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
 from elmo_tutorial.model.run_dir import load_run
+from elmo_tutorial.model.vocab import Vocabulary
 from elmo_tutorial.training.train import Trainer, TrainingInterrupted
 from elmo_tutorial.training.train_config import TrainConfig
-from elmo_tutorial.model.vocab import Vocabulary
 
 __all__ = ["FineTuner", "FineTuningInterrupted", "finetune", "finetune_config"]
 
@@ -88,7 +88,8 @@ def finetune_config(source: str | Path, out_dir: str | Path, steps: int,
 
 
 class FineTuner(Trainer):
-    """:class:`~elmo_tutorial.training.train.Trainer` that starts from ``source``'s weights and trains on
+    """:class:`~elmo_tutorial.training.train.Trainer` that starts from ``source``'s weights and
+    trains on
     the sentences it is given instead of ``config.corpus``.
 
     Args:

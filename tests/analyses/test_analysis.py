@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from elmo_tutorial import batch_to_ids
+from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.analyses.sense_separation import (
     balanced_sample,
     cosine_matrix,
@@ -20,12 +21,11 @@ from elmo_tutorial.analyses.sense_separation import (
     static_example_vectors,
     wsd_examples,
 )
+from elmo_tutorial.analyses.static_vectors import StaticVectors, cosine_similarity
+from elmo_tutorial.data.sense_corpus import SenseExample
 from elmo_tutorial.model.config import ModelConfig
 from elmo_tutorial.model.elmo import ELMo
-from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.model.scalar_mix import ScalarMix
-from elmo_tutorial.data.sense_corpus import SenseExample
-from elmo_tutorial.analyses.static_vectors import StaticVectors, cosine_similarity
 
 CONFIG = ModelConfig(
     char_embed_dim=4, filters=((1, 4), (2, 8)), n_highway=1, lstm_dim=16, projection_dim=6,

@@ -3,8 +3,8 @@
 import pytest
 import torch
 
-from elmo_tutorial.model.char_cnn import CharCNN
 from elmo_tutorial.analyses.char_filters import filter_responses, window_text
+from elmo_tutorial.model.char_cnn import CharCNN
 from elmo_tutorial.model.chars import batch_to_ids
 from elmo_tutorial.model.config import ModelConfig
 

@@ -9,8 +9,6 @@ import numpy as np
 import pytest
 import torch
 
-from elmo_tutorial.model.config import ModelConfig
-from elmo_tutorial.model.elmo import ELMo
 from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.analyses.embedding_cache import (
     CacheNotWritable,
@@ -18,6 +16,8 @@ from elmo_tutorial.analyses.embedding_cache import (
     model_checksum,
     sentences_checksum,
 )
+from elmo_tutorial.model.config import ModelConfig
+from elmo_tutorial.model.elmo import ELMo
 
 CONFIG = ModelConfig(
     char_embed_dim=4, filters=((1, 4), (2, 8)), n_highway=1, lstm_dim=16, projection_dim=6,

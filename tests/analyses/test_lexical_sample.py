@@ -9,10 +9,10 @@ import pytest
 import torch
 
 from elmo_tutorial.analyses import lexical_sample
-from elmo_tutorial.model.config import ModelConfig
-from elmo_tutorial.model.elmo import ELMo
 from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.data.registry import is_available
+from elmo_tutorial.model.config import ModelConfig
+from elmo_tutorial.model.elmo import ELMo
 
 needs_senseval = pytest.mark.skipif(not is_available("senseval"), reason="needs nltk's senseval")
 

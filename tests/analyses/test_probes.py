@@ -4,8 +4,6 @@ import numpy as np
 import pytest
 import torch
 
-from elmo_tutorial.model.config import MODEL_PRESETS
-from elmo_tutorial.model.elmo import ELMo
 from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.analyses.probes import (
     LinearProbe,
@@ -14,6 +12,8 @@ from elmo_tutorial.analyses.probes import (
     probe_layers,
     token_layers,
 )
+from elmo_tutorial.model.config import MODEL_PRESETS
+from elmo_tutorial.model.elmo import ELMo
 
 
 def _overlapping_classes(n=300, d=5, c=3, seed=0):
@@ -123,8 +123,8 @@ def test_token_layers_concatenates_every_sentence_in_order(cache, tmp_path, monk
 
 
 def test_evaluate_pos_end_to_end_on_a_few_sentences(one_thread):
-    from elmo_tutorial.data.downloads import DatasetNotAvailable
     from elmo_tutorial.analyses.probes import evaluate_pos
+    from elmo_tutorial.data.downloads import DatasetNotAvailable
 
     torch.manual_seed(0)
     embedder = Embedder(ELMo(MODEL_PRESETS["tiny"]))

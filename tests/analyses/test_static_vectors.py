@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 from _check_helpers import own_copy
 
-from elmo_tutorial.checks import CheckFailed, Delegated, check_analogy, check_context_vector
 from elmo_tutorial.analyses.static_vectors import (
     StaticVectors,
     context_vector,
@@ -15,6 +14,7 @@ from elmo_tutorial.analyses.static_vectors import (
     ppmi,
     svd_vectors,
 )
+from elmo_tutorial.checks import CheckFailed, Delegated, check_analogy, check_context_vector
 
 
 def test_cooccurrence_counts_match_hand_counts_and_stay_inside_sentences():

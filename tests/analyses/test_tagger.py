@@ -149,17 +149,17 @@ def test_word_types_map_unknown_words_to_unk_row_zero():
 
 
 def _tiny_embedder():
+    from elmo_tutorial.analyses.embedder import Embedder
     from elmo_tutorial.model.config import MODEL_PRESETS
     from elmo_tutorial.model.elmo import ELMo
-    from elmo_tutorial.analyses.embedder import Embedder
 
     torch.manual_seed(0)
     return Embedder(ELMo(MODEL_PRESETS["tiny"]))
 
 
 def test_evaluate_ner_end_to_end_on_a_few_sentences(one_thread):
-    from elmo_tutorial.data.downloads import DatasetNotAvailable
     from elmo_tutorial.analyses.tagger import evaluate_ner
+    from elmo_tutorial.data.downloads import DatasetNotAvailable
 
     try:
         runs = [evaluate_ner(_tiny_embedder(), progress=False, epochs=2, max_sentences=25,

@@ -8,12 +8,12 @@ import pytest
 import torch
 
 from elmo_tutorial.analyses import wsd
-from elmo_tutorial.model.config import ModelConfig
-from elmo_tutorial.model.elmo import ELMo
 from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.analyses.embedding_cache import embed_corpus
-from elmo_tutorial.data.registry import is_available
 from elmo_tutorial.analyses.wsd import Instance, SenseCentroids, score
+from elmo_tutorial.data.registry import is_available
+from elmo_tutorial.model.config import ModelConfig
+from elmo_tutorial.model.elmo import ELMo
 
 needs_wordnet = pytest.mark.skipif(not is_available("wordnet"), reason="needs nltk's wordnet")
 

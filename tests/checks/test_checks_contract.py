@@ -19,23 +19,20 @@ import torch.nn.functional as F
 from _check_helpers import highway_from_the_package
 
 from elmo_tutorial import checks
-
-from elmo_tutorial.training import cost
-
-from elmo_tutorial.model import lstmp
-
 from elmo_tutorial.analyses import static_vectors, wsd
 from elmo_tutorial.analyses.sense_separation import nearest_centroid_accuracy, sense_separation
+from elmo_tutorial.analyses.static_vectors import StaticVectors, context_vector
+from elmo_tutorial.analyses.tagger import bio_spans, entity_scores
+from elmo_tutorial.course.exercises import STUB_ADVICE
+from elmo_tutorial.model import lstmp
 from elmo_tutorial.model.char_cnn import CharCNN, Highway
 from elmo_tutorial.model.chars import batch_to_ids, char_ids_to_word, word_to_char_ids
 from elmo_tutorial.model.config import MODEL_PRESETS
-from elmo_tutorial.course.exercises import STUB_ADVICE
 from elmo_tutorial.model.layer_norm import masked_layer_norm
 from elmo_tutorial.model.lstm import reverse_padded
 from elmo_tutorial.model.scalar_mix import ScalarMix
-from elmo_tutorial.analyses.static_vectors import StaticVectors, context_vector
-from elmo_tutorial.analyses.tagger import bio_spans, entity_scores
 from elmo_tutorial.tasks.model import TaskModel
+from elmo_tutorial.training import cost
 
 STUB = "Exercise 3: the context-window vector. " + STUB_ADVICE
 

@@ -6,7 +6,6 @@ import pytest
 from _check_helpers import own_copy
 
 from elmo_tutorial import checks
-
 from elmo_tutorial.analyses import probes
 from elmo_tutorial.analyses.tagger import bio_spans
 

@@ -85,9 +85,9 @@ def test_fewer_training_uses_fails_on_an_empty_or_partial_table(few, message):
 def _tiny_embedder():
     import torch
 
+    from elmo_tutorial.analyses.embedder import Embedder
     from elmo_tutorial.model.config import ModelConfig
     from elmo_tutorial.model.elmo import ELMo
-    from elmo_tutorial.analyses.embedder import Embedder
 
     torch.manual_seed(0)
     config = ModelConfig(char_embed_dim=4, filters=((1, 4), (2, 8)), n_highway=1, lstm_dim=16,

@@ -6,8 +6,8 @@ import hashlib
 
 import torch
 
-from elmo_tutorial.data import registry
 from elmo_tutorial.commands.cli import main
+from elmo_tutorial.data import registry
 from elmo_tutorial.data.downloads import RemoteFile
 from elmo_tutorial.data.registry import Dataset
 

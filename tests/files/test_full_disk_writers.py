@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 import torch
 
-from elmo_tutorial.model.config import MODEL_PRESETS
 from elmo_tutorial.files.safe_files import DiskFull
+from elmo_tutorial.model.config import MODEL_PRESETS
 
 TINY = replace(MODEL_PRESETS["tiny"], vocab_size=0)
 NO_SPACE = OSError(errno.ENOSPC, "No space left on device")

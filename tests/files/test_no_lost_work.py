@@ -8,8 +8,8 @@ import pytest
 import torch
 from _train_helpers import MICRO_CLI
 
-from elmo_tutorial.model import checkpoint as ckpt
 from elmo_tutorial.commands.cli import main as cli
+from elmo_tutorial.model import checkpoint as ckpt
 from elmo_tutorial.model.config import ModelConfig
 from elmo_tutorial.model.elmo import ELMo
 from elmo_tutorial.training.train import Trainer, _lr_factor

@@ -29,7 +29,6 @@ import pytest
 import torch
 
 from elmo_tutorial import batch_to_ids
-
 from elmo_tutorial.data import registry
 from elmo_tutorial.formats.allennlp_format import load_allennlp, save_allennlp
 from elmo_tutorial.model.config import MODEL_PRESETS, ModelConfig

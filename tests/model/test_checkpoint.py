@@ -6,8 +6,8 @@ import pytest
 import torch
 from _train_helpers import THREAD_SENSITIVE, micro_config
 
-from elmo_tutorial.model import checkpoint as ckpt
 from elmo_tutorial.files.safe_files import atomic_write, atomic_write_text
+from elmo_tutorial.model import checkpoint as ckpt
 from elmo_tutorial.model.run_dir import load_run
 from elmo_tutorial.training.train import Trainer
 

@@ -7,8 +7,8 @@ import json
 import pytest
 from _train_helpers import MICRO_CLI
 
-from elmo_tutorial.model import checkpoint as ckpt
 from elmo_tutorial.commands.cli import main as cli
+from elmo_tutorial.model import checkpoint as ckpt
 from elmo_tutorial.training.train import Trainer
 from elmo_tutorial.training.train_config import TrainConfig, apply_overrides
 

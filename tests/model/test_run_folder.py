@@ -16,9 +16,9 @@ import torch
 from _train_helpers import MICRO_CLI, micro_config
 from safetensors.torch import save_file
 
-from elmo_tutorial.model import checkpoint as ckpt
 from elmo_tutorial.commands.cli import main as cli
 from elmo_tutorial.files.safe_files import NotARegularFile, read_regular_file
+from elmo_tutorial.model import checkpoint as ckpt
 from elmo_tutorial.model.run_dir import load_run
 from elmo_tutorial.runtime import available_cores
 from elmo_tutorial.training.train import Trainer
@@ -399,7 +399,8 @@ def test_another_thread_count_asked_for_on_resume_is_taken_with_a_warning(
         run_copy, capsys, monkeypatch, threads_kept):
     import elmo_tutorial.training.train_setup
 
-    monkeypatch.setattr(elmo_tutorial.training.train_setup, "available_cores", lambda: 4)  # any machine
+    # any machine
+    monkeypatch.setattr(elmo_tutorial.training.train_setup, "available_cores", lambda: 4)
     assert _resume(run_copy, "--threads=2") == 0
     err = capsys.readouterr().err
     assert "warning: training on 2 CPU threads (as --threads asks) instead of the 1 this run " \

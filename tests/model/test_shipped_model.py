@@ -49,9 +49,9 @@ def test_shipped_tiny_run_is_intact_small_and_the_tiny_preset_unchanged():
 
 
 def test_shipped_tiny_weights_reproduce_the_perplexity_in_their_log(one_thread):
-    from elmo_tutorial.training.evaluation import evaluate_perplexity
-    from elmo_tutorial.model.lm import BidirectionalLM
     from elmo_tutorial.data.sense_corpus import sense_corpus
+    from elmo_tutorial.model.lm import BidirectionalLM
+    from elmo_tutorial.training.evaluation import evaluate_perplexity
     from elmo_tutorial.training.train_log import read_log
 
     config, state, vocab, _ = load_run(TINY)
@@ -77,8 +77,8 @@ def test_a_shipped_model_with_flipped_bytes_is_refused_naming_the_file_and_the_f
         tmp_path, monkeypatch, capsys):
     import shutil
 
-    from elmo_tutorial.model import run_dir
     from elmo_tutorial.commands.cli import main as cli
+    from elmo_tutorial.model import run_dir
 
     monkeypatch.setattr(run_dir, "REPOSITORY", tmp_path)  # a clone of the course in tmp_path
     copy = tmp_path / "data" / "models" / "tiny"

@@ -13,8 +13,8 @@ import pytest
 import torch
 from safetensors.torch import load_file, save_file
 
-from elmo_tutorial.formats.allennlp_format import load_allennlp, read_options, save_allennlp
 from elmo_tutorial.commands.cli import main as cli
+from elmo_tutorial.formats.allennlp_format import load_allennlp, read_options, save_allennlp
 from elmo_tutorial.model.config import MODEL_PRESETS
 from elmo_tutorial.model.elmo import ELMo
 

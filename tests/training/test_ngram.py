@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from elmo_tutorial.training.ngram import KneserNeyBaseline
 from elmo_tutorial.model.vocab import Vocabulary
+from elmo_tutorial.training.ngram import KneserNeyBaseline
 
 TRAIN = [["the", "cat", "sat", "on", "the", "mat"], ["the", "dog", "sat", "on", "a", "log"],
          ["a", "cat", "saw", "the", "dog"], ["the", "dog", "saw", "a", "cat"]]

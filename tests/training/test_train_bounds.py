@@ -16,9 +16,9 @@ import typing
 import pytest
 from _train_helpers import MICRO_CLI
 
-from elmo_tutorial.training import train_bounds
 from elmo_tutorial.commands.cli import main as cli
 from elmo_tutorial.model.config import MODEL_PRESETS, ModelConfig
+from elmo_tutorial.training import train_bounds
 from elmo_tutorial.training.cost import parameter_counts
 from elmo_tutorial.training.train_bounds import step_memory
 from elmo_tutorial.training.train_config import TrainConfig

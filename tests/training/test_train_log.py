@@ -1,10 +1,11 @@
 """The training log's plot leaves matplotlib as the user set it up."""
 
-import pytest
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from elmo_tutorial.training.train_log import TrainLog, plot_log, read_log
 
