@@ -9,7 +9,8 @@ embeds them) go through three jobs, interleaved round by round so that a change 
 machine's load hits them alike; ``--every N`` takes every N-th sentence:
 
 - **model**: length-sorted batches of 64 through ``ELMo.layers(batch_to_ids(batch))``, the
-  plain model (character CNN on each batch's distinct tokens, one direction after the other);
+  model's own forward with its fast modules (``fast.speed_up``: the character CNN on each
+  batch's distinct tokens), one direction after the other;
 - **embedder, sequential**: ``Embedder(parallel_directions=False).embed_sentences``: the
   token table, LSTM directions one after the other on all threads;
 - **embedder**: ``Embedder.embed_sentences`` as shipped (both directions at once).
@@ -34,6 +35,7 @@ from elmo_tutorial import ELMo, batch_to_ids
 from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.analyses.embedding_cache import embed_corpus
 from elmo_tutorial.data.annotated import wsd_framework
+from elmo_tutorial.fast import speed_up
 
 
 def semcor_sentences() -> list[list[str]]:
@@ -62,7 +64,7 @@ def main() -> None:
     parser.add_argument("--full", action="store_true", help="also embed all of SemCor")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    model = ELMo.from_run("data/models/small")
+    model = speed_up(ELMo.from_run("data/models/small"))  # the fast modules, as Embedder runs
     corpus = semcor_sentences()
     subset = corpus[:: args.every]
     n_tokens = sum(map(len, subset))
