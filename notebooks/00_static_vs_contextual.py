@@ -56,9 +56,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from elmo_tutorial import checks, claims
-from elmo_tutorial.data.corpora import ensure_nltk, nltk_corpus
-from elmo_tutorial.runtime import setup_notebook
-from elmo_tutorial.data.sense_corpus import cue_distances, cue_words, sense_corpus, sense_examples
 from elmo_tutorial.analyses.static_vectors import (
     StaticVectors,
     context_vector,
@@ -67,7 +64,10 @@ from elmo_tutorial.analyses.static_vectors import (
     ppmi,
     svd_vectors,
 )
+from elmo_tutorial.data.corpora import ensure_nltk, nltk_corpus
+from elmo_tutorial.data.sense_corpus import cue_distances, cue_words, sense_corpus, sense_examples
 from elmo_tutorial.data.tokenize import tokenize_words
+from elmo_tutorial.runtime import setup_notebook
 
 setup_notebook(seed=0)  # seeds, threads, print precision; small enough for the CPU
 

@@ -53,6 +53,8 @@ import torch
 import torch.nn.functional as F
 
 from elmo_tutorial import checks, claims
+from elmo_tutorial.data.corpora import ensure_nltk, nltk_corpus
+from elmo_tutorial.data.tokenize import split_sentences, tokenize, tokenize_words
 from elmo_tutorial.model.batching import StreamBatcher, bucket_batches, make_lm_batch
 from elmo_tutorial.model.chars import (
     BOS_IDS,
@@ -63,11 +65,9 @@ from elmo_tutorial.model.chars import (
     ids_to_mask,
     word_to_char_ids,
 )
-from elmo_tutorial.data.corpora import ensure_nltk, nltk_corpus
-from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.model.softmax import masked_nll
-from elmo_tutorial.data.tokenize import split_sentences, tokenize, tokenize_words
 from elmo_tutorial.model.vocab import Vocabulary
+from elmo_tutorial.runtime import setup_notebook
 
 setup_notebook(seed=0)  # seeds, threads, print precision; small enough for the CPU
 

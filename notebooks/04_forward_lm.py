@@ -64,15 +64,15 @@ import torch
 import torch.nn.functional as F
 
 from elmo_tutorial import checks
-from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
 from elmo_tutorial.claims import approx, claim
+from elmo_tutorial.data.sense_corpus import sense_corpus
+from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
 from elmo_tutorial.model.config import MODEL_PRESETS
 from elmo_tutorial.model.lm import ForwardLM
 from elmo_tutorial.model.lstm import LSTMStack
 from elmo_tutorial.model.lstmp import LSTMCellWithProjection, lstmp_step
-from elmo_tutorial.runtime import setup_notebook
-from elmo_tutorial.data.sense_corpus import sense_corpus
 from elmo_tutorial.model.vocab import Vocabulary
+from elmo_tutorial.runtime import setup_notebook
 
 # One thread: a small recurrent model spends its time in many tiny operations, which more
 # threads only slow down.
@@ -105,8 +105,8 @@ warnings.filterwarnings("ignore", message="LSTM with projections")
 # released weights are only right with it. PyTorch has no such constant but has two bias
 # vectors whose sum is what counts: `load_allennlp` puts the file's bias in `bias_ih` and the
 # constant in `bias_hh` (1.0 on the forget block, 0 elsewhere), and `save_allennlp` takes it out
-# again (`elmo_tutorial/formats/allennlp_format.py`; `tests/formats/test_allennlp_format.py` checks that the
-# outputs match bilm-tf's with it and not without it).
+# again (`elmo_tutorial/formats/allennlp_format.py`; `tests/formats/test_allennlp_format.py`
+# checks that the outputs match bilm-tf's with it and not without it).
 #
 # Take the weights from a `torch.nn.LSTMCell`:
 

@@ -57,14 +57,14 @@ import matplotlib.pyplot as plt
 import torch
 
 from elmo_tutorial import checks
-from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
 from elmo_tutorial.claims import approx, claim
+from elmo_tutorial.data.sense_corpus import sense_corpus
+from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
 from elmo_tutorial.model.config import MODEL_PRESETS
 from elmo_tutorial.model.lm import BackwardLM, BidirectionalLM
 from elmo_tutorial.model.lstm import LSTMStack, reverse_padded
-from elmo_tutorial.runtime import setup_notebook
-from elmo_tutorial.data.sense_corpus import sense_corpus
 from elmo_tutorial.model.vocab import Vocabulary
+from elmo_tutorial.runtime import setup_notebook
 
 device = setup_notebook(seed=0, threads=1)  # one thread: small recurrent models run best so
 # On the CPU, torch notes that oneDNN has no LSTMP kernel and uses its own (exact) one.

@@ -65,13 +65,13 @@ import torch
 import torch.nn.functional as F
 
 from elmo_tutorial import checks
-from elmo_tutorial.model.batching import make_lm_batch
 from elmo_tutorial.claims import approx, claim
+from elmo_tutorial.data.sense_corpus import sense_corpus
+from elmo_tutorial.model.batching import make_lm_batch
 from elmo_tutorial.model.config import MODEL_PRESETS
 from elmo_tutorial.model.lm import BidirectionalLM
-from elmo_tutorial.runtime import setup_notebook
-from elmo_tutorial.data.sense_corpus import sense_corpus
 from elmo_tutorial.model.vocab import Vocabulary
+from elmo_tutorial.runtime import setup_notebook
 
 device = setup_notebook(seed=0)
 
@@ -400,9 +400,9 @@ plot_log(read_log(run_dir))
 # <!-- END ANSWER -->
 
 # %%
+from elmo_tutorial.model.run_dir import load_run, shipped_model
 from elmo_tutorial.training.evaluation import evaluate_perplexity
 from elmo_tutorial.training.ngram import KneserNeyBaseline
-from elmo_tutorial.model.run_dir import load_run, shipped_model
 
 tiny_dir = shipped_model("tiny")  # or Path("../runs/tiny"), your own run
 tiny_config, tiny_state, tiny_vocab, tiny_settings = load_run(tiny_dir)

@@ -59,12 +59,12 @@ import torch.nn.functional as F
 
 from elmo_tutorial import ELMo, batch_to_ids, checks, load_allennlp
 from elmo_tutorial.claims import approx, claim
-from elmo_tutorial.model.layer_norm import masked_layer_norm
 from elmo_tutorial.data.registry import fetch
-from elmo_tutorial.model.run_dir import shipped_model
-from elmo_tutorial.runtime import setup_notebook
-from elmo_tutorial.model.scalar_mix import ScalarMix
 from elmo_tutorial.data.sense_corpus import sense_examples
+from elmo_tutorial.model.layer_norm import masked_layer_norm
+from elmo_tutorial.model.run_dir import shipped_model
+from elmo_tutorial.model.scalar_mix import ScalarMix
+from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.widgets import Choice, Slider, explore
 
 device = setup_notebook(seed=0)

@@ -60,6 +60,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from elmo_tutorial import ELMo, Embedder, checks, load_allennlp
+from elmo_tutorial.analyses.embedding_cache import embed_corpus
+from elmo_tutorial.analyses.neighbours import NeighbourIndex, neighbour_explorer
 from elmo_tutorial.analyses.sense_separation import (
     balanced_sample,
     cosine_matrix,
@@ -71,15 +73,13 @@ from elmo_tutorial.analyses.sense_separation import (
     static_example_vectors,
     wsd_examples,
 )
-from elmo_tutorial.data.annotated import wsd_framework
+from elmo_tutorial.analyses.static_vectors import StaticVectors, context_vector
 from elmo_tutorial.claims import claim
-from elmo_tutorial.analyses.embedding_cache import embed_corpus
+from elmo_tutorial.data.annotated import wsd_framework
+from elmo_tutorial.data.sense_corpus import sense_corpus, sense_examples
 from elmo_tutorial.figures import label_points
-from elmo_tutorial.analyses.neighbours import NeighbourIndex, neighbour_explorer
 from elmo_tutorial.model.run_dir import shipped_model
 from elmo_tutorial.runtime import setup_notebook
-from elmo_tutorial.data.sense_corpus import sense_corpus, sense_examples
-from elmo_tutorial.analyses.static_vectors import StaticVectors, context_vector
 
 # One thread: the biLM runs one small LSTM step after another, and a second thread costs
 # more in waiting for it than it gives (on a busy machine, much more).

@@ -59,7 +59,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from elmo_tutorial import ELMo, Embedder, checks
-
 from elmo_tutorial.analyses import lexical_sample, wsd
 from elmo_tutorial.data.annotated import wsd_framework
 from elmo_tutorial.data.corpora import nltk_corpus

@@ -65,10 +65,9 @@ import numpy as np
 import torch
 
 from elmo_tutorial import ELMo, Embedder, checks
-
 from elmo_tutorial.analyses import probes, tagger
-from elmo_tutorial.data.annotated import treebank_pos, ud_english_ewt, wnut17
 from elmo_tutorial.claims import approx, claim
+from elmo_tutorial.data.annotated import treebank_pos, ud_english_ewt, wnut17
 from elmo_tutorial.model.run_dir import shipped_model
 from elmo_tutorial.runtime import setup_notebook
 

@@ -68,12 +68,12 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from elmo_tutorial import ELMo, Embedder, checks
-from elmo_tutorial.data.annotated import sst
-from elmo_tutorial.claims import approx, claim
 from elmo_tutorial.analyses.paired import paired_difference, t_quantile, verdict
+from elmo_tutorial.claims import approx, claim
+from elmo_tutorial.data.annotated import sst
 from elmo_tutorial.model.run_dir import shipped_model
-from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.model.scalar_mix import ScalarMix
+from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.tasks import (
     TaskModel,
     TaskSplit,
@@ -554,9 +554,9 @@ claim(verdict(tasks["ner"]["differences"]["elmo_vs_layer0"]) == "gain",
 # *perplexity*; A.1 adds that the perplexity fell a lot for every task but one, and that the
 # effect on task scores depends on the task (a gain on SNLI, about none on sentiment).
 #
-# `elmo_tutorial.training.finetune` does the same with this package's training loop: it starts from a
-# run, trains on the domain's sentences and writes a **new** run (the source stays as it was).
-# The shipped `small` biLM has no softmax, so it first gets a new one over the domain's words,
+# `elmo_tutorial.training.finetune` does the same with this package's training loop: it starts
+# from a run, trains on the domain's sentences and writes a **new** run (the source stays as it
+# was). The shipped `small` biLM has no softmax, so it first gets a new one over the domain's words,
 # trained on its frozen encoder; that model's perplexity is the "before". The command
 # `elmo-tutorial finetune data/models/small --out runs/small-sst` fine-tunes it on 2,000 SST
 # training sentences and then compares an SST-2 task model (600 training, 200 dev, 500 test
