@@ -9,9 +9,8 @@ company"), *line* (noun: "product line", "phone line", "a line of text", ...) an
 word in context, with its sense.
 
 The nearest-centroid classifier of :mod:`elmo_tutorial.analyses.wsd` is trained and tested on a
-split of
-these uses, per layer: quick (a few hundred sentences per word) and a clean view of what each
-layer knows about one word's senses. The baseline is the **most frequent sense** of the
+split of these uses, per layer: quick (a few hundred sentences per word) and a clean view of what
+each layer knows about one word's senses. The baseline is the **most frequent sense** of the
 training split, which a classifier must beat to have learned anything.
 """
 

@@ -139,8 +139,7 @@ def token_layers(embedder, sentences: Sequence[Sequence[str]], name: str = "sent
         name: the prefix of the cache entry, e.g. ``"ptb-train"``.
         cache: keep the layers in the disk cache
             (:func:`~elmo_tutorial.analyses.embedding_cache.embed_corpus`, keyed by the model's and
-            the
-            sentences' checksums), so the next run with the same model loads them instead.
+            the sentences' checksums), so the next run with the same model loads them instead.
     """
     if not sentences:
         raise ValueError("no sentences to embed")

@@ -142,8 +142,7 @@ def train_tagger(model: BiLSTMTagger, inputs: Sequence[torch.Tensor],
     """Train ``model`` with Adam on cross-entropy (+ ``mix_penalty`` · the mix's penalty).
 
     The course's one training loop, :func:`~elmo_tutorial.analyses.supervised.fit`, does the work,
-    as
-    for notebook 12's task model.
+    as for notebook 12's task model.
 
     Args:
         inputs: one ``(T_i, ...)`` tensor per training sentence; ``labels`` their tags.

@@ -54,9 +54,8 @@ def check_nearest_centroid_accuracy(fn: Callable[[np.ndarray, list], float]) -> 
     vector; return the fraction predicted right.
 
     Compared with :func:`elmo_tutorial.analyses.sense_separation.nearest_centroid_accuracy`
-    (``centre=False``)
-    on random data where keeping a vector in its own centroid, or measuring Euclidean
-    distance, gives a different answer. ``fn`` runs with that function (and
+    (``centre=False``) on random data where keeping a vector in its own centroid, or measuring
+    Euclidean distance, gives a different answer. ``fn`` runs with that function (and
     ``sense_separation``, which calls it) unavailable.
     """
     rng = np.random.default_rng(0)

@@ -35,8 +35,7 @@ def check_scalar_mix(fn: Callable[[list[torch.Tensor], torch.Tensor, float], tor
 
     ``layers`` is a list of same-shape tensors, ``w`` the un-normalised weights ``(L,)``,
     ``gamma`` a float. Compared with :class:`elmo_tutorial.model.scalar_mix.ScalarMix` for 2-4
-    layers
-    of different shapes, non-uniform weights and γ ≠ 1; ``fn`` runs with ``ScalarMix``
+    layers of different shapes, non-uniform weights and γ ≠ 1; ``fn`` runs with ``ScalarMix``
     unavailable.
     """
     for layers, w, gamma in _cases():

@@ -37,8 +37,7 @@ def check_context_vector(fn: Callable[[np.ndarray, list[int], int, int], np.ndar
     ``e[ids[j]]`` over the positions ``j ≠ index`` with ``|j - index| ≤ window``.
 
     Compared with :func:`elmo_tutorial.analyses.static_vectors.context_vector` (``side="both"``) on
-    a
-    random ``(12, 5)`` table, including sentence edges and a one-word sentence. ``fn`` runs
+    a random ``(12, 5)`` table, including sentence edges and a one-word sentence. ``fn`` runs
     with ``context_vector`` (and ``StaticVectors.contextual``) unavailable.
     """
     rng = np.random.default_rng(0)

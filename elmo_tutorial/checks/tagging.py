@@ -44,8 +44,7 @@ def check_bio_spans(fn: Callable[[Sequence[str]], set]) -> None:
     """``fn(tags)`` must return the set of ``(type, start, end)`` entities of a BIO sequence.
 
     ``end`` is exclusive. Compared with :func:`elmo_tutorial.analyses.spans.bio_spans` on entities
-    at
-    the edges of a sentence, adjacent entities, ill-formed ``I-`` tags and empty sentences;
+    at the edges of a sentence, adjacent entities, ill-formed ``I-`` tags and empty sentences;
     ``fn`` runs with that function unavailable.
     """
     for name, tags in _CASES:
@@ -72,8 +71,7 @@ def check_bio_spans(fn: Callable[[Sequence[str]], set]) -> None:
 def check_half_data_probe(probe, measured: float, train_features, sentence_lengths: Sequence[int],
                           test_features, test_labels) -> None:
     """``probe`` must be a :class:`~elmo_tutorial.analyses.probes.LinearProbe` trained on the
-    tokens of
-    the first half of the training sentences, and ``measured`` its test accuracy (%).
+    tokens of the first half of the training sentences, and ``measured`` its test accuracy (%).
 
     Which rows a probe was trained on shows in its standardisation: ``probe.mean`` is the mean
     of its training rows. ``train_features (N, D)`` are all training tokens, sentence after

@@ -35,8 +35,7 @@ def check_wsd_scorer(fn: Callable[[dict, dict], tuple[float, float, float]]) -> 
     ``predictions`` maps an instance id to the predicted sense key, or to ``None`` when the
     system gave no answer (an id may also be missing); ``gold`` maps every instance id to the
     list of its gold keys. Compared with :func:`elmo_tutorial.analyses.wsd.score` on five cases;
-    ``fn``
-    runs with that function unavailable.
+    ``fn`` runs with that function unavailable.
     """
     for what, predictions, gold in _CASES:
         expected = score(predictions, gold)
@@ -78,8 +77,7 @@ def check_wsd_scorer(fn: Callable[[dict, dict], tuple[float, float, float]]) -> 
 def check_fewer_training_uses(few: dict, embedder, per_word: int = 300, max_train: int = 30,
                               words: tuple[str, ...] = lexical_sample.WORDS) -> None:
     """``few`` must be :func:`elmo_tutorial.analyses.lexical_sample.evaluate`'s table of ``words``
-    for
-    the same ``per_word`` uses per word and test uses, with the centroids and the most frequent
+    for the same ``per_word`` uses per word and test uses, with the centroids and the most frequent
     sense taken from only ``max_train`` training uses of each word (a seeded random sample)."""
     if not isinstance(few, dict) or not few:
         shown = "empty" if isinstance(few, dict) else f"{type(few).__name__}, not a dict"

@@ -131,8 +131,7 @@ def conll2000_chunks(split: str = "train") -> list[tuple[Sentence, list[str]]]:
 
     Tags are ``O`` or ``B-``/``I-`` with the chunk type (``NP``, ``VP``, ``PP``, ``ADVP``...),
     scored like entities (:func:`~elmo_tutorial.analyses.spans.entity_scores`). The shared task has
-    no
-    validation set, so there is no ``"valid"`` here: hold out part of ``train`` for it.
+    no validation set, so there is no ``"valid"`` here: hold out part of ``train`` for it.
     """
     split = normalize_split(split)
     if split == "valid":

@@ -3,8 +3,7 @@
 This is the reading end of the data stack. The registry (:mod:`elmo_tutorial.data.registry`) says
 what each dataset is and where it lives (offline directory ``ELMO_TUTORIAL_DATA`` first, then the
 download cache); :mod:`elmo_tutorial.data.downloads` fetches and verifies the bytes; the readers
-here
-turn the files into sentences. A reader never downloads: a missing dataset raises
+here turn the files into sentences. A reader never downloads: a missing dataset raises
 :class:`~elmo_tutorial.data.downloads.DatasetNotAvailable` saying how to get it
 (``elmo-tutorial data download NAME``, or ``ELMO_TUTORIAL_DATA``). Labelled data (POS tags,
 named entities, word senses) is read by :mod:`elmo_tutorial.data.annotated`; the corpus shipped with

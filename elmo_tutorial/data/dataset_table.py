@@ -4,8 +4,7 @@ official files are published, their checksums and sizes, their licences and prov
 This is the table that changes when a dataset is added or a publisher moves its files, so it is
 kept apart from the code that finds, checks and downloads a dataset
 (:mod:`elmo_tutorial.data.registry`, which re-exports both names): a reviewer reads the entries,
-each
-checksum with the source cited beside it, without the lookup logic in between.
+each checksum with the source cited beside it, without the lookup logic in between.
 
 Example:
     >>> REGISTRY["wnut17"].kind, REGISTRY["wnut17"].licence

@@ -19,8 +19,8 @@ grammar in ``elmo_tutorial.data.sense_grammar``:
 It ships with the package, so it needs no download: as a training corpus its name is
 ``embedded`` (``--corpus=embedded``, the ``tiny`` preset's corpus, kept in ``data/embedded/``),
 beside ``wikitext2`` and the others of :data:`elmo_tutorial.data.corpora.LM_CORPORA`. (The vectors
-of
-a corpus, by contrast, are :func:`elmo_tutorial.analyses.embedding_cache.embed_corpus`'s business.)
+of a corpus, by contrast, are
+:func:`elmo_tutorial.analyses.embedding_cache.embed_corpus`'s business.)
 
 Generation uses only ``random.Random(seed)``, so the same seed gives the same corpus on every
 platform and Python version. The committed copy lives in ``data/embedded/``; regenerate it with

@@ -11,8 +11,7 @@ Taught in notebook 11 (``11_pretrained_and_scale``).
   ``SHA256SUMS``; no checkpoints. It can still be evaluated; ``data/models/tiny`` is one.
 * :func:`export_allennlp` writes ``options.json`` and ``weights.hdf5`` in the format of bilm-tf
   and AllenNLP (:mod:`elmo_tutorial.formats.allennlp_format`); they load in AllenNLP's ``Elmo`` and
-  back
-  here with ``load_allennlp``.
+  back here with ``load_allennlp``.
 
 ``elmo-tutorial export`` calls these. Every export is published whole or not at all: the files
 are written in a hidden staging folder beside ``OUT_DIR`` (``.OUT_DIR.export-<pid>-…``), the

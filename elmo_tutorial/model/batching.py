@@ -11,8 +11,7 @@ read the same character ids; they differ only in what each position must predict
     backward target -100   <S>    ...    w(n-1) wn        (the word at t-1)
 
 ``-100`` (:data:`~elmo_tutorial.model.softmax.IGNORE_INDEX`) is PyTorch's default ``ignore_index``
-for
-:func:`torch.nn.functional.cross_entropy`, so padding and the two positions with nothing to
+for :func:`torch.nn.functional.cross_entropy`, so padding and the two positions with nothing to
 predict never reach the loss (see :func:`~elmo_tutorial.model.softmax.masked_nll`).
 
 Two ways to batch a corpus:

@@ -5,8 +5,7 @@ that do *not* use context, learned from the *same text* as the biLM: then a gain
 model is a gain of context, not of more or other data. The paper's baselines use GloVe
 (Peters et al. 2018, Sec. 4), learned by counting co-occurrences; so do we, with the count
 method of :mod:`elmo_tutorial.analyses.static_vectors` (PPMI, then a truncated SVD), made to scale
-to a
-corpus of millions of words:
+to a corpus of millions of words:
 
 - the co-occurrence matrix is **sparse**: a 30,000-word vocabulary has 9·10⁸ cells but only a
   few million pairs ever occur within ``window`` tokens of each other;

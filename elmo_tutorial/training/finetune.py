@@ -89,8 +89,7 @@ def finetune_config(source: str | Path, out_dir: str | Path, steps: int,
 
 class FineTuner(Trainer):
     """:class:`~elmo_tutorial.training.train.Trainer` that starts from ``source``'s weights and
-    trains on
-    the sentences it is given instead of ``config.corpus``.
+    trains on the sentences it is given instead of ``config.corpus``.
 
     Args:
         source: a run directory (``load_run``); it is only read.
