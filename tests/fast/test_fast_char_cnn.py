@@ -9,6 +9,7 @@ import copy
 
 import pytest
 import torch
+from _char_cnn_helpers import SENTENCES, SMALL, char_cnn_with_biases
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,28 +26,12 @@ from elmo_tutorial.model.char_cnn import PAD_ID, CharCNN, Highway
 from elmo_tutorial.model.chars import batch_to_ids
 from elmo_tutorial.model.config import ModelConfig
 
-SMALL = ModelConfig(
-    char_embed_dim=4, filters=((1, 3), (2, 4), (3, 5), (5, 6)), n_highway=2, projection_dim=7
-)
-SENTENCES = [
-    ["The", "bank", "of", "the", "river", "."],
-    ["the", "bank", "lent", "money"],
-    ["."],
-]
 FLOAT64 = {"atol": 1e-10, "rtol": 0}
 FLOAT32 = {"atol": 1e-5, "rtol": 1e-5}
 
 
 def _plain_model(config=SMALL, seed=0, dtype=torch.float64):
-    torch.manual_seed(seed)
-    model = CharCNN(config).to(dtype)
-    with torch.no_grad():  # non-zero biases everywhere, so that no term can hide
-        for conv in model.convs:
-            conv.bias.normal_(0, 0.1)
-        for layer in model.highway.layers:
-            layer.bias.normal_(0, 1.0)
-        model.projection.bias.normal_(0, 0.1)
-    return model
+    return char_cnn_with_biases(config, seed, dtype, highway_biases=True)
 
 
 def _fast_twin(model, highway="fast"):

@@ -4,29 +4,15 @@ F.conv1d; float64 gradchecks. The fast versions are tested in tests/fast/test_fa
 import pytest
 import torch
 import torch.nn.functional as F
+from _char_cnn_helpers import SENTENCES, SMALL, char_cnn_with_biases
 
 from elmo_tutorial.model.char_cnn import PAD_ID, CharCNN, Highway
 from elmo_tutorial.model.chars import batch_to_ids
 from elmo_tutorial.model.config import ModelConfig
 
-SMALL = ModelConfig(
-    char_embed_dim=4, filters=((1, 3), (2, 4), (3, 5), (5, 6)), n_highway=2, projection_dim=7
-)
-SENTENCES = [
-    ["The", "bank", "of", "the", "river", "."],
-    ["the", "bank", "lent", "money"],
-    ["."],
-]
-
 
 def _model(config=SMALL, seed=0, dtype=torch.float32):
-    torch.manual_seed(seed)
-    model = CharCNN(config).to(dtype)
-    with torch.no_grad():  # non-zero biases everywhere, so that no term can hide
-        for conv in model.convs:
-            conv.bias.normal_(0, 0.1)
-        model.projection.bias.normal_(0, 0.1)
-    return model
+    return char_cnn_with_biases(config, seed, dtype)
 
 
 def _per_position(model, char_ids):
