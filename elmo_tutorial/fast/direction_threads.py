@@ -28,7 +28,9 @@ on which thread draws first, so both functions refuse a model that would draw an
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+import functools
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import torch
@@ -189,4 +191,32 @@ def encode_in_threads(model: LanguageModel, word_emb: Tensor, mask: Tensor,
     return out
 
 
-__all__ = ["DirectionThreads", "encode_in_threads", "lm_loss_in_threads"]
+@contextlib.contextmanager
+def directions_at_once(model: LanguageModel, processes: int = 1,
+                       sampled: bool = False) -> Iterator[Callable[[LMBatch], LMOutput] | None]:
+    """While training ``model``, its loss with the two directions at once, where that gives the
+    same numbers as one thread: 2 or more CPU threads, one process, no random draws inside the
+    directions (no dropout, full softmax). Yields ``loss(batch) -> LMOutput``
+    (:func:`lm_loss_in_threads`), or ``None`` where the model's own ``forward`` must run.
+
+    The caller's own operations (character CNN, optimiser, evaluation) run on one direction's
+    threads too, and stay so afterwards: a notebook's next cells then compute with the thread
+    count of the model's evaluations, as with one thread per direction during training.
+
+    Args:
+        model: the language model being trained (not a DDP wrapper).
+        processes: the data-parallel processes of the run (threads only with one).
+        sampled: whether training uses the sampled softmax (its draws rule threads out).
+    """
+    threads = torch.get_num_threads()
+    device = next(model.parameters()).device
+    if (threads < 2 or processes > 1 or device.type != "cpu" or model.config.dropout > 0
+            or sampled):
+        yield None
+        return
+    torch.set_num_threads(threads // 2)
+    with DirectionThreads(threads // 2) as pool:
+        yield functools.partial(lm_loss_in_threads, model, threads=pool)
+
+
+__all__ = ["DirectionThreads", "directions_at_once", "encode_in_threads", "lm_loss_in_threads"]

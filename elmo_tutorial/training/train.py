@@ -35,7 +35,7 @@ from pathlib import Path
 
 import torch
 
-from elmo_tutorial.fast.direction_threads import DirectionThreads, lm_loss_in_threads
+from elmo_tutorial.fast.direction_threads import directions_at_once
 from elmo_tutorial.files.run_lock import lock_run_dir
 from elmo_tutorial.model import checkpoint as ckpt
 from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
@@ -179,8 +179,8 @@ class Trainer:
         n_global = sum(len(s) + 1 for s in sents)  # targets per direction, all processes
         batch = make_lm_batch(D.shard(sents, self.dist), self.vocab).to(dev)
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=c.amp and dev.type == "cuda"):
-            if self._direction_threads is not None:  # same numbers, the directions at once
-                out = lm_loss_in_threads(self.model, batch, self._direction_threads)
+            if self._loss_in_threads is not None:  # fast: the same numbers, directions at once
+                out = self._loss_in_threads(batch)
             else:
                 out = self.ddp_model(batch, sampled=c.sampled_softmax > 0)
         nll_sum = (out.forward_nll + out.backward_nll).float() * out.n_tokens  # this process
@@ -219,41 +219,25 @@ class Trainer:
         c = self.config
         bar = tqdm(total=self.total_steps, initial=self.step, unit="step", dynamic_ncols=True,
                    disable=not (c.progress and self.dist.is_main))
+        at_once = (directions_at_once(self.model, self.dist.world_size, c.sampled_softmax > 0)
+                   if self.fast else contextlib.nullcontext())
         # The final evaluation too: as in the loop, on the threads of one direction
-        with self._threads_for_directions():
-            with interrupt_requests() as stop_requested:
-                metrics = self._loop(bar, stop_after, stop_requested)
-            bar.close()
-            if self.step >= self.total_steps:
-                self.finish()
-                if self._last_eval_step != self.step:
-                    metrics = self.evaluate()
-            self.release()  # the run is complete: nothing more to write
+        try:
+            with at_once as self._loss_in_threads:
+                with interrupt_requests() as stop_requested:
+                    metrics = self._loop(bar, stop_after, stop_requested)
+                bar.close()
+                if self.step >= self.total_steps:
+                    self.finish()
+                    if self._last_eval_step != self.step:
+                        metrics = self.evaluate()
+                self.release()  # the run is complete: nothing more to write
+        finally:
+            self._loss_in_threads = None
         return metrics
 
-    _direction_threads: DirectionThreads | None = None
-
-    @contextlib.contextmanager
-    def _threads_for_directions(self):
-        """With ``fast``, 2+ CPU threads, one process and no random draws inside the directions
-        (no dropout, full softmax), the forward and backward LM run at once, half the threads each
-        (:mod:`elmo_tutorial.fast.direction_threads`: the same numbers, and no OpenMP threads
-        spinning for each other on small products)."""
-        threads = torch.get_num_threads()
-        if (not self.fast or threads < 2 or self.dist.world_size > 1
-                or self.dist.device.type != "cpu"
-                or self.model_config.dropout > 0 or self.config.sampled_softmax > 0):
-            yield
-            return
-        # The caller's own operations (character CNN, optimiser, evaluation) run on one
-        # direction's threads too, and stay so after training: a notebook's next cells then
-        # compute with the thread count of the model's evaluations, as with threads=1 before.
-        torch.set_num_threads(threads // 2)
-        try:
-            with DirectionThreads(threads // 2) as self._direction_threads:
-                yield
-        finally:
-            self._direction_threads = None
+    # Set by fit: the fast path's loss with the LM's directions at once, where it applies.
+    _loss_in_threads = None
 
     def _loop(self, bar, stop_after: int | None, stop_requested) -> dict:
         """The steps of :meth:`fit`; on Ctrl-C, SIGTERM or SIGHUP, a checkpoint and
