@@ -28,6 +28,12 @@ from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.analyses.embedding_cache import embed_corpus
 from elmo_tutorial.analyses.wsd import REPRESENTATIONS, SenseCentroids, mix_weights
 from elmo_tutorial.data.corpora import nltk_corpus
+from elmo_tutorial.data.dataset_files import (
+    MAX_NLTK_FILE_BYTES,
+    BadDatasetFile,
+    open_dataset_file,
+)
+from elmo_tutorial.data.registry import locate
 
 WORDS = ("hard", "interest", "line", "serve")
 
@@ -52,12 +58,18 @@ def _parsed(word: str) -> tuple[dict, ...]:
 
 
     nltk_corpus("senseval")  # a clear error, with what to do, if the corpus is missing
+    folder, name = locate("senseval"), f"{word}.pos"
     instances = []
-    with nltk.data.find(f"corpora/senseval/{word}.pos").open() as f:
-        for _, element in ET.iterparse(f):
-            if element.tag == "instance":
-                instances.append(_instance(element))
-                element.clear()
+    with (open_dataset_file(folder / name, folder, MAX_NLTK_FILE_BYTES) if folder.is_dir()
+          else nltk.data.find(f"corpora/senseval/{name}").open()) as f:  # else: zipped
+        try:
+            for _, element in ET.iterparse(f):
+                if element.tag == "instance":
+                    instances.append(_instance(element))
+                    element.clear()
+        except ET.ParseError as error:  # a SyntaxError, which no caller expects
+            raise BadDatasetFile(f"{folder / name} is not well-formed XML ({error}): replace "
+                                 "it by nltk's own file") from None
     return tuple(instances)
 
 

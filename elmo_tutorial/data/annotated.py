@@ -23,6 +23,12 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from elmo_tutorial.data.corpora import nltk_corpus
+from elmo_tutorial.data.dataset_files import (
+    MAX_LABELLED_FILE_BYTES,
+    BadDatasetFile,
+    dataset_lines,
+    open_dataset_file,
+)
 from elmo_tutorial.data.downloads import DatasetNotAvailable
 from elmo_tutorial.data.registry import locate, normalize_split
 
@@ -32,7 +38,8 @@ __all__ = ["WSD_DATASETS", "conll2000_chunks", "sst", "treebank_pos", "ud_englis
 Sentence = list[str]
 
 
-def _read_columns(path: Path, form: int, tag: int, conllu: bool) -> list[tuple[list, list]]:
+def _read_columns(path: Path, folder: Path, form: int, tag: int,
+                  conllu: bool) -> list[tuple[list, list]]:
     """Blank-line-separated sentences, one tab-separated token per line; keep two columns.
 
     Whitespace-only lines also end a sentence (WNUT-17's training file uses a lone tab), and
@@ -42,30 +49,30 @@ def _read_columns(path: Path, form: int, tag: int, conllu: bool) -> list[tuple[l
     skipped. (Without it, a token may well start with ``#``: WNUT-17 has hashtags.)
 
     Raises:
-        ValueError: a line with too few columns, or a CoNLL-U ID that is not a word index,
-            naming the file and the line.
+        BadDatasetFile: the file is not a regular file inside ``folder`` (a FIFO, a link to
+            ``/dev/zero`` or out of the folder), not UTF-8, has a line with too few columns
+            or a CoNLL-U ID that is not a word index; naming the file and the line.
     """
     sentences, tokens, tags = [], [], []
-    with open(path, encoding="utf-8-sig") as f:
-        for number, line in enumerate(f, start=1):
-            if not line.strip():
-                if tokens:
-                    sentences.append((tokens, tags))
-                tokens, tags = [], []
-                continue
-            if conllu and line.startswith("#"):
-                continue
-            cols = line.rstrip("\r\n").split("\t")
-            if len(cols) <= max(form, tag):
-                raise ValueError(f"{path}, line {number}: {len(cols)} tab-separated column(s), "
+    for number, line in dataset_lines(path, folder, MAX_LABELLED_FILE_BYTES, "utf-8-sig"):
+        if not line.strip():
+            if tokens:
+                sentences.append((tokens, tags))
+            tokens, tags = [], []
+            continue
+        if conllu and line.startswith("#"):
+            continue
+        cols = line.rstrip("\r\n").split("\t")
+        if len(cols) <= max(form, tag):
+            raise BadDatasetFile(f"{path}, line {number}: {len(cols)} tab-separated column(s), "
                                  f"expected at least {max(form, tag) + 1}: {line.rstrip()!r:.60}")
-            if conllu and not cols[0].isdigit():
-                if "-" in cols[0] or "." in cols[0]:
-                    continue  # a multiword-token range or an empty node
-                raise ValueError(f"{path}, line {number}: ID {cols[0]!r} is not a CoNLL-U word "
+        if conllu and not cols[0].isdigit():
+            if "-" in cols[0] or "." in cols[0]:
+                continue  # a multiword-token range or an empty node
+            raise BadDatasetFile(f"{path}, line {number}: ID {cols[0]!r} is not a CoNLL-U word "
                                  "index (1, 2, ...), range (3-4) or empty node (8.1)")
-            tokens.append(cols[form])
-            tags.append(cols[tag])
+        tokens.append(cols[form])
+        tags.append(cols[tag])
     if tokens:
         sentences.append((tokens, tags))
     return sentences
@@ -74,8 +81,8 @@ def _read_columns(path: Path, form: int, tag: int, conllu: bool) -> list[tuple[l
 def ud_english_ewt(split: str = "train") -> list[tuple[Sentence, list[str]]]:
     """UD English-EWT r2.16 sentences as ``(tokens, upos_tags)`` (12,544 / 2,001 / 2,077)."""
     name = {"train": "train", "valid": "dev", "test": "test"}[normalize_split(split)]
-    path = locate("ud-english-ewt") / f"en_ewt-ud-{name}.conllu"
-    return _read_columns(path, form=1, tag=3, conllu=True)
+    folder = locate("ud-english-ewt")
+    return _read_columns(folder / f"en_ewt-ud-{name}.conllu", folder, form=1, tag=3, conllu=True)
 
 
 def wnut17(split: str = "train") -> list[tuple[Sentence, list[str]]]:
@@ -87,7 +94,8 @@ def wnut17(split: str = "train") -> list[tuple[Sentence, list[str]]]:
     """
     file = {"train": "wnut17train.conll", "valid": "emerging.dev.conll",
             "test": "emerging.test.annotated"}[normalize_split(split)]
-    return _read_columns(locate("wnut17") / file, form=0, tag=1, conllu=False)
+    folder = locate("wnut17")
+    return _read_columns(folder / file, folder, form=0, tag=1, conllu=False)
 
 
 # The Penn Treebank writes some characters as escapes; the biLM read them as plain text.
@@ -160,22 +168,22 @@ def sst(split: str = "train", classes: int = 5) -> list[tuple[Sentence, int]]:
     """
     if classes not in (2, 5):
         raise ValueError(f"classes must be 5 (SST-5) or 2 (SST-2), got {classes}")
-    path = locate("sst") / "trees" / _SST_FILES[normalize_split(split)]
+    folder = locate("sst")
+    path = folder / "trees" / _SST_FILES[normalize_split(split)]
     sentences = []
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, start=1):
-            line = line.strip()
-            if not line:
+    for number, line in dataset_lines(path, folder, MAX_LABELLED_FILE_BYTES):
+        line = line.strip()
+        if not line:
+            continue
+        if not (line.startswith("(") and line[1:2].isdigit()):
+            raise BadDatasetFile(f"{path}, line {number}: not a labelled tree: {line!r:.60}")
+        label = int(line[1])
+        tokens = [_ptb_word(w) for w in _SST_LEAF.findall(line)]
+        if classes == 2:
+            if label == 2:
                 continue
-            if not (line.startswith("(") and line[1:2].isdigit()):
-                raise ValueError(f"{path}, line {number}: not a labelled tree: {line!r:.60}")
-            label = int(line[1])
-            tokens = [_ptb_word(w) for w in _SST_LEAF.findall(line)]
-            if classes == 2:
-                if label == 2:
-                    continue
-                label = int(label > 2)
-            sentences.append((tokens, label))
+            label = int(label > 2)
+        sentences.append((tokens, label))
     return sentences
 
 
@@ -196,6 +204,11 @@ def wsd_framework(dataset: str = "senseval2") -> list[dict]:
         ``<wf>``/``<instance>``; a multiword expression is one token, e.g. ``"took place"``);
         ``instances``: a list of dicts ``index`` (position in ``tokens``), ``id``, ``lemma``,
         ``pos`` and ``keys`` (the gold WordNet 3.0 sense keys, usually one).
+
+    Raises:
+        BadDatasetFile: a file is not a regular file inside the framework's folder, the XML
+            is not well-formed, or the key file is not the XML's (a line without sense keys,
+            an instance without a line).
     """
     if dataset not in WSD_DATASETS:
         raise ValueError(f"dataset must be one of {', '.join(WSD_DATASETS)}, got {dataset!r}")
@@ -207,26 +220,48 @@ def wsd_framework(dataset: str = "senseval2") -> list[dict]:
     if not xml_path.exists():
         raise DatasetNotAvailable(f"{xml_path} does not exist: this copy of the framework "
                                   f"lacks {dataset!r} (the official archive has it).")
-    gold = {}
-    with open(key_path, encoding="utf-8") as f:
-        for line in f:
-            instance_id, *keys = line.split()
-            gold[instance_id] = keys
+    gold = _gold_keys(key_path, root)
     sentences = []
-    for _, elem in ET.iterparse(xml_path, events=("end",)):
-        if elem.tag != "sentence":
-            continue
-        sentence = {"id": elem.get("id"), "tokens": [], "lemmas": [], "pos": [],
-                    "instances": []}
-        for i, tok in enumerate(elem):
-            sentence["tokens"].append(tok.text or "")
-            sentence["lemmas"].append(tok.get("lemma"))
-            sentence["pos"].append(tok.get("pos"))
-            if tok.tag == "instance":
-                sentence["instances"].append({
-                    "index": i, "id": tok.get("id"), "lemma": tok.get("lemma"),
-                    "pos": tok.get("pos"), "keys": gold.get(tok.get("id"), []),
-                })
-        sentences.append(sentence)
-        elem.clear()  # SemCor is 45 MB of XML: free each sentence once read
+    with open_dataset_file(xml_path, root, MAX_LABELLED_FILE_BYTES) as xml:
+        try:
+            for _, elem in ET.iterparse(xml, events=("end",)):
+                if elem.tag == "sentence":
+                    sentences.append(_framework_sentence(elem, gold, key_path))
+                    elem.clear()  # SemCor is 45 MB of XML: free each sentence once read
+        except ET.ParseError as error:  # a SyntaxError, which no command expects
+            raise BadDatasetFile(f"{xml_path} is not well-formed XML ({error}): replace it by "
+                                 "the framework's own file") from None
     return sentences
+
+
+def _gold_keys(key_path: Path, folder: Path) -> dict[str, list[str]]:
+    """A framework key file: one instance per line, its id and its sense keys."""
+    gold = {}
+    for number, line in dataset_lines(key_path, folder, MAX_LABELLED_FILE_BYTES):
+        if not line.strip():
+            continue
+        instance_id, *keys = line.split()
+        if not keys or not all("%" in key for key in keys):  # a key is lemma%ss_type:...
+            raise BadDatasetFile(f"{key_path}, line {number}: expected an instance id and its "
+                                 f"WordNet sense keys (like 'art%1:09:00::'), got "
+                                 f"{line.strip()!r:.60}")
+        gold[instance_id] = keys
+    return gold
+
+
+def _framework_sentence(elem: ET.Element, gold: dict[str, list[str]], key_path: Path) -> dict:
+    """One ``<sentence>`` of a framework XML file as :func:`wsd_framework` returns it."""
+    sentence = {"id": elem.get("id"), "tokens": [], "lemmas": [], "pos": [], "instances": []}
+    for i, tok in enumerate(elem):
+        sentence["tokens"].append(tok.text or "")
+        sentence["lemmas"].append(tok.get("lemma"))
+        sentence["pos"].append(tok.get("pos"))
+        if tok.tag == "instance":
+            if tok.get("id") not in gold:  # every instance of the framework has a gold key
+                raise BadDatasetFile(f"{key_path} has no sense key for instance "
+                                     f"{tok.get('id')!r}: it is not the key file of this XML; "
+                                     "replace it by the framework's own")
+            sentence["instances"].append({"index": i, "id": tok.get("id"),
+                                          "lemma": tok.get("lemma"), "pos": tok.get("pos"),
+                                          "keys": gold[tok.get("id")]})
+    return sentence

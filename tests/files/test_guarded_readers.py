@@ -5,47 +5,26 @@ folder where a file belongs) through each door of the package. The table below l
 doors, each as (what is planted, the call that reads it); every one must answer at once with
 one line that says what the path is, never hang, read ``/dev/zero`` to the end or read
 another folder's file without a word. A FIFO that is waited on fails the test by an alarm,
-not by hanging the suite.
+not by hanging the suite. The datasets' files (ELMO_TUTORIAL_DATA, the download cache, nltk's
+folders) are tried the same way in tests/data/test_dataset_files.py.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import pytest
+from _planted_files import ATTACKS, SAYS, plant
 from conftest import Hung
 
 from elmo_tutorial.model.checkpoint import save_weights
 from elmo_tutorial.model.config import MODEL_PRESETS
 from elmo_tutorial.model.lm import BidirectionalLM
 from elmo_tutorial.model.run_dir import load_run, write_run_config
-
-ATTACKS = ("fifo", "dev_zero", "link_out", "folder")
-# What each attack's message must say: the kind of file, or that the link leads outside.
-SAYS = {"fifo": "named pipe", "dev_zero": "character device|outside", "link_out": "outside",
-        "folder": "is a folder"}
-
-
-def plant(path: Path, attack: str, good: bytes, outside: Path) -> None:
-    """Put ``attack`` at ``path``; ``good`` is what a real file there would hold."""
-    if path.exists() or path.is_symlink():
-        path.unlink()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if attack == "fifo":
-        os.mkfifo(path)
-    elif attack == "dev_zero":
-        path.symlink_to("/dev/zero")
-    elif attack == "link_out":  # a real file of the right kind, in another folder
-        outside.mkdir(parents=True, exist_ok=True)
-        (outside / path.name).write_bytes(good)
-        path.symlink_to(outside / path.name)
-    else:
-        path.mkdir()
 
 
 def tiny_run(folder: Path) -> Path:
