@@ -34,6 +34,7 @@ from pathlib import Path
 from elmo_tutorial.course.exercises import CourseError
 from elmo_tutorial.data.downloads import glob_escape
 from elmo_tutorial.files.guarded_read import NotARegularFile, read_regular_file
+from elmo_tutorial.files.json_input import parse_json
 from elmo_tutorial.files.run_lock import HAS_FLOCK, FolderInUse, folder_lock
 from elmo_tutorial.files.safe_files import (
     DiskFull,
@@ -63,7 +64,7 @@ def _read_manifest(out: Path, kind: str, force: bool) -> dict[str, set[str]] | N
     if not path.exists() and not path.is_symlink():
         return None
     try:  # NotARegularFile (a ValueError): a FIFO or /dev/zero planted there is not read
-        manifest = json.loads(read_regular_file(path, MAX_MANIFEST_BYTES, out))
+        manifest = parse_json(read_regular_file(path, MAX_MANIFEST_BYTES, out), path)
         files = manifest["files"]
         ours = {name: {digests} if isinstance(digests, str) else set(digests)
                 for name, digests in files.items()}

@@ -6,7 +6,8 @@ registry puts a dataset into the download cache (a verified download, or an arch
 sha256 was checked before extraction), it writes ``<folder>/.verified.json``: the dataset's
 name, the archive and its sha256 where there was one, and the sha256 of every file in the
 folder. Each time the dataset is located in the cache, the files are checked against that
-record (hashing runs at hundreds of MB/s; a process checks each unchanged file once), and a
+record (hashing runs at hundreds of MB/s; a process hashes each unchanged file once, judged by
+its status-change time, which ``cp -p`` or ``touch -d`` cannot set back), and a
 file that differs, is missing, or a folder without a record raises :class:`DatasetDamaged`
 naming the file and how to get the data again. The offline folder (``ELMO_TUTORIAL_DATA``)
 is the user's own copy and is not checked.
@@ -30,33 +31,27 @@ import json
 from pathlib import Path
 
 from elmo_tutorial.data.downloads import DatasetNotAvailable
+from elmo_tutorial.files.cache_record import content_digest
 from elmo_tutorial.files.guarded_read import NotARegularFile, check_regular_file, read_regular_file
-from elmo_tutorial.files.safe_files import atomic_write_text, file_digest
+from elmo_tutorial.files.json_input import parse_json
+from elmo_tutorial.files.safe_files import atomic_write_text
 
 __all__ = ["RECORD", "DatasetDamaged", "check_record", "write_record"]
 
 RECORD = ".verified.json"
 MAX_RECORD_BYTES = 1 << 24  # a digest per file: 1B Word's 100 shards take 10 kB
-_checked: dict[tuple[str, int, int], str] = {}  # (path, size, mtime_ns) → sha256 this process
 
 
 class DatasetDamaged(DatasetNotAvailable):
     """A cached dataset no longer matches what was verified when it was downloaded."""
 
 
-def _digest(path: Path) -> str:
-    stat = path.stat()
-    key = (str(path), stat.st_size, stat.st_mtime_ns)
-    if key not in _checked:
-        _checked[key] = file_digest(path)
-    return _checked[key]
-
-
 def write_record(folder: str | Path, dataset: str, archive: str | None = None,
                  archive_sha256: str | None = None) -> None:
     """Record the sha256 of every file under ``folder`` (just verified) in ``RECORD``."""
     folder = Path(folder)
-    files = {p.relative_to(folder).as_posix(): _digest(p) for p in sorted(folder.rglob("*"))
+    files = {p.relative_to(folder).as_posix(): content_digest(p)
+             for p in sorted(folder.rglob("*"))
              if p.is_file() and not p.is_symlink() and p.name != RECORD}
     record = {"dataset": dataset, "archive": archive, "archive_sha256": archive_sha256,
               "files": files}
@@ -74,7 +69,8 @@ def check_record(folder: str | Path, dataset: str) -> None:
     again = (f"run `elmo-tutorial data download {dataset} --force` to download and verify it "
              "again")
     try:  # a FIFO or /dev/zero planted as the record is refused, not waited on or read
-        record = json.loads(read_regular_file(folder / RECORD, MAX_RECORD_BYTES, folder))
+        record = parse_json(read_regular_file(folder / RECORD, MAX_RECORD_BYTES, folder),
+                            folder / RECORD)
         files = record["files"]
         if not isinstance(files, dict) or record.get("dataset") != dataset:
             raise ValueError("it describes another dataset")
@@ -92,6 +88,6 @@ def check_record(folder: str | Path, dataset: str) -> None:
             check_regular_file(path, folder=folder)  # hashing a FIFO would never end
         except (OSError, ValueError) as error:
             raise DatasetDamaged(f"{error}; {again}") from None
-        if _digest(path) != expected:
+        if content_digest(path) != expected:
             raise DatasetDamaged(f"{path} changed since it was verified (sha256 {expected[:16]}… "
-                                 f"then, {_digest(path)[:16]}… now); {again}")
+                                 f"then, {content_digest(path)[:16]}… now); {again}")

@@ -15,6 +15,9 @@ it were right, or die with a ``BadZipFile`` that nothing recovers from. So:
 - a folder of files (the generated corpus) lists the sha256 of each in ``sha256sum``'s format;
   :func:`folder_problem` says which file differs, and :func:`publish_folder` puts a new folder
   in place whole, never half written.
+- a file read again and again (a corpus's sources, a verified download) is hashed once per
+  process while it stays the same (:func:`content_digest`), judged by what no tool can set
+  back: its status-change time, never its size and modification time alone.
 
 Hashing costs a few milliseconds per megabyte, far less than loading a damaged entry costs.
 
@@ -38,22 +41,53 @@ import os
 import re
 import shutil
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 from elmo_tutorial.files.guarded_read import NotARegularFile, check_inside, read_regular_file
+from elmo_tutorial.files.json_input import NotJSON, parse_json
 from elmo_tutorial.files.safe_files import atomic_write_text, file_digest, fsync_dir
 
-__all__ = ["EntryMismatch", "check_record", "folder_problem", "listed_digests",
-           "publish_folder", "record_path", "write_record"]
+__all__ = ["EntryMismatch", "check_record", "content_digest", "folder_problem",
+           "listed_digests", "publish_folder", "record_path", "write_record"]
 
 
 MAX_RECORD_BYTES = 1 << 20  # a record or a folder's listing: a few lines
+SETTLED_NS = 2 * 10**9  # a file changed this recently is hashed again next time
+_known_digests: dict[tuple, str] = {}  # (path, device, inode, size, ctime) → sha256
 
 
 class EntryMismatch(ValueError):
     """A cache entry that is damaged, has no record, or was computed from other input; the
     message says which, for the one line that announces the entry is computed again."""
+
+
+def content_digest(path: str | Path) -> str:
+    """sha256 of a file's bytes, remembered in this process while the file stays the same.
+
+    Size and modification time do not prove that: ``cp -p``, ``rsync -a`` and ``tar x`` give
+    an edited file of the same length its old time back. The key of what is remembered is the
+    status-change time (ctime) with the inode and size: every write and every ``utime`` sets
+    the ctime to the present, and no tool sets it back. A file whose ctime is less than
+    ``SETTLED_NS`` before the hashing began is not remembered (as git treats "racily clean"
+    files): a change in the same tick of the file system's clock would keep the same ctime.
+
+    Raises:
+        FileNotFoundError, NotARegularFile: as :func:`~elmo_tutorial.files.safe_files.file_digest`.
+    """
+    path = Path(path)
+    before = os.stat(path)
+    key = (str(path), before.st_dev, before.st_ino, before.st_size, before.st_ctime_ns)
+    if key in _known_digests:
+        return _known_digests[key]
+    started = time.time_ns()
+    digest = file_digest(path)
+    after = os.stat(path)
+    unchanged = (after.st_dev, after.st_ino, after.st_size, after.st_ctime_ns) == key[1:]
+    if unchanged and after.st_ctime_ns < started - SETTLED_NS:
+        _known_digests[key] = digest
+    return digest
 
 
 def record_path(data_path: str | Path) -> Path:
@@ -80,13 +114,16 @@ def check_record(data_path: str | Path, **expected) -> dict:
     """
     folder = Path(data_path).parent  # a cache folder anybody may have planted files in
     try:
-        record = json.loads(read_regular_file(record_path(data_path), MAX_RECORD_BYTES, folder))
+        record = parse_json(read_regular_file(record_path(data_path), MAX_RECORD_BYTES, folder),
+                            record_path(data_path).name)
     except FileNotFoundError:
         raise EntryMismatch("it has no record of what it holds (its writer was stopped?)") \
             from None
     except NotARegularFile as error:
         raise EntryMismatch(f"its record cannot be read: {error}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+    except NotJSON as error:  # also "[[[[..." nested deeper than Python's stack
+        raise EntryMismatch(f"its record cannot be read: {error}") from None
+    except OSError as error:
         raise EntryMismatch(f"its record cannot be read ({type(error).__name__})") from None
     if not isinstance(record, dict):
         raise EntryMismatch("its record is not a JSON object")

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from elmo_tutorial.files.guarded_read import read_regular_file
+from elmo_tutorial.files.json_input import NotJSON, parse_json
 
 __all__ = ["Record", "RecordFormatError", "optional"]
 
@@ -96,12 +97,13 @@ class Record:
             RecordFormatError: the file is not JSON, or not this report's (its name and the
                 field in the message).
         """
-        text = read_regular_file(path, MAX_BYTES).decode("utf-8")
-        try:
-            return cls.from_dict(json.loads(text))
-        except (json.JSONDecodeError, RecordFormatError) as error:
+        data = read_regular_file(path, MAX_BYTES)
+        try:  # NotJSON: not UTF-8, not JSON, or nested deeper than Python's stack
+            return cls.from_dict(parse_json(data, path))
+        except (NotJSON, RecordFormatError) as error:
+            reason = error.reason if isinstance(error, NotJSON) else error  # named once
             raise RecordFormatError(
-                f"{path} does not hold a valid {cls.__name__}: {error}; write it again with "
+                f"{path} does not hold a valid {cls.__name__}: {reason}; write it again with "
                 "the command that made it (or restore the committed one)") from None
 
 

@@ -52,6 +52,7 @@ from pathlib import Path
 import h5py
 
 from elmo_tutorial.files.guarded_read import check_inside, check_regular_file, read_regular_file
+from elmo_tutorial.files.json_input import parse_json
 from elmo_tutorial.files.safe_files import atomic_write_text
 
 # the hdf5 weight file's datasets and their conversion; their names stay importable from here
@@ -75,10 +76,8 @@ def read_options(options_file: str | Path) -> ModelConfig:
     if data.startswith(HDF5_SIGNATURE):
         raise ValueError(f"{options_file} is an hdf5 weight file, not options.json: are the "
                          "arguments swapped? It is load_allennlp(options_file, weight_file)")
-    try:
-        options = json.loads(data.decode("utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ValueError(f"{options_file} is not valid JSON: {error}") from None
+    options = parse_json(data, options_file, "is it the options.json of an ELMo model, and "
+                         "whole?")  # NotJSON, a ValueError: also nesting too deep for Python
     check_options(options, options_file)  # types and sizes, before anything is allocated
     return ModelConfig.from_options(options)
 

@@ -19,8 +19,11 @@ to a corpus of millions of words:
 
 Reading english_mix takes half a minute, hashing its 4.7 M words a fifth of a second. So that
 a cache hit needs neither, ``CORPUS.text.json`` beside the entries remembers the text's sha256
-with a fingerprint of what it was read from (size and modification time of every file of the
-corpus and of the readers' own code): while that fingerprint holds, the text is not read again.
+with a fingerprint of what it was read from: the sha256 of the bytes of every file of the
+corpus and of the readers' own code (its 35 MB hash in a tenth of a second). While that
+fingerprint holds, the text is not read again. Size and modification time would not do: an
+edit that keeps a file's length, then ``cp -p``, ``rsync -a`` or ``tar x``, gives the file its
+old time back, and the old vectors would return.
 
 .. math::
     \mathrm{PPMI}(w, c) = \max\Bigl(0,\ \log \frac{\#(w,c)\, \sum_{c'} \#(c')^{α}}
@@ -60,10 +63,12 @@ from elmo_tutorial.data.sense_corpus import sense_corpus_dir
 from elmo_tutorial.files.cache_record import (
     MAX_RECORD_BYTES,
     check_record,
+    content_digest,
     record_path,
     write_record,
 )
 from elmo_tutorial.files.guarded_read import read_regular_file
+from elmo_tutorial.files.json_input import parse_json
 from elmo_tutorial.files.safe_files import atomic_write, atomic_write_text, remove_stale_temporaries
 
 __all__ = ["corpus_vectors", "sparse_static_vectors"]
@@ -204,7 +209,7 @@ def _announce_other_text(folder: Path, settings: dict, digest: str) -> None:
     """Say so when vectors of this corpus and these settings exist, but of other text."""
     for record in folder.glob(f"{settings['corpus']}-*.json"):
         try:  # NotARegularFile is a ValueError: a planted FIFO is skipped, not waited on
-            facts = json.loads(read_regular_file(record, MAX_RECORD_BYTES, folder))
+            facts = parse_json(read_regular_file(record, MAX_RECORD_BYTES, folder), record)
         except (OSError, ValueError):
             continue
         if not isinstance(facts, dict):
@@ -222,16 +227,16 @@ def _remembered(memo: Path, fingerprint: str | None) -> str | None:
     if fingerprint is None:
         return None
     try:
-        facts = json.loads(read_regular_file(memo, MAX_RECORD_BYTES, memo.parent))
+        facts = parse_json(read_regular_file(memo, MAX_RECORD_BYTES, memo.parent), memo)
         return facts["sentences"] if facts["sources"] == fingerprint else None
     except (OSError, ValueError, KeyError, TypeError):  # none yet, or damaged: read the text
         return None
 
 
 def _fingerprint(corpus: str) -> str | None:
-    """sha256 of the path, size and modification time of every file the text of ``corpus`` is
-    read from, and of the modules that read it; ``None`` where the files cannot be told
-    (``auto``, which depends on a download, an unknown name, missing data)."""
+    """sha256 of the path and the bytes' sha256 of every file the text of ``corpus`` is read
+    from, and of the modules that read it; ``None`` where the files cannot be told (``auto``,
+    which depends on a download, an unknown name, missing data, an unreadable file)."""
     try:
         roots = _source_roots(corpus)
     except (DatasetNotAvailable, OSError, ValueError, LookupError):
@@ -242,9 +247,11 @@ def _fingerprint(corpus: str) -> str | None:
     for root in roots:
         files += sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
     digest = hashlib.sha256()
-    for path in files:
-        stat = path.stat()
-        digest.update(f"{path}|{stat.st_size}|{stat.st_mtime_ns}\n".encode())
+    try:  # content_digest hashes each file once per process while its ctime holds
+        for path in files:
+            digest.update(f"{path}|{content_digest(path)}\n".encode())
+    except (OSError, ValueError):  # a FIFO or a file gone meanwhile: the text itself decides
+        return None
     return digest.hexdigest()
 
 

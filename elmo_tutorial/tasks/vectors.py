@@ -30,6 +30,7 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load, save
 
+from elmo_tutorial.files.json_input import parse_json
 from elmo_tutorial.files.safe_files import (
     DamagedFile,
     atomic_write_bytes,
@@ -105,9 +106,9 @@ def task_word_vectors(run_dir: str | Path, corpus: str | None = None,
     try:
         data = read_regular_file(path, MAX_BYTES, folder=run_dir)
         table = load(data)["vectors"]
-        with_header = json.loads(data[8:8 + int.from_bytes(data[:8], "little")])
+        with_header = parse_json(data[8:8 + int.from_bytes(data[:8], "little")], path)
         metadata = with_header["__metadata__"]
-        words = json.loads(metadata["words"])
+        words = parse_json(metadata["words"], path)  # NotJSON is a ValueError
     except (SafetensorError, KeyError, ValueError, TypeError) as error:
         raise DamagedFile(path, f"it does not load ({error})", _HINT) from None
     if table.dtype != torch.float32 or table.shape[0] != len(words) + 1:

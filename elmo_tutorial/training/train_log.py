@@ -18,6 +18,7 @@ import math
 from pathlib import Path
 
 from elmo_tutorial.files.guarded_read import read_regular_file
+from elmo_tutorial.files.json_input import NotJSON, parse_json
 from elmo_tutorial.files.safe_files import atomic_write, atomic_write_text
 
 LOG = "log.jsonl"
@@ -37,10 +38,10 @@ def read_log(path: str | Path) -> list[dict]:
     data = read_regular_file(path, MAX_LOG_BYTES, folder=path.parent)
     events = []
     for line in data.decode("utf-8", errors="replace").splitlines():
-        try:
-            events.append(json.loads(line))
-        except json.JSONDecodeError:  # cut short by a crash while appending: the event is lost,
-            continue                  # and logged again when the run resumes before its step
+        try:  # NotJSON also for a line nested deeper than Python's stack
+            events.append(parse_json(line, path))
+        except NotJSON:  # cut short by a crash while appending: the event is lost,
+            continue     # and logged again when the run resumes before its step
     return events
 
 

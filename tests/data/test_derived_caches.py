@@ -94,6 +94,30 @@ def test_a_cache_hit_reads_no_text_until_the_corpus_files_change(tmp_path, monke
     assert "bird" in changed.words and "cat" not in changed.words
 
 
+def test_an_edit_of_the_same_length_with_its_time_restored_gives_new_vectors(
+        tmp_path, monkeypatch, own_embedded_corpus):
+    """The issue's case: size and modification time are all a copy keeps of a file's history
+    (``cp -p``, ``rsync -a``, ``tar x`` restore the time), so they cannot prove the text."""
+    import os
+    import shutil
+
+    for module in (corpus, cv):  # where the text is read, and where its files are found
+        monkeypatch.setattr(module, "sense_corpus_dir", lambda: own_embedded_corpus.parent)
+    cache = tmp_path / "cache"
+    first = _vectors(cache, "embedded")
+    assert "cat" in first.words
+    before = own_embedded_corpus.stat()
+    edited = tmp_path / "edited.txt"
+    edited.write_text(own_embedded_corpus.read_text().replace("cat", "owl"))  # same length
+    os.utime(edited, ns=(before.st_atime_ns, before.st_mtime_ns))  # the time it came with
+    shutil.copy2(edited, own_embedded_corpus)  # as `cp -p` (rsync and tar set it the same way)
+    after = own_embedded_corpus.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    with pytest.warns(UserWarning, match="text of corpus 'embedded' is not the one"):
+        changed = _vectors(cache, "embedded")
+    assert "owl" in changed.words and "cat" not in changed.words
+
+
 # -- the generated corpus in the cache (an install without the repository's data/) -------------
 
 @pytest.fixture
