@@ -19,7 +19,8 @@ How it is fast (measurements in benchmarks/RESULTS.md):
   LSTMs through :meth:`~elmo_tutorial.model.lm.BidirectionalLM.encode_embeddings`. Each layer is
   written once, straight into the result (not through ``ELMo.layers``, which would
   concatenate, stack and mask: three more copies of every layer).
-  A :class:`TokenCache` remembers up to ``cache_size`` tokens' vectors across calls.
+  A :class:`~elmo_tutorial.analyses.token_cache.TokenCache` remembers up to ``cache_size``
+  tokens' vectors across calls, and forgets them when the weights change.
 - **Batching by length**: sentences are sorted by length and cut into batches of similar
   lengths (little padding, so little wasted work), run, and returned in the caller's order.
   The model is stateless, so a sentence's result does not depend on how it was batched.
@@ -39,6 +40,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from elmo_tutorial.analyses.token_cache import TokenCache
 from elmo_tutorial.fast import speed_up
 from elmo_tutorial.fast.direction_threads import DirectionThreads, encode_in_threads
 from elmo_tutorial.model.chars import BOS_TOKEN, EOS_TOKEN, word_to_char_ids
@@ -52,38 +54,6 @@ PAD_ROW, BOS_ROW, EOS_ROW = 0, 1, 2  # the first rows of every token table
 MAX_SENTENCE_TOKENS = 10_000
 
 
-class TokenCache:
-    """Each token's layer-0 vector, computed once by the character CNN and remembered.
-
-    Tokens are keyed by their string. Once ``max_size`` tokens are stored, new ones are
-    computed but not stored (the tokens of a text come in order of first use, so the frequent
-    words, which appear early, are kept). ``max_size`` 0 remembers nothing between calls.
-
-    Args:
-        char_cnn: the model's ``CharCNN``; only its ``embed_tokens`` is called.
-        max_size: how many tokens to remember.
-    """
-
-    def __init__(self, char_cnn: nn.Module, max_size: int) -> None:
-        self.char_cnn = char_cnn
-        self.max_size = max_size
-        self.vectors: dict[str, torch.Tensor] = {}
-
-    def table(self, tokens: Sequence[str], chunk: int = 2048) -> torch.Tensor:
-        """The vectors of distinct, valid ``tokens``: ``(N, P)``, computing only new ones,
-        ``chunk`` tokens per call of the character CNN."""
-        new = [t for t in tokens if t not in self.vectors]
-        fresh: dict[str, torch.Tensor] = {}
-        for start in range(0, len(new), chunk):
-            part = new[start : start + chunk]
-            ids = torch.tensor([word_to_char_ids(t) for t in part])  # (n, 50)
-            ids = ids.to(self.char_cnn.projection.weight.device)
-            fresh.update(zip(part, self.char_cnn.embed_tokens(ids), strict=True))  # n × (P,)
-        room = max(self.max_size - len(self.vectors), 0)
-        self.vectors.update(list(fresh.items())[:room])
-        return torch.stack([self.vectors[t] if t in self.vectors else fresh[t] for t in tokens])
-
-
 class Embedder:
     """Compute ELMo layer vectors for tokenized sentences.
 
@@ -92,7 +62,7 @@ class Embedder:
             eval mode, moved to ``device`` and, with ``fast``, sped up, all in place.
         device: where to run; default: where the model's parameters are.
         cache_size: how many distinct tokens' layer-0 vectors to remember between calls
-            (0: none). Call ``clear_cache()`` if the model's weights change.
+            (0: none); those of weights changed since are never served.
         parallel_directions: run the forward and backward LSTM stacks in two threads at
             once; default: with ``fast``, on a CPU when PyTorch may use 2 threads or more.
         fast: switch the model's modules to their fast versions, in place
@@ -130,7 +100,8 @@ class Embedder:
         self.parallel_directions = parallel_directions
 
     def clear_cache(self) -> None:
-        """Forget the remembered token vectors (needed after changing the model's weights)."""
+        """Forget the remembered token vectors (to free their memory; changed weights are
+        noticed without it)."""
         self.cache.vectors.clear()
 
     def embed_sentence(self, tokens: Sequence[str]) -> np.ndarray:
@@ -232,6 +203,8 @@ class Embedder:
 
     def _table(self, tokens: list[str]) -> torch.Tensor:
         """``(3 + N, P)``: a zero row for padding, ``<S>``, ``</S>``, then ``tokens``."""
+        if self.cache.char_cnn is not self.model.bilm.char_cnn:  # the model's CNN replaced
+            self.cache = TokenCache(self.model.bilm.char_cnn, self.cache.max_size)
         vectors = self.cache.table([BOS_TOKEN, EOS_TOKEN, *tokens])  # (2 + N, P)
         return torch.cat([vectors.new_zeros(1, vectors.shape[1]), vectors])
 

@@ -8,16 +8,20 @@ notebooks 08-10 and the ``layers`` command read the same vectors again and again
 (``downloads.cache_dir() / "embeddings"``, i.e. ``$ELMO_TUTORIAL_CACHE/embeddings``), under a
 key made of
 
-- the **model's checksum**: sha256 of the biLM's weights (names, shapes, dtypes and bytes), so
-  retraining, loading other weights or editing one number gives a new key;
+- the **model's checksum**: sha256 of the biLM's architecture (its ``ModelConfig``, which
+  ``options.json`` or ``config.json`` gave: the activation, the clipping, ...) and of its
+  weights (names, shapes, dtypes and bytes), so retraining, loading other weights, editing
+  one number or the same weights with another ``options.json`` gives a new key;
 - the **sentences' checksum**: sha256 of the token lists, so any change of the text does too.
 
 Layout of one entry, ``{name}-{key}``: a ``.npy`` array ``(L + 1, N, 2P)`` holding every
 token's layers, the sentences one after the other (``N`` tokens in all), stored as
 **float16** (half the size of float32: about 1.2 GB for SemCor with the shipped model, where
 float32 would take 2.4 GB; the rounding, a relative 5e-4, is far below what separates word
-senses), and a ``.json`` with the lengths' checksum, the shape and the data file's sha256
-(the record of :mod:`elmo_tutorial.files.cache_record`, checked before the data is read). Both are
+senses), and a ``.json`` with both checksums of the key, the lengths' checksum, the shape and
+the data file's sha256 (the record of :mod:`elmo_tutorial.files.cache_record`, checked before the
+data is read: two entries swapped, ``.npy`` with its ``.json``, name another model or other
+sentences than their file name's, and are computed again). Both are
 written atomically, with ordinary file writes: free space is checked first, and a disk
 that fills anyway raises :class:`CacheNotWritable` (an ``OSError``) naming the folder, with the
 temporary file removed; temporary files left by a process that was killed are removed on the
@@ -31,8 +35,10 @@ array as ``Embedder.embed_sentences`` would (up to the float16 rounding).
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import hashlib
+import json
 import os
 import shutil
 import warnings
@@ -47,7 +53,7 @@ from elmo_tutorial.data.downloads import cache_dir, write_problem
 from elmo_tutorial.files.cache_record import check_record, write_record
 from elmo_tutorial.files.safe_files import atomic_write, remove_stale_temporaries
 
-FORMAT = 1  # bump when the stored layout changes: old entries then miss instead of misread
+FORMAT = 2  # bump when the stored layout changes: old entries then miss instead of misread
 DTYPE = np.dtype("<f2")  # float16, little-endian on every machine
 CACHE_VARIABLE = "ELMO_TUTORIAL_CACHE"
 
@@ -81,8 +87,13 @@ def _not_writable(folder: Path, why: str, full: bool = False) -> CacheNotWritabl
 
 
 def model_checksum(model: torch.nn.Module) -> str:
-    """sha256 of a module's state: every tensor's name, dtype, shape and bytes, in order."""
+    """sha256 of what decides a module's output: its ``config`` (a biLM's or an ELMo's
+    ``ModelConfig``: the same weights with another activation or clipping compute other
+    layers) and its state, every tensor's name, dtype, shape and bytes, in order."""
     digest = hashlib.sha256()
+    config = getattr(model, "config", None)
+    if dataclasses.is_dataclass(config):
+        digest.update(json.dumps(dataclasses.asdict(config), sort_keys=True).encode() + b"\n")
     for name, tensor in model.state_dict().items():
         tensor = tensor.detach().cpu().contiguous()
         digest.update(f"{name}|{tensor.dtype}|{tuple(tensor.shape)}|".encode())
@@ -165,13 +176,14 @@ def embed_corpus(
     folder = Path(directory) if directory is not None else cache_dir() / "embeddings"
     index_tokens(sentences)  # checks every token, before the checksum reads them
     lengths = [len(s) for s in sentences]
-    key = hashlib.sha256(
-        f"{FORMAT}|{model_checksum(embedder.model.bilm)}|{sentences_checksum(sentences)}"
-        .encode()).hexdigest()[:24]
+    inputs = {"model": model_checksum(embedder.model.bilm),
+              "sentences": sentences_checksum(sentences)}  # the record names both, too
+    key = hashlib.sha256(f"{FORMAT}|{inputs['model']}|{inputs['sentences']}"
+                         .encode()).hexdigest()[:24]
     data_path, meta_path = folder / f"{name}-{key}.npy", folder / f"{name}-{key}.json"
     config = embedder.model.config  # the layer count and width every entry must have
     shape = (config.n_layers + 1, sum(lengths), 2 * config.projection_dim)
-    cached = _load(data_path, meta_path, lengths, shape)
+    cached = _load(data_path, meta_path, lengths, shape, inputs)
     if cached is not None:
         return EmbeddedSentences(cached, lengths, data_path)
     problem = cache_problem(folder)
@@ -181,7 +193,7 @@ def embed_corpus(
         folder.mkdir(parents=True, exist_ok=True)
         remove_stale_temporaries(folder)
         _embed_to_file(embedder, sentences, lengths, data_path, shape, batch_size, progress)
-        write_record(data_path, format=FORMAT, n_sentences=len(lengths),
+        write_record(data_path, format=FORMAT, **inputs, n_sentences=len(lengths),
                      lengths=_lengths_checksum(lengths), shape=list(shape), dtype=DTYPE.str)
     except CacheNotWritable:
         raise
@@ -231,21 +243,22 @@ def _lengths_checksum(lengths: Sequence[int]) -> str:
 
 
 def _load(data_path: Path, meta_path: Path, lengths: Sequence[int],
-          shape: tuple[int, int, int]) -> np.ndarray | None:
-    """The stored array if the entry is there, intact and of ``shape`` (float16), else
-    ``None`` (with a warning when something was there but damaged or of another model)."""
+          shape: tuple[int, int, int], inputs: dict[str, str]) -> np.ndarray | None:
+    """The stored array if the entry is there, intact, of ``inputs`` (the model's and the
+    sentences' checksums) and of ``shape`` (float16), else ``None`` (with a warning when
+    something was there but damaged or of another model or text)."""
     if not data_path.exists() and not meta_path.exists():
         return None
     try:
-        check_record(data_path, format=FORMAT, lengths=_lengths_checksum(lengths))
+        check_record(data_path, format=FORMAT, **inputs, lengths=_lengths_checksum(lengths))
         data = np.load(data_path, mmap_mode="r")
         if data.shape != shape or data.dtype != DTYPE:
             raise ValueError(f"its array is {data.dtype} of shape {data.shape}, where this "
                              f"model gives float16 of shape {shape}")
         return data
     except (OSError, ValueError) as error:  # EntryMismatch is a ValueError
-        warnings.warn(f"embedding cache {data_path.name} is damaged ({error}); embedding again",
-                      stacklevel=3)
+        warnings.warn(f"embedding cache {data_path.name} is damaged or not of this model and "
+                      f"these sentences ({error}); embedding again", stacklevel=3)
         return None
 
 

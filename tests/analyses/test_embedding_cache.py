@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -214,3 +215,41 @@ def test_temporary_files_of_killed_writers_are_removed_once_stale(embedder, tmp_
     os.utime(stale, (old, old))
     embed_corpus(embedder, SENTENCES, name="toy", progress=False, directory=tmp_path)
     assert not stale.exists() and fresh.exists()
+
+
+@pytest.mark.parametrize("option", [{"activation": "tanh"}, {"cell_clip": 1e-3},
+                                    {"proj_clip": 1e-3}, {"use_skip_connections": False}])
+def test_the_same_weights_with_other_options_get_their_own_layers(embedder, tmp_path, option):
+    from dataclasses import replace
+
+    first = embed_corpus(embedder, SENTENCES, name="toy", progress=False, directory=tmp_path)
+    other = ELMo(replace(CONFIG, **option))  # another options.json beside the same weights
+    other.bilm.load_state_dict(embedder.model.bilm.state_dict())
+    other_embedder = Embedder(other)
+    assert model_checksum(other.bilm) != model_checksum(embedder.model.bilm)
+    layers = embed_corpus(other_embedder, SENTENCES, name="toy", progress=False,
+                          directory=tmp_path)
+    direct = other_embedder.embed_sentence(SENTENCES[0])
+    assert np.abs(first[0] - direct).max() > 1e-3  # the options change the layers (by 5e-3)
+    assert np.abs(layers[0] - direct).max() < 2e-4  # these options' layers, in float16
+    assert len(entries(tmp_path)) == 4  # an entry of its own beside the first
+
+
+def test_swapped_entries_are_not_served_as_each_others(embedder, tmp_path):
+    other_text = [["A", "shore", "by", "a", "lake", "!"], [], ["Yo"], ["Sing", "it", "twice"]]
+    assert [len(s) for s in other_text] == [len(s) for s in SENTENCES]  # same lengths
+    first = embed_corpus(embedder, SENTENCES, name="toy", progress=False, directory=tmp_path)
+    second = embed_corpus(embedder, other_text, name="toy", progress=False, directory=tmp_path)
+    a, b = first.path, second.path
+    del first, second
+    for suffix in (".npy", ".json"):  # the data with its record, both ways
+        a.with_suffix(suffix).rename(tmp_path / "swap")
+        b.with_suffix(suffix).rename(a.with_suffix(suffix))
+        (tmp_path / "swap").rename(b.with_suffix(suffix))
+    with pytest.warns(UserWarning, match=r"toy-\w+\.npy is damaged or not of this model and "
+                                         r"these sentences \(it was computed from other input"):
+        again = embed_corpus(embedder, SENTENCES, name="toy", progress=False, directory=tmp_path)
+    np.testing.assert_allclose(again[0], embedder.embed_sentence(SENTENCES[0]), atol=2e-3)
+    record = json.loads(again.path.with_suffix(".json").read_text())
+    assert record["model"] == model_checksum(embedder.model.bilm)
+    assert record["sentences"] == sentences_checksum(SENTENCES)
