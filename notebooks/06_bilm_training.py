@@ -340,6 +340,25 @@ print(f"{trainer.step} of {trainer.total_steps} steps done in {time.perf_counter
 # The run directory holds everything needed to resume (`--resume`) or to use the model
 # (`ELMo.from_run(run_dir)`): `checkpoints/` keeps the two newest, each written under a
 # temporary name and renamed into place, so a crash never leaves half a checkpoint.
+#
+# **Same seed, same bits.** Every random draw of a step (the dropout masks, the sampled
+# softmax's candidates) comes from a generator of its own *stream*: `"input"` for the token
+# vectors that both directions read, `"forward"` and `"backward"` for everything inside one
+# direction. `step_generators` seeds each from the run's seed, the step and the stream's name.
+# A resumed run therefore draws exactly what the uninterrupted run drew, and the two directions
+# can run at once in two threads (notebook 11) without their draws depending on which thread
+# gets there first.
+
+# %%
+from elmo_tutorial.model.dropout import dropout, step_generators
+
+units = torch.ones(2, 6)
+masks = {name: dropout(units, 0.5, True, step_generators(cfg.seed, 3)[name])
+         for name in ("forward", "backward")}
+again = dropout(units, 0.5, True, step_generators(cfg.seed, 3)["forward"])
+print("step 3, forward stream, drawn twice: the same mask ->", torch.equal(masks["forward"], again))
+print("forward and backward streams of one step differ ->",
+      not torch.equal(masks["forward"], masks["backward"]))
 
 # %%
 print(sorted(p.name for p in run_dir.iterdir()))

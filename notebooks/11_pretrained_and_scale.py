@@ -792,8 +792,9 @@ with torch.no_grad():
 # column-major LSTM loop gains least, from nothing to a few tens of percent, and the cheaper
 # dropout mask two to four times. The whole encoder gains less than its character CNN, because the
 # LSTMs, which gain little, take a larger part of its time once the CNN is fast. The two
-# directions in two threads pay off in training, where the trainer uses them for models without
-# dropout (a random draw in two threads would depend on which thread draws first);
+# directions in two threads pay off in training, where the trainer uses them with dropout too:
+# each direction draws its masks from a generator of its own stream (notebook 06), so no draw
+# depends on which thread gets there first;
 # `benchmarks/RESULTS.md` measures every trick on one machine, and `tests/fast/` proves each fast
 # module equal to its plain twin, down to float64 rounding.
 #

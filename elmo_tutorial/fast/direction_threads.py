@@ -23,7 +23,10 @@ on one thread each. Where the directions meet, exactly two gradients are added (
 vectors', each softmax parameter's), and a sum of two floats does not depend on its order.
 ``tests/fast/test_direction_threads.py`` checks that a step's gradients are identical bit for
 bit. Random draws inside the directions (dropout, the sampled softmax's candidates) would depend
-on which thread draws first, so both functions refuse a model that would draw any.
+on which thread draws first if they came from PyTorch's one global generator, so each direction
+draws from its own generator (:func:`~elmo_tutorial.model.dropout.step_generators`, passed as
+``generators``), as the model's own ``forward`` does with the same generators: the masks are
+then the same too. Without generators, a model that would draw anything is refused.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from torch import Tensor
 
 from elmo_tutorial.model.batching import LMBatch
 from elmo_tutorial.model.chars import check_char_ids
-from elmo_tutorial.model.lm import BackwardLM, BidirectionalLM, ForwardLM, LMOutput
+from elmo_tutorial.model.lm import BackwardLM, BidirectionalLM, ForwardLM, Generators, LMOutput
 
 # What the functions below run: any of the package's language models.
 LanguageModel = BidirectionalLM | ForwardLM | BackwardLM
@@ -125,51 +128,64 @@ class DirectionThreads:
         return dict(zip(directions, nll, strict=True)), counts[directions[0]]
 
 
-def _refuse_random_draws(model: LanguageModel, sampled: bool = False) -> None:
-    if sampled or (model.training and model.config.dropout > 0):
+def _refuse_random_draws(model: LanguageModel, sampled: bool = False,
+                         generators: Generators | None = None) -> None:
+    draws = sampled or (model.training and model.config.dropout > 0)
+    if draws and not (generators and all(d in generators for d in model.directions)):
         raise ValueError(
-            "the directions in threads need a model without dropout (or in eval mode) and "
-            "sampled=False: random draws in two threads would make training irreproducible; "
-            "call the model itself, model(batch, sampled=...), for these")
+            "the directions in threads draw random numbers here (dropout, or sampled=True): "
+            "pass generators=step_generators(seed, step) (elmo_tutorial.model.dropout), one "
+            "per direction, so that the draws do not depend on which thread runs first")
 
 
 def lm_loss_in_threads(model: LanguageModel, batch: LMBatch, threads: DirectionThreads,
-                       sampled: bool = False) -> LMOutput:
-    """``model(batch)`` with each direction's LSTM stack and softmax in its own thread.
+                       sampled: bool = False, generators: Generators | None = None) -> LMOutput:
+    """``model(batch, sampled, generators)`` with each direction's LSTM stack and softmax in its
+    own thread.
 
     The same :class:`~elmo_tutorial.model.lm.LMOutput`, with the same numbers bit for bit, as
-    the model's own ``forward`` (one direction after the other); ``loss.backward()`` runs the
-    directions' backward passes in the threads too.
+    the model's own ``forward`` (one direction after the other) with the same generators;
+    ``loss.backward()`` runs the directions' backward passes in the threads too.
 
     Args:
         model: a language model (``BidirectionalLM``, ``ForwardLM`` or ``BackwardLM``) with a
-            softmax, in eval mode or without dropout.
+            softmax.
         batch: an ``LMBatch``; targets equal to -100 never contribute.
         threads: the two worker threads.
-        sampled: must be False: the sampled softmax draws random candidates.
+        sampled: use the sampled softmax (in training mode).
+        generators: the step's random streams (``"input"`` and one per direction,
+            :func:`~elmo_tutorial.model.dropout.step_generators`); needed when the model
+            draws anything (dropout in training mode, or ``sampled``).
     """
-    _refuse_random_draws(model, sampled)
+    sampled = sampled and model.training
+    _refuse_random_draws(model, sampled, generators)
     if model.softmax is None:
         raise ValueError("this model has no softmax (config.vocab_size == 0), so it cannot "
                          "score words; build it with ModelConfig(vocab_size=len(vocab))")
+    gens = generators or {}
     device = model.softmax.weight.device
     char_ids = batch.char_ids.to(device)
     mask = check_char_ids(char_ids)  # (B, T)
 
     def score(direction: str, word_emb: Tensor) -> tuple[Tensor, int]:
-        top = getattr(model, f"{direction}_lstm")(word_emb, mask)[-1]  # (B, T, P)
+        stack = getattr(model, f"{direction}_lstm")
+        top = stack(word_emb, mask, gens.get(direction))[-1]  # (B, T, P)
+        top = model.dropout(top, gens.get(direction))
         targets = getattr(batch, f"{direction}_targets").to(device)  # (B, T)
-        nll_sum, n = model.softmax(top, targets)
+        nll_sum, n = model.softmax(top, targets, sampled=sampled, generator=gens.get(direction))
         return nll_sum / max(n, 1), n
 
-    nll, n_tokens = threads.nll(score, model.char_cnn(char_ids), model.directions)
+    # the input's dropout is drawn here, once, for both directions (as in the model's forward)
+    word_emb = model.dropout(model.char_cnn(char_ids), gens.get("input"))  # (B, T, P)
+    nll, n_tokens = threads.nll(score, word_emb, model.directions)
     return LMOutput(loss=sum(nll.values()), forward_nll=nll.get("forward"),
                     backward_nll=nll.get("backward"), n_tokens=n_tokens)
 
 
 def encode_in_threads(model: LanguageModel, word_emb: Tensor, mask: Tensor,
-                      threads: DirectionThreads) -> dict:
-    """``model.encode_embeddings(word_emb, mask)`` with each direction's stack in its own thread.
+                      threads: DirectionThreads, generators: Generators | None = None) -> dict:
+    """``model.encode_embeddings(word_emb, mask, generators)`` with each direction's stack in its
+    own thread (a model in training mode with dropout needs ``generators``).
 
     Returns the same dictionary with the same numbers. The workers compute in the caller's
     autograd mode (grad, no-grad or inference mode), which PyTorch keeps per thread.
@@ -178,13 +194,15 @@ def encode_in_threads(model: LanguageModel, word_emb: Tensor, mask: Tensor,
         word_emb ``(B, T, P)``, mask ``(B, T)`` → as
         :meth:`~elmo_tutorial.model.lm.BidirectionalLM.encode_embeddings`.
     """
-    _refuse_random_draws(model)
-    x = model.dropout(word_emb)  # drawn here, in the caller's thread, if at all
+    _refuse_random_draws(model, generators=generators)
+    gens = generators or {}
+    x = model.dropout(word_emb, gens.get("input"))  # drawn here, in the caller's thread
     inference, grad = torch.is_inference_mode_enabled(), torch.is_grad_enabled()
 
     def run(direction: str) -> list[Tensor]:
         with torch.inference_mode(inference), torch.set_grad_enabled(grad):
-            return getattr(model, f"{direction}_lstm")(x, mask)  # n_layers × (B, T, P)
+            stack = getattr(model, f"{direction}_lstm")
+            return stack(x, mask, gens.get(direction))  # n_layers × (B, T, P)
 
     out = {"word_emb": word_emb, "mask": mask}
     out.update(zip(model.directions, threads.pool.map(run, model.directions), strict=True))
@@ -193,11 +211,12 @@ def encode_in_threads(model: LanguageModel, word_emb: Tensor, mask: Tensor,
 
 @contextlib.contextmanager
 def directions_at_once(model: LanguageModel, processes: int = 1,
-                       sampled: bool = False) -> Iterator[Callable[[LMBatch], LMOutput] | None]:
+                       ) -> Iterator[Callable[..., LMOutput] | None]:
     """While training ``model``, its loss with the two directions at once, where that gives the
-    same numbers as one thread: 2 or more CPU threads, one process, no random draws inside the
-    directions (no dropout, full softmax). Yields ``loss(batch) -> LMOutput``
-    (:func:`lm_loss_in_threads`), or ``None`` where the model's own ``forward`` must run.
+    same numbers as one thread: 2 or more CPU threads, one process. Yields
+    ``loss(batch, sampled=..., generators=...) -> LMOutput`` (:func:`lm_loss_in_threads`; a
+    model that drops out or samples needs the step's ``generators``), or ``None`` where the
+    model's own ``forward`` must run.
 
     The caller's own operations (character CNN, optimiser, evaluation) run on one direction's
     threads too, and stay so afterwards: a notebook's next cells then compute with the thread
@@ -206,12 +225,10 @@ def directions_at_once(model: LanguageModel, processes: int = 1,
     Args:
         model: the language model being trained (not a DDP wrapper).
         processes: the data-parallel processes of the run (threads only with one).
-        sampled: whether training uses the sampled softmax (its draws rule threads out).
     """
     threads = torch.get_num_threads()
     device = next(model.parameters()).device
-    if (threads < 2 or processes > 1 or device.type != "cpu" or model.config.dropout > 0
-            or sampled):
+    if threads < 2 or processes > 1 or device.type != "cpu":
         yield None
         return
     torch.set_num_threads(threads // 2)

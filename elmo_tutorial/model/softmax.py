@@ -167,9 +167,11 @@ class Softmax(nn.Module):
         return F.log_softmax(F.linear(h, self.weight, self.bias), dim=-1)
 
     def forward(
-        self, h: Tensor, targets: Tensor, sampled: bool = False
+        self, h: Tensor, targets: Tensor, sampled: bool = False,
+        generator: torch.Generator | None = None,
     ) -> tuple[Tensor, int]:
-        """Summed NLL of ``targets`` and their number; ``sampled`` picks the training shortcut."""
+        """Summed NLL of ``targets`` and their number; ``sampled`` picks the training shortcut
+        (its candidates drawn with ``generator``, by default the global one)."""
         keep = targets != IGNORE_INDEX  # (...)
         h, targets = h[keep], targets[keep]  # (N, P), (N,): padding costs nothing
         n_tokens = int(targets.numel())
@@ -179,7 +181,7 @@ class Softmax(nn.Module):
                 f"values in [{int(targets.min())}, {int(targets.max())}]"
             )
         if sampled and self.num_samples < self.vocab_size:
-            return self.sampled_nll(h, targets), n_tokens
+            return self.sampled_nll(h, targets, generator=generator), n_tokens
         logits = F.linear(h, self.weight, self.bias)  # (N, V)
         return F.cross_entropy(logits, targets, reduction="sum"), n_tokens
 
@@ -205,9 +207,14 @@ class Softmax(nn.Module):
         count = len(ids)
         log_q_true = expected_count(targets, num_tries, count, self.vocab_size).log()  # (N,)
         log_q_sampled = expected_count(ids, num_tries, count, self.vocab_size).log()  # (S,)
-        true_logits = (h * self.weight[targets]).sum(-1) + self.bias[targets]  # (N,)
+        # One gather of the rows used, true and sampled: the softmax then receives a single
+        # gradient from each direction, so the two directions' sum does not depend on order.
+        rows = torch.cat([targets, ids])  # (N + S,)
+        weight, bias = self.weight[rows], self.bias[rows]  # (N + S, P), (N + S,)
+        n = len(targets)
+        true_logits = (h * weight[:n]).sum(-1) + bias[:n]  # (N,)
         true_logits = true_logits - log_q_true.to(h.dtype)
-        sampled_logits = F.linear(h, self.weight[ids], self.bias[ids])  # (N, S)
+        sampled_logits = F.linear(h, weight[n:], bias[n:])  # (N, S)
         sampled_logits = sampled_logits - log_q_sampled.to(h.dtype)
         hits = ids.unsqueeze(0) == targets.unsqueeze(1)  # (N, S): candidate is the target
         sampled_logits = sampled_logits.masked_fill(hits, float("-inf"))

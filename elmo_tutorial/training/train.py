@@ -39,6 +39,7 @@ from elmo_tutorial.fast.direction_threads import directions_at_once
 from elmo_tutorial.files.run_lock import lock_run_dir
 from elmo_tutorial.model import checkpoint as ckpt
 from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
+from elmo_tutorial.model.dropout import step_generators
 from elmo_tutorial.model.vocab import Vocabulary
 from elmo_tutorial.runtime import interrupt_requests, seed_everything
 from elmo_tutorial.training import distributed as D
@@ -163,6 +164,11 @@ class Trainer:
 
         self._batches = batches
         self.steps_per_epoch = len(self._batches(0))
+        if not self.steps_per_epoch:  # an epoch without a step would be repeated for ever
+            raise ValueError(f"no batch of the {len(self.train_sents):,} training sentences has "
+                             f"a sentence for each of the {self.dist.world_size} processes: "
+                             f"give batch_size ≥ {self.dist.world_size} (and as many sentences),"
+                             " or fewer processes")
         self.total_steps = c.max_steps or c.epochs * self.steps_per_epoch
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(
             self.optimizer, _lr_factor(c, self.total_steps))
@@ -179,10 +185,14 @@ class Trainer:
         n_global = sum(len(s) + 1 for s in sents)  # targets per direction, all processes
         batch = make_lm_batch(D.shard(sents, self.dist), self.vocab).to(dev)
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=c.amp and dev.type == "cuda"):
+            # Every random draw of the step (dropout, sampled candidates) from its own stream:
+            # the same numbers in threads or not, after a resume, under any load.
+            generators = step_generators(c.seed, self.step, rank=self.dist.rank, device=dev)
+            sampled = c.sampled_softmax > 0
             if self._loss_in_threads is not None:  # fast: the same numbers, directions at once
-                out = self._loss_in_threads(batch)
+                out = self._loss_in_threads(batch, sampled=sampled, generators=generators)
             else:
-                out = self.ddp_model(batch, sampled=c.sampled_softmax > 0)
+                out = self.ddp_model(batch, sampled=sampled, generators=generators)
         nll_sum = (out.forward_nll + out.backward_nll).float() * out.n_tokens  # this process
         # DDP averages gradients over processes, so scale by world_size: the result is the
         # gradient of (Σ over all processes of NLL sums) / n_global, the global batch mean.
@@ -219,7 +229,7 @@ class Trainer:
         c = self.config
         bar = tqdm(total=self.total_steps, initial=self.step, unit="step", dynamic_ncols=True,
                    disable=not (c.progress and self.dist.is_main))
-        at_once = (directions_at_once(self.model, self.dist.world_size, c.sampled_softmax > 0)
+        at_once = (directions_at_once(self.model, self.dist.world_size)
                    if self.fast else contextlib.nullcontext())
         # The final evaluation too: as in the loop, on the threads of one direction
         try:

@@ -11,6 +11,7 @@ from elmo_tutorial.fast.direction_threads import (
 from elmo_tutorial.model.batching import make_lm_batch
 from elmo_tutorial.model.chars import check_char_ids
 from elmo_tutorial.model.config import ModelConfig
+from elmo_tutorial.model.dropout import step_generators
 from elmo_tutorial.model.lm import BidirectionalLM
 from elmo_tutorial.model.vocab import Vocabulary
 
@@ -27,45 +28,75 @@ def _model(dropout: float = 0.0) -> tuple[BidirectionalLM, Vocabulary]:
     return BidirectionalLM(config), vocab
 
 
-def _loss_and_gradients(model, batch, threads=None):
+def _loss_and_gradients(model, batch, threads=None, sampled=False, step=0):
+    generators = step_generators(0, step) if model.config.dropout or sampled else None
     model.zero_grad(set_to_none=True)
-    out = model(batch) if threads is None else lm_loss_in_threads(model, batch, threads)
+    out = (model(batch, sampled=sampled, generators=generators) if threads is None else
+           lm_loss_in_threads(model, batch, threads, sampled=sampled, generators=generators))
     (out.loss * 3.0).backward()
     return out, {name: p.grad.clone() for name, p in model.named_parameters()}
 
 
-def test_a_step_in_two_threads_has_the_loss_and_gradients_of_one_thread_bit_for_bit(one_thread):
-    model, vocab = _model()
+@pytest.mark.parametrize("dropout, sampled", [(0.0, False), (0.3, False), (0.3, True)])
+def test_a_step_in_two_threads_has_the_loss_and_gradients_of_one_thread_bit_for_bit(
+        one_thread, dropout, sampled):
+    model, vocab = _model(dropout)
+    model.softmax.num_samples = 6  # of 13 words: the sampled softmax draws candidates
     batch = make_lm_batch(SENTENCES, vocab)
-    one, grads_one = _loss_and_gradients(model, batch)
+    one, grads_one = _loss_and_gradients(model, batch, sampled=sampled)
     with DirectionThreads(1) as threads:
-        two, grads_two = _loss_and_gradients(model, batch, threads)
+        two, grads_two = _loss_and_gradients(model, batch, threads, sampled=sampled)
     assert torch.equal(one.loss, two.loss) and one.n_tokens == two.n_tokens
     assert torch.equal(one.forward_nll, two.forward_nll)
     assert torch.equal(one.backward_nll, two.backward_nll)
     assert grads_one.keys() == grads_two.keys()
     for name, grad in grads_one.items():
         assert torch.equal(grad, grads_two[name]), name
+    if dropout or sampled:  # and the draws are real: another step draws other masks
+        other, _ = _loss_and_gradients(model, batch, sampled=sampled, step=1)
+        assert not torch.equal(one.loss, other.loss)
 
 
-def test_random_draws_inside_the_directions_are_refused():
+def test_each_direction_draws_its_own_masks_from_its_own_stream(one_thread):
+    model, vocab = _model(dropout=0.5)
+    mask = check_char_ids(make_lm_batch(SENTENCES, vocab).char_ids)
+    x = torch.ones(4, mask.shape[1], 8)
+
+    def layers(generators):
+        return model.encode_embeddings(x, mask, generators)
+
+    first = layers(step_generators(0, 0))
+    assert all(torch.equal(a, b) for d in ("forward", "backward")
+               for a, b in zip(first[d], layers(step_generators(0, 0))[d], strict=True))
+    # a forward stream of another step leaves the backward direction's masks as they were
+    mixed = {**step_generators(0, 0), "forward": step_generators(0, 1)["forward"]}
+    again = layers(mixed)
+    assert torch.equal(again["backward"][1], first["backward"][1])
+    assert not torch.equal(again["forward"][1], first["forward"][1])
+
+
+def test_random_draws_inside_the_directions_need_their_generators():
     model, vocab = _model(dropout=0.1)
     batch = make_lm_batch(SENTENCES, vocab)
     with DirectionThreads(1) as threads:
-        with pytest.raises(ValueError, match="dropout"):
+        with pytest.raises(ValueError, match="generators=step_generators"):
             lm_loss_in_threads(model, batch, threads)
-        with pytest.raises(ValueError, match="dropout"):
+        with pytest.raises(ValueError, match="generators=step_generators"):
             encode_in_threads(model, torch.randn(2, 3, 8), torch.ones(2, 3, dtype=torch.bool),
                               threads)
-    model.eval()  # no dropout in evaluation: allowed
+        with pytest.raises(ValueError, match="one per direction"):  # one stream is missing
+            lm_loss_in_threads(model, batch, threads,
+                               generators={"forward": torch.Generator().manual_seed(0)})
+    model.eval()  # no dropout in evaluation: allowed without generators
     with DirectionThreads(1) as threads, torch.no_grad():
         out = lm_loss_in_threads(model, batch, threads)
     assert torch.isfinite(out.loss)
 
 
-def test_the_sampled_softmax_is_refused_in_threads():
+def test_the_sampled_softmax_in_threads_needs_generators():
     model, vocab = _model()
-    with DirectionThreads(1) as threads, pytest.raises(ValueError, match="sampled=False"):
+    model.softmax.num_samples = 6
+    with DirectionThreads(1) as threads, pytest.raises(ValueError, match="sampled=True"):
         lm_loss_in_threads(model, make_lm_batch(SENTENCES, vocab), threads, sampled=True)
 
 
@@ -113,15 +144,26 @@ def test_training_on_two_threads_runs_the_directions_at_once_and_matches_one_thr
     assert all(torch.equal(one[name], two[name]) for name in one)
 
 
-def test_training_with_dropout_keeps_the_directions_in_one_thread(tmp_path, monkeypatch):
+def test_training_with_dropout_and_sampling_runs_the_directions_at_once_with_the_same_bits(
+        tmp_path, monkeypatch):
     from _train_helpers import micro_config
 
+    from elmo_tutorial.model.checkpoint import load_weights
     from elmo_tutorial.training.train import Trainer
 
-    monkeypatch.setattr(DirectionThreads, "nll", lambda *a: pytest.fail("threads with dropout"))
+    calls = []
+    nll = DirectionThreads.nll
+    monkeypatch.setattr(DirectionThreads, "nll", lambda self, *a: calls.append(1) or nll(self, *a))
     threads = torch.get_num_threads()
-    Trainer(micro_config(tmp_path, threads=2, max_steps=2)).fit()  # dropout 0.2, sampled
-    torch.set_num_threads(threads)
+    try:
+        for n in (1, 2):  # micro_config: dropout 0.2 and the sampled softmax
+            Trainer(micro_config(tmp_path / f"threads{n}", threads=n, max_steps=3)).fit()
+            assert len(calls) == (0 if n == 1 else 3)
+    finally:
+        torch.set_num_threads(threads)
+    one = load_weights(tmp_path / "threads1" / "model.safetensors")
+    two = load_weights(tmp_path / "threads2" / "model.safetensors")
+    assert all(torch.equal(one[name], two[name]) for name in one)
 
 
 def test_a_trainer_told_fast_false_trains_the_plain_model_one_direction_after_the_other(

@@ -14,10 +14,12 @@ from elmo_tutorial.training.train_config import TrainConfig, apply_overrides
 
 
 def test_training_lowers_held_out_perplexity(tmp_path):
-    trainer = Trainer(micro_config(tmp_path, max_steps=12, lr=0.02, dropout=0.0))
+    # 24 steps bring it from about 600 to 0.60-0.66 of that on seeds 0-3: 0.8 leaves room for
+    # any seed and any CPU's kernels (12 steps gave 0.79-0.85, too close to call)
+    trainer = Trainer(micro_config(tmp_path, max_steps=24, lr=0.02, dropout=0.0))
     before = trainer.evaluate()["avg_ppl"]
     after = trainer.fit()["avg_ppl"]
-    assert after < 0.8 * before, f"perplexity {before:.1f} → {after:.1f} after 12 steps"
+    assert after < 0.8 * before, f"perplexity {before:.1f} → {after:.1f} after 24 steps"
 
 
 @pytest.mark.parametrize("version, fused", [("2.3.1", None), ("2.4.0", True), ("2.13.0", True)])
