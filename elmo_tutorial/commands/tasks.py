@@ -129,7 +129,7 @@ def run(args) -> int:
     try:
         model = load_model(args.model)
         quality = _quality_models(args.quality)
-        store = open_run_store(model, corpus, args.quick, args.runs)
+        store = open_run_store(model, corpus, args.quick, args.runs, args.tasks, quality)
     except (FileNotFoundError, ValueError, OSError, DatasetNotAvailable) as err:
         return fail("tasks", err)  # StoreMismatch is a ValueError
     try:

@@ -49,7 +49,7 @@ from elmo_tutorial.tasks.experiments import (
     word_vectors,
 )
 from elmo_tutorial.tasks.results import TaskReport
-from elmo_tutorial.tasks.runs import Job, RunStore
+from elmo_tutorial.tasks.runs import Job, RunStore, task_data_checksum
 from elmo_tutorial.tasks.summary import PAPER, summarise
 
 __all__ = ["FULL", "PAPER", "QUICK", "jobs_for", "open_run_store", "run_store_key",
@@ -131,6 +131,8 @@ def jobs_for(step: str, tasks: Sequence[str], seeds: Sequence[int], setting: dic
     if step == "table1":
         return [Job(t, v, s, places=_where(v, places[t])) for t in tasks
                 for v in ("baseline", "layer0", "elmo") for s in seeds]
+    if step in ("places", "table2") and SAMPLED not in tasks:
+        return []  # Tables 2 and 3 are run on chunking's sample, and only with chunking
     if step == "table2":  # its "elmo" arm is Table 3's run at the chosen place
         return [Job(SAMPLED, "baseline", s, places=(), sample=sample) for s in seeds] + [
             Job(SAMPLED, v, s, places=tuple(places[SAMPLED]), sample=sample)
@@ -238,12 +240,15 @@ def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = TA
                                resumed_runs=resumed, wall_seconds=time.perf_counter() - started)
 
 
-def run_store_key(model, corpus: str, quick: bool) -> tuple[dict, str]:
+def run_store_key(model, corpus: str, quick: bool, tasks: Sequence[str] = TASKS,
+                  quality: dict | None = None) -> tuple[dict, str]:
     """What a runs file belongs to: its header, and its file name in the cache.
 
-    The header names the biLM (the sha256 of its weights), the corpus of the baseline's static
-    vectors and the sha256 of those vectors themselves (runs trained on the vectors of other
-    text, e.g. other NLTK data, are not mixed with these), the protocol and the setting's
+    The header names everything a run's result depends on: the biLM (the sha256 of its
+    architecture and weights), the corpus of the baseline's static vectors and the sha256 of
+    those vectors themselves (runs trained on the vectors of other text, e.g. other NLTK data,
+    are not mixed with these), the sha256 of each task's data (runs of data edited since are
+    not read back as these), the ``quality`` biLMs' checksums, the protocol and the setting's
     subsets. The name is ``{biLM's sha256[:16]}-{the header's sha256[:12]}-{quick|full}.jsonl``.
     """
     setting = QUICK if quick else FULL
@@ -251,17 +256,21 @@ def run_store_key(model, corpus: str, quick: bool) -> tuple[dict, str]:
     header = {"model": model_checksum(model), "corpus": corpus,
               "static_vectors": hashlib.sha256(vectors.numpy().tobytes()).hexdigest(),
               "quick": quick, "protocol": {**PROTOCOL, **setting["protocol"]},
-              "sample": setting["sample"], "max_sentences": setting["max_sentences"]}
+              "sample": setting["sample"], "max_sentences": setting["max_sentences"],
+              "task_data": {t: task_data_checksum(read_task(t)) for t in sorted(set(tasks))}}
+    if quality:  # {name: (ELMo, perplexity)}: their runs depend on their weights too
+        header["quality"] = {name: model_checksum(elmo) for name, (elmo, _) in quality.items()}
     setup = hashlib.sha256(json.dumps(header, sort_keys=True).encode()).hexdigest()[:12]
     return header, f"{header['model'][:16]}-{setup}-{'quick' if quick else 'full'}.jsonl"
 
 
-def open_run_store(model, corpus: str, quick: bool, path: str | Path | None = None) -> RunStore:
+def open_run_store(model, corpus: str, quick: bool, path: str | Path | None = None,
+                   tasks: Sequence[str] = TASKS, quality: dict | None = None) -> RunStore:
     """The runs file of ``model`` under this setting: ``path``, or the cache's file named by
     :func:`run_store_key`; the runs it already holds are read back.
 
     Raises:
-        StoreMismatch: ``path`` holds the runs of another biLM, protocol or corpus.
+        StoreMismatch: ``path`` holds the runs of another biLM, protocol, corpus or task data.
     """
-    header, name = run_store_key(model, corpus, quick)
+    header, name = run_store_key(model, corpus, quick, tasks, quality)
     return RunStore(path or cache_dir() / "task_runs" / name, header)
