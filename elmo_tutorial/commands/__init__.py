@@ -67,6 +67,19 @@ def fail(command: str, error: object, code: int = 2) -> int:
     return code
 
 
+def not_permitted(command: str, error: PermissionError, advice: str) -> int:
+    """:func:`fail` for a file or folder this user may not write (or read): one line, exit 2,
+    naming the path and ``advice`` (what to do). A refused lock
+    (:class:`~elmo_tutorial.files.run_lock.NotWritable`) says it all already."""
+    from elmo_tutorial.files.run_lock import NotWritable
+
+    if isinstance(error, NotWritable):
+        return fail(command, error)
+    path = error.filename or "a file of it"
+    return fail(command, f"permission denied on {path} (a read-only folder, or another "
+                         f"user's file): {advice}")
+
+
 def add_report_arguments(parser: argparse.ArgumentParser, *, models: bool = True,
                          markdown: str = "also write the markdown report",
                          force: str = "overwrite existing --json/--markdown files") -> None:

@@ -46,6 +46,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
+    from elmo_tutorial.commands import not_permitted
     from elmo_tutorial.training.evaluation import evaluate_run
 
     try:
@@ -53,10 +54,13 @@ def run(args) -> int:
                               args.checkpoint, args.device, args.ngram_train_sentences or None)
     except (FileNotFoundError, ValueError) as err:
         return fail("evaluate", err)
+    except PermissionError as err:
+        return not_permitted("evaluate", err, "evaluate reads the run's files; ask for read "
+                                              "access, or evaluate a copy you may read")
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
-    print(f"{args.run_dir}: {result['n_sentences']} {args.split} sentences, "
+    print(f"{args.run_dir} ({result['weights']}): {result['n_sentences']} {args.split} sentences, "
           f"{result['bilm']['n_tokens']} predictions per direction")
     print(f"{'model':<16}{'forward':>10}{'backward':>10}{'avg':>10}")
     rows = [("biLM", result["bilm"])]

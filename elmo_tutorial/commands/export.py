@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from elmo_tutorial.commands import fail
+from elmo_tutorial.commands import fail, not_permitted
 
 DESCRIPTION = """\
 Write a run's biLM in the format of bilm-tf and AllenNLP: options.json (the architecture)
@@ -106,6 +106,13 @@ def run(args) -> int:
         if args.allennlp:
             options, weights = export_allennlp(args.run_dir, args.allennlp, force=args.force)
             print(f"wrote {options} and {weights}")
+    except PermissionError as err:  # a run file it may not read (writing: ExportFailed)
+        return not_permitted("export", err, "export reads the run's files and writes OUT_DIR; "
+                                            "ask for access, or export a copy you may read")
     except (OSError, ValueError) as err:  # FileNotFoundError, WouldOverwrite, ExportFailed...
         return fail("export", err)
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM or SIGHUP (cli); a swap is never cut (staging)
+        return fail("export", "interrupted; each OUT_DIR holds its previous files, or the whole "
+                    "new export if it was said above to be written: run the same command again "
+                    "(with --force for a folder already written)", 130)
     return 0

@@ -49,9 +49,14 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from elmo_tutorial.commands import fail, show_and_write
+    from elmo_tutorial.commands import fail, not_permitted, show_and_write
     from elmo_tutorial.data.downloads import DatasetNotAvailable
-    from elmo_tutorial.files.overwrite import WouldOverwrite, check_fresh_run_dir, check_new_files
+    from elmo_tutorial.files.overwrite import (
+        InsideAnotherRun,
+        WouldOverwrite,
+        check_fresh_run_dir,
+        check_new_files,
+    )
     from elmo_tutorial.files.safe_files import DiskFull
     from elmo_tutorial.tasks.finetune_report import finetune_report, to_markdown, write_report
     from elmo_tutorial.training.finetune import FineTuningInterrupted
@@ -59,7 +64,7 @@ def run(args) -> int:
     try:  # in a second, not after minutes of fine-tuning
         check_new_files([args.json, args.markdown], args.force)
         check_fresh_run_dir(args.out, args.force, resumable=False, doing="fine-tuning into it")
-    except (WouldOverwrite, NotADirectoryError) as err:
+    except (WouldOverwrite, NotADirectoryError, InsideAnotherRun) as err:
         return fail("finetune", err)
     try:
         result = finetune_report(args.model, args.out, steps=args.steps,
@@ -75,8 +80,11 @@ def run(args) -> int:
                     f"again (with --force if {args.out} holds the fine-tuned run by now)", 130)
     except FloatingPointError as err:
         return fail("finetune", err, 1)
-    except DiskFull as err:  # while fine-tuning: FineTuner says how to start it again
+    except DiskFull as err:  # while fine-tuning, or taking the lock: says how to go on
         return fail("finetune", err, 1)
+    except PermissionError as err:  # a read-only --out (the lock says so), or source
+        return not_permitted("finetune", err, f"choose an --out you may write to (not "
+                                              f"{args.out}), or make it writable")
     # Printed before the files are written: a full disk or a file another run wrote meanwhile
     # then costs the files, not the results of minutes of fine-tuning
     return show_and_write("finetune", result, to_markdown, write_report, args)

@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-from elmo_tutorial.commands import at_least, fail
+from elmo_tutorial.commands import at_least, fail, not_permitted
 
 DESCRIPTION = """\
 Train the bidirectional language model that ELMo is made of (Peters et al. 2018, Sec. 3.1):
@@ -215,6 +215,9 @@ def run(args) -> int:
         return fail("train", f"out of memory ({str(err).splitlines()[0][:200]}); train again "
                     "with a smaller --batch_size= (or --max_sentence_words=), with --force to "
                     "replace this run", 1)
+    except PermissionError as err:  # a read-only --out (the lock says so), or made so since
+        return not_permitted("train", err, "make the run folder writable (then continue with "
+                                           "--resume), or choose another --out")
     except OSError as err:  # a full disk: say so, not torch's "unexpected pos" (DiskFull)
         if not is_disk_full(err):
             raise

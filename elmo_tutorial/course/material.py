@@ -164,6 +164,12 @@ def main(argv: list[str] | None = None) -> int:
     except (CourseError, DiskFull) as error:  # one line each; DiskFull: nothing was changed
         print(f"error: {error}", file=sys.stderr)
         return 1
+    except PermissionError as error:  # a read-only folder: met staging the first file, before
+        # any file is replaced
+        print(f"error: permission denied on {error.filename or args.out}: {args.out} must be "
+              "a folder you may write to; nothing was changed. Choose another folder, or make "
+              "it writable", file=sys.stderr)
+        return 1
     return 0
 
 

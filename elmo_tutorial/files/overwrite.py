@@ -17,19 +17,29 @@ Example:
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
 
-from elmo_tutorial.files.safe_files import atomic_create
+from elmo_tutorial.files.guarded_read import read_regular_file
+from elmo_tutorial.files.safe_files import atomic_create, file_digest
 
-# What a run directory holds (see elmo_tutorial.model.run_dir), newest work first.
+# What a run directory holds (see elmo_tutorial.model.run_dir), newest work first;
+# finetune.json: the report of a fine-tuned run (training.finetune).
 RUN_FILES = ("model.safetensors", "checkpoints", "log.jsonl", "loss.png", "config.json",
-             "vocab.txt")
+             "vocab.txt", "finetune.json")
+MAX_CONFIG_BYTES = 1 << 20  # a run's config.json is about 2 kB
 
 
 class WouldOverwrite(FileExistsError):
     """Raised instead of deleting or overwriting files the user did not say could go."""
+
+
+class InsideAnotherRun(ValueError):
+    """An output folder lies inside a run folder (its ``checkpoints/``, say): a run folder
+    holds one run, and ``--force`` of that run, or of the new one, would delete the other's
+    files."""
 
 
 def _size(path: Path) -> int:
@@ -86,9 +96,18 @@ def check_fresh_run_dir(run_dir: str | Path, force: bool, resumable: bool = True
         WouldOverwrite: ``run_dir`` holds a run and ``force`` is False; says what it holds.
     """
     check_not_a_file(run_dir, "a run directory (--out)")
+    check_outside_runs(run_dir, "--out")
     run_dir = Path(run_dir)
-    if not ((run_dir / "model.safetensors").exists() or any(run_dir.glob("checkpoints/step_*"))):
-        return None  # no weights: at most the config and log of a run stopped before step 1
+    if not _holds_weights(run_dir):
+        foreign, why = _files_of_no_run(run_dir)
+        if not foreign:
+            return None  # at most the config and log of a run stopped before step 1
+        if not force:
+            raise WouldOverwrite(
+                f"{run_dir} holds {_names(foreign)}, not a run's ({why}): {doing} would "
+                "overwrite them. Move them away, choose another --out, or pass --force to "
+                "replace them")
+        return describe_run(run_dir)
     held = describe_run(run_dir)
     if not force:
         instead = "Continue it with --resume, choose" if resumable else "Choose"
@@ -96,6 +115,59 @@ def check_fresh_run_dir(run_dir: str | Path, force: bool, resumable: bool = True
             f"{run_dir} already holds a run ({held}): {doing} would delete it. "
             f"{instead} another --out, or pass --force to replace it")
     return held
+
+
+def _holds_weights(folder: Path) -> bool:
+    """Whether ``folder`` holds a run's trained weights (final, or a checkpoint)."""
+    return (folder / "model.safetensors").exists() or any(folder.glob("checkpoints/step_*"))
+
+
+def _run_config(path: Path) -> dict | None:
+    """``config.json`` of a run of this package ({"model": ..., "train": ...}), else None."""
+    try:
+        payload = json.loads(read_regular_file(path, MAX_CONFIG_BYTES, folder=path.parent))
+    except (OSError, ValueError, RecursionError):  # missing, not JSON, a link out of the run
+        return None
+    tables = isinstance(payload, dict) and all(isinstance(payload.get(key), dict)
+                                               for key in ("model", "train"))
+    return payload if tables else None
+
+
+def _files_of_no_run(run_dir: Path) -> tuple[list[Path], str]:
+    """The run's file names in ``run_dir`` (``config.json``, ``vocab.txt``, ``log.jsonl``...)
+    that hold something and that no run wrote, and why: without a run's ``config.json`` they
+    are a user's own files under the same names, and a ``vocab.txt`` that is not the one that
+    config.json records is not the run's either. Empty files hold nothing to lose."""
+    present = [run_dir / name for name in RUN_FILES
+               if (run_dir / name).is_file() and (run_dir / name).stat().st_size > 0]
+    config = _run_config(run_dir / "config.json") if present else None
+    if config is None:
+        return present, "there is no config.json of a run that they belong to"
+    vocab, digest = run_dir / "vocab.txt", config.get("vocab_sha256")
+    if vocab in present and digest and file_digest(vocab) != digest:
+        return [vocab], "it is not the vocabulary that config.json records"
+    return [], ""
+
+
+def enclosing_run(path: str | Path) -> Path | None:
+    """The run folder that ``path`` lies inside (a folder above it that holds a run's
+    weights), or None."""
+    return next((parent for parent in Path(path).resolve().parents if _holds_weights(parent)),
+                None)
+
+
+def check_outside_runs(folder: str | Path, flag: str) -> None:
+    """Refuse an output ``folder`` inside another run's folder (``runs/r03/checkpoints``).
+
+    Raises:
+        InsideAnotherRun: names the run, and says to choose a folder outside it.
+    """
+    run = enclosing_run(folder)
+    if run is not None:
+        raise InsideAnotherRun(
+            f"{folder} is inside the run folder {run} ({describe_run(run)}): a run folder "
+            f"holds one run, and writing another into it would mix their files (and a --force "
+            f"of either would delete the other's). Choose a {flag} outside {run}")
 
 
 def remove_run(run_dir: str | Path) -> None:
@@ -117,6 +189,7 @@ def check_output_folder(folder: str | Path, force: bool) -> None:
     """
     folder = Path(folder)
     check_not_a_file(folder)
+    check_outside_runs(folder, "OUT_DIR")
     if force or not folder.is_dir():
         return
     entries = sorted(folder.iterdir())
@@ -166,6 +239,7 @@ def write_new_file(path: str | Path, write, force: bool) -> Path:
     return Path(path)
 
 
-__all__ = ["WouldOverwrite", "RUN_FILES", "check_not_a_file", "describe_run",
+__all__ = ["WouldOverwrite", "InsideAnotherRun", "RUN_FILES", "check_not_a_file",
+           "check_outside_runs", "describe_run", "enclosing_run",
            "check_fresh_run_dir", "remove_run", "check_output_folder", "check_new_files",
            "write_new_file", "write_new_texts"]

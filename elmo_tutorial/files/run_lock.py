@@ -31,19 +31,20 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from elmo_tutorial.files.overwrite import RUN_FILES
-from elmo_tutorial.files.safe_files import NotARegularFile
+from elmo_tutorial.files.safe_files import DiskFull, NotARegularFile, is_disk_full
 
 try:
     import fcntl
 except ImportError:  # Windows: no flock; a folder there is not protected against a second writer
     fcntl = None
 
-__all__ = ["HAS_FLOCK", "LOCK_FILE", "FolderInUse", "RunInUse", "RunLock", "check_run_entries",
-           "folder_lock", "lock_run_dir"]
+__all__ = ["HAS_FLOCK", "LOCK_FILE", "FolderInUse", "NotWritable", "RunInUse", "RunLock",
+           "check_run_entries", "folder_lock", "lock_run_dir", "remove_leftovers"]
 
 HAS_FLOCK = fcntl is not None  # False: every lock below is taken at once and protects nothing
 
@@ -90,19 +91,18 @@ def folder_lock(folder: str | Path) -> Iterator[None]:
 class RunLock:
     """This process's lock on a run folder (see :func:`lock_run_dir`)."""
 
-    def __init__(self, folder: Path, fd: int, created: bool) -> None:
+    def __init__(self, folder: Path, fd: int, created: list[Path]) -> None:
         self.folder, self._fd, self.created = folder, fd, created
 
     def release(self) -> None:
         """Let other processes write into the folder. The lock file goes (a process waiting
-        on it notices and takes the new one), and so does the folder if this lock created it
-        and nothing was written into it (a refused start changes nothing)."""
+        on it notices and takes the new one), and so do the folders this lock created, if
+        nothing was written into them (a refused start changes nothing)."""
         if self._fd is None:
             return
         _HELD.pop(str(self.folder.resolve()), None)
         (self.folder / LOCK_FILE).unlink(missing_ok=True)  # still locked: nobody can take it
-        if self.created and not any(self.folder.iterdir()):
-            self.folder.rmdir()
+        _remove_if_empty(self.created)
         os.close(self._fd)  # closing the file releases the flock
         self._fd = None
 
@@ -125,6 +125,46 @@ def check_run_entries(run_dir: str | Path) -> None:
             kind = "folder" if name == "checkpoints" else "file"
             raise NotARegularFile(f"{path} is not a regular {kind}: move it away, or choose "
                                   "another --out")
+    _check_checkpoint_entries(run_dir / "checkpoints")
+
+
+def _check_checkpoint_entries(root: Path) -> None:
+    """Refuse a ``checkpoints/latest`` that is not a file, and a ``step_NNNNNN`` that is not a
+    folder: training would fail on writing the pointer after its first checkpoint, and take a
+    step's name held by a FIFO or a file for a checkpoint already written (it never rewrites
+    one), so that the checkpoint of that step would never be saved."""
+    if not root.is_dir() or root.is_symlink():
+        return
+    for path in root.iterdir():
+        if path.name == "latest":
+            wanted = "file"
+        elif re.fullmatch(r"step_\d+", path.name):
+            wanted = "folder"
+        else:
+            continue
+        real = not path.is_symlink() and (path.is_file() if wanted == "file" else path.is_dir())
+        if not real:
+            raise NotARegularFile(
+                f"{path} is not a regular {wanted} (a run writes a {wanted} there): move it "
+                "away, or choose another --out")
+
+
+def remove_leftovers(run_dir: str | Path) -> list[Path]:
+    """Delete the temporary files that writers killed mid-write (``kill -9``, a power cut) left
+    in a run folder: ``.config.json.XXXX.tmp``, ``.model.safetensors.XXXX.tmp`` (a whole copy of
+    the weights), ``checkpoints/.latest.XXXX.tmp``, ... Called with the folder's lock held, so
+    no other process is writing them. Returns the removed files."""
+    run_dir, removed = Path(run_dir), []
+    names = (*RUN_FILES, "latest")
+    for folder in (run_dir, run_dir / "checkpoints"):
+        if not folder.is_dir() or folder.is_symlink():
+            continue
+        for path in folder.glob(".*.tmp"):
+            left_by_a_writer = any(path.name.startswith(f".{name}.") for name in names)
+            if left_by_a_writer and path.is_file() and not path.is_symlink():
+                path.unlink(missing_ok=True)
+                removed.append(path)
+    return removed
 
 
 def lock_run_dir(run_dir: str | Path) -> RunLock:
@@ -144,8 +184,12 @@ def lock_run_dir(run_dir: str | Path) -> RunLock:
     if held is not None:
         check_run_entries(folder)
         return held
-    created = not folder.exists()
-    folder.mkdir(parents=True, exist_ok=True)
+    created = _missing_folders(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise _start_failed(folder, error) from None
+    fd, locked = None, False
     try:
         check_run_entries(folder)
         while True:
@@ -155,7 +199,6 @@ def lock_run_dir(run_dir: str | Path) -> RunLock:
                 break
             if not _flock_now(fd):
                 holder = os.read(fd, 100).decode("ascii", "replace").strip()
-                os.close(fd)
                 raise RunInUse(
                     f"{folder} is being written by another process"
                     f"{f' (pid {holder})' if holder.isdigit() else ''}: one run folder takes "
@@ -170,12 +213,63 @@ def lock_run_dir(run_dir: str | Path) -> RunLock:
             if same:
                 break
             os.close(fd)
-    except BaseException:
-        if created and folder.is_dir() and not any(folder.iterdir()):
-            folder.rmdir()
+            fd = None
+        locked = True
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())  # for the message of a refused second writer
+        remove_leftovers(folder)  # ours alone now
+    except BaseException as error:
+        if locked:  # a full disk after the lock was taken: the lock file goes with it
+            (folder / LOCK_FILE).unlink(missing_ok=True)
+        if fd is not None:
+            os.close(fd)  # releases the lock, if taken
+        _remove_if_empty(created)
+        if isinstance(error, OSError) and not isinstance(error, FileExistsError):
+            raise _start_failed(folder, error) from None
         raise
-    os.ftruncate(fd, 0)
-    os.write(fd, f"{os.getpid()}\n".encode())  # for the message of a refused second writer
     lock = RunLock(folder, fd, created)
     _HELD[str(folder.resolve())] = lock
     return lock
+
+
+def _missing_folders(folder: Path) -> list[Path]:
+    """``folder`` and those above it that do not exist yet, innermost first: what making it
+    creates, and a refused start removes again."""
+    missing = []
+    while not folder.exists() and not folder.is_symlink() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
+def _remove_if_empty(folders: list[Path]) -> None:
+    """Remove ``folders`` (innermost first) while they are empty folders."""
+    for folder in folders:
+        if not folder.is_dir() or any(folder.iterdir()):
+            return
+        folder.rmdir()
+
+
+def _start_failed(folder: Path, error: OSError) -> OSError:
+    """What taking the lock of ``folder`` raised, in words: a full disk
+    (:class:`~elmo_tutorial.files.safe_files.DiskFull`) or a folder this user may not write
+    (``PermissionError``, said in one line); other errors as they are."""
+    if is_disk_full(error):
+        return DiskFull(folder / LOCK_FILE, error,
+                        kept="nothing in the run folder was changed: free some space and run "
+                             "again")
+    if isinstance(error, PermissionError):
+        return NotWritable(error.filename or folder)
+    return error
+
+
+class NotWritable(PermissionError):
+    """This user may not write into a folder (read-only, another user's): said in one line."""
+
+    def __init__(self, path: str | Path) -> None:
+        super().__init__(13, f"cannot write into {path}: permission denied (a read-only "
+                             "folder, or another user's); nothing was changed. Choose a folder "
+                             "you may write to, or make this one writable", str(path))
+
+    def __str__(self) -> str:  # the message alone, without OSError's "[Errno 13]"
+        return self.strerror

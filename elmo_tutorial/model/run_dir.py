@@ -34,6 +34,7 @@ from elmo_tutorial.files.safe_files import (
     read_regular_file,
 )
 from elmo_tutorial.model.checkpoint import latest_checkpoint, load_weights
+from elmo_tutorial.model.checkpoint_choice import chosen_checkpoint, newest_complete
 from elmo_tutorial.model.config import ModelConfig
 from elmo_tutorial.model.vocab import Vocabulary
 from elmo_tutorial.model.weight_checks import check_weights
@@ -149,15 +150,17 @@ def load_run_vocabulary(run_dir: str | Path) -> Vocabulary | None:
     return vocab
 
 
-def load_run(run_dir: str | Path, checkpoint: bool = False) -> Run:
+def load_run(run_dir: str | Path, checkpoint: bool | str | Path = False) -> Run:
     """Load a trained run: its config, weights, vocabulary and training settings.
 
     The weights are ``model.safetensors`` of the run (its final weights); with
     ``checkpoint=True``, or while a run has no final weights yet, those of its newest
-    checkpoint. A shipped model (encoder only, float16 storage) loads the same way: its config
-    has ``vocab_size`` 0 and it has no softmax weights; tensors come back as float32. Where the
-    folder has a ``SHA256SUMS`` (exports and the shipped models), the files read are checked
-    against it first.
+    complete checkpoint (:func:`~elmo_tutorial.model.checkpoint_choice.chosen_checkpoint`,
+    which names on stderr every newer one it passes over); with a checkpoint folder of the run
+    (``checkpoint=run_dir / "checkpoints/step_000200"``), that one's. A shipped model (encoder
+    only, float16 storage) loads the same way: its config has ``vocab_size`` 0 and it has no
+    softmax weights; tensors come back as float32. Where the folder has a ``SHA256SUMS``
+    (exports and the shipped models), the files read are checked against it first.
 
     Raises:
         FileNotFoundError: not a run directory, or one with no weights yet.
@@ -175,12 +178,13 @@ def load_run(run_dir: str | Path, checkpoint: bool = False) -> Run:
     check_sha256sums(run_dir, ["config.json", "model.safetensors", "vocab.txt"], hint)
     config, train = read_run_config(run_dir)
     final = run_dir / "model.safetensors"
-    if checkpoint or not (final.exists() or final.is_symlink()):
-        ckpt = latest_checkpoint(run_dir)
-        if ckpt is None:
+    if isinstance(checkpoint, str | Path):
+        final = Path(checkpoint) / "model.safetensors"
+    elif checkpoint or not (final.exists() or final.is_symlink()):
+        if not checkpoint and newest_complete(run_dir) == (None, []):
             raise FileNotFoundError(f"{run_dir} has neither model.safetensors nor a checkpoint; "
                                     "train it first (or resume it with --resume)")
-        final = ckpt / "model.safetensors"
+        final = chosen_checkpoint(run_dir, "loading") / "model.safetensors"
     # safetensors opens the file by name: a FIFO would hang it, a folder or /dev/zero would be
     # "not found", and a link to another run's weights would load that run without a word
     check_regular_file(final, MAX_WEIGHTS_BYTES, folder=run_dir)

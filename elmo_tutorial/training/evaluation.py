@@ -27,8 +27,9 @@ import torch
 from elmo_tutorial.data.corpora import load_sentences
 from elmo_tutorial.fast import speed_up
 from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
+from elmo_tutorial.model.checkpoint_choice import chosen_checkpoint
 from elmo_tutorial.model.lm import BidirectionalLM
-from elmo_tutorial.model.run_dir import load_run
+from elmo_tutorial.model.run_dir import load_run, read_run_config
 from elmo_tutorial.model.weight_checks import check_weights
 from elmo_tutorial.runtime import resolve_device
 from elmo_tutorial.training.ngram import ngram_perplexity
@@ -62,7 +63,10 @@ def evaluate_perplexity(model, sentences, vocab, device="cpu", batch_size: int =
         nll += torch.tensor([float(out.forward_nll), float(out.backward_nll)]) * out.n_tokens
         n += int(out.n_tokens)
     model.train(was_training)
-    f, b = (nll / max(n, 1)).tolist()
+    if not n:  # "1.00" would read as a perfect model
+        raise ValueError("there is no held-out sentence to score: a perplexity needs text "
+                         "(is the held-out split empty?)")
+    f, b = (nll / n).tolist()
     return {"fwd_ppl": math.exp(f), "bwd_ppl": math.exp(b), "avg_ppl": math.exp((f + b) / 2),
             "fwd_nll": f, "bwd_nll": b, "n_tokens": n}
 
@@ -85,14 +89,21 @@ def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int =
             ``False``: with the plain ones (the same perplexities up to float rounding).
 
     Returns:
-        ``{"split", "n_sentences", "bilm": {...}, "ngram": {...} or None}``; the inner dicts as
-        :func:`evaluate_perplexity` returns them (the trigram's with ``train_sentences``).
+        ``{"split", "weights", "n_sentences", "bilm": {...}, "ngram": {...} or None}``:
+        ``weights`` is what was scored, ``"model.safetensors"`` or the checkpoint
+        (``"checkpoints/step_000200"``); the inner dicts as :func:`evaluate_perplexity`
+        returns them (the trigram's with ``train_sentences``).
 
     Raises:
         ValueError: the run is an encoder without its softmax (e.g. the shipped model).
     """
     device = resolve_device(device)  # before any loading: a device this machine lacks
-    config, state, vocab, train = load_run(run_dir, checkpoint=checkpoint)
+    run = Path(run_dir)
+    read_run_config(run)  # a run at all (says what is wrong) before its weights are chosen
+    final, chosen = run / "model.safetensors", None
+    if checkpoint or not (final.exists() or final.is_symlink()):
+        chosen = chosen_checkpoint(run, "scoring")  # names any newer one it passes over
+    config, state, vocab, train = load_run(run, checkpoint=chosen or False)
     if config.vocab_size == 0 or vocab is None:
         raise ValueError(f"{run_dir} holds an encoder without its softmax (e.g. a shipped "
                          "model): it cannot score words, so it has no perplexity")
@@ -104,7 +115,12 @@ def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int =
     if fast:
         speed_up(model)
     sentences = load_sentences(train_cfg.corpus, split, max_sentences or None)
-    result = {"split": split, "n_sentences": len(sentences),
+    if not sentences:
+        raise ValueError(f"the {split} split of the corpus {train_cfg.corpus!r} has no sentence "
+                         "with a word in it (its files empty or blank?): fetch it again with "
+                         "`elmo-tutorial data download NAME --force`, or score another --split")
+    result = {"split": split, "weights": (chosen or final).relative_to(run).as_posix(),
+              "n_sentences": len(sentences),
               "bilm": evaluate_perplexity(model, sentences, vocab, device), "ngram": None}
     if ngram:
         train = [s[: train_cfg.max_sentence_words]

@@ -82,18 +82,31 @@ def resume_changes(saved, new) -> list[tuple[str, object, object]]:
 
 
 def check_resume(saved, new, run_dir: str = "the run",
-                 recorded: ModelConfig | None = None) -> list[str]:
-    """Check that a run trained with ``saved`` (a ``TrainConfig``) can resume under ``new``,
-    and that the architecture its ``config.json`` records (``recorded``) is still the one
-    ``saved`` trained.
+                 recorded: ModelConfig | None = None, written=None,
+                 checkpoint: str = "its checkpoint") -> list[str]:
+    """Check that a run trained with ``saved`` (a ``TrainConfig``: what its ``checkpoint``
+    records, else its config.json) can resume under ``new``, and that its ``config.json``
+    still describes it: the architecture it records (``recorded``) and its training settings
+    (``written``, when ``saved`` comes from the checkpoint).
 
     Returns:
         One notice per accepted change, ``"lr: 0.02 → 0.01 (the schedule goes on ...)"``.
 
     Raises:
-        ValueError: one line naming every change a checkpoint cannot continue under, and why.
+        ValueError: one line naming every change a checkpoint cannot continue under, and why;
+            or an edit of config.json that the run's checkpoint contradicts.
     """
     fixed, changeable, silent = resume_tables(type(saved))
+    if written is not None:  # the checkpoint is the authority: an edited config.json is wrong
+        edits = [(key, a, b) for key, a, b in resume_changes(saved, written) if key in fixed]
+        if edits:
+            listing = "; ".join(f"{key} is {_show(b)} there, but {_show(a)} in {checkpoint}"
+                                f" ({fixed[key]})" for key, a, b in edits)
+            restore = ", ".join(f"{key} to {_show(a)}" for key, a, _ in edits)
+            raise ValueError(
+                f"--resume: {run_dir}/config.json does not describe the run its checkpoint "
+                f"holds: {listing}. Restore {restore} in config.json to resume, or train with "
+                "the new settings afresh into another --out")
     if recorded is not None:  # an edit there would be overwritten by the run's own
         trained = saved.model_config(vocab_size=recorded.vocab_size)
         edits = [(f.name, getattr(recorded, f.name), getattr(trained, f.name))

@@ -26,7 +26,8 @@ MAX_LOG_BYTES = 1 << 30  # an event takes about 200 bytes: five million of them
 
 
 def read_log(path: str | Path) -> list[dict]:
-    """All events of a ``log.jsonl`` (a run directory or the file itself).
+    """All events of a ``log.jsonl`` (a run directory or the file itself); a line that is
+    not an event (cut short, not JSON, not an event object) is passed over.
 
     Raises:
         NotARegularFile: ``log.jsonl`` is a FIFO, a device, a folder or a link out of its run.
@@ -39,10 +40,29 @@ def read_log(path: str | Path) -> list[dict]:
     events = []
     for line in data.decode("utf-8", errors="replace").splitlines():
         try:  # NotJSON also for a line nested deeper than Python's stack
-            events.append(parse_json(line, path))
+            event = parse_json(line, path)
         except NotJSON:  # cut short by a crash while appending: the event is lost,
             continue     # and logged again when the run resumes before its step
+        if _is_event(event):  # not a list, a number or an object without its numbers
+            events.append(event)
     return events
+
+
+# What each kind of event holds, besides its step: the numbers plot_log draws.
+EVENT_NUMBERS = {"train": ("loss",), "eval": ("fwd_nll", "bwd_nll", "fwd_ppl", "bwd_ppl",
+                                              "avg_ppl")}
+
+
+def _is_event(value) -> bool:
+    """A line of the log that :class:`TrainLog` wrote: an object with an integer ``step``, a
+    known ``kind`` and that kind's numbers. Any other JSON (a list, a note, a step of "ten")
+    is passed over as a line cut short is: resuming and plotting must not stop at it."""
+    if not isinstance(value, dict) or type(value.get("step")) is not int:
+        return False
+    numbers = EVENT_NUMBERS.get(value.get("kind"))
+    return numbers is not None and all(
+        isinstance(value.get(key), int | float) and not isinstance(value.get(key), bool)
+        for key in numbers)
 
 
 class TrainLog:

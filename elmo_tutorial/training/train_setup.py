@@ -21,8 +21,10 @@ import torch
 
 from elmo_tutorial.data.corpora import load_sentences
 from elmo_tutorial.fast import speed_up
+from elmo_tutorial.files.guarded_read import check_regular_file
 from elmo_tutorial.files.overwrite import check_fresh_run_dir, check_not_a_file, remove_run
 from elmo_tutorial.model import checkpoint as ckpt
+from elmo_tutorial.model.checkpoint_choice import named_in_latest, step_of
 from elmo_tutorial.model.config import ModelConfig
 from elmo_tutorial.model.lm import BidirectionalLM
 from elmo_tutorial.model.run_dir import load_run_vocabulary, read_run_config, write_run_config
@@ -62,14 +64,38 @@ def check_run_dir(out: Path, config: TrainConfig, resume: bool, force: bool,
     if not ckpt.checkpoints(out):
         raise FileNotFoundError(f"--resume: {out} has no checkpoint to resume from; "
                                 "start without --resume (or point --out at the run)")
+    # The settings the run was trained with are those its checkpoint recorded: config.json is a
+    # file anyone may edit (a corpus changed there must not pass for the run's own).
+    checkpoint, trained = _checkpoint_settings(out)
     if not (out / "config.json").exists():  # a run of an older version
         return None, 0
     recorded, train = read_run_config(out)
-    saved = TrainConfig.from_dict(train, source=str(out / "config.json"))
-    for notice in check_resume(saved, config, str(out), recorded):
+    written = TrainConfig.from_dict(train, source=str(out / "config.json"))
+    saved = trained or written
+    for notice in check_resume(saved, config, str(out), recorded,
+                               written=written if trained else None, checkpoint=checkpoint):
         if dist.is_main:
             print(f"resuming with a changed setting: {notice}", file=sys.stderr)
     return None, saved.threads
+
+
+def _checkpoint_settings(out: Path) -> tuple[str, TrainConfig | None]:
+    """``(its name, the training settings)`` that the newest readable checkpoint of ``out``
+    recorded; ``None`` for the settings if no checkpoint records them.
+
+    Read without loading the tensors (``mmap``): the optimiser state of a large model takes
+    gigabytes, which :func:`load_checkpoint` reads later, once."""
+    for path in ckpt.checkpoints(out):
+        state_file = path / "state.pt"
+        try:
+            check_regular_file(state_file, ckpt.MAX_STATE_BYTES, folder=path)
+            state = torch.load(state_file, map_location="cpu", weights_only=True, mmap=True)
+        except Exception:  # damaged or missing: load_checkpoint names it and passes it over
+            continue
+        if isinstance(state, dict) and isinstance(state.get("train"), dict):
+            name = f"its checkpoint {path.name}"
+            return name, TrainConfig.from_dict(state["train"], source=f"{state_file}")
+    return "its checkpoint", None
 
 
 def choose_threads(config: TrainConfig, dist: D.DistInfo, resume: bool,
@@ -183,9 +209,14 @@ def load_checkpoint(out: Path, model: torch.nn.Module, config: TrainConfig,
     """
     path, model_state, state, skipped = ckpt.load_latest_checkpoint(
         out, expected=model.state_dict())
+    named = named_in_latest(out)  # before set_aside moves the damaged ones, and `latest`
+    gone = named is not None and not named.exists() and step_of(named) > step_of(path)
     if dist.is_main:  # moved aside, so that `latest` and later resumes skip them
         for warning in ckpt.set_aside(out, path, skipped):
             print(f"warning: {warning}", file=sys.stderr)
+        if gone:  # deleted by hand (or lost): said as train --resume says a damaged one
+            print(f"warning: {named} is missing (checkpoints/latest names it); resuming from "
+                  f"{path} instead", file=sys.stderr)
     model.load_state_dict(model_state)
     rngs = state["rng"]
     if len(rngs) == dist.world_size:  # same process count: exactly the same path

@@ -411,10 +411,15 @@ def test_another_thread_count_asked_for_on_resume_is_taken_with_a_warning(
 
 def test_a_run_folder_that_does_not_record_its_thread_count_resumes_with_a_note(
         run_copy, capsys, threads_kept):
-    """Run folders of older versions have threads 0 (the load decides) in config.json."""
+    """Run folders of older versions have threads 0 (the load decides) in config.json, and
+    their checkpoints, which resuming takes the settings from, record no count."""
     config = json.loads((run_copy / "config.json").read_text())
     config["train"]["threads"] = 0
     (run_copy / "config.json").write_text(json.dumps(config))
+    for state_file in (run_copy / "checkpoints").glob("step_*/state.pt"):
+        state = torch.load(state_file, weights_only=True)
+        del state["train"]["threads"]
+        torch.save(state, state_file)
     assert _resume(run_copy) == 0
     err = capsys.readouterr().err
     assert "does not record the number of CPU threads" in err, err

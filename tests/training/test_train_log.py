@@ -51,3 +51,34 @@ print("ok", before)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok svg"
     assert (tmp_path / "loss.png").exists()
+
+
+NOT_EVENTS = ["[1, 2]", "42", '"a note"', "null", '{"kind": "train"}',
+              '{"kind": "train", "step": "ten", "loss": 1.0}',
+              '{"kind": "train", "step": true, "loss": 1.0}',
+              '{"kind": "train", "step": 3}', '{"kind": "eval", "step": 3, "avg_ppl": 9.0}',
+              '{"kind": "note", "step": 3}', "[" * 100_000 + "]" * 100_000]
+
+
+def test_lines_that_are_not_events_are_passed_over(tmp_path):
+    log = _log(tmp_path)
+    with open(log.path, "a", encoding="utf-8") as file:
+        file.write("\n".join(NOT_EVENTS) + "\n")
+    events = read_log(tmp_path)
+    assert [(e["kind"], e["step"]) for e in events] == [("train", 10), ("train", 20),
+                                                        ("eval", 20)]
+    log.plot()  # draws what is there
+    assert (tmp_path / "loss.png").exists()
+
+
+def test_a_resume_goes_on_past_lines_that_are_not_events(run_copy, capsys):
+    from _train_helpers import MICRO_CLI
+
+    from elmo_tutorial.commands.cli import main as cli
+
+    (run_copy / "model.safetensors").unlink()
+    with open(run_copy / "log.jsonl", "a", encoding="utf-8") as file:
+        file.write("\n".join(NOT_EVENTS) + "\n")
+    assert cli(["train", "--out", str(run_copy), *MICRO_CLI, "--max_steps=6", "--resume"]) == 0
+    assert read_log(run_copy)[-1]["step"] == 6
+    assert (run_copy / "model.safetensors").exists() and (run_copy / "loss.png").exists()

@@ -1,0 +1,23 @@
+"""``python -m elmo_tutorial.course student DIR`` into a folder it may not write: one line,
+and the folder as it was (the files are staged before any is replaced)."""
+
+import errno
+import tempfile
+
+from elmo_tutorial.course.material import main
+
+
+def test_a_read_only_folder_is_one_line_and_changes_nothing(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "student"
+    out.mkdir()
+    (out / "mine.txt").write_text("kept")
+
+    def read_only(*args, dir=None, **kwargs):
+        raise PermissionError(errno.EACCES, "Permission denied", str(dir))
+
+    monkeypatch.setattr(tempfile, "mkstemp", read_only)
+    assert main(["student", str(out), "--force"]) == 1
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"error: permission denied on {out}") and "writable" in lines[0]
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == ["mine.txt"]

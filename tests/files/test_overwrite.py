@@ -1,0 +1,143 @@
+"""A run folder is written only where nothing of the user's is lost: a folder holding files of
+the user's own under a run's names (config.json, vocab.txt, log.jsonl...) is refused without
+--force, as a run is, and no command writes a run or an export inside another run's folder."""
+
+import json
+import shutil
+
+import pytest
+from _train_helpers import MICRO_CLI
+
+from elmo_tutorial.commands.cli import main as cli
+from elmo_tutorial.files.overwrite import (
+    InsideAnotherRun,
+    WouldOverwrite,
+    check_fresh_run_dir,
+    check_output_folder,
+    enclosing_run,
+)
+from elmo_tutorial.model.run_dir import shipped_model
+
+
+def _snapshot(folder):
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+def _one_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+USERS_OWN = {  # files of a user's own that happen to have a run's names
+    "config.json": {"config.json": '{"my": "settings"}\n'},
+    "vocab.txt": {"vocab.txt": "my\nwords\n"},
+    "log.jsonl": {"log.jsonl": "my notes\n"},
+    "all three": {"config.json": '{"my": "settings"}\n', "vocab.txt": "my\nwords\n",
+                  "log.jsonl": "my notes\n"},
+    "finetune.json": {"finetune.json": '{"mine": true}\n'},
+}
+
+
+@pytest.mark.parametrize("files", USERS_OWN.values(), ids=USERS_OWN.keys())
+def test_train_refuses_a_folder_of_the_users_own_files_under_a_runs_names(tmp_path, capsys,
+                                                                           files):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    before = _snapshot(tmp_path)
+    assert cli(["train", "--out", str(tmp_path), *MICRO_CLI, "--max_steps=2"]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert all(name in line for name in files) and "--force" in line, line
+    assert "would overwrite" in line and "not a run's" in line
+    assert _snapshot(tmp_path) == before, "the user's files were changed"
+
+
+def test_finetune_refuses_the_users_own_files_in_its_out_folder(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "tuned"
+    out.mkdir()
+    (out / "config.json").write_text('{"my": "settings"}\n')
+    monkeypatch.setattr("elmo_tutorial.tasks.finetune_report.finetune_report",
+                        lambda *a, **k: pytest.fail("it went on"))
+    assert cli(["finetune", str(shipped_model("tiny")), "--out", str(out)]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert "config.json" in line and "fine-tuning into it would overwrite" in line
+    assert (out / "config.json").read_text() == '{"my": "settings"}\n'
+
+
+def test_a_vocabulary_that_the_runs_config_does_not_record_is_not_the_runs(run_copy, capsys):
+    shutil.rmtree(run_copy / "checkpoints")
+    (run_copy / "model.safetensors").unlink()  # a run stopped before its first checkpoint,
+    (run_copy / "vocab.txt").write_text("a\nword\nlist\nof\nmine\n")  # but this is not its
+    assert cli(["train", "--out", str(run_copy), *MICRO_CLI, "--max_steps=2"]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert "vocab.txt" in line and "not the vocabulary that config.json records" in line
+    assert (run_copy / "vocab.txt").read_text() == "a\nword\nlist\nof\nmine\n"
+
+
+def test_a_run_stopped_before_its_first_checkpoint_is_started_again_without_force(run_copy):
+    shutil.rmtree(run_copy / "checkpoints")
+    (run_copy / "model.safetensors").unlink()  # its config.json, vocab.txt, log.jsonl stay
+    assert check_fresh_run_dir(run_copy, force=False) is None
+    assert cli(["train", "--out", str(run_copy), *MICRO_CLI, "--max_steps=2"]) == 0
+    assert (run_copy / "checkpoints" / "step_000002").is_dir()
+
+
+def test_with_force_the_users_files_are_replaced_and_said_so(tmp_path, capsys):
+    (tmp_path / "config.json").write_text('{"my": "settings"}\n')
+    assert cli(["train", "--out", str(tmp_path), *MICRO_CLI, "--max_steps=2", "--force"]) == 0
+    assert "replacing" in capsys.readouterr().err
+    assert "model" in json.loads((tmp_path / "config.json").read_text())
+
+
+def test_empty_files_under_a_runs_names_hold_nothing_to_lose(tmp_path):
+    (tmp_path / "log.jsonl").write_text("")
+    (tmp_path / "config.json").write_text("")
+    assert check_fresh_run_dir(tmp_path, force=False) is None
+
+
+# -- a run or an export inside another run's folder ------------------------------------------
+
+INSIDE = {  # (command, where inside the run)
+    "train into checkpoints/": (["train", "--out", "{inside}", *MICRO_CLI], "checkpoints"),
+    "train into a checkpoint": (["train", "--out", "{inside}", *MICRO_CLI, "--force"],
+                                "checkpoints/step_000004"),
+    "train into a new subfolder": (["train", "--out", "{inside}", *MICRO_CLI], "sub/run"),
+    "finetune into checkpoints/": (["finetune", "{source}", "--out", "{inside}", "--force"],
+                                   "checkpoints"),
+    "export --copy": (["export", "{run}", "--copy", "{inside}", "--force"], "checkpoints"),
+    "export --encoder": (["export", "{run}", "--encoder", "{inside}"], "encoder"),
+    "export --allennlp": (["export", "{run}", "--allennlp", "{inside}", "--force"],
+                          "checkpoints/step_000002"),
+}
+
+
+@pytest.mark.parametrize(("command", "where"), INSIDE.values(), ids=INSIDE.keys())
+def test_no_command_writes_inside_another_runs_folder(run_copy, capsys, monkeypatch, command,
+                                                      where):
+    monkeypatch.setattr("elmo_tutorial.tasks.finetune_report.finetune_report",
+                        lambda *a, **k: pytest.fail("it went on"))
+    inside = run_copy / where
+    before = _snapshot(run_copy)
+    argv = [a.format(inside=inside, run=run_copy, source=shipped_model("tiny"))
+            for a in command]
+    assert cli(argv) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert f"inside the run folder {run_copy}" in line and "outside" in line, line
+    assert _snapshot(run_copy) == before, "the run was changed"
+    assert where != "sub/run" or not (run_copy / "sub").exists()
+
+
+def test_the_python_functions_refuse_the_same_folders(run_copy):
+    assert enclosing_run(run_copy / "checkpoints" / "x") == run_copy.resolve()
+    assert enclosing_run(run_copy) is None
+    with pytest.raises(InsideAnotherRun, match="inside the run folder"):
+        check_fresh_run_dir(run_copy / "checkpoints", force=True)
+    with pytest.raises(InsideAnotherRun, match="inside the run folder"):
+        check_output_folder(run_copy / "checkpoints", force=True)
+
+
+def test_a_run_beside_another_is_not_inside_it(run_copy, tmp_path):
+    with pytest.raises(WouldOverwrite):  # the run itself: held, not inside
+        check_fresh_run_dir(run_copy, force=False)
+    assert check_fresh_run_dir(tmp_path / "other", force=False) is None
