@@ -124,7 +124,7 @@ for n_pad, row in zip(paddings, damage, strict=True):
     print(f"{n_pad:>7}  " + "".join(f"{float(d):8.4f}" for d in row))
 claim(abs(float(damage[paddings.index(2)].max()) - flip_error) < 1e-6,
       "with 2 padding positions the sweep measures what the batch above showed")
-claim(float(damage[0].max()) == 0 and bool((damage[1:, 2] > damage[1:, 1]).all())
+claim(float(damage[0].max()) < 1e-6 and bool((damage[1:, 2] > damage[1:, 1]).all())
       and bool((damage[1:, 1] > damage[1:, 0]).all()) and bool((damage.diff(dim=0) >= 0).all())
       and float((damage[-1] - damage[-2]).max()) < 0.01 * float(damage[-1].max()),
       "the measurements show what the model answer below describes")
@@ -347,15 +347,20 @@ changed[k] = "river"
 pair = make_lm_batch([sentence, changed], vocab)
 with torch.no_grad():
     out = bilm.encode(pair.char_ids)
-moved = {d: (out[d][-1][0] - out[d][-1][1]).abs().amax(-1) > 0 for d in ("forward", "backward")}
+# Two rows of one batch may differ by rounding (about 1e-7) on another CPU's kernels; a vector
+# that has read the replaced word moves far more than 1e-5 (the smallest move is printed below).
+change = {d: (out[d][-1][0] - out[d][-1][1]).abs().amax(-1) for d in ("forward", "backward")}
+moved = {d: change[d] > 1e-5 for d in change}
 labels = ["<S>", *sentence, "</S>"]
 print(f"replaced {sentence[k]!r} (position {k + 1}) by {changed[k]!r}")
 for d in ("forward", "backward"):
     print(f"{d:>8}: " + " ".join(f"{w}{'*' if m else ''}" for w, m in zip(labels, moved[d],
                                                                         strict=True)))
 positions = torch.arange(len(labels))
+smallest_move = min(float(change[d][moved[d]].min()) for d in change)
+print(f"smallest change of a moved vector: {smallest_move:.1e} (the threshold: 1e-5)")
 claim(torch.equal(moved["forward"], positions >= k + 1)
-      and torch.equal(moved["backward"], positions <= k + 1),
+      and torch.equal(moved["backward"], positions <= k + 1) and smallest_move > 1e-4,
       "the forward vectors change from the replaced word on, the backward ones up to it")
 
 # %%
