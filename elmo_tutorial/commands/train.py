@@ -32,9 +32,12 @@ stops at once, keeping the checkpoint before); so do SIGTERM, which schedulers s
 they kill a job, and SIGHUP, which a closed terminal sends. If the run directory
 already holds a run, training refuses to start: --resume continues it (settings that the checkpoint
 cannot continue under, such as the architecture, the corpus or the batch size, are refused;
-others, such as max_steps or lr, are taken and announced), --force deletes it and starts over.
-A damaged newest checkpoint, or one that does not fit config.json, is reported and the one
-before it used. One train at a time may write into a run directory: a second one, while the
+others, such as max_steps or lr, are taken and announced; the run's settings are those its
+checkpoint recorded, whatever an edited config.json says), --force deletes it and starts over.
+Files of your own under a run's names (config.json, vocab.txt, ...) are refused the same way,
+and an --out inside another run's folder always. A damaged, empty or missing newest
+checkpoint, or one that does not fit config.json, is reported and the one before it used.
+One train at a time may write into a run directory: a second one, while the
 first runs, is refused (the lock dies with its process).
 
 CPU threads: --threads=N; by default one per core that other programs leave free (on a

@@ -67,10 +67,12 @@ def check_run_dir(out: Path, config: TrainConfig, resume: bool, force: bool,
     # The settings the run was trained with are those its checkpoint recorded: config.json is a
     # file anyone may edit (a corpus changed there must not pass for the run's own).
     checkpoint, trained = _checkpoint_settings(out)
-    if not (out / "config.json").exists():  # a run of an older version
+    recorded = written = None
+    if (out / "config.json").exists() or (out / "config.json").is_symlink():
+        recorded, train = read_run_config(out)
+        written = TrainConfig.from_dict(train, source=str(out / "config.json"))
+    elif trained is None:  # a run of an older version
         return None, 0
-    recorded, train = read_run_config(out)
-    written = TrainConfig.from_dict(train, source=str(out / "config.json"))
     saved = trained or written
     for notice in check_resume(saved, config, str(out), recorded,
                                written=written if trained else None, checkpoint=checkpoint):

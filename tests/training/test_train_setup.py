@@ -92,3 +92,15 @@ def test_a_checkpoint_that_records_no_settings_leaves_config_json_the_authority(
     assert cli(["train", "--out", str(run_copy), *MICRO_CLI, "--resume"]) == 2
     line = _one_line(capsys.readouterr().err)
     assert "corpus: english_mix → embedded" in line and "cannot continue" in line
+
+
+def test_without_config_json_the_checkpoint_still_decides(run_copy, capsys):
+    """config.json (and vocab.txt) deleted: the flags are still checked, against the
+    checkpoint, instead of being taken for the run's settings."""
+    for name in ("model.safetensors", "config.json", "vocab.txt"):
+        (run_copy / name).unlink()
+    assert cli(["train", "--out", str(run_copy), *MICRO_CLI, "--corpus=english_mix",
+                "--resume"]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert "corpus: embedded → english_mix" in line and "cannot continue" in line
+    assert not (run_copy / "config.json").exists()
