@@ -10,8 +10,12 @@ so is a line that no longer matches the sha256 written on it (a flipped digit wo
 be a wrong score, read as right), with a warning.
 
 The file's first line says what the runs belong to (``{"header": ...}``: the biLM's checksum,
-the protocol, the static vectors' corpus and the sha256 of the vectors themselves); a store
-opened with another header refuses the file rather than mix runs of two setups.
+the protocol, the static vectors' corpus and the sha256 of the vectors themselves, the task
+data's); a store opened with another header refuses the file rather than mix runs of two
+setups, naming what differs. The header is written whole or not at all (a full disk leaves no
+empty file behind), and a file that holds no complete line yet (empty, or its header cut
+short) holds no run either: it is started afresh. A first line that is not a header is refused
+with the file's name; nothing in the file is changed.
 
 Example:
     >>> store = RunStore(None, header={"model": "abc"})
@@ -30,9 +34,10 @@ import warnings
 from pathlib import Path
 from typing import NamedTuple
 
-from elmo_tutorial.files.safe_files import DiskFull, is_disk_full, read_regular_file
+from elmo_tutorial.files.json_input import NotJSON, parse_json
+from elmo_tutorial.files.safe_files import DiskFull, atomic_create, is_disk_full, read_regular_file
 
-__all__ = ["Job", "RunStore", "StoreMismatch"]
+__all__ = ["Job", "RunStore", "StoreMismatch", "task_data_checksum"]
 
 MAX_BYTES = 256 * 2**20  # a full report's runs take about 1 MB
 
@@ -56,6 +61,13 @@ class Job(NamedTuple):
         return cls(**{**data, "places": tuple(data["places"])})
 
 
+def task_data_checksum(data: dict) -> str:
+    """sha256 of a task's splits (``{split: [(tokens, target), ...]}``) as JSON writes them:
+    every token and target in order, so an edit of one label gives another checksum."""
+    text = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
 def _digest(run: dict) -> str:
     """sha256 of a run's line as JSON writes it back (keys sorted: the same on reading)."""
     return hashlib.sha256(json.dumps(run, sort_keys=True).encode()).hexdigest()
@@ -71,26 +83,36 @@ class RunStore:
     def __init__(self, path: str | Path | None, header: dict | None = None) -> None:
         self.path, self.header, self._runs = (Path(path) if path else None), header or {}, {}
         self._cut_short = False
-        if self.path is not None and self.path.exists():
+        if self.path is not None and (self.path.exists() or self.path.is_symlink()):
             self._read()
         elif self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._append({"header": self.header})
+            self._start(replace=False)
+
+    def _start(self, replace: bool) -> None:
+        """Write the header line whole (a full disk leaves no file, or the one before)."""
+        line = json.dumps({"header": self.header}) + "\n"
+        try:
+            atomic_create(self.path, lambda tmp: Path(tmp).write_text(line, encoding="utf-8"),
+                          replace=replace)
+        except FileExistsError:  # another process started the file a moment ago: use it
+            self._read()
+        except DiskFull as error:
+            raise DiskFull(self.path, error.cause, kept="no runs file was started: free "
+                           "some space and run the command again") from None
 
     def _read(self) -> None:
         data = read_regular_file(self.path, MAX_BYTES)  # no FIFO, device or giant file
-        self._cut_short = bool(data) and not data.endswith(b"\n")  # killed mid-line
+        if b"\n" not in data:  # empty, or a header cut short by a full disk: no run in it
+            self._start(replace=True)
+            return
+        self._cut_short = not data.endswith(b"\n")  # killed mid-line
         lines = data.decode("utf-8", errors="replace").splitlines()
-        first = json.loads(lines[0]) if lines else {}
-        if first.get("header") != json.loads(json.dumps(self.header)):
-            raise StoreMismatch(
-                f"{self.path} holds runs of another setup ({first.get('header')}), not of "
-                f"this one ({self.header}); give another --runs path or remove the file")
+        self._check_header(lines[0])
         damaged = 0
         for line in lines[1:]:
             try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:  # a line cut short by a kill: its run is redone
+                entry = parse_json(line, self.path)
+            except NotJSON:  # a line cut short by a kill: its run is redone
                 continue
             try:
                 run = {"job": entry["job"], "result": entry["result"]}
@@ -102,6 +124,26 @@ class RunStore:
         if damaged:
             warnings.warn(f"{damaged} run(s) in {self.path} are damaged (not as they were "
                           "written); they are trained again", stacklevel=3)
+
+    def _check_header(self, line: str) -> None:
+        """Refuse a file whose first line is not this setup's header, saying what differs."""
+        try:
+            stored = parse_json(line, self.path)["header"]
+            if not isinstance(stored, dict):
+                raise TypeError("not an object")
+        except (NotJSON, KeyError, TypeError):
+            raise StoreMismatch(
+                f"{self.path} is not a runs file of `elmo-tutorial tasks` (its first line is "
+                "not the header that says what its runs belong to: damaged, or another "
+                "file?); it was left as it is: give another --runs path, or move the file "
+                "away to train its runs again") from None
+        expected = json.loads(json.dumps(self.header))  # as JSON gives it back
+        differ = sorted(k for k in {*stored, *expected} if stored.get(k) != expected.get(k))
+        if differ:
+            raise StoreMismatch(
+                f"{self.path} holds runs of another setup (its {', '.join(differ)} "
+                f"{'differs' if len(differ) == 1 else 'differ'} from this one's); give "
+                "another --runs path or remove the file to train them again")
 
     def _append(self, entry: dict) -> None:
         try:

@@ -16,7 +16,7 @@ from elmo_tutorial.tasks.experiments import word_vectors
 from elmo_tutorial.tasks.report import FULL, jobs_for
 from elmo_tutorial.tasks.report_markdown import FIGURES, to_markdown, write_report
 from elmo_tutorial.tasks.results import QualityPoint, TaskReport
-from elmo_tutorial.tasks.runs import Job, RunStore
+from elmo_tutorial.tasks.runs import Job, RunStore, StoreMismatch
 from elmo_tutorial.tasks.summary import summarise
 from elmo_tutorial.tasks.vectors import VECTORS_FILE, task_word_vectors
 
@@ -280,36 +280,93 @@ def test_runs_trained_side_by_side_equal_the_same_runs_one_after_the_other():
     assert apart["elmo"][0]["places"] == ["input"] and apart["baseline"][0]["places"] == []
 
 
+TOY_TASK = {"train": [(["A", "cat"], 3)], "valid": [(["Hi"], 1)], "test": [(["Yo"], 0)]}
+
+
 def test_runs_on_static_vectors_of_other_text_are_kept_apart(monkeypatch):
     """english_mix read from other NLTK data gives other static vectors: other runs."""
     model = torch.nn.Linear(2, 2)
     paths = []
     for table in (torch.zeros(3, 2), torch.ones(3, 2)):
         monkeypatch.setattr(task_report, "word_vectors", lambda corpus, table=table: (table, {}))
+        monkeypatch.setattr(task_report, "read_task", lambda task: TOY_TASK)
         paths.append(task_report.open_run_store(model, "english_mix", quick=True).path)
     assert paths[0] != paths[1]
     assert paths[0].parent.name == "task_runs"  # in the cache folder (the test's own)
 
 
+def _edited_label(task):
+    return {**TOY_TASK, "train": [(["A", "cat"], 4)]}  # one label of the training data
+
+
+def _edited_token(task):
+    return {**TOY_TASK, "test": [(["Yo!"], 0)]} if task == "chunking" else TOY_TASK
+
+
+@pytest.mark.parametrize("edit", [_edited_label, _edited_token])
+def test_runs_of_edited_task_data_are_never_resumed_as_these(monkeypatch, tmp_path, edit):
+    """Resumed runs of the old data would make the report of the new data (issue: chunking
+    64.33 resumed where a fresh run gives 67.91): another file by default, and a --runs file
+    of the old data is refused, saying that the task data differ."""
+    model = torch.nn.Linear(2, 2)
+    monkeypatch.setattr(task_report, "word_vectors", lambda corpus: (torch.zeros(3, 2), {}))
+    monkeypatch.setattr(task_report, "read_task", lambda task: TOY_TASK)
+    old = task_report.open_run_store(model, "english_mix", quick=True)
+    old.add(Job("chunking", "elmo", 0), {"score": 64.33})
+    explicit = tmp_path / "runs.jsonl"
+    task_report.open_run_store(model, "english_mix", True, explicit).add(
+        Job("chunking", "elmo", 0), {"score": 64.33})
+    monkeypatch.setattr(task_report, "read_task", edit)
+    new = task_report.open_run_store(model, "english_mix", quick=True)
+    assert new.path != old.path and len(new) == 0
+    with pytest.raises(StoreMismatch, match=r"runs\.jsonl holds runs of another setup \(its "
+                                            r"task_data differs from this one's\)"):
+        task_report.open_run_store(model, "english_mix", True, explicit)
+    assert len(RunStore(explicit, old.header)) == 1  # refused, and nothing lost
+
+
+def test_runs_of_other_options_or_quality_biLMs_are_kept_apart(monkeypatch):
+    """The biLM's key is its architecture and weights; the quality biLMs' weights count."""
+    from dataclasses import replace
+
+    from elmo_tutorial.model.config import MODEL_PRESETS
+    from elmo_tutorial.model.elmo import ELMo
+
+    monkeypatch.setattr(task_report, "word_vectors", lambda corpus: (torch.zeros(3, 2), {}))
+    monkeypatch.setattr(task_report, "read_task", lambda task: TOY_TASK)
+    torch.manual_seed(0)
+    model = ELMo(MODEL_PRESETS["tiny"])
+    clipped = ELMo(replace(MODEL_PRESETS["tiny"], cell_clip=1.0))  # another options.json
+    clipped.load_state_dict(model.state_dict())
+    names = {task_report.run_store_key(m, "embedded", True)[1] for m in (model, clipped)}
+    assert len(names) == 2
+    quality = [{"tiny-60": (ELMo(MODEL_PRESETS["tiny"]), 90.0)} for _ in range(2)]
+    keys = [task_report.run_store_key(model, "embedded", True, quality=q)[0] for q in quality]
+    assert keys[0]["quality"] != keys[1]["quality"]  # two trainings of the same name
+
+
 def test_the_runs_file_of_a_fixed_biLM_and_setting_keeps_its_name(monkeypatch):
     """The key of a runs file does not change with the code that computes it: a report
-    interrupted before an upgrade resumes after it. (The values were computed by the
-    `tasks` command's own code before the key moved into the task package.)"""
+    interrupted before an upgrade resumes after it. (The values were computed when the key
+    came to include the task data; before, edited task data resumed the old runs.)"""
     model = torch.nn.Linear(2, 2)
     with torch.no_grad():
         model.weight.copy_(torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
         model.bias.copy_(torch.tensor([0.5, -0.5]))
     table = torch.arange(6, dtype=torch.float32).reshape(3, 2)
     monkeypatch.setattr(task_report, "word_vectors", lambda corpus: (table, {}))
+    monkeypatch.setattr(task_report, "read_task", lambda task: TOY_TASK)
     header, name = task_report.run_store_key(model, "english_mix", quick=True)
-    assert name == "0d280d1e70cc0707-aa5d97b09da6-quick.jsonl"
+    assert name == "0d280d1e70cc0707-9c256d65c98c-quick.jsonl"
+    assert header["task_data"]["sst5"] == \
+        "4e724cfb8d82c96ad6c12d6c4fc473b8a8c7d44b58457aad405501ce1936e28b"
     assert header["model"] == \
         "0d280d1e70cc0707865a93efe3c42b2236299acb00766b7f2dc9d036734ff18b"
     assert header["static_vectors"] == \
         "e2c0a71510b5394df7773b63fb5f54372b84c3564e67811bde7d665be227976d"
     assert header["protocol"]["max_epochs"] == 3 and header["sample"] is None
     _, full = task_report.run_store_key(model, "english_mix", quick=False)
-    assert full == "0d280d1e70cc0707-1e819f707e13-full.jsonl"
+    assert full == "0d280d1e70cc0707-9b51238e45ab-full.jsonl"
 
 
 def test_the_shipped_reports_figures_are_drawn_readable_at_their_own_size():
