@@ -54,10 +54,16 @@ def _names(paths: list[Path], limit: int = 6) -> str:
 
 
 def check_not_a_file(path: str | Path, what: str = "the output") -> None:
-    """Raise ``NotADirectoryError`` if ``path`` is an existing file (a folder is expected)."""
-    if Path(path).is_file():
+    """Raise ``NotADirectoryError`` if ``path``, or a folder above it, is an existing file (a
+    folder is expected there, or must be made there)."""
+    path = Path(path)
+    if path.is_file():
         raise NotADirectoryError(f"{path} is a file, but {what} must be a folder: "
                                  "choose another path")
+    above = next((parent for parent in path.parents if parent.is_file()), None)
+    if above is not None:
+        raise NotADirectoryError(f"{path} cannot be made: {above} is a file, not a folder; "
+                                 f"choose another path for {what}")
 
 
 def describe_run(run_dir: str | Path) -> str | None:

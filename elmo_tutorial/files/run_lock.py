@@ -35,7 +35,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from elmo_tutorial.files.overwrite import RUN_FILES
+from elmo_tutorial.files.overwrite import RUN_FILES, check_not_a_file
 from elmo_tutorial.files.safe_files import DiskFull, NotARegularFile, is_disk_full
 
 try:
@@ -177,9 +177,7 @@ def lock_run_dir(run_dir: str | Path) -> RunLock:
         NotARegularFile: an entry of the run is a symbolic link or a special file.
     """
     folder = Path(run_dir)
-    if folder.is_file():
-        raise NotADirectoryError(f"{folder} is a file, but a run directory (--out) must be a "
-                                 "folder: choose another path")
+    check_not_a_file(folder, "a run directory (--out)")  # or a folder above it
     held = _HELD.get(str(folder.resolve()))
     if held is not None:
         check_run_entries(folder)

@@ -141,3 +141,21 @@ def test_a_run_beside_another_is_not_inside_it(run_copy, tmp_path):
     with pytest.raises(WouldOverwrite):  # the run itself: held, not inside
         check_fresh_run_dir(run_copy, force=False)
     assert check_fresh_run_dir(tmp_path / "other", force=False) is None
+
+
+@pytest.mark.parametrize("command", [
+    ["train", "--out", "{out}", *MICRO_CLI],
+    ["finetune", "{source}", "--out", "{out}"],
+    ["export", "{run}", "--allennlp", "{out}"],
+], ids=["train", "finetune", "export"])
+def test_an_out_below_a_file_is_one_line_naming_the_file(run_copy, tmp_path, capsys,
+                                                         monkeypatch, command):
+    monkeypatch.setattr("elmo_tutorial.tasks.finetune_report.finetune_report",
+                        lambda *a, **k: pytest.fail("it went on"))
+    (tmp_path / "notes.txt").write_text("mine")
+    argv = [a.format(out=tmp_path / "notes.txt" / "run", run=run_copy,
+                     source=shipped_model("tiny")) for a in command]
+    assert cli(argv) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert f"{tmp_path / 'notes.txt'} is a file, not a folder" in line, line
+    assert (tmp_path / "notes.txt").read_text() == "mine"
