@@ -31,6 +31,18 @@ __all__ = ["MAX_WEIGHTS_BYTES", "read_bilm_weights", "write_bilm_weights"]
 MAX_WEIGHTS_BYTES = 1 << 36  # the largest released ELMo's weights take 0.7 GB
 
 DIRECTIONS = ("forward_lstm", "backward_lstm")  # RNN_0, RNN_1
+# What h5py raises, besides our own ValueErrors, where a file's metadata is damaged: KeyError
+# ("address of object past end of allocation"), RuntimeError ("bad local heap signature"),
+# OSError (data cut short), and the rest of what a library may raise on bytes it cannot parse.
+H5PY_DAMAGE = (KeyError, RuntimeError, OSError, TypeError, IndexError, OverflowError,
+               AttributeError, SystemError)
+DAMAGED_HINT = ("it is damaged or not an ELMo weight file: download the weights again (a "
+                "download cut short?), or give the .hdf5 file of an official ELMo model")
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip("'\" \n")  # a KeyError quotes its message
+    return (text.splitlines()[0][:100] if text else "") or type(error).__name__
 
 
 def _lstm_root(direction: int, layer: int) -> str:
@@ -82,20 +94,25 @@ def read_bilm_weights(weight_file: str | Path, config: ModelConfig) -> dict[str,
 
     Raises:
         FileNotFoundError, NotARegularFile: no regular file at ``weight_file``.
-        DamagedFile: h5py cannot open it (cut short, not hdf5) or read a dataset.
-        ValueError: a dataset missing, of another shape or dtype, or stored elsewhere.
+        DamagedFile: h5py cannot open it (cut short, not hdf5), find its way through it
+            (damaged metadata: a B-tree, a heap, an address past the end) or read a dataset.
+        ValueError: a dataset missing, of another shape or dtype, stored elsewhere, never
+            written, or holding values no training gives.
     """
     E, P, C = config.char_embed_dim, config.projection_dim, config.lstm_dim
     F = config.n_filters
     out: dict[str, np.ndarray] = {}
-    with open_weight_file(weight_file, MAX_WEIGHTS_BYTES) as file:
-        layout = _layout(config, with_projection="CNN_proj" in file or F != P)
-        check_hdf5_layout(file, str(weight_file), layout)
-        try:
+    try:
+        with open_weight_file(weight_file, MAX_WEIGHTS_BYTES) as file:
+            layout = _layout(config, with_projection="CNN_proj" in file or F != P)
+            check_hdf5_layout(file, str(weight_file), layout)
             w = {name: float_weights(f"{weight_file}: the dataset {name!r} ({why})", file[name])
                  for name, (_, why) in layout.items()}
-        except OSError as error:  # the data itself is cut short
-            raise DamagedFile.of(Path(weight_file), error) from None
+    except (FileNotFoundError, PermissionError):  # said by Python before h5py reads a byte
+        raise
+    except H5PY_DAMAGE as error:  # the HDF5 library's own words for a damaged file
+        raise DamagedFile(Path(weight_file), f"h5py: {_first_line(error)}", DAMAGED_HINT) \
+            from None
     out["char_cnn.char_embedding.weight"] = np.concatenate([np.zeros((1, E), "f4"),
                                                             w["char_embed"]])
     for i, _ in enumerate(config.filters):

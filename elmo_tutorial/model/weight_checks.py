@@ -1,9 +1,11 @@
 """Model files are input too: check weights and ``options.json`` before anything uses them.
 
 A weight file can load and still be wrong: integer or boolean tensors (copied into the float
-parameters without a word), NaN or infinite values (every output NaN), a matrix stored
-transposed or of another model (PyTorch's ``load_state_dict`` answers with a 40-line
-``size mismatch``). An ``options.json`` can hold ``256.5``, ``"256"``, ``true`` or ``1e12``
+parameters without a word), NaN or infinite values (every output NaN), finite values no
+training gives (``1e29``: every output ``1e29``, which passes a NaN check), storage that was
+never written (an hdf5 chunk or dataset that reads as its fill value, zeros by default), a
+matrix stored transposed or of another model (PyTorch's ``load_state_dict`` answers with a
+40-line ``size mismatch``). An ``options.json`` can hold ``256.5``, ``"256"``, ``true`` or ``1e12``
 where a size belongs, which becomes a ``TypeError`` deep inside, or gigabytes allocated before
 anything fails. The functions here turn each of these into one ``ValueError`` line that names
 the file and the tensor or field, before a single parameter is allocated.
@@ -36,6 +38,9 @@ MAX_DIM = 32_768  # widths (lstm.dim, projection_dim, ...); the largest released
 MAX_DEPTH = 16  # LSTM layers, highway layers
 MAX_VOCAB = 10_000_000  # n_tokens_vocab; the released models have 793,471 words
 MAX_PARAMETERS = 2_000_000_000  # 8 GB of float32 encoder weights: far beyond any ELMo
+# Trained and freshly initialised biLM weights are small numbers (the shipped models' largest
+# is 2.3); a value beyond this is garbage or a diverged training, whose outputs overflow.
+MAX_ABS_WEIGHT = 1e4
 
 
 def _whole(value, where: str, source, low: int, high: int) -> int:
@@ -130,6 +135,14 @@ def check_weights(path: str | Path, state: dict[str, torch.Tensor],
             bad = int((~torch.isfinite(tensor)).sum())
             raise ValueError(f"{path}: the tensor {name} holds {bad} NaN or infinite values; "
                              "these weights are damaged (or come from a diverged training)")
+        if tensor.numel() and float(tensor.detach().abs().max()) > MAX_ABS_WEIGHT:
+            raise ValueError(f"{path}: the tensor {name} {_too_large(tensor.abs().max())}")
+
+
+def _too_large(largest) -> str:
+    return (f"holds values as large as {float(largest):.3g}, where trained weights stay far "
+            f"below {MAX_ABS_WEIGHT:g}; these weights are damaged (or come from a diverged "
+            "training)")
 
 
 def float_weights(what: str, data) -> np.ndarray:
@@ -146,6 +159,12 @@ def float_weights(what: str, data) -> np.ndarray:
     if not np.isfinite(values).all():
         raise ValueError(f"{what} holds {int((~np.isfinite(values)).sum())} NaN or infinite "
                          "values; these weights are damaged")
+    if values.size and np.abs(values).max() > MAX_ABS_WEIGHT:
+        raise ValueError(f"{what} {_too_large(np.abs(values).max())}")
+    if values.ndim >= 2 and values.size > 1 and (values == values.flat[0]).all():
+        raise ValueError(f"{what} is {values.flat[0]:g} everywhere: a matrix of one number is "
+                         "storage that was never written (read as its fill value), not "
+                         "weights; the file is damaged: download the weights again")
     return values
 
 
@@ -193,6 +212,30 @@ def check_hdf5_layout(file: h5py.File, path: str, layout: dict) -> None:
         if np.dtype(data.dtype).kind != "f":
             raise ValueError(f"{path}: the dataset {name!r} ({why}) is {data.dtype}, but weights "
                              "are floating point; the file is damaged or not a model's weights")
+        unwritten = _unwritten(data)
+        if unwritten:
+            raise ValueError(f"{path}: the dataset {name!r} ({why}) {unwritten}, which would "
+                             f"read as its fill value ({data.fillvalue:g}), not as weights; the "
+                             "file is damaged: download the weights again")
+
+
+def _unwritten(data) -> str | None:
+    """What part of an hdf5 dataset's storage was never written, in words; None if none.
+
+    h5py answers a read of unwritten storage with the dataset's fill value (zeros unless the
+    file sets another), without an error: a file whose writer stopped early, or one made so,
+    would load as a model with rows of zeros."""
+    import h5py
+
+    layout = data.id.get_create_plist().get_layout()
+    if layout == h5py.h5d.CHUNKED:
+        expected = int(np.prod([-(-n // c) for n, c in zip(data.shape, data.chunks,
+                                                            strict=True)]))
+        written = data.id.get_num_chunks()
+        return (f"holds {written} of its {expected} chunks" if written < expected else None)
+    if layout == h5py.h5d.CONTIGUOUS and data.id.get_offset() is None:
+        return "has no storage written at all"
+    return None
 
 
 def open_weight_file(weight_file: str | Path, max_bytes: int) -> h5py.File:

@@ -158,3 +158,94 @@ def test_an_untampered_file_still_loads_the_same_model(official):
     options, weights = official
     model = load_allennlp(options, weights)
     assert model.config.lstm_dim == MODEL_PRESETS["tiny"].lstm_dim
+
+
+# -- plausible-looking garbage: storage never written, values no training gives --------------
+
+LSTM_W = "RNN_0/RNN/MultiRNNCell/Cell0/LSTMCell/W_0"  # (2P, 4C): 128 rows
+
+
+@pytest.mark.parametrize("fill", [0.0, 0.01])
+def test_chunks_never_written_are_refused_whatever_their_fill_value(official, fill):
+    """h5py reads an unwritten chunk as the fill value without a word: rows of zeros (or of
+    a planted, plausible 0.01) would load as weights."""
+    options, weights = official
+
+    def make(file, name, shape, dtype):
+        data = file.create_dataset(name, shape=shape, dtype=dtype, chunks=(8, shape[1]),
+                                   fillvalue=fill)
+        data[:16] = 0.05  # the first two of its sixteen chunks
+
+    _replace_dataset(weights, LSTM_W, make)
+    with pytest.raises(ValueError, match=rf"^{weights}: the dataset '{LSTM_W}' .* holds 2 of "
+                                         rf"its 16 chunks, which would read as its fill value"):
+        load_allennlp(options, weights)
+
+
+def test_a_dataset_never_written_at_all_is_refused(official):
+    options, weights = official
+    _replace_dataset(weights, LSTM_W, lambda file, name, shape, dtype: file.create_dataset(
+        name, shape=shape, dtype=dtype))
+    with pytest.raises(ValueError, match=rf"'{LSTM_W}' .* has no storage written at all"):
+        load_allennlp(options, weights)
+
+
+def test_a_matrix_of_one_number_is_refused_as_unwritten(official):
+    options, weights = official
+    _replace_dataset(weights, LSTM_W, lambda file, name, shape, dtype: file.create_dataset(
+        name, data=np.full(shape, 0.0, dtype)))
+    with pytest.raises(ValueError, match=rf"'{LSTM_W}' .* is 0 everywhere: a matrix of one "
+                                         "number is storage that was never written"):
+        load_allennlp(options, weights)
+
+
+@pytest.mark.parametrize("scale", [1e15, -1e6])
+def test_finite_values_no_training_gives_are_refused(official, scale):
+    """The issue's case: finite garbage passes a NaN/inf check and every output is 1e29."""
+    options, weights = official
+    with h5py.File(weights, "r+") as file:
+        file[LSTM_W][3] = file[LSTM_W][3] * 0 + scale  # one row
+    with pytest.raises(ValueError, match=rf"^{weights}: the dataset '{LSTM_W}' .*holds values "
+                                         r"as large as .*, where trained weights stay far below"):
+        load_allennlp(options, weights)
+
+
+def _metadata_offsets(weights) -> list[int]:
+    """Byte offsets outside every dataset's values: the superblock, object headers, B-trees
+    and heaps that say where things are."""
+    spans = []
+    with h5py.File(weights, "r") as file:
+        file.visititems(lambda name, obj: spans.append(
+            (obj.id.get_offset(), obj.id.get_storage_size()))
+            if isinstance(obj, h5py.Dataset) and obj.id.get_offset() is not None else None)
+    size = weights.stat().st_size
+    inside = np.zeros(size, bool)
+    for offset, length in spans:
+        inside[offset:offset + length] = True
+    return np.flatnonzero(~inside).tolist()
+
+
+def test_damaged_metadata_is_one_line_damaged_never_an_h5py_traceback(official):
+    """Sixty files with a few bytes of their metadata changed (the issue's fuzzing: 22 of 60
+    ended in KeyError or RuntimeError tracebacks from h5py). Each either loads (bytes that
+    mattered to nothing), or is refused in one line naming the file."""
+    import random
+
+    from elmo_tutorial.files.safe_files import DamagedFile
+
+    options, weights = official
+    good = weights.read_bytes()
+    offsets = _metadata_offsets(weights)
+    rng, damaged = random.Random(0), 0
+    for _ in range(60):
+        raw = bytearray(good)
+        for _ in range(rng.choice([1, 2, 4, 8])):
+            raw[rng.choice(offsets)] = rng.randrange(256)
+        weights.write_bytes(bytes(raw))
+        try:
+            load_allennlp(options, weights)
+        except ValueError as error:  # DamagedFile, or a check's own line
+            message = str(error)
+            assert message.startswith(str(weights)) and "\n" not in message, message
+            damaged += isinstance(error, DamagedFile)
+    assert damaged >= 10  # the h5py errors are among them, said as damage

@@ -31,6 +31,7 @@ def _damaged(state: dict, damage: str) -> dict:
         "inf": lambda: tensor.clone().index_fill_(0, torch.tensor([3]), float("inf")),
         "transposed": lambda: tensor.T.contiguous(),
         "other shape": lambda: tensor[:-4].contiguous(),
+        "huge": lambda: tensor.clone().index_fill_(0, torch.tensor([3]), 3e4),  # finite (float16)
     }[damage]()
     return state
 
@@ -38,7 +39,8 @@ def _damaged(state: dict, damage: str) -> dict:
 EXPECTED = {"int32": "is int32, but weights are floating point",
             "bool": "is bool, but weights are floating point",
             "nan": "holds 64 NaN or infinite values", "inf": "holds 64 NaN or infinite values",
-            "transposed": "(transposed?)", "other shape": "are the weights and the config"}
+            "transposed": "(transposed?)", "other shape": "are the weights and the config",
+            "huge": "holds values as large as"}
 
 
 @pytest.mark.parametrize("damage", list(EXPECTED))
