@@ -267,11 +267,12 @@ def deck(notebook: nbformat.NotebookNode, reveal_prefix: str | None = None,
     if mathjax_url is None:
         mathjax_url = MATHJAX_CDN if _is_url(reveal_prefix) else posixpath.join(
             posixpath.dirname(reveal_prefix), "mathjax/MathJax.js?" + MATHJAX_CONFIG)
+    # The template puts both in href="..." and src="..." as they are: a " or < in either
+    # would end the attribute and write the rest into the page (a script, another tag).
     exporter = SlidesExporter(
         template_name="elmo_reveal", extra_template_basedirs=[str(TEMPLATES)],
-        reveal_url_prefix=reveal_prefix, reveal_theme="white", reveal_transition="slide",
-        reveal_width="1280", reveal_height="720",
-        # the template puts it in src="..." as it is: a " or < in it would end the attribute
+        reveal_url_prefix=html.escape(reveal_prefix, quote=True), reveal_theme="white",
+        reveal_transition="slide", reveal_width="1280", reveal_height="720",
         mathjax_url=html.escape(mathjax_url, quote=True))
     exporter.register_preprocessor(
         TagRemovePreprocessor(remove_input_tags=("hide-input",)), enabled=True)

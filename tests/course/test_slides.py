@@ -458,3 +458,25 @@ def test_a_mathjax_url_is_escaped_for_its_html_attribute():
     scripts.feed(deck(LESSON, reveal_prefix="reveal.js", mathjax_url=url))
     assert url in scripts.sources  # the whole URL, one attribute of one script element
     assert not any("alert(1)" in code for code in scripts.code), "the URL became a script"
+
+
+def test_a_reveal_prefix_is_escaped_for_its_html_attributes():
+    """Every address the options put in the page stays inside its attribute."""
+    prefix = 'https://example.org/reveal"><script>alert(1)</script><x a="'
+
+    class Tags(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.addresses, self.code = [], []
+
+        def handle_starttag(self, tag, attrs):
+            self.addresses += [value for name, value in attrs if name in ("src", "href")]
+
+        def handle_data(self, data):
+            self.code.append(data)
+
+    tags = Tags()
+    tags.feed(deck(LESSON, reveal_prefix=prefix, mathjax_url="/m/MathJax.js"))
+    for part in ("/dist/reveal.css", "/dist/reveal.js", "/plugin/notes/notes.js"):
+        assert prefix + part in tags.addresses  # the whole prefix, inside one attribute
+    assert not any("alert(1)" in code for code in tags.code), "the prefix became a script"
