@@ -113,6 +113,10 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
         raise CourseError(f"{path} cannot be read as a notebook ({type(error).__name__}"
                           f"{': ' + what if what else ''}); restore it with `git checkout -- "
                           f"{path.name}` in its folder, or fix it in Jupyter") from None
+    except RecursionError:  # "[[[[..." deeper than Python's stack: no notebook nests so
+        raise CourseError(f"{path} cannot be read as a notebook (its JSON is nested thousands "
+                          "of levels deep, more than Python can read); restore it with `git "
+                          f"checkout -- {path.name}` in its folder") from None
 
 
 def _student(args: argparse.Namespace) -> str:

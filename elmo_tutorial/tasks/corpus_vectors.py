@@ -20,7 +20,8 @@ to a corpus of millions of words:
 Reading english_mix takes half a minute, hashing its 4.7 M words a fifth of a second. So that
 a cache hit needs neither, ``CORPUS.text.json`` beside the entries remembers the text's sha256
 with a fingerprint of what it was read from: the sha256 of the bytes of every file of the
-corpus and of the readers' own code (its 35 MB hash in a tenth of a second). While that
+corpus and of the readers' own code, with the versions of NLTK and of Python's Unicode tables
+(english_mix's 35 MB hash in a tenth of a second). While that
 fingerprint holds, the text is not read again. Size and modification time would not do: an
 edit that keeps a file's length, then ``cp -p``, ``rsync -a`` or ``tar x``, gives the file its
 old time back, and the old vectors would return.
@@ -43,8 +44,11 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import io
 import json
+import sys
+import unicodedata
 import warnings
 from collections import Counter
 from collections.abc import Sequence
@@ -246,13 +250,23 @@ def _fingerprint(corpus: str) -> str | None:
     files = [Path(m.__file__) for m in (corpora, sense_corpus, tokenize)]
     for root in roots:
         files += sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(_reader_versions().encode())
     try:  # content_digest hashes each file once per process while its ctime holds
         for path in files:
             digest.update(f"{path}|{content_digest(path)}\n".encode())
     except (OSError, ValueError):  # a FIFO or a file gone meanwhile: the text itself decides
         return None
     return digest.hexdigest()
+
+
+def _reader_versions() -> str:
+    """The versions of the code outside this package that turns the files into sentences:
+    NLTK's corpus readers, and Python's Unicode tables (case and character classes)."""
+    try:
+        nltk = importlib.metadata.version("nltk")
+    except importlib.metadata.PackageNotFoundError:
+        nltk = "none"
+    return f"nltk {nltk}|python {sys.version_info[:2]}|unicode {unicodedata.unidata_version}\n"
 
 
 def _source_roots(corpus: str) -> list[Path] | None:

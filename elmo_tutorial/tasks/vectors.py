@@ -40,6 +40,7 @@ from elmo_tutorial.files.safe_files import (
     write_sha256sums,
 )
 from elmo_tutorial.model.run_dir import read_run_config
+from elmo_tutorial.model.weight_checks import check_weights
 from elmo_tutorial.tasks.experiments import TASKS, read_task, word_vectors
 
 __all__ = ["VECTORS_FILE", "task_word_vectors", "task_words", "write_task_vectors"]
@@ -116,6 +117,10 @@ def task_word_vectors(run_dir: str | Path, corpus: str | None = None,
                                 f"{len(words)} words", _HINT)
     if metadata.get("sha256") != _digest(table, words):
         raise DamagedFile(path, "its rows are not the ones it was written with", _HINT)
+    try:  # finite, and of a size vectors scaled to unit variance can have
+        check_weights(path, {"vectors": table})
+    except ValueError as error:
+        raise DamagedFile(path, str(error).removeprefix(f"{path}: "), _HINT) from None
     if corpus is not None and metadata.get("corpus") != corpus:
         raise DamagedFile(path, f"it holds vectors of {metadata.get('corpus')!r}, "
                                 f"not of {corpus!r}", _HINT)

@@ -118,6 +118,27 @@ def test_an_edit_of_the_same_length_with_its_time_restored_gives_new_vectors(
     assert "owl" in changed.words and "cat" not in changed.words
 
 
+def test_another_nltk_reads_the_text_again_instead_of_trusting_the_memo(
+        tmp_path, monkeypatch, own_embedded_corpus):
+    """NLTK's readers turn the files into sentences too: a new version may read them
+    otherwise, so the memo of the text's sha256 holds for the version that read it."""
+    import importlib.metadata
+
+    cache = tmp_path / "cache"
+    _vectors(cache, "embedded")
+    reads = []
+    real_read = corpus.sense_corpus
+    monkeypatch.setattr(corpus, "sense_corpus", lambda split: reads.append(split) or
+                        real_read(split))
+    _vectors(cache, "embedded")
+    assert reads == []  # the memo held
+    real_version = importlib.metadata.version
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "99.0" if name == "nltk"
+                        else real_version(name))
+    _vectors(cache, "embedded")
+    assert reads == ["train"]
+
+
 # -- the generated corpus in the cache (an install without the repository's data/) -------------
 
 @pytest.fixture

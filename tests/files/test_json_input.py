@@ -110,6 +110,14 @@ def _course_manifest(tmp: Path):
     return out / MANIFEST, lambda: write_generated(out, {"a.html": b"<p>b</p>"}, "slides")
 
 
+def _course_notebook(tmp: Path):
+    from elmo_tutorial.course.material import read_notebook
+
+    path = tmp / "01_lesson.ipynb"
+    path.write_text("{}")
+    return path, lambda: read_notebook(path)
+
+
 def _baseline_vectors(tmp: Path):
     from safetensors.torch import save
 
@@ -133,6 +141,7 @@ DOORS = {  # name: (setup(tmp) → (the file its JSON is in, or None if planted,
     "training log line (read_log)": (_training_log, "skips"),
     "download record (.verified.json)": (_download_record, "refuses"),
     "course manifest": (_course_manifest, "refuses"),
+    "course notebook (read_notebook)": (_course_notebook, "refuses"),
     "baseline vectors' word list": (_baseline_vectors, "refuses"),
 }
 

@@ -78,6 +78,17 @@ def test_a_damaged_file_is_named_never_used(tmp_path, fake_corpus, damage):
         task_word_vectors(tmp_path)
 
 
+def test_a_file_whose_own_checksum_vouches_for_garbage_values_is_refused(tmp_path,
+                                                                         fake_corpus):
+    """Values no vectors have (1e29, finite), written with a checksum to match them."""
+    table, _ = fake_corpus
+    table[2] = 1e29  # the row of "bank", as if the corpus had given it
+    write_task_vectors(tmp_path, "mix")
+    with pytest.raises(DamagedFile, match=rf"{VECTORS_FILE} is damaged .*the tensor vectors "
+                                          r"holds values as large as 1e\+29"):
+        task_word_vectors(tmp_path)
+
+
 def test_vectors_of_another_corpus_are_refused(tmp_path, fake_corpus):
     write_task_vectors(tmp_path, "mix")
     with pytest.raises(DamagedFile, match="not of 'other'"):
