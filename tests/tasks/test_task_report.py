@@ -195,6 +195,25 @@ def test_tasks_command_reports_bad_input_in_one_line(tmp_path, capsys):
         assert err.startswith("elmo-tutorial tasks:") and err.count("\n") == 1, err
 
 
+def test_tasks_command_given_a_runs_file_it_cannot_resume_says_which_in_one_line(
+        tmp_path, monkeypatch, capsys):
+    """The issue's cases at the command: a header damaged, and a 0-byte file left by a full
+    disk (then refused as "another setup (None)"; now started afresh)."""
+    monkeypatch.setattr(task_report, "read_task", lambda task: TOY_TASK)
+    monkeypatch.setattr(task_report, "task_report", lambda model, **kw: _fake_result())
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text('{"header": {"mod\n' + json.dumps({"job": {}, "result": {}}) + "\n")
+    argv = ["tasks", str(SHIPPED), "--corpus", "embedded", "--tasks", "sst5", "--runs",
+            str(runs)]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"elmo-tutorial tasks: {runs} is not a runs file of `elmo-tutorial "
+                          "tasks`") and err.count("\n") == 1, err
+    runs.write_bytes(b"")  # what a full disk left
+    assert cli.main(argv) == 0
+    assert runs.read_text().startswith('{"header": {"model": ')
+
+
 @pytest.mark.slow
 def test_tasks_command_end_to_end_on_the_tiny_model(tmp_path, monkeypatch):
     """Every experiment really runs (on subsets) and the JSON has the shape other tools read."""
