@@ -5,7 +5,6 @@ from __future__ import annotations
 import difflib
 import json
 import os
-import subprocess
 import sys
 
 from elmo_tutorial.commands import at_least, fail, not_permitted
@@ -67,7 +66,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--force", action="store_true",
                         help="if RUN_DIR holds a run, delete it and train afresh")
     parser.add_argument("--nproc", type=at_least(1), default=1, metavar="N",
-                        help="data-parallel processes (starts torchrun; nccl on GPUs, gloo on CPU)")
+                        help="data-parallel processes (starts torchrun; nccl on GPUs, gloo on "
+                             "CPU): at most one per GPU, or per CPU core; a stop signal to it "
+                             "stops them all")
     parser.add_argument("--print-config", action="store_true",
                         help="print the resolved configuration as JSON and exit")
     parser.epilog = "settings, --key=value (the value shown is the tiny preset's):\n" + "\n".join(
@@ -158,7 +159,8 @@ def resolve_config(args):
     return config
 
 
-def _launch_torchrun(nproc: int) -> int:
+def _torchrun_arguments() -> list[str]:
+    """This command's arguments, minus ``--nproc``: what each torchrun process is given."""
     given = list(sys.argv[1:])
     if "train" in given:  # the command name, put back first below
         given.remove("train")
@@ -170,10 +172,7 @@ def _launch_torchrun(nproc: int) -> int:
             skip = True
         elif not a.startswith("--nproc="):
             argv.append(a)
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone",
-           f"--nproc_per_node={nproc}", "-m", "elmo_tutorial", "train", *argv]
-    print("running:", " ".join(cmd), file=sys.stderr)
-    return subprocess.call(cmd)
+    return argv
 
 
 def run(args) -> int:
@@ -182,22 +181,31 @@ def run(args) -> int:
     from elmo_tutorial.files.run_lock import lock_run_dir
     from elmo_tutorial.files.safe_files import DiskFull, is_disk_full
     from elmo_tutorial.runtime import stop_signals_interrupt
+    from elmo_tutorial.training.launch import (
+        LaunchStopped,
+        check_process_count,
+        launch_torchrun,
+        stop_with_launcher,
+    )
     from elmo_tutorial.training.train import TrainingInterrupted
     from elmo_tutorial.training.train import run as train
 
     # Mistakes in what was asked for (exit 2); nothing has been written when they are raised.
     user_errors = (ValueError, FileNotFoundError, FileExistsError, NotADirectoryError,
                    DatasetNotAvailable)
+    if "WORLD_SIZE" in os.environ:  # a process of torchrun's, in a session of its own:
+        stop_with_launcher()  # SIGTERM (stop and save) when torchrun ends, however it ends
     try:
         config = resolve_config(args)
         if args.print_config:
             print(json.dumps(config.to_dict(), indent=2))
             return 0
         if args.nproc > 1 and "WORLD_SIZE" not in os.environ:
+            check_process_count(args.nproc, config.device, config.batch_size)  # and memory
             lock_run_dir(config.out_dir).release()  # refuse here, once, if another writes there
             if not args.resume:  # refuse here, once, rather than in every process
                 check_fresh_run_dir(config.out_dir, args.force)
-            return _launch_torchrun(args.nproc)
+            return launch_torchrun(args.nproc, _torchrun_arguments())
         # SIGTERM (a scheduler) and SIGHUP (a closed terminal) stop it as Ctrl-C does: during
         # the steps, at the end of one, with a checkpoint there (Trainer.fit); before or after
         # them, as a KeyboardInterrupt. Not around torchrun above: its processes get their own.
@@ -205,7 +213,9 @@ def run(args) -> int:
             metrics = train(config, resume=args.resume, force=args.force)
     except user_errors as err:
         return fail("train", err)
-    except TrainingInterrupted as err:  # Ctrl-C, SIGTERM, SIGHUP: saved where it stopped
+    except (TrainingInterrupted, LaunchStopped) as err:  # Ctrl-C, SIGTERM, SIGHUP: saved
+        if os.environ.get("RANK", "0") != "0":  # process 0 says it, with the checkpoint
+            return 130
         return fail("train", err, 130)
     except KeyboardInterrupt:  # before the first step, or a second Ctrl-C while saving
         return fail("train", "interrupted; the run's newest checkpoint (if any) is intact: run "
