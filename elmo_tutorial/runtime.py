@@ -278,3 +278,19 @@ def interrupt_requests() -> Iterator[Callable[[], str]]:
 
     with _handling(STOP_SIGNALS, request) as taken:
         yield lambda: requested[0] if requested else ""
+
+
+@contextmanager
+def stop_signals_held() -> Iterator[None]:
+    """Inside the block, stop signals wait: each one received is delivered when the block
+    ends, to the handler there was before (a ``KeyboardInterrupt``, or SIGTERM's default
+    action, which ends the process). For a few steps that must happen together: the renames
+    of a folder swapped for its new version, which a Ctrl-C between them would leave missing.
+    Outside the main thread the block runs as it is."""
+    received: list[int] = []
+    try:
+        with _handling(STOP_SIGNALS, lambda signum, frame: received.append(signum)):
+            yield
+    finally:
+        for signum in dict.fromkeys(received):
+            signal.raise_signal(signum)

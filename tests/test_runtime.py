@@ -131,3 +131,44 @@ def test_a_command_stops_on_sigterm_as_on_ctrl_c(own_sigterm):
     with pytest.raises(KeyboardInterrupt), stop_signals_interrupt():
         signal.raise_signal(signal.SIGTERM)
     assert signal.getsignal(signal.SIGTERM) is own_sigterm
+
+
+def test_a_stop_signal_inside_a_held_block_comes_after_it(own_sigterm):
+    import signal
+
+    from elmo_tutorial.runtime import stop_signals_held, stop_signals_interrupt
+
+    done = []
+    with pytest.raises(KeyboardInterrupt), stop_signals_interrupt():
+        with stop_signals_held():
+            signal.raise_signal(signal.SIGTERM)
+            done.append("the block went on to its end")
+        done.append("not reached: the signal comes here")
+    assert done == ["the block went on to its end"]
+    assert signal.getsignal(signal.SIGTERM) is own_sigterm
+
+
+def test_a_held_sigterm_that_would_kill_still_kills_after_the_block(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import textwrap
+    from pathlib import Path
+
+    script = textwrap.dedent(f"""
+        import os, pathlib, signal
+        from elmo_tutorial.runtime import stop_signals_held
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        with stop_signals_held():
+            os.kill(os.getpid(), signal.SIGTERM)
+            pathlib.Path({str(tmp_path / "end")!r}).write_text("reached")
+        print("not reached")
+    """)
+    repository = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [repository, *filter(None, [os.environ.get("PYTHONPATH")])])}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == -signal.SIGTERM and "not reached" not in done.stdout
+    assert (tmp_path / "end").read_text() == "reached"

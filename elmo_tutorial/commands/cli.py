@@ -73,7 +73,24 @@ def main(argv: list[str] | None = None) -> int:
     if command is None:
         parser.print_help()
         return 0
-    return int(args.run(args) or 0)
+    return _run_stoppable(command, args)
+
+
+def _run_stoppable(command: str, args: argparse.Namespace) -> int:
+    """Run the command with SIGTERM (a scheduler, ``kill``) and SIGHUP (a closed terminal)
+    taken as Ctrl-C: a ``KeyboardInterrupt`` that the command turns into what it kept and
+    how to continue, or else this one line, exit 130, instead of a silent death or a
+    traceback. Every file the commands write is written whole (``files.safe_files``), so an
+    interrupted one leaves the previous file, or none."""
+    from elmo_tutorial.commands import fail
+    from elmo_tutorial.runtime import stop_signals_interrupt
+
+    try:
+        with stop_signals_interrupt():
+            return int(args.run(args) or 0)
+    except KeyboardInterrupt:
+        return fail(command, "interrupted before it finished; the files it writes are written "
+                    "whole, so none is left half-written: run the same command again", 130)
 
 
 if __name__ == "__main__":

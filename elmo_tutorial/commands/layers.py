@@ -40,7 +40,7 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     from elmo_tutorial.analyses.embedding_cache import CacheNotWritable
     from elmo_tutorial.analyses.layer_report import layer_report, to_markdown, write_report
-    from elmo_tutorial.data.downloads import DatasetNotAvailable
+    from elmo_tutorial.data.downloads import DatasetNotAvailable, cache_dir
     from elmo_tutorial.files.overwrite import WouldOverwrite, check_new_files
     from elmo_tutorial.formats.allennlp_format import load_model
 
@@ -55,4 +55,9 @@ def run(args) -> int:
                               quick=args.quick)
     except (DatasetNotAvailable, CacheNotWritable) as err:
         return fail("layers", err)
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM or SIGHUP (cli): the entry being written is
+        # removed (atomic_write), the finished ones stay
+        return fail("layers", "interrupted; the layers embedded so far are kept in the "
+                    f"embedding cache ({cache_dir() / 'embeddings'}) and read from there: run "
+                    "the same command again to continue", 130)
     return show_and_write("layers", result, to_markdown, write_report, args)

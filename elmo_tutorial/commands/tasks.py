@@ -138,6 +138,11 @@ def run(args) -> int:
                              store=store, quality=quality)
     except (DatasetNotAvailable, CacheNotWritable, StoreMismatch, ValueError) as err:
         return fail("tasks", err)
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM or SIGHUP (cli): the pool's workers are ended
+        kept = (f"the {len(store)} runs finished so far are kept in {store.path}: run the same "
+                "command again to continue from them" if store.path else
+                "no run was kept (no runs file)")
+        return fail("tasks", f"interrupted; {kept}", 130)
     result = dataclasses.replace(result, machine=f"{platform.machine()}, {os.cpu_count()} "
                                  f"cores, {args.workers} runs at a time")
     code = show_and_write("tasks", result, to_markdown, write_report, args)

@@ -39,6 +39,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from elmo_tutorial.files.safe_files import fsync_dir, process_alive
+from elmo_tutorial.runtime import stop_signals_held
 
 __all__ = ["publish_staged", "recover_staged", "staged_folder"]
 
@@ -78,7 +79,9 @@ def publish_staged(stage: Path, target: Path, replace: bool = False) -> None:
     """Give the complete folder ``stage`` the name ``target``, durably: its entries are
     flushed first, so that a power cut cannot publish a folder whose files are not on disk.
     With ``replace``, an existing ``target`` is swapped out (ready, old aside, new in, old
-    deleted); a kill between two renames is finished by :func:`recover_staged`."""
+    deleted); a stop signal (Ctrl-C, SIGTERM, SIGHUP) waits until the swap is done
+    (:func:`~elmo_tutorial.runtime.stop_signals_held`), and a ``kill -9`` between two
+    renames is finished by :func:`recover_staged`."""
     fsync_dir(stage)
     if not replace or not (target.exists() or target.is_symlink()):
         os.rename(stage, target)
@@ -86,18 +89,19 @@ def publish_staged(stage: Path, target: Path, replace: bool = False) -> None:
         return
     pid = os.getpid()
     ready, aside = _sibling(target, READY, pid), _sibling(target, ASIDE, pid)
-    os.rename(stage, ready)
-    fsync_dir(target.parent)
-    try:
-        os.rename(target, aside)
-        os.rename(ready, target)
-    except OSError:
-        if aside.exists() and not target.exists():
-            os.rename(aside, target)  # put the previous folder back
-        shutil.rmtree(ready, ignore_errors=True)
-        raise
-    fsync_dir(target.parent)
-    shutil.rmtree(aside, ignore_errors=True)
+    with stop_signals_held():  # Ctrl-C between two renames would leave no folder at all
+        os.rename(stage, ready)
+        fsync_dir(target.parent)
+        try:
+            os.rename(target, aside)
+            os.rename(ready, target)
+        except OSError:
+            if aside.exists() and not target.exists():
+                os.rename(aside, target)  # put the previous folder back
+            shutil.rmtree(ready, ignore_errors=True)
+            raise
+        fsync_dir(target.parent)
+        shutil.rmtree(aside, ignore_errors=True)
 
 
 def recover_staged(folder: str | Path, word: str, name: str | None = None) -> list[Path]:

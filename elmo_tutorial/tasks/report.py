@@ -31,6 +31,7 @@ import dataclasses
 import hashlib
 import json
 import multiprocessing
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -38,6 +39,7 @@ from pathlib import Path
 from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.analyses.embedding_cache import model_checksum
 from elmo_tutorial.data.downloads import cache_dir
+from elmo_tutorial.runtime import available_cores
 from elmo_tutorial.tasks.bag_of_words import bag_of_words_baseline
 from elmo_tutorial.tasks.experiments import (
     PROTOCOL,
@@ -51,6 +53,7 @@ from elmo_tutorial.tasks.experiments import (
 from elmo_tutorial.tasks.results import TaskReport
 from elmo_tutorial.tasks.runs import Job, RunStore, task_data_checksum
 from elmo_tutorial.tasks.summary import PAPER, summarise
+from elmo_tutorial.training.workers import pool_worker_start
 
 __all__ = ["FULL", "PAPER", "QUICK", "jobs_for", "open_run_store", "run_store_key",
            "task_report", "train_arms"]
@@ -91,8 +94,12 @@ def _run(jobs: Sequence[Job], store: RunStore, workers: int, progress: bool) -> 
 
     todo = [job for job in dict.fromkeys(jobs) if job not in store]
     bar = tqdm(total=len(todo), desc="training task models", unit="run", disable=not progress)
-    if workers > 1 and len(todo) > 1 and "fork" in multiprocessing.get_all_start_methods():
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+    workers = min(workers, available_cores(), len(todo))  # a run more than cores only waits
+    if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
+        # The workers leave Ctrl-C to this process, whose pool's exit ends them, and end
+        # with it if it is killed outright (training.workers.pool_worker_start)
+        with multiprocessing.get_context("fork").Pool(
+                workers, initializer=pool_worker_start, initargs=(os.getpid(),)) as pool:
             for job, result in pool.imap_unordered(_job, todo):
                 store.add(job, result)
                 bar.update()

@@ -98,3 +98,29 @@ def test_a_published_folder_has_the_usual_permissions_not_mkdtemps(tmp_path):
     mask = os.umask(0)
     os.umask(mask)
     assert (tmp_path / "out").stat().st_mode & 0o777 == 0o777 & ~mask
+
+
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_a_stop_signal_between_the_renames_of_a_swap_waits_until_the_swap_is_done(
+        tmp_path, monkeypatch, name):
+    """Ctrl-C (or a SIGTERM/SIGHUP that a command takes as one) right after the old folder
+    went aside: the new one still takes its place, then the interrupt comes."""
+    import signal
+
+    from elmo_tutorial.files import staging
+    from elmo_tutorial.runtime import stop_signals_interrupt
+
+    target = _folder(tmp_path / "out", old="1")
+    rename = os.rename
+
+    def rename_then_stop(source, dest):
+        rename(source, dest)
+        if ".aside-" in str(dest):  # the old folder has just gone aside
+            signal.raise_signal(getattr(signal, name))
+
+    monkeypatch.setattr(staging.os, "rename", rename_then_stop)
+    with pytest.raises(KeyboardInterrupt), stop_signals_interrupt():
+        with staged_folder(target, "export", replace=True) as stage:
+            (stage / "new").write_text("2")
+    assert _contents(target) == {"new": "2"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # nothing aside, nothing ready
