@@ -44,8 +44,22 @@ def add_arguments(parser) -> None:
                         help="Adam's learning rate (default 0.001)")
     parser.add_argument("--freeze-encoder", action="store_true",
                         help="the control: train the softmax alone for the same steps")
+    parser.add_argument("--threads", type=one_thread_per_core, default=None, metavar="N",
+                        help="CPU threads of fine-tuning, at most one per core (default 2, or 1 "
+                             "on a one-core machine, whatever the load: another count gives "
+                             "other weights)")
     add_report_arguments(parser, models=False,
                          force="replace an existing --out run and --json/--markdown files")
+
+
+def one_thread_per_core(text: str) -> int:
+    """``--threads``: at least 1, at most the cores this process may use."""
+    from elmo_tutorial.commands import at_least
+    from elmo_tutorial.runtime import available_cores
+
+    cores = available_cores()
+    return at_least(1, cores, f"this process may use {cores} CPU core{'s' * (cores != 1)}; "
+                              "a thread more only waits for one")(text)
 
 
 def run(args) -> int:
@@ -70,7 +84,8 @@ def run(args) -> int:
         result = finetune_report(args.model, args.out, steps=args.steps,
                                  head_steps=args.head_steps, lm_sentences=args.sentences,
                                  force=args.force, lr=args.lr, batch_size=args.batch_size,
-                                 vocab_min_count=3, freeze_encoder=args.freeze_encoder)
+                                 vocab_min_count=3, freeze_encoder=args.freeze_encoder,
+                                 **({"threads": args.threads} if args.threads else {}))
     except (DatasetNotAvailable, FileNotFoundError, ValueError, WouldOverwrite) as err:
         return fail("finetune", err)
     except FineTuningInterrupted as err:  # Ctrl-C during the steps: a checkpoint is in --out

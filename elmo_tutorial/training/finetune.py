@@ -42,6 +42,7 @@ from elmo_tutorial.files.safe_files import DiskFull, atomic_write_text, is_disk_
 from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
 from elmo_tutorial.model.run_dir import load_run
 from elmo_tutorial.model.vocab import Vocabulary
+from elmo_tutorial.runtime import available_cores
 from elmo_tutorial.training.train import Trainer, TrainingInterrupted
 from elmo_tutorial.training.train_config import TrainConfig
 
@@ -69,8 +70,9 @@ class FineTuningInterrupted(TrainingInterrupted):
 def finetune_config(source: str | Path, out_dir: str | Path, steps: int,
                     **overrides) -> TrainConfig:
     """A ``TrainConfig`` for fine-tuning ``source``: its architecture, ``steps``
-    optimiser steps, evaluation only at the end; ``overrides`` change any other field
-    (``lr``, ``batch_size``, ``vocab_min_count``, ``threads``, ``progress``, ...).
+    optimiser steps, evaluation only at the end, on 2 CPU threads (1 on a one-core machine);
+    ``overrides`` change any other field (``lr``, ``batch_size``, ``vocab_min_count``,
+    ``threads``, ``progress``, ...).
 
     ``corpus`` stays the source's pre-training corpus (the shipped ``small``: ``english_mix``),
     so that ``elmo-tutorial tasks`` gives the fine-tuned run the same baseline vectors."""
@@ -83,7 +85,11 @@ def finetune_config(source: str | Path, out_dir: str | Path, steps: int,
                        corpus=trained.get("corpus", "english_mix"), dropout=config.dropout,
                        lr=1e-3, batch_size=32, max_steps=steps,
                        eval_interval=0, checkpoint_interval=0, log_interval=10, device="cpu",
-                       out_dir=str(out_dir))
+                       out_dir=str(out_dir),
+                       # A count of its own, not the cores the load leaves free (threads=0):
+                       # another count gives other weights (run_threads), so the same command
+                       # would report other accuracies on a busy machine
+                       threads=min(2, available_cores()))
     return replace(base, **overrides)
 
 
