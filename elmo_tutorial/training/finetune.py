@@ -41,10 +41,10 @@ from elmo_tutorial.files.overwrite import check_fresh_run_dir
 from elmo_tutorial.files.safe_files import DiskFull, atomic_write_text, is_disk_full
 from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
 from elmo_tutorial.model.run_dir import load_run
-from elmo_tutorial.model.vocab import Vocabulary
 from elmo_tutorial.runtime import available_cores
 from elmo_tutorial.training.train import Trainer, TrainingInterrupted
 from elmo_tutorial.training.train_config import TrainConfig
+from elmo_tutorial.training.train_setup import counted_vocabulary
 
 __all__ = ["FineTuner", "FineTuningInterrupted", "finetune", "finetune_config"]
 
@@ -93,6 +93,13 @@ def finetune_config(source: str | Path, out_dir: str | Path, steps: int,
     return replace(base, **overrides)
 
 
+def _with_words(sentences: Sequence[Sentence]) -> list[Sentence]:
+    """The sentences' words, without empty or blank tokens (as ``corpora.load_sentences``
+    reads a corpus), and without the sentences left with none."""
+    kept = ([w for w in s if w.split() == [w]] for s in sentences)
+    return [s for s in kept if s]
+
+
 class FineTuner(Trainer):
     """:class:`~elmo_tutorial.training.train.Trainer` that starts from ``source``'s weights and
     trains on the sentences it is given instead of ``config.corpus``.
@@ -116,14 +123,13 @@ class FineTuner(Trainer):
         if Path(config.out_dir).resolve() == Path(source).resolve():
             raise ValueError(f"fine-tuning would write over its source run {source}: give "
                              "another output directory (--out)")
-        if not train_sentences or not valid_sentences:
-            raise ValueError("fine-tuning needs training and held-out sentences; got "
-                             f"{len(train_sentences)} and {len(valid_sentences)}")
+        self._domain = (_with_words(train_sentences), _with_words(valid_sentences))
+        if not all(self._domain):  # blank text has no word to learn or to score
+            raise ValueError("fine-tuning needs training and held-out sentences with words; "
+                             f"got {len(self._domain[0])} and {len(self._domain[1])}")
         # Here rather than in Trainer, whose message offers a --resume fine-tuning lacks
         check_fresh_run_dir(config.out_dir, force, resumable=False, doing="fine-tuning into it")
         self.source_run, self.source = load_run(source), str(source)
-        self._domain = ([list(s) for s in train_sentences if s],
-                        [list(s) for s in valid_sentences if s])
         self.freeze_encoder = freeze_encoder
         super().__init__(config, force=force)
 
@@ -135,8 +141,7 @@ class FineTuner(Trainer):
     def _make_vocabulary(self, resume: bool):
         if self.source_run.vocab is not None:
             return self.source_run.vocab
-        return Vocabulary.from_sentences(self.train_sents, min_count=self.config.vocab_min_count,
-                                         max_size=self.config.vocab_max_size or None)
+        return counted_vocabulary(self.config, self.train_sents)  # refuses one without a word
 
     def _build_model(self) -> None:
         super()._build_model()

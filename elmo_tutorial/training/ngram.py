@@ -151,7 +151,10 @@ class KneserNeyBaseline:
     def perplexity(self, sentences: Sequence[Sequence[str]]) -> dict:
         """``fwd_ppl``, ``bwd_ppl``, ``avg_ppl`` (geometric mean) and ``n_tokens``."""
         (f, n), (b, _) = self.nll(sentences, "forward"), self.nll(sentences, "backward")
-        f, b = f / max(n, 1), b / max(n, 1)
+        if not n:  # "1.00" would read as a perfect model
+            raise ValueError("no sentence to score: a perplexity needs text; is the held-out "
+                             "split empty?")
+        f, b = f / n, b / n
         return {"fwd_ppl": math.exp(f), "bwd_ppl": math.exp(b),
                 "avg_ppl": math.exp((f + b) / 2), "n_tokens": n}
 

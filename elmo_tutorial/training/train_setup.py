@@ -14,6 +14,7 @@ in one place.
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from elmo_tutorial.model.checkpoint_choice import named_in_latest, step_of
 from elmo_tutorial.model.config import ModelConfig
 from elmo_tutorial.model.lm import BidirectionalLM
 from elmo_tutorial.model.run_dir import load_run_vocabulary, read_run_config, write_run_config
-from elmo_tutorial.model.vocab import Vocabulary
+from elmo_tutorial.model.vocab import SPECIALS, Vocabulary
 from elmo_tutorial.runtime import (
     available_cores,
     default_threads,
@@ -40,9 +41,9 @@ from elmo_tutorial.training.run_threads import training_threads
 from elmo_tutorial.training.train_bounds import check_step_fits
 from elmo_tutorial.training.train_config import TrainConfig, check_resume
 
-__all__ = ["check_run_dir", "choose_threads", "corpus_sentences", "run_vocabulary",
-           "build_model", "make_optimizer", "prepare_run_dir", "save_checkpoint",
-           "load_checkpoint"]
+__all__ = ["check_run_dir", "choose_threads", "corpus_sentences", "counted_vocabulary",
+           "run_vocabulary", "build_model", "make_optimizer", "prepare_run_dir",
+           "save_checkpoint", "load_checkpoint"]
 
 
 # -- setting up ------------------------------------------------------------------------------
@@ -122,10 +123,46 @@ def choose_threads(config: TrainConfig, dist: D.DistInfo, resume: bool,
 
 
 def corpus_sentences(config: TrainConfig) -> tuple[list, list]:
-    """``(training sentences cut to max_sentence_words, held-out sentences)`` of the corpus."""
+    """``(training sentences cut to max_sentence_words, held-out sentences)`` of the corpus.
+
+    Raises:
+        ValueError: a split without a sentence (its files empty or blank): training would
+            loop over empty epochs for ever, and an empty held-out split would report a
+            perplexity of 1.00.
+    """
     train = [s[: config.max_sentence_words] for s in load_sentences(config.corpus, "train") if s]
     valid = [s for s in load_sentences(config.corpus, "valid") if s]
+    for split, sentences in (("training", train), ("held-out (valid)", valid)):
+        if not sentences:
+            raise ValueError(f"the corpus {config.corpus!r} has no {split} sentence with a word "
+                             "in it (its files empty or blank?): fetch it again with "
+                             "`elmo-tutorial data download NAME --force` (`elmo-tutorial data "
+                             "list` names them), or train on another --corpus=")
     return train, valid[: config.eval_sentences or None]
+
+
+def counted_vocabulary(config: TrainConfig, train_sents: list) -> Vocabulary:
+    """The words of ``train_sents`` seen at least ``vocab_min_count`` times (0 keeps every
+    word, as 1 does), at most ``vocab_max_size`` entries with the three special words.
+
+    Raises:
+        ValueError: settings that keep no word: every word would be ``<UNK>``, and the model
+            would learn to predict ``<UNK>`` (a vocabulary of ``<S> </S> <UNK>``).
+    """
+    special = len(SPECIALS)
+    if 0 < config.vocab_max_size <= special:
+        raise ValueError(f"vocab_max_size={config.vocab_max_size} counts the {special} special "
+                         f"words {' '.join(SPECIALS)} and leaves no room for a word: give at "
+                         f"least {special + 1} (--vocab_max_size=; 0 is no limit)")
+    vocab = Vocabulary.from_sentences(train_sents, min_count=max(1, config.vocab_min_count),
+                                      max_size=config.vocab_max_size or None)
+    if len(vocab) == special:
+        most = max(Counter(w for s in train_sents for w in s).values(), default=0)
+        raise ValueError(f"vocab_min_count={config.vocab_min_count} keeps no word of the "
+                         f"training text: the most frequent one is seen {most:,} times, so "
+                         f"every word would be {SPECIALS[-1]} and the model would learn "
+                         f"nothing; give --vocab_min_count={max(most, 1)} or less")
+    return vocab
 
 
 def run_vocabulary(out: Path, config: TrainConfig, train_sents: list,
@@ -134,8 +171,7 @@ def run_vocabulary(out: Path, config: TrainConfig, train_sents: list,
     else one counted from the training text."""
     if resume and (vocab := load_run_vocabulary(out)) is not None:
         return vocab
-    return Vocabulary.from_sentences(train_sents, min_count=config.vocab_min_count,
-                                     max_size=config.vocab_max_size or None)
+    return counted_vocabulary(config, train_sents)
 
 
 def build_model(config: TrainConfig, vocab: Vocabulary, train_sents: list, dist: D.DistInfo,

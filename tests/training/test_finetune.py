@@ -293,3 +293,23 @@ def test_the_threads_option_is_bounded_by_the_cores_and_reaches_the_run(tmp_path
     monkeypatch.setattr("elmo_tutorial.tasks.finetune_report.finetune_report", report)
     assert _finetune_cli(tmp_path, "--threads", 1) == 0
     assert given["threads"] == 1
+
+
+@pytest.mark.parametrize("which", ["training", "held-out"])
+def test_blank_text_is_refused_before_anything_is_written(tmp_path, which):
+    blank = [[" ", ""], ["\t"], []]
+    train, valid = (blank, DOMAIN) if which == "training" else (DOMAIN, blank)
+    config = finetune_config(shipped_model("tiny"), tmp_path / "tuned", steps=2, **FAST)
+    with pytest.raises(ValueError, match="needs training and held-out sentences with words"):
+        FineTuner(shipped_model("tiny"), train, valid, config)
+    assert not (tmp_path / "tuned").exists()
+
+
+def test_a_new_softmax_without_a_word_is_refused(encoder_only, tmp_path):
+    """An encoder-only source gets a softmax over the words seen vocab_min_count times: none
+    would mean a vocabulary of <S> </S> <UNK>."""
+    config = finetune_config(encoder_only, tmp_path / "tuned", steps=2, vocab_min_count=1000,
+                             **FAST)
+    with pytest.raises(ValueError, match="vocab_min_count=1000 keeps no word of the training"):
+        FineTuner(encoder_only, DOMAIN, DOMAIN, config)
+    assert not (tmp_path / "tuned").exists()

@@ -46,3 +46,9 @@ def test_backward_model_scores_reversed_sentences(kn):
     lm, padded = kn.models["backward"], ["</S>", "</S>", "sat", "cat", "the", "<S>"]
     by_hand = -sum(math.log(lm.score(padded[i], padded[i - 2:i])) for i in range(2, 6))
     assert kn.nll([s], "backward") == (pytest.approx(by_hand), 4)
+
+
+def test_no_held_out_sentence_is_refused_not_a_perplexity_of_one(kn):
+    """exp(0 / max(0, 1)) read 1.00: a perfect score for scoring nothing."""
+    with pytest.raises(ValueError, match="no sentence to score"):
+        kn.perplexity([])
