@@ -182,10 +182,12 @@ def _ner_section(ner: dict[str, NerScores], quick: bool = False) -> list[str]:
 
 
 def _discussion(result: LayerReport) -> list[str]:
-    lines = ["## Which of the paper's trends this model reproduces", ""]
+    lines = ["## The paper's trends, and what this model shows of them", ""]
     for item in result.trends.values():
-        verdict = "reproduced" if item.reproduced else "**not reproduced**"
-        lines.append(f"- {item.claim}: {verdict} (difference {item.margin:+.2f} points).")
+        verdict = ("the same sign as the paper's" if item.reproduced
+                   else "**the opposite sign to the paper's**")
+        lines.append(f"- {item.claim}: {verdict} (difference {item.margin:+.2f} points; no "
+                     "interval was computed, so this does not show the difference beyond noise).")
     wsd_all = result.wsd.get("ALL")
     best = max((getattr(wsd_all, k), k) for k in ("layer1", "layer2", "elmo")) if wsd_all \
         else None
@@ -198,14 +200,19 @@ def _discussion(result: LayerReport) -> list[str]:
     if versus and versus.low <= 0:
         lines.append(f"- NER: the learned mix of all layers ({ner.elmo:.1f}) does not beat "
                      f"layer 0 alone ({ner.layer0:.1f}) beyond its 95 % interval "
-                     f"({versus.mean:+.1f} [{versus.low:+.1f}, {versus.high:+.1f}]).")
+                     f"({versus.mean:+.1f} [{versus.low:+.1f}, {versus.high:+.1f}]). This "
+                     "tagger reads the biLM's layers alone; the task model of `TASKS.md` adds "
+                     "word vectors and a character CNN of its own and trains with other "
+                     "dropout, learning rate, batch size and layer norm, and there the mix "
+                     "does beat layer 0 on the same data. Which of those differences decides "
+                     "it has not been tested one at a time.")
     lines += ["", "Why a small model falls short: the paper's biLM has 4096-cell LSTMs and was "
               "trained for 10 epochs on the 1B Word Benchmark (about 800 million words). A model "
               "with 512-cell LSTMs trained for minutes on a few million words of mostly edited "
               "prose has learned much less context: differences between its layers are smaller "
-              "(and can flip where they are within noise), its sense centroids are noisier than a "
-              "frequency prior, which is why the first-sense baseline is hard to beat, and "
-              "tweets (WNUT-17) are far from its training text.", ""]
+              "(and can flip where they are within noise), the first-sense baseline beats its "
+              "sense centroids (why was not tested), and tweets (WNUT-17) are far from its "
+              "training text.", ""]
     return lines
 
 

@@ -3,8 +3,10 @@
 Taught in notebook 12 (``12_elmo_in_a_task_model``).
 
 Notebook 10's NER tagger (:func:`~elmo_tutorial.analyses.tagger.train_tagger`) and notebook 12's
-task model (:func:`~elmo_tutorial.tasks.training.train_task_model`) train the same way, so that
-their numbers mean the same thing: :func:`fit` runs Adam on the batches it is given, scores
+task model (:func:`~elmo_tutorial.tasks.training.train_task_model`) share this loop, so both
+stop by the same rule; their models and settings differ (dropout, learning rate, batch size,
+layer norm, word vectors), so their scores are not comparable with each other. :func:`fit`
+runs Adam on the batches it is given, scores
 dev after every round, keeps the weights of the best round and stops
 
 - when dev has not improved for ``patience`` rounds, but never before ``min_updates``

@@ -16,7 +16,7 @@ every comparison is a paired difference with its 95 % interval.
 
   Table 1   baseline, + layer 0, + ELMo on SST-5 (accuracy; also bag-of-words logistic
             regression), CoNLL-2000 chunking and WNUT-17 NER (F1): full training sets
-  Table 2   top layer only, λ = 1, layer norm vs the mix of all layers (chunking sample)
+  Table 2   top layer only and λ = 1 vs the mix of all layers (chunking sample)
   Table 3   ELMo at the input / input and output / output (chunking sample; the taggers
             use the better one on dev)
   Figure 1  baseline vs + ELMo with 1 %, 10 % and 100 % of the training data

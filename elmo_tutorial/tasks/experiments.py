@@ -22,7 +22,7 @@ The variants (``places`` says where ELMo goes: ``("input",)`` or ``("input", "ou
     layer0      + the biLM's layer 0 alone at ``places``: its context-free half  (Table 1)
     top         + the top layer alone at ``places`` (no mix)                     (Table 2)
     lambda1     as ``elmo`` with λ = 1: the mix held near the average           (Table 2)
-    layernorm   as ``elmo`` with layer norm inside the mix                       (Table 2)
+    layernorm   as ``elmo`` with layer norm inside the mix     (an option; not in the report)
     input, input_output, output: as ``elmo``, at that place whatever ``places`` (Table 3)
 """
 

@@ -159,7 +159,10 @@ def to_markdown(result: FinetuneReport, machine: str = "") -> str:
         *markdown_table(["model", "accuracy", "seeds"], rows),
         "",
         f"Fine-tuned − original biLM, paired by seed: {d.mean:+.1f} points, 95 % interval "
-        f"[{d.low:+.1f}, {d.high:+.1f}]: {verdict}.",
+        f"[{d.low:+.1f}, {d.high:+.1f}]: {verdict}. With {len(result.seeds)} seeds and "
+        f"{result.sizes['test']} test sentences the interval is ±{(d.high - d.low) / 2:.1f} "
+        "points: this design detects only a change larger than that, so it can neither "
+        "confirm nor contradict the small changes of task scores that A.1 reports.",
         "",
         f"Took {minutes:.1f} min ({result.seconds.finetune / 60:.1f} fine-tuning, "
         f"{result.seconds.tasks / 60:.1f} embedding the SST-2 samples with both biLMs "
