@@ -880,12 +880,10 @@ plt.show()
 #    here it does not. Why could the gain shrink, and why might a task not show it?
 #
 # <!-- BEGIN ANSWER -->
-# With few labelled sentences, the task model cannot learn from them what the biLM already
-# knows about words and their contexts; with many, it learns more of it from the labels
-# itself, so the biLM has less left to add. That needs the small-data model to be able to use
-# ELMo at all: on WNUT-17 with 34 or 339 sentences every model finds almost no entities (the
-# baseline scores 0 at 1 %), so both arms sit near the floor and the seeds' spread hides any
-# gain; only with all 3,394 sentences do the taggers learn enough for ELMo's help to show.
+# With few labelled sentences the task model cannot learn what the biLM knows about words and
+# contexts; with many it learns more from the labels, leaving the biLM less to add. On WNUT-17
+# with 34 or 339 sentences every model finds almost no entities (the baseline scores 0 at
+# 1 %): both arms sit near the floor and the seeds' spread hides any gain.
 # <!-- END ANSWER -->
 #
 # 8. What does $\lambda$ do to the scalar mix, and what does a large $\lambda$ (Table 2's

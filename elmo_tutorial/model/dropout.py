@@ -1,6 +1,6 @@
 """Dropout whose mask can come from a random generator the caller owns.
 
-Taught in notebook 06 (``06_training_the_bilm``). ``nn.Dropout`` draws its mask from PyTorch's
+Taught in notebook 06 (``06_bilm_training``). ``nn.Dropout`` draws its mask from PyTorch's
 one global generator. That is reproducible while one thread draws everything in a fixed order,
 but the biLM's two directions can run at once, one thread each
 (:mod:`elmo_tutorial.fast.direction_threads`): draws from one shared generator would then
