@@ -79,13 +79,26 @@ def nltk_dataset(tmp: Path, resource: str, files: dict[str, str]) -> Path:
 
 @pytest.fixture
 def data(tmp_path, monkeypatch):
-    """Datasets read only from ``tmp_path``: offline folder, cache and nltk's path."""
+    """Datasets read only from ``tmp_path``: offline folder, cache and nltk's path.
+
+    nltk's corpus objects (``nltk.corpus.conll2000`` ...) turn themselves into readers of the
+    folder they first find and keep it: each is made lazy again afterwards, or every later test
+    of the process would read the planted folder of this one (which nltk refuses once gone).
+    """
     import nltk
+    import nltk.corpus
 
     monkeypatch.setenv("ELMO_TUTORIAL_DATA", str(tmp_path / "offline"))
     monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path / "cache"))
     monkeypatch.setattr(nltk.data, "path", [str(tmp_path / "nltk_data")])
-    return tmp_path
+    yield tmp_path
+    from nltk.corpus.util import LazyCorpusLoader
+
+    for corpus in list(vars(nltk.corpus).values()):  # loaded ones become lazy again
+        unload = getattr(corpus, "__dict__", {}).get("_unload")
+        if not isinstance(corpus, LazyCorpusLoader) and getattr(unload, "__self__", None) \
+                is corpus:
+            unload()
 
 
 def _read_senseval():
