@@ -31,6 +31,7 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
+from elmo_tutorial.data.dataset_files import BadDatasetFile
 from elmo_tutorial.data.dataset_table import REGISTRY, Dataset
 from elmo_tutorial.data.downloads import (
     DatasetNotAvailable,
@@ -44,6 +45,7 @@ from elmo_tutorial.data.downloads import (
     verify_file,
 )
 from elmo_tutorial.data.verified import DatasetDamaged, check_record, write_record
+from elmo_tutorial.files.guarded_read import NotARegularFile
 from elmo_tutorial.files.safe_files import file_digest
 
 __all__ = [
@@ -128,6 +130,14 @@ def _fetch(ds: Dataset, force: bool, progress: bool) -> Path:
         return nltk_download(ds.nltk_resource, force, progress)
     if not ds.verifiable:
         raise DatasetNotAvailable(f"{ds.name}: refusing an unverified download. {_how_to_get(ds)}")
+    try:
+        return _download(ds, force, progress)
+    except NotARegularFile as err:  # a FIFO, a device or a folder where a download belongs
+        raise BadDatasetFile(f"{ds.name}: {err}") from None
+
+
+def _download(ds: Dataset, force: bool, progress: bool) -> Path:
+    """The download (or the verified cached archive) of a non-nltk ``ds``, unpacked."""
     root = cache_dir()
     archive = None
     for remote in ds.files:
