@@ -5,6 +5,7 @@ import json
 import shutil
 
 import pytest
+from _folder_helpers import one_line
 from _train_helpers import MICRO_CLI
 
 from elmo_tutorial import Embedder, load_allennlp
@@ -22,18 +23,12 @@ def run(tmp_path_factory):
     return out
 
 
-def _one_line(text: str) -> str:
-    lines = text.strip().splitlines()
-    assert len(lines) == 1, f"expected one line, got:\n{text}"
-    return lines[0]
-
-
 # -- train ---------------------------------------------------------------------------------------
 
 def test_negative_max_steps_is_refused_before_anything_is_written(tmp_path, capsys):
     out = tmp_path / "run"
     assert cli(["train", "--out", str(out), *MICRO_CLI, "--max_steps=-5"]) == 2
-    assert "max_steps must be ≥ 0" in _one_line(capsys.readouterr().err)
+    assert "max_steps must be ≥ 0" in one_line(capsys.readouterr().err)
     assert not out.exists()
 
 
@@ -60,7 +55,7 @@ def test_out_naming_a_file_is_refused_and_the_file_kept(tmp_path, capsys):
     target = tmp_path / "notes.txt"
     target.write_text("mine")
     assert cli(["train", "--out", str(target), *MICRO_CLI]) == 2
-    assert "is a file" in _one_line(capsys.readouterr().err)
+    assert "is a file" in one_line(capsys.readouterr().err)
     assert target.read_text() == "mine"
 
 
@@ -109,7 +104,7 @@ def test_a_gpu_asked_for_on_a_machine_without_one_is_a_clear_error(tmp_path, cap
     monkeypatch.setattr("torch.cuda.is_available", lambda: False)
     flags = [a for a in MICRO_CLI if not a.startswith("--device")]
     assert cli(["train", "--out", str(tmp_path / "run"), *flags, "--device=cuda"]) == 2
-    assert "--device=cpu" in _one_line(capsys.readouterr().err)
+    assert "--device=cpu" in one_line(capsys.readouterr().err)
 
 
 def test_an_unavailable_corpus_is_a_clear_error(tmp_path, capsys, monkeypatch):
@@ -117,7 +112,7 @@ def test_an_unavailable_corpus_is_a_clear_error(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path / "cache"))
     assert cli(["train", "--out", str(tmp_path / "run"), *MICRO_CLI,
                 "--corpus=wikitext2"]) != 0
-    assert "data download wikitext-2" in _one_line(capsys.readouterr().err)
+    assert "data download wikitext-2" in one_line(capsys.readouterr().err)
 
 
 def test_toml_filters_without_a_count_are_a_clear_error(tmp_path):
@@ -131,17 +126,17 @@ def test_toml_filters_without_a_count_are_a_clear_error(tmp_path):
 
 def test_a_preset_name_typo_lists_the_presets(capsys):
     assert cli(["train", "--config", "smal"]) == 2
-    assert "unknown training preset 'smal'; choose one of" in _one_line(capsys.readouterr().err)
+    assert "unknown training preset 'smal'; choose one of" in one_line(capsys.readouterr().err)
 
 
 def test_a_value_of_the_wrong_type_names_the_expected_type(capsys):
     assert cli(["train", "--lr=abc"]) == 2
-    assert "'lr' expects float, got 'abc'" in _one_line(capsys.readouterr().err)
+    assert "'lr' expects float, got 'abc'" in one_line(capsys.readouterr().err)
 
 
 def test_a_missing_config_file_is_named(tmp_path, capsys):
     assert cli(["train", "--config-file", str(tmp_path / "my.toml"), *MICRO_CLI]) == 2
-    assert "my.toml" in _one_line(capsys.readouterr().err)
+    assert "my.toml" in one_line(capsys.readouterr().err)
 
 
 # -- run directories ----------------------------------------------------------------------------
@@ -153,7 +148,7 @@ def test_a_broken_config_json_is_named(run, tmp_path, capsys):
         ELMo.from_run(broken)
     assert str(broken / "config.json") in str(error.value)
     assert cli(["embed", str(broken), "The bank ."]) == 2
-    assert "config.json" in _one_line(capsys.readouterr().err)
+    assert "config.json" in one_line(capsys.readouterr().err)
 
 
 def test_a_config_json_that_is_not_a_run_config_is_named(tmp_path):
@@ -164,14 +159,14 @@ def test_a_config_json_that_is_not_a_run_config_is_named(tmp_path):
 
 def test_a_file_given_as_run_directory_is_a_clear_error(run, capsys):
     assert cli(["embed", str(run / "model.safetensors"), "The bank ."]) == 2
-    assert "is a file, not a run directory" in _one_line(capsys.readouterr().err)
+    assert "is a file, not a run directory" in one_line(capsys.readouterr().err)
 
 
 def test_a_damaged_vocabulary_is_named(run, tmp_path, capsys):
     broken = shutil.copytree(run, tmp_path / "run")
     (broken / "vocab.txt").write_bytes(b"\xff\xfe\x00")
     assert cli(["evaluate", str(broken), "--no-ngram"]) == 2
-    assert "vocab.txt is not a UTF-8 text file" in _one_line(capsys.readouterr().err)
+    assert "vocab.txt is not a UTF-8 text file" in one_line(capsys.readouterr().err)
 
 
 def test_a_path_that_does_not_exist_is_called_wrong_not_untrained(tmp_path, monkeypatch):
@@ -198,7 +193,7 @@ def test_a_folder_of_official_weights_points_to_load_allennlp(tmp_path):
 
 def test_embed_an_empty_sentence_is_refused(run, capsys):
     assert cli(["embed", str(run), ""]) == 2
-    assert "empty" in _one_line(capsys.readouterr().err)
+    assert "empty" in one_line(capsys.readouterr().err)
 
 
 def test_embed_dims_must_be_positive(run, capsys):
@@ -216,7 +211,7 @@ def test_evaluate_negative_max_sentences_is_refused(run, capsys):
 def test_evaluate_on_a_gpu_that_is_not_there_is_a_clear_error(run, capsys, monkeypatch):
     monkeypatch.setattr("torch.cuda.is_available", lambda: False)
     assert cli(["evaluate", str(run), "--device", "cuda", "--no-ngram"]) == 2
-    assert "--device=cpu" in _one_line(capsys.readouterr().err)
+    assert "--device=cpu" in one_line(capsys.readouterr().err)
 
 
 @pytest.mark.parametrize("device", ["mps", "cuda:1", "gpu", "tpu"])
@@ -225,7 +220,7 @@ def test_evaluate_on_a_device_it_cannot_use_is_refused_not_run_on_the_cpu(run, c
     monkeypatch.setattr("torch.cuda.is_available", lambda: False)
     monkeypatch.setattr("torch.backends.mps.is_available", lambda: False)
     assert cli(["evaluate", str(run), "--device", device, "--no-ngram"]) == 2
-    assert repr(device) in _one_line(capsys.readouterr().err)
+    assert repr(device) in one_line(capsys.readouterr().err)
 
 
 # -- bounds of the numeric options of every command but train ------------------------------------

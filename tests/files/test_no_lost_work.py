@@ -6,6 +6,7 @@ import random
 
 import pytest
 import torch
+from _folder_helpers import snapshot
 from _train_helpers import MICRO_CLI
 
 from elmo_tutorial.commands.cli import main as cli
@@ -16,11 +17,6 @@ from elmo_tutorial.training.train import Trainer, _lr_factor
 from elmo_tutorial.training.train_config import TrainConfig, apply_overrides
 
 
-def _snapshot(folder):
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file()}
-
-
 def _saved_config(run, **changes) -> TrainConfig:
     train = json.loads((run / "config.json").read_text())["train"]
     return apply_overrides(TrainConfig.from_dict(train), {"out_dir": str(run), **changes})
@@ -29,12 +25,12 @@ def _saved_config(run, **changes) -> TrainConfig:
 # -- train --out on an existing run ------------------------------------------------------------
 
 def test_train_refuses_to_replace_a_finished_run_and_says_what_it_holds(run_copy, capsys):
-    before = _snapshot(run_copy)
+    before = snapshot(run_copy)
     assert cli(["train", "--out", str(run_copy), *MICRO_CLI]) == 2
     err = capsys.readouterr().err
     assert "4 steps trained" in err and "2 checkpoints" in err and "model.safetensors" in err
     assert "--force" in err and "--resume" in err
-    assert _snapshot(run_copy) == before, "a refused command changed the run"
+    assert snapshot(run_copy) == before, "a refused command changed the run"
 
 
 def test_train_with_force_replaces_the_run(run_copy, capsys):
@@ -63,13 +59,13 @@ def test_export_encoder_refuses_to_overwrite_a_model_without_force(finished_run,
                                                                     capsys):
     out = tmp_path / "shipped"
     assert cli(["export", str(finished_run), "--encoder", str(out)]) == 0
-    before = _snapshot(out)
+    before = snapshot(out)
     assert cli(["export", str(finished_run), "--encoder", str(out), "--float16"]) == 2
     err = capsys.readouterr().err
     assert "model.safetensors" in err and "--force" in err
-    assert _snapshot(out) == before
+    assert snapshot(out) == before
     assert cli(["export", str(finished_run), "--encoder", str(out), "--float16", "--force"]) == 0
-    assert _snapshot(out) != before
+    assert snapshot(out) != before
 
 
 def test_export_allennlp_refuses_a_non_empty_folder_without_force(finished_run, tmp_path,
@@ -102,12 +98,12 @@ def test_export_into_a_file_is_a_clear_error(finished_run, tmp_path, capsys):
     ("--optimizer=adagrad", "optimizer: adam → adagrad"),
 ])
 def test_resume_refuses_an_incompatible_change_in_one_line(run_copy, capsys, flag, shown):
-    before = _snapshot(run_copy)
+    before = snapshot(run_copy)
     assert cli(["train", "--out", str(run_copy), *MICRO_CLI, flag, "--resume"]) == 2
     err = capsys.readouterr().err
     assert shown in err and "size mismatch" not in err
     assert len(err.strip().splitlines()) == 1, err
-    assert _snapshot(run_copy) == before
+    assert snapshot(run_copy) == before
 
 
 def test_resume_accepts_compatible_changes_with_a_notice(run_copy, capsys):
@@ -285,7 +281,7 @@ def test_an_export_on_a_full_disk_keeps_the_previous_one_and_says_so(finished_ru
 
     out = tmp_path / "exported"
     assert cli(["export", str(finished_run), kind, str(out)]) == 0
-    before = _snapshot(out)
+    before = snapshot(out)
 
     def h5py_fills_the_disk(name, mode="r", **kwargs):
         _no_space()
@@ -302,7 +298,7 @@ def test_an_export_on_a_full_disk_keeps_the_previous_one_and_says_so(finished_ru
     err = capsys.readouterr().err
     assert err.startswith(f"elmo-tutorial export: no space left on {out}") and \
         err.count("\n") == 1, err
-    assert _snapshot(out) == before
+    assert snapshot(out) == before
     assert sorted(p.name for p in out.iterdir()) == sorted(before)  # no temporary file left
 
 
@@ -313,7 +309,7 @@ def test_a_killed_export_leaves_the_previous_one_and_the_next_export_cleans_up(
 
     out = tmp_path / "exported"
     assert cli(["export", str(finished_run), "--allennlp", str(out)]) == 0
-    before = _snapshot(out)
+    before = snapshot(out)
     killed_while_writing = f"""
 import os, pathlib, signal
 from elmo_tutorial.commands.cli import main
@@ -326,7 +322,7 @@ main(["export", {str(finished_run)!r}, "--allennlp", {str(out)!r}, "--force"])
 """
     done = subprocess.run([sys.executable, "-c", killed_while_writing], capture_output=True)
     assert done.returncode == -9, done.stderr.decode()
-    assert _snapshot(out) == before
+    assert snapshot(out) == before
     staging = [p.name for p in tmp_path.iterdir() if p.name.startswith(".exported.export-")]
     assert staging  # the killed one's folder, beside OUT_DIR: never inside it
     assert cli(["export", str(finished_run), "--allennlp", str(out), "--force"]) == 0

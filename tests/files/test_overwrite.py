@@ -6,6 +6,7 @@ import json
 import shutil
 
 import pytest
+from _folder_helpers import one_line, snapshot
 from _train_helpers import MICRO_CLI
 
 from elmo_tutorial.commands.cli import main as cli
@@ -17,18 +18,6 @@ from elmo_tutorial.files.overwrite import (
     enclosing_run,
 )
 from elmo_tutorial.model.run_dir import shipped_model
-
-
-def _snapshot(folder):
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file()}
-
-
-def _one_line(err: str) -> str:
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, lines
-    return lines[0]
-
 
 USERS_OWN = {  # files of a user's own that happen to have a run's names
     "config.json": {"config.json": '{"my": "settings"}\n'},
@@ -45,12 +34,12 @@ def test_train_refuses_a_folder_of_the_users_own_files_under_a_runs_names(tmp_pa
                                                                            files):
     for name, text in files.items():
         (tmp_path / name).write_text(text)
-    before = _snapshot(tmp_path)
+    before = snapshot(tmp_path)
     assert cli(["train", "--out", str(tmp_path), *MICRO_CLI, "--max_steps=2"]) == 2
-    line = _one_line(capsys.readouterr().err)
+    line = one_line(capsys.readouterr().err)
     assert all(name in line for name in files) and "--force" in line, line
     assert "would overwrite" in line and "not a run's" in line
-    assert _snapshot(tmp_path) == before, "the user's files were changed"
+    assert snapshot(tmp_path) == before, "the user's files were changed"
 
 
 def test_finetune_refuses_the_users_own_files_in_its_out_folder(tmp_path, capsys, monkeypatch):
@@ -60,7 +49,7 @@ def test_finetune_refuses_the_users_own_files_in_its_out_folder(tmp_path, capsys
     monkeypatch.setattr("elmo_tutorial.tasks.finetune_report.finetune_report",
                         lambda *a, **k: pytest.fail("it went on"))
     assert cli(["finetune", str(shipped_model("tiny")), "--out", str(out)]) == 2
-    line = _one_line(capsys.readouterr().err)
+    line = one_line(capsys.readouterr().err)
     assert "config.json" in line and "fine-tuning into it would overwrite" in line
     assert (out / "config.json").read_text() == '{"my": "settings"}\n'
 
@@ -70,7 +59,7 @@ def test_a_vocabulary_that_the_runs_config_does_not_record_is_not_the_runs(run_c
     (run_copy / "model.safetensors").unlink()  # a run stopped before its first checkpoint,
     (run_copy / "vocab.txt").write_text("a\nword\nlist\nof\nmine\n")  # but this is not its
     assert cli(["train", "--out", str(run_copy), *MICRO_CLI, "--max_steps=2"]) == 2
-    line = _one_line(capsys.readouterr().err)
+    line = one_line(capsys.readouterr().err)
     assert "vocab.txt" in line and "not the vocabulary that config.json records" in line
     assert (run_copy / "vocab.txt").read_text() == "a\nword\nlist\nof\nmine\n"
 
@@ -118,13 +107,13 @@ def test_no_command_writes_inside_another_runs_folder(run_copy, capsys, monkeypa
     monkeypatch.setattr("elmo_tutorial.tasks.finetune_report.finetune_report",
                         lambda *a, **k: pytest.fail("it went on"))
     inside = run_copy / where
-    before = _snapshot(run_copy)
+    before = snapshot(run_copy)
     argv = [a.format(inside=inside, run=run_copy, source=shipped_model("tiny"))
             for a in command]
     assert cli(argv) == 2
-    line = _one_line(capsys.readouterr().err)
+    line = one_line(capsys.readouterr().err)
     assert f"inside the run folder {run_copy}" in line and "outside" in line, line
-    assert _snapshot(run_copy) == before, "the run was changed"
+    assert snapshot(run_copy) == before, "the run was changed"
     assert where != "sub/run" or not (run_copy / "sub").exists()
 
 
@@ -156,6 +145,6 @@ def test_an_out_below_a_file_is_one_line_naming_the_file(run_copy, tmp_path, cap
     argv = [a.format(out=tmp_path / "notes.txt" / "run", run=run_copy,
                      source=shipped_model("tiny")) for a in command]
     assert cli(argv) == 2
-    line = _one_line(capsys.readouterr().err)
+    line = one_line(capsys.readouterr().err)
     assert f"{tmp_path / 'notes.txt'} is a file, not a folder" in line, line
     assert (tmp_path / "notes.txt").read_text() == "mine"

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+from _folder_helpers import one_line, snapshot
 from _train_helpers import MICRO_CLI
 
 from elmo_tutorial.commands.cli import main as cli
@@ -19,17 +20,6 @@ from elmo_tutorial.model.run_dir import shipped_model
 KILLED_WRITERS = [".vocab.txt.k2j4.tmp", ".config.json.a81b.tmp", ".log.jsonl.x0x0.tmp",
                   "checkpoints/.latest.q1w2.tmp", ".model.safetensors.m3n4.tmp",
                   ".loss.png.p9o8.tmp", ".finetune.json.f1f2.tmp"]
-
-
-def _snapshot(folder):
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file()}
-
-
-def _one_line(err: str) -> str:
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, lines
-    return lines[0]
 
 
 def _plant_leftovers(run: Path) -> None:
@@ -83,15 +73,15 @@ PLANTED = {"latest a folder": (_latest_a_folder, "latest is not a regular file")
 
 @pytest.mark.parametrize("flags", [["--resume", "--max_steps=8"], []])
 @pytest.mark.parametrize(("plant", "says"), PLANTED.values(), ids=PLANTED.keys())
-def test_train_refuses_a_checkpoint_entry_it_cannot_write_in_one_line(run_copy, capsys, plant,
+def test_train_refuses_a_checkpoint_entry_it_cannot_write_inone_line(run_copy, capsys, plant,
                                                                       says, flags, alarm):
     (run_copy / "model.safetensors").unlink()  # a run that is still training
     plant(run_copy)
-    before = _snapshot(run_copy)
+    before = snapshot(run_copy)
     assert cli(["train", "--out", str(run_copy), *MICRO_CLI, *flags]) == 2
-    line = _one_line(capsys.readouterr().err)
+    line = one_line(capsys.readouterr().err)
     assert says in line and "move it away" in line, line
-    assert _snapshot(run_copy) == before
+    assert snapshot(run_copy) == before
 
 
 # -- why the lock cannot be taken ----------------------------------------------------------------
@@ -116,13 +106,13 @@ def test_a_full_disk_while_taking_the_lock_is_disk_full_and_leaves_no_folder(tmp
     assert not (tmp_path / "new").exists()
 
 
-def test_finetune_on_a_full_disk_while_taking_its_lock_says_so_in_one_line(tmp_path, capsys,
+def test_finetune_on_a_full_disk_while_taking_its_lock_says_so_inone_line(tmp_path, capsys,
                                                                            monkeypatch):
     monkeypatch.setattr(os, "ftruncate", _full_disk)
     out = tmp_path / "tuned"
     assert cli(["finetune", str(shipped_model("tiny")), "--out", str(out),
                 "--sentences", "10"]) == 1
-    line = _one_line(capsys.readouterr().err)
+    line = one_line(capsys.readouterr().err)
     assert line.startswith("elmo-tutorial finetune: no space left") and ".lock" in line
     assert not out.exists()
 
@@ -143,13 +133,13 @@ def test_a_read_only_folder_refuses_the_lock_in_words(tmp_path, monkeypatch):
 def test_a_read_only_folder_is_one_line_from_each_command(run_copy, tmp_path, capsys,
                                                           monkeypatch, command):
     monkeypatch.setattr(os, "open", _read_only_lock(os.open))
-    before = _snapshot(run_copy)
+    before = snapshot(run_copy)
     argv = [a.format(out=tmp_path / "new", run=run_copy, tiny=shipped_model("tiny"))
             for a in command]
     assert cli(argv) == 2
-    line = _one_line(capsys.readouterr().err)
+    line = one_line(capsys.readouterr().err)
     assert "cannot write into" in line and "permission denied" in line, line
-    assert _snapshot(run_copy) == before and not (tmp_path / "new").exists()
+    assert snapshot(run_copy) == before and not (tmp_path / "new").exists()
 
 
 @pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0,
@@ -160,7 +150,7 @@ def test_a_really_read_only_folder_is_refused_by_train(tmp_path, capsys):
     folder.chmod(0o555)
     try:
         assert cli(["train", "--out", str(folder / "run"), *MICRO_CLI]) == 2
-        assert "permission denied" in _one_line(capsys.readouterr().err)
+        assert "permission denied" in one_line(capsys.readouterr().err)
     finally:
         folder.chmod(0o755)
 

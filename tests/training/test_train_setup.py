@@ -7,6 +7,7 @@ import json
 
 import pytest
 import torch
+from _folder_helpers import one_line
 from _train_helpers import MICRO_CLI
 
 from elmo_tutorial.commands.cli import main as cli
@@ -24,12 +25,6 @@ def _edit(run, **train) -> bytes:
     return path.read_bytes()
 
 
-def _one_line(err: str) -> str:
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, lines
-    return lines[0]
-
-
 @pytest.mark.parametrize("key", EDITS)
 def test_a_fixed_setting_edited_in_config_json_is_refused_naming_the_checkpoints_value(
         run_copy, capsys, key):
@@ -38,7 +33,7 @@ def test_a_fixed_setting_edited_in_config_json_is_refused_naming_the_checkpoints
     edited = _edit(run_copy, **{key: EDITS[key], "max_steps": 8})
     # resumed with the flags the refusal of a changed setting advises: the run's own
     assert cli(["train", "--out", str(run_copy), *MICRO_CLI, "--resume"]) == 2
-    line = _one_line(capsys.readouterr().err)
+    line = one_line(capsys.readouterr().err)
     assert "config.json does not describe the run its checkpoint holds" in line, line
     assert f"{key} is {EDITS[key]} there, but {trained} in its checkpoint step_000004" in line
     assert f"Restore {key} to {trained}" in line
@@ -54,7 +49,7 @@ def test_the_edited_value_given_as_a_flag_too_is_refused(run_copy, capsys):
     given = [f for f in MICRO_CLI if not f.startswith("--max_steps")]
     assert cli(["train", "--out", str(run_copy), *given, "--corpus=english_mix",
                 "--max_steps=8", "--resume"]) == 2
-    line = _one_line(capsys.readouterr().err)
+    line = one_line(capsys.readouterr().err)
     assert "corpus is english_mix there, but embedded in its checkpoint" in line
     assert (run_copy / "config.json").read_bytes() == edited
 
@@ -77,7 +72,7 @@ def test_a_checkpoint_that_cannot_be_read_leaves_the_next_one_as_the_authority(r
     (run_copy / "checkpoints" / "step_000004" / "state.pt").write_bytes(b"")
     _edit(run_copy, corpus="english_mix")
     assert cli(["train", "--out", str(run_copy), *MICRO_CLI, "--resume"]) == 2
-    assert "but embedded in its checkpoint step_000002" in _one_line(capsys.readouterr().err)
+    assert "but embedded in its checkpoint step_000002" in one_line(capsys.readouterr().err)
 
 
 def test_a_checkpoint_that_records_no_settings_leaves_config_json_the_authority(run_copy,
@@ -90,7 +85,7 @@ def test_a_checkpoint_that_records_no_settings_leaves_config_json_the_authority(
     (run_copy / "model.safetensors").unlink()
     _edit(run_copy, corpus="english_mix")
     assert cli(["train", "--out", str(run_copy), *MICRO_CLI, "--resume"]) == 2
-    line = _one_line(capsys.readouterr().err)
+    line = one_line(capsys.readouterr().err)
     assert "corpus: english_mix → embedded" in line and "cannot continue" in line
 
 
@@ -101,6 +96,6 @@ def test_without_config_json_the_checkpoint_still_decides(run_copy, capsys):
         (run_copy / name).unlink()
     assert cli(["train", "--out", str(run_copy), *MICRO_CLI, "--corpus=english_mix",
                 "--resume"]) == 2
-    line = _one_line(capsys.readouterr().err)
+    line = one_line(capsys.readouterr().err)
     assert "corpus: embedded → english_mix" in line and "cannot continue" in line
     assert not (run_copy / "config.json").exists()
