@@ -89,7 +89,8 @@ class _LanguageModel(nn.Module):
         self.softmax = Softmax(P, config.vocab_size) if config.vocab_size else None
         self.dropout = Dropout(config.dropout)
 
-    def encode(self, char_ids: Tensor, mask: Tensor | None = None) -> dict:
+    def encode(self, char_ids: Tensor, mask: Tensor | None = None,
+               generators: Generators | None = None) -> dict:
         """Token embeddings and every LSTM layer's outputs for sentences with ``<S> .. </S>``.
 
         Args:
@@ -97,6 +98,7 @@ class _LanguageModel(nn.Module):
                 :func:`~elmo_tutorial.model.chars.check_char_ids`.
             mask: the mask ``check_char_ids`` returned, from a caller that has checked the ids
                 already (``ELMo``); they are then not checked again.
+            generators: the random streams of a training step (:meth:`encode_embeddings`).
 
         Shape:
             - char_ids: ``(B, T, 50)``, 0 at padding.
@@ -106,7 +108,8 @@ class _LanguageModel(nn.Module):
         """
         if mask is None:
             mask = check_char_ids(char_ids)  # (B, T)
-        return self.encode_embeddings(self.char_cnn(char_ids), mask)  # char_cnn: (B, T, P)
+        word_emb = self.char_cnn(char_ids)  # (B, T, P)
+        return self.encode_embeddings(word_emb, mask, generators)
 
     def encode_embeddings(self, word_emb: Tensor, mask: Tensor,
                           generators: Generators | None = None) -> dict:
@@ -149,9 +152,7 @@ class _LanguageModel(nn.Module):
                 "build it with ModelConfig(vocab_size=len(vocab)) to train or evaluate it"
             )
         device = self.softmax.weight.device
-        char_ids = batch.char_ids.to(device)
-        mask = check_char_ids(char_ids)  # (B, T)
-        out = self.encode_embeddings(self.char_cnn(char_ids), mask, generators)
+        out = self.encode(batch.char_ids.to(device), generators=generators)
         gens = generators or {}
         nll, n_tokens = {}, None
         for direction in self.directions:
