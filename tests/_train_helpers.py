@@ -1,5 +1,10 @@
 """A micro training configuration shared by the trainer's tests (seconds on a CPU)."""
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 from elmo_tutorial.training.train_config import TrainConfig, apply_overrides
 
 MICRO = {
@@ -32,3 +37,21 @@ MICRO_CLI = [
 # 32 768 numbers, which PyTorch splits between its threads; 1 and 2 threads then differ in
 # the last bits from the fourth batch on. (At the micro sizes above they never differ.)
 THREAD_SENSITIVE = {"model.lstm_dim": 64, "model.projection_dim": 64, "batch_size": 32}
+
+
+# MICRO_CLI without its length and checkpoint interval, for a run that a test stops itself.
+MICRO_CLI_OPEN = [f for f in MICRO_CLI if not f.startswith(("--max_steps",
+                                                             "--checkpoint_interval"))]
+
+
+def start_endless_training(run, *more: str, **popen) -> subprocess.Popen:
+    """``elmo-tutorial train`` of the micro model into ``run``, until it is stopped: a log line
+    every step, no checkpoint but the one a stop writes; this checkout first on its path.
+    ``more`` are further flags, ``popen`` goes to ``subprocess.Popen`` (stderr is piped)."""
+    repository = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [repository, *filter(None, [os.environ.get("PYTHONPATH")])])}
+    return subprocess.Popen(
+        [sys.executable, "-m", "elmo_tutorial", "train", "--out", str(run), *MICRO_CLI_OPEN, *more,
+         "--max_steps=1000000", "--checkpoint_interval=1000000", "--log_interval=1"],
+        stderr=subprocess.PIPE, text=True, env=env, **popen)

@@ -7,7 +7,7 @@ import random
 import pytest
 import torch
 from _folder_helpers import snapshot
-from _train_helpers import MICRO_CLI
+from _train_helpers import MICRO_CLI, MICRO_CLI_OPEN, start_endless_training
 
 from elmo_tutorial.commands.cli import main as cli
 from elmo_tutorial.model import checkpoint as ckpt
@@ -216,12 +216,8 @@ def test_a_stop_signal_during_train_saves_the_step_it_stopped_at_and_names_resum
                                                                                name):
     """Ctrl-C (SIGINT), a scheduler's SIGTERM and a closed terminal's SIGHUP all stop
     training at the end of a step, with a checkpoint there, the lock released, exit 130."""
-    import os
     import signal
-    import subprocess
-    import sys
     import time
-    from pathlib import Path
 
     from elmo_tutorial.training.train_log import read_log
 
@@ -235,14 +231,7 @@ def test_a_stop_signal_during_train_saves_the_step_it_stopped_at_and_names_resum
                 signal.signal(each, signal.SIG_DFL)
 
     run = tmp_path / "run"
-    flags = [f for f in MICRO_CLI if not f.startswith(("--max_steps", "--checkpoint_interval"))]
-    repository = str(Path(__file__).resolve().parents[2])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [repository, *filter(None, [os.environ.get("PYTHONPATH")])])}
-    train = subprocess.Popen(
-        [sys.executable, "-m", "elmo_tutorial", "train", "--out", str(run), *flags,
-         "--max_steps=1000000", "--checkpoint_interval=1000000", "--log_interval=1"],
-        stderr=subprocess.PIPE, text=True, env=env, preexec_fn=default_handlers)
+    train = start_endless_training(run, preexec_fn=default_handlers)
     try:
         waited = 0.0
         while not [e for e in read_log(run) if e["kind"] == "train"]:  # training has begun
@@ -263,7 +252,8 @@ def test_a_stop_signal_during_train_saves_the_step_it_stopped_at_and_names_resum
     assert step >= max(e["step"] for e in read_log(run)), "steps after the checkpoint are lost"
     assert f"stopped by {name} at step {step} of" in err and str(saved) in err
     assert not (run / ".lock").exists(), "the run folder's lock was left behind"
-    assert cli(["train", "--out", str(run), *flags, f"--max_steps={step + 1}", "--resume"]) == 0
+    assert cli(["train", "--out", str(run), *MICRO_CLI_OPEN, f"--max_steps={step + 1}",
+                "--resume"]) == 0
     assert ckpt.load_checkpoint(ckpt.latest_checkpoint(run))[1]["step"] == step + 1
 
 

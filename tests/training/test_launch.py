@@ -4,13 +4,11 @@ saving the run where they stopped."""
 
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from _train_helpers import MICRO_CLI
+from _train_helpers import MICRO_CLI, start_endless_training
 
 from elmo_tutorial.commands.cli import main as cli
 from elmo_tutorial.model import checkpoint as ckpt
@@ -104,15 +102,8 @@ def _alive(pid: int) -> bool:
 @pytest.mark.parametrize("how", ["SIGTERM to the launcher", "SIGKILL to the launcher"])
 def test_the_processes_stop_with_their_launcher_and_save_where_they_stopped(tmp_path, how):
     run = tmp_path / "run"
-    flags = [f for f in MICRO_CLI if not f.startswith(("--max_steps", "--checkpoint_interval"))]
-    repository = str(Path(__file__).resolve().parents[2])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [repository, *filter(None, [os.environ.get("PYTHONPATH")])])}
-    launcher = subprocess.Popen(
-        [sys.executable, "-m", "elmo_tutorial", "train", "--out", str(run), *flags,
-         "--nproc", "2", "--max_steps=1000000", "--checkpoint_interval=1000000",
-         "--log_interval=1"], stderr=subprocess.PIPE, text=True, env=env,
-        preexec_fn=_default_handlers, start_new_session=True)
+    launcher = start_endless_training(run, "--nproc", "2", preexec_fn=_default_handlers,
+                                      start_new_session=True)
     started = []
     try:
         waited = 0.0
