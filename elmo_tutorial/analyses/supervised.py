@@ -16,6 +16,13 @@ dev after every round, keeps the weights of the best round and stops
   rounds. A run that ends there is marked ``stopped="cap"``, so that a report can count them
   (it should count none).
 
+With ``lr_patience`` it also **lowers the learning rate on a plateau**: after ``lr_patience``
+rounds without a better dev score (counted from the best round or the last cut, whichever is
+later) the rate is multiplied by ``lr_factor``. A run stopped by patience has then tried
+smaller steps before it stopped: with ``lr_patience=2`` and ``patience=6``, two rounds at half
+the rate and two at a quarter. Without it a run that happens to reach a plateau early stops
+there, and its best epoch predicts its test score (an early stopper scores lower).
+
 A **round** is one pass over the batches, or as many passes as make ``round_updates`` steps
 when the training set is small: scoring dev after 3 updates would spend the run on dev.
 
@@ -65,7 +72,8 @@ class Fit:
 
     Attributes:
         history: one dict per round: ``{"round", "epochs" (passes so far), "updates",
-            "loss" (mean training loss of the round), "valid" (dev score)}``.
+            "loss" (mean training loss of the round), "valid" (dev score), "lr" (the learning
+            rate the round trained with)}``.
         best_round: the round whose weights the model ends with.
         last_round: the last round trained.
         cap: the most rounds the run was allowed in the end (``max_rounds``, extended).
@@ -86,7 +94,8 @@ class Fit:
 def fit(model: nn.Module, batches: Sequence, loss_of: Callable[[object], torch.Tensor],
         score_dev: Callable[[], float], *, lr: float, seed: int = 0, max_rounds: int = 30,
         patience: int = 5, min_updates: int = 0, round_updates: int = 1,
-        hard_cap: int = 200, progress: bool = False) -> Fit:
+        hard_cap: int = 200, lr_patience: int | None = None, lr_factor: float = 0.5,
+        progress: bool = False) -> Fit:
     """Train ``model`` with Adam until dev stops improving; end with the best round's weights.
 
     Args:
@@ -102,17 +111,23 @@ def fit(model: nn.Module, batches: Sequence, loss_of: Callable[[object], torch.T
         min_updates: never stop (for patience) before this many optimiser steps.
         round_updates: a round is at least this many steps (several passes of a small set).
         hard_cap: the most rounds in any case (``stopped="cap"``).
+        lr_patience: multiply the learning rate by ``lr_factor`` after this many rounds
+            without a better dev score since the best round or the last cut (None: never).
     """
     if not batches:
         raise ValueError("fit needs at least one training batch")
     if patience < 1 or max_rounds < 1 or hard_cap < max_rounds:
         raise ValueError(f"need patience ≥ 1 and 1 ≤ max_rounds ≤ hard_cap, got {patience}, "
                          f"{max_rounds}, {hard_cap}")
+    if lr_patience is not None and (lr_patience < 1 or not 0.0 < lr_factor < 1.0):
+        raise ValueError(f"need lr_patience ≥ 1 and 0 < lr_factor < 1, got {lr_patience}, "
+                         f"{lr_factor}")
     torch.manual_seed(seed)  # dropout
     generator = torch.Generator().manual_seed(seed)  # batch order
     passes_per_round = max(1, math.ceil(round_updates / len(batches)))
     optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=lr)
     result, cap, best, best_state, updates = Fit(), max_rounds, -math.inf, None, 0
+    last_cut = 0  # the round after which the learning rate was last lowered
     rounds = range(1, hard_cap + 1)
     if progress:
         from tqdm.auto import tqdm
@@ -129,14 +144,20 @@ def fit(model: nn.Module, batches: Sequence, loss_of: Callable[[object], torch.T
                 optimizer.step()
                 total, seen, updates = total + float(loss.detach()), seen + 1, updates + 1
         score = float(score_dev())
+        rate = optimizer.param_groups[0]["lr"]
         result.history.append({"round": round_, "epochs": round_ * passes_per_round,
-                               "updates": updates, "loss": total / seen, "valid": score})
+                               "updates": updates, "loss": total / seen, "valid": score,
+                               "lr": rate})
         result.last_round = round_
         if score > best:
             best, best_state, result.best_round = score, copy.deepcopy(model.state_dict()), round_
         done = round_ - result.best_round >= patience and updates >= min_updates
         if done:
             break
+        if lr_patience is not None and round_ - max(result.best_round, last_cut) >= lr_patience:
+            for group in optimizer.param_groups:  # a plateau: try smaller steps
+                group["lr"] = rate * lr_factor
+            last_cut = round_
         if round_ == cap:  # patience has not acted: the run may still improve, so allow more
             cap = min(hard_cap, cap + patience)
             if round_ == cap:

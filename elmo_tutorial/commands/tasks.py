@@ -84,18 +84,21 @@ def _training_corpus(paths) -> str:
 
 
 def _quality_models(runs) -> dict:
-    """``{name: (ELMo, held-out test perplexity)}`` for the quality figure's run directories."""
+    """``{name: (ELMo, held-out test perplexity)}`` for the quality figure's biLMs."""
     from pathlib import Path
 
     from elmo_tutorial.model.elmo import ELMo
-    from elmo_tutorial.training.evaluation import evaluate_run
+    from elmo_tutorial.tasks.quality import heldout_perplexity
 
     models = {}
     for run in runs:
         name = Path(run).name
         if name in models or name == "main":
             raise ValueError(f"two quality runs are named {name!r}: give them distinct folders")
-        ppl = evaluate_run(run, "test", ngram=False)["bilm"]["avg_ppl"]
+        ppl = heldout_perplexity(run)
+        if ppl is None:
+            raise ValueError(f"{run} has no held-out perplexity (no softmax to score words "
+                             "with, no heldout.json): the quality figure cannot place it")
         models[name] = (ELMo.from_run(run), ppl)
     return models
 
@@ -110,6 +113,7 @@ def run(args) -> int:
     from elmo_tutorial.data.downloads import DatasetNotAvailable
     from elmo_tutorial.files.overwrite import WouldOverwrite, check_new_files
     from elmo_tutorial.formats.allennlp_format import load_model
+    from elmo_tutorial.tasks.quality import heldout_perplexity
     from elmo_tutorial.tasks.report import open_run_store, task_report
     from elmo_tutorial.tasks.report_markdown import FIGURES, to_markdown, write_report
     from elmo_tutorial.tasks.runs import StoreMismatch
@@ -129,13 +133,14 @@ def run(args) -> int:
     try:
         model = load_model(args.model)
         quality = _quality_models(args.quality)
+        perplexity = heldout_perplexity(args.model[0]) if len(args.model) == 1 else None
         store = open_run_store(model, corpus, args.quick, args.runs, args.tasks, quality)
     except (FileNotFoundError, ValueError, OSError, DatasetNotAvailable) as err:
         return fail("tasks", err)  # StoreMismatch is a ValueError
     try:
         result = task_report(model, corpus=corpus, tasks=args.tasks, quick=args.quick,
                              workers=args.workers, progress=True, name=" ".join(args.model),
-                             store=store, quality=quality)
+                             store=store, quality=quality, perplexity=perplexity)
     except (DatasetNotAvailable, CacheNotWritable, StoreMismatch, ValueError) as err:
         return fail("tasks", err)
     except KeyboardInterrupt:  # Ctrl-C, SIGTERM or SIGHUP (cli): the pool's workers are ended

@@ -9,7 +9,8 @@ it (``elmo-tutorial data download NAME``, or ``ELMO_TUTORIAL_DATA``).
 - ``wnut17(split)`` → ``[(tokens, bio_tags), ...]`` (WNUT-17 emerging entities)
 - ``treebank_pos(split)`` → ``[(tokens, ptb_tags), ...]`` (nltk's Penn Treebank sample)
 - ``conll2000_chunks(split)`` → ``[(tokens, bio_chunk_tags), ...]`` (CoNLL-2000 chunking)
-- ``sst(split, classes)`` → ``[(tokens, label), ...]`` (Stanford Sentiment Treebank, SST-5/-2)
+- ``sst(split, classes, phrases)`` → ``[(tokens, label), ...]`` (Stanford Sentiment Treebank,
+  SST-5/-2; its sentences, or every labelled phrase)
 - ``wsd_framework(dataset)`` → ``[{"id", "tokens", "lemmas", "pos", "instances"}, ...]``
 
 Splits are called ``"train"``, ``"valid"`` and ``"test"`` (``"dev"`` and ``"validation"`` are
@@ -150,11 +151,14 @@ def conll2000_chunks(split: str = "train") -> list[tuple[Sentence, list[str]]]:
             for sentence in reader.iob_sents(f"{split}.txt")]
 
 
-_SST_LEAF = re.compile(r"\(\d ([^()\s]+)\)")  # "(2 word)": a leaf, its label and its word
+# "(2 word)": a leaf, its label and its word. Only a plain space separates: a word may hold a
+# no-break space ("8\xa01/2", three training sentences), which `\s` would split or drop.
+_SST_LEAF = re.compile(r"\(\d ([^() ]+)\)")
 _SST_FILES = {"train": "train.txt", "valid": "dev.txt", "test": "test.txt"}
 
 
-def sst(split: str = "train", classes: int = 5) -> list[tuple[Sentence, int]]:
+def sst(split: str = "train", classes: int = 5,
+        phrases: bool = False) -> list[tuple[Sentence, int]]:
     """Stanford Sentiment Treebank sentences as ``(tokens, label)``, labelled at the root.
 
     Every line of ``trees/{train,dev,test}.txt`` is one sentence's binarised PTB-style tree
@@ -165,26 +169,66 @@ def sst(split: str = "train", classes: int = 5) -> list[tuple[Sentence, int]]:
         classes: ``5`` (SST-5, the paper's task: 0 very negative, 1 negative, 2 neutral,
             3 positive, 4 very positive; 8,544 / 1,101 / 2,210 sentences) or ``2`` (SST-2:
             neutral sentences dropped, 0 negative (0-1), 1 positive (3-4); 6,920 / 872 / 1,821).
+        phrases: every labelled phrase of the split instead (each node of each tree, the
+            sentences themselves included), each distinct token sequence once, in the order
+            first met: 159,274 phrases in SST-5's training trees (318,582 nodes; a phrase
+            met twice always has the same label there). This is the training set of the
+            paper's SST-5 model (AllenNLP's reader with ``use_subtrees``), which is scored on
+            the sentences.
     """
     if classes not in (2, 5):
         raise ValueError(f"classes must be 5 (SST-5) or 2 (SST-2), got {classes}")
     folder = locate("sst")
     path = folder / "trees" / _SST_FILES[normalize_split(split)]
-    sentences = []
+    examples, seen = [], set()
     for number, line in dataset_lines(path, folder, MAX_LABELLED_FILE_BYTES):
         line = line.strip()
         if not line:
             continue
         if not (line.startswith("(") and line[1:2].isdigit()):
             raise BadDatasetFile(f"{path}, line {number}: not a labelled tree: {line!r:.60}")
-        label = int(line[1])
-        tokens = [_ptb_word(w) for w in _SST_LEAF.findall(line)]
-        if classes == 2:
-            if label == 2:
-                continue
-            label = int(label > 2)
-        sentences.append((tokens, label))
-    return sentences
+        if phrases:
+            nodes = _tree_nodes(line, f"{path}, line {number}")
+        else:
+            nodes = [(int(line[1]), [_ptb_word(w) for w in _SST_LEAF.findall(line)])]
+        for label, tokens in nodes:
+            if classes == 2:
+                if label == 2:
+                    continue
+                label = int(label > 2)
+            if phrases:
+                if tuple(tokens) in seen:
+                    continue
+                seen.add(tuple(tokens))
+            examples.append((tokens, label))
+    return examples
+
+
+_SST_TOKEN = re.compile(r"\(\d|\)|[^() ]+")  # "(" with its label digit, ")" or a word
+
+
+def _tree_nodes(line: str, where: str) -> list[tuple[int, Sentence]]:
+    """Every node of one SST tree as ``(label, tokens)``, the root last."""
+    nodes, stack = [], []  # stack: per open node, its label and its tokens so far
+    for piece in _SST_TOKEN.findall(line):
+        if piece.startswith("("):
+            stack.append((int(piece[1]), []))
+        elif piece == ")":
+            if not stack:
+                raise BadDatasetFile(f"{where}: a ')' closes no node")
+            label, tokens = stack.pop()
+            if not tokens:
+                raise BadDatasetFile(f"{where}: a node without words")
+            nodes.append((label, tokens))
+            if stack:
+                stack[-1][1].extend(tokens)
+        elif stack:
+            stack[-1][1].append(_ptb_word(piece))
+        else:
+            raise BadDatasetFile(f"{where}: a word outside the tree: {piece!r:.40}")
+    if stack or not nodes:
+        raise BadDatasetFile(f"{where}: the tree is not closed")
+    return nodes
 
 
 WSD_DATASETS = ("semcor", "senseval2", "senseval3", "semeval2007", "semeval2013",

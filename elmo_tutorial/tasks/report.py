@@ -42,6 +42,8 @@ from elmo_tutorial.data.downloads import cache_dir
 from elmo_tutorial.runtime import available_cores
 from elmo_tutorial.tasks.bag_of_words import bag_of_words_baseline
 from elmo_tutorial.tasks.experiments import (
+    CLASSIFICATION,
+    FRACTION_TASKS,
     PROTOCOL,
     TASKS,
     majority_rate,
@@ -58,17 +60,19 @@ from elmo_tutorial.training.workers import pool_worker_start
 __all__ = ["FULL", "PAPER", "QUICK", "jobs_for", "open_run_store", "run_store_key",
            "task_report", "train_arms"]
 
-# The full report: Table 1 on the full training sets, five seeds; Table 3 and the quality
-# figure's chunking on a fixed random sample of 500 training sentences (the same for every arm
-# and seed), five seeds; Table 2 on the same sample, three seeds; Figure 1 with 1 % and 10 %
-# of each training set, three seeds. About two hours on a 2-core CPU (benchmarks/RESULTS.md).
+# The full report, five seeds wherever it gives a verdict: Table 1 on the full training sets;
+# Tables 2 and 3 and the quality figure's chunking on a fixed random sample of 500 training
+# sentences (the same for every arm and seed); Figure 1 with 1 % and 10 % of each training set
+# (another part per seed), its three arms as Table 1's.
 FULL = {"max_sentences": None, "sample": 500, "seeds": (0, 1, 2, 3, 4),
-        "fraction_seeds": (0, 1, 2), "fractions": (0.01, 0.1), "table2_seeds": (0, 1, 2),
-        "table2_variants": ("top", "lambda1"), "protocol": {}}
+        "fraction_seeds": (0, 1, 2, 3, 4), "fractions": (0.01, 0.1),
+        "fraction_variants": ("baseline", "layer0", "elmo"), "table2_seeds": (0, 1, 2, 3, 4),
+        "table2_variants": ("top", "lambda1", "layer0"), "protocol": {}}
 # A smoke test: 200 sentences per split, two seeds, three epochs at most (runs end at the cap:
 # not converged, not comparable with anything).
 QUICK = {"max_sentences": 200, "sample": None, "seeds": (0, 1), "fraction_seeds": (0, 1),
-         "fractions": (0.1,), "table2_seeds": (0, 1), "table2_variants": ("top", "lambda1"),
+         "fractions": (0.1,), "fraction_variants": ("baseline", "layer0", "elmo"),
+         "table2_seeds": (0, 1), "table2_variants": ("top", "lambda1", "layer0"),
          "protocol": {"max_epochs": 3, "hard_cap": 3, "min_updates": 0}}
 TAGGER_PLACES = ("input", "input_output")  # the candidates of step 1 ("output" is shown too)
 SAMPLED = "chunking"  # the task of Tables 2-3 and of the quality figure's sample
@@ -145,9 +149,9 @@ def jobs_for(step: str, tasks: Sequence[str], seeds: Sequence[int], setting: dic
             Job(SAMPLED, v, s, places=tuple(places[SAMPLED]), sample=sample)
             for v in setting["table2_variants"] for s in setting["table2_seeds"]]
     if step == "fractions":
-        return [Job(t, v, s, fraction=f, places=_where(v, places[t])) for t in tasks
-                for f in setting["fractions"] for v in ("baseline", "elmo")
-                for s in setting["fraction_seeds"]]
+        return [Job(t, v, s, fraction=f, places=_where(v, places[t]))
+                for t in tasks if t in FRACTION_TASKS for f in setting["fractions"]
+                for v in setting["fraction_variants"] for s in setting["fraction_seeds"]]
     if step == "quality":
         return [Job(t, "elmo", s, places=places[t], sample=sample if t == SAMPLED else None,
                     bilm=b) for b in quality for t in ("chunking", "ner") if t in tasks
@@ -166,7 +170,8 @@ def _where(variant: str, places: tuple[str, ...]) -> tuple[str, ...]:
 
 def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = TASKS,
                 quick: bool = False, workers: int = 2, progress: bool = True, name: str = "",
-                store: RunStore | None = None, quality: dict | None = None) -> TaskReport:
+                store: RunStore | None = None, quality: dict | None = None,
+                perplexity: float | None = None) -> TaskReport:
     """Train and score every experiment on ``model`` (see the module docstring).
 
     Args:
@@ -178,6 +183,8 @@ def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = TA
         store: where finished runs are kept (default: in memory only, no resuming;
             :func:`open_run_store` opens the file the ``tasks`` command resumes from).
         quality: ``{name: (ELMo, held-out perplexity)}``: more biLMs for the quality figure.
+        perplexity: ``model``'s own held-out perplexity, measured as the quality biLMs' are
+            (:mod:`elmo_tutorial.tasks.quality`); None if unknown.
 
     Returns:
         The :class:`~elmo_tutorial.tasks.results.TaskReport`, its ``model`` (``name``),
@@ -201,7 +208,7 @@ def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = TA
             samples = {None, setting["sample"]} if t == SAMPLED else {None}
             if bilm != "main":  # the quality figure: chunking's sample, NER's whole set
                 samples = {setting["sample"]} if t == SAMPLED else {None}
-                if t == "sst5":
+                if t in CLASSIFICATION:
                     continue
             for sample in samples:
                 splits[(bilm, t, sample)] = prepare_task(t, embedder, index,
@@ -209,20 +216,20 @@ def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = TA
                                                          progress)
     _STATE.update(splits=splits, vectors=vectors, protocol=protocol)
     seeds = setting["seeds"]
-    tagging = [t for t in tasks if t != "sst5"]
-    places = {"sst5": ("input",), **{t: ("input",) for t in tagging}}
+    tagging = [t for t in tasks if t not in CLASSIFICATION]
+    places = {t: ("input",) for t in tasks}  # a classifier's ELMo goes at its input
 
     def planned() -> list[Job]:
         jobs = [j for step in ("table1", "table2", "quality", "fractions")
                 for j in jobs_for(step, tasks, seeds, setting, places, list(quality))]
-        # The longest runs first (the full chunking set, then SST-5 ...), the short ones last:
-        # two workers then finish at about the same time.
-        cost = {"chunking": 0, "sst5": 1, "ner": 2}
+        # The longest runs first (SST-5's phrases, the full chunking set, then SST-5 ...), the
+        # short ones last: two workers then finish at about the same time.
+        cost = {"sst5_phrases": 0, "chunking": 1, "sst5": 2, "ner": 3}
         return sorted(jobs, key=lambda j: (j.fraction < 1, j.sample is not None, cost[j.task]))
 
     if SAMPLED in tasks:  # step 1, beside every run that does not depend on its answer
         step1 = jobs_for("places", tasks, seeds, setting, places)
-        free = [j for j in planned() if j.variant == "baseline" or j.task == "sst5"]
+        free = [j for j in planned() if j.variant == "baseline" or j.task in CLASSIFICATION]
         _run(free + step1, store, workers, progress)
         dev = {v: sum(store[j]["valid"] for j in step1 if j.variant == v) / len(seeds)
                for v in TAGGER_PLACES}
@@ -236,7 +243,7 @@ def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = TA
                            for t in tasks if t == "sst5"},
               "sizes": {(b, t, s): {k: len(v) for k, v in sp.items()}
                         for (b, t, s), sp in splits.items()},
-              "perplexity": {b: p for b, (_, p) in quality.items()},
+              "perplexity": {"main": perplexity, **{b: p for b, (_, p) in quality.items()}},
               "place_dev": dev, "places": places}
     if "sst5" in tasks:
         data = {k: v[:setting["max_sentences"]] for k, v in read_task("sst5").items()}

@@ -32,7 +32,8 @@ __all__ = ["FIGURES", "draw", "write_figures"]
 FIGURES = {"sample_efficiency": "tasks_sample_efficiency.png",
            "curves": "tasks_learning_curves.png", "weights": "tasks_layer_weights.png",
            "quality": "tasks_bilm_quality.png"}
-TITLES = {"sst5": "SST-5", "chunking": "CoNLL-2000 chunking", "ner": "WNUT-17 NER"}
+TITLES = {"sst5": "SST-5", "sst5_phrases": "SST-5 (phrases)", "chunking": "CoNLL-2000 chunking",
+          "ner": "WNUT-17 NER"}
 ARMS = {"baseline": ("baseline", "#8ecae6"), "layer0": ("+ layer 0", "#fb8500"),
         "elmo": ("+ ELMo", "#023047")}
 
@@ -44,9 +45,11 @@ def _sample_efficiency(result: TaskReport, plt):
         curve = result.sample_efficiency[task]
         x = [100 * p.fraction for p in curve]
         floor = result.tasks[task].majority
-        for arm in ("baseline", "elmo"):
+        arms = ("baseline", "layer0", "elmo") if all(p.layer0 for p in curve) else (
+            "baseline", "elmo")
+        for arm in arms:
             label, color = ARMS[arm]
-            spreads = [getattr(p, arm) for p in curve]  # p.baseline or p.elmo
+            spreads = [getattr(p, arm) for p in curve]  # p.baseline, p.layer0 or p.elmo
             y = [s.mean for s in spreads]
             ax.errorbar(x, y, yerr=[s.std for s in spreads], color=color, marker="o",
                         capsize=3, label=label)
@@ -123,13 +126,20 @@ def _quality(result: TaskReport, plt):
     ax.axhline(0, color="grey", linewidth=1)
     ax.set_xscale("log")
     ticks = sorted(points, key=lambda q: q.perplexity)
-    ax.set_xticks([q.perplexity for q in ticks], [f"{q.bilm}\n{q.perplexity:.1f}" for q in ticks])
+    name = {"main": result.model or "main"}
+    ax.set_xticks([q.perplexity for q in ticks],
+                  [f"{_short(name.get(q.bilm, q.bilm))}\n{q.perplexity:.1f}" for q in ticks])
     ax.minorticks_off()  # no 2×10¹-style labels between the biLMs
     ax.set_xlim(ticks[-1].perplexity * 1.6, ticks[0].perplexity / 1.6)  # better: right
     ax.set(xlabel="biLM and its held-out perplexity (lower is better →)",
            ylabel="+ ELMo − baseline (F1)")
     ax.legend(fontsize=10)
     return fig
+
+
+def _short(name: str) -> str:
+    """A biLM's folder name for a tick label (``data/models/small`` → ``small``)."""
+    return name.rstrip("/").rsplit("/", 1)[-1]
 
 
 _DRAW = {"sample_efficiency": _sample_efficiency, "curves": _curves, "weights": _weights,

@@ -19,12 +19,14 @@ from elmo_tutorial.tasks.results import Spread, TaskReport
 
 __all__ = ["FIGURES", "ci", "to_markdown", "write_report"]
 
-NAMES = {"sst5": "SST-5 (sentiment, 5 classes)", "chunking": "CoNLL-2000 chunking",
-         "ner": "WNUT-17 NER"}
+NAMES = {"sst5": "SST-5 (sentiment, 5 classes)",
+         "sst5_phrases": "SST-5, trained on every labelled phrase",
+         "chunking": "CoNLL-2000 chunking", "ner": "WNUT-17 NER"}
+ARMS = {"baseline": "baseline", "layer0": "+ layer 0", "elmo": "+ ELMo"}
 PLACES = {("input",): "input", ("input", "output"): "input and output",
           ("output",): "output"}
 TABLE2 = {"elmo": "all layers, λ = 0.001", "top": "top layer only", "lambda1": "all layers, λ = 1",
-          "layernorm": "all layers, λ = 0.001, layer norm", "baseline": "baseline (no biLM)"}
+          "layer0": "layer 0 only (no context)", "baseline": "baseline (no biLM)"}
 TABLE3 = {"input": "input only", "input_output": "input and output", "output": "output only"}
 
 
@@ -59,14 +61,16 @@ def _protocol(result: TaskReport) -> list[str]:
         f"the same training sentences): Adam (lr {p.lr}), batches of {p.batch_size} "
         "sentences of similar length, dropout "
         f"{p.dropout} once on the BiLSTM's whole input and once on its whole output, dev "
-        f"scored after every epoch, stop after {p.patience} epochs without a better dev "
-        "score, the best epoch's weights kept. "
+        "scored after every epoch, "
+        + (f"the learning rate halved after {p.lr_patience} epochs without a better dev "
+           "score (counted from the best epoch or the last halving), "
+           if p.lr_patience else "a constant learning rate, ")
+        + f"stop after {p.patience} epochs without a better dev score, the best epoch's "
+        "weights kept. "
         + (f"At most {p.hard_cap} dev scores (a smoke test). "
            if p.hard_cap <= p.max_epochs
            else f"The cap of {p.max_epochs} epochs grows by {p.patience} whenever it is "
-                "reached before patience has acted, so no run ends at a cap; a run can still "
-                "stop on a plateau it would have left later (the learning rate stays "
-                "constant). ")
+                "reached before patience has acted, so no run ends at a cap. ")
         + "Training sets below 100 % use batches of 8, at least "
         f"{p.min_updates:,} updates, and score dev after at least {p.round_updates} "
         "updates (several passes over a small set count as one epoch above).",
@@ -74,6 +78,7 @@ def _protocol(result: TaskReport) -> list[str]:
         f"**Convergence:** {conv.runs} runs; **{conv.at_cap} ended at a cap**; "
         f"{conv.extended} needed more than {p.max_epochs} epochs; the longest made "
         f"{conv.longest} passes over its training set.", ""]
+    lines += _best_epoch(result) + _intervals(result)
     if result.wall_seconds is not None:
         again = result.resumed_runs or 0
         lines += [f"Wall time of the invocation that finished this report: "
@@ -84,6 +89,33 @@ def _protocol(result: TaskReport) -> list[str]:
                   f"{sum(r.result.seconds or 0 for r in result.runs) / 3600:.1f} "
                   "CPU-hours (one thread each).", ""]
     return lines
+
+
+def _best_epoch(result: TaskReport) -> list[str]:
+    """Does stopping early predict a lower test score? (It would if runs had not converged.)"""
+    table = result.convergence.best_epoch_vs_test
+    if not table:
+        return []
+    parts = [f"{NAMES[t]}: " + ", ".join(f"{ARMS[v]} {r:+.2f}" for v, r in arms.items())
+             for t, arms in table.items()]
+    return ["**Does an early stop cost test score?** The correlation, over Table 1's seeds, "
+            "of the epoch a run's weights come from and its test score (with 5 seeds only a "
+            "value beyond ±0.88 is unlikely by chance alone, at 5 %): " + "; ".join(parts)
+            + ".", ""]
+
+
+def _intervals(result: TaskReport) -> list[str]:
+    tested = [d for r in result.tasks.values() for d in (r.differences.elmo_vs_baseline,)
+              if d.test_std is not None]
+    if not tested:
+        return ["**Intervals** are Student's t over the seeds (paired by seed); they do not "
+                "include the chance in the choice of test sentences.", ""]
+    return ["**Intervals.** Every difference is paired by seed, and its 95 % interval covers "
+            "two sources of chance: the seeds (Student's t over the paired differences) and "
+            "the test sentences (a bootstrap: the test set drawn again 2,000 times, the same "
+            "draw for both arms of every seed), their variances added: "
+            "d̄ ± t(n−1)·√(s²/n + SE_test²). A verdict (gain, loss) needs the whole interval "
+            "on one side of 0.", ""]
 
 
 def _quick_notes(result: TaskReport) -> list[str]:
@@ -134,11 +166,20 @@ def _table1(result: TaskReport) -> list[str]:
         "the biLM's layers (γ, softmax(w), no layer norm, λ = 0.001) added at the BiLSTM's "
         f"{PLACES[tuple(places.get('sst5', ['input']))]} for SST-5 (the reference setup) and "
         f"at its {PLACES[tagger_places]} "
-        "for the taggers (the better place on dev in Table 3). SST-5 trains on its "
-        "training sentences, not on their labelled phrases. The paper's columns: Peters et al. "
+        "for the taggers (the better place on dev in Table 3). " + _sst_training(result)
+        + "The paper's columns: Peters et al. "
         "2018, Table 1 (SST-5: BCN; NER: CoNLL-2003, not WNUT-17), and TagLM (Peters et al. "
         "2017) for CoNLL-2000 chunking.", ""]
     return lines
+
+
+def _sst_training(result: TaskReport) -> str:
+    phrases = result.tasks.get("sst5_phrases")
+    if phrases is None:
+        return "SST-5 trains on its training sentences, not on their labelled phrases. "
+    return (f"SST-5's second row trains as the paper's did, on every labelled phrase of the "
+            f"training trees ({phrases.sizes['train']:,} distinct phrases, the sentences "
+            "among them), and is scored on the same test sentences. ")
 
 
 def _variants(result: TaskReport, key: str, names: dict, title: str, against: str) -> list[str]:
@@ -184,14 +225,15 @@ def _sample_efficiency(result: TaskReport) -> list[str]:
                 flag = " (at or below the majority class)"
             rows.append([NAMES[task], f"{100 * point.fraction:g} %",
                          f"{point.train_sentences:,}", _pm(point.baseline),
-                         _pm(point.elmo), ci(point.difference),
-                         _word(point.difference) + flag])
+                         _pm(point.layer0) if point.layer0 else "–", _pm(point.elmo),
+                         ci(point.difference), _word(point.difference) + flag,
+                         ci(point.context_difference) if point.context_difference else "–"])
     n = len(result.fraction_seeds)
     return ([f"## Figure 1: how much labelled data (test score, mean ± std over seeds: {n} "
              f"below 100 %, {len(result.seeds)} at 100 %)", "",
              f"![sample efficiency]({FIGURES['sample_efficiency']})", ""]
-            + _table(("task", "training data", "sentences", "baseline", "+ ELMo",
-                      "ELMo − baseline", "verdict"), rows)
+            + _table(("task", "training data", "sentences", "baseline", "+ layer 0",
+                      "+ ELMo", "ELMo − baseline", "verdict", "ELMo − layer 0"), rows)
             + ["Below 100 % each seed trains on another random part of the training set (the "
                "same part for both arms), so the spread there includes the choice of "
                "sentences; the differences stay paired. The dashed line in SST-5's panel is "
@@ -206,8 +248,8 @@ def _curves_and_weights(result: TaskReport) -> list[str]:
     width = max(len(r) for r in rows) - 2 if rows else 0
     return (["## Learning curves (dev score after every epoch, mean over seeds)", "",
              f"![learning curves]({FIGURES['curves']})", "",
-             "Each curve ends where its runs stopped (a run stops 5 epochs after its best)."
-             , "",
+             f"Each curve ends where its runs stopped (a run stops "
+             f"{result.protocol.patience} epochs after its best).", "",
              "## Figure 2: the learned layer weights softmax(w), mean over seeds", "",
              f"![layer weights]({FIGURES['weights']})", ""]
             + _table(("task", "place", *[f"layer {j}" for j in range(width)]), rows))
@@ -217,15 +259,18 @@ def _quality(result: TaskReport) -> list[str]:
     points = [q for q in result.quality if q.perplexity is not None]
     if not points:
         return []
-    rows = [[q.bilm, f"{q.perplexity:.1f}",
-             *[ci(q.gains[t]) if t in q.gains else "–" for t in ("chunking", "ner")]]
-            for q in points]
+    rows = [[result.model if q.bilm == "main" and result.model else q.bilm,
+             f"{q.perplexity:.1f}",
+             *[f"{ci(q.gains[t])} ({_word(q.gains[t])})" if t in q.gains else "–"
+               for t in ("chunking", "ner")]]
+            for q in sorted(points, key=lambda q: -q.perplexity)]
     return (["## What the biLM's quality buys", "",
              f"![quality]({FIGURES['quality']})", "",
              "The gain of + ELMo over the same baseline (chunking on the training sample of "
-             "Table 2, NER on its whole training set), for biLMs of one family trained for more "
-             "or fewer steps, against each biLM's held-out perplexity on its own corpus.", ""]
-            + _table(("biLM", "perplexity", "chunking gain", "NER gain"), rows))
+             "Table 2, NER on its whole training set), for biLMs of one architecture trained on "
+             "one corpus for more or fewer words, against each biLM's perplexity on the first "
+             "2,000 test sentences of that corpus.", ""]
+            + _table(("biLM", "test perplexity", "chunking gain", "NER gain"), rows))
 
 
 def _discussion(result: TaskReport) -> list[str]:

@@ -74,6 +74,9 @@ class Protocol(Record):
     lr: float  # Adam's learning rate
     dropout: float  # on the BiLSTM's whole input and its whole output
     hidden_size: int  # BiLSTM cells per direction
+    # the learning rate is halved after this many epochs without a better dev score (None:
+    # a constant rate, as the reports made before it)
+    lr_patience: int | None = optional()
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,9 @@ class FractionPoint(Record):
     baseline: Spread
     elmo: Spread
     difference: PairedDifference  # + ELMo − baseline
+    layer0: Spread | None = optional()  # + layer 0 (the biLM's context-free layer alone)
+    layer0_difference: PairedDifference | None = optional()  # + layer 0 − baseline
+    context_difference: PairedDifference | None = optional()  # + ELMo − (+ layer 0)
 
 
 @dataclass(frozen=True)
@@ -150,6 +156,9 @@ class Convergence(Record):
     at_cap: int  # runs stopped by a cap, not by patience (0: every run converged)
     extended: int  # runs that needed more epochs than the planned cap
     longest: int  # the most passes over a training set any run made
+    # task → Table 1 arm → correlation over seeds of the best epoch and the test score
+    # (large and positive: the runs that stopped early score lower, they had not converged)
+    best_epoch_vs_test: dict[str, dict[str, float]] | None = optional()
 
 
 @dataclass(frozen=True)

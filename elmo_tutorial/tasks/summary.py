@@ -14,8 +14,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from elmo_tutorial.analyses.bootstrap import sentence_bootstrap_std
 from elmo_tutorial.analyses.paired import PairedDifference
-from elmo_tutorial.tasks.experiments import CHAR_FILTERS, METRICS, training_subset
+from elmo_tutorial.tasks.experiments import CHAR_FILTERS, FRACTION_TASKS, METRICS, training_subset
 from elmo_tutorial.tasks.results import (
     BagOfWords,
     Convergence,
@@ -33,7 +34,7 @@ from elmo_tutorial.tasks.results import (
 )
 from elmo_tutorial.tasks.runs import Job, RunStore
 
-__all__ = ["PAPER", "summarise"]
+__all__ = ["PAPER", "paired", "spreads", "summarise"]
 
 PLACE_VARIANTS = {("input",): "input", ("input", "output"): "input_output",
                   ("output",): "output"}  # Table 3's variant for each place
@@ -73,57 +74,56 @@ def summarise(store: RunStore, tasks: Sequence[str], seeds: Sequence[int], setti
             variant = PLACE_VARIANTS[where]
         return [store[Job(task, variant, s, fraction, where, sample, bilm)] for s in on]
 
-    def scores(*args, **kw):
-        return [r["score"] for r in runs(*args, **kw)]
-
-    def arms(task, names, **kw) -> dict[str, Spread]:
-        return {v: Spread.of(scores(task, v, **kw)) for v in names}
+    def arms(task, names, **kw) -> dict[str, list[dict]]:
+        return {v: runs(task, v, **kw) for v in names}
 
     rows, sample_efficiency, weights = {}, {}, {}
     for t in tasks:
-        table = arms(t, ("baseline", "layer0", "elmo"))
+        found = arms(t, ("baseline", "layer0", "elmo"))
+        table = spreads(found)
         base, elmo = table["baseline"].mean, table["elmo"].mean
         sst5 = t == "sst5"
         row = TaskRow(
             metric=METRICS[t], sizes=extras["sizes"][("main", t, None)], arms=table,
             error_reduction=100.0 * (elmo - base) / (100.0 - base),
             differences=Table1Differences(
-                elmo_vs_baseline=_paired(table, "baseline", "elmo"),
-                layer0_vs_baseline=_paired(table, "baseline", "layer0"),
-                elmo_vs_layer0=_paired(table, "layer0", "elmo")),
-            curves={v: [r["curve"] for r in runs(t, v)] for v in table},
-            epochs_per_round=runs(t, "elmo")[0]["epochs_per_round"],
+                elmo_vs_baseline=paired(found["baseline"], found["elmo"]),
+                layer0_vs_baseline=paired(found["baseline"], found["layer0"]),
+                elmo_vs_layer0=paired(found["layer0"], found["elmo"])),
+            curves={v: [r["curve"] for r in found[v]] for v in table},
+            epochs_per_round=found["elmo"][0]["epochs_per_round"],
             bag_of_words=BagOfWords.from_dict(extras["bag_of_words"]) if sst5 else None,
             majority=extras["majority"]["sst5"] if sst5 else None)
         rows[t] = row
+        weights[t] = {p: np.mean([r["weights"][p] for r in found["elmo"]], axis=0).tolist()
+                      for p in places[t]}
+        if t not in FRACTION_TASKS:
+            continue
         n_train = row.sizes["train"]
         curve = []
         for f in setting["fractions"]:
-            pair = arms(t, ("baseline", "elmo"), fraction=f, on=setting["fraction_seeds"])
-            curve.append(FractionPoint(f, len(training_subset(n_train, f, 0)), pair["baseline"],
-                                       pair["elmo"], _paired(pair, "baseline", "elmo")))
-        curve.append(FractionPoint(1.0, n_train, table["baseline"], table["elmo"],
-                                   row.differences.elmo_vs_baseline))
+            part = arms(t, setting["fraction_variants"], fraction=f,
+                        on=setting["fraction_seeds"])
+            curve.append(_fraction_point(f, len(training_subset(n_train, f, 0)), part))
+        curve.append(_fraction_point(1.0, n_train, found))
         sample_efficiency[t] = curve
-        weights[t] = {p: np.mean([r["weights"][p] for r in runs(t, "elmo")], axis=0).tolist()
-                      for p in places[t]}
     table2 = table3 = None
     if "chunking" in tasks:
         kw = {"sample": sample}
         variants, on = setting["table2_variants"], setting["table2_seeds"]
         t2 = arms("chunking", ("baseline", "elmo", *variants), on=on, **kw)
-        table2 = VariantTable("chunking", sample, list(on), t2,
-                              {v: _paired(t2, "elmo", v) for v in variants})
-        t3 = {v: Spread.of(scores("chunking", v, where=w, **kw))
-              for w, v in PLACE_VARIANTS.items()}
-        table3 = VariantTable("chunking", sample, list(seeds), t3,
-                              {v: _paired(t3, "input", v) for v in ("input_output", "output")})
+        table2 = VariantTable("chunking", sample, list(on), spreads(t2),
+                              {v: paired(t2["elmo"], t2[v]) for v in variants})
+        t3 = {v: runs("chunking", v, where=w, **kw) for w, v in PLACE_VARIANTS.items()}
+        table3 = VariantTable("chunking", sample, list(seeds), spreads(t3),
+                              {v: paired(t3["input"], t3[v]) for v in ("input_output", "output")})
     everything = list(store.items())
     convergence = Convergence(
         runs=len(everything),
         at_cap=sum(r["stopped"] == "cap" for _, r in everything),
         extended=sum(r["cap"] > protocol["max_epochs"] for _, r in everything),
-        longest=max(r["last_epoch"] * r["epochs_per_round"] for _, r in everything))
+        longest=max(r["last_epoch"] * r["epochs_per_round"] for _, r in everything),
+        best_epoch_vs_test=_best_epoch_vs_test(store, tasks, seeds, places))
     return TaskReport(
         seeds=list(seeds), fraction_seeds=list(setting["fraction_seeds"]),
         protocol=Protocol.from_dict(protocol, "protocol"), sample=sample,
@@ -131,18 +131,65 @@ def summarise(store: RunStore, tasks: Sequence[str], seeds: Sequence[int], setti
         places={t: list(p) for t, p in places.items()}, place_dev=extras["place_dev"],
         tasks=rows, sample_efficiency=sample_efficiency, weights=weights,
         paper=PaperNumbers.from_dict(PAPER, "paper"), table2=table2, table3=table3,
-        quality=_quality(store, tasks, seeds, extras, places, sample, scores),
+        quality=_quality(runs, tasks, seeds, extras, store, places, sample),
         convergence=convergence,
-        runs=[RunRecord(j, RunResult.from_dict(dict(r), f"runs[{i}].result"))
+        runs=[RunRecord(j, RunResult.from_dict(_kept(r), f"runs[{i}].result"))
               for i, (j, r) in enumerate(everything)])
 
 
-def _paired(table: dict[str, Spread], a: str, b: str) -> PairedDifference:
-    return PairedDifference.between(table[a].runs, table[b].runs)
+def spreads(found: dict[str, list[dict]]) -> dict[str, Spread]:
+    """Each arm's test scores over seeds."""
+    return {v: Spread.of([r["score"] for r in runs]) for v, runs in found.items()}
 
 
-def _quality(store, tasks, seeds, extras, places, sample, scores) -> list[QualityPoint]:
-    """The gain of + ELMo over the baseline for each quality biLM (and the main one)."""
+def _kept(result: dict) -> dict:
+    """A run as ``tasks.json`` keeps it: without its per-sentence counts (the runs file has
+    them; the report keeps the intervals they gave)."""
+    return {k: v for k, v in result.items() if k != "test_counts"}
+
+
+def _fraction_point(fraction: float, sentences: int, found: dict[str, list[dict]]
+                    ) -> FractionPoint:
+    table = spreads(found)
+    layer0 = "layer0" in found
+    return FractionPoint(fraction, sentences, table["baseline"], table["elmo"],
+                         paired(found["baseline"], found["elmo"]),
+                         layer0=table["layer0"] if layer0 else None,
+                         layer0_difference=paired(found["baseline"], found["layer0"])
+                         if layer0 else None,
+                         context_difference=paired(found["layer0"], found["elmo"])
+                         if layer0 else None)
+
+
+def _best_epoch_vs_test(store: RunStore, tasks: Sequence[str], seeds: Sequence[int],
+                        places: dict) -> dict[str, dict[str, float]]:
+    """Per task and Table 1 arm, the correlation over seeds of the best epoch and the test
+    score: large if runs that stop early score lower (not converged), near 0 if not."""
+    out = {}
+    for t in tasks:
+        for v in ("baseline", "layer0", "elmo"):
+            where = () if v == "baseline" else tuple(places[t])
+            found = [store[Job(t, v, s, 1.0, where)] for s in seeds]
+            epochs = [r["best_epoch"] * r["epochs_per_round"] for r in found]
+            scores = [r["score"] for r in found]
+            if len(set(epochs)) > 1 and len(set(scores)) > 1:
+                out.setdefault(t, {})[v] = float(np.corrcoef(epochs, scores)[0, 1])
+    return out
+
+
+def paired(runs_a: Sequence[dict], runs_b: Sequence[dict]) -> PairedDifference:
+    """The paired difference of two arms' runs (same seeds, same order), ``b − a`` in points:
+    with the test sample's standard error when every run kept its sentences' counts
+    (:mod:`elmo_tutorial.analyses.bootstrap`), over the seeds alone otherwise."""
+    a, b = [r["score"] for r in runs_a], [r["score"] for r in runs_b]
+    counted = all("test_counts" in r for r in (*runs_a, *runs_b))
+    test_std = sentence_bootstrap_std([r["test_counts"] for r in runs_a],
+                                      [r["test_counts"] for r in runs_b]) if counted else None
+    return PairedDifference.between(a, b, test_std)
+
+
+def _quality(runs, tasks, seeds, extras, store, places, sample) -> list[QualityPoint]:
+    """The gain of + ELMo over the baseline for the main biLM and each quality biLM."""
     out = []
     for bilm, perplexity in [("main", extras["perplexity"].get("main")),
                              *((b, p) for b, p in extras["perplexity"].items() if b != "main")]:
@@ -151,12 +198,11 @@ def _quality(store, tasks, seeds, extras, places, sample, scores) -> list[Qualit
             if t not in tasks:
                 continue
             where = {"sample": sample if t == "chunking" else None}
-            base = scores(t, "baseline", **where)
             if bilm != "main" and not all(
                     Job(t, "elmo", s, 1.0, tuple(places[t]), where["sample"], bilm) in store
                     for s in seeds):
                 continue
-            gains[t] = PairedDifference.between(base, scores(t, "elmo", bilm=bilm, **where))
+            gains[t] = paired(runs(t, "baseline", **where), runs(t, "elmo", bilm=bilm, **where))
         if gains:
             out.append(QualityPoint(bilm, perplexity, gains))
     return out

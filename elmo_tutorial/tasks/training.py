@@ -25,14 +25,16 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pad_sequence
 
-from elmo_tutorial.analyses.spans import entity_scores
+from elmo_tutorial.analyses.bootstrap import sentence_counts
+from elmo_tutorial.analyses.spans import bio_spans, entity_scores
 from elmo_tutorial.analyses.supervised import Fit, fit, length_batches
 from elmo_tutorial.fast import speed_up
 from elmo_tutorial.model.softmax import IGNORE_INDEX
 from elmo_tutorial.tasks.characters import pad_chars
 from elmo_tutorial.tasks.model import TaskModel
 
-__all__ = ["TaskSplit", "encode_words", "evaluate", "predict", "train_task_model"]
+__all__ = ["TaskSplit", "encode_words", "evaluate", "predict", "score_and_counts",
+           "train_task_model"]
 
 
 @dataclass
@@ -121,7 +123,23 @@ def predict(model: TaskModel, split: TaskSplit, batch_size: int = 128) -> list:
 
 def evaluate(model: TaskModel, split: TaskSplit) -> float:
     """Accuracy (sentence labels) or span F1 (tags), in percent."""
+    return _score(split, predict(model, split))
+
+
+def score_and_counts(model: TaskModel, split: TaskSplit) -> tuple[float, list]:
+    """:func:`evaluate`'s score and what each sentence adds to it
+    (:func:`~elmo_tutorial.analyses.bootstrap.sentence_counts`: 1/0 per sentence, or its
+    correct, predicted and gold spans), from one pass of predictions."""
     predicted = predict(model, split)
+    if not split.is_tagging:
+        return _score(split, predicted), sentence_counts(split.targets, predicted)
+    names = split.classes
+    gold = [[names[t] for t in tags.tolist()] for tags in split.targets]
+    return _score(split, predicted), sentence_counts(
+        gold, [[names[t] for t in tags] for tags in predicted], bio_spans)
+
+
+def _score(split: TaskSplit, predicted: list) -> float:
     if not split.is_tagging:
         return 100.0 * float(np.mean([p == t for p, t in zip(predicted, split.targets,
                                                               strict=True)]))
@@ -134,7 +152,7 @@ def train_task_model(model: TaskModel, train: TaskSplit, valid: TaskSplit,
                      max_epochs: int = 30, patience: int = 5, batch_size: int = 32,
                      lr: float = 2e-3, mix_penalty: float = 1e-3, seed: int = 0,
                      min_updates: int = 0, round_updates: int = 1, hard_cap: int = 200,
-                     fast: bool = True) -> Fit:
+                     lr_patience: int | None = None, fast: bool = True) -> Fit:
     """Adam on cross-entropy + ``mix_penalty · model.penalty()`` until dev stops improving.
 
     Args:
@@ -146,6 +164,8 @@ def train_task_model(model: TaskModel, train: TaskSplit, valid: TaskSplit,
             reproducible initial weights).
         min_updates, round_updates: for small training sets (see ``fit``).
         hard_cap: the most epochs in any case.
+        lr_patience: halve the learning rate after this many epochs without a better dev
+            score (None: a constant rate; see ``fit``).
         fast: first switch the model's modules to their fast versions, in place
             (:func:`elmo_tutorial.fast.speed_up`: its dropout draws its masks with
             ``rand_like``, the same distribution, faster); False trains it as built.
@@ -170,4 +190,4 @@ def train_task_model(model: TaskModel, train: TaskSplit, valid: TaskSplit,
 
     return fit(model, batches, loss_of, lambda: evaluate(model, valid), lr=lr, seed=seed,
                max_rounds=max_epochs, patience=patience, min_updates=min_updates,
-               round_updates=round_updates, hard_cap=hard_cap)
+               round_updates=round_updates, hard_cap=hard_cap, lr_patience=lr_patience)

@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 import torch
@@ -72,7 +73,7 @@ def evaluate_perplexity(model, sentences, vocab, device="cpu", batch_size: int =
 
 
 def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int = 0,
-                 ngram: bool = True, checkpoint: bool = False, device: str = "cpu",
+                 ngram: bool = True, checkpoint: bool | str | Path = False, device: str = "cpu",
                  ngram_train_sentences: int | None = 50_000, fast: bool = True) -> dict:
     """Perplexities of a trained run on a held-out split of the corpus it was trained on.
 
@@ -81,7 +82,8 @@ def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int =
         split: ``"valid"`` or ``"test"``.
         max_sentences: score only the first N sentences (0 = all).
         ngram: also fit and score the Kneser-Ney trigram baseline.
-        checkpoint: use the newest checkpoint instead of the final weights.
+        checkpoint: use the newest checkpoint instead of the final weights (True), or this
+            checkpoint folder of the run (``run_dir / "checkpoints/step_000135"``).
         device: ``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"mps"`` or ``"auto"``.
         ngram_train_sentences: fit the trigram on at most this many training sentences
             (nltk.lm is pure Python; ``None`` = all).
@@ -101,7 +103,9 @@ def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int =
     run = Path(run_dir)
     read_run_config(run)  # a run at all (says what is wrong) before its weights are chosen
     final, chosen = run / "model.safetensors", None
-    if checkpoint or not (final.exists() or final.is_symlink()):
+    if checkpoint is not True and checkpoint:
+        chosen = Path(checkpoint)
+    elif checkpoint or not (final.exists() or final.is_symlink()):
         chosen = chosen_checkpoint(run, "scoring")  # names any newer one it passes over
     config, state, vocab, train = load_run(run, checkpoint=chosen or False)
     if config.vocab_size == 0 or vocab is None:
@@ -119,7 +123,8 @@ def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int =
         raise ValueError(f"the {split} split of the corpus {train_cfg.corpus!r} has no sentence "
                          "with a word in it (its files empty or blank?): fetch it again with "
                          "`elmo-tutorial data download NAME --force`, or score another --split")
-    result = {"split": split, "weights": (chosen or final).relative_to(run).as_posix(),
+    scored = Path(os.path.relpath(chosen or final, run))
+    result = {"split": split, "weights": scored.as_posix(),
               "n_sentences": len(sentences),
               "bilm": evaluate_perplexity(model, sentences, vocab, device), "ngram": None}
     if ngram:

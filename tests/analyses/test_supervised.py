@@ -97,3 +97,21 @@ def test_length_batches_keep_their_groups_and_shuffle_only_the_order():
     assert plain == [[1, 4, 2], [6, 0, 5], [3]]
     shuffled = length_batches(lengths, 3, torch.Generator().manual_seed(1))
     assert sorted(map(tuple, shuffled)) == sorted(map(tuple, plain))
+
+
+def test_a_plateau_halves_the_learning_rate_before_patience_stops_the_run():
+    """Halve after 2 rounds without a better dev score (counted from the best round or the
+    last cut), stop after 6: a new best resets the count, the rate stays where it was."""
+    scores = [1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 9]
+    result = _fit_scripted(scores, max_rounds=30, patience=6, lr_patience=2)
+    rates = [r["lr"] for r in result.history]
+    assert rates == [0.01] * 4 + [0.01 / 2] * 4 + [0.01 / 4] * 2 + [0.01 / 8] * 2
+    assert (result.best_round, result.last_round, result.stopped) == (6, 12, "patience")
+
+
+def test_without_lr_patience_the_rate_stays_constant_and_bad_settings_are_refused():
+    result = _fit_scripted([1, 2, 2, 2, 2, 2, 2, 9], max_rounds=30, patience=5)
+    assert {r["lr"] for r in result.history} == {0.01}
+    for bad in ({"lr_patience": 0}, {"lr_patience": 2, "lr_factor": 1.0}):
+        with pytest.raises(ValueError, match="lr_patience"):
+            _fit_scripted([1], max_rounds=3, patience=2, **bad)

@@ -116,3 +116,29 @@ def test_the_tasks_keep_official_test_sets_and_hold_out_chunking_dev_from_train(
     sample = training_subset(8544, 2000 / 8544, seed=0)
     assert len(sample) == len(set(sample)) == 2000 and sample == sorted(sample)
     assert sample == training_subset(8544, 2000 / 8544, seed=0)  # the same sample every time
+
+
+def test_sst_phrases_are_every_labelled_node_once_with_the_sentences_among_them(
+        tmp_path, monkeypatch):
+    _offline_sst(tmp_path, monkeypatch, TREES + "(2 (2 The) (2 Rock))\n")
+    phrases = annotated.sst("train", phrases=True)
+    assert phrases[:7] == [
+        (["The"], 2), (["Rock"], 2), (["The", "Rock"], 2), (["is"], 2), (["great"], 4),
+        (["is", "great"], 3), (["."], 2)]
+    assert (["The", "Rock", "is", "great", "."], 3) in phrases  # the root too
+    assert (["(", "It", "'s", ")"], 2) in phrases and (["It", "'s"], 2) in phrases
+    assert [t for t, _ in phrases].count(["The", "Rock"]) == 1  # met twice, kept once
+    # SST-2: great (4), is great (3), is great . (4), the sentence (3); Awful (1), Awful . (0)
+    assert [label for _, label in annotated.sst("train", classes=2, phrases=True)] == [
+        1, 1, 1, 1, 0, 0]
+
+
+def test_a_word_with_a_no_break_space_is_one_token_and_a_broken_tree_is_refused(
+        tmp_path, monkeypatch):
+    """SST writes "8 1/2" with a no-break space: one leaf, one token (a \\s split dropped it)."""
+    _offline_sst(tmp_path, monkeypatch, "(3 (2 like) (2 8\u00a01\\/2))\n")
+    assert annotated.sst("train") == [(["like", "8\u00a01/2"], 3)]
+    assert annotated.sst("train", phrases=True)[-1] == (["like", "8\u00a01/2"], 3)
+    _offline_sst(tmp_path / "bad", monkeypatch, "(3 (2 like) (2 this)\n")
+    with pytest.raises(ValueError, match=r"train\.txt, line 1: the tree is not closed"):
+        annotated.sst("train", phrases=True)

@@ -238,7 +238,13 @@ def test_tasks_command_end_to_end_on_the_tiny_model(tmp_path, monkeypatch):
         for w in data["weights"][task].values():
             assert len(w) == 3 and abs(sum(w) - 1.0) < 1e-4
         assert {"low", "high", "mean"} <= set(r["differences"]["elmo_vs_baseline"])
-    assert set(data["table2"]["arms"]) == {"baseline", "elmo", "top", "lambda1"}
+    for task in ("sst5", "chunking", "ner"):  # the interval covers the test sentences too
+        assert data["tasks"][task]["differences"]["elmo_vs_baseline"]["test_std"] >= 0.0
+        assert set(data["sample_efficiency"][task][0]) >= {"layer0", "context_difference"}
+    phrases = data["tasks"]["sst5_phrases"]  # trained on phrases, scored on the sentences
+    assert phrases["sizes"]["test"] == data["tasks"]["sst5"]["sizes"]["test"]
+    assert "sst5_phrases" not in data["sample_efficiency"]
+    assert set(data["table2"]["arms"]) == {"baseline", "elmo", "top", "lambda1", "layer0"}
     assert set(data["table3"]["arms"]) == {"input", "input_output", "output"}
     assert data["tasks"]["sst5"]["bag_of_words"]["test"] > 0
     assert all(r["result"]["last_epoch"] <= 3 for r in data["runs"])  # quick: a cap of 3
@@ -366,8 +372,9 @@ def test_runs_of_other_options_or_quality_biLMs_are_kept_apart(monkeypatch):
 
 def test_the_runs_file_of_a_fixed_biLM_and_setting_keeps_its_name(monkeypatch):
     """The key of a runs file does not change with the code that computes it: a report
-    interrupted before an upgrade resumes after it. (The values were computed when the key
-    came to include the task data; before, edited task data resumed the old runs.)"""
+    interrupted before an upgrade resumes after it. (The values were computed when the
+    protocol came to halve the learning rate on a plateau and SST-5's phrases became a task:
+    runs of the constant rate are not resumed as runs of the new protocol.)"""
     model = torch.nn.Linear(2, 2)
     with torch.no_grad():
         model.weight.copy_(torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
@@ -376,7 +383,7 @@ def test_the_runs_file_of_a_fixed_biLM_and_setting_keeps_its_name(monkeypatch):
     monkeypatch.setattr(task_report, "word_vectors", lambda corpus: (table, {}))
     monkeypatch.setattr(task_report, "read_task", lambda task: TOY_TASK)
     header, name = task_report.run_store_key(model, "english_mix", quick=True)
-    assert name == "0d280d1e70cc0707-9c256d65c98c-quick.jsonl"
+    assert name == "0d280d1e70cc0707-7e4d4312224a-quick.jsonl"
     assert header["task_data"]["sst5"] == \
         "4e724cfb8d82c96ad6c12d6c4fc473b8a8c7d44b58457aad405501ce1936e28b"
     assert header["model"] == \
@@ -385,7 +392,7 @@ def test_the_runs_file_of_a_fixed_biLM_and_setting_keeps_its_name(monkeypatch):
         "e2c0a71510b5394df7773b63fb5f54372b84c3564e67811bde7d665be227976d"
     assert header["protocol"]["max_epochs"] == 3 and header["sample"] is None
     _, full = task_report.run_store_key(model, "english_mix", quick=False)
-    assert full == "0d280d1e70cc0707-9b51238e45ab-full.jsonl"
+    assert full == "0d280d1e70cc0707-f622ddbc1413-full.jsonl"
 
 
 def test_the_shipped_reports_figures_are_drawn_readable_at_their_own_size():
