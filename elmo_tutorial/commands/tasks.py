@@ -10,19 +10,22 @@ DESCRIPTION = """\
 Add a biLM to a task model the way the paper does (Peters et al. 2018, Sec. 3.3) and measure
 what it buys. The baseline is a BiLSTM over static word vectors learned from the biLM's own
 training text and a character CNN's vector per token; + layer 0 adds the biLM's context-free
-layer, + ELMo the learned scalar mix of all its layers. Every arm is trained to convergence on
-dev by the same rule (patience 5; no run stops at a cap while it may improve), on 5 seeds, and
-every comparison is a paired difference with its 95 % interval.
+layer, + ELMo the learned scalar mix of all its layers. Every arm is trained on dev by the same
+rule (the learning rate halved after 2 epochs without a better dev score, a stop after 5; no
+run stops at a cap while it may improve), on 5 seeds, and every comparison is a paired
+difference whose 95 % interval covers both the seeds and the choice of test sentences.
 
   Table 1   baseline, + layer 0, + ELMo on SST-5 (accuracy; also bag-of-words logistic
-            regression), CoNLL-2000 chunking and WNUT-17 NER (F1): full training sets
-  Table 2   top layer only and λ = 1 vs the mix of all layers (chunking sample)
+            regression; trained on the sentences, and as the paper did on every labelled
+            phrase), CoNLL-2000 chunking and WNUT-17 NER (F1): full training sets
+  Table 2   top layer only, λ = 1 and layer 0 only vs the mix of all layers (chunking sample)
   Table 3   ELMo at the input / input and output / output (chunking sample; the taggers
             use the better one on dev)
-  Figure 1  baseline vs + ELMo with 1 %, 10 % and 100 % of the training data
+  Figure 1  baseline, + layer 0, + ELMo with 1 %, 10 % and 100 % of the training data
+            (chunking, NER)
   Curves    dev score per epoch, per arm and task
   Figure 2  the learned layer weights softmax(w) per task and place
-  Quality   with --quality RUN ...: the gain against each biLM's held-out perplexity
+  Quality   with --quality MODEL ...: the gain against each biLM's held-out perplexity
 
 Prints a markdown report with the paper's numbers beside ours; --json and --markdown also
 write it to files (the figures, and the baseline's vectors for the tasks' words, go
@@ -40,7 +43,7 @@ interruption and it continues where it stopped.
 
 Examples:
   elmo-tutorial tasks data/models/small --json tasks.json --markdown TASKS.md
-  elmo-tutorial tasks data/models/small --quality runs/tiny-60 runs/tiny-200 data/models/tiny
+  elmo-tutorial tasks data/models/small --quality runs/small-135 runs/small-540
   elmo-tutorial tasks runs/tiny --quick --tasks sst5 chunking
 """
 
@@ -54,13 +57,15 @@ def add_arguments(parser) -> None:
                                           "the baseline's vectors beside it",
                          force="overwrite existing --json/--markdown files and figures")
     parser.add_argument("--tasks", nargs="+", choices=TASKS, default=list(TASKS),
-                        help="which tasks (default: all three)")
+                        help="which tasks (default: all four; sst5_phrases is SST-5 trained on "
+                             "every labelled phrase, the costliest)")
     parser.add_argument("--runs", metavar="PATH",
                         help="keep each finished run in this JSON-lines file and resume from it "
                              "(default: a file in the cache folder named after the biLM)")
     parser.add_argument("--quality", nargs="+", metavar="RUN", default=[],
-                        help="more biLMs (run directories with their softmax, e.g. one model "
-                             "trained for more and fewer steps) for the quality figure")
+                        help="more biLMs of the same corpus for the quality figure (run "
+                             "directories with their softmax, or encoders with a heldout.json, "
+                             "e.g. one architecture trained for more and fewer steps)")
     parser.add_argument("--corpus", metavar="NAME",
                         help="the biLM's training corpus, for the baseline's static vectors "
                              "(default: the run's own, else english_mix)")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from elmo_tutorial.files.records import Record
+from elmo_tutorial.files.records import Record, optional
 from elmo_tutorial.tasks.results import Spread
 
 __all__ = ["FineTuning", "FinetuneReport", "Perplexity", "ReportSeconds", "SST2Accuracy"]
@@ -87,3 +87,6 @@ class FinetuneReport(Record):
     sizes: dict[str, int]  # SST-2 sentences per split ("train", "valid", "test")
     accuracy: SST2Accuracy
     seconds: ReportSeconds
+    # the same steps with the encoder frozen (the softmax alone trains): the fall in
+    # perplexity that is not the encoder's (None: not run, or the report is that control)
+    control: FineTuning | None = optional()

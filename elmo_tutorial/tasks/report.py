@@ -11,12 +11,18 @@ continues where it stopped. In order:
    from then on. A sentence classifier gets ELMo at its input (the reference SST-5 setup).
 2. **Table 1**, on the full training sets: the baseline (static vectors and a character CNN),
    + the biLM's layer 0 alone (its context-free half), + ELMo; for SST-5 also a bag-of-words
-   logistic regression and the majority class.
-3. **Table 2** (chunking's sample): the top layer alone, λ = 1, layer norm in the mix.
-4. **Figure 1**: both arms on 1 % and 10 % of each training set (another part per seed).
-5. **The biLM's quality** (optional ``quality`` biLMs, e.g. the ``tiny`` model at several
-   points of its training): the gain of + ELMo over the baseline, against each biLM's
-   held-out perplexity.
+   logistic regression and the majority class, and SST-5 trained on every labelled phrase
+   (baseline and + ELMo).
+3. **Table 2** (chunking's sample): the top layer alone, λ = 1, layer 0 alone.
+4. **Figure 1**: the three arms on 1 % and 10 % of chunking's and NER's training sets (another
+   part per seed).
+5. **The biLM's quality** (optional ``quality`` biLMs of the same corpus, e.g. one
+   architecture trained for more and fewer steps): the gain of + ELMo over the baseline,
+   against each biLM's held-out perplexity (:mod:`elmo_tutorial.tasks.quality`).
+
+Every run keeps, per test sentence, what its score is made of, so that each paired
+difference's interval covers the test sample as well as the seeds
+(:mod:`elmo_tutorial.analyses.bootstrap`).
 
 :func:`~elmo_tutorial.tasks.summary.summarise` turns the runs into the
 :class:`~elmo_tutorial.tasks.results.TaskReport` that
@@ -42,9 +48,11 @@ from elmo_tutorial.data.downloads import cache_dir
 from elmo_tutorial.runtime import available_cores
 from elmo_tutorial.tasks.bag_of_words import bag_of_words_baseline
 from elmo_tutorial.tasks.experiments import (
+    ARMS,
     CLASSIFICATION,
     FRACTION_TASKS,
     PROTOCOL,
+    TABLE1_ARMS,
     TASKS,
     majority_rate,
     prepare_task,
@@ -141,7 +149,7 @@ def jobs_for(step: str, tasks: Sequence[str], seeds: Sequence[int], setting: dic
                 for v in ("input", "input_output", "output") for s in seeds]
     if step == "table1":
         return [Job(t, v, s, places=_where(v, places[t])) for t in tasks
-                for v in ("baseline", "layer0", "elmo") for s in seeds]
+                for v in TABLE1_ARMS.get(t, ARMS) for s in seeds]
     if step in ("places", "table2") and SAMPLED not in tasks:
         return []  # Tables 2 and 3 are run on chunking's sample, and only with chunking
     if step == "table2":  # its "elmo" arm is Table 3's run at the chosen place

@@ -136,8 +136,9 @@ def _table1(result: TaskReport) -> list[str]:
     for task, r in result.tasks.items():
         a, d, p = r.arms, r.differences, paper.get(task)
         rows.append([NAMES[task], r.metric, f"{r.sizes['train']:,}", _pm(a["baseline"]),
-                     _pm(a["layer0"]), _pm(a["elmo"]), ci(d.elmo_vs_baseline),
-                     ci(d.elmo_vs_layer0), f"{r.error_reduction:+.1f} %",
+                     _pm(a["layer0"]) if "layer0" in a else "–", _pm(a["elmo"]),
+                     ci(d.elmo_vs_baseline), ci(d.elmo_vs_layer0) if d.elmo_vs_layer0 else "–",
+                     f"{r.error_reduction:+.1f} %",
                      f"{p['baseline']:.2f} → {p['elmo']:.2f}" if p else "–"])
     n = len(result.seeds)
     lines = [f"## Table 1: the task model without and with ELMo (test set, mean ± std over {n} "
@@ -277,11 +278,13 @@ def _discussion(result: TaskReport) -> list[str]:
     lines = ["## What this biLM reproduces", ""]
     for task, r in result.tasks.items():
         d = r.differences
-        lines.append(
-            f"- Table 1, {NAMES[task]}: + ELMo − baseline {ci(d.elmo_vs_baseline)}: "
-            f"{_word(d.elmo_vs_baseline)}; + layer 0 alone − baseline "
-            f"{ci(d.layer0_vs_baseline)}: {_word(d.layer0_vs_baseline)}; what context "
-            f"adds beyond layer 0: {ci(d.elmo_vs_layer0)}, {_word(d.elmo_vs_layer0)}.")
+        line = (f"- Table 1, {NAMES[task]}: + ELMo − baseline {ci(d.elmo_vs_baseline)}: "
+                f"{_word(d.elmo_vs_baseline)}")
+        if d.layer0_vs_baseline is not None:
+            line += (f"; + layer 0 alone − baseline {ci(d.layer0_vs_baseline)}: "
+                     f"{_word(d.layer0_vs_baseline)}; what context adds beyond layer 0: "
+                     f"{ci(d.elmo_vs_layer0)}, {_word(d.elmo_vs_layer0)}")
+        lines.append(line + ".")
     for table, title, names, against in ((result.table2, "Table 2", TABLE2, "elmo"),
                                          (result.table3, "Table 3", TABLE3, "input")):
         if table:

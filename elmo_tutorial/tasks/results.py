@@ -84,8 +84,9 @@ class Table1Differences(Record):
     """Table 1's three comparisons of one task, paired by seed."""
 
     elmo_vs_baseline: PairedDifference  # + ELMo − baseline: the paper's gain
-    layer0_vs_baseline: PairedDifference  # what the biLM's context-free layer alone buys
-    elmo_vs_layer0: PairedDifference  # what context adds beyond layer 0
+    # what the biLM's context-free layer alone buys (None: no + layer 0 arm for this task)
+    layer0_vs_baseline: PairedDifference | None = optional()
+    elmo_vs_layer0: PairedDifference | None = optional()  # what context adds beyond layer 0
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ class TaskRow(Record):
 
     metric: str  # "accuracy" (SST-5) or "F1" (chunking, NER)
     sizes: dict[str, int]  # sentences per split
-    arms: dict[str, Spread]  # "baseline", "layer0", "elmo": test score over seeds
+    arms: dict[str, Spread]  # "baseline", "layer0" (not on every task), "elmo": over seeds
     error_reduction: float  # the share of the baseline's errors + ELMo removes (percent)
     differences: Table1Differences
     curves: dict[str, list[list[float]]]  # arm → per seed, the dev score after every epoch

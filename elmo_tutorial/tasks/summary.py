@@ -16,7 +16,14 @@ import numpy as np
 
 from elmo_tutorial.analyses.bootstrap import sentence_bootstrap_std
 from elmo_tutorial.analyses.paired import PairedDifference
-from elmo_tutorial.tasks.experiments import CHAR_FILTERS, FRACTION_TASKS, METRICS, training_subset
+from elmo_tutorial.tasks.experiments import (
+    ARMS,
+    CHAR_FILTERS,
+    FRACTION_TASKS,
+    METRICS,
+    TABLE1_ARMS,
+    training_subset,
+)
 from elmo_tutorial.tasks.results import (
     BagOfWords,
     Convergence,
@@ -79,8 +86,9 @@ def summarise(store: RunStore, tasks: Sequence[str], seeds: Sequence[int], setti
 
     rows, sample_efficiency, weights = {}, {}, {}
     for t in tasks:
-        found = arms(t, ("baseline", "layer0", "elmo"))
+        found = arms(t, TABLE1_ARMS.get(t, ARMS))
         table = spreads(found)
+        layer0 = "layer0" in found
         base, elmo = table["baseline"].mean, table["elmo"].mean
         sst5 = t == "sst5"
         row = TaskRow(
@@ -88,8 +96,8 @@ def summarise(store: RunStore, tasks: Sequence[str], seeds: Sequence[int], setti
             error_reduction=100.0 * (elmo - base) / (100.0 - base),
             differences=Table1Differences(
                 elmo_vs_baseline=paired(found["baseline"], found["elmo"]),
-                layer0_vs_baseline=paired(found["baseline"], found["layer0"]),
-                elmo_vs_layer0=paired(found["layer0"], found["elmo"])),
+                layer0_vs_baseline=paired(found["baseline"], found["layer0"]) if layer0 else None,
+                elmo_vs_layer0=paired(found["layer0"], found["elmo"]) if layer0 else None),
             curves={v: [r["curve"] for r in found[v]] for v in table},
             epochs_per_round=found["elmo"][0]["epochs_per_round"],
             bag_of_words=BagOfWords.from_dict(extras["bag_of_words"]) if sst5 else None,
@@ -167,7 +175,7 @@ def _best_epoch_vs_test(store: RunStore, tasks: Sequence[str], seeds: Sequence[i
     score: large if runs that stop early score lower (not converged), near 0 if not."""
     out = {}
     for t in tasks:
-        for v in ("baseline", "layer0", "elmo"):
+        for v in TABLE1_ARMS.get(t, ARMS):
             where = () if v == "baseline" else tuple(places[t])
             found = [store[Job(t, v, s, 1.0, where)] for s in seeds]
             epochs = [r["best_epoch"] * r["epochs_per_round"] for r in found]

@@ -1,6 +1,7 @@
 """The `tasks` report: the runs it plans, resuming, the paired verdicts, markdown and figures,
 and the command end to end."""
 
+import copy
 import dataclasses
 import json
 import os
@@ -114,7 +115,11 @@ def test_a_quick_report_says_what_its_numbers_cannot_say():
 
 
 def test_points_at_or_below_the_majority_class_are_flagged():
+    """Figure 1's tasks are the taggers now; a report with an SST-5 curve (the shipped one
+    before the phrases) still flags its points at the floor."""
     data = _fake_result().to_dict()
+    assert "sst5" not in data["sample_efficiency"]
+    data["sample_efficiency"]["sst5"] = copy.deepcopy(data["sample_efficiency"]["chunking"])
     data["sample_efficiency"]["sst5"][0]["baseline"]["mean"] = 20.0
     text = to_markdown(TaskReport.from_dict(data))
     assert "(at or below the majority class)" in text
@@ -383,7 +388,7 @@ def test_the_runs_file_of_a_fixed_biLM_and_setting_keeps_its_name(monkeypatch):
     monkeypatch.setattr(task_report, "word_vectors", lambda corpus: (table, {}))
     monkeypatch.setattr(task_report, "read_task", lambda task: TOY_TASK)
     header, name = task_report.run_store_key(model, "english_mix", quick=True)
-    assert name == "0d280d1e70cc0707-7e4d4312224a-quick.jsonl"
+    assert name == "0d280d1e70cc0707-349f5b4e22b8-quick.jsonl"
     assert header["task_data"]["sst5"] == \
         "4e724cfb8d82c96ad6c12d6c4fc473b8a8c7d44b58457aad405501ce1936e28b"
     assert header["model"] == \
@@ -392,7 +397,7 @@ def test_the_runs_file_of_a_fixed_biLM_and_setting_keeps_its_name(monkeypatch):
         "e2c0a71510b5394df7773b63fb5f54372b84c3564e67811bde7d665be227976d"
     assert header["protocol"]["max_epochs"] == 3 and header["sample"] is None
     _, full = task_report.run_store_key(model, "english_mix", quick=False)
-    assert full == "0d280d1e70cc0707-f622ddbc1413-full.jsonl"
+    assert full == "0d280d1e70cc0707-e2f48163f30a-full.jsonl"
 
 
 def test_the_shipped_reports_figures_are_drawn_readable_at_their_own_size():
@@ -421,3 +426,29 @@ def test_the_shipped_reports_figures_are_drawn_readable_at_their_own_size():
     assert draw({**result, "quality": []}, "quality") is None
     with pytest.raises(ValueError, match="key must be one of"):
         draw(result, "nonsense")
+
+
+def test_sst5_phrases_run_the_papers_two_arms_and_the_table_shows_no_layer0_there():
+    tasks = ("sst5", "sst5_phrases", "chunking", "ner")
+    places = {**PLACES, "sst5_phrases": ("input",)}
+    jobs = jobs_for("table1", tasks, SEEDS, FULL, places)
+    assert {j.variant for j in jobs if j.task == "sst5_phrases"} == {"baseline", "elmo"}
+    assert not [j for j in jobs_for("fractions", tasks, SEEDS, FULL, places)
+                if j.task.startswith("sst5")]  # Figure 1: the taggers only
+    store = RunStore(None)
+    for step in ("places", "table1", "table2", "fractions"):
+        for job in jobs_for(step, tasks, SEEDS, FULL, places):
+            store.add(job, _fake_run(job))
+    sizes = {("main", t, None): {"train": 1000, "dev": 100, "test": 200} for t in tasks}
+    extras = {"places": places, "place_dev": {"input": 45.0, "input_output": 44.0},
+              "sizes": sizes, "perplexity": {}, "majority": {"sst5": 28.6},
+              "bag_of_words": {"test": 38.0, "valid": 37.0, "alpha": 1e-3, "features": 500,
+                               "dev_by_alpha": {}}}
+    result = summarise(store, tasks, SEEDS, FULL, {**task_report.PROTOCOL}, extras)
+    row = result.tasks["sst5_phrases"]
+    assert set(row.arms) == {"baseline", "elmo"} and row.differences.elmo_vs_layer0 is None
+    again = TaskReport.from_dict(json.loads(result.to_json()))  # its JSON reads back
+    assert again.tasks["sst5_phrases"].differences.layer0_vs_baseline is None
+    text = to_markdown(result)
+    assert "| SST-5, trained on every labelled phrase | accuracy | 1,000 |" in text
+    assert "second row trains as the paper's did, on every labelled phrase" in text
