@@ -139,7 +139,7 @@ def run(args) -> int:
         model = load_model(args.model)
         quality = _quality_models(args.quality)
         perplexity = heldout_perplexity(args.model[0]) if len(args.model) == 1 else None
-        store = open_run_store(model, corpus, args.quick, args.runs, args.tasks, quality)
+        store = open_run_store(model, corpus, args.quick, args.runs, args.tasks)
     except (FileNotFoundError, ValueError, OSError, DatasetNotAvailable) as err:
         return fail("tasks", err)  # StoreMismatch is a ValueError
     try:

@@ -65,7 +65,7 @@ from elmo_tutorial.tasks.runs import Job, RunStore, task_data_checksum
 from elmo_tutorial.tasks.summary import PAPER, summarise
 from elmo_tutorial.training.workers import pool_worker_start
 
-__all__ = ["FULL", "PAPER", "QUICK", "jobs_for", "open_run_store", "run_store_key",
+__all__ = ["FULL", "PAPER", "QUICK", "jobs_for", "open_run_store", "quality_id", "run_store_key",
            "task_report", "train_arms"]
 
 # The full report, five seeds wherever it gives a verdict: Table 1 on the full training sets;
@@ -206,7 +206,10 @@ def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = TA
     protocol = {**PROTOCOL, **setting["protocol"]}
     store = store if store is not None else RunStore(None)
     resumed = len(store)  # runs an earlier, interrupted invocation kept
-    quality = quality or {}
+    # A quality biLM's runs are named by its weights too (its name alone could be reused by
+    # another training): adding a biLM to the figure later resumes every other run.
+    ids = {b: quality_id(b, m) for b, (m, _) in (quality or {}).items()}
+    quality = {ids[b]: entry for b, entry in (quality or {}).items()}
     vectors, index = word_vectors(corpus)
     models = {"main": model, **{b: m for b, (m, _) in quality.items()}}
     splits = {}
@@ -252,6 +255,7 @@ def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = TA
               "sizes": {(b, t, s): {k: len(v) for k, v in sp.items()}
                         for (b, t, s), sp in splits.items()},
               "perplexity": {"main": perplexity, **{b: p for b, (_, p) in quality.items()}},
+              "names": {i: b for b, i in ids.items()},
               "place_dev": dev, "places": places}
     if "sst5" in tasks:
         data = {k: v[:setting["max_sentences"]] for k, v in read_task("sst5").items()}
@@ -262,15 +266,21 @@ def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = TA
                                resumed_runs=resumed, wall_seconds=time.perf_counter() - started)
 
 
-def run_store_key(model, corpus: str, quick: bool, tasks: Sequence[str] = TASKS,
-                  quality: dict | None = None) -> tuple[dict, str]:
+def quality_id(name: str, elmo) -> str:
+    """How a quality biLM's runs are named: ``name@`` the first 12 hex digits of the sha256 of
+    its architecture and weights."""
+    return f"{name}@{model_checksum(elmo)[:12]}"
+
+
+def run_store_key(model, corpus: str, quick: bool,
+                  tasks: Sequence[str] = TASKS) -> tuple[dict, str]:
     """What a runs file belongs to: its header, and its file name in the cache.
 
     The header names everything a run's result depends on: the biLM (the sha256 of its
     architecture and weights), the corpus of the baseline's static vectors and the sha256 of
     those vectors themselves (runs trained on the vectors of other text, e.g. other NLTK data,
     are not mixed with these), the sha256 of each task's data (runs of data edited since are
-    not read back as these), the ``quality`` biLMs' checksums, the protocol and the setting's
+    not read back as these), the protocol and the setting's
     subsets. The name is ``{biLM's sha256[:16]}-{the header's sha256[:12]}-{quick|full}.jsonl``.
     """
     setting = QUICK if quick else FULL
@@ -280,19 +290,17 @@ def run_store_key(model, corpus: str, quick: bool, tasks: Sequence[str] = TASKS,
               "quick": quick, "protocol": {**PROTOCOL, **setting["protocol"]},
               "sample": setting["sample"], "max_sentences": setting["max_sentences"],
               "task_data": {t: task_data_checksum(read_task(t)) for t in sorted(set(tasks))}}
-    if quality:  # {name: (ELMo, perplexity)}: their runs depend on their weights too
-        header["quality"] = {name: model_checksum(elmo) for name, (elmo, _) in quality.items()}
     setup = hashlib.sha256(json.dumps(header, sort_keys=True).encode()).hexdigest()[:12]
     return header, f"{header['model'][:16]}-{setup}-{'quick' if quick else 'full'}.jsonl"
 
 
 def open_run_store(model, corpus: str, quick: bool, path: str | Path | None = None,
-                   tasks: Sequence[str] = TASKS, quality: dict | None = None) -> RunStore:
+                   tasks: Sequence[str] = TASKS) -> RunStore:
     """The runs file of ``model`` under this setting: ``path``, or the cache's file named by
     :func:`run_store_key`; the runs it already holds are read back.
 
     Raises:
         StoreMismatch: ``path`` holds the runs of another biLM, protocol, corpus or task data.
     """
-    header, name = run_store_key(model, corpus, quick, tasks, quality)
+    header, name = run_store_key(model, corpus, quick, tasks)
     return RunStore(path or cache_dir() / "task_runs" / name, header)

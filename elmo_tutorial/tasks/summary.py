@@ -212,5 +212,5 @@ def _quality(runs, tasks, seeds, extras, store, places, sample) -> list[QualityP
                 continue
             gains[t] = paired(runs(t, "baseline", **where), runs(t, "elmo", bilm=bilm, **where))
         if gains:
-            out.append(QualityPoint(bilm, perplexity, gains))
+            out.append(QualityPoint(extras.get("names", {}).get(bilm, bilm), perplexity, gains))
     return out

@@ -370,9 +370,10 @@ def test_runs_of_other_options_or_quality_biLMs_are_kept_apart(monkeypatch):
     clipped.load_state_dict(model.state_dict())
     names = {task_report.run_store_key(m, "embedded", True)[1] for m in (model, clipped)}
     assert len(names) == 2
-    quality = [{"tiny-60": (ELMo(MODEL_PRESETS["tiny"]), 90.0)} for _ in range(2)]
-    keys = [task_report.run_store_key(model, "embedded", True, quality=q)[0] for q in quality]
-    assert keys[0]["quality"] != keys[1]["quality"]  # two trainings of the same name
+    twins = [ELMo(MODEL_PRESETS["tiny"]) for _ in range(2)]  # two trainings of one name
+    ids = [task_report.quality_id("tiny-60", elmo) for elmo in twins]
+    assert ids[0] != ids[1] and all(i.startswith("tiny-60@") for i in ids)
+    assert task_report.quality_id("tiny-60", twins[0]) == ids[0]  # and the same one again
 
 
 def test_the_runs_file_of_a_fixed_biLM_and_setting_keeps_its_name(monkeypatch):
