@@ -51,7 +51,9 @@ class _BothDirections(torch.autograd.Function):
     """``word_emb → (nll per direction)``, each direction's graph built and run in a thread."""
 
     @staticmethod
-    def forward(ctx, word_emb, score, directions, pool):  # noqa: D102 (see the class docstring)
+    def forward(ctx, word_emb, anchor, score, directions, pool):  # noqa: D102 (class docstring)
+        # anchor: a scalar that requires grad, so that the losses do even when word_emb does
+        # not (a frozen encoder, only the softmax training): their backward must still run
         def build(direction):
             with torch.enable_grad():  # grad mode is per thread, and off inside forward
                 leaf = word_emb.detach().requires_grad_()
@@ -72,7 +74,7 @@ class _BothDirections(torch.autograd.Function):
         total = leaf_grads[0]
         for more in leaf_grads[1:]:
             total = total + more
-        return total, None, None, None
+        return (total if ctx.needs_input_grad[0] else None), None, None, None, None
 
 
 class DirectionThreads:
@@ -124,7 +126,8 @@ class DirectionThreads:
             nll, counts[direction] = score(direction, emb)
             return nll
 
-        nll = _BothDirections.apply(word_emb, counted, tuple(directions), self.pool)
+        anchor = torch.zeros((), requires_grad=torch.is_grad_enabled())
+        nll = _BothDirections.apply(word_emb, anchor, counted, tuple(directions), self.pool)
         return dict(zip(directions, nll, strict=True)), counts[directions[0]]
 
 

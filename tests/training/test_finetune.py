@@ -55,13 +55,16 @@ def test_finetuning_writes_a_new_run_leaves_the_source_and_lowers_perplexity(tmp
     ELMo.from_run(tmp_path / "tuned")  # a run like any other
 
 
-def test_the_encoder_changes_unless_frozen(tmp_path, one_thread):
+@pytest.mark.parametrize("threads", [1, 2], ids=["one thread", "directions in threads"])
+def test_the_encoder_changes_unless_frozen(tmp_path, threads):
+    """With 2 threads the trainer runs the two directions at once (fast.direction_threads),
+    whose losses must still reach the softmax when the encoder below them is frozen."""
     source = shipped_model("tiny")
     original = _encoder(load_run(source))
     for frozen in (False, True):
         out = tmp_path / f"frozen-{frozen}"
         finetune(source, DOMAIN, DOMAIN[:4], out, steps=5, freeze_encoder=frozen, lr=1e-2,
-                 **FAST)
+                 **{**FAST, "threads": threads})
         tuned = load_run(out)
         same = all(torch.equal(original[k], tuned.state[k]) for k in original)
         assert same == frozen, f"freeze_encoder={frozen}"
