@@ -294,3 +294,17 @@ def stop_signals_held() -> Iterator[None]:
     finally:
         for signum in dict.fromkeys(received):
             signal.raise_signal(signum)
+
+
+def progress_bar(enabled: bool = True, **options):
+    """A ``tqdm`` progress bar, shown only where someone watches it: in a notebook, or on a
+    terminal. Written to a log (``make demo > log``, a batch job), a bar that redraws would
+    be hundreds of lines of carriage returns, so there it is off; ``enabled=False`` turns it
+    off anywhere. ``options`` go to ``tqdm`` (``total``, ``desc``, ``unit``, ...)."""
+    import sys
+
+    from tqdm.auto import tqdm
+
+    in_notebook = "ipykernel" in sys.modules
+    on_terminal = sys.stderr is not None and sys.stderr.isatty()
+    return tqdm(disable=not (enabled and (in_notebook or on_terminal)), **options)

@@ -45,6 +45,7 @@ from elmo_tutorial.fast import speed_up
 from elmo_tutorial.fast.direction_threads import DirectionThreads, encode_in_threads
 from elmo_tutorial.model.chars import BOS_TOKEN, EOS_TOKEN, word_to_char_ids
 from elmo_tutorial.model.elmo import ELMo
+from elmo_tutorial.runtime import progress_bar
 
 PAD_ROW, BOS_ROW, EOS_ROW = 0, 1, 2  # the first rows of every token table
 # Longest sentence accepted, in tokens. Memory grows with length (the result alone is
@@ -161,10 +162,8 @@ class Embedder:
         sentences = _as_list(sentences)
         rows = index_tokens(sentences)
         order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=sum(len(s) for s in sentences), unit="tok", disable=not progress,
-                   desc="embedding", dynamic_ncols=True)
+        bar = progress_bar(progress, total=sum(len(s) for s in sentences), unit="tok",
+                           desc="embedding", dynamic_ncols=True)
         with torch.inference_mode(), bar:
             table = self._table(list(rows))
             with self._direction_runner() as encode:

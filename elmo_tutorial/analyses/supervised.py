@@ -130,9 +130,9 @@ def fit(model: nn.Module, batches: Sequence, loss_of: Callable[[object], torch.T
     last_cut = 0  # the round after which the learning rate was last lowered
     rounds = range(1, hard_cap + 1)
     if progress:
-        from tqdm.auto import tqdm
+        from elmo_tutorial.runtime import progress_bar
 
-        rounds = tqdm(rounds, desc="training", unit="round", leave=False)
+        rounds = progress_bar(iterable=rounds, desc="training", unit="round", leave=False)
     for round_ in rounds:
         model.train()
         total, seen = 0.0, 0

@@ -217,11 +217,10 @@ def verify_file(path: str | Path, sha256: str | None = None, md5: str | None = N
 
 
 def _progress_bar(total: int | None, name: str, enabled: bool):
-    from tqdm.auto import tqdm
+    from elmo_tutorial.runtime import progress_bar
 
-    return tqdm(
-        total=total, desc=name, unit="B", unit_scale=True, unit_divisor=1024, disable=not enabled
-    )
+    return progress_bar(enabled, total=total, desc=name, unit="B", unit_scale=True,
+                        unit_divisor=1024)
 
 
 @dataclass(frozen=True)

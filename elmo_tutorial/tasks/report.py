@@ -45,7 +45,7 @@ from pathlib import Path
 from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.analyses.embedding_cache import model_checksum
 from elmo_tutorial.data.downloads import cache_dir
-from elmo_tutorial.runtime import available_cores
+from elmo_tutorial.runtime import available_cores, progress_bar
 from elmo_tutorial.tasks.bag_of_words import bag_of_words_baseline
 from elmo_tutorial.tasks.experiments import (
     ARMS,
@@ -102,10 +102,8 @@ def _job(job: Job) -> tuple[Job, dict]:
 
 def _run(jobs: Sequence[Job], store: RunStore, workers: int, progress: bool) -> None:
     """Run the jobs the store does not hold yet; each result is stored as it finishes."""
-    from tqdm.auto import tqdm
-
     todo = [job for job in dict.fromkeys(jobs) if job not in store]
-    bar = tqdm(total=len(todo), desc="training task models", unit="run", disable=not progress)
+    bar = progress_bar(progress, total=len(todo), desc="training task models", unit="run")
     workers = min(workers, available_cores(), len(todo))  # a run more than cores only waits
     if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
         # The workers leave Ctrl-C to this process, whose pool's exit ends them, and end

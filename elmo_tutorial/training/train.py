@@ -41,7 +41,7 @@ from elmo_tutorial.model import checkpoint as ckpt
 from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
 from elmo_tutorial.model.dropout import step_generators
 from elmo_tutorial.model.vocab import Vocabulary
-from elmo_tutorial.runtime import interrupt_requests, seed_everything
+from elmo_tutorial.runtime import interrupt_requests, progress_bar, seed_everything
 from elmo_tutorial.training import distributed as D
 from elmo_tutorial.training import train_setup as setup
 from elmo_tutorial.training.evaluation import evaluate_perplexity
@@ -224,11 +224,9 @@ class Trainer:
 
         Returns the last held-out evaluation (``fwd_ppl``, ``bwd_ppl``, ``avg_ppl``, ...).
         """
-        from tqdm.auto import tqdm
-
         c = self.config
-        bar = tqdm(total=self.total_steps, initial=self.step, unit="step", dynamic_ncols=True,
-                   disable=not (c.progress and self.dist.is_main))
+        bar = progress_bar(c.progress and self.dist.is_main, total=self.total_steps,
+                           initial=self.step, unit="step", dynamic_ncols=True)
         at_once = (directions_at_once(self.model, self.dist.world_size)
                    if self.fast else contextlib.nullcontext())
         # The final evaluation too: as in the loop, on the threads of one direction
