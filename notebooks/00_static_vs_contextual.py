@@ -305,7 +305,8 @@ claims.claim(all(ranks[dim, "is"] <= 2 for dim in (25, 50, 100)),
 
 # %% [markdown]
 # Honestly, then: at this corpus size the grammatical relations (tense, possessives, plural)
-# mostly work (the right answer first, or second behind an unrelated word), and
+# mostly work (the right answer first, or second: *is* behind *remarkable* at d = 25, *women*
+# behind the related *girls* at d = 50), and
 # *king − man + woman* finds *queen* near the top but not first; the words ahead of it are
 # names (*mary*, *lewis*, *alex*) or female and family words (*miss*, *daughter*, *parents*). A
 # million tokens is small for this: *king* and *queen* occur 88 and 41 times, so their

@@ -242,11 +242,12 @@ print(with_skip)
 print("layer 2 with skip − without skip == layer 1:", torch.allclose(a2 - b2, a1, atol=1e-6))
 
 # %% [markdown] slideshow={"slide_type": "skip"}
-# How much does the fused path save? On a CPU less when only running the model (PyTorch has
-# no oneDNN kernel for LSTMP) than when training, where the Python loop's backward pass is
-# slow; on a GPU the fused cuDNN kernel wins by far. Timings depend on your machine and its
-# load, so each path runs once untimed (the first call pays one-off costs), then the paths
-# take turns three times and each keeps its median:
+# How much does the fused path save? Measure rather than assume. On a CPU, when only running
+# the model, little or nothing: PyTorch has no oneDNN kernel for LSTMP, and the fused path may
+# even be the slower one. When training, more: the Python loop's backward pass is slow. On a
+# GPU the fused cuDNN kernel wins by far. Timings depend on your machine and its load, so each
+# path runs once untimed (the first call pays one-off costs), then the paths take turns three
+# times and each keeps its median; the last line says what your machine measured:
 
 # %% slideshow={"slide_type": "skip"}
 # NBVAL_IGNORE_OUTPUT
@@ -272,10 +273,12 @@ for fused, backward in times:
 for _ in range(3):
     for (fused, backward), measured in times.items():
         measured.append(ms_per_batch(fused, backward))
+median = {key: sorted(measured)[1] for key, measured in times.items()}
 for fused in (False, True):
-    forward, both = (sorted(times[fused, backward])[1] for backward in (False, True))
-    print(f"fused={fused!s:5}: forward {forward:5.1f} ms, "
-          f"forward + backward {both:5.1f} ms per batch")
+    print(f"fused={fused!s:5}: forward {median[fused, False]:5.1f} ms, "
+          f"forward + backward {median[fused, True]:5.1f} ms per batch")
+print(f"the loop's time / the fused path's: {median[False, False] / median[True, False]:.2f}× "
+      f"running, {median[False, True] / median[True, True]:.2f}× training (above 1: fused wins)")
 
 # %% [markdown]
 # ### Exercise 1 (implement): bilm-tf's LSTM step, from its weight file's tensors
