@@ -1,6 +1,6 @@
 r"""The test set is a sample too: how much a paired difference would move on other test sentences.
 
-Taught in notebook 12 (``12_elmo_in_a_task_model``), beside :mod:`~elmo_tutorial.analyses.paired`.
+Taught in notebook 12 (``12_elmo_in_a_task_model``).
 
 Two arms trained on the same seeds and scored on one test set differ for two reasons that
 chance decides: which seeds (initial weights, dropout, batch order) and which test sentences.

@@ -44,12 +44,13 @@ from elmo_tutorial.course.markers import (
     solution_blocks,
     strip_answers,
     stub_source,
+    student_wording,
 )
 
 __all__ = [
     "ANSWER_BLANK", "KINDS", "STUB_ADVICE", "CourseError", "Exercise", "ExerciseHeading",
     "answer_blocks", "find_exercises", "has_answer", "has_solution", "list_exercises",
-    "plain_text", "solution_blocks", "strip_answers", "stub_source",
+    "plain_text", "solution_blocks", "strip_answers", "student_wording", "stub_source",
 ]
 
 KINDS = ("implement", "predict", "experiment", "explain")

@@ -24,7 +24,7 @@ import re
 import nbformat
 
 __all__ = ["ANSWER_BLANK", "ANSWER_MARKER", "CourseError", "answer_blocks", "has_answer",
-           "has_solution", "solution_blocks", "strip_answers", "stub_source"]
+           "has_solution", "solution_blocks", "strip_answers", "stub_source", "student_wording"]
 
 ANSWER_BLANK = "*Your answer:* …"
 # "**Model answer.**" on a line of its own above a model answer: a student copy drops it with
@@ -109,6 +109,21 @@ def strip_answers(text: str, cell: int = 0, blank: str = ANSWER_BLANK) -> str:
             first = above
         lines[first:last + 1] = [blank]
     return "\n".join(lines)
+
+
+# "... before you open the model answer" / "the instructor's answer": a student copy has none
+_OPEN_THE_ANSWER = re.compile(r"before you open the\s+(?:model|instructor's)\s+answer")
+STUDENT_WORDING = "before you compare with the instructor's notebook (in `notebooks/`)"
+
+
+def student_wording(text: str) -> str:
+    """``text`` with every pointer to an answer the student copy does not hold turned to the
+    instructor's notebook, which holds it.
+
+    >>> student_wording("Answer it before you open the instructor's answer.")
+    "Answer it before you compare with the instructor's notebook (in `notebooks/`)."
+    """
+    return _OPEN_THE_ANSWER.sub(STUDENT_WORDING, text)
 
 
 def stub_source(source: str, message: str, cell: int = 0) -> str:

@@ -38,6 +38,7 @@ from elmo_tutorial.course.exercises import (
     list_exercises,
     strip_answers,
     stub_source,
+    student_wording,
 )
 from elmo_tutorial.course.generated import MANIFEST, write_generated
 from elmo_tutorial.course.slides import deck
@@ -67,6 +68,8 @@ def student_copy(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
         hidden.add(exercise.cell)
         _tag(cell, "exercise")
     for index, cell in enumerate(copy.cells):
+        if cell.cell_type == "markdown":
+            cell.source = student_wording(cell.source)
         if has_answer(cell):
             cell.source = strip_answers(cell.source, index)
             _tag(cell, "answer")
