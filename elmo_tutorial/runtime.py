@@ -50,7 +50,30 @@ def setup_notebook(seed: int = 0, threads: int | None = 2, precision: int = 4) -
         torch.set_num_threads(max(1, min(threads, os.cpu_count() or 1)))
     torch.set_printoptions(precision=precision, sci_mode=False, linewidth=100)
     np.set_printoptions(precision=precision, suppress=True, linewidth=100)
+    show_stubs_in_one_line()
     return notebook_device()
+
+
+def show_stubs_in_one_line() -> None:
+    """In a Jupyter kernel, show a student copy's stub (``raise NotImplementedError("Exercise
+    N: ...")``) as its one-line message, wherever it is raised: in a function a check calls,
+    in a function the notebook calls, or straight in a cell. Run All still stops there; any
+    other error keeps its full traceback. Outside IPython it does nothing."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+
+    def show(shell, kind, error, traceback, tb_offset=None):
+        if str(error).startswith("Exercise "):
+            shell._showtraceback(kind, error, [f"\x1b[0;31m{kind.__name__}\x1b[0m: {error}"])
+        else:
+            shell.showtraceback((kind, error, traceback), tb_offset=tb_offset)
+
+    shell.set_custom_exc((NotImplementedError,), show)
 
 
 def notebook_device() -> torch.device:

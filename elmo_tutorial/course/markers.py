@@ -136,9 +136,30 @@ def stub_source(source: str, message: str, cell: int = 0) -> str:
     """
     lines = source.splitlines()
     for first, last, indent in reversed(solution_blocks(lines, cell)):
-        stub = f"{indent}raise NotImplementedError({json.dumps(message, ensure_ascii=False)})"
-        lines[first:last + 1] = [stub]
+        lines[first:last + 1] = _raise_lines(message, indent)
     return "\n".join(lines)
+
+
+STUB_WIDTH = 92  # characters per stub line: the editor's width, less a margin
+
+
+def _raise_lines(message: str, indent: str) -> list[str]:
+    """``raise NotImplementedError("...")``, its message cut at spaces into string pieces on
+    lines of their own when one line would run past :data:`STUB_WIDTH`."""
+    one = f"{indent}raise NotImplementedError({json.dumps(message, ensure_ascii=False)})"
+    if len(one) <= STUB_WIDTH:
+        return [one]
+    room = STUB_WIDTH - len(indent) - 4 - 3  # the pieces' indent, quotes and ")"
+    pieces, piece = [], ""
+    for word in message.split(" "):
+        if piece and len(piece) + 1 + len(word) > room:
+            pieces.append(piece + " ")
+            piece = word
+        else:
+            piece = f"{piece} {word}" if piece else word
+    pieces.append(piece)
+    quoted = [f"{indent}    {json.dumps(p, ensure_ascii=False)}" for p in pieces]
+    return [f"{indent}raise NotImplementedError(", *quoted[:-1], quoted[-1] + ")"]
 
 
 def has_solution(cell: nbformat.NotebookNode) -> bool:

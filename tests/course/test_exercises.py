@@ -74,7 +74,7 @@ def test_student_copy_strips_every_answer_and_hides_what_a_prediction_is_about()
     assert "answer" in student.cells[10].metadata.tags
     assert student.cells[6].outputs == [], "the output a predict exercise asks about is hidden"
     assert student.cells[3].outputs == notebook.cells[3].outputs, "a self-check keeps its output"
-    assert "raise NotImplementedError(\"Exercise 3: halve the data" in student.cells[8].source
+    assert "raise NotImplementedError(\n    \"Exercise 3: halve the data" in student.cells[8].source
     assert "Because b." in notebook.cells[5].source, "the original must not change"
 
 

@@ -67,7 +67,11 @@ def test_stub_messages_are_plain_text_without_math_or_markdown_markup():
     first, second = find_exercises(notebook)
     assert first.message == "Exercise 4: which w gives the mix you want? " + STUB_ADVICE
     assert second.message == "Exercise 5: my_mix of γ and ELMo_k. " + STUB_ADVICE
-    assert f'raise NotImplementedError("{first.message}")' in student_copy(notebook).cells[1].source
+    stubbed = {}
+    exec(student_copy(notebook).cells[1].source, stubbed)  # the stub, wrapped to fit the editor
+    with pytest.raises(NotImplementedError) as raised:
+        stubbed["f"]()
+    assert str(raised.value) == first.message
 
 
 @pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
@@ -127,7 +131,9 @@ def test_student_copy_of_each_notebook_differs_only_in_its_exercises(path):
             continue
         exercise = exercises[index]
         assert "SOLUTION" not in mine.source and mine.outputs == []
-        assert f'raise NotImplementedError("Exercise {exercise.number}: ' in mine.source
+        assert "raise NotImplementedError(" in mine.source
+        assert f'"Exercise {exercise.number}: ' in mine.source
+        assert max(len(line) for line in mine.source.splitlines()) <= 100, "past the edge"
         if exercise.heading_number is not None:
             assert exercise.heading_number == exercise.number, (
                 f"the heading above cell {index} calls it exercise {exercise.heading_number}, "
@@ -243,6 +249,9 @@ def test_student_copy_fails_only_at_its_stubs_and_passes_with_the_solutions(path
         assert len(raised) == 1 and _stopped_at_stub(*raised[0], [exercise]), (
             f"{path.name}, exercise {exercise.number} (cell {exercise.cell}) should stop at its "
             f"stub, but raised {raised}")
+        shown = errors[exercise.cell][0].traceback  # in a function or straight in the cell
+        assert len(shown) == 1, (f"{path.name}, exercise {exercise.number}: the stub shows a "
+                                 f"{len(shown)}-line traceback, not its one-line message")
     for index, outputs in errors.items():
         for output in outputs:
             assert _stopped_at_stub(output.ename, output.evalue, exercises), (
