@@ -90,3 +90,11 @@ def test_top_layer_only_accepts_the_top_layer_and_explains_the_usual_mistakes(ca
     with pytest.raises(checks.CheckFailed, match="characters were lost"):
         checks.check_top_layer_only(lambda s: TaskSplit(s.words, [x[:, -1:] for x in s.layers],
                                                         s.targets, s.classes))
+
+
+def test_error_reduction_refuses_a_table_of_the_cases_the_prompt_prints():
+    """The notebook prints SST-5's and NER's reductions; a lookup of the known cases (and 0
+    otherwise) must not pass: the check draws fresh cases on every run."""
+    known = {(51.4, 54.7): 6.8, (90.15, 92.22): 21.0, (80.0, 80.0): 0.0, (60.0, 50.0): -25.0}
+    with pytest.raises(checks.CheckFailed, match="error before"):
+        checks.check_error_reduction(lambda b, e: known.get((b, e), 0.0))
