@@ -79,12 +79,21 @@ def check_char_cnn_parameters(fn: Callable[[ModelConfig], dict]) -> None:
            "other configs")
 
 
+# The convolutions a student could call instead of scoring the windows: conv2d or conv3d on an
+# input with a dimension of 1 added computes exactly conv1d's windows.
+CONVOLUTIONS = [(F, "conv1d"), (torch, "conv1d"), (F, "conv2d"), (torch, "conv2d"),
+                (F, "conv3d"), (torch, "conv3d"), (torch, "convolution"), (F, "conv_tbc"),
+                (torch, "conv_tbc")]
+
+
 @check
 def check_conv_max_pool(fn: Callable[..., torch.Tensor]) -> None:
     """``fn(x, weight, bias)`` gets character embeddings ``x`` (N, E, C) and one width's filters
     ``weight`` (count, E, w), ``bias`` (count,), and must return each filter's maximum over the
-    windows, (N, count), before the activation. ``fn`` runs with ``F.conv1d`` (and so
-    ``nn.Conv1d``) and the package's ``conv1d_windows`` and ``conv1d_max`` unavailable."""
+    windows, (N, count), before the activation. ``fn`` runs with every convolution of PyTorch
+    (``F.conv1d``, so ``nn.Conv1d``, and ``conv2d``/``conv3d`` on a reshaped input, which
+    compute the same windows) and the package's ``conv1d_windows`` and ``conv1d_max``
+    unavailable."""
     generator = torch.Generator().manual_seed(3)
     for width in (1, 3, 5):
         x = torch.randn(4, 6, 12, generator=generator)
@@ -92,7 +101,7 @@ def check_conv_max_pool(fn: Callable[..., torch.Tensor]) -> None:
         bias = torch.randn(5, generator=generator)
         bias[:2] -= 40.0  # two filters that fire nowhere: every window scores below 0
         expected = F.conv1d(x, weight, bias).amax(dim=-1)
-        with forbidding(fn, (F, "conv1d"), (torch, "conv1d"), conv1d_windows, conv1d_max, instead=(
+        with forbidding(fn, *CONVOLUTIONS, conv1d_windows, conv1d_max, instead=(
                 "score every window yourself (x.unfold gives the windows)")):
             got = fn(x.clone(), weight.clone(), bias.clone())
         if isinstance(got, torch.Tensor) and got.shape == (4, 5, 12 - width + 1):
