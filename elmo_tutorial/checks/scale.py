@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import torch
+from torch.utils.flop_counter import FlopCounterMode
 
 from elmo_tutorial.checks._core import CheckFailed, check, forbidding, nothing_returned, passed
 from elmo_tutorial.model.lstm import LSTMStack
@@ -37,11 +38,13 @@ def check_lstm_flops(fn: Callable[[int, int, int], int]) -> None:
 
     Compared with what ``FlopCounterMode`` counts for our LSTM (:func:`measured_lstm_flops`)
     on three shapes, with the input narrower, wider and equal to the projection; ``fn`` runs
-    with the counter (:func:`measured_lstm_flops`, ``measure_flops``) unavailable.
+    with the counters (:func:`measured_lstm_flops`, ``measure_flops``, PyTorch's own
+    ``FlopCounterMode``) unavailable.
     """
     for inputs, cells, proj in _SHAPES:
         expected = measured_lstm_flops(inputs, cells, proj)
         with forbidding(fn, measured_lstm_flops, cost.measure_flops, cost.flops_per_token,
+                        (FlopCounterMode, "__enter__"),  # however it was imported
                         instead="count the multiply-adds of the three matrix products yourself"):
             got = fn(inputs, cells, proj)
         nothing_returned(got, "your function", "one number, the FLOPs per token")

@@ -1,6 +1,7 @@
 """Notebook 11's self-check accepts the FLOPs of an LSTMP layer and explains wrong counts."""
 
 import pytest
+import torch
 
 from elmo_tutorial import checks
 
@@ -43,3 +44,20 @@ def test_check_accepts_the_count_and_agrees_with_the_counter(capsys):
 def test_check_rejects_wrong_counts_with_a_hint(answer, hint):
     with pytest.raises(checks.CheckFailed, match=hint):
         checks.check_lstm_flops(answer)
+
+
+def test_lstm_flops_refuses_pytorchs_own_counter_however_imported():
+    """Running our LSTM under FlopCounterMode measures the answer instead of counting it."""
+    from torch.utils.flop_counter import FlopCounterMode as Counter
+
+    from elmo_tutorial.model.lstm import LSTMStack
+
+    def measured(input_size, cell_size, proj_size):
+        stack = LSTMStack(input_size, cell_size, proj_size, n_layers=1, fused=False)
+        x, mask = torch.zeros(1, 4, input_size), torch.ones(1, 4, dtype=torch.bool)
+        with torch.no_grad(), Counter(display=False) as counter:
+            stack(x, mask)
+        return counter.get_total_flops() // 4
+
+    with pytest.raises(checks.CheckFailed, match="count the multiply-adds"):
+        checks.check_lstm_flops(measured)
