@@ -199,8 +199,8 @@ print("equal up to column signs:", np.allclose(np.abs(my_vectors), np.abs(packag
 static = StaticVectors(words, package)  # the same as StaticVectors.from_sentences(train)
 
 # %% [markdown]
-# Now the problem. Whatever the sentence, *bank* has one vector, and its nearest neighbours
-# are a mixture of the FINANCE and the RIVER cue words:
+# Now the problem. The nearest neighbours of *bank*'s vector are a mixture of the FINANCE and
+# the RIVER cue words:
 
 # %%
 river, finance = cue_words("bank", "RIVER"), cue_words("bank", "FINANCE")

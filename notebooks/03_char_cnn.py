@@ -341,8 +341,7 @@ print(f"{'CharCNN':16s} {sum(p.numel() for p in cnn.parameters()):>11,}")
 
 # %% [markdown]
 # The highway layers hold most of the encoder's parameters (and most of its arithmetic per
-# token). The four LSTM layers behind it add about 75.6 M, for 93.7 M without the softmax
-# (notebook 06 counts them).
+# token). The four LSTM layers behind it hold several times more (notebook 11 counts them).
 #
 # ## 4. Highway layers and the projection
 #

@@ -27,8 +27,8 @@
 # 1. see, with numbers, why `torch.flip` on a padded batch is wrong;
 # 2. reverse each sentence within its own length, with one `gather`;
 # 3. build the backward LM and its previous-word targets;
-# 4. check causality on a sentence: the forward LM's vector at position $k$ depends only on
-#    words $\le k$, the backward LM's only on words $\ge k$;
+# 4. check causality on a sentence: which words can each direction's vector at position $k$
+#    depend on?
 # 5. exercises: measure how the damage of a naive flip grows with the padding and interpret
 #    it, reverse a *left*-padded batch, predict which vectors a changed word moves, and
 #    explain why the two directions must never read each other's states.

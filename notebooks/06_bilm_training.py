@@ -469,8 +469,8 @@ claim(abs(full["fwd_ppl"] - full["bwd_ppl"]) < 0.1 * full["avg_ppl"],
 # A language model is a generator: draw the first word from its distribution after `<S>`,
 # feed it back, draw the next, until `</S>`. `sample_sentences` does this with the trained tiny
 # biLM. A **temperature** $\tau$ divides the logits before each draw, $p_\tau(w) \propto
-# p(w)^{1/\tau}$: $\tau < 1$ sharpens the distribution ($\tau \to 0$ always takes the most
-# likely word), $\tau > 1$ flattens it. A **prefix** conditions the forward LM on the first
+# p(w)^{1/\tau}$ ($\tau = 1$: the model's own distribution). A **prefix** conditions the
+# forward LM on the first
 # words. The backward LM generates too, from the other end: it starts from `</S>` (and an
 # optional **suffix**) and draws the word *before*, until it draws `<S>`; the sentence grows
 # to the left and is printed in reading order. Each sample also carries its log-probability
@@ -485,11 +485,12 @@ claim(abs(full["fwd_ppl"] - full["bwd_ppl"]) < 0.1 * full["avg_ppl"],
 # %% [markdown]
 # **Prediction.**
 # <!-- BEGIN ANSWER -->
-# More likely and less varied. Dividing the logits by $\tau < 1$ moves probability mass to
-# the words the model already prefers, so the drawn words have higher probability (a higher
-# mean log-probability), and different samples repeat the same frequent phrases. At
-# $\tau > 1$ rare words come up more often: more varied, less likely, less grammatical, and
-# longer before `</S>` is drawn.
+# More likely and less varied. Dividing the logits by $\tau < 1$ sharpens the distribution
+# ($\tau \to 0$ always takes the most likely word): it moves probability mass to the words the
+# model already prefers, so the drawn words have higher probability (a higher mean
+# log-probability), and different samples repeat the same frequent phrases. At $\tau > 1$ the
+# distribution flattens and rare words come up more often: more varied, less likely, less
+# grammatical, and longer before `</S>` is drawn.
 # <!-- END ANSWER -->
 
 # %% [markdown]

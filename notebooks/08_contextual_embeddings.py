@@ -710,14 +710,7 @@ plt.show()
 # ## 6. Why the layers differ
 #
 # Layer 0 is context-free by construction: the character CNN sees one token at a time. The
-# LSTMs are what let the context in. A common explanation of why the top layer takes in
-# more: it feeds the softmax that predicts the *next* word (forward) and the *previous* word
-# (backward), a prediction about the context rather than the current word, so training
-# pushes it to carry what the sentence around the word says, sense included; layer 1 sits
-# one step above the input and keeps more of the word itself, its form and its part of
-# speech (notebook 10 probes for that). The paper reports the layers' differences
-# (Tables 5 and 6) but does not test this explanation, and neither does the figure below: it
-# measures how much of each layer comes from the context, not why.
+# LSTMs are what let the context in. How much of each layer comes from the context?
 #
 # One figure measures it on the embedded SemCor sentences. Left: for words that occur in at
 # least five of them, the mean cosine between two occurrences of the same word. All vectors of
@@ -775,10 +768,16 @@ for layer, label in zip(index.layers, labels, strict=True):
 # to other words: the context adds to the word's identity rather than replacing it. The mix,
 # dominated by the long layer-0 vectors, stays closest to the word.
 #
-# These are correlations across the layers of one trained model: the layer that takes in the
-# most context is also the one that separates senses best, and it is the one under the
-# softmax. That fits the explanation above; it does not show that the training objective is
-# the cause.
+# A common explanation of why the top layer takes in more: it feeds the softmax that predicts
+# the *next* word (forward) and the *previous* word (backward), a prediction about the context
+# rather than the current word, so training pushes it to carry what the sentence around the
+# word says, sense included; layer 1 sits one step above the input and keeps more of the word
+# itself, its form and its part of speech (notebook 10 probes for that). The paper reports the
+# layers' differences (Tables 5 and 6) but does not test this explanation, and neither does
+# the figure: it measures how much of each layer comes from the context, not why. These are
+# correlations across the layers of one trained model: the layer that takes in the most
+# context is also the one that separates senses best, and it is the one under the softmax.
+# That fits the explanation; it does not show that the training objective is the cause.
 #
 # ### Exercise 4 (explain): from correlation to cause
 #
