@@ -44,6 +44,7 @@ from elmo_tutorial.tasks.finetune_results import (
     SST2Accuracy,
 )
 from elmo_tutorial.tasks.results import Spread
+from elmo_tutorial.tasks.summary import paired
 from elmo_tutorial.tasks.training import TaskSplit, encode_words
 from elmo_tutorial.training.finetune import finetune
 
@@ -92,21 +93,21 @@ def finetune_report(source: str | Path, out_dir: str | Path, steps: int = 60,
                                head_steps=head_steps, **{**overrides, "freeze_encoder": True})
     tuning_done = time.perf_counter()
     vectors, index = word_vectors(tuned_corpus(out_dir))
-    accuracy = {}
+    runs = {}  # arm → one run_variant result per seed
     for name, run in (("original", source), ("finetuned", out_dir)):
         splits = sst2_splits(Embedder(ELMo.from_run(run)), index)
         if name == "original":
-            accuracy["baseline"] = Spread.of(
-                [run_variant(splits, vectors, "baseline", s)["score"] for s in seeds])
-        accuracy[name] = Spread.of(
-            [run_variant(splits, vectors, "elmo", s)["score"] for s in seeds])
+            runs["baseline"] = [run_variant(splits, vectors, "baseline", s) for s in seeds]
+        runs[name] = [run_variant(splits, vectors, "elmo", s) for s in seeds]
+    accuracy = {arm: Spread.of([r["score"] for r in found]) for arm, found in runs.items()}
     return FinetuneReport(
         source=str(source), out_dir=str(out_dir),
         finetune=FineTuning.from_dict(tuned, "finetune"), seeds=list(seeds),
         sizes=dict(SST2_SIZES), accuracy=SST2Accuracy(**accuracy),
         seconds=ReportSeconds(finetune=tuning_done - started,
                               tasks=time.perf_counter() - tuning_done),
-        control=FineTuning.from_dict(control, "control") if control else None)
+        control=FineTuning.from_dict(control, "control") if control else None,
+        difference=paired(runs["original"], runs["finetuned"]))
 
 
 def tuned_corpus(run_dir: str | Path) -> str:
@@ -125,7 +126,7 @@ def to_markdown(result: FinetuneReport, machine: str = "") -> str:
     arms = {"baseline": acc.baseline, "original": acc.original, "finetuned": acc.finetuned}
     rows = [[name, f"{arm.mean:.1f} ± {arm.std:.1f}", ", ".join(f"{r:.1f}" for r in arm.runs)]
             for name, arm in arms.items()]
-    d = PairedDifference.between(acc.original.runs, acc.finetuned.runs)
+    d = result.difference or PairedDifference.between(acc.original.runs, acc.finetuned.runs)
     verdict = {"gain": "higher: the interval excludes 0",
                "loss": "lower: the interval excludes 0"}.get(
         paired_verdict(d), "no difference shown: the interval includes 0")
@@ -164,12 +165,17 @@ def to_markdown(result: FinetuneReport, machine: str = "") -> str:
         *markdown_table(["model", "accuracy", "seeds"], rows),
         "",
         f"Fine-tuned − original biLM, paired by seed: {d.mean:+.1f} points, 95 % interval "
-        f"[{d.low:+.1f}, {d.high:+.1f}]: {verdict}. With {len(result.seeds)} seeds and "
+        f"[{d.low:+.1f}, {d.high:+.1f}]"
+        + (" (over the seeds and the test sentences)" if d.test_std is not None else
+           " (over the seeds)")
+        + f": {verdict}. With {len(result.seeds)} seeds and "
         f"{result.sizes['test']} test sentences the interval is ±{(d.high - d.low) / 2:.1f} "
-        f"points. **Power:** with the spread these seeds show, a true change of "
-        f"{_detectable(d):.1f} points would be found (its interval above 0) 4 times in 5; "
-        "A.1's changes of task scores are a fraction of a point, so this design cannot "
-        "detect them, and its result neither confirms nor contradicts them.",
+        f"points. **Power:** with the spread these seeds and test sentences give, a true "
+        "change of "
+        f"{_detectable(d):.1f} points would be found (its interval above 0) 4 times in 5, "
+        "and a smaller one would mostly go unseen: a change of a few tenths of a point, "
+        "either way, is below what this design can detect, so its result neither confirms "
+        "nor contradicts A.1 there.",
         "",
         f"Took {minutes:.1f} min ({result.seconds.finetune / 60:.1f} fine-tuning, "
         f"{result.seconds.tasks / 60:.1f} embedding the SST-2 samples with both biLMs "
@@ -203,9 +209,9 @@ def _control(result: FinetuneReport, drop: float) -> list[str]:
 
 def _detectable(d: PairedDifference) -> float:
     """The true mean difference found at 95 % four times in five (80 % power) with ``d.n``
-    seeds and the seeds' spread: (t_0.975 + t_0.80) · s_d / √n, Student's t with n − 1
-    degrees of freedom."""
-    half_width = (d.high - d.low) / 2  # t_0.975 · s_d / √n
+    seeds and the interval's standard error SE (the seeds', with the test sample's where
+    kept): (t_0.975 + t_0.80) · SE, Student's t with n − 1 degrees of freedom."""
+    half_width = (d.high - d.low) / 2  # t_0.975 · SE
     return half_width * (1 + T80[min(d.n - 1, len(T80)) - 1] / t_quantile(d.n - 1))
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from elmo_tutorial.analyses.paired import PairedDifference
 from elmo_tutorial.files.records import Record, optional
 from elmo_tutorial.tasks.results import Spread
 
@@ -90,3 +91,6 @@ class FinetuneReport(Record):
     # the same steps with the encoder frozen (the softmax alone trains): the fall in
     # perplexity that is not the encoder's (None: not run, or the report is that control)
     control: FineTuning | None = optional()
+    # fine-tuned − original biLM, paired by seed, its interval covering the test sentences
+    # too (None in a report written before it was kept)
+    difference: PairedDifference | None = optional()

@@ -135,3 +135,17 @@ def test_the_shipped_small_models_vectors_are_recomputed_from_its_text():
     rows = torch.stack([full[full_index[w]] for w in index])  # (V', 100)
     # bit for bit on the machine that wrote it; another CPU's SVD may differ in the last bits
     torch.testing.assert_close(shipped[1:], rows, rtol=0, atol=1e-5)
+
+
+def test_sst5_phrases_need_no_vectors_beyond_sst5s():
+    """Every phrase is a span of an SST-5 sentence: vectors written for the three tasks of the
+    shipped report serve the phrases too, without reading the corpus again."""
+    import warnings
+
+    from elmo_tutorial.model.run_dir import shipped_model
+    from elmo_tutorial.tasks.vectors import task_word_vectors
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "computing the vectors from the corpus" would raise
+        table, index = task_word_vectors(shipped_model("small"))
+    assert table.shape[0] == len(index) + 1
