@@ -71,3 +71,31 @@ def test_student_copy_saves(tmp_path):
     assert saved.cells[-1].source == EDIT
     assert any("NotImplementedError" in c.source for c in saved.cells), (
         "the stubs of the student copy were lost on save")
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_a_save_from_make_lab_reaches_both_files_even_after_a_checkout(source, tmp_path):
+    """`make lab` opens notebooks/00_...ipynb, so the server's root is notebooks/ and jupytext
+    never reads the repository's jupytext.toml: notebooks/ has its own. After a checkout the
+    .ipynb may be newer than its script; it still opens. The kernel name stays as committed."""
+    import os
+    import time
+
+    shutil.copy(REPOSITORY / "jupytext.toml", tmp_path)
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    shutil.copy(NOTEBOOKS / "jupytext.toml", folder)
+    for suffix in (".py", ".ipynb"):
+        shutil.copy(source.with_suffix(suffix), folder)
+    older = time.time() - 600
+    os.utime(folder / source.name, (older, older))  # the script older than the notebook
+
+    _open_edit_save(folder, f"{source.stem}.ipynb")  # the server's root: notebooks/
+
+    saved = nbformat.read(folder / f"{source.stem}.ipynb", as_version=4)
+    script = jupytext.read(folder / source.name)
+    assert saved.cells[-1].source == EDIT and script.cells[-1].source == EDIT
+    from ipykernel.kernelspec import get_kernel_dict
+
+    assert saved.metadata.kernelspec.display_name == get_kernel_dict()["display_name"], (
+        "the committed kernel name is not the one a save writes: every save would change it")
