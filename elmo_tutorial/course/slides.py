@@ -62,7 +62,11 @@ _HIDDEN_LINE = re.compile(r"^\s*# (NBVAL_[A-Z_]+|BEGIN SOLUTION|END SOLUTION)\s*
 _ANSWER_LABEL = re.compile(r"^\s*\*\*[^*]+\*\*\s*$")
 _WIDGET = "application/vnd.jupyter.widget-view+json"
 SLIDE_TYPES = ("slide", "subslide", "fragment", "-", "skip", "notes")
-_SETUP_CALLS = {"setup_notebook", "seed_everything"}
+# Calls a set-up cell may make beside its imports (a cell of only these is never a slide):
+# seeding and threads, silencing a known warning, starting the notebook's clock, finding the
+# shipped model and opening a corpus.
+_SETUP_CALLS = {"setup_notebook", "seed_everything", "filterwarnings", "simplefilter",
+                "perf_counter", "shipped_model", "nltk_corpus"}
 
 
 def _explicit(cell: nbformat.NotebookNode) -> str | None:

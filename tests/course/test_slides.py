@@ -78,6 +78,17 @@ def test_setup_cells_are_imports_and_setup_calls(source, setup):
     assert is_setup(source) is setup
 
 
+@pytest.mark.parametrize("path", sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")), ids=lambda p: p.stem)
+def test_no_import_cell_of_the_course_is_a_slide(path):
+    """The README says imports are skipped: no cell that imports and sets the notebook up (a
+    warning filter, the clock, a corpus opened beside it) becomes a slide of its own."""
+    notebook = nbformat.read(path, as_version=4)
+    types = slide_types(notebook)
+    shown = [i for i, cell in enumerate(notebook.cells) if cell.cell_type == "code"
+             and "setup_notebook(" in cell.source and types[i] != "skip"]
+    assert not shown, f"{path.name}: cell(s) {shown} set the notebook up and are slides"
+
+
 class _Sections(HTMLParser):
     """Counts reveal.js slides (top-level sections) and subslides (sections inside them)."""
 
