@@ -93,8 +93,9 @@ def _analogy_tables():
     """(name, words, vectors, query, answer) cases whose right answer is known by construction.
 
     Axes (royal, female, person): queen = king - man + woman. *crown* lies near king's
-    direction, so it wins when lengths are not removed; *king* itself, or *woman*, wins when
-    the query words are not excluded.
+    direction, so it wins when lengths are not removed (a long king pulls b - a + c towards
+    it; a long crown wins every dot product); *king* itself, or *woman*, wins when the query
+    words are not excluded.
     """
     words = ["man", "woman", "king", "queen", "crown", "apple"]
     base = np.array([[0, 0, 1], [0, 1, 1], [1, 0, 1], [1, 1, 1], [1, 0, 0.8], [0.1, 0.1, 0]],
@@ -103,6 +104,10 @@ def _analogy_tables():
     long_king = base.copy()
     long_king[2] *= 30.0  # a frequent word often has a long vector
     yield "a table where king is 30 times longer", words, long_king, ("man", "king", "woman"), \
+        "queen"
+    long_crown = base.copy()
+    long_crown[4] *= 30.0  # a long *candidate*: plain dot products pick it, cosines do not
+    yield "a table where crown is 30 times longer", words, long_crown, ("man", "king", "woman"), \
         "queen"
     near = np.array([[1, 0], [0, 1], [1, 0.01], [1, 1]], dtype=np.float64)
     yield "a table where b - a + c is almost b", ["a", "b", "c", "d"], near, ("a", "b", "c"), "d"
