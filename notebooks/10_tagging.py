@@ -304,8 +304,8 @@ plt.show()
 # - **Context adds about four points**: layers 1 and 2 have read the sentence, so they can
 #   tell *run* the noun from *run* the verb.
 # - **Layer 1 against layer 2**: within a few tenths of a point of each other, a handful of
-#   tokens (on the machine that executed this notebook, layer 1 by 0.06 points, 10 tokens:
-#   the paper's order, barely). That is within what a different training subset, a few more
+#   tokens (the line above prints the gap your run measured; it can fall either way from one
+#   CPU to another). That is within what a different training subset, a few more
 #   L-BFGS iterations or even another CPU change, so this run alone does not establish the
 #   trend. The paper's gap is itself small (97.3 vs 96.8) and comes from a biLM about 25
 #   times larger, trained on 200 times more text. Why our two layers are so close is not
@@ -378,9 +378,10 @@ plt.show()
 #
 # **Model answer.**
 # <!-- BEGIN ANSWER -->
-# (a) Smaller: 300 sentences instead of 600 cost layer 1 about one point (93.6 → 92.7), while
-# the context adds about four (layer 1 over layer 0 at 600). Context is worth more than data
-# here: layer 1 on 75 sentences (about 90.8) beats layer 0 on 600 (about 89.8).
+# (a) Smaller: 300 sentences instead of 600 cost layer 1 about one point (about 93.6 → 92.7
+# where this notebook was built; your table prints your run's), while the context adds about
+# four (layer 1 over layer 0 at 600). Context is worth more than data here: layer 1 on 75
+# sentences (about 91) beats layer 0 on 600 (about 90).
 # (b) The baseline gains most, 14 points from 75 to 600 sentences: its errors are mostly words
 # it has never seen (it can only guess `NN`), and every new sentence shows it new words. Layer
 # 0 gains about 5 points and layer 1 about 3: their spelling (and context) already generalise

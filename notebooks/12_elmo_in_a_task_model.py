@@ -678,7 +678,7 @@ claim(abs(ours - chunking["error_reduction"]) < 1e-9, "your error reduction is t
 # experiment on section 4's chunking data: complete `top_layer_only(split)`, which returns a
 # copy of a `TaskSplit` whose layers are the top LSTM layer alone (each sentence's
 # `(T, 1, 256)`), then train the ELMo tagger on those splits with the first two seeds of
-# section 4 (a few seconds), and compare seed by seed with the learned mix: the same seed
+# section 4 (two small runs), and compare seed by seed with the learned mix: the same seed
 # gives both the same batches and draws their initial weights from the same seed.
 
 # %%
