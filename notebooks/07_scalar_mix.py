@@ -249,7 +249,10 @@ for name, inputs in (("default", from_strings), ("tokens", from_tokens)):
 # %% [markdown]
 # `word_emb` is layer 0 (width $P$ = 16); `lstm_outputs1`, `lstm_outputs2` are the two biLSTM
 # layers ($2P$); `elmo` is the scalar mix of the three, with layer 0 duplicated to $2P$;
-# `default` averages `elmo` over each sentence's real tokens (padding excluded):
+# `default` averages `elmo` over each sentence's real tokens (padding excluded). The mix's
+# four scalars, the three layer weights $w_j$ (softmax-normalised to $s_j$) and $\gamma$, are
+# the only parameters the TF-Hub module lets a task train (`trainable=True`): exactly the
+# task-specific part of Eq. 1, the biLM itself stays frozen.
 
 # %%
 n = out["mask"][1].sum()
