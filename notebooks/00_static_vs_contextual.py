@@ -188,7 +188,10 @@ print("equal to the package's ppmi:", np.allclose(my_ppmi, ppmi(counts, alpha)))
 
 # %% [markdown]
 # A truncated SVD, $\mathrm{PPMI} \approx U_d \Sigma_d V_d^\top$, compresses each row to
-# `d` = 50 numbers: the word vectors are $U_d \Sigma_d^{1/2}$ (Levy et al. 2015).
+# `d` = 50 numbers: the word vectors are $U_d \Sigma_d^{1/2}$ (Levy et al. 2015). Unlike the
+# PPMI columns, which each count one context word, these 50 dimensions have no names: a
+# rotation of all the vectors changes no cosine, so no single coordinate means anything on its
+# own; only directions and angles do.
 
 # %%
 u, s, _ = np.linalg.svd(my_ppmi)
@@ -384,6 +387,13 @@ for word in ("bank", "play", "work", "point"):
           f"centred: within {within_c:.4f}, across {across_c:.4f}")
 
 # %% [markdown]
+# How to read it: the static columns are 1 everywhere (one vector per word). The raw
+# contextual cosines are all high, within a sense and across senses alike, because every
+# occurrence's window contains the word's own vector and the same frequent words; only their
+# small gap (within above across, for every word) hints at the senses. Centring removes the
+# part all occurrences share, and then the gap is plain: occurrences of one sense point the
+# same way (a positive cosine), those of different senses apart (a negative one).
+#
 # A picture: the contextual vectors of each word projected on their first two principal
 # components (PCA = SVD of the centred vectors), coloured by the sense label. The static
 # vector would be a single dot.
@@ -397,7 +407,8 @@ for ax, word in zip(axes, ("bank", "play", "work", "point"), strict=True):
     xy = centred @ vt[:2].T  # (N, 2)
     for sense in sorted(set(senses)):
         ax.scatter(*xy[senses == sense].T, s=6, alpha=0.6, label=sense)
-    ax.set_title(f"'{word}' in context")
+    ax.set(title=f"'{word}' in context", xlabel="1st principal component",
+           ylabel="2nd principal component" if word == "bank" else None)
     ax.legend(fontsize=7, markerscale=2)
 fig.tight_layout()
 plt.show()
