@@ -15,7 +15,9 @@ first LSTM layer is best at it. :func:`layer_report` runs the same measurements 
 The result is a :class:`~elmo_tutorial.analyses.layer_results.LayerReport` (its schema, field
 by field, is in :mod:`elmo_tutorial.analyses.layer_results`; ``layers.json``, which notebooks
 09-10 read, is its JSON), and :func:`to_markdown` writes it as tables with the paper's numbers
-beside ours and a discussion of which trends the model reproduces, derived from the numbers.
+beside ours and a discussion of which trends the model reproduces, derived from the numbers:
+a trend counts as reproduced only when the 95 % interval of its margin, from a paired bootstrap
+over the test items (:mod:`~elmo_tutorial.analyses.layer_intervals`), excludes 0.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from elmo_tutorial.analyses import probes, tagger, wsd
+from elmo_tutorial.analyses.bootstrap import DRAWS
 from elmo_tutorial.analyses.embedder import Embedder
+from elmo_tutorial.analyses.layer_intervals import Z_95, item_outcomes, paired_interval
 from elmo_tutorial.analyses.layer_results import (
     LayerPaper,
     LayerReport,
@@ -67,10 +71,13 @@ def layer_report(model, *, ner: bool = True, progress: bool = True, name: str = 
     """
     embedder = Embedder(model)
     subset = QUICK if quick else FULL
+    wsd_details, pos_details = {}, {}  # per-item outcomes, for the trends' intervals
     senses = {k: WsdScores.from_dict(v, f"wsd.{k}") for k, v in wsd.evaluate_all(
-        embedder, progress=progress, semcor_every=subset["semcor_every"]).items()}
+        embedder, progress=progress, semcor_every=subset["semcor_every"],
+        details=wsd_details).items()}
     tags = {k: PosScores.from_dict(v, f"pos.{k}") for k, v in probes.evaluate_pos(
-        embedder, progress=progress, max_sentences=subset["max_sentences"]).items()}
+        embedder, progress=progress, max_sentences=subset["max_sentences"],
+        details=pos_details).items()}
     entities = None
     if ner:
         entities = {k: NerScores.from_dict(v, f"ner.{k}") for k, v in tagger.evaluate_ner(
@@ -78,12 +85,23 @@ def layer_report(model, *, ner: bool = True, progress: bool = True, name: str = 
             max_sentences=subset["max_sentences"], seeds=subset["seeds"],
             converge=subset["converge"]).items()}
     return LayerReport(model=name, quick=quick, wsd=senses, pos=tags, ner=entities,
-                       paper=LayerPaper.from_dict(PAPER, "paper"), trends=trends(senses, tags))
+                       paper=LayerPaper.from_dict(PAPER, "paper"),
+                       trends=trends(senses, tags, item_outcomes(wsd_details, pos_details)))
 
 
-def trends(wsd: dict[str, WsdScores], pos: dict[str, PosScores]) -> dict[str, Trend]:
-    """The paper's two layer trends, checked on a model's WSD and POS scores: what was claimed
-    and whether it holds.
+def trends(wsd: dict[str, WsdScores], pos: dict[str, PosScores],
+           outcomes: dict | None = None) -> dict[str, Trend]:
+    """The paper's two layer trends, checked on a model's WSD and POS scores: what was claimed,
+    by how much it holds, and whether beyond the noise of the test sample.
+
+    Args:
+        wsd, pos: the report's scores.
+        outcomes: per test set (``"ALL"``, ``"ptb"``, ``"upos"``) layers 1 and 2's per-item
+            counts (:func:`~elmo_tutorial.analyses.layer_intervals.item_outcomes`). The margin
+            then gets its 95 % interval: the margin ± 1.96 standard errors of a paired
+            bootstrap over the items (:func:`~.layer_intervals.paired_interval`), and the trend
+            is reproduced when the interval's low end is above 0. A test set without outcomes
+            gets no interval, and ``reproduced`` then says only that the sign is the paper's.
 
     >>> senses = {"ALL": WsdScores(layer0=50.0, layer1=60.0, layer2=62.5, elmo=61.0,
     ...                            first_sense=64.0)}
@@ -91,22 +109,43 @@ def trends(wsd: dict[str, WsdScores], pos: dict[str, PosScores]) -> dict[str, Tr
     >>> r = trends(senses, tags)
     >>> r["wsd_layer2_above_layer1"].reproduced, r["pos_layer1_at_least_layer2"].reproduced
     (True, False)
+    >>> r["wsd_layer2_above_layer1"].low is None       # no outcomes given: no interval
+    True
     """
+    outcomes = outcomes or {}
     out = {}
     wsd_all = wsd.get("ALL")
     if wsd_all:
-        margin = wsd_all.layer2 - wsd_all.layer1
-        out["wsd_layer2_above_layer1"] = Trend(
-            claim="word senses: layer 2 > layer 1 (paper: 69.0 vs 67.4 F1)",
-            reproduced=margin > 0, margin=round(margin, 2))
+        out["wsd_layer2_above_layer1"] = _trend(
+            "word senses: layer 2 > layer 1 (paper: 69.0 vs 67.4 F1)",
+            wsd_all.layer2 - wsd_all.layer1, outcomes.get("ALL"), "layer2", "layer1")
     for name in POS_SETS:
         scores = pos.get(name)
         if scores:
-            margin = scores.layer1 - scores.layer2
             key = "pos_layer1_at_least_layer2" + ("" if name == "ptb" else f"_{name}")
-            out[key] = Trend(claim=f"POS ({name}): layer 1 ≥ layer 2 (paper, PTB: 97.3 vs 96.8)",
-                             reproduced=margin >= 0, margin=round(margin, 2))
+            out[key] = _trend(f"POS ({name}): layer 1 ≥ layer 2 (paper, PTB: 97.3 vs 96.8)",
+                              scores.layer1 - scores.layer2, outcomes.get(name), "layer1",
+                              "layer2", at_least=True)
     return out
+
+
+def _trend(claim: str, margin: float, counts: dict | None, favoured: str, other: str,
+           at_least: bool = False) -> Trend:
+    """A :class:`Trend` whose margin is ``score(favoured) − score(other)`` (the paper's side is
+    above 0); with ``counts`` (layer → per-item counts) its interval decides ``reproduced``.
+    Without, only the sign does, as in the reports written before intervals: a margin of 0
+    counts for an "at least" claim (``at_least``)."""
+    if counts is None:
+        return Trend(claim=claim, reproduced=margin > 0 or (at_least and margin == 0),
+                     margin=round(margin, 2))
+    difference, low, high = paired_interval(counts[other], counts[favoured])
+    # The scores in the tables are rounded to 0.01 each: outcomes of the same run agree to that.
+    if abs(difference - margin) > 0.02:
+        raise ValueError(f"the per-item outcomes give a difference of {difference:+.2f} points "
+                         f"but the scores {margin:+.2f} ({claim}): they come from another run")
+    low, high = round(low, 2), round(high, 2)
+    return Trend(claim=claim, reproduced=low > 0, margin=round(difference, 2), low=low,
+                 high=high)
 
 
 def _fmt(value) -> str:
@@ -181,13 +220,37 @@ def _ner_section(ner: dict[str, NerScores], quick: bool = False) -> list[str]:
                ""] + few)
 
 
+def _verdict(item: Trend) -> str:
+    """What one trend's margin and interval show, as the rest of a sentence."""
+    if item.low is None or item.high is None:  # a report written before intervals
+        sign = ("the same sign as the paper's" if item.reproduced
+                else "**the opposite sign to the paper's**")
+        return (f"{sign} (difference {item.margin:+.2f} points; no interval was computed, so "
+                "this does not show the difference beyond noise).")
+    difference = f"difference {item.margin:+.2f} points [{item.low:+.2f}, {item.high:+.2f}]"
+    if item.low > 0:
+        return f"reproduced ({difference}: the whole interval is above 0)."
+    if item.high < 0:
+        return (f"**the opposite of the paper's, beyond noise** ({difference}: the whole "
+                "interval is below 0).")
+    sign = ("the same sign as the paper's" if item.margin > 0
+            else "**the opposite sign to the paper's**" if item.margin < 0
+            else "no difference between the layers")
+    return f"{sign}, but the interval includes 0: not shown beyond noise ({difference})."
+
+
 def _discussion(result: LayerReport) -> list[str]:
     lines = ["## The paper's trends, and what this model shows of them", ""]
+    if any(item.low is not None for item in result.trends.values()):
+        lines += ["Each difference is in the claim's direction (positive: the paper's way), "
+                  "with its 95 % interval: the difference on the whole test set ± "
+                  f"{Z_95} standard errors, the standard error from {DRAWS:,} resamples of the "
+                  "test items with replacement, the same resample for both layers (WSD: the "
+                  "instances of ALL; POS: the sentences, each drawn sentence with all its "
+                  "tokens). A trend counts as reproduced only when its whole interval is "
+                  "above 0.", ""]
     for item in result.trends.values():
-        verdict = ("the same sign as the paper's" if item.reproduced
-                   else "**the opposite sign to the paper's**")
-        lines.append(f"- {item.claim}: {verdict} (difference {item.margin:+.2f} points; no "
-                     "interval was computed, so this does not show the difference beyond noise).")
+        lines.append(f"- {item.claim}: {_verdict(item)}")
     wsd_all = result.wsd.get("ALL")
     best = max((getattr(wsd_all, k), k) for k in ("layer1", "layer2", "elmo")) if wsd_all \
         else None

@@ -9,7 +9,7 @@ every field checked. F1 and accuracy are in percent::
       wsd: {test set: WsdScores}         Table 5: F1 per layer, the mix, WordNet's first sense
       pos: {"ptb" | "upos": PosScores}   Table 6: a linear probe's accuracy per frozen layer
       ner: {"wnut17": NerScores}         taggers on the mix, on layer 0, on word types (optional)
-      trends: {name: Trend}              the paper's two layer trends, checked
+      trends: {name: Trend}              the paper's two layer trends, checked, with intervals
 
 Example:
     >>> from elmo_tutorial.model.run_dir import shipped_model
@@ -83,11 +83,18 @@ class NerScores(Record):
 
 @dataclass(frozen=True)
 class Trend(Record):
-    """One of the paper's layer trends, checked on this model's numbers."""
+    """One of the paper's layer trends, checked on this model's numbers.
+
+    The interval is 95 %, from a paired bootstrap over the test items
+    (:mod:`~elmo_tutorial.analyses.layer_intervals`). A report written before intervals were
+    computed has none; its ``reproduced`` says only that the margin has the paper's sign.
+    """
 
     claim: str  # what the paper found, in words
-    reproduced: bool  # whether this model shows it
-    margin: float  # by how many points (negative: the other way)
+    reproduced: bool  # the whole interval lies on the paper's side of 0 (low > 0)
+    margin: float  # by how many points, in the claim's direction (negative: the other way)
+    low: float | None = optional()  # the margin's 95 % interval (None: none was computed)
+    high: float | None = optional()
 
 
 @dataclass(frozen=True)

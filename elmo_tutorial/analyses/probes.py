@@ -47,6 +47,7 @@ __all__ = [
     "label_ids",
     "layer_accuracies",
     "most_frequent_tag_accuracy",
+    "percent_right",
     "probe_layers",
     "tag_index",
     "token_layers",
@@ -119,11 +120,16 @@ def fit_probe(features, labels, n_classes: int, l2: float = 1e-4, max_iter: int 
     return probe.eval()
 
 
+def percent_right(predicted: torch.Tensor, labels) -> float:
+    """Percentage of ``(N,)`` predicted class ids equal to the ``(N,)`` labels (-1: never)."""
+    y = torch.from_numpy(np.array(labels, dtype=np.int64))
+    return 100.0 * float((predicted == y).float().mean())
+
+
 def accuracy(probe: LinearProbe, features, labels) -> float:
     """Percentage of rows whose predicted class is the label (label -1: never right)."""
-    x = torch.from_numpy(np.array(features, dtype=np.float32))
-    y = torch.from_numpy(np.array(labels, dtype=np.int64))
-    return 100.0 * float((probe.predict(x) == y).float().mean())
+    return percent_right(probe.predict(torch.from_numpy(np.array(features, dtype=np.float32))),
+                         labels)
 
 
 def token_layers(embedder, sentences: Sequence[Sequence[str]], name: str = "sentences",
@@ -161,8 +167,13 @@ def label_ids(tagged: TaggedSentences, index: dict[str, int]) -> np.ndarray:
 
 def layer_accuracies(train_layers: np.ndarray, train_labels: np.ndarray,
                      test_layers: np.ndarray, test_labels: np.ndarray, n_classes: int,
-                     **fit_kwargs) -> dict[str, float]:
+                     predictions: dict | None = None, **fit_kwargs) -> dict[str, float]:
     """One probe per layer: ``(L + 1, N, D)`` features in, test accuracy (%) per layer out.
+
+    Args:
+        predictions: if a dict is given, it receives each layer's predicted class ids of the
+            test tokens, ``{"layer0": (N,) int64 array, ...}`` (for a paired comparison of
+            layers token by token, :mod:`~elmo_tutorial.analyses.layer_intervals`).
 
     Returns:
         ``{"layer0": acc, "layer1": acc, ...}``; ``fit_kwargs`` go to :func:`fit_probe`.
@@ -170,20 +181,36 @@ def layer_accuracies(train_layers: np.ndarray, train_labels: np.ndarray,
     results = {}
     for j in range(train_layers.shape[0]):
         probe = fit_probe(train_layers[j], train_labels, n_classes, **fit_kwargs)
-        results[f"layer{j}"] = accuracy(probe, test_layers[j], test_labels)
+        predicted = probe.predict(torch.from_numpy(np.array(test_layers[j], dtype=np.float32)))
+        results[f"layer{j}"] = percent_right(predicted, test_labels)
+        if predictions is not None:
+            predictions[f"layer{j}"] = predicted.numpy()
     return results
 
 
 def probe_layers(embedder, train: TaggedSentences, test: TaggedSentences, name: str = "pos",
-                 progress: bool = False, cache: bool = True, **fit_kwargs) -> dict[str, float]:
+                 progress: bool = False, cache: bool = True, details: dict | None = None,
+                 **fit_kwargs) -> dict[str, float]:
     """Embed ``train`` and ``test`` (:func:`token_layers`, cache entries ``{name}-train`` and
-    ``{name}-test``), then :func:`layer_accuracies` on the tags seen in ``train``."""
+    ``{name}-test``), then :func:`layer_accuracies` on the tags seen in ``train``.
+
+    Args:
+        details: if a dict is given, it receives what the accuracies are made of, token by
+            token: ``"labels"``, the ``(N,)`` gold class ids of the test tokens (-1: a tag
+            unseen in training); ``"predicted"``, each layer's ``(N,)`` predicted ids; and
+            ``"lengths"``, the number of tokens of each test sentence (they sum to ``N``).
+    """
     index = tag_index(train)
     x_train = token_layers(embedder, [list(s) for s, _ in train], f"{name}-train", progress,
                            cache)  # (L + 1, N, 2P)
     x_test = token_layers(embedder, [list(s) for s, _ in test], f"{name}-test", progress, cache)
-    return layer_accuracies(x_train, label_ids(train, index), x_test, label_ids(test, index),
-                            len(index), **fit_kwargs)
+    test_labels, predicted = label_ids(test, index), {}
+    results = layer_accuracies(x_train, label_ids(train, index), x_test, test_labels,
+                               len(index), predictions=predicted, **fit_kwargs)
+    if details is not None:
+        details.update(labels=test_labels, predicted=predicted,
+                       lengths=[len(tags) for _, tags in test])
+    return results
 
 
 def most_frequent_tag_accuracy(train: TaggedSentences, test: TaggedSentences) -> float:
@@ -204,7 +231,7 @@ def most_frequent_tag_accuracy(train: TaggedSentences, test: TaggedSentences) ->
 
 
 def evaluate_pos(embedder, progress: bool = True, max_sentences: int | None = None,
-                 cache: bool = True) -> dict[str, dict[str, float]]:
+                 cache: bool = True, details: dict | None = None) -> dict[str, dict[str, float]]:
     """The POS probes of Table 6 on PTB tags and UD English-EWT UPOS, accuracy in percent.
 
     Args:
@@ -213,6 +240,8 @@ def evaluate_pos(embedder, progress: bool = True, max_sentences: int | None = No
         max_sentences: use only the first this many training and test sentences of each
             dataset (for a quick look; the full run uses all of them).
         cache: keep the embedded layers in the disk cache (see :func:`token_layers`).
+        details: if a dict is given, it receives per dataset (``details["ptb"]``,
+            ``details["upos"]``) the token-level test outcomes of :func:`probe_layers`.
 
     Returns:
         ``{"ptb": {"layer0", "layer1", "layer2", "most_frequent_tag"}, "upos": {...}}``.
@@ -220,7 +249,10 @@ def evaluate_pos(embedder, progress: bool = True, max_sentences: int | None = No
     results = {}
     for name, reader in (("ptb", treebank_pos), ("upos", ud_english_ewt)):
         train, test = reader("train")[:max_sentences], reader("test")[:max_sentences]
-        results[name] = probe_layers(embedder, train, test, name, progress, cache)
+        outcomes = {}
+        results[name] = probe_layers(embedder, train, test, name, progress, cache, outcomes)
+        if details is not None:
+            details[name] = outcomes
         results[name]["most_frequent_tag"] = most_frequent_tag_accuracy(train, test)
     return results
 

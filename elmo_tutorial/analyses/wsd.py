@@ -217,6 +217,7 @@ def evaluate_all(embedder: Embedder, progress: bool = True, test_sets: Sequence[
             setting; larger: quicker, with fewer senses seen).
         details: if a dict is given, it receives ``Score``s per set and representation
             (``details[set][rep]``), the predictions (``details["predictions"][rep][set]``),
+            the gold keys (``details["gold"][set]``: instance id → keys, in the set's order),
             per set the number of instances whose lemma SemCor never shows
             (``details["unseen"]``, they back off to the first sense), and the number of
             training instances (``details["n_train"]``).
@@ -258,7 +259,8 @@ def evaluate_all(embedder: Embedder, progress: bool = True, test_sets: Sequence[
         result[test_set] = {rep: round(sc.f1, 2) for rep, sc in scores[test_set].items()}
     if details is not None:
         unseen["ALL"] = sum(unseen.values())
-        details.update(scores, predictions=predictions, unseen=unseen, n_train=len(train))
+        details.update(scores, predictions=predictions, gold=gold_by_set, unseen=unseen,
+                       n_train=len(train))
     return result
 
 

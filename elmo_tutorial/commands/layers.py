@@ -11,8 +11,9 @@ Sec. 5.3): word sense disambiguation by 1-nearest-neighbour over SemCor sense ce
 (Table 6: the first LSTM layer knows syntax best), and optionally NER on WNUT-17 with a
 learned scalar mix against layer 0 alone and word-type vectors (each tagger trained until its
 dev F1 has not improved for 5 epochs, on 5 seeds, compared by paired intervals). Prints a
-markdown report with the paper's numbers beside ours and which trends the model reproduces;
---json and --markdown also write it to files.
+markdown report with the paper's numbers beside ours and which layer trends the model
+reproduces beyond the noise of the test sample (a 95 % interval from a paired bootstrap over
+the test instances and sentences); --json and --markdown also write it to files.
 
 MODEL is a run directory (from `train`), the shipped data/models/small, a folder holding an
 official options.json and weights.hdf5, or those two files.

@@ -4,7 +4,9 @@ import numpy as np
 import pytest
 import torch
 
+from elmo_tutorial.analyses.bootstrap import scores_from_counts
 from elmo_tutorial.analyses.embedder import Embedder
+from elmo_tutorial.analyses.layer_intervals import pos_sentence_counts
 from elmo_tutorial.analyses.probes import (
     LinearProbe,
     fit_probe,
@@ -103,10 +105,19 @@ def test_probe_layers_finds_the_layer_that_holds_the_tags(one_thread):
                 for words in (list(rng.choice(list(tag_of), size=rng.integers(2, 7)))
                               for _ in range(n))]
 
-    results = probe_layers(_LayeredEmbedder(tag_of), sentences(60), sentences(20), cache=False)
+    test = sentences(20)
+    details = {}
+    results = probe_layers(_LayeredEmbedder(tag_of), sentences(60), test, cache=False,
+                           details=details)
     assert set(results) == {"layer0", "layer1", "layer2"}
     assert results["layer1"] == 100.0
     assert results["layer0"] < 80 and results["layer2"] < 80
+    # The token-level outcomes give every layer's accuracy back, sentence by sentence.
+    assert details["lengths"] == [len(words) for words, _ in test]
+    for layer, accuracy in results.items():
+        counts = pos_sentence_counts(details["labels"], details["predicted"][layer],
+                                     details["lengths"])  # (20 sentences, 3)
+        assert scores_from_counts([counts])[0] == pytest.approx(accuracy, abs=1e-4)
 
 
 @pytest.mark.parametrize("cache", [False, True])

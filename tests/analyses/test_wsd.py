@@ -8,8 +8,10 @@ import pytest
 import torch
 
 from elmo_tutorial.analyses import wsd
+from elmo_tutorial.analyses.bootstrap import scores_from_counts
 from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.analyses.embedding_cache import embed_corpus
+from elmo_tutorial.analyses.layer_intervals import wsd_instance_counts
 from elmo_tutorial.analyses.wsd import Instance, SenseCentroids, score
 from elmo_tutorial.data.registry import is_available
 from elmo_tutorial.model.config import ModelConfig
@@ -191,3 +193,8 @@ def test_evaluate_all_gives_table_5s_shape_and_all_is_the_union(tmp_path, monkey
     assert result["ALL"]["first_sense"] == 50.0 and details["ALL"]["layer1"].total == 4
     assert details["unseen"] == {"senseval2": 0, "senseval3": 1, "ALL": 1}
     assert details["n_train"] == 6
+    assert list(details["gold"]) == ["senseval2", "senseval3"]
+    assert details["gold"]["senseval3"]["d000.s000.t001"] == ("guitar%1:06:00::",)
+    counts = wsd_instance_counts(details, "first_sense")  # (4 instances of ALL, 3)
+    assert counts.shape == (4, 3)
+    assert scores_from_counts([counts])[0] == pytest.approx(details["ALL"]["first_sense"].f1)
