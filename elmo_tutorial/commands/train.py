@@ -22,7 +22,9 @@ Presets (see elmo_tutorial/training/train_config.py, where each setting is decla
 
 Override any field with --key=value (values are TOML: numbers, true/false, [lists]), model
 fields with --model.FIELD=value, or put them in a TOML file ([model] table for the
-architecture). Order: preset < --config-file < --key=value. Unknown keys are errors.
+architecture). Order: preset < --config-file < --key=value. Unknown keys are errors; a dash
+in a key is read as an underscore (--max-steps=100 sets max_steps), and the value always
+follows '=' (--max-steps 100 is refused, saying so).
 
 The run directory (--out) receives config.json, vocab.txt, log.jsonl, loss.png,
 checkpoints/ (atomic; resume with --resume) and finally model.safetensors. Ctrl-C stops

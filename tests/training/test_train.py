@@ -136,6 +136,14 @@ def test_tiny_preset_beats_the_kneser_ney_trigram(tmp_path):
     assert bilm["avg_ppl"] < kn["avg_ppl"], f"biLM {bilm['avg_ppl']:.2f} vs 3-gram {kn}"
 
 
+def test_a_dash_in_a_setting_is_an_underscore_and_a_space_before_its_value_is_refused(capsys):
+    """--max-steps=100 is --max_steps=100, as --help says; --max-steps 100 says how to write it."""
+    assert cli(["train", "--config", "tiny", "--max-steps=7", "--print-config"]) == 0
+    assert json.loads(capsys.readouterr().out)["max_steps"] == 7
+    assert cli(["train", "--config", "tiny", "--max-steps", "7", "--print-config"]) == 2
+    assert "write --max-steps=7" in capsys.readouterr().err
+
+
 def test_cli_train_without_any_override_parses(capsys):
     # `elmo-tutorial train --config tiny --out runs/tiny`, exactly: no --key=value at all
     assert cli(["train", "--config", "tiny", "--out", "runs/tiny", "--print-config"]) == 0
