@@ -283,18 +283,26 @@ for word, pairs in examples.items():
 # lists above; layer 0 is left out, since it is the same vector in every sentence):
 
 # %%
-fig, axes = plt.subplots(4, 3, figsize=(10, 12.5), layout="constrained")
-for row, (word, pairs) in zip(axes, examples.items(), strict=True):
-    labels = [f"{g} {i + 1}" for i, (_, g) in enumerate(pairs)]
-    for ax, name, v in zip(row, NAMES[1:], vectors[word][1:], strict=True):
-        im = ax.imshow(centred_cosines(v), vmin=-1, vmax=1, cmap="RdBu_r")
-        ax.set_title(f"'{word}', {name}", fontsize=12)
-        ax.set_xticks(range(len(labels)), range(1, len(labels) + 1), fontsize=11)
-        ax.set_yticks(range(len(labels)), labels if ax is row[0] else [], fontsize=11)
-colorbar = fig.colorbar(im, ax=axes, shrink=0.4)
-colorbar.set_label("cosine similarity after centring", fontsize=12)
-colorbar.ax.tick_params(labelsize=11)
-plt.show()
+def heatmaps(words):
+    """One row of cosine heatmaps per word (layers 1, 2 and the mix), one colour bar."""
+    fig, axes = plt.subplots(len(words), 3, figsize=(10, 3.3 * len(words)), layout="constrained")
+    for row, word in zip(axes, words, strict=True):
+        labels = [f"{g} {i + 1}" for i, (_, g) in enumerate(examples[word])]
+        for ax, name, v in zip(row, NAMES[1:], vectors[word][1:], strict=True):
+            im = ax.imshow(centred_cosines(v), vmin=-1, vmax=1, cmap="RdBu_r")
+            ax.set_title(f"'{word}', {name}", fontsize=13)
+            ax.set_xticks(range(len(labels)), range(1, len(labels) + 1), fontsize=12)
+            ax.set_yticks(range(len(labels)), labels if ax is row[0] else [], fontsize=12)
+    colorbar = fig.colorbar(im, ax=axes, shrink=0.8)
+    colorbar.set_label("cosine after centring", fontsize=12)
+    colorbar.ax.tick_params(labelsize=12)
+    plt.show()
+
+
+heatmaps(["bank", "program"])
+
+# %%
+heatmaps(["point", "put"])
 
 # %% [markdown]
 # What the small examples show:
