@@ -36,8 +36,9 @@ official options.json and weights.hdf5, or those two files.
 
 Data: sst, conll2000 and wnut17 (elmo-tutorial data list) and the biLM's training corpus for
 the static vectors (--corpus; a run directory names its own). The full report trains about
-140 small models, two at a time on one CPU thread each: about 1.8 hours on a 2-core CPU
-(benchmarks/RESULTS.md). Each finished run is kept in a runs file (--runs; by default in the
+150 small models, 20 more per --quality biLM, two at a time on one CPU thread each: hours on a
+2-core CPU, most of them SST-5's phrases (a committed TASKS.md gives the wall time its report
+took). Each finished run is kept in a runs file (--runs; by default in the
 cache folder, named after the biLM and the protocol): run the same command again after an
 interruption and it continues where it stopped.
 
