@@ -239,12 +239,14 @@ def test_tasks_command_end_to_end_on_the_tiny_model(tmp_path, monkeypatch):
         assert set(r["sizes"]) == {"train", "valid", "test"}
         for arm in ("baseline", "layer0", "elmo"):
             assert len(r["arms"][arm]["runs"]) == 2 and 0.0 <= r["arms"][arm]["mean"] <= 100.0
-        assert [p["fraction"] for p in data["sample_efficiency"][task]] == [0.1, 1.0]
+        if task != "sst5":  # Figure 1 is the taggers'
+            assert [p["fraction"] for p in data["sample_efficiency"][task]] == [0.1, 1.0]
         for w in data["weights"][task].values():
             assert len(w) == 3 and abs(sum(w) - 1.0) < 1e-4
         assert {"low", "high", "mean"} <= set(r["differences"]["elmo_vs_baseline"])
     for task in ("sst5", "chunking", "ner"):  # the interval covers the test sentences too
         assert data["tasks"][task]["differences"]["elmo_vs_baseline"]["test_std"] >= 0.0
+    for task in ("chunking", "ner"):
         assert set(data["sample_efficiency"][task][0]) >= {"layer0", "context_difference"}
     phrases = data["tasks"]["sst5_phrases"]  # trained on phrases, scored on the sentences
     assert phrases["sizes"]["test"] == data["tasks"]["sst5"]["sizes"]["test"]
