@@ -22,7 +22,7 @@ MATHJAX_URL ?=
 # Arguments of `make cli`, e.g. make cli ARGS="doctor"
 ARGS ?= --help
 
-.PHONY: lab student student-lab slides cli test unit notebooks demo lint doctor clean install
+.PHONY: lab student student-lab slides html cli test unit notebooks demo lint doctor clean install
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,13 @@ student-lab: install
 slides: install
 	$(BIN)/python -m elmo_tutorial.course slides $(SLIDES_DIR) \
 		$(if $(REVEAL_PREFIX),--reveal-prefix $(REVEAL_PREFIX)) \
+		$(if $(MATHJAX_URL),--mathjax-url '$(MATHJAX_URL)') $(if $(FORCE),--force)
+
+# One web page per executed notebook, its formulas from MathJax 2 in html/mathjax/ (offline):
+#   make html && npm pack mathjax@2 && tar xzf mathjax-2.*.tgz && mv package html/mathjax
+HTML_DIR ?= html
+html: install
+	$(BIN)/python -m elmo_tutorial.course html $(HTML_DIR) \
 		$(if $(MATHJAX_URL),--mathjax-url '$(MATHJAX_URL)') $(if $(FORCE),--force)
 
 # The elmo-tutorial command without activating .venv: make cli ARGS="train --help"

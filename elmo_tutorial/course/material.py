@@ -1,4 +1,4 @@
-"""Course material made from the notebooks: student copies and slides.
+"""Course material made from the notebooks: student copies, slides and web pages.
 
 The committed notebooks are the instructor's version: executed, with every exercise solved
 (:mod:`elmo_tutorial.course.exercises` describes the conventions). A student copy replaces
@@ -12,8 +12,14 @@ Usage (from a clone of the repository; ``make student`` and ``make slides`` call
 
     python -m elmo_tutorial.course student student/          # one copy per notebook
     python -m elmo_tutorial.course slides slides/ [--reveal-prefix URL] [--mathjax-url URL]
+    python -m elmo_tutorial.course html html/ [--mathjax-url URL]   # one page per notebook
 
-Both refuse to write into a folder they did not create, and refuse to overwrite a file that
+A page (``html``) is the executed notebook as ``nbconvert --to html`` writes it, except that its
+formulas load MathJax from ``mathjax/`` beside the pages by default, not from the web: a page
+read offline would otherwise show its formulas as TeX source (the README says how to put
+MathJax 2 there; ``--mathjax-url`` points elsewhere, e.g. to a CDN).
+
+All three refuse to write into a folder they did not create, and refuse to overwrite a file that
 was changed after they wrote it (a student's work), unless given ``--force``; then the changed
 files are first moved to a ``backup-<time>/`` folder beside them, so nothing is lost
 (:mod:`elmo_tutorial.course.generated` says how, crashes and saves during a run included).
@@ -41,7 +47,7 @@ from elmo_tutorial.course.exercises import (
     student_wording,
 )
 from elmo_tutorial.course.generated import MANIFEST, write_generated
-from elmo_tutorial.course.slides import deck
+from elmo_tutorial.course.slides import MATHJAX_CONFIG, deck
 from elmo_tutorial.files.guarded_read import read_regular_file
 from elmo_tutorial.files.safe_files import DiskFull
 from elmo_tutorial.runtime import REPOSITORY
@@ -136,6 +142,22 @@ def _student(args: argparse.Namespace) -> str:
     return f"wrote {len(files)} student notebooks with {count} exercises to {args.out}/"
 
 
+LOCAL_MATHJAX = "mathjax/MathJax.js?" + MATHJAX_CONFIG  # MathJax 2 beside the pages
+
+
+def _html(args: argparse.Namespace) -> str:
+    from nbconvert import HTMLExporter
+
+    exporter = HTMLExporter(mathjax_url=args.mathjax_url or LOCAL_MATHJAX)
+    files = {}
+    for path in notebook_paths(args.notebooks):
+        page, _ = exporter.from_notebook_node(read_notebook(path))
+        files[f"{path.stem}.html"] = page.encode()
+    write_generated(args.out, files, "html", force=args.force)
+    return f"wrote {len(files)} pages to {args.out}/ (formulas need MathJax 2 in " \
+           f"{args.out}/mathjax/ unless --mathjax-url says otherwise)"
+
+
 def _slides(args: argparse.Namespace) -> str:
     files = {}
     for path in notebook_paths(args.notebooks):
@@ -151,7 +173,8 @@ def main(argv: list[str] | None = None) -> int:
                                      description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     for name, summary in [("student", "student copies: exercises stubbed, their outputs cleared"),
-                          ("slides", "one reveal.js deck per notebook (.slides.html)")]:
+                          ("slides", "one reveal.js deck per notebook (.slides.html)"),
+                          ("html", "one web page per executed notebook (.html), MathJax local")]:
         command = commands.add_parser(name, help=summary, description=summary)
         command.add_argument("out", type=Path, help="the folder to write into")
         command.add_argument("--notebooks", type=Path, default=NOTEBOOKS,
@@ -165,9 +188,14 @@ def main(argv: list[str] | None = None) -> int:
             command.add_argument("--mathjax-url", default=None, metavar="URL",
                                  help="MathJax 2's MathJax.js?config=... (default: a CDN, or "
                                       "with a local --reveal-prefix, mathjax/ beside it)")
+        if name == "html":
+            command.add_argument("--mathjax-url", default=None, metavar="URL",
+                                 help="MathJax 2's MathJax.js?config=... (default: mathjax/ "
+                                      "beside the pages, for reading them offline)")
     args = parser.parse_args(argv)
+    make = {"student": _student, "slides": _slides, "html": _html}[args.command]
     try:
-        print((_student if args.command == "student" else _slides)(args))
+        print(make(args))
     except (CourseError, DiskFull) as error:  # one line each; DiskFull: nothing was changed
         print(f"error: {error}", file=sys.stderr)
         return 1
