@@ -351,16 +351,24 @@ show(batch, 0, vocab)
 show(batch, 1, vocab)
 
 # %% [markdown]
-# ### Exercise 3 (implement): the targets of one sentence
+# ### Exercise 3 (implement): the targets of a padded batch
 #
-# Given the word ids of one `<S> w1 … wn </S>` sentence, return its forward and backward
-# targets, with −100 where there is nothing to predict.
+# Given a batch's word ids `(B, T)` (each row `<S> w1 … wn </S>`, then padding) and its mask
+# `(B, T)` (True at real positions), return the forward and backward targets, each `(B, T)`,
+# with −100 wherever there is nothing to predict: at `</S>` for the forward LM, at `<S>` for the
+# backward LM, and at every padded position. Work on whole tensors (a shift and the mask), not
+# sentence by sentence; the check compares with `make_lm_batch`'s targets on batches of
+# several lengths, which your function may not call.
 
 # %%
-def my_lm_targets(ids: list[int]) -> tuple[list[int], list[int]]:
+def my_lm_targets(word_ids, mask):
     # BEGIN SOLUTION
-    forward = ids[1:] + [-100]
-    backward = [-100] + ids[:-1]
+    forward = torch.full_like(word_ids, -100)  # (B, T)
+    backward = torch.full_like(word_ids, -100)  # (B, T)
+    # forward: position t predicts word t + 1, if that one is real (not at </S>, not padding)
+    forward[:, :-1] = torch.where(mask[:, 1:], word_ids[:, 1:], -100)
+    # backward: position t predicts word t - 1, if position t itself is real (not at <S>)
+    backward[:, 1:] = torch.where(mask[:, 1:], word_ids[:, :-1], -100)
     return forward, backward
     # END SOLUTION
 

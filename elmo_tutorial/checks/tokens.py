@@ -6,7 +6,14 @@ from collections.abc import Callable, Sequence
 
 import torch
 
-from elmo_tutorial.checks._core import CheckFailed, check, forbidding, nothing_returned, passed
+from elmo_tutorial.checks._core import (
+    CheckFailed,
+    assert_close,
+    check,
+    forbidding,
+    nothing_returned,
+    passed,
+)
 from elmo_tutorial.model.chars import (
     BOS_TOKEN,
     EOS_TOKEN,
@@ -16,7 +23,6 @@ from elmo_tutorial.model.chars import (
     char_ids_to_word,
     word_to_char_ids,
 )
-from elmo_tutorial.model.softmax import IGNORE_INDEX
 
 __all__ = ["check_char_ids_to_word", "check_lm_targets", "check_word_to_char_ids"]
 
@@ -114,31 +120,46 @@ def check_char_ids_to_word(fn: Callable[[list[int]], str | None]) -> None:
            "cut at 48 bytes, a padding row)")
 
 
-def _reference_targets(ids: list[int]) -> tuple[list[int], list[int]]:
-    return ids[1:] + [IGNORE_INDEX], [IGNORE_INDEX] + ids[:-1]
+# Padded batches whose targets are known (make_lm_batch's): lengths vary, so padding sits at
+# the end of the shorter rows, and one sentence is a single word (<S> w </S>).
+_TARGET_BATCHES = ([["We", "the", "people", "."], ["Hi", "!"]],
+                   [["a"], ["b", "c", "d", "e", "f"], ["g", "h"]],
+                   [["x", "y", "z"]])
 
 
 @check
-def check_lm_targets(fn: Callable[[list[int]], tuple[Sequence[int], Sequence[int]]]) -> None:
-    """``fn(ids)`` gets the word ids of one ``<S> w1 .. wn </S>`` sentence and must return its
-    (forward targets, backward targets), with -100 where there is nothing to predict."""
-    for ids in ([0, 7, 4, 6, 1], [0, 1], [0, 5, 5, 2, 9, 1]):
-        got = fn(list(ids))
+def check_lm_targets(fn: Callable[[torch.Tensor, torch.Tensor],
+                                  tuple[torch.Tensor, torch.Tensor]]) -> None:
+    """``fn(word_ids, mask)`` gets a padded batch of ``<S> w1 .. wn </S>`` sentences, word ids
+    ``(B, T)`` and the mask of its real positions ``(B, T)``, and must return the
+    (forward targets, backward targets), each ``(B, T)``, with -100 wherever there is nothing
+    to predict: the forward LM at ``</S>``, the backward LM at ``<S>``, and every padded
+    position. Compared with :func:`~elmo_tutorial.model.batching.make_lm_batch`'s targets,
+    which ``fn`` cannot call."""
+    from elmo_tutorial.model import batching
+    from elmo_tutorial.model.vocab import Vocabulary
+
+    for sentences in _TARGET_BATCHES:
+        vocab = Vocabulary.from_sentences(sentences)
+        batch = batching.make_lm_batch(sentences, vocab)
+        with forbidding(fn, (batching, "make_lm_batch"), instead=(
+                "shift the word ids yourself and put -100 where the mask says there is no "
+                "word to predict")):
+            got = fn(batch.word_ids.clone(), batch.mask.clone())
         nothing_returned(got, "your function", "the pair (forward targets, backward targets)")
         if not isinstance(got, tuple | list) or len(got) != 2:
-            raise CheckFailed(f"got {got!r}: return two lists, (forward targets, backward "
-                              "targets).")
-        forward, backward = (_as_list(t) for t in got)
-        expected_forward, expected_backward = _reference_targets(list(ids))
-        for name, got, expected, hint in (
-            ("forward", forward, expected_forward,
-             "the forward LM at position t predicts the word at t+1; the last position (</S>) "
-             "has nothing to predict: -100."),
-            ("backward", backward, expected_backward,
-             "the backward LM at position t predicts the word at t-1; the first position (<S>) "
-             "has nothing to predict: -100."),
+            raise CheckFailed(f"got {type(got).__name__}: return two (B, T) tensors, "
+                              "(forward targets, backward targets).")
+        lengths = batch.mask.sum(1).tolist()
+        for name, mine, expected, hint in (
+            ("forward", got[0], batch.forward_targets,
+             "the forward LM at position t predicts the word at t+1; where position t+1 is "
+             "padding (so at </S>) there is nothing to predict: -100."),
+            ("backward", got[1], batch.backward_targets,
+             "the backward LM at position t predicts the word at t-1; at <S> (t = 0) and at "
+             "every padded position there is nothing to predict: -100."),
         ):
-            if got != expected:
-                raise CheckFailed(f"{name} targets for word ids {ids}: got {got}, expected "
-                                  f"{expected}. Hint: {hint}")
-    passed("forward and backward LM targets are right, -100 where there is no target")
+            assert_close(mine, expected, f"{name} targets for sentences of {lengths} positions",
+                         atol=0, hint=hint)
+    passed("forward and backward LM targets of padded batches are right, -100 wherever there "
+           "is nothing to predict")

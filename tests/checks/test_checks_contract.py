@@ -124,7 +124,7 @@ FUNCTION_CHECKS = {
         lambda word: [],
         [lambda word: word_to_char_ids(word), lambda word: batch_to_ids([[word]])[0, 0]]),
     "check_char_ids_to_word": (lambda ids: "", [lambda ids: char_ids_to_word(ids)]),
-    "check_lm_targets": (lambda ids: ([], []), []),
+    "check_lm_targets": (lambda word_ids, mask: ([], []), []),
     "check_conv_max_pool": (
         lambda x, w, b: torch.empty(0),
         [lambda x, w, b: F.conv1d(x, w, b).amax(-1)]),

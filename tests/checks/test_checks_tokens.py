@@ -1,17 +1,31 @@
 """Notebook 02's self-checks accept the package's own answers and reject wrong ones."""
 
 import pytest
+import torch
 from _check_helpers import own_copy
 
 from elmo_tutorial import checks
+from elmo_tutorial.model import batching
 from elmo_tutorial.model.chars import char_ids_to_word, word_to_char_ids
 
 # The package's code as a student could write it; its own functions, the checks refuse.
 my_word_to_char_ids, my_char_ids_to_word = own_copy(word_to_char_ids), own_copy(char_ids_to_word)
 
 
-def package_targets(ids):
-    return ids[1:] + [-100], [-100] + ids[:-1]
+def package_targets(word_ids, mask):
+    forward, backward = torch.full_like(word_ids, -100), torch.full_like(word_ids, -100)
+    forward[:, :-1] = torch.where(mask[:, 1:], word_ids[:, 1:], -100)
+    backward[:, 1:] = torch.where(mask[:, 1:], word_ids[:, :-1], -100)
+    return forward, backward
+
+
+def per_row(shift_back):
+    """The one-sentence version applied to every row, padding included (the usual slip)."""
+    def targets(word_ids, mask):
+        forward = torch.cat([word_ids[:, 1:], torch.full_like(word_ids[:, :1], -100)], 1)
+        backward = torch.cat([torch.full_like(word_ids[:, :1], -100), word_ids[:, :-1]], 1)
+        return forward, (backward if shift_back else forward)
+    return targets
 
 
 def test_checks_accept_the_package_formulas_and_refuse_its_functions():
@@ -61,14 +75,24 @@ def test_check_word_to_char_ids_rejects_wrong_versions(wrong, message):
 @pytest.mark.parametrize(
     "wrong",
     [
-        lambda ids: (ids[1:] + [-100], ids[:-1] + [-100]),  # backward not shifted right
-        lambda ids: (ids[1:] + [1], [-100] + ids[:-1]),  # </S> predicts something
-        lambda ids: (ids, ids),  # predicts the input itself
+        per_row(shift_back=True),  # padding (and </S> of short rows) predicts something
+        per_row(shift_back=False),  # the backward targets are the forward ones
+        lambda word_ids, mask: (word_ids, word_ids),  # predicts the input itself
+        lambda word_ids, mask: package_targets(word_ids, mask)[0],  # one tensor, not two
     ],
 )
 def test_check_lm_targets_rejects_wrong_versions(wrong):
     with pytest.raises(checks.CheckFailed):
         checks.check_lm_targets(wrong)
+
+
+def test_check_lm_targets_refuses_the_package_batch():
+    def delegated(word_ids, mask):  # as a notebook calls it: through a module-level name
+        batching.make_lm_batch([["a"]], None)
+        return word_ids, word_ids
+
+    with pytest.raises(checks.Delegated, match="make_lm_batch"):
+        checks.check_lm_targets(delegated)
 
 
 def decode(ids, shift=1, per_byte=False, padding=None, boundaries=True):
