@@ -549,17 +549,21 @@ claim(mean_log_prob[0.5] > mean_log_prob[1.0] + 0.3,
 #
 # Complete `my_joint_loss(fwd_logits, bwd_logits, fwd_targets, bwd_targets)`: logits are
 # `(B, T, V)`, targets `(B, T)` with -100 where nothing is predicted. Return the forward mean
-# NLL plus the backward mean NLL over real targets only, as `BidirectionalLM` does. (bilm-tf
-# averages the two directions instead: half the sum, so the same minimum and gradients half
-# as large. The check accepts either and says which one you wrote.)
+# NLL plus the backward mean NLL over real targets only, as `BidirectionalLM` does, from the
+# formula: the log-softmax over the vocabulary, each target's log-probability, minus their
+# mean over the positions that have a target (`F.cross_entropy` and `F.nll_loss` are not
+# available to it). (bilm-tf averages the two directions instead: half the sum, so the same
+# minimum and gradients half as large. The check accepts either and says which one you wrote.)
 
 # %%
 def my_joint_loss(fwd_logits, bwd_logits, fwd_targets, bwd_targets):
     # BEGIN SOLUTION
     total = 0
     for logits, targets in ((fwd_logits, fwd_targets), (bwd_logits, bwd_targets)):
-        total = total + F.cross_entropy(logits.flatten(0, 1), targets.flatten(),
-                                        ignore_index=-100)
+        real = targets != -100  # (B, T)
+        log_p = logits.log_softmax(-1)  # (B, T, V)
+        picked = log_p.gather(-1, targets.clamp(min=0).unsqueeze(-1)).squeeze(-1)  # (B, T)
+        total = total - picked[real].mean()  # the mean NLL over real targets
     return total
     # END SOLUTION
 

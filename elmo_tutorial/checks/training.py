@@ -7,7 +7,14 @@ from dataclasses import replace
 
 import torch
 
-from elmo_tutorial.checks._core import CheckFailed, assert_close, check, nothing_returned, passed
+from elmo_tutorial.checks._core import (
+    CheckFailed,
+    assert_close,
+    check,
+    forbidding,
+    nothing_returned,
+    passed,
+)
 from elmo_tutorial.model.batching import make_lm_batch
 from elmo_tutorial.model.config import MODEL_PRESETS
 from elmo_tutorial.model.lm import BidirectionalLM
@@ -17,6 +24,13 @@ __all__ = ["check_joint_loss"]
 
 SENTENCES = [["the", "bank", "of", "the", "river"], ["a", "loan", "from", "the", "bank", "."],
              ["money"]]
+
+
+# The losses that would do the exercise in one call (nn.CrossEntropyLoss and nn.NLLLoss call
+# these functions).
+READY_MADE_LOSSES = [(torch.nn.functional, "cross_entropy"), (torch.nn.functional, "nll_loss"),
+                     (torch._C._nn, "cross_entropy_loss"), (torch._C._nn, "nll_loss"),
+                     (torch._C._nn, "nll_loss_nd")]
 
 
 def _case(seed: int):
@@ -43,6 +57,9 @@ def check_joint_loss(fn: Callable[..., torch.Tensor]) -> None:
     Logits are ``(B, T, V)`` from the shared softmax, targets ``(B, T)`` with -100 where there
     is nothing to predict. The loss is the forward NLL mean plus the backward NLL mean, each
     over real targets only: ``BidirectionalLM(batch).loss``, which this check compares with.
+    ``fn`` runs with PyTorch's ready-made losses unavailable (``F.cross_entropy``,
+    ``F.nll_loss`` and their modules): the log-softmax, the target's log-probability and the
+    mean over the real targets are the exercise.
 
     Half of it, the mean of the two directions (what bilm-tf minimises), is accepted too: the
     two differ by a constant factor of 2, so they have the same minimiser and their gradients
@@ -52,8 +69,11 @@ def check_joint_loss(fn: Callable[..., torch.Tensor]) -> None:
     averaged = 0
     for seed in (0, 1):
         (fwd, bwd), batch, expected = _case(seed)
-        got = fn(fwd.clone(), bwd.clone(), batch.forward_targets.clone(),
-                 batch.backward_targets.clone())
+        with forbidding(fn, *READY_MADE_LOSSES, instead=(
+                "take log_softmax over the vocabulary, gather each target's log-probability "
+                "and average minus that over the real targets (a mask of targets != -100)")):
+            got = fn(fwd.clone(), bwd.clone(), batch.forward_targets.clone(),
+                     batch.backward_targets.clone())
         nothing_returned(got, "your function", "the loss, a 0-dim tensor")
         if not isinstance(got, torch.Tensor) or got.numel() != 1:
             raise CheckFailed("the joint loss is one number (a 0-dim tensor): average each "
@@ -63,8 +83,8 @@ def check_joint_loss(fn: Callable[..., torch.Tensor]) -> None:
             x.reshape(-1, x.shape[-1]), t.clamp(min=0).reshape(-1)) for x, t in
             ((fwd, batch.forward_targets), (bwd, batch.backward_targets)))
         if torch.allclose(got.float(), with_padding, atol=1e-5):
-            raise CheckFailed("padding counts in your loss: skip targets equal to -100 "
-                              "(F.cross_entropy(..., ignore_index=-100) does).")
+            raise CheckFailed("padding counts in your loss: leave out the positions whose "
+                              "target is -100 (a mask), in the sum and in the count.")
         if torch.allclose(got.float(), expected / 2, atol=1e-5):
             averaged += 1
             continue

@@ -7,9 +7,12 @@ import torch.nn.functional as F
 from elmo_tutorial import checks
 
 
-def _nll(logits, targets):
-    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1),
-                           ignore_index=-100)
+def _nll(logits, targets, mask=True):
+    """Mean NLL by the formula (the check makes PyTorch's losses unavailable); with
+    ``mask=False`` the padded positions count too (target -100 read as word 0)."""
+    log_p = logits.log_softmax(-1).gather(-1, targets.clamp(min=0).unsqueeze(-1)).squeeze(-1)
+    keep = targets != -100 if mask else torch.ones_like(targets, dtype=torch.bool)
+    return -log_p[keep].mean()
 
 
 def joint_loss(fwd, bwd, fwd_targets, bwd_targets):
@@ -30,8 +33,7 @@ def averaged(fwd, bwd, fwd_targets, bwd_targets):
 
 
 def padding_counted(fwd, bwd, fwd_targets, bwd_targets):
-    return sum(F.cross_entropy(x.reshape(-1, x.shape[-1]), t.clamp(min=0).reshape(-1))
-               for x, t in ((fwd, fwd_targets), (bwd, bwd_targets)))
+    return _nll(fwd, fwd_targets, mask=False) + _nll(bwd, bwd_targets, mask=False)
 
 
 def forward_only(fwd, bwd, fwd_targets, bwd_targets):
@@ -53,8 +55,26 @@ def test_check_accepts_the_mean_of_the_two_directions_and_says_so(capsys):
     assert "averaged the two directions" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("answer", [padding_counted, forward_only, swapped_targets,
-                                    lambda *a: torch.zeros(2)])
-def test_check_rejects_wrong_losses(answer):
-    with pytest.raises(checks.CheckFailed):
+@pytest.mark.parametrize(("answer", "message"), [
+    (padding_counted, "padding counts"), (forward_only, "joint loss"),
+    (swapped_targets, "joint loss"), (lambda *a: torch.zeros(2), "one number")])
+def test_check_rejects_wrong_losses(answer, message):
+    with pytest.raises(checks.CheckFailed, match=message):
         checks.check_joint_loss(answer)
+
+
+def test_joint_loss_refuses_pytorchs_ready_made_losses():
+    """The exercise is the formula: F.cross_entropy or nn.CrossEntropyLoss does it in one call."""
+    from torch import nn
+
+    def with_cross_entropy(fwd, bwd, fwd_t, bwd_t):
+        return sum(F.cross_entropy(x.flatten(0, 1), t.flatten(), ignore_index=-100)
+                   for x, t in ((fwd, fwd_t), (bwd, bwd_t)))
+
+    def with_the_module(fwd, bwd, fwd_t, bwd_t):
+        loss = nn.CrossEntropyLoss(ignore_index=-100)
+        return loss(fwd.flatten(0, 1), fwd_t.flatten()) + loss(bwd.flatten(0, 1), bwd_t.flatten())
+
+    for shortcut in (with_cross_entropy, with_the_module):
+        with pytest.raises(checks.CheckFailed, match="log_softmax"):
+            checks.check_joint_loss(shortcut)
