@@ -474,3 +474,22 @@ fig.tight_layout()
 # words from $k$ on. Concatenated, the token's vector depends on the whole sentence, and either
 # side may hold the cue (notebook 00).
 # <!-- END ANSWER -->
+#
+# 8. A batch holds sentences of 3, 7 and 5 positions, padded to 7. Write the positions
+#    `reverse_padded` reads, row by row.
+#
+# <!-- BEGIN ANSWER -->
+# Row 0: 2, 1, 0, 3, 4, 5, 6; row 1: 6, 5, 4, 3, 2, 1, 0; row 2: 4, 3, 2, 1, 0, 5, 6. Each row's
+# first $L_b$ positions are read backwards, its padding stays where it is.
+# <!-- END ANSWER -->
+#
+# 9. Could a two-layer `nn.LSTM(..., bidirectional=True)` over packed sequences replace ELMo's
+#    two stacks for training the language models? What would go wrong?
+#
+# <!-- BEGIN ANSWER -->
+# Packing reverses each sentence within its own length correctly, but in a bidirectional
+# `nn.LSTM` the second layer reads both directions' outputs of the first. Its forward half
+# would then see the words after $k$ through the backward states below it, and predicting
+# word $k + 1$ would be trivial. ELMo keeps two separate stacks, each reading only its own
+# direction.
+# <!-- END ANSWER -->
