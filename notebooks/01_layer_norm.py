@@ -437,3 +437,20 @@ for name, norm in [("whole batch", masked_layer_norm),
 # activations dominates the sum merely by its scale, and the learned weights would partly just
 # compensate for it; normalised, the weights compare layers of the same scale.
 # <!-- END ANSWER -->
+#
+# 9. A token's vector is $(2, 4, 4, 6)$. What does `LayerNorm(4)` (its initial $\gamma = 1$,
+#    $\beta = 0$, $\epsilon$ left out) make of it?
+#
+# <!-- BEGIN ANSWER -->
+# The mean is 4, the (biased) variance $(4 + 0 + 0 + 4) / 4 = 2$, so the result is
+# $(-2, 0, 0, 2) / \sqrt 2 \approx (-1.41, 0, 0, 1.41)$: mean 0, variance 1.
+# <!-- END ANSWER -->
+#
+# 10. A batch of two sentences of 3 and 5 real tokens is padded to 5 positions, with vectors
+#     of 100 features. How many numbers enter the masked layer norm's mean, and how many
+#     would without the mask?
+#
+# <!-- BEGIN ANSWER -->
+# With the mask $(3 + 5) \times 100 = 800$, the real tokens' features; without it
+# $2 \times 5 \times 100 = 1{,}000$, the 200 padded zeros among them.
+# <!-- END ANSWER -->
