@@ -660,3 +660,20 @@ checks.check_joint_loss(my_joint_loss)
 # Each is built from the end: it must end with the given suffix and grows to the left, and a
 # start chosen from the right need not fit a template that reads well from the left.
 # <!-- END ANSWER -->
+#
+# 9. On held-out text the forward LM's mean NLL is 4.5 nats per word and the backward one's
+#    4.7. What are the two perplexities, and the "average" `evaluate` prints?
+#
+# <!-- BEGIN ANSWER -->
+# $e^{4.5} \approx 90$ and $e^{4.7} \approx 110$; the average is $e^{(4.5 + 4.7)/2} = e^{4.6}
+# \approx 99.5$, the geometric mean of the two perplexities (not their arithmetic mean, 100).
+# <!-- END ANSWER -->
+#
+# 10. With 30,000 words and projections of 128, how many multiply-adds does the full softmax
+#     spend per predicted word, and how many does a sampled softmax of 2,048 candidates?
+#
+# <!-- BEGIN ANSWER -->
+# Full: $30{,}000 \times 128 = 3.84$ million (one logit per word of the vocabulary). Sampled:
+# $2{,}048 \times 128 \approx 262{,}000$ (the candidates, the true word among them), about 15
+# times fewer; the log-softmax over the logits adds work in proportion to their number too.
+# <!-- END ANSWER -->
