@@ -559,3 +559,10 @@ print(f"{len(streams)} windows of shape {tuple(window.char_ids.shape)}")
 # row *b* of this one, so the next token exists: targets cross window edges. Nothing is padded,
 # and no prediction is lost at the cut.
 # <!-- END ANSWER -->
+#
+# 10. How many of the 50 character ids of *naïve* are not padding, and why not 7?
+#
+# <!-- BEGIN ANSWER -->
+# Eight: BOW, six bytes and EOW. The word has five characters, but *ï* is two bytes in UTF-8,
+# and ELMo reads bytes (each shifted by 1), so 1 + 6 + 1 ids; the 42 after them are PAD.
+# <!-- END ANSWER -->

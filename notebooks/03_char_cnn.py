@@ -694,3 +694,12 @@ print("same vector alone and in the batch:  ", torch.allclose(shared[0, 1], alon
 # maximum. Keeping one such window for every width keeps that maximum; the dropped windows were
 # copies of it.
 # <!-- END ANSWER -->
+#
+# 10. A three-letter token has 5 ids with BOW and EOW, then PAD up to 50. How many windows of a
+#     width-5 filter lie inside the token, and over how many windows does the max-pool run?
+#
+# <!-- BEGIN ANSWER -->
+# One window covers exactly BOW, the three bytes and EOW; the max-pool runs over all
+# $50 - 5 + 1 = 46$ windows, so the other 45, which reach into the padding, compete too
+# (question 7).
+# <!-- END ANSWER -->

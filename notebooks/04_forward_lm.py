@@ -735,3 +735,12 @@ claim(best.values[0].exp() > 10 * unigram[first],
 # sense that only the right context gives away cannot be in its state: that is the backward LM's
 # part (notebook 05).
 # <!-- END ANSWER -->
+#
+# 10. You feed the trained forward LM a sentence written backwards. What does its state at
+#     position $k$ now summarise, and could it serve as the backward LM without training?
+#
+# <!-- BEGIN ANSWER -->
+# The words after $k$ in the original sentence, read from the end: the backward LM's context.
+# But its weights learned English read left to right, so it would predict badly; the backward
+# LM has its own stack, trained on reversed sentences (notebook 05).
+# <!-- END ANSWER -->

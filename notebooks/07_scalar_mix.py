@@ -702,3 +702,11 @@ checks.check_scalar_parameters(my_raw_weights)
 # padded positions hold zeros; counted in, they would shrink a sentence's vector by an amount
 # that depends on how much its batch is padded.
 # <!-- END ANSWER -->
+#
+# 10. Three layers $h_0 = (1, 0)$, $h_1 = (0, 1)$, $h_2 = (1, 1)$, mix weights $w = (0, 0,
+#     \ln 2)$ and $\gamma = 2$, no layer norm: what is the ELMo vector?
+#
+# <!-- BEGIN ANSWER -->
+# $s = \mathrm{softmax}(w) = (1, 1, 2) / 4 = (0.25, 0.25, 0.5)$, so the mix is
+# $0.25 (1, 0) + 0.25 (0, 1) + 0.5 (1, 1) = (0.75, 0.75)$, and $\gamma$ doubles it: $(1.5, 1.5)$.
+# <!-- END ANSWER -->

@@ -595,3 +595,22 @@ print(f"wsd.score: P {package.precision:.2f}  R {package.recall:.2f}  F1 {packag
 # separate senses. A task that learns the weights could give layer 0 less; here nothing is
 # learned.
 # <!-- END ANSWER -->
+#
+# 9. A lemma has three senses in SemCor, with 40, 8 and 2 training uses. A test use lies
+#    nearest to the 2-use centroid. Why trust that answer less than one nearest to the 40-use
+#    centroid?
+#
+# <!-- BEGIN ANSWER -->
+# A centroid of 2 uses is mostly those two sentences' context, not the sense: another two
+# uses would put it elsewhere. The 40-use centroid averages the context away. Nearest-centroid
+# methods can favour rare senses whose few uses happen to look like the test sentence.
+# <!-- END ANSWER -->
+#
+# 10. A method answers 800 of 1,000 test instances, 560 of them right, and leaves 200 without
+#     an answer. What are its precision, recall and F1?
+#
+# <!-- BEGIN ANSWER -->
+# Precision $560 / 800 = 0.70$, recall $560 / 1{,}000 = 0.56$, F1 $= 2 \cdot 0.70 \cdot 0.56
+# / (0.70 + 0.56) \approx 0.62$. With a backoff for the 200 (the first sense), every instance
+# gets an answer and the three become equal (question 7).
+# <!-- END ANSWER -->
