@@ -628,3 +628,12 @@ for name in ("bank.n.01", "depository_financial_institution.n.01"):
 # current word, and the sense changes what is likely to follow: other words come after a muddy
 # *bank* than after a national *bank*. Sense information is a by-product of predicting words.
 # <!-- END ANSWER -->
+#
+# 10. You rotate every static vector by the same orthogonal matrix. Which of this notebook's
+#     results change: the nearest neighbours, the analogies, the value of dimension 7?
+#
+# <!-- BEGIN ANSWER -->
+# Only the value of dimension 7. A rotation keeps every length and every angle, so every
+# cosine, and with them the neighbours and the 3CosAdd answers, stay the same; a single
+# coordinate has no meaning of its own (section 3).
+# <!-- END ANSWER -->

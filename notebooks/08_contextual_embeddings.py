@@ -988,3 +988,13 @@ explorer = neighbour_explorer(index, embedder, "The children went out to play in
 # The mix averages in layer 0, which is identical for every occurrence of a word, and this
 # model's layer-0 vectors are the longest of the three, so they dominate the mix.
 # <!-- END ANSWER -->
+#
+# 10. Two occurrences of *bank* have raw cosine 0.95, and every pair of *different* words in
+#     the layer has raw cosine about 0.9. What does 0.95 say, and what must you do before
+#     reading it?
+#
+# <!-- BEGIN ANSWER -->
+# Little by itself: every vector of the layer shares a common direction, so high cosines are
+# the rule. Compare after subtracting the layer's mean vector (section 2), or against the
+# cosine of different words: 0.95 against 0.9 is a small gap, not near-identity.
+# <!-- END ANSWER -->
