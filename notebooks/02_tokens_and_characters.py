@@ -26,7 +26,10 @@
 # 3. compute ELMo's character ids from scratch and check them against `batch_to_ids`, predict
 #    how long a word's row is, and turn ids back into words;
 # 4. build language-model batches: masks, forward and backward targets, padding that never
-#    reaches the loss, length buckets and the parallel streams used for truncated BPTT.
+#    reaches the loss; and (bonus) length buckets and the parallel streams used for truncated
+#    BPTT.
+#
+# The section marked **(bonus)** is optional: skip it on a first reading or in a lecture.
 #
 # **Prerequisites:** Python lists and bytes, PyTorch tensors, cross-entropy. Notebook 00 for
 # why we want contextual vectors at all.
@@ -395,8 +398,30 @@ for b in range(2):
     count += n
 print(f"sentence by sentence: {total / count:.4f}")
 
+# %% [markdown]
+# ### Exercise 4 (explain): why characters?
+#
+# The biLM's softmax has a word vocabulary anyway (`vocab` above). Why does ELMo compute its
+# *input* token vectors from characters instead of looking them up in a table of the same
+# vocabulary? Give at least two reasons.
+#
+# **Model answer.**
+# <!-- BEGIN ANSWER -->
+# 1. **No out-of-vocabulary input.** Any string has bytes, so every token gets its own
+#    vector: rare words, names, typos, new words, other scripts. A table maps them all to
+#    the single `<UNK>` row, and the downstream tasks (NER, SQuAD) are full of such words.
+# 2. **Shared pieces of words.** *play*, *played*, *playing* share characters, so they share
+#    features: morphology is learned once for all words, and a rare inflection benefits
+#    from its frequent relatives (Kim et al. 2016, whose character-aware LM ELMo's biLM
+#    follows: Peters et al. 2018, Sec. 3.4).
+# 3. **Size.** The paper's 1B Word vocabulary has about 800,000 words: an input table of
+#    800,000 × 512 would hold 410 M parameters; the character CNN has about 18 M
+#    (notebook 03). The softmax still needs the word vocabulary, because the LM must predict
+#    a word, but it is used only in training: the ELMo vectors never touch it.
+# <!-- END ANSWER -->
+
 # %% [markdown] slideshow={"slide_type": "subslide"}
-# ## 6. Less padding: length buckets and streams
+# ## 6. Less padding: length buckets and streams (bonus)
 #
 # Sentence lengths vary a lot (one address has a sentence of more than 800 tokens: the first
 # line below). Padding every batch to its longest sentence wastes compute, so we put sentences
@@ -438,28 +463,6 @@ for k, window in enumerate(streams):
         fwd = [vocab.word(int(i)) if i != -100 else "-" for i in window.forward_targets[b]]
         print(f"window {k} row {b}: {' '.join(words)}\n{'':18s}→ {' '.join(fwd)}")
 print(f"{len(streams)} windows of shape {tuple(window.char_ids.shape)}")
-
-# %% [markdown]
-# ### Exercise 4 (explain): why characters?
-#
-# The biLM's softmax has a word vocabulary anyway (`vocab` above). Why does ELMo compute its
-# *input* token vectors from characters instead of looking them up in a table of the same
-# vocabulary? Give at least two reasons.
-#
-# **Model answer.**
-# <!-- BEGIN ANSWER -->
-# 1. **No out-of-vocabulary input.** Any string has bytes, so every token gets its own
-#    vector: rare words, names, typos, new words, other scripts. A table maps them all to
-#    the single `<UNK>` row, and the downstream tasks (NER, SQuAD) are full of such words.
-# 2. **Shared pieces of words.** *play*, *played*, *playing* share characters, so they share
-#    features: morphology is learned once for all words, and a rare inflection benefits
-#    from its frequent relatives (Kim et al. 2016, whose character-aware LM ELMo's biLM
-#    follows: Peters et al. 2018, Sec. 3.4).
-# 3. **Size.** The paper's 1B Word vocabulary has about 800,000 words: an input table of
-#    800,000 × 512 would hold 410 M parameters; the character CNN has about 18 M
-#    (notebook 03). The softmax still needs the word vocabulary, because the LM must predict
-#    a word, but it is used only in training: the ELMo vectors never touch it.
-# <!-- END ANSWER -->
 
 # %% [markdown]
 # ## Summary
