@@ -10,7 +10,9 @@ first LSTM layer is best at it. :func:`layer_report` runs the same measurements 
 - POS: a linear probe per frozen layer (:mod:`elmo_tutorial.analyses.probes`), accuracy on the
   Penn Treebank sample (PTB tags) and UD English-EWT (UPOS);
 - NER (optional): a small tagger over a learned scalar mix (:mod:`elmo_tutorial.analyses.tagger`),
-  entity-level F1 on WNUT-17 against the same tagger on layer 0.
+  entity-level F1 on WNUT-17 against the same tagger on layer 0; and (``ner_ladder``) that
+  comparison again with the task model's settings, one at a time
+  (:mod:`elmo_tutorial.analyses.ner_protocols`).
 
 The result is a :class:`~elmo_tutorial.analyses.layer_results.LayerReport` (its schema, field
 by field, is in :mod:`elmo_tutorial.analyses.layer_results`; ``layers.json``, which notebooks
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from elmo_tutorial.analyses import probes, tagger, wsd
+from elmo_tutorial.analyses import ner_protocols, probes, tagger, wsd
 from elmo_tutorial.analyses.bootstrap import DRAWS
 from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.analyses.layer_intervals import Z_95, item_outcomes, paired_interval
@@ -32,10 +34,12 @@ from elmo_tutorial.analyses.layer_results import (
     LayerPaper,
     LayerReport,
     NerScores,
+    NerStep,
     PosScores,
     Trend,
     WsdScores,
 )
+from elmo_tutorial.analyses.paired import verdict
 from elmo_tutorial.files.report_files import markdown_table, quick_banner, write_report_files
 
 __all__ = ["PAPER", "layer_report", "to_markdown", "trends"]
@@ -59,7 +63,7 @@ FULL = {"semcor_every": 1, "max_sentences": None, "epochs": 30, "seeds": (0, 1, 
 
 
 def layer_report(model, *, ner: bool = True, progress: bool = True, name: str = "",
-                 quick: bool = False) -> LayerReport:
+                 quick: bool = False, ner_ladder: bool = False) -> LayerReport:
     """Run WSD, the POS probes and (optionally) NER on ``model``; see the module docstring.
 
     Args:
@@ -68,7 +72,11 @@ def layer_report(model, *, ner: bool = True, progress: bool = True, name: str = 
         progress: progress bars while embedding and training.
         name: how the report names the model.
         quick: run on the subsets of ``QUICK`` (a smoke test; marked in the result).
+        ner_ladder: also run :func:`~elmo_tutorial.analyses.ner_protocols.protocol_ladder`
+            (40 more taggers; needs ``ner``).
     """
+    if ner_ladder and not ner:
+        raise ValueError("the NER ladder extends the NER section: it needs ner=True")
     embedder = Embedder(model)
     subset = QUICK if quick else FULL
     wsd_details, pos_details = {}, {}  # per-item outcomes, for the trends' intervals
@@ -84,7 +92,15 @@ def layer_report(model, *, ner: bool = True, progress: bool = True, name: str = 
             embedder, progress=progress, epochs=subset["epochs"],
             max_sentences=subset["max_sentences"], seeds=subset["seeds"],
             converge=subset["converge"]).items()}
+    ladder = None
+    if ner_ladder:
+        ladder = {k: NerStep.from_dict(v, f"ner_ladder.{k}")
+                  for k, v in ner_protocols.protocol_ladder(
+                      embedder, seeds=subset["seeds"], epochs=subset["epochs"],
+                      max_sentences=subset["max_sentences"], progress=progress,
+                      converge=subset["converge"]).items()}
     return LayerReport(model=name, quick=quick, wsd=senses, pos=tags, ner=entities,
+                       ner_ladder=ladder,
                        paper=LayerPaper.from_dict(PAPER, "paper"),
                        trends=trends(senses, tags, item_outcomes(wsd_details, pos_details)))
 
@@ -220,6 +236,30 @@ def _ner_section(ner: dict[str, NerScores], quick: bool = False) -> list[str]:
                ""] + few)
 
 
+def _interval(d) -> str:
+    return f"{d.mean:+.1f} [{d.low:+.1f}, {d.high:+.1f}]"
+
+
+def _ladder_section(ladder: dict[str, NerStep]) -> list[str]:
+    rows = []
+    for step in ladder.values():
+        mean = sum(step.elmo) / len(step.elmo), sum(step.layer0) / len(step.layer0)
+        rows.append([step.label, _fmt(mean[0]), _fmt(mean[1]), _interval(step.difference),
+                     verdict(step.difference)])
+    n = len(next(iter(ladder.values())).elmo)
+    return (["### The same question under the task model's settings, one at a time", "",
+             "The task model of `TASKS.md` answers the same question (does the mix of all layers "
+             "beat layer 0 alone?) with other settings. Here the tagger above moves towards it "
+             "one setting at a time; each row keeps the changes of the rows above it. Test F1, "
+             f"mean over {n} seed{'s' if n > 1 else ''}; the difference's 95 % interval covers "
+             "the seeds and the test sentences (the task report's intervals).", ""]
+            + markdown_table(("settings", "mix of all layers", "layer 0 alone",
+                              "mix − layer 0", "verdict"), rows)
+            + ["", "The task model then adds inputs of its own: static word vectors and a "
+               "character CNN, in both arms (`TASKS.md`, Table 1: + ELMo against + layer 0).",
+               ""])
+
+
 def _verdict(item: Trend) -> str:
     """What one trend's margin and interval show, as the rest of a sentence."""
     if item.low is None or item.high is None:  # a report written before intervals
@@ -287,6 +327,8 @@ def to_markdown(result: LayerReport) -> str:
     lines += _wsd_section(result.wsd) + _pos_section(result.pos)
     if result.ner is not None:
         lines += _ner_section(result.ner, quick=result.quick)
+    if result.ner_ladder:
+        lines += _ladder_section(result.ner_ladder)
     lines += _discussion(result)
     return "\n".join(lines)
 

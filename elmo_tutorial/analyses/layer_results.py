@@ -9,6 +9,8 @@ every field checked. F1 and accuracy are in percent::
       wsd: {test set: WsdScores}         Table 5: F1 per layer, the mix, WordNet's first sense
       pos: {"ptb" | "upos": PosScores}   Table 6: a linear probe's accuracy per frozen layer
       ner: {"wnut17": NerScores}         taggers on the mix, on layer 0, on word types (optional)
+      ner_ladder: {step: NerStep}        that tagger moved to the task model's settings, one
+                                         at a time (optional: ``layers --ner-ladder``)
       trends: {name: Trend}              the paper's two layer trends, checked, with intervals
 
 Example:
@@ -25,8 +27,8 @@ from dataclasses import dataclass
 from elmo_tutorial.analyses.paired import PairedDifference
 from elmo_tutorial.files.records import Record, optional
 
-__all__ = ["LayerPaper", "LayerReport", "NerScores", "PosScores", "TaggerScores", "Trend",
-           "WsdScores"]
+__all__ = ["LayerPaper", "LayerReport", "NerScores", "NerSettings", "NerStep", "PosScores",
+           "TaggerScores", "Trend", "WsdScores"]
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,29 @@ class NerScores(Record):
 
 
 @dataclass(frozen=True)
+class NerSettings(Record):
+    """How one step of the NER ladder trains its taggers (:mod:`.ner_protocols`)."""
+
+    dropout: float  # on the LSTM's input and output
+    lr: float  # Adam's learning rate
+    batch_size: int
+    lr_patience: int | None  # halve the rate after this many epochs without a better dev F1
+    min_updates: int  # never stop for patience before this many updates
+    layer_norm: bool  # layer-normalise the biLM's layers inside the scalar mix
+
+
+@dataclass(frozen=True)
+class NerStep(Record):
+    """One step of :func:`.ner_protocols.protocol_ladder`: the mix against layer 0 alone."""
+
+    label: str  # what this step changed, in words
+    settings: NerSettings  # every setting the step trained with (the steps before it included)
+    elmo: list[float]  # test F1 per seed: the learned mix of all layers
+    layer0: list[float]  # ... layer 0 alone
+    difference: PairedDifference  # elmo − layer0, the interval over seeds and test sentences
+
+
+@dataclass(frozen=True)
 class Trend(Record):
     """One of the paper's layer trends, checked on this model's numbers.
 
@@ -114,5 +139,7 @@ class LayerReport(Record):
     wsd: dict[str, WsdScores]  # "senseval2", "senseval3", "semeval2007", "semeval2013", "ALL"
     pos: dict[str, PosScores]  # "ptb" (PTB tags), "upos" (UD English-EWT)
     ner: dict[str, NerScores] | None = optional()  # "wnut17" (None: run with --no-ner)
+    # the NER tagger moved to the task model's settings (None: run without --ner-ladder)
+    ner_ladder: dict[str, NerStep] | None = optional()
     paper: LayerPaper
     trends: dict[str, Trend]  # "wsd_layer2_above_layer1", "pos_layer1_at_least_layer2", ...

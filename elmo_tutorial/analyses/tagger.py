@@ -41,7 +41,8 @@ from elmo_tutorial.model.softmax import IGNORE_INDEX
 from elmo_tutorial.runtime import one_thread
 
 __all__ = ["BiLSTMTagger", "FrozenLayers", "WordTypes", "bio_spans", "entity_scores",
-           "evaluate_ner", "length_batches", "predict_tags", "sentence_layers", "train_tagger"]
+           "evaluate_ner", "length_batches", "ner_data", "predict_tags", "sentence_layers",
+           "train_tagger"]
 
 
 
@@ -138,7 +139,8 @@ def train_tagger(model: BiLSTMTagger, inputs: Sequence[torch.Tensor],
                  labels: Sequence[Sequence[str]], tags: Sequence[str], epochs: int = 10,
                  batch_size: int = 16, lr: float = 5e-3, mix_penalty: float = 1e-3,
                  seed: int = 0, valid: tuple | None = None, progress: bool = False,
-                 converge: bool = False, patience: int = 5) -> list[dict]:
+                 converge: bool = False, patience: int = 5, lr_patience: int | None = None,
+                 min_updates: int = 0) -> list[dict]:
     """Train ``model`` with Adam on cross-entropy (+ ``mix_penalty`` · the mix's penalty).
 
     The course's one training loop, :func:`~elmo_tutorial.analyses.supervised.fit`, does the work,
@@ -155,6 +157,10 @@ def train_tagger(model: BiLSTMTagger, inputs: Sequence[torch.Tensor],
             F1) and, at the end, the weights of the best epoch are put back.
         converge: train until the validation F1 has not improved for ``patience`` epochs
             (the cap grows while it might; needs ``valid``), instead of exactly ``epochs``.
+        lr_patience, min_updates: as :func:`~elmo_tutorial.analyses.supervised.fit`'s (halve
+            the learning rate on a dev plateau; never stop before this many updates). The
+            defaults are notebook 10's protocol; notebook 12's task model halves after 2 and
+            trains for at least 1,000 (:mod:`elmo_tutorial.analyses.ner_protocols` compares).
 
     Returns:
         One dict per epoch: ``{"epoch", "loss"}`` plus the validation scores if ``valid``.
@@ -189,9 +195,28 @@ def train_tagger(model: BiLSTMTagger, inputs: Sequence[torch.Tensor],
 
     result = fit(model, batches, loss_of, score_dev, lr=lr, seed=seed, max_rounds=epochs,
                  patience=patience if converge else epochs,
-                 hard_cap=200 if converge else epochs, progress=progress)
+                 hard_cap=200 if converge else epochs, progress=progress,
+                 lr_patience=lr_patience, min_updates=min_updates if converge else 0)
     return [{"epoch": r["round"], "loss": r["loss"], **s}
             for r, s in zip(result.history, scores, strict=True)]
+
+
+def ner_data(embedder, max_sentences: int | None = None, progress: bool = True,
+             cache: bool = True) -> tuple[dict, dict, list[str], dict]:
+    """WNUT-17's splits and the biLM's layers of every sentence.
+
+    Returns:
+        ``(data, labels, tags, layers)``: per split the ``(tokens, tags)`` pairs, the tag
+        sequences, the tag set (``"O"`` first, then the training set's tags sorted), and per
+        split one ``(T, L + 1, D)`` tensor per sentence.
+    """
+    data = {split: wnut17(split)[:max_sentences] for split in ("train", "valid", "test")}
+    labels = {split: [tags for _, tags in d] for split, d in data.items()}
+    tags = ["O", *sorted({t for ts in labels["train"] for t in ts} - {"O"})]
+    layers = {split: sentence_layers(token_layers(embedder, [s for s, _ in d], f"wnut17-{split}",
+                                                  progress, cache), [len(s) for s, _ in d])
+              for split, d in data.items()}  # per sentence (T, L + 1, D)
+    return data, labels, tags, layers
 
 
 def evaluate_ner(embedder, progress: bool = True, epochs: int = 30,
@@ -226,12 +251,7 @@ def evaluate_ner(embedder, progress: bool = True, epochs: int = 30,
         tagger, "gamma": its γ, "scores": {name: precision, recall, F1, counts, best and last
         epoch of the first seed}, "seeds"}}``.
     """
-    data = {split: wnut17(split)[:max_sentences] for split in ("train", "valid", "test")}
-    labels = {split: [tags for _, tags in d] for split, d in data.items()}
-    tags = ["O", *sorted({t for ts in labels["train"] for t in ts} - {"O"})]
-    layers = {split: sentence_layers(token_layers(embedder, [s for s, _ in d], f"wnut17-{split}",
-                                                  progress, cache), [len(s) for s, _ in d])
-              for split, d in data.items()}  # per sentence (T, L + 1, D)
+    data, labels, tags, layers = ner_data(embedder, max_sentences, progress, cache)
     n_layers, width = layers["train"][0].shape[1:]
     counts = Counter(w for words, _ in data["train"] for w in words)
     frequent = sorted(w for w, n in counts.items() if n >= 2)

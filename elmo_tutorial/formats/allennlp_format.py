@@ -115,17 +115,20 @@ def load_allennlp(options_file: str | Path, weight_file: str | Path, **elmo_kwar
     return model.eval()
 
 
-def load_model(paths: Sequence[str | Path]):
+def load_model(paths: str | Path | Sequence[str | Path]):
     """An ``ELMo`` from a run directory, a folder with ``options.json`` + ``*.hdf5``, or the pair.
 
     Args:
         paths: one directory (a run from ``elmo-tutorial train``, the shipped
             ``data/models/small``, or a folder holding one official ``options.json`` and one
-            ``.hdf5`` file), or the two files of an official model in either order.
+            ``.hdf5`` file), or the two files of an official model in either order; one path
+            may be given alone (``load_model("data/models/small")``).
 
     Raises:
         ValueError: the paths are not a model, with what was found and what is expected.
     """
+    if isinstance(paths, (str, Path)):  # one path, not its characters
+        paths = [paths]
     paths = [Path(p) for p in paths]
     missing = [str(p) for p in paths if not p.exists()]
     if missing:

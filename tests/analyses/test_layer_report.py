@@ -54,6 +54,15 @@ def test_load_model_from_a_run_directory():
     assert out["lstm_outputs2"].shape[-1] == 2 * model.config.projection_dim
 
 
+def test_load_model_takes_one_path_alone_as_a_path_not_as_its_characters():
+    ids = torch.zeros(1, 2, 50, dtype=torch.long) + 5
+    expected = load_model([SHIPPED])(ids)["elmo"]
+    for path in (SHIPPED, str(SHIPPED)):
+        torch.testing.assert_close(load_model(path)(ids)["elmo"], expected)
+    with pytest.raises(ValueError, match=r"no such file or directory: \S*missing$"):
+        load_model(str(SHIPPED / "missing"))
+
+
 def test_load_model_from_an_options_weights_pair_in_either_order():
     folder = _fixture_dir()
     options, weights = folder / "options.json", folder / "lm_weights.hdf5"
@@ -92,6 +101,37 @@ def test_markdown_has_every_table_the_papers_numbers_and_the_verdicts():
         assert needle in text, needle
 
 
+def test_the_ner_ladder_is_a_table_of_steps_with_their_verdicts():
+    from elmo_tutorial.analyses.layer_results import NerSettings, NerStep
+    from elmo_tutorial.analyses.paired import PairedDifference
+
+    settings = NerSettings(dropout=0.5, lr=2e-3, batch_size=32, lr_patience=None,
+                           min_updates=0, layer_norm=True)
+
+    def step(label, elmo, layer0):
+        return NerStep(label=label, settings=settings, elmo=elmo, layer0=layer0,
+                       difference=PairedDifference.between(layer0, elmo, test_std=0.1))
+
+    ladder = {"probe": step("notebook 10's tagger", [17.0, 18.0, 17.5], [17.2, 17.9, 17.4]),
+              "dropout": step("+ dropout 0.5", [21.0, 22.0, 21.5], [18.0, 18.4, 18.1])}
+    result = dataclasses.replace(_fake_result(), ner_ladder=ladder)
+    text = to_markdown(result).split("### The same question")[1].split("\n## ")[0]
+    rows = [line for line in text.splitlines() if line.startswith("| ")][1:]
+    assert rows[0].startswith("| notebook 10's tagger | 17.5 | 17.5 |")
+    assert rows[0].endswith("| no difference shown |")
+    assert rows[1].startswith("| + dropout 0.5 | 21.5 | 18.2 | +3.3 [")
+    assert rows[1].endswith("| gain |")
+    again = LayerReport.from_dict(json.loads(result.to_json()))
+    assert again.ner_ladder["dropout"].difference.mean == pytest.approx(3.333, abs=1e-3)
+    assert "### The same question" not in to_markdown(_fake_result())
+
+
+def test_layers_command_refuses_a_ladder_without_ner_in_one_line(capsys):
+    assert cli.main(["layers", str(SHIPPED), "--no-ner", "--ner-ladder"]) == 2
+    err = capsys.readouterr().err
+    assert "--ner-ladder" in err and err.count("\n") == 1
+
+
 def test_a_quick_report_says_why_its_ner_scores_are_zero():
     result = _fake_result(ner_f1=(0.0, 0.0, 0.0))
     assert "too few to find" not in to_markdown(result)
@@ -103,7 +143,7 @@ def test_layers_command_writes_json_and_markdown_and_refuses_to_overwrite(
         tmp_path, monkeypatch, capsys):
     fake = _fake_result()
     monkeypatch.setattr(layer_report, "layer_report",
-                        lambda model, ner, progress, name, quick: fake)
+                        lambda model, ner, progress, name, quick, ner_ladder: fake)
     out_json, out_md = tmp_path / "r.json", tmp_path / "r.md"
     argv = ["layers", str(SHIPPED), "--json", str(out_json), "--markdown", str(out_md)]
     assert cli.main(argv) == 0
@@ -153,7 +193,7 @@ def test_layers_command_refuses_a_file_another_run_wrote_while_it_worked(
     out_json = tmp_path / "r.json"
     fake = _fake_result()
 
-    def other_run_finishes_first(model, ner, progress, name, quick):
+    def other_run_finishes_first(model, ner, progress, name, quick, ner_ladder):
         out_json.write_text("the other run's results")  # after this run's check, before it writes
         return fake
 
@@ -171,7 +211,7 @@ def test_layers_command_reports_an_unwritable_embedding_cache_in_one_line(
     (tmp_path / "cache").write_text("a file where the cache folder should be")
     monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path / "cache"))
 
-    def embeds_a_corpus(model, ner, progress, name, quick):
+    def embeds_a_corpus(model, ner, progress, name, quick, ner_ladder):
         from elmo_tutorial.analyses.embedder import Embedder
         from elmo_tutorial.analyses.embedding_cache import embed_corpus
 

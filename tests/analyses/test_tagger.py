@@ -182,6 +182,35 @@ def test_evaluate_ner_end_to_end_on_a_few_sentences(one_thread):
     assert runs[0] == runs[1]  # seeded: the same numbers twice
 
 
+def test_the_protocol_ladder_keeps_each_step_s_changes_and_pairs_the_arms(one_thread):
+    from elmo_tutorial.analyses.ner_protocols import STEPS, protocol_ladder
+    from elmo_tutorial.data.downloads import DatasetNotAvailable
+
+    with pytest.raises(ValueError, match="unknown step"):
+        protocol_ladder(_tiny_embedder(), steps=["dropout", "nonsense"])
+    try:
+        runs = [protocol_ladder(_tiny_embedder(), seeds=(0, 1), steps=["probe", "optimiser"],
+                                epochs=1, max_sentences=25, cache=False, converge=False)
+                for _ in range(2)]
+    except DatasetNotAvailable:
+        pytest.skip("WNUT-17 is not available (ELMO_TUTORIAL_DATA)")
+    result = runs[0]
+    assert list(result) == ["probe", "optimiser"]
+    assert result["probe"]["settings"] == {"dropout": 0.0, "lr": 5e-3, "batch_size": 16,
+                                           "lr_patience": None, "min_updates": 0,
+                                           "layer_norm": True}
+    # the optimiser step keeps the dropout step's change, though the dropout step did not run
+    assert result["optimiser"]["settings"]["dropout"] == 0.5
+    assert result["optimiser"]["settings"]["batch_size"] == 32
+    assert [name for name, _, _ in STEPS][-1] == "no_layer_norm"
+    for step in result.values():
+        d = step["difference"]
+        assert len(step["elmo"]) == len(step["layer0"]) == 2 and d["n"] == 2
+        assert d["mean"] == pytest.approx((sum(step["elmo"]) - sum(step["layer0"])) / 2)
+        assert d["test_std"] >= 0.0
+    assert runs[0] == runs[1]  # seeded: the same numbers twice
+
+
 def test_one_thread_restores_the_thread_count_even_after_an_error():
     from elmo_tutorial.runtime import one_thread
 
