@@ -410,9 +410,6 @@ for name, (layer_1, layer_2) in (("with the residual", with_residual),
                                  ("without", without_residual)):
     print(f"{name:>17}: layer 1 {approx(layer_1, '.4f')}, layer 2 {approx(layer_2, '.4f')}")
 checks.check_residual_experiment(no_residual, config, with_residual[0], without_residual[0])
-claim(abs(with_residual[1] - without_residual[1]) < 0.01 * with_residual[1],
-      "layer 2's gradient norm is the same with and without the residual, to within 1 %",
-      detail=f"{with_residual[1]:.6f} vs {without_residual[1]:.6f}")
 
 fig, ax = plt.subplots(figsize=(6, 3.2))
 for shift, (name, values) in zip((-0.2, 0.2), (("with the residual", with_residual),
@@ -436,6 +433,14 @@ plt.show()
 # passed down unchanged. (An adaptive optimiser such as Adam, or bilm-tf's Adagrad, rescales
 # the step size per weight, but not what the gradient says.) Two layers are few: Exercise 4
 # stacks more.
+
+# %%
+# After your interpretation: the finding, checked on these measurements
+checks.exercise_done(3, "what the residual does for the first layer",
+                     "without_residual" in globals())
+claim(abs(with_residual[1] - without_residual[1]) < 0.01 * with_residual[1],
+      "layer 2's gradient norm is the same with and without the residual, to within 1 %",
+      detail=f"{with_residual[1]:.6f} vs {without_residual[1]:.6f}")
 
 # %% [markdown]
 # ### Exercise 4 (experiment): deeper stacks
@@ -465,13 +470,6 @@ for depth in depths:
 claim(all(c == replace(config, n_layers=d, use_skip_connections=r)
           for (d, r), c in configs.items()),
       "each model differs from the tiny preset in its depth and its residual only")
-first = {r: [norms[d, r][0] for d in depths] for r in (True, False)}
-top_6 = {r: norms[6, r][-1] for r in (True, False)}
-claim(first[True][0] == first[False][0]  # one layer: no residual to switch off
-      and all(first[False][k] > 4 * first[False][k + 1] for k in range(len(depths) - 1))
-      and max(first[True]) < 1.5 * min(first[True]) and first[True][-1] > 1e4 * first[False][-1]
-      and top_6[False] < top_6[True] / 100,
-      "the measurements show what the model answer below describes")
 
 fig, ax = plt.subplots(figsize=(7, 3.6))
 for residual, color in ((True, "C0"), (False, "C1")):
@@ -519,6 +517,19 @@ plt.show()
 # weight's step (Adam, bilm-tf's Adagrad) makes up for a gradient's size, not for the signal
 # a plain stack fails to carry up to the softmax.
 # <!-- END ANSWER -->
+
+# %%
+# After your interpretation: the finding, checked on these measurements
+checks.exercise_done(4, "deeper stacks", len(norms) == 2 * len(depths))
+first = {r: [norms[d, r][0] for d in depths] for r in (True, False)}
+top_6 = {r: norms[6, r][-1] for r in (True, False)}
+claim(first[True][0] == first[False][0]  # one layer: no residual to switch off
+      and all(first[False][k] > 4 * first[False][k + 1] for k in range(len(depths) - 1))
+      and max(first[True]) < 1.5 * min(first[True]) and first[True][-1] > 1e4 * first[False][-1]
+      and top_6[False] < top_6[True] / 100,
+      "one layer: the same gradient either way; with the residual the first layer's stays "
+      "within 1.5× at every depth; without it each layer added divides it by more than 4, and "
+      "at 6 layers even the top layer's is 100× smaller")
 
 # %% [markdown]
 # ## 6. A short training run

@@ -124,10 +124,6 @@ for n_pad, row in zip(paddings, damage, strict=True):
     print(f"{n_pad:>7}  " + "".join(f"{float(d):8.4f}" for d in row))
 claim(abs(float(damage[paddings.index(2)].max()) - flip_error) < 1e-6,
       "with 2 padding positions the sweep measures what the batch above showed")
-claim(float(damage[0].max()) < 1e-6 and bool((damage[1:, 2] > damage[1:, 1]).all())
-      and bool((damage[1:, 1] > damage[1:, 0]).all()) and bool((damage.diff(dim=0) >= 0).all())
-      and float((damage[-1] - damage[-2]).max()) < 0.01 * float(damage[-1].max()),
-      "the measurements show what the model answer below describes")
 
 fig, ax = plt.subplots(figsize=(7, 3.4))
 for j, read in ((2, "read first"), (1, "read second"), (0, "read last")):
@@ -158,6 +154,16 @@ plt.show()
 # so the damage depends on how much shorter a sentence is than the longest in its batch,
 # that is, on which sentences it happened to be batched with.
 # <!-- END ANSWER -->
+
+# %%
+# After your interpretation: the finding, checked on these measurements
+checks.exercise_done(1, "how much padding, how much damage?",
+                     isinstance(damage, torch.Tensor))
+claim(float(damage[0].max()) < 1e-6 and bool((damage[1:, 2] > damage[1:, 1]).all())
+      and bool((damage[1:, 1] > damage[1:, 0]).all()) and bool((damage.diff(dim=0) >= 0).all())
+      and float((damage[-1] - damage[-2]).max()) < 0.01 * float(damage[-1].max()),
+      "no padding moves nothing; padding moves every token, the one read first most and the "
+      "one read last least, more with more padding until the curves flatten")
 
 # %% [markdown]
 # One padding position is enough to move every output: zero inputs are not "nothing" to an

@@ -8,9 +8,17 @@ One module per notebook; everything is re-exported here so notebooks write
 ``from elmo_tutorial import checks; checks.check_layer_norm(my_layer_norm)``.
 """
 
-from elmo_tutorial.checks._core import CheckFailed, Delegated, NotWrittenYet, assert_close, passed
+from elmo_tutorial.checks._core import (
+    CheckFailed,
+    Delegated,
+    NotWrittenYet,
+    assert_close,
+    exercise_done,
+    passed,
+)
 
-__all__ = ["CheckFailed", "Delegated", "NotWrittenYet", "assert_close", "passed"]
+__all__ = ["CheckFailed", "Delegated", "NotWrittenYet", "assert_close", "exercise_done",
+           "passed"]
 from elmo_tutorial.checks.backward import *  # noqa: F403
 from elmo_tutorial.checks.char_cnn import *  # noqa: F403
 from elmo_tutorial.checks.contextual import *  # noqa: F403

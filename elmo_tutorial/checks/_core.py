@@ -48,6 +48,22 @@ def passed(what: str) -> None:
     print(f"✓ {what}")
 
 
+def exercise_done(number: int, task: str, done: bool) -> None:
+    """Stop a cell that reads an exercise's results before the exercise has produced them: the
+    one-line :class:`NotWrittenYet` that a stub gives, instead of an error from half a result.
+
+    >>> exercise_done(1, "how much padding?", True)      # the results are there: nothing
+    >>> try:
+    ...     exercise_done(1, "how much padding?", False)
+    ... except NotWrittenYet as stop:
+    ...     print(stop)
+    Exercise 1 (how much padding?) is not done yet: write it, run its cell, then this one
+    """
+    if not done:
+        raise NotWrittenYet(f"Exercise {number} ({task}) is not done yet: write it, run its "
+                            "cell, then this one")
+
+
 _STUB = re.compile(r"^Exercise (?P<number>\d+): (?P<task>.*?)\.? "
                    + re.escape(STUB_ADVICE) + "$", re.DOTALL)
 

@@ -113,3 +113,49 @@ def test_a_model_answer_followed_by_the_next_section_in_one_cell_counts():
     (exercise,) = list_exercises(notebook)
     assert exercise.answer_cells == [1]
     assert exercise.end == 1
+
+
+def _experiments(notebook):
+    """Per experiment exercise: its cells, from its heading to the next heading."""
+    cells, found = notebook.cells, []
+    for start, cell in enumerate(cells):
+        if cell.cell_type == "markdown" and cell.source.startswith("### Exercise") \
+                and "(experiment)" in cell.source.split("\n")[0]:
+            end = next((k for k in range(start + 1, len(cells))
+                        if cells[k].cell_type == "markdown"
+                        and cells[k].source.lstrip().startswith("#")), len(cells))
+            found.append(cells[start:end])
+    return found
+
+
+def test_an_experiment_checks_its_finding_only_after_the_student_s_interpretation():
+    """The conditions that encode what an experiment shows, and their ✓ line, come after the
+    model answer (which a student copy replaces by the student's own interpretation): before
+    it a cell may check only the student's code."""
+    from pathlib import Path
+
+    notebooks = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("[0-9]*.py"))
+    asked = 0
+    for path in notebooks:
+        notebook = nbformat.reads(_as_notebook(path), as_version=4)
+        for cells in _experiments(notebook):
+            answer = next((k for k, c in enumerate(cells) if "<!-- END ANSWER -->" in c.source),
+                          None)
+            before = cells if answer is None else cells[:answer]
+            for cell in before:
+                assert "model answer below" not in cell.source, (
+                    f"{path.name}: {cells[0].source.splitlines()[0]}: a check before the "
+                    "interpretation names the finding")
+            if answer is not None and "What do you see?" in cells[answer].source:
+                asked += 1
+                after = [c for c in cells[answer + 1:] if c.cell_type == "code"]
+                assert after and after[0].source.startswith("# After your interpretation"), (
+                    f"{path.name}: {cells[0].source.splitlines()[0]}: its finding is checked "
+                    "in a cell after the model answer")
+    assert asked >= 5
+
+
+def _as_notebook(path) -> str:
+    import jupytext
+
+    return nbformat.writes(jupytext.read(path))
