@@ -95,7 +95,7 @@ def fit(model: nn.Module, batches: Sequence, loss_of: Callable[[object], torch.T
         score_dev: Callable[[], float], *, lr: float, seed: int = 0, max_rounds: int = 30,
         patience: int = 5, min_updates: int = 0, round_updates: int = 1,
         hard_cap: int = 200, lr_patience: int | None = None, lr_factor: float = 0.5,
-        progress: bool = False) -> Fit:
+        wait_while_zero: bool = True, progress: bool = False) -> Fit:
     """Train ``model`` with Adam until dev stops improving; end with the best round's weights.
 
     Args:
@@ -113,6 +113,11 @@ def fit(model: nn.Module, batches: Sequence, loss_of: Callable[[object], torch.T
         hard_cap: the most rounds in any case (``stopped="cap"``).
         lr_patience: multiply the learning rate by ``lr_factor`` after this many rounds
             without a better dev score since the best round or the last cut (None: never).
+        wait_while_zero: rounds until the first dev score above 0 count towards neither
+            patience nor ``lr_patience``. A score of 0 is the untrained model's (a tagger
+            that finds no entity yet, whose F1 stays 0 for the first epochs): a plateau there
+            is a start not yet made, not convergence, and lowering the learning rate or
+            stopping on it would end the run before it learns (up to ``hard_cap``).
     """
     if not batches:
         raise ValueError("fit needs at least one training batch")
@@ -151,10 +156,12 @@ def fit(model: nn.Module, batches: Sequence, loss_of: Callable[[object], torch.T
         result.last_round = round_
         if score > best:
             best, best_state, result.best_round = score, copy.deepcopy(model.state_dict()), round_
-        done = round_ - result.best_round >= patience and updates >= min_updates
+        started = best > 0.0 or not wait_while_zero
+        done = started and round_ - result.best_round >= patience and updates >= min_updates
         if done:
             break
-        if lr_patience is not None and round_ - max(result.best_round, last_cut) >= lr_patience:
+        if started and lr_patience is not None \
+                and round_ - max(result.best_round, last_cut) >= lr_patience:
             for group in optimizer.param_groups:  # a plateau: try smaller steps
                 group["lr"] = rate * lr_factor
             last_cut = round_

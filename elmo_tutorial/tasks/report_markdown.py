@@ -66,7 +66,10 @@ def _protocol(result: TaskReport) -> list[str]:
            "score (counted from the best epoch or the last halving), "
            if p.lr_patience else "a constant learning rate, ")
         + f"stop after {p.patience} epochs without a better dev score, the best epoch's "
-        "weights kept. "
+        "weights kept"
+        + ("; epochs before the first dev score above 0 (a tagger that finds no entity yet) "
+           "count towards neither, so no run stops or slows down before it has started. "
+           if p.wait_while_zero else ". ")
         + (f"At most {p.hard_cap} dev scores (a smoke test). "
            if p.hard_cap <= p.max_epochs
            else f"The cap of {p.max_epochs} epochs grows by {p.patience} whenever it is "

@@ -152,7 +152,8 @@ def train_task_model(model: TaskModel, train: TaskSplit, valid: TaskSplit,
                      max_epochs: int = 30, patience: int = 5, batch_size: int = 32,
                      lr: float = 2e-3, mix_penalty: float = 1e-3, seed: int = 0,
                      min_updates: int = 0, round_updates: int = 1, hard_cap: int = 200,
-                     lr_patience: int | None = None, fast: bool = True) -> Fit:
+                     lr_patience: int | None = None, wait_while_zero: bool = True,
+                     fast: bool = True) -> Fit:
     """Adam on cross-entropy + ``mix_penalty · model.penalty()`` until dev stops improving.
 
     Args:
@@ -166,6 +167,7 @@ def train_task_model(model: TaskModel, train: TaskSplit, valid: TaskSplit,
         hard_cap: the most epochs in any case.
         lr_patience: halve the learning rate after this many epochs without a better dev
             score (None: a constant rate; see ``fit``).
+        wait_while_zero: epochs before the first dev score above 0 count for neither (``fit``).
         fast: first switch the model's modules to their fast versions, in place
             (:func:`elmo_tutorial.fast.speed_up`: its dropout draws its masks with
             ``rand_like``, the same distribution, faster); False trains it as built.
@@ -190,4 +192,5 @@ def train_task_model(model: TaskModel, train: TaskSplit, valid: TaskSplit,
 
     return fit(model, batches, loss_of, lambda: evaluate(model, valid), lr=lr, seed=seed,
                max_rounds=max_epochs, patience=patience, min_updates=min_updates,
-               round_updates=round_updates, hard_cap=hard_cap, lr_patience=lr_patience)
+               round_updates=round_updates, hard_cap=hard_cap, lr_patience=lr_patience,
+               wait_while_zero=wait_while_zero)

@@ -115,3 +115,24 @@ def test_without_lr_patience_the_rate_stays_constant_and_bad_settings_are_refuse
     for bad in ({"lr_patience": 0}, {"lr_patience": 2, "lr_factor": 1.0}):
         with pytest.raises(ValueError, match="lr_patience"):
             _fit_scripted([1], max_rounds=3, patience=2, **bad)
+
+
+def test_rounds_before_the_first_score_above_zero_count_for_neither_patience_nor_halving():
+    """An F1 of 0 is the untrained tagger's: six rounds of it are a start not yet made. The
+    rate stays, the run goes on; from the first score above 0 the plateau rules apply."""
+    scores = [0, 0, 0, 0, 0, 0, 4, 5, 5, 5, 5, 5, 5, 9]
+    result = _fit_scripted(scores, max_rounds=30, patience=4, lr_patience=2)
+    rates = [r["lr"] for r in result.history]
+    assert rates == [0.01] * 10 + [0.01 / 2] * 2
+    assert (result.best_round, result.last_round, result.stopped) == (8, 12, "patience")
+    # the old rule: the zero rounds count, the rate is cut twice and the run stops at 0
+    old = _fit_scripted(scores, max_rounds=30, patience=4, lr_patience=2,
+                        wait_while_zero=False)
+    assert [r["lr"] for r in old.history] == [0.01] * 3 + [0.005] * 2
+    assert (old.best_round, old.last_round) == (1, 5)
+
+
+def test_a_run_that_never_scores_above_zero_ends_at_the_hard_cap():
+    result = _fit_scripted([0] * 12, max_rounds=3, patience=2, hard_cap=9, lr_patience=1)
+    assert (result.last_round, result.stopped) == (9, "cap")
+    assert {r["lr"] for r in result.history} == {0.01}

@@ -381,8 +381,8 @@ def test_runs_of_other_options_or_quality_biLMs_are_kept_apart(monkeypatch):
 def test_the_runs_file_of_a_fixed_biLM_and_setting_keeps_its_name(monkeypatch):
     """The key of a runs file does not change with the code that computes it: a report
     interrupted before an upgrade resumes after it. (The values were computed when the
-    protocol came to halve the learning rate on a plateau and SST-5's phrases became a task:
-    runs of the constant rate are not resumed as runs of the new protocol.)"""
+    protocol came to wait for a dev score above 0 before counting a plateau: runs of the rule
+    before are not resumed as runs of this one.)"""
     model = torch.nn.Linear(2, 2)
     with torch.no_grad():
         model.weight.copy_(torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
@@ -391,7 +391,7 @@ def test_the_runs_file_of_a_fixed_biLM_and_setting_keeps_its_name(monkeypatch):
     monkeypatch.setattr(task_report, "word_vectors", lambda corpus: (table, {}))
     monkeypatch.setattr(task_report, "read_task", lambda task: TOY_TASK)
     header, name = task_report.run_store_key(model, "english_mix", quick=True)
-    assert name == "0d280d1e70cc0707-349f5b4e22b8-quick.jsonl"
+    assert name == "0d280d1e70cc0707-134c06aa940d-quick.jsonl"
     assert header["task_data"]["sst5"] == \
         "4e724cfb8d82c96ad6c12d6c4fc473b8a8c7d44b58457aad405501ce1936e28b"
     assert header["model"] == \
@@ -400,7 +400,7 @@ def test_the_runs_file_of_a_fixed_biLM_and_setting_keeps_its_name(monkeypatch):
         "e2c0a71510b5394df7773b63fb5f54372b84c3564e67811bde7d665be227976d"
     assert header["protocol"]["max_epochs"] == 3 and header["sample"] is None
     _, full = task_report.run_store_key(model, "english_mix", quick=False)
-    assert full == "0d280d1e70cc0707-e2f48163f30a-full.jsonl"
+    assert full == "0d280d1e70cc0707-2adb04dccb1f-full.jsonl"
 
 
 def test_the_shipped_reports_figures_are_drawn_readable_at_their_own_size():
