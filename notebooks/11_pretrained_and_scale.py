@@ -855,19 +855,26 @@ with torch.no_grad():
 # and there the fused kernel computes the same thing faster.
 # <!-- END ANSWER -->
 #
-# 4. Why does `batch_size` count the sentences of a step over all processes, not per GPU?
+# 4. A run trains with `batch_size=128` on 4 GPUs. How many sentences does each GPU read per
+#    step? Moved to 8 GPUs with the same settings, how many, and does the model it learns
+#    change?
 #
 # <!-- BEGIN ANSWER -->
-# Then adding GPUs changes only how fast training runs, not what is learned: every step averages
-# the gradients over the same number of sentences, however many processes share them.
+# 32 per GPU on 4, 16 on 8: `batch_size` counts the sentences of a step over all processes. The
+# model does not change: every step still averages the gradients of the same 128 sentences, so
+# 8 GPUs take the same steps as 4, only each step is shared more widely (up to the order in
+# which floats are added, which moves the last bits).
 # <!-- END ANSWER -->
 #
-# 5. Four parameters in five of the paper's biLM are in the softmax. How many of them does ELMo
-#    keep, and why?
+# 5. The paper's sampled softmax scores 8192 candidate words per prediction out of a vocabulary
+#    of 793,471. About what share of the full softmax's cost per predicted word is that? If
+#    the vocabulary doubled, what would happen to that cost, and to the parameters ELMo keeps?
 #
 # <!-- BEGIN ANSWER -->
-# None: the softmax only serves to train the language model, by predicting words. ELMo keeps the
-# encoder's 93.7 M parameters, the character CNN and the LSTMs.
+# 8192 / 793,471 ≈ 1 %. With twice the words the sampled cost per prediction stays the same
+# (still 8192 scored: about 0.5 % of the new full cost), while the softmax's parameters double.
+# ELMo keeps none of them either way: the softmax only serves to train the language model, and
+# ELMo keeps the encoder (the character CNN and the LSTMs).
 # <!-- END ANSWER -->
 #
 # 6. The softmax holds most of the parameters but, sampled, does only a small part of the
