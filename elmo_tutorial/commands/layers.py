@@ -10,7 +10,8 @@ Sec. 5.3): word sense disambiguation by 1-nearest-neighbour over SemCor sense ce
 (Table 5: the top layer knows meaning best), a linear part-of-speech probe per frozen layer
 (Table 6: the first LSTM layer knows syntax best), and optionally NER on WNUT-17 with a
 learned scalar mix against layer 0 alone and word-type vectors (each tagger trained until its
-dev F1 has not improved for 5 epochs, on 5 seeds, compared by paired intervals). Prints a
+dev F1 has not improved for 5 epochs, on 5 seeds, compared by paired intervals); --ner-ladder
+then moves that tagger to the task report's training settings one at a time. Prints a
 markdown report with the paper's numbers beside ours and which layer trends the model
 reproduces beyond the noise of the test sample (a 95 % interval from a paired bootstrap over
 the test instances and sentences); --json and --markdown also write it to files.

@@ -125,6 +125,20 @@ def test_the_ner_ladder_is_a_table_of_steps_with_their_verdicts():
     assert again.ner_ladder["dropout"].difference.mean == pytest.approx(3.333, abs=1e-3)
     assert "### The same question" not in to_markdown(_fake_result())
 
+    # the discussion says what the ladder shows about the two taggers' answers
+    ner = result.ner["wnut17"]
+    level = PairedDifference.between([17.0, 18.0], [17.5, 17.6])
+    with_interval = dataclasses.replace(
+        result, ner={"wnut17": dataclasses.replace(ner, differences={"elmo_vs_layer0": level})})
+    moved = to_markdown(with_interval).split("- NER:")[1]
+    assert "the settings move it: + dropout 0.5: gain." in moved
+    flat = dict(ladder, dropout=step("+ dropout 0.5", [18.0, 18.1, 18.3], [18.2, 17.9, 18.2]))
+    same = to_markdown(dataclasses.replace(with_interval, ner_ladder=flat)).split("- NER:")[1]
+    assert "the training settings do not decide it" in same
+    assert "not been tested one at a time" not in same
+    assert "not been tested one at a time" in to_markdown(
+        dataclasses.replace(with_interval, ner_ladder=None)).split("- NER:")[1]
+
 
 def test_layers_command_refuses_a_ladder_without_ner_in_one_line(capsys):
     assert cli.main(["layers", str(SHIPPED), "--no-ner", "--ner-ladder"]) == 2
