@@ -99,3 +99,100 @@ def test_a_save_from_make_lab_reaches_both_files_even_after_a_checkout(source, t
 
     assert saved.metadata.kernelspec.display_name == get_kernel_dict()["display_name"], (
         "the committed kernel name is not the one a save writes: every save would change it")
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _save_all_through_jupyterlab(root: Path, folder: Path) -> list[str]:
+    """Start `jupyter lab FOLDER/first.ipynb` in ``root`` as `make lab` does, open every
+    numbered notebook of ``folder`` through the server's contents API, append a cell and save
+    it as JupyterLab's Ctrl+S does; the names saved."""
+    import json
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    port, token = _free_port(), "elmo-tutorial-test"
+    first = sorted(folder.glob("[0-9][0-9]_*.ipynb"))[0].relative_to(root)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
+         f"--IdentityProvider.token={token}", "--allow-root", str(first)],
+        cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+    def call(method: str, path: str, body: dict | None = None) -> dict:
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/api/contents/{path}", method=method,
+            data=None if body is None else json.dumps(body).encode(),
+            headers={"Authorization": f"token {token}", "Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return json.loads(response.read())
+
+    try:
+        for _ in range(120):  # the server starts in a few seconds
+            try:
+                listing = call("GET", "")
+                break
+            except OSError:
+                if server.poll() is not None:
+                    pytest.fail(f"jupyter lab did not start: {server.stderr.read()[-2000:]}")
+                time.sleep(0.5)
+        else:
+            pytest.fail("jupyter lab did not answer within a minute")
+        names = sorted(item["name"] for item in listing["content"]
+                       if item["name"].endswith(".ipynb") and item["name"][:2].isdigit())
+        assert len(names) == len(SOURCES), f"the server's root is not {folder.name}/: {names}"
+        for name in names:
+            model = call("GET", f"{name}?content=1&type=notebook")
+            model["content"]["cells"].append(nbformat.v4.new_markdown_cell(EDIT))
+            call("PUT", name, {"type": "notebook", "format": "json",
+                               "content": model["content"]})
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    return names
+
+
+@pytest.mark.slow
+def test_a_jupyterlab_started_as_make_lab_saves_every_notebook_into_both_files(tmp_path):
+    """The real thing: `jupyter lab notebooks/00_....ipynb` started from a copy of the
+    repository as `make lab` starts it, every notebook opened and saved through the server's
+    contents API (what JupyterLab's Ctrl+S sends), the .ipynb newer than its script as after
+    a checkout; both files get the edit, and each pair stays in sync."""
+    import os
+    import time
+
+    shutil.copy(REPOSITORY / "jupytext.toml", tmp_path)
+    folder = tmp_path / "notebooks"
+    shutil.copytree(NOTEBOOKS, folder, ignore=shutil.ignore_patterns("__pycache__", ".*"))
+    older = time.time() - 600
+    for script in folder.glob("[0-9][0-9]_*.py"):
+        os.utime(script, (older, older))  # as after a checkout: the notebooks are newer
+    for name in _save_all_through_jupyterlab(tmp_path, folder):
+        saved = nbformat.read(folder / name, as_version=4)
+        script = jupytext.read(folder / name.replace(".ipynb", ".py"))
+        assert saved.cells[-1].source == EDIT, f"{name}: the edit did not reach the .ipynb"
+        assert script.cells[-1].source == EDIT, f"{name}: the edit did not reach its .py"
+        assert [c.source for c in saved.cells] == [c.source for c in script.cells], name
+
+
+@pytest.mark.slow
+def test_a_jupyterlab_started_as_make_student_lab_saves_every_student_copy(tmp_path):
+    """`make student-lab` serves the student copies the same way: every one saves, its stubs
+    kept."""
+    from elmo_tutorial.course.material import main
+
+    shutil.copy(REPOSITORY / "jupytext.toml", tmp_path)
+    folder = tmp_path / "student"
+    assert main(["student", str(folder)]) == 0
+    for name in _save_all_through_jupyterlab(tmp_path, folder):
+        saved = nbformat.read(folder / name, as_version=4)
+        assert saved.cells[-1].source == EDIT, f"{name}: the edit was not saved"
+        assert any("NotImplementedError" in c.source for c in saved.cells), (
+            f"{name}: its stubs were lost on save")
