@@ -95,7 +95,7 @@ def fit(model: nn.Module, batches: Sequence, loss_of: Callable[[object], torch.T
         score_dev: Callable[[], float], *, lr: float, seed: int = 0, max_rounds: int = 30,
         patience: int = 5, min_updates: int = 0, round_updates: int = 1,
         hard_cap: int = 200, lr_patience: int | None = None, lr_factor: float = 0.5,
-        wait_while_zero: bool = True, progress: bool = False) -> Fit:
+        wait_while_zero: bool = False, progress: bool = False) -> Fit:
     """Train ``model`` with Adam until dev stops improving; end with the best round's weights.
 
     Args:
@@ -113,11 +113,12 @@ def fit(model: nn.Module, batches: Sequence, loss_of: Callable[[object], torch.T
         hard_cap: the most rounds in any case (``stopped="cap"``).
         lr_patience: multiply the learning rate by ``lr_factor`` after this many rounds
             without a better dev score since the best round or the last cut (None: never).
-        wait_while_zero: rounds until the first dev score above 0 count towards neither
-            patience nor ``lr_patience``. A score of 0 is the untrained model's (a tagger
-            that finds no entity yet, whose F1 stays 0 for the first epochs): a plateau there
-            is a start not yet made, not convergence, and lowering the learning rate or
-            stopping on it would end the run before it learns (up to ``hard_cap``).
+        wait_while_zero: for scores where 0 means nothing found yet (span F1: a tagger that
+            finds no entity in its first epochs): rounds until the first dev score above 0
+            count towards neither patience nor ``lr_patience``. A plateau there is a start not
+            yet made, not convergence, and lowering the learning rate or stopping on it would
+            end the run before it learns. The wait lasts at most ``max_rounds``: a run that
+            has not started by then stops there (``stopped="cap"``).
     """
     if not batches:
         raise ValueError("fit needs at least one training batch")
@@ -165,9 +166,10 @@ def fit(model: nn.Module, batches: Sequence, loss_of: Callable[[object], torch.T
             for group in optimizer.param_groups:  # a plateau: try smaller steps
                 group["lr"] = rate * lr_factor
             last_cut = round_
-        if round_ == cap:  # patience has not acted: the run may still improve, so allow more
-            cap = min(hard_cap, cap + patience)
-            if round_ == cap:
+        if round_ == cap:
+            if started:  # patience has not acted: the run may still improve, so allow more
+                cap = min(hard_cap, cap + patience)
+            if round_ == cap:  # (a run that has not started gets no more)
                 result.stopped = "cap"
                 break
     result.cap = cap

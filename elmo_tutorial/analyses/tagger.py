@@ -196,7 +196,8 @@ def train_tagger(model: BiLSTMTagger, inputs: Sequence[torch.Tensor],
     result = fit(model, batches, loss_of, score_dev, lr=lr, seed=seed, max_rounds=epochs,
                  patience=patience if converge else epochs,
                  hard_cap=200 if converge else epochs, progress=progress,
-                 lr_patience=lr_patience, min_updates=min_updates if converge else 0)
+                 lr_patience=lr_patience, min_updates=min_updates if converge else 0,
+                 wait_while_zero=True)  # F1 is 0 until the tagger finds its first entity
     return [{"epoch": r["round"], "loss": r["loss"], **s}
             for r, s in zip(result.history, scores, strict=True)]
 

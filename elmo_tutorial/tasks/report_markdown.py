@@ -68,7 +68,8 @@ def _protocol(result: TaskReport) -> list[str]:
         + f"stop after {p.patience} epochs without a better dev score, the best epoch's "
         "weights kept"
         + ("; epochs before the first dev score above 0 (a tagger that finds no entity yet) "
-           "count towards neither, so no run stops or slows down before it has started. "
+           "count towards neither, so no run stops or slows down before it has started (a run "
+           f"that has not started after {p.max_epochs} epochs stops there). "
            if p.wait_while_zero else ". ")
         + (f"At most {p.hard_cap} dev scores (a smoke test). "
            if p.hard_cap <= p.max_epochs

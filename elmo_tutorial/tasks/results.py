@@ -77,7 +77,8 @@ class Protocol(Record):
     # the learning rate is halved after this many epochs without a better dev score (None:
     # a constant rate, as the reports made before it)
     lr_patience: int | None = optional()
-    # epochs before the first dev score above 0 count towards neither patience nor halving
+    # epochs before the first dev score above 0 count towards neither patience nor halving,
+    # for at most max_epochs
     # (None: they counted, as in the reports made before this rule)
     wait_while_zero: bool | None = optional()
 

@@ -152,7 +152,7 @@ def train_task_model(model: TaskModel, train: TaskSplit, valid: TaskSplit,
                      max_epochs: int = 30, patience: int = 5, batch_size: int = 32,
                      lr: float = 2e-3, mix_penalty: float = 1e-3, seed: int = 0,
                      min_updates: int = 0, round_updates: int = 1, hard_cap: int = 200,
-                     lr_patience: int | None = None, wait_while_zero: bool = True,
+                     lr_patience: int | None = None, wait_while_zero: bool = False,
                      fast: bool = True) -> Fit:
     """Adam on cross-entropy + ``mix_penalty · model.penalty()`` until dev stops improving.
 

@@ -121,18 +121,24 @@ def test_rounds_before_the_first_score_above_zero_count_for_neither_patience_nor
     """An F1 of 0 is the untrained tagger's: six rounds of it are a start not yet made. The
     rate stays, the run goes on; from the first score above 0 the plateau rules apply."""
     scores = [0, 0, 0, 0, 0, 0, 4, 5, 5, 5, 5, 5, 5, 9]
-    result = _fit_scripted(scores, max_rounds=30, patience=4, lr_patience=2)
+    result = _fit_scripted(scores, max_rounds=30, patience=4, lr_patience=2,
+                           wait_while_zero=True)
     rates = [r["lr"] for r in result.history]
     assert rates == [0.01] * 10 + [0.01 / 2] * 2
     assert (result.best_round, result.last_round, result.stopped) == (8, 12, "patience")
-    # the old rule: the zero rounds count, the rate is cut twice and the run stops at 0
-    old = _fit_scripted(scores, max_rounds=30, patience=4, lr_patience=2,
-                        wait_while_zero=False)
+    # without the rule (the default, for scores such as a negative loss): the zero rounds
+    # count, the rate is cut and the run stops at 0
+    old = _fit_scripted(scores, max_rounds=30, patience=4, lr_patience=2)
     assert [r["lr"] for r in old.history] == [0.01] * 3 + [0.005] * 2
     assert (old.best_round, old.last_round) == (1, 5)
 
 
-def test_a_run_that_never_scores_above_zero_ends_at_the_hard_cap():
-    result = _fit_scripted([0] * 12, max_rounds=3, patience=2, hard_cap=9, lr_patience=1)
-    assert (result.last_round, result.stopped) == (9, "cap")
+def test_a_run_that_never_scores_above_zero_waits_until_the_planned_cap_only():
+    result = _fit_scripted([0] * 12, max_rounds=3, patience=2, hard_cap=9, lr_patience=1,
+                           wait_while_zero=True)
+    assert (result.last_round, result.stopped) == (3, "cap")
     assert {r["lr"] for r in result.history} == {0.01}
+    # one that starts late gets the cap's extensions from then on, as any run
+    late = _fit_scripted([0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9], max_rounds=3, patience=2,
+                         hard_cap=9, wait_while_zero=True)
+    assert (late.last_round, late.stopped) == (9, "cap") and late.best_round == 9

@@ -173,9 +173,10 @@ def test_evaluate_ner_end_to_end_on_a_few_sentences(one_thread):
     assert result["elmo"] == pytest.approx(sum(result["runs"]["elmo"]) / 2)
     d = result["differences"]["elmo_vs_layer0"]
     assert d["low"] <= d["mean"] <= d["high"]
-    # converged: the tagger stopped for patience, 5 epochs after its best
+    # 25 sentences teach no tagger to find an entity: its dev F1 stays 0, which is no plateau
+    # (it has not started), so it trains to the planned cap of 2 epochs, not to patience
     first = result["scores"]["elmo"]
-    assert first["last_epoch"] == first["best_epoch"] + 5
+    assert first["predicted"] == 0 and (first["best_epoch"], first["last_epoch"]) == (1, 2)
     assert len(result["s"]) == 3 and sum(result["s"]) == pytest.approx(1.0)
     assert all(0.0 <= result[k] <= 100.0 for k in ("elmo", "layer0", "word_type"))
     assert result["scores"]["elmo"]["gold"] > 0
