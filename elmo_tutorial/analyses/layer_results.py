@@ -1,7 +1,7 @@
 """The layer report's result, typed: what ``layers.json`` holds, field by field.
 
 :func:`~elmo_tutorial.analyses.layer_report.layer_report` makes a :class:`LayerReport`;
-:func:`~elmo_tutorial.analyses.layer_report.to_markdown` reads it; ``layers.json`` is its
+:func:`~elmo_tutorial.analyses.layer_markdown.to_markdown` reads it; ``layers.json`` is its
 ``to_json()`` (:mod:`elmo_tutorial.files.records`) and ``LayerReport.read(path)`` gives it back,
 every field checked. F1 and accuracy are in percent::
 

@@ -45,7 +45,8 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from elmo_tutorial.analyses.embedding_cache import CacheNotWritable
-    from elmo_tutorial.analyses.layer_report import layer_report, to_markdown, write_report
+    from elmo_tutorial.analyses.layer_markdown import to_markdown, write_report
+    from elmo_tutorial.analyses.layer_report import layer_report
     from elmo_tutorial.data.downloads import DatasetNotAvailable, cache_dir
     from elmo_tutorial.files.overwrite import WouldOverwrite, check_new_files
     from elmo_tutorial.formats.allennlp_format import load_model

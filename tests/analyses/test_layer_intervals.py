@@ -9,7 +9,8 @@ import pytest
 from elmo_tutorial.analyses import layer_report
 from elmo_tutorial.analyses.bootstrap import scores_from_counts
 from elmo_tutorial.analyses.layer_intervals import paired_interval, pos_sentence_counts
-from elmo_tutorial.analyses.layer_report import to_markdown, trends
+from elmo_tutorial.analyses.layer_markdown import to_markdown
+from elmo_tutorial.analyses.layer_report import trends
 from elmo_tutorial.analyses.layer_results import (
     LayerPaper,
     LayerReport,

@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from elmo_tutorial.analyses import layer_report
-from elmo_tutorial.analyses.layer_report import to_markdown, trends
+from elmo_tutorial.analyses.layer_markdown import to_markdown
+from elmo_tutorial.analyses.layer_report import trends
 from elmo_tutorial.analyses.layer_results import (
     LayerPaper,
     LayerReport,

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from elmo_tutorial.analyses import layer_report
+from elmo_tutorial.analyses import layer_markdown
 from elmo_tutorial.analyses.layer_results import LayerReport
 from elmo_tutorial.files.overwrite import WouldOverwrite
 from elmo_tutorial.files.records import Record, RecordFormatError
@@ -18,7 +18,7 @@ from elmo_tutorial.tasks.finetune_results import FinetuneReport
 from elmo_tutorial.tasks.results import TaskReport
 
 REPORTS = [  # (module, its typed result, the shipped JSON, the shipped markdown)
-    (layer_report, LayerReport, "layers.json", "LAYERS.md"),
+    (layer_markdown, LayerReport, "layers.json", "LAYERS.md"),
     (task_markdown, TaskReport, "tasks.json", "TASKS.md"),
     (finetune_report, FinetuneReport, "finetune.json", "FINETUNE.md"),
 ]
@@ -75,10 +75,10 @@ def test_a_damaged_results_file_is_refused_naming_the_file_and_the_field(
         typed.read(damaged)
 
 
-@pytest.mark.parametrize("module", [layer_report, task_markdown], ids=["layers", "tasks"])
+@pytest.mark.parametrize("module", [layer_markdown, task_markdown], ids=["layers", "tasks"])
 def test_a_quick_report_opens_with_the_banner(module):
     folder = shipped_model("small")
-    typed, name = (LayerReport, "layers.json") if module is layer_report else \
+    typed, name = (LayerReport, "layers.json") if module is layer_markdown else \
         (TaskReport, "tasks.json")
     result = dataclasses.replace(typed.read(folder / name), quick=True)
     assert "**Quick run on subsets (`--quick`): a smoke test," in module.to_markdown(result)
