@@ -34,14 +34,7 @@ import torch
 from elmo_tutorial.analyses.bootstrap import sentence_bootstrap_std, sentence_counts
 from elmo_tutorial.analyses.paired import PairedDifference
 from elmo_tutorial.analyses.spans import bio_spans, entity_scores
-from elmo_tutorial.analyses.tagger import (
-    BiLSTMTagger,
-    FrozenLayers,
-    ner_data,
-    predict_tags,
-    train_tagger,
-)
-from elmo_tutorial.runtime import one_thread
+from elmo_tutorial.analyses.tagger import BiLSTMTagger, FrozenLayers, ner_data, train_and_predict
 
 __all__ = ["STEPS", "protocol_ladder"]
 
@@ -98,13 +91,10 @@ def protocol_ladder(embedder, seeds: Sequence[int] = (0, 1, 2, 3, 4),
                 torch.manual_seed(seed)  # the tagger's initial weights
                 model = BiLSTMTagger(FrozenLayers(n, do_layer_norm=settings["layer_norm"]),
                                      width, len(tags), dropout=settings["dropout"])
-                with one_thread():
-                    train_tagger(model, inputs["train"], labels["train"], tags, epochs=epochs,
-                                 batch_size=settings["batch_size"], lr=settings["lr"],
-                                 seed=seed, valid=(inputs["valid"], labels["valid"]),
-                                 converge=converge, lr_patience=settings["lr_patience"],
-                                 min_updates=settings["min_updates"])
-                    predicted = predict_tags(model, inputs["test"], tags)
+                _, predicted = train_and_predict(
+                    model, inputs, labels, tags, seed, epochs, converge, progress,
+                    batch_size=settings["batch_size"], lr=settings["lr"],
+                    lr_patience=settings["lr_patience"], min_updates=settings["min_updates"])
                 scores[arm].append(entity_scores(labels["test"], predicted)["f1"])
                 counts[arm].append(sentence_counts(labels["test"], predicted, bio_spans))
         test_std = sentence_bootstrap_std(counts["layer0"], counts["elmo"])

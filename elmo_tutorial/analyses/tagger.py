@@ -42,7 +42,7 @@ from elmo_tutorial.runtime import one_thread
 
 __all__ = ["BiLSTMTagger", "FrozenLayers", "WordTypes", "bio_spans", "entity_scores",
            "evaluate_ner", "length_batches", "ner_data", "predict_tags", "sentence_layers",
-           "train_tagger"]
+           "train_and_predict", "train_tagger"]
 
 
 
@@ -202,6 +202,21 @@ def train_tagger(model: BiLSTMTagger, inputs: Sequence[torch.Tensor],
             for r, s in zip(result.history, scores, strict=True)]
 
 
+def train_and_predict(model: BiLSTMTagger, inputs: dict, labels: dict, tags: Sequence[str],
+                      seed: int, epochs: int, converge: bool, progress: bool = False,
+                      **training) -> tuple[list[dict], list[list[str]]]:
+    """One tagger of a comparison: ``model`` (seed torch before building it) trained on
+    ``inputs["train"]``, its epoch picked on ``"valid"``, on one CPU thread, then run on
+    ``"test"``; its history (:func:`train_tagger`, which ``training`` goes to) and its
+    predicted test tags."""
+    with one_thread():
+        history = train_tagger(model, inputs["train"], labels["train"], tags, epochs=epochs,
+                               seed=seed, progress=progress,
+                               valid=(inputs["valid"], labels["valid"]), converge=converge,
+                               **training)
+        return history, predict_tags(model, inputs["test"], tags)
+
+
 def ner_data(embedder, max_sentences: int | None = None, progress: bool = True,
              cache: bool = True) -> tuple[dict, dict, list[str], dict]:
     """WNUT-17's splits and the biLM's layers of every sentence.
@@ -271,12 +286,8 @@ def evaluate_ner(embedder, progress: bool = True, epochs: int = 30,
                 inputs_module, input_dim = FrozenLayers(n), width
                 inputs = {split: [x[:, :n] for x in xs] for split, xs in layers.items()}
             model = BiLSTMTagger(inputs_module, input_dim, len(tags))
-            with one_thread():
-                history = train_tagger(model, inputs["train"], labels["train"], tags,
-                                       epochs=epochs, seed=seed, progress=progress,
-                                       valid=(inputs["valid"], labels["valid"]),
-                                       converge=converge)
-                predicted = predict_tags(model, inputs["test"], tags)
+            history, predicted = train_and_predict(model, inputs, labels, tags, seed, epochs,
+                                                   converge, progress)
             score = entity_scores(labels["test"], predicted)
             result["runs"][name].append(score["f1"])
             if seed == seeds[0]:
