@@ -9,7 +9,14 @@ were the standard to beat. For a trigram,
 
 with discount ``d``, the left-over mass ``γ(u v) = d · |{w : c(u v w) > 0}| / c(u v ·)``, and
 lower orders that count *continuations* (in how many contexts a word appears) rather than
-occurrences. nltk's ``KneserNeyInterpolated`` implements this (``discount`` = 0.1 by default).
+occurrences. nltk's ``KneserNeyInterpolated`` implements this.
+
+The discount is estimated from the training text, as Ney, Essen & Kneser (1994) and Chen &
+Goodman (1998, eq. 26) do: ``d = n1 / (n1 + 2 n2)``, with ``n1`` and ``n2`` the numbers of
+trigrams seen once and twice. nltk's default, ``d = 0.1``, is far from it on English (about
+0.7 for 100,000 sentences of ``english_mix``) and makes a much weaker baseline: perplexity 528
+instead of 201 on its valid split; the estimate is within 0.05 of the best fixed ``d`` on both
+of the course's corpora. ``discount=`` a number still fixes it.
 
 What is compared, so the numbers mean the same thing as ``evaluate_perplexity``'s:
 
@@ -25,9 +32,15 @@ whole sentence prefix. nltk's lowest order gives a word never seen in training `
 (infinite perplexity, e.g. for ``<UNK>`` when every training word is in the vocabulary); ours
 interpolates it with the uniform distribution over the vocabulary, as Chen & Goodman do.
 
+One correction of nltk: at the middle order its left-over mass ``γ`` counts the words seen
+after the context, while the probabilities it shares out count continuations; after ``<S>``
+(the padding is itself seen after ``<S>``) its distribution then sums to ``1 + d/2``, which
+flatters the trigram on every sentence's first word. Ours counts continuations in both, so
+every distribution sums to 1.
+
 Speed: nltk's ``KneserNey`` recounts the continuation counts by scanning *every* higher-order
 n-gram on each call (milliseconds per word: minutes for a few thousand sentences). We index
-those counts once after fitting (``_IndexedKneserNey``); the probabilities are the same
+those counts once after fitting (``_IndexedKneserNey``); the counts are the same
 (``tests/training/test_ngram.py`` compares them with plain nltk). ``max_train_sentences`` caps the
 pure-Python fitting on large corpora.
 """
@@ -35,9 +48,10 @@ pure-Python fitting on large corpora.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 
-__all__ = ["KneserNeyBaseline", "ngram_perplexity"]
+__all__ = ["KneserNeyBaseline", "estimated_discount", "ngram_perplexity"]
 
 BOS, EOS, UNK = "<S>", "</S>", "<UNK>"
 
@@ -67,6 +81,19 @@ def _kn_class():
             per_word, total = self._index.get(tuple(context), (Counter(), 0))
             return per_word[word], total
 
+        def alpha_gamma(self, word, context):
+            if len(context) + 1 == self._order:  # the highest order counts occurrences
+                return super().alpha_gamma(word, context)
+            self._continuation_counts(word, context)  # builds the index on first use
+            per_word, total = self._index.get(tuple(context), (Counter(), 0))
+            if not total:  # no continuation of this context: all of it to the lower order
+                return 0.0, 1.0
+            # γ counts the words with a continuation after the context, as the total does;
+            # nltk counts the words seen after it at all, which after <S> includes the
+            # padding <S> itself, and its p(· | <S>) then sums to 1 + d/2.
+            alpha = max(per_word[word] - self.discount, 0.0) / total
+            return alpha, self.discount * len(per_word) / total
+
         def unigram_score(self, word):
             # Interpolate with the uniform distribution (Chen & Goodman 1998), so that a word
             # never seen in training, e.g. <UNK> when every training word is in the vocabulary,
@@ -90,8 +117,11 @@ class KneserNeyBaseline:
 
     Args:
         order: the n of the n-grams (3 = trigram).
-        discount: Kneser-Ney's absolute discount ``d``.
-        indexed: index the continuation counts (same numbers as plain nltk, much faster).
+        discount: Kneser-Ney's absolute discount ``d``; ``None`` estimates it from each
+            direction's training counts (:func:`estimated_discount`), and ``discounts`` then
+            says what it was.
+        indexed: index the continuation counts (much faster) and share out ``γ`` by
+            continuations (``False``: plain nltk, whose ``γ`` sums to more than 1 after ``<S>``).
 
     Example:
         >>> from elmo_tutorial.model.vocab import Vocabulary
@@ -101,9 +131,14 @@ class KneserNeyBaseline:
         True
     """
 
-    def __init__(self, order: int = 3, discount: float = 0.1, indexed: bool = True) -> None:
+    def __init__(self, order: int = 3, discount: float | None = None,
+                 indexed: bool = True) -> None:
+        if discount is not None and not 0 < discount < 1:
+            raise ValueError(f"discount={discount}: Kneser-Ney's discount lies between 0 and 1 "
+                             "(or give None to estimate it from the training counts)")
         self.order, self.discount, self.indexed = order, discount, indexed
         self.models: dict = {}
+        self.discounts: dict[str, float] = {}  # per direction, as fitted
 
     @staticmethod
     def _plain_nltk():
@@ -128,10 +163,12 @@ class KneserNeyBaseline:
         KneserNeyInterpolated = _kn_class() if self.indexed else self._plain_nltk()
         self.known = set(vocab.words if hasattr(vocab, "words") else vocab)
         for direction in ("forward", "backward"):
-            lm = KneserNeyInterpolated(self.order, discount=self.discount,
+            padded = [self._padded(s, direction) for s in sentences]
+            discount = self.discount or estimated_discount(padded, self.order)
+            self.discounts[direction] = discount
+            lm = KneserNeyInterpolated(self.order, discount=discount,
                                        vocabulary=NltkVocabulary(sorted(self.known),
                                                                  unk_cutoff=1, unk_label=UNK))
-            padded = [self._padded(s, direction) for s in sentences]
             lm.fit(everygrams(p, max_len=self.order) for p in padded)
             self.models[direction] = lm
         return self
@@ -157,6 +194,23 @@ class KneserNeyBaseline:
         f, b = f / n, b / n
         return {"fwd_ppl": math.exp(f), "bwd_ppl": math.exp(b),
                 "avg_ppl": math.exp((f + b) / 2), "n_tokens": n}
+
+
+def estimated_discount(padded: Sequence[Sequence[str]], order: int = 3) -> float:
+    """Ney's estimate of the discount, ``n1 / (n1 + 2 n2)``, from the ``order``-grams of
+    ``padded`` sentences (``n1``, ``n2``: the numbers of n-grams seen once and twice).
+
+    Text in which no n-gram is seen once gives no estimate; 0.75, the usual value, is
+    returned then (a discount of 0 would leave no probability for anything unseen).
+
+    >>> round(estimated_discount([["a", "b", "c"], ["a", "b", "c"], ["a", "b", "d"]]), 3)
+    0.333
+    """
+    counts = Counter(tuple(s[i:i + order]) for s in padded
+                     for i in range(len(s) - order + 1))
+    seen = Counter(counts.values())
+    n1, n2 = seen[1], seen[2]
+    return n1 / (n1 + 2 * n2) if n1 else 0.75
 
 
 def ngram_perplexity(train: Sequence[Sequence[str]], test: Sequence[Sequence[str]], vocab,
