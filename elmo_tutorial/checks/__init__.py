@@ -20,6 +20,7 @@ from elmo_tutorial.checks._core import (
 __all__ = ["CheckFailed", "Delegated", "NotWrittenYet", "assert_close", "exercise_done",
            "passed"]
 from elmo_tutorial.checks.backward import *  # noqa: F403
+from elmo_tutorial.checks.capstone import *  # noqa: F403
 from elmo_tutorial.checks.char_cnn import *  # noqa: F403
 from elmo_tutorial.checks.contextual import *  # noqa: F403
 from elmo_tutorial.checks.layer_norm import *  # noqa: F403

@@ -19,7 +19,9 @@ A lecture is :data:`LECTURE_MINUTES` minutes. :data:`LECTURES` groups the notebo
 lectures by two more rules: two neighbours share a lecture when their cores fit in it together
 (05 with 06: the backward LM, then both directions trained together); a lecture whose core is
 under :data:`IN_CLASS_BELOW` minutes works its exercises in class, and its minutes count them.
-A notebook of :data:`TWO_SITTINGS` holds two lectures' worth and is taught in two.
+A notebook of :data:`TWO_SITTINGS` holds two lectures' worth and is taught in two. A
+notebook of :data:`PROJECTS` is a student's project (the capstone, which trains for minutes),
+in no lecture; its minutes are counted all the same.
 ``python -m elmo_tutorial.course clock`` prints the plan, from which the README's course table
 takes its minutes; a test checks that the README agrees and that no lecture is over
 :data:`LECTURE_MINUTES`.
@@ -46,7 +48,7 @@ import nbformat
 from elmo_tutorial.course.slides import with_slide_metadata
 
 __all__ = ["CODE_CELL_MINUTES", "FIGURE_MINUTES", "IN_CLASS_BELOW", "LECTURES",
-           "LECTURE_MINUTES", "TWO_SITTINGS", "WORDS_PER_MINUTE", "Lecture", "Minutes",
+           "LECTURE_MINUTES", "PROJECTS", "TWO_SITTINGS", "WORDS_PER_MINUTE", "Lecture", "Minutes",
            "course_minutes", "lecture_plan", "notebook_minutes"]
 
 WORDS_PER_MINUTE = 100
@@ -56,6 +58,8 @@ LECTURE_MINUTES = 50
 IN_CLASS_BELOW = 30
 # Notebooks longer than a lecture, taught in two sittings (each must fit in a lecture).
 TWO_SITTINGS = frozenset({"12"})
+# Projects a student works through outside the lectures (the capstone trains for 12 minutes).
+PROJECTS = frozenset({"14"})
 # The lectures, each one notebook or two neighbours whose cores fit together (by number).
 LECTURES: tuple[tuple[str, ...], ...] = (
     ("00",), ("01",), ("02",), ("03",), ("04",), ("05", "06"), ("07",), ("08",), ("09",),
@@ -149,7 +153,8 @@ class Lecture:
 
 
 def lecture_plan(folder: str | Path) -> list[Lecture]:
-    """The lectures of :data:`LECTURES` whose notebooks are in ``folder``, minutes by the rule.
+    """The lectures of :data:`LECTURES` whose notebooks are in ``folder``, minutes by the rule
+    (the :data:`PROJECTS` are in none).
 
     Raises:
         ValueError: a notebook of ``folder`` is in no lecture, or in a lecture with a missing
@@ -157,7 +162,7 @@ def lecture_plan(folder: str | Path) -> list[Lecture]:
     """
     minutes = course_minutes(folder)
     by_number = {name[:2]: (name, m) for name, m in minutes.items()}
-    planned = {n for group in LECTURES for n in group}
+    planned = {n for group in LECTURES for n in group} | PROJECTS
     if set(by_number) - planned:
         raise ValueError(f"notebooks in no lecture of LECTURES: {sorted(set(by_number) - planned)}")
     plan = []

@@ -86,7 +86,7 @@ def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int =
             checkpoint folder of the run (``run_dir / "checkpoints/step_000135"``).
         device: ``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"mps"`` or ``"auto"``.
         ngram_train_sentences: fit the trigram on at most this many training sentences
-            (nltk.lm is pure Python; ``None`` = all).
+            (nltk.lm is pure Python; ``None`` = all), of those the run trained on.
         fast: score with the model's fast modules (:func:`elmo_tutorial.fast.speed_up`);
             ``False``: with the plain ones (the same perplexities up to float rounding).
 
@@ -128,8 +128,10 @@ def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int =
               "n_sentences": len(sentences),
               "bilm": evaluate_perplexity(model, sentences, vocab, device), "ngram": None}
     if ngram:
+        # The biLM's own training text (a run of train_sentences read only those), capped
+        caps = [n for n in (train_cfg.train_sentences, ngram_train_sentences) if n]
         train = [s[: train_cfg.max_sentence_words]
-                 for s in load_sentences(train_cfg.corpus, "train", ngram_train_sentences)]
+                 for s in load_sentences(train_cfg.corpus, "train", min(caps, default=None))]
         result["ngram"] = ngram_perplexity(train, sentences, vocab, max_train_sentences=None)
         result["ngram"]["train_sentences"] = len(train)
     return result

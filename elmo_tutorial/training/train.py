@@ -1,6 +1,6 @@
 """Train the biLM: sentence batches, joint loss, clipping, checkpoints, evaluation, DDP.
 
-Taught in notebook 06 (``06_bilm_training``).
+Taught in notebooks 06 and 14.
 
 The objective (Peters et al. 2018, Sec. 3.1) maximises the forward and backward log likelihood
 of every sentence, with the token representation and the softmax shared by both directions:
@@ -31,14 +31,17 @@ import contextlib
 import functools
 import math
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
+from torch import nn
 
 from elmo_tutorial.fast.direction_threads import directions_at_once
 from elmo_tutorial.files.run_lock import lock_run_dir
 from elmo_tutorial.model import checkpoint as ckpt
 from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
+from elmo_tutorial.model.config import ModelConfig
 from elmo_tutorial.model.dropout import step_generators
 from elmo_tutorial.model.vocab import Vocabulary
 from elmo_tutorial.runtime import interrupt_requests, progress_bar, seed_everything
@@ -99,6 +102,11 @@ class Trainer:
             parameters) and, where it gives the same numbers, run the two LM directions in
             two threads (:mod:`elmo_tutorial.fast.direction_threads`); ``False`` trains the
             plain model, one direction after the other.
+        build: makes the biLM from its ``ModelConfig`` instead of ``BidirectionalLM`` (a
+            student's own assembly, notebook 14). Its parameters must have the names and
+            shapes of ``BidirectionalLM``'s, so the run folder loads as any other run
+            (``ELMo.from_run``); its own ``forward`` computes every step's loss (with
+            ``fast``, its parts still run their fast versions).
 
     Example:
         >>> trainer = Trainer(TrainConfig.preset("tiny"))          # doctest: +SKIP
@@ -106,8 +114,9 @@ class Trainer:
     """
 
     def __init__(self, config: TrainConfig, resume: bool = False, force: bool = False,
-                 fast: bool = True) -> None:
-        self.config, self.out, self.fast = config, Path(config.out_dir), fast
+                 fast: bool = True, build: Callable[[ModelConfig], nn.Module] | None = None,
+                 ) -> None:
+        self.config, self.out, self.fast, self.build = config, Path(config.out_dir), fast, build
         self.dist = D.init_distributed(config.device)
         # One writer per run folder, before anything is read or deleted (run_lock); a start
         # that fails below releases it and leaves the folder as it was.
@@ -147,7 +156,7 @@ class Trainer:
     def _build_model(self) -> None:
         """The biLM on this process's device, its DDP wrapper and the optimiser."""
         self.model_config, self.model, self.ddp_model = setup.build_model(
-            self.config, self.vocab, self.train_sents, self.dist, self.fast)
+            self.config, self.vocab, self.train_sents, self.dist, self.fast, self.build)
         self.optimizer = setup.make_optimizer(self.model, self.config, self.dist.device)
 
     # -- the plan ----------------------------------------------------------------------------
@@ -227,8 +236,9 @@ class Trainer:
         c = self.config
         bar = progress_bar(c.progress and self.dist.is_main, total=self.total_steps,
                            initial=self.step, unit="step", dynamic_ncols=True)
+        # Both directions in threads computes BidirectionalLM's loss, not a built model's own
         at_once = (directions_at_once(self.model, self.dist.world_size)
-                   if self.fast else contextlib.nullcontext())
+                   if self.fast and self.build is None else contextlib.nullcontext())
         # The final evaluation too: as in the loop, on the threads of one direction
         try:
             with at_once as self._loss_in_threads:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -41,9 +42,9 @@ from elmo_tutorial.training.run_threads import training_threads
 from elmo_tutorial.training.train_bounds import check_step_fits
 from elmo_tutorial.training.train_config import TrainConfig, check_resume
 
-__all__ = ["check_run_dir", "choose_threads", "corpus_sentences", "counted_vocabulary",
-           "run_vocabulary", "build_model", "make_optimizer", "prepare_run_dir",
-           "save_checkpoint", "load_checkpoint"]
+__all__ = ["check_run_dir", "check_same_parameters", "choose_threads", "corpus_sentences",
+           "counted_vocabulary", "run_vocabulary", "build_model", "make_optimizer",
+           "prepare_run_dir", "save_checkpoint", "load_checkpoint"]
 
 
 # -- setting up ------------------------------------------------------------------------------
@@ -130,8 +131,11 @@ def corpus_sentences(config: TrainConfig) -> tuple[list, list]:
             loop over empty epochs for ever, and an empty held-out split would report a
             perplexity of 1.00.
     """
-    train = [s[: config.max_sentence_words] for s in load_sentences(config.corpus, "train") if s]
-    valid = [s for s in load_sentences(config.corpus, "valid") if s]
+    first = config.train_sentences or None  # english_mix then reads only what it needs
+    train = [s[: config.max_sentence_words]
+             for s in load_sentences(config.corpus, "train", first) if s]
+    valid = [s for s in load_sentences(config.corpus, "valid", config.eval_sentences or None)
+             if s]
     for split, sentences in (("training", train), ("held-out (valid)", valid)):
         if not sentences:
             raise ValueError(f"the corpus {config.corpus!r} has no {split} sentence with a word "
@@ -175,12 +179,22 @@ def run_vocabulary(out: Path, config: TrainConfig, train_sents: list,
 
 
 def build_model(config: TrainConfig, vocab: Vocabulary, train_sents: list, dist: D.DistInfo,
-                fast: bool) -> tuple[ModelConfig, BidirectionalLM, torch.nn.Module]:
+                fast: bool, build: Callable[[ModelConfig], torch.nn.Module] | None = None,
+                ) -> tuple[ModelConfig, torch.nn.Module, torch.nn.Module]:
     """``(its config, the biLM on this process's device, its DDP wrapper)``, after checking
-    that a step fits in the device's memory (``train_bounds.check_step_fits``)."""
+    that a step fits in the device's memory (``train_bounds.check_step_fits``).
+
+    ``build(model_config)`` makes the biLM instead of ``BidirectionalLM`` (see ``Trainer``);
+    it is refused unless its parameters are ``BidirectionalLM``'s, name for name and shape
+    for shape, since the run folder is loaded as a ``BidirectionalLM`` afterwards."""
     model_config = config.model_config(len(vocab))
     check_step_fits(config, model_config, train_sents, dist)  # or refuse, saying what fits
-    model = BidirectionalLM(model_config).to(dist.device)
+    if build is None:
+        model = BidirectionalLM(model_config)
+    else:
+        model = build(model_config)
+        check_same_parameters(model, BidirectionalLM(model_config))
+    model = model.to(dist.device)
     if fast:  # in place, the same parameters: before DDP and the optimiser see them
         speed_up(model)
     if config.sampled_softmax and hasattr(model.softmax, "num_samples"):
@@ -189,6 +203,26 @@ def build_model(config: TrainConfig, vocab: Vocabulary, train_sents: list, dist:
             print(f"sampled_softmax={config.sampled_softmax} is not below the vocabulary's "
                   f"{len(vocab)} words: training uses the full softmax", file=sys.stderr)
     return model_config, model, D.wrap(model, dist)
+
+
+def check_same_parameters(model: torch.nn.Module, reference: torch.nn.Module) -> None:
+    """Refuse ``model`` unless its state dict has ``reference``'s names and shapes.
+
+    Raises:
+        ValueError: what is missing, extra or of another shape, a few names of each.
+    """
+    have = {k: tuple(v.shape) for k, v in model.state_dict().items()}
+    want = {k: tuple(v.shape) for k, v in reference.state_dict().items()}
+    if have == want:
+        return
+    missing, extra = sorted(want.keys() - have.keys()), sorted(have.keys() - want.keys())
+    reshaped = [f"{k} {have[k]} (expected {want[k]})"
+                for k in sorted(want.keys() & have.keys()) if have[k] != want[k]]
+    parts = [f"{what}: {', '.join(names[:4])}{' …' if len(names) > 4 else ''}"
+             for what, names in (("missing", missing), ("not in BidirectionalLM", extra),
+                                 ("of another shape", reshaped)) if names]
+    raise ValueError(f"the model that build() made cannot be saved as a biLM run: its "
+                     f"parameters differ from BidirectionalLM's ({'; '.join(parts)})")
 
 
 def make_optimizer(model: torch.nn.Module, config: TrainConfig,

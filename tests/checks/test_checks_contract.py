@@ -29,6 +29,7 @@ from elmo_tutorial.model.char_cnn import CharCNN, Highway
 from elmo_tutorial.model.chars import batch_to_ids, char_ids_to_word, word_to_char_ids
 from elmo_tutorial.model.config import MODEL_PRESETS
 from elmo_tutorial.model.layer_norm import masked_layer_norm
+from elmo_tutorial.model.lm import BidirectionalLM
 from elmo_tutorial.model.lstm import reverse_padded
 from elmo_tutorial.model.scalar_mix import ScalarMix
 from elmo_tutorial.tasks.model import TaskModel
@@ -85,8 +86,23 @@ def _spans_from_entity_scores(tags):
     return bio_spans(tags)
 
 
+class _WrappedBiLM(torch.nn.Module):
+    """The package's biLM's parts under the right names, its forward called to do the work."""
+
+    def __init__(self, config):
+        super().__init__()
+        inner = BidirectionalLM(config)
+        for name, module in inner.named_children():
+            self.add_module(name, module)
+        self._forward = inner.forward
+
+    def forward(self, batch, sampled=False, generators=None):
+        return self._forward(batch, sampled=sampled, generators=generators)
+
+
 # check → (an empty answer, answers that call what the check compares with)
 FUNCTION_CHECKS = {
+    "check_bilm_assembly": (lambda config: torch.nn.Module(), [_WrappedBiLM]),
     "check_context_vector": (
         lambda v, ids, i, w: np.zeros(0),
         [lambda v, ids, i, w: context_vector(v, ids, i, w),
@@ -149,8 +165,9 @@ FUNCTION_CHECKS = {
         lambda inputs, cells, proj: [],
         [lambda inputs, cells, proj: checks.measured_lstm_flops(inputs, cells, proj)]),
 }
-VALUE_CHECKS = ("check_fewer_training_uses", "check_mix_without_layer0",
-                "check_lstm_layers_mix", "check_residual_experiment", "check_half_data_probe")
+VALUE_CHECKS = ("check_fewer_training_uses", "check_probe_accuracies",
+                "check_mix_without_layer0", "check_lstm_layers_mix", "check_residual_experiment",
+                "check_half_data_probe")
 
 
 def test_every_check_of_the_package_is_listed_here():

@@ -45,7 +45,8 @@ ZERO_MEANS = {
     "weight_decay": "no decay", "warmup_steps": "no warm-up", "grad_clip": "no clipping",
     "dropout": "no dropout", "sampled_softmax": "the full softmax",
     "max_steps": "epochs decide", "eval_interval": "only at the end",
-    "eval_sentences": "the whole split", "checkpoint_interval": "only at the end",
+    "eval_sentences": "the whole split", "train_sentences": "all of them",
+    "checkpoint_interval": "only at the end",
     "seed": "a seed like any other", "threads": "one per free core",
     "model.n_highway": "no highway layer",
 }
@@ -65,6 +66,7 @@ UNBOUNDED = {
     "max_steps": "time, which the progress bar shows; Ctrl-C stops it with a checkpoint",
     "eval_interval": "an interval: longer than the run means only at the end",
     "eval_sentences": "a cap on the held-out sentences read",
+    "train_sentences": "a cap on the training sentences read",
     "checkpoint_interval": "an interval: longer than the run means only at the end",
     "keep_checkpoints": "a cap: each checkpoint is written at checkpoint_interval only",
     "log_interval": "an interval: longer than the run means only the last step",

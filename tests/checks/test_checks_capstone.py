@@ -1,0 +1,94 @@
+"""Notebook 14's self-check: the assembled biLM passes; shortcuts and slips fail in one line."""
+
+import pytest
+from torch import nn
+
+from elmo_tutorial import checks
+from elmo_tutorial.checks import CheckFailed, Delegated, NotWrittenYet
+from elmo_tutorial.model.lm import BidirectionalLM
+from tests._assembled_bilm import AssembledBiLM
+
+
+def test_the_assembled_bilm_passes(capsys):
+    checks.check_bilm_assembly(AssembledBiLM)
+    assert capsys.readouterr().out.startswith("✓ your biLM has BidirectionalLM's parameters")
+
+
+def test_the_package_s_own_biLM_or_a_subclass_is_refused():
+    for shortcut in (BidirectionalLM, type("Sub", (BidirectionalLM,), {})):
+        with pytest.raises(CheckFailed, match="subclasses the package's biLM"):
+            checks.check_bilm_assembly(shortcut)
+
+
+class _Wrapping(nn.Module):
+    """Holds the package's biLM's parts under the right names but calls its forward."""
+
+    def __init__(self, config):
+        super().__init__()
+        inner = BidirectionalLM(config)
+        for name, module in inner.named_children():
+            self.add_module(name, module)
+        self._forward = inner.forward
+
+    def forward(self, batch, sampled=False, generators=None):
+        return self._forward(batch, sampled=sampled, generators=generators)
+
+
+def test_calling_the_package_s_forward_is_refused():
+    with pytest.raises(Delegated, match="compute the two directions from the parts yourself"):
+        checks.check_bilm_assembly(_Wrapping)
+
+
+class _Renamed(AssembledBiLM):
+    def __init__(self, config):
+        super().__init__(config)
+        self.cnn = self.char_cnn
+        del self.char_cnn
+
+    def forward(self, batch, sampled=False, generators=None):
+        self.char_cnn = self.cnn
+        return super().forward(batch, sampled, generators)
+
+
+class _NoDropout(AssembledBiLM):
+    def forward(self, batch, sampled=False, generators=None):
+        return super().forward(batch, sampled, None)  # the global generator, not the streams
+
+
+class _Stub(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        raise NotImplementedError("Exercise 1: assemble the biLM. Replace this line with your "
+                                  "code (Run All stops here until you do; then run this cell "
+                                  "and the ones below it).")
+
+
+@pytest.mark.parametrize(("answer", "error", "says"), [
+    (_Renamed, CheckFailed, "missing: char_cnn"),
+    (_NoDropout, CheckFailed, "in training, with dropout 0.3"),
+    (_Stub, NotWrittenYet, "Exercise 1 (assemble the biLM) is not written yet"),
+])
+def test_slips_fail_with_what_to_fix(answer, error, says):
+    with pytest.raises(error, match=says.replace("(", r"\(").replace(")", r"\)")):
+        checks.check_bilm_assembly(answer)
+
+
+def test_probe_accuracies_are_recomputed_for_the_first_model():
+    from elmo_tutorial import ELMo
+    from elmo_tutorial.analyses import probes
+    from elmo_tutorial.analyses.embedder import Embedder
+    from elmo_tutorial.data.annotated import treebank_pos
+    from elmo_tutorial.model.run_dir import shipped_model
+
+    train, test = treebank_pos("train")[:30], treebank_pos("test")[:10]
+    models = {"tiny": shipped_model("tiny")}
+    right = probes.probe_layers(Embedder(ELMo.from_run(models["tiny"])), train, test, "t",
+                                cache=False)
+    checks.check_probe_accuracies({"tiny": right}, models, train, test)
+    with pytest.raises(CheckFailed, match="tiny's layer1"):
+        checks.check_probe_accuracies({"tiny": {**right, "layer1": right["layer1"] + 1}},
+                                      models, train, test)
+    with pytest.raises(CheckFailed, match="one entry per model"):
+        checks.check_probe_accuracies({}, models, train, test)
+    with pytest.raises(CheckFailed, match="what probes.probe_layers returns"):
+        checks.check_probe_accuracies({"tiny": [1, 2, 3]}, models, train, test)
