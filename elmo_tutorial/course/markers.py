@@ -112,7 +112,8 @@ def strip_answers(text: str, cell: int = 0, blank: str = ANSWER_BLANK) -> str:
 
 
 # "... before you open the model answer" / "the instructor's answer": a student copy has none
-_OPEN_THE_ANSWER = re.compile(r"before you open the\s+(?:model|instructor's)\s+answer")
+_OPEN_THE_ANSWER = re.compile(
+    r"before\s+(?:you\s+open|opening)\s+the\s+(?:(?:model|instructor's)\s+)?answer")
 STUDENT_WORDING = "before you compare with the instructor's notebook (in `notebooks/`)"
 
 
@@ -122,6 +123,8 @@ def student_wording(text: str) -> str:
 
     >>> student_wording("Answer it before you open the instructor's answer.")
     "Answer it before you compare with the instructor's notebook (in `notebooks/`)."
+    >>> student_wording("Write your interpretation before opening the answer.")
+    "Write your interpretation before you compare with the instructor's notebook (in `notebooks/`)."
     """
     return _OPEN_THE_ANSWER.sub(STUDENT_WORDING, text)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 
 import nbformat
@@ -265,3 +266,17 @@ def test_student_copy_fails_only_at_its_stubs_and_passes_with_the_solutions(path
         assert "✓" in printed, (
             f"{path.name}, exercise {exercise.number}: the self-check printed no ✓ with the "
             f"solution in place: {printed!r}")
+
+
+POINTERS = re.compile(r"\b(?:open|opening|see|read|reading)\s+the\s+(?:(?:model|instructor's)\s+)?"
+                      r"answer\b|\b(?:model\s+)?answer\s+below\b", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
+def test_no_student_copy_points_to_an_answer_it_does_not_hold(path):
+    """"Write your interpretation before opening the answer" sent students to an answer their
+    copy does not have; every such pointer reads "compare with the instructor's notebook"."""
+    student = student_copy(nbformat.read(path, as_version=4))
+    pointers = [(i, m.group(0)) for i, cell in enumerate(student.cells)
+                if cell.cell_type == "markdown" for m in POINTERS.finditer(cell.source)]
+    assert not pointers, f"{path.name}: {pointers}"
