@@ -68,6 +68,7 @@ from elmo_tutorial.claims import approx, claim
 from elmo_tutorial.data.annotated import treebank_pos
 from elmo_tutorial.model.char_cnn import CharCNN
 from elmo_tutorial.model.chars import check_char_ids
+from elmo_tutorial.model.checkpoint import latest_checkpoint
 from elmo_tutorial.model.dropout import Dropout
 from elmo_tutorial.model.lm import LMOutput
 from elmo_tutorial.model.lstm import LSTMStack
@@ -189,10 +190,10 @@ settings = ({"train_sentences": 10_000, "max_steps": 50, "eval_interval": 10,
              "checkpoint_interval": 20} if QUICK else {})
 config = apply_overrides(TrainConfig.preset("capstone"),
                          {**settings, "out_dir": str(run_dir), "device": device.type})
-started = any((run_dir / "checkpoints").glob("step_*"))  # resume what a checkpoint holds
+started = latest_checkpoint(run_dir) is not None  # resume what a complete checkpoint holds
 trainer = Trainer(config, resume=started, force=not started, build=MyBiLM)
 words = Counter(w for sentence in trainer.train_sents for w in sentence)
-kept = sum(words[w] for w in trainer.vocab.words if w in words) / sum(words.values())
+kept = sum(n for w, n in words.items() if w in trainer.vocab) / sum(words.values())
 print(f"{approx(len(trainer.train_sents), ',d')} training sentences, "
       f"{approx(sum(words.values()), ',d')} words, {approx(len(words), ',d')} distinct")
 print(f"vocabulary: {len(trainer.vocab):,} entries (3 special), covering "

@@ -193,7 +193,8 @@ def build_model(config: TrainConfig, vocab: Vocabulary, train_sents: list, dist:
         model = BidirectionalLM(model_config)
     else:
         model = build(model_config)
-        check_same_parameters(model, BidirectionalLM(model_config))
+        with torch.device("meta"):  # names and shapes only: no memory for a second model
+            check_same_parameters(model, BidirectionalLM(model_config))
     model = model.to(dist.device)
     if fast:  # in place, the same parameters: before DDP and the optimiser see them
         speed_up(model)

@@ -6,7 +6,7 @@ from torch import nn
 from elmo_tutorial import checks
 from elmo_tutorial.checks import CheckFailed, Delegated, NotWrittenYet
 from elmo_tutorial.model.lm import BidirectionalLM
-from tests._assembled_bilm import AssembledBiLM
+from tests._assembled_bilm import AssembledBiLM, WrappedBiLM
 
 
 def test_the_assembled_bilm_passes(capsys):
@@ -20,23 +20,9 @@ def test_the_package_s_own_biLM_or_a_subclass_is_refused():
             checks.check_bilm_assembly(shortcut)
 
 
-class _Wrapping(nn.Module):
-    """Holds the package's biLM's parts under the right names but calls its forward."""
-
-    def __init__(self, config):
-        super().__init__()
-        inner = BidirectionalLM(config)
-        for name, module in inner.named_children():
-            self.add_module(name, module)
-        self._forward = inner.forward
-
-    def forward(self, batch, sampled=False, generators=None):
-        return self._forward(batch, sampled=sampled, generators=generators)
-
-
 def test_calling_the_package_s_forward_is_refused():
     with pytest.raises(Delegated, match="compute the two directions from the parts yourself"):
-        checks.check_bilm_assembly(_Wrapping)
+        checks.check_bilm_assembly(WrappedBiLM)
 
 
 class _Renamed(AssembledBiLM):

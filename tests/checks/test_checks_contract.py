@@ -29,11 +29,11 @@ from elmo_tutorial.model.char_cnn import CharCNN, Highway
 from elmo_tutorial.model.chars import batch_to_ids, char_ids_to_word, word_to_char_ids
 from elmo_tutorial.model.config import MODEL_PRESETS
 from elmo_tutorial.model.layer_norm import masked_layer_norm
-from elmo_tutorial.model.lm import BidirectionalLM
 from elmo_tutorial.model.lstm import reverse_padded
 from elmo_tutorial.model.scalar_mix import ScalarMix
 from elmo_tutorial.tasks.model import TaskModel
 from elmo_tutorial.training import cost
+from tests._assembled_bilm import WrappedBiLM
 
 STUB = "Exercise 3: the context-window vector. " + STUB_ADVICE
 
@@ -86,23 +86,9 @@ def _spans_from_entity_scores(tags):
     return bio_spans(tags)
 
 
-class _WrappedBiLM(torch.nn.Module):
-    """The package's biLM's parts under the right names, its forward called to do the work."""
-
-    def __init__(self, config):
-        super().__init__()
-        inner = BidirectionalLM(config)
-        for name, module in inner.named_children():
-            self.add_module(name, module)
-        self._forward = inner.forward
-
-    def forward(self, batch, sampled=False, generators=None):
-        return self._forward(batch, sampled=sampled, generators=generators)
-
-
 # check → (an empty answer, answers that call what the check compares with)
 FUNCTION_CHECKS = {
-    "check_bilm_assembly": (lambda config: torch.nn.Module(), [_WrappedBiLM]),
+    "check_bilm_assembly": (lambda config: torch.nn.Module(), [WrappedBiLM]),
     "check_context_vector": (
         lambda v, ids, i, w: np.zeros(0),
         [lambda v, ids, i, w: context_vector(v, ids, i, w),
