@@ -154,8 +154,9 @@ def run(args) -> int:
                 "command again to continue from them" if store.path else
                 "no run was kept (no runs file)")
         return fail("tasks", f"interrupted; {kept}", 130)
+    runs = "1 run" if args.workers == 1 else f"{args.workers} runs"
     result = dataclasses.replace(result, machine=f"{platform.machine()}, {os.cpu_count()} "
-                                 f"cores, {args.workers} runs at a time")
+                                 f"cores, {runs} at a time")
     code = show_and_write("tasks", result, to_markdown, write_report, args)
     if code == 0 and args.markdown:
         try:

@@ -19,7 +19,7 @@ size, readable.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -38,16 +38,16 @@ ARMS = {"baseline": ("baseline", "#8ecae6"), "layer0": ("+ layer 0", "#fb8500"),
         "elmo": ("+ ELMo", "#023047")}
 
 
-def _sample_efficiency(result: TaskReport, plt):
+def _sample_efficiency(result: TaskReport, plt, arms: Sequence[str] | None = None):
     tasks = list(result.sample_efficiency)
     fig, axes = plt.subplots(1, len(tasks), figsize=(3.3 * len(tasks), 3.4), squeeze=False)
     for ax, task in zip(axes[0], tasks, strict=True):
         curve = result.sample_efficiency[task]
         x = [100 * p.fraction for p in curve]
         floor = result.tasks[task].majority
-        arms = ("baseline", "layer0", "elmo") if all(p.layer0 for p in curve) else (
+        shown = ("baseline", "layer0", "elmo") if all(p.layer0 for p in curve) else (
             "baseline", "elmo")
-        for arm in arms:
+        for arm in (a for a in shown if arms is None or a in arms):
             label, color = ARMS[arm]
             spreads = [getattr(p, arm) for p in curve]  # p.baseline, p.layer0 or p.elmo
             y = [s.mean for s in spreads]
@@ -146,19 +146,26 @@ _DRAW = {"sample_efficiency": _sample_efficiency, "curves": _curves, "weights": 
          "quality": _quality}
 
 
-def draw(result: TaskReport | Mapping, key: str):
+def draw(result: TaskReport | Mapping, key: str, *, arms: Sequence[str] | None = None):
     """Figure ``key`` (one of :data:`FIGURES`) of a report's ``result``, as a matplotlib
     figure, or ``None`` when the report has no data for it (``quality`` without quality
     biLMs). ``result`` is a :class:`~elmo_tutorial.tasks.results.TaskReport` or the dict of
     its json (``json.loads`` of ``tasks.json``, as notebook 12 reads it), checked on the way.
+    ``arms`` draws only some of Figure 1's arms (``"baseline"``, ``"layer0"``, ``"elmo"``;
+    ``sample_efficiency`` only): notebook 12 shows baseline and + ELMo, 13 adds layer 0.
     """
     import matplotlib.pyplot as plt
 
     if key not in _DRAW:
         raise ValueError(f"key must be one of {', '.join(_DRAW)}, got {key!r}")
+    if arms is not None:
+        if key != "sample_efficiency":
+            raise ValueError(f"arms chooses the lines of sample_efficiency, not of {key!r}")
+        if unknown := [a for a in arms if a not in ARMS]:
+            raise ValueError(f"unknown arm(s) {unknown}; choose from {', '.join(ARMS)}")
     if isinstance(result, Mapping):
         result = TaskReport.from_dict(result)
-    fig = _DRAW[key](result, plt)
+    fig = _DRAW[key](result, plt, arms) if arms is not None else _DRAW[key](result, plt)
     if fig is not None:
         fig.tight_layout()
     return fig

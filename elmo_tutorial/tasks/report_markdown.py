@@ -234,6 +234,9 @@ def _sample_efficiency(result: TaskReport) -> list[str]:
                          ci(point.difference), _word(point.difference) + flag,
                          ci(point.context_difference) if point.context_difference else "–"])
     n = len(result.fraction_seeds)
+    floors = [NAMES[t] for t in result.sample_efficiency if result.tasks[t].majority is not None]
+    dashed = (f" The dashed line in the panel of {', '.join(floors)} is the majority class."
+              if floors else "")
     return ([f"## Figure 1: how much labelled data (test score, mean ± std over seeds: {n} "
              f"below 100 %, {len(result.seeds)} at 100 %)", "",
              f"![sample efficiency]({FIGURES['sample_efficiency']})", ""]
@@ -241,8 +244,7 @@ def _sample_efficiency(result: TaskReport) -> list[str]:
                       "+ ELMo", "ELMo − baseline", "verdict", "ELMo − layer 0"), rows)
             + ["Below 100 % each seed trains on another random part of the training set (the "
                "same part for both arms), so the spread there includes the choice of "
-               "sentences; the differences stay paired. The dashed line in SST-5's panel is "
-               "the majority class.", ""])
+               f"sentences; the differences stay paired.{dashed}", ""])
 
 
 def _curves_and_weights(result: TaskReport) -> list[str]:

@@ -123,6 +123,12 @@ def test_points_at_or_below_the_majority_class_are_flagged():
     data["sample_efficiency"]["sst5"][0]["baseline"]["mean"] = 20.0
     text = to_markdown(TaskReport.from_dict(data))
     assert "(at or below the majority class)" in text
+    assert "The dashed line in the panel of SST-5 (sentiment, 5 classes) is the majority" in text
+
+
+def test_figure_1_of_the_taggers_alone_mentions_no_majority_class_line():
+    text = to_markdown(_fake_result())
+    assert "dashed line" not in text, "Figure 1 has no classification panel to draw it in"
 
 
 def test_an_interrupted_report_resumes_where_it_stopped(tmp_path, monkeypatch):
@@ -429,6 +435,32 @@ def test_the_shipped_reports_figures_are_drawn_readable_at_their_own_size():
     assert draw({**result, "quality": []}, "quality") is None
     with pytest.raises(ValueError, match="key must be one of"):
         draw(result, "nonsense")
+
+
+def test_figure_1_draws_the_arms_it_is_asked_for_and_refuses_the_rest():
+    """Notebook 12 shows Figure 1 without the layer-0 arm (notebook 13 asks for a prediction
+    about it); an arm it does not know, or arms for another figure, is an error."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from elmo_tutorial.tasks.report_figures import draw
+
+    result = json.loads((SHIPPED / "tasks.json").read_text(encoding="utf-8"))
+    everything = draw(result, "sample_efficiency")
+    two = draw(result, "sample_efficiency", arms=("baseline", "elmo"))
+    try:
+        labels = [[c.get_label() for c in ax.containers] for ax in two.axes]
+        assert labels and all(row == ["baseline", "+ ELMo"] for row in labels)
+        assert all(len(ax.containers) >= 2 for ax in everything.axes)
+    finally:
+        plt.close(everything)
+        plt.close(two)
+    with pytest.raises(ValueError, match="unknown arm"):
+        draw(result, "sample_efficiency", arms=("baseline", "layer 0"))
+    with pytest.raises(ValueError, match="not of 'weights'"):
+        draw(result, "weights", arms=("baseline",))
 
 
 def test_sst5_phrases_run_the_papers_two_arms_and_the_table_shows_no_layer0_there():
