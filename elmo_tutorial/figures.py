@@ -59,15 +59,16 @@ PARTS: dict[str, _Box] = {
     "scalar_mix": _Box("scalar mix", "scalar mix\nγ · Σ sⱼ hⱼ", 80.5, 16.5, 12, 11),
     "layer_norm": _Box("layer norm", "layer norm?", 80.5, 7.5, 12, 3.6),
     "elmo": _Box("ELMo", "ELMo\none vector\nper token", 94.5, 14, 9, 9),
-    # What the course does with a trained biLM (notebooks 08-12), one box each, below the model.
+    # What the course does with a trained biLM (notebooks 08-13), one box each, below the model.
     "pretrained": _Box("pretrained weights", "pretrained weights\nand scale (11)", 18.5, -5, 17,
                        6),
-    "layer_analysis": _Box("what the layers know", "what the layers\nknow (08)", 41.5, -5, 13,
+    "layer_analysis": _Box("what the layers know", "what the layers\nknow (08)", 39, -5, 13,
                            6),
-    "sense_analysis": _Box("word senses", "word senses\n(09)", 57.5, -5, 11, 6),
-    "tagging_analysis": _Box("POS probes and NER tagger", "POS probes,\nNER tagger (10)", 72,
+    "sense_analysis": _Box("word senses", "word senses\n(09)", 52.5, -5, 10, 6),
+    "tagging_analysis": _Box("POS probes and NER tagger", "POS probes,\nNER tagger (10)", 65.5,
                              -5, 12, 6),
-    "task": _Box("task model", "task model\n(12)", 92, -5, 12, 6),
+    "task": _Box("task model", "task model\n(12)", 79, -5, 10, 6),
+    "payoff": _Box("what the payoff is made of", "what ELMo\nadds (13)", 92, -5, 11, 6),
 }
 
 # Names for several parts at once.
@@ -87,6 +88,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "scale": ("chars", "char_cnn", "highway", "projection", "forward_lstm", "backward_lstm",
               "softmax", "scalar_mix", "elmo", "pretrained"),
     "task_model": ("layer_norm", "scalar_mix", "elmo", "task"),
+    "payoff": ("projection", "forward_lstm", "backward_lstm", "scalar_mix", "elmo", "payoff"),
 }
 
 # Arrows as (from part, from side, to part, to side); sides are n, s, e, w.
@@ -107,6 +109,7 @@ _ARROWS = [
     ("backward_lstm", "s", "sense_analysis", "n"),
     ("backward_lstm", "s", "tagging_analysis", "n"),
     ("elmo", "s", "task", "n"),
+    ("elmo", "s", "payoff", "n"),
 ]
 
 _ON = {"face": "#f6bd60", "edge": "#9c4a00", "text": "black", "width": 2.0}

@@ -576,9 +576,10 @@ claim(all(sweep_gaps[k][i] > sweep_gaps[k + 1][i]
 # spelling (useful for rare words and names). A task needs a mix of these: NER needs the
 # spelling and the context, a parser mostly syntax, SQuAD or SNLI mostly meaning. The top
 # layer alone throws the rest away; the learned weights let each task take what it needs
-# (notebook 12 shows the weights learned per task). The $\lambda$ penalty pulls them towards
+# (notebook 13 shows the weights learned per task). The $\lambda$ penalty pulls them towards
 # the average; how hard is a choice of its own (Table 2: a small $\lambda$ does better on
-# most tasks).
+# most tasks). Whether the lower layers pay depends on the task and the biLM: with this
+# course's small biLM, notebook 13 finds the top layer alone level with the mix on chunking.
 # <!-- END ANSWER -->
 
 # %% [markdown]

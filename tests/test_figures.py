@@ -51,7 +51,7 @@ def test_you_are_here_shows_one_titled_figure_and_returns_nothing():
 
 
 NOTEBOOK_KEYS = {"contextual": "08", "word_senses": "09", "tagging": "10", "scale": "11",
-                 "task_model": "12"}
+                 "task_model": "12", "payoff": "13"}
 
 
 @pytest.mark.parametrize("key", NOTEBOOK_KEYS)

@@ -1,4 +1,4 @@
-"""Self-checks for notebook 12 (ELMo in a task model): ELMo at the BiLSTM's output, and the
+"""Self-checks for notebooks 12 and 13 (ELMo in a task model): ELMo at the BiLSTM's output, and the
 relative error reduction the paper's Table 1 reports, and the split of the top-layer-only
 experiment (the paper's Table 2)."""
 

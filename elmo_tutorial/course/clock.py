@@ -57,7 +57,7 @@ FIGURE_MINUTES = 1.5
 LECTURE_MINUTES = 50
 IN_CLASS_BELOW = 30
 # Notebooks longer than a lecture, taught in two sittings (each must fit in a lecture).
-TWO_SITTINGS = frozenset({"12"})
+TWO_SITTINGS: frozenset[str] = frozenset()
 # Projects a student works through outside the lectures (the capstone trains for 12 minutes).
 PROJECTS = frozenset({"14"})
 # The lectures, each one notebook or two neighbours whose cores fit together (by number).

@@ -1,7 +1,7 @@
 """The task family: what ELMo adds to a task model (notebook 12, ``elmo-tutorial tasks`` and
 ``elmo-tutorial finetune``).
 
-Taught in notebook 12 (``12_elmo_in_a_task_model``).
+Taught in notebooks 12 and 13.
 
   model            TaskModel: static vectors (+ characters, + ELMo) → BiLSTM → classes
   characters       the baseline's character CNN, c_k of x_k = [w_k; c_k]

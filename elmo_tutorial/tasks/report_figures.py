@@ -38,6 +38,18 @@ ARMS = {"baseline": ("baseline", "#8ecae6"), "layer0": ("+ layer 0", "#fb8500"),
         "elmo": ("+ ELMo", "#023047")}
 
 
+def _panels(plt, n: int, width: float, height: float, **kwargs):
+    """A figure of ``n`` panels no wider than 10 inches at ``width`` inches a panel (readable on a
+    slide): one row of up to three, else rows of half of them; its axes, in reading order."""
+    columns = n if n <= 3 else (n + 1) // 2
+    rows = (n + columns - 1) // columns
+    fig, axes = plt.subplots(rows, columns, figsize=(min(width * columns, 10), height * rows),
+                             squeeze=False, **kwargs)
+    for ax in axes.flat[n:]:
+        ax.set_visible(False)
+    return fig, list(axes.flat[:n])
+
+
 def _sample_efficiency(result: TaskReport, plt, arms: Sequence[str] | None = None):
     tasks = list(result.sample_efficiency)
     fig, axes = plt.subplots(1, len(tasks), figsize=(3.3 * len(tasks), 3.4), squeeze=False)
@@ -71,8 +83,8 @@ def _sample_efficiency(result: TaskReport, plt, arms: Sequence[str] | None = Non
 
 def _curves(result: TaskReport, plt):
     tasks = list(result.tasks)
-    fig, axes = plt.subplots(1, len(tasks), figsize=(3.3 * len(tasks), 3.4), squeeze=False)
-    for ax, task in zip(axes[0], tasks, strict=True):
+    fig, axes = _panels(plt, len(tasks), 3.3, 3.4)
+    for ax, task in zip(axes, tasks, strict=True):
         entry = result.tasks[task]
         per_round = entry.epochs_per_round
         for arm, runs in entry.curves.items():
@@ -84,7 +96,7 @@ def _curves(result: TaskReport, plt):
                 best = int(np.argmax(r))
                 ax.plot(per_round * (best + 1), r[best], ".", color=color, alpha=0.6)
         ax.set(xlabel="epoch", ylabel=f"dev {entry.metric}", title=TITLES[task])
-    axes[0][0].legend(fontsize=10)
+    axes[0].legend(fontsize=10)
     return fig
 
 
@@ -92,9 +104,8 @@ def _weights(result: TaskReport, plt):
     rows = [(f"{TITLES[t]}\n{place}", w) for t, places in result.weights.items()
             for place, w in places.items()]
     n = len(rows[0][1])
-    fig, axes = plt.subplots(1, len(rows), figsize=(2.6 * len(rows), 3.4), squeeze=False,
-                             sharey=True)
-    for ax, (title, w) in zip(axes[0], rows, strict=True):
+    fig, axes = _panels(plt, len(rows), 2.6, 3.4, sharey=True)
+    for ax, (title, w) in zip(axes, rows, strict=True):
         deviation = np.asarray(w) - 1.0 / n
         ax.bar(range(n), deviation, bottom=1.0 / n,
                color=["#fb8500" if d > 0 else "#8ecae6" for d in deviation])
@@ -105,7 +116,7 @@ def _weights(result: TaskReport, plt):
         ax.set_xticks(range(n), [f"layer {j}" for j in range(n)])
         ax.set_title(title, fontsize=10)
         ax.margins(y=0.15)  # room for the labels above and below the bars
-    axes[0][0].set_ylabel(f"softmax(w); grey: uniform 1/{n}")
+    axes[0].set_ylabel(f"softmax(w); grey: uniform 1/{n}")
     return fig
 
 
@@ -116,7 +127,8 @@ def _quality(result: TaskReport, plt):
     fig, ax = plt.subplots(figsize=(7, 3.6))
     tasks = [t for t in ("chunking", "ner") if any(t in q.gains for q in points)]
     for k, (task, color) in enumerate(zip(tasks, ("#023047", "#fb8500"), strict=False)):
-        have = [q for q in points if task in q.gains]
+        # in the order of the axis, so that the line joins neighbours
+        have = sorted((q for q in points if task in q.gains), key=lambda q: q.perplexity)
         shift = 1.04 ** (k - (len(tasks) - 1) / 2)  # the tasks side by side, not on top
         x = [q.perplexity * shift for q in have]
         gains = [q.gains[task] for q in have]

@@ -74,7 +74,7 @@ def _protocol(result: TaskReport) -> list[str]:
         + (f"At most {p.hard_cap} dev scores (a smoke test). "
            if p.hard_cap <= p.max_epochs
            else f"The cap of {p.max_epochs} epochs grows by {p.patience} whenever it is "
-                "reached before patience has acted, so no run ends at a cap. ")
+                "reached before patience has acted, so no run that has started ends at a cap. ")
         + "Training sets below 100 % use batches of 8, at least "
         f"{p.min_updates:,} updates, and score dev after at least {p.round_updates} "
         "updates (several passes over a small set count as one epoch above).",

@@ -1,6 +1,6 @@
 """Fine-tune a trained biLM on a task's own text (Peters et al. 2018, Sec. 3.4 and Appendix A.1).
 
-Taught in notebook 12 (``12_elmo_in_a_task_model``).
+Taught in notebook 13 (``13_what_the_payoff_is_made_of``).
 
 The paper: "In some cases, fine tuning the biLM on domain specific data leads to significant
 drops in perplexity and an increase in downstream task performance" (Sec. 3.4). Appendix A.1

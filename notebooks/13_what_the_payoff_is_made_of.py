@@ -1,0 +1,515 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 13 · What ELMo's payoff is made of
+#
+# Notebook 12 added the frozen biLM to a task model and measured the gain (Table 1, Figure 1).
+# This notebook takes the gain apart, as the paper's sections 5.1-5.5 and Appendix A.1 do:
+# is it the biLM's characters or its context? Which layers, mixed how, and where in the task
+# model? Would a better biLM buy more? And does continuing the biLM's training on the task's
+# own text help?
+#
+# **You will:**
+# 1. predict, then split the gain into what the biLM's context-free layer 0 gives and what its
+#    context layers add, with little and with much labelled data;
+# 2. read where ELMo goes (Table 3) and add it at the LSTM's output yourself;
+# 3. read which layers and how strongly regularised (Table 2, Figure 2), and train a tagger on
+#    the top layer alone;
+# 4. see what biLMs of one corpus, trained for more or fewer words, buy (the quality figure);
+# 5. read what fine-tuning the biLM on the task's text changes, against its control
+#    (Appendix A.1);
+# 6. see what changed after ELMo, in GPT and BERT.
+#
+# **Prerequisites:** notebook 12 (the task model, the report, paired intervals).
+#
+# **Runtime:** about 30 s on 2 CPU cores: four small taggers for Exercise 3, on the chunking
+# sample notebook 12 cached.
+
+# %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
+try:
+    from elmo_tutorial.figures import you_are_here
+except ModuleNotFoundError as missing:  # opened before `make lab` installed the course
+    raise ModuleNotFoundError(
+        f"this notebook's kernel cannot import {missing.name}: start JupyterLab with "
+        "`make lab` from the repository root (or run `pip install -e .` there, in this "
+        "kernel's environment), then restart the kernel") from None
+
+you_are_here("payoff")
+
+# %%
+# %matplotlib inline
+import json
+import time
+
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+from IPython.display import Markdown, display
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+from elmo_tutorial import ELMo, Embedder, checks
+from elmo_tutorial.analyses.paired import paired_difference, verdict
+from elmo_tutorial.claims import approx, claim
+from elmo_tutorial.model.run_dir import shipped_model
+from elmo_tutorial.runtime import setup_notebook
+from elmo_tutorial.tasks import TaskSplit, draw, prepare_task, task_word_vectors, train_arms
+
+device = setup_notebook(seed=0, threads=1)
+start_of_notebook = time.perf_counter()
+
+# %% slideshow={"slide_type": "skip"}
+# The shipped model's task report, and two ways to print its numbers
+report_dir = shipped_model("small")  # data/models/small, found from any folder
+report = json.loads((report_dir / "tasks.json").read_text(encoding="utf-8"))
+markdown = (report_dir / "TASKS.md").read_text(encoding="utf-8")
+tasks = report["tasks"]
+
+
+def pm(arm):  # "mean ± std" over seeds
+    return f"{arm['mean']:5.1f} ± {arm['std']:3.1f}"
+
+
+def interval(d):  # a paired difference and its 95 % interval (seeds and test sentences)
+    return f"{d['mean']:+5.1f} [{d['low']:+.1f}, {d['high']:+.1f}]"
+
+# %% [markdown]
+# ## 1. Characters or context?
+#
+# ELMo's layer 0 is the biLM's character CNN and highway layers: no context, but trained on
+# 4.7 million words, far more text than any task's labels. So part of "ELMo's gain" could be
+# what those characters learned about spellings and word shapes. The report's **+ layer 0**
+# arm adds layer 0 alone where ELMo goes; what the context layers add on top is
+# + ELMo − (+ layer 0).
+#
+# ### Exercise 1 (predict): how much of the gain is context?
+#
+# Notebook 12 showed chunking's gain with 1 % of its training set (79 sentences) and with all
+# of it. Before you run the next cell, predict: with which amount of labelled data does
+# layer 0 alone give the larger share of the gain, and does context add anything with all
+# 7,936 sentences?
+
+# %% [markdown]
+# **Prediction.**
+# <!-- BEGIN ANSWER -->
+# With 79 sentences the task model's own character CNN has seen too few words to learn much
+# about spellings, so layer 0's characters, trained on 4.7 million words, should carry a large
+# share; context helps there too, because a chunk tag depends on the words around a token.
+# With all 7,936 sentences the task model learns more about words from its labels, so both
+# parts shrink; whether context still adds anything is exactly what needs an interval. The
+# next cell has the measurements.
+# <!-- END ANSWER -->
+
+# %%
+rows = []
+for task in ("chunking", "ner"):
+    for point in report["sample_efficiency"][task]:
+        if point.get("layer0") is None:
+            continue
+        rows.append(f"| {task} | {point['train_sentences']:,} | {pm(point['baseline'])} | "
+                    f"{pm(point['layer0'])} | {pm(point['elmo'])} | "
+                    f"{interval(point['layer0_difference'])} | "
+                    f"{interval(point['context_difference'])} |")
+display(Markdown("| task | sentences | baseline | + layer 0 | + ELMo | layer 0 − baseline | "
+                 "ELMo − layer 0 (context) |\n|---|--:|---|---|---|---|---|\n"
+                 + "\n".join(rows)))
+draw(report, "sample_efficiency")  # notebook 12's Figure 1, now with + layer 0
+plt.show()
+chunking_curve = report["sample_efficiency"]["chunking"]
+claim(all(verdict(p["context_difference"]) == "gain" for p in chunking_curve),
+      "on chunking, context adds a gain to layer 0's at every amount of training data")
+claim(all(p["layer0_difference"]["mean"] > p["context_difference"]["mean"]
+          for p in chunking_curve),
+      "on chunking, layer 0 alone gives the larger part of the gain at every amount of data")
+ner = tasks["ner"]["differences"]
+claim(verdict(ner["elmo_vs_layer0"]) == "gain" and verdict(ner["layer0_vs_baseline"]) != "gain",
+      "on NER with all its training data, context adds a gain, and layer 0 alone shows none")
+ner_10 = report["sample_efficiency"]["ner"][1]  # 10 % of the training set
+claim(verdict(ner_10["difference"]) == "gain"
+      and "gain" not in (verdict(ner_10["layer0_difference"]),
+                         verdict(ner_10["context_difference"])),
+      "on NER with 10 % of the data, the whole gain is shown, neither of its parts alone")
+
+# %% [markdown]
+# Read each column against its interval: "layer 0 − baseline" is what the characters buy,
+# "ELMo − layer 0" what context adds on top. A verdict needs the whole interval on one side
+# of 0; an interval across 0 says "not shown", not "zero".
+#
+# - **Chunking**: layer 0 alone gives most of the gain, about three quarters of it with 79
+#   sentences and about two thirds with all of them, and context adds a gain of its own at
+#   every amount of data, shrinking as the labels grow (about 2.6, 1.5, then 0.9 F1). Both
+#   parts are real; the characters are the larger.
+# - **NER**: with all 3,394 sentences the picture turns round: layer 0 alone shows no gain,
+#   and context adds one. With 339 sentences neither part alone is shown, though together they
+#   are; with 34, nothing is.
+#
+# Notebook 10 asked the NER question of a tagger that reads the biLM's layers and nothing
+# else, and found the mix and layer 0 level on WNUT-17. `LAYERS.md` moves that tagger to this
+# task model's dropout, optimiser and mix without layer norm, one at a time: they stay level
+# at every step. What this task model has and that tagger lacks is inputs of its own, word
+# vectors and a character CNN, in both arms. So the two answers differ, and they differ in
+# what else the tagger reads; why those inputs let context show was not tested.
+#
+# ## 2. Where ELMo goes (the paper's Table 3)
+#
+# The paper adds ELMo at the task RNN's input, and for some tasks also at its output with a
+# second mix of its own: it helps SNLI and SQuAD, whose models attend over the RNN's states,
+# and hurts SRL. The report tries the three places on chunking's 500-sentence sample and picks
+# the taggers' place by mean **dev** F1, before Table 1 is trained:
+
+# %%
+display(Markdown(markdown[markdown.index("## Table 3"):markdown.index("## Table 2")]))
+
+# %% [markdown]
+# ### Exercise 2 (implement): ELMo at the output
+#
+# The paper also adds ELMo at the task RNN's *output*,
+# $[h_k; \mathrm{ELMo}_k]$, with a second scalar mix of its own (Table 3: it helps SNLI and
+# SQuAD, not SRL). Write the forward pass of a classifier that has ELMo at the output only:
+# the LSTM reads the word vectors alone, then `model.elmo("output", layers, mask)` (the output
+# mix, with dropout) is concatenated to its states before the pools. `model` is a
+# `TaskModel(..., elmo_at=("output",))`; use its `words`, `unk`, `lstm` and `output`. The
+# check refuses an answer that calls the model itself (`model(...)` or `model.forward`): that
+# is what it compares with.
+
+# %%
+def my_elmo_at_output(model, words, mask, layers):
+    # BEGIN SOLUTION
+    x = torch.where((words == 0).unsqueeze(-1), model.unk, model.words(words))  # (B, T, d)
+    packed = pack_padded_sequence(x, mask.sum(1), batch_first=True, enforce_sorted=False)
+    h, _ = pad_packed_sequence(model.lstm(packed)[0], batch_first=True,
+                               total_length=mask.shape[1])  # (B, T, 2H)
+    h = torch.cat([h, model.elmo("output", layers, mask)], dim=-1)  # (B, T, 2H + D)
+    keep = mask.unsqueeze(-1)
+    mean = (h * keep).sum(1) / keep.sum(1)
+    top = h.masked_fill(~keep, float("-inf")).max(1).values
+    return model.output(torch.cat([mean, top], dim=-1))  # (B, n_classes)
+    # END SOLUTION
+
+
+checks.check_elmo_at_output(my_elmo_at_output)
+
+# %% [markdown]
+# ## 3. Which layers, and how strongly regularised (Table 2, Figure 2)
+#
+# Table 2 of the paper compares the learned mix of all layers ($\lambda = 0.001$) with the top
+# layer alone and with a mix held near the plain average ($\lambda = 1$): on SQuAD, SNLI and
+# SRL all layers beat the top layer, by 0.4 to 0.7 points, and the small $\lambda$ edges the
+# large one by 0.2. The report asks the same on chunking's sample, with the biLM's layer 0 alone as
+# a third variant:
+
+# %%
+display(Markdown(markdown[markdown.index("## Table 2"):markdown.index("## Figure 1")]))
+table2 = report["table2"]
+for variant, d in table2["differences"].items():
+    print(f"{variant:<8} − all layers: {interval(d)}  {verdict(d)}")
+top, lambda1, layer0 = (table2["differences"][v] for v in ("top", "lambda1", "layer0"))
+claim(verdict(top) == verdict(lambda1) == "no difference shown" and top["low"] > -0.4,
+      "the top layer alone and λ = 1 are level with the mix, and the top layer's interval "
+      "rules out the paper's 0.4-0.7 point advantage of all layers")
+claim(verdict(layer0) == "loss", "layer 0 alone (no context) scores below the mix")
+
+# %% [markdown]
+# What this scale shows, and what it does not. On chunking with this biLM, the top layer alone
+# is level with the learned mix of all layers, and $\lambda = 1$ with $\lambda = 0.001$; only
+# taking context away (layer 0 alone) costs, about 1.7 F1. The intervals are narrow, about
+# ±0.25 points: the paper's advantage of all layers over the top one, 0.4 to 0.7 points, would
+# have put the top layer's interval below 0, and it did not. So here the paper's "all layers"
+# finding does not reproduce. It may still hold on SQuAD, SNLI and SRL, or with a deeper biLM
+# whose layers differ more; one task and one small biLM cannot tell.
+#
+# **Figure 2** of the paper plots the weights $\mathrm{softmax}(w)$ each task learned (§5.5): at
+# the input every task favours the first biLSTM layer, strongly for coreference and SQuAD; at
+# the output the weights are nearly balanced, with a slight preference for the lower layers.
+# The report's weights, each bar against the uniform 1/3 (grey line):
+
+# %%
+draw(report, "weights")
+plt.show()
+
+# %%
+weights = {t: w["input"] for t, w in report["weights"].items() if "input" in w}
+for task, w in weights.items():
+    print(f"{task:<13} " + "  ".join(f"layer {j} {x:.2f}" for j, x in enumerate(w)))
+claim(all(abs(sum(w) - 1) < 1e-6 for w in weights.values()), "each task's weights sum to 1")
+claim(all(max(range(3), key=w.__getitem__) == 1 for w in weights.values()),
+      "at the input, every task puts its largest weight on the first LSTM layer")
+
+# %% [markdown]
+# As in the paper's Figure 2, every task's mix at the input leans on the **first LSTM layer**
+# (here 0.4 to 0.6 of the weight), chunking the most. The paper's input weights lean the same
+# way, most strongly for coreference and SQuAD. Weights are not an ablation, though: Table 2
+# just showed that the top layer alone does as well as this mix on chunking. A mix can put its
+# weight on layer 1 and lose nothing when layer 1 is taken away, if the next layer carries
+# much the same information.
+
+# %% [markdown]
+# ### Exercise 3 (experiment): the top layer only
+#
+# Do Table 2's first comparison yourself on notebook 12's chunking data (200 training
+# sentences): complete `top_layer_only(split)`, which returns a copy of a `TaskSplit` whose
+# layers are the top LSTM layer alone (each sentence's `(T, 1, 256)`). The cell then trains the
+# ELMo tagger on those splits and on all layers with the first two seeds, and compares them
+# seed by seed: the same seed gives both the same batches and draws their initial weights from
+# the same seed.
+
+# %%
+vectors, index = task_word_vectors(report_dir)  # (V + 1, 100); row 0 is <UNK>
+embedder = Embedder(ELMo.from_run(report_dir))
+chunks = prepare_task("chunking", embedder, index,
+                      samples={"train": 200, "valid": 200, "test": 500})  # notebook 12's
+protocol = {"round_updates": 1, "lr": 5e-3}  # notebook 12's: dev after every epoch
+seeds = (0, 1)
+
+
+def top_layer_only(split):
+    # BEGIN SOLUTION
+    return TaskSplit(split.words, [x[:, -1:] for x in split.layers], split.targets,
+                     split.classes, split.chars)
+    # END SOLUTION
+
+
+checks.check_top_layer_only(top_layer_only)
+top_splits = {name: top_layer_only(split) for name, split in chunks.items()}
+top_runs = train_arms(top_splits, vectors, ("elmo",), seeds, protocol=protocol)["elmo"]
+mix_runs = train_arms(chunks, vectors, ("elmo",), seeds, protocol=protocol)["elmo"]
+top_only = np.array([r["score"] for r in top_runs])
+mix = np.array([r["score"] for r in mix_runs])
+print(f"top layer only {approx(top_only, '.1f')}   all layers, learned mix {approx(mix, '.1f')}")
+top_gap = (mix - top_only).mean()
+claim(abs(top_gap) < 8, "on 200 sentences the top layer alone and the mix are within "
+      "8 F1 of each other", detail=f"difference {top_gap:.2f}")
+
+# %% [markdown]
+# Two seeds are too few for an interval (one difference per seed, and $t_{0.975, 1} = 12.7$):
+# compare the difference with how much notebook 12's seeds moved. Table 2 above asks the same
+# question with five seeds, on 500 training sentences.
+
+# %% [markdown]
+# ## 4. What a better biLM buys
+#
+# The paper's biLM read 800 million words. Does a biLM that predicts words better give a larger
+# gain? The report runs + ELMo with biLMs of the same architecture, corpus and recipe, trained
+# for 5 %, 20 % and 100 % of the shipped model's optimiser steps (`data/models/quality`),
+# against the same baseline, and puts each gain beside the biLM's perplexity on the first
+# 2,000 test sentences of that corpus. Chunking's gains are on Table 2's 500-sentence sample,
+# NER's on its whole training set.
+
+# %%
+draw(report, "quality")
+plt.show()
+quality = report["quality"]
+for q in quality:
+    ppl = "—" if q["perplexity"] is None else f"{q['perplexity']:.1f}"
+    gains = "   ".join(f"{t} {interval(g)} {verdict(g)}" for t, g in q["gains"].items())
+    print(f"{q['bilm']:<20} perplexity {ppl:>6}   {gains}")
+by_perplexity = sorted(quality, key=lambda q: q["perplexity"])
+best, weaker = by_perplexity[0], by_perplexity[1:]
+claim(len(quality) >= 3 and weaker[-1]["perplexity"] > 1.5 * best["perplexity"],
+      "at least three biLMs of one corpus, their perplexities spanning more than 1.5 times")
+claim(all(verdict(g) == "gain" for g in best["gains"].values())
+      and all(verdict(g) == "no difference shown" for q in weaker for g in q["gains"].values()),
+      "only the biLM with the lowest perplexity gives a gain the intervals show, on both tasks")
+claim(all(a["gains"][t]["mean"] < b["gains"][t]["mean"] for t in best["gains"]
+          for a, b in zip(by_perplexity[:0:-1], by_perplexity[-2::-1], strict=True)),
+      "on both tasks the mean gain rises as the perplexity falls")
+
+# %% [markdown]
+# What the figure shows: the perplexities span six times (about 650, 300 and 110), and only
+# the best biLM, the shipped one, buys a gain on either task, about 5 F1 on each. With the two
+# weaker ones no difference is shown; the weakest even leans below the baseline on NER, within
+# its interval. The mean gains rise in the order the perplexities fall, but of those steps the
+# intervals show only the last one. So on this corpus a biLM must predict words about as well
+# as the shipped one before its layers add anything a task model can measure. What the figure
+# does not show is whether the gain keeps growing beyond the shipped biLM: that needs a better
+# one, trained for more words than the shipped model read.
+
+# %% [markdown]
+# ## 5. Fine-tuning the biLM on the task's text (the paper's Appendix A.1)
+#
+# Everything above used the biLM exactly as it was pre-trained. The paper also tried
+# continuing the biLM's *language-model* training on each task's training sentences (labels
+# ignored) for one epoch before freezing it (Appendix A.1): "In some cases, fine tuning the
+# biLM on domain specific data leads to significant drops in perplexity and an increase in
+# downstream task performance" (§3.4). The drops are in *perplexity*; A.1 adds that the effect
+# on task scores depends on the task (a gain on SNLI, about none on sentiment).
+#
+# `elmo_tutorial.training.finetune` does the same with this package's training loop: it starts
+# from a run, trains on the domain's sentences and writes a **new** run. The shipped `small`
+# biLM has no softmax, so it first gets a new one over the domain's words, trained on its
+# frozen encoder; that model's perplexity is the "before". Then 40 steps train the whole biLM,
+# and, as a control, the same 40 steps train the softmax alone with the encoder frozen: only
+# the difference between the two is the encoder's. The command
+# `elmo-tutorial finetune data/models/small --out runs/small-sst` does it all and compares an
+# SST-2 task model (600 training, 200 dev, 500 test sentences) with ELMo from each biLM. It
+# takes about 6 minutes on a 2-core CPU, so we read its committed report:
+
+# %%
+tuned = json.loads((report_dir / "finetune.json").read_text(encoding="utf-8"))
+display(Markdown((report_dir / "FINETUNE.md").read_text(encoding="utf-8").split("\n", 2)[2]))
+before, after = (tuned["finetune"][k]["avg_ppl"] for k in ("before", "after"))
+frozen = tuned["control"]["after"]["avg_ppl"]
+print(f"held-out perplexity: before {before:.1f}, after the whole biLM {after:.1f}, after the "
+      f"softmax alone {frozen:.1f}: the encoder's share {frozen - after:+.1f}")
+change = tuned["difference"]  # finetuned − original, paired by seed, with the test sample
+print(f"SST-2, fine-tuned − original biLM: {change['mean']:+.1f} points, 95 % interval "
+      f"[{change['low']:+.1f}, {change['high']:+.1f}] over {change['n']} seeds and the test "
+      "sentences")
+claim(change["low"] < 0 < change["high"],
+      "SST-2 accuracy shows no difference between the fine-tuned and the original biLM")
+
+# %% [markdown]
+# ## 6. After ELMo: GPT and BERT
+#
+# ELMo's recipe is *feature extraction*: pre-train a language model, freeze it, and let each
+# task learn a scalar mix of its layers as extra input to a task model of its own. Two papers
+# of the same year changed three things:
+#
+# - **The encoder**: a Transformer (Vaswani et al. 2017) instead of LSTMs, self-attention
+#   over the whole sentence at every layer, with many more layers (12 to 24).
+# - **The objective**: GPT (Radford et al. 2018) is a left-to-right language model only, like
+#   ELMo's forward half; BERT (Devlin et al. 2019) predicts *masked* words from both sides at
+#   once (a masked LM, plus next-sentence prediction), where ELMo trains two one-directional
+#   LMs and only concatenates them, so no ELMo layer sees both sides of a word together.
+# - **The adaptation**: both *fine-tune the whole network* on each task, with a small output
+#   layer on top, instead of freezing it and learning a mix of its layers. Peters, Ruder and
+#   Smith (2019), *To Tune or Not to Tune?*, compare the two ways on ELMo and BERT: which is
+#   better depends on how similar the task is to pre-training.
+#
+# What stayed: pre-train a deep model on unlabelled text with a language-modelling objective,
+# then reuse *all* of it for a task; and the layers still differ (BERT's lower layers, like
+# ELMo's, know more syntax: Tenney et al. 2019, *BERT Rediscovers the Classical NLP Pipeline*).
+#
+# **Beyond labelling text.** All six tasks label their input or point into it. Contextual
+# vectors also feed models that *write* text. A sequence-to-sequence model (Sutskever et al.
+# 2014) encodes its input into one vector per token, each computed from the whole sentence,
+# and its decoder reads them through attention (Bahdanau et al. 2015) while it writes the
+# output: a translation, an answer in its own words, a headline for a news story (Rush et al.
+# 2015). Those encoder states are contextual vectors too. CoVe (McCann et al. 2017), which the
+# paper compares with ELMo in Tables 5 and 6 (notebook 09 prints its row), is exactly that:
+# the states of the encoder of an English-German translation model, reused as inputs for other
+# tasks, where ELMo reuses a language model's. The reuse also runs the other way: Edunov,
+# Baevski and Auli (2019) add a pre-trained language model's representations to translation
+# and summarisation models, and the pre-trained encoder-decoders that came after ELMo, T5
+# (Raffel et al. 2020) and BART (Lewis et al. 2020), are trained on unlabelled text and then
+# fine-tuned for translation, summarisation and question answering alike.
+
+# %% [markdown]
+# ### Exercise 4 (explain): frozen features or fine-tuning?
+#
+# ELMo freezes the biLM and learns only a scalar mix of its layers; BERT fine-tunes every
+# weight for each task. Give one advantage of each, and say which one section 5's
+# fine-tuning is (it changes the biLM's weights too).
+
+# %% [markdown]
+# **Model answer.**
+# <!-- BEGIN ANSWER -->
+# Frozen features: the biLM's layers are computed once per sentence and cached (this notebook
+# trains a dozen task models in seconds on them), one biLM serves every task, and a small
+# labelled set cannot make the task model forget what the biLM learned. Fine-tuning: every
+# layer can adapt to the task, which usually gives higher scores when the task differs from
+# the pre-training objective and enough labelled data is there (Peters, Ruder and Smith 2019),
+# at the cost of a copy of the whole network per task and a full backward pass per step.
+# Section 5's fine-tuning is neither: it continues the *language-model* training on the
+# task's text without labels, and the biLM is then frozen again for the task model.
+# <!-- END ANSWER -->
+
+# %% [markdown]
+# ## Summary
+#
+# - The + layer 0 arm separates what the biLM's characters buy from what its context adds
+#   (section 1): on chunking both add, the characters more; on NER with all its data, context.
+# - Where ELMo goes and which layers it mixes are choices a task makes on dev (Tables 2-3,
+#   Figure 2). On chunking at this scale the input is the place (output alone loses), and the
+#   top layer alone is level with the mix: the paper's all-layers advantage does not reproduce
+#   here, though the mix leans on the first LSTM layer as in the paper's Figure 2.
+# - The quality figure puts each biLM's gain beside its perplexity on one corpus (section 4):
+#   of three biLMs, only the best, the shipped one, buys a gain the intervals show.
+# - Fine-tuning on the task's text lowers the perplexity on that text; only the part beyond
+#   the frozen-encoder control is the encoder's, and a task comparison needs the power to
+#   detect the change it looks for (section 5).
+# - After ELMo, GPT and BERT kept the pre-training and changed the encoder, the objective and
+#   the adaptation (fine-tuning everything).
+#
+# **Further:** Peters et al. (2018) §5.1-5.2 (Tables 2-3), §5.5 (Figure 2), Appendix A.1
+# (fine-tuning the biLM); Radford et al. (2018), *Improving Language Understanding by
+# Generative Pre-Training* (GPT); Devlin et al. (2019), *BERT*; Peters, Ruder and Smith (2019),
+# *To Tune or Not to Tune?*; the `tasks` and `finetune` commands (`elmo-tutorial tasks
+# --help`) run the experiments on your own biLM.
+
+# %% [markdown]
+# ## Check your understanding
+#
+# Short questions on the whole notebook; answer each in a sentence or two before you open the
+# instructor's answer.
+#
+# 1. What does the "+ layer 0" arm separate that "baseline vs + ELMo" cannot?
+#
+# <!-- BEGIN ANSWER -->
+# Layer 0 is the biLM's character CNN and highway layers: no context, but trained on far more
+# text than the task's. "+ layer 0" measures what those characters buy; "+ ELMo − + layer 0"
+# is what the contextual layers add on top.
+# <!-- END ANSWER -->
+#
+# 2. Where does the taggers' ELMo go (input, output, both), and why was that decided on dev?
+#
+# <!-- BEGIN ANSWER -->
+# Where the Table 3 runs on the chunking sample scored best on *dev*, before Table 1 was
+# trained. Deciding on test scores would fit the choice to the test set, and every later test
+# score would then be too optimistic.
+# <!-- END ANSWER -->
+#
+# 3. What does $\lambda$ do to the scalar mix, and what does a large $\lambda$ (Table 2's
+#    $\lambda = 1$) force?
+#
+# <!-- BEGIN ANSWER -->
+# $\lambda \lVert w \rVert^2$ pulls the mix's weights $w$ towards 0, that is softmax(w)
+# towards uniform; with $\lambda = 1$ the mix stays close to the plain average of the layers,
+# with a small $\lambda$ (0.001) the task may prefer some layers.
+# <!-- END ANSWER -->
+#
+# 4. Why can the quality figure compare perplexities only of biLMs trained on one corpus?
+#
+# <!-- BEGIN ANSWER -->
+# Perplexity measures how well a model predicts *its own* held-out text. A biLM trained on a
+# small generated corpus can reach a low perplexity there and still know nothing about the
+# words of newspapers or tweets; only biLMs scored on the same test text can be ranked by it.
+# <!-- END ANSWER -->
+#
+# 5. Fine-tuning the biLM lowered the held-out perplexity. Why is that not yet evidence that
+#    the encoder, which ELMo uses, got better at the domain?
+#
+# <!-- BEGIN ANSWER -->
+# The softmax trained during the same steps; its longer training alone lowers the perplexity.
+# Only the drop beyond the control, the same steps with the encoder frozen, is the encoder's.
+# <!-- END ANSWER -->
+#
+# 6. Your biLM reaches a test perplexity of 200 on its English corpus; a colleague's, trained
+#    on tweets, reaches 80 on tweets. Which would you expect to help WNUT-17 NER more, and what
+#    would settle it?
+#
+# <!-- BEGIN ANSWER -->
+# The perplexities cannot be compared: each is measured on its own test text, and tweets may
+# simply be easier to predict. The colleague's biLM read text like WNUT-17's, which argues for
+# it; only running both in the same task model, the same seeds, with paired intervals settles it.
+# <!-- END ANSWER -->
+#
+# 7. A task model's learned weights come out as softmax(w) = [0.1, 0.8, 0.1]. What does that
+#    tell you, and what does it not?
+#
+# <!-- BEGIN ANSWER -->
+# That this task, at this place, leaned on layer 1 when trained this way. Not that the other
+# layers are useless: the weights are one solution among many (γ rescales, and the next layer
+# of the model can compensate), and only an ablation, such as the top layer alone or layer 0
+# alone against the mix with paired intervals, measures what a layer adds.
+# <!-- END ANSWER -->
