@@ -422,7 +422,7 @@ claim(verdict(ner_curve[0]["difference"]) != "gain"
 
 # %% [markdown]
 # Chunking has the shape of the paper's Figure 1: with 1 % of the training set (79 sentences)
-# the ELMo model is about 10 F1 ahead, with 10 % about 5, with all of it about 2.5, and every
+# the ELMo model is about 10 F1 ahead, with 10 % about 5, with all of it about 2.6, and every
 # gap is a gain with its interval. NER (tweets, rare and mostly unseen entities) is harder for
 # every model and does not have that shape: with 34 sentences neither arm finds more than a
 # few entities and no difference is shown; with 339 and with all 3,394 the ELMo model gains,

@@ -312,7 +312,8 @@ quality = report["quality"]
 for q in quality:
     ppl = "—" if q["perplexity"] is None else f"{q['perplexity']:.1f}"
     gains = "   ".join(f"{t} {interval(g)} {verdict(g)}" for t, g in q["gains"].items())
-    print(f"{q['bilm']:<20} perplexity {ppl:>6}   {gains}")
+    name = "small (shipped)" if q["bilm"] == "main" else q["bilm"]  # "main": the report's biLM
+    print(f"{name:<16} perplexity {ppl:>6}   {gains}")
 by_perplexity = sorted(quality, key=lambda q: q["perplexity"])
 best, weaker = by_perplexity[0], by_perplexity[1:]
 claim(len(quality) >= 3 and weaker[-1]["perplexity"] > 1.5 * best["perplexity"],
@@ -352,7 +353,7 @@ claim(all(a["gains"][t]["mean"] < b["gains"][t]["mean"] for t in best["gains"]
 # the difference between the two is the encoder's. The command
 # `elmo-tutorial finetune data/models/small --out runs/small-sst` does it all and compares an
 # SST-2 task model (600 training, 200 dev, 500 test sentences) with ELMo from each biLM. It
-# takes about 6 minutes on a 2-core CPU, so we read its committed report:
+# takes about 11 minutes on a 2-core CPU, so we read its committed report:
 
 # %%
 tuned = json.loads((report_dir / "finetune.json").read_text(encoding="utf-8"))
