@@ -78,6 +78,7 @@ from elmo_tutorial.tasks import (
     task_word_vectors,
     train_arms,
 )
+from elmo_tutorial.tasks.report_markdown import table1_markdown
 
 # One thread: the small LSTM steps gain nothing from a second one, and results do not depend
 # on the machine's core count.
@@ -381,15 +382,7 @@ claim(len(report["seeds"]) >= 5, "Table 1 uses at least five seeds")
 tasks = report["tasks"]
 names = {"sst5": "SST-5", "sst5_phrases": "SST-5 (phrases)", "chunking": "chunking",
          "ner": "NER"}
-rows = ["| task | metric | train | baseline | + ELMo | ELMo − baseline [95 %] | verdict | "
-        "paper |", "|---|---|--:|---|---|---|---|---|"]
-for task, entry in tasks.items():
-    d, paper = entry["differences"]["elmo_vs_baseline"], report["paper"]["table1"].get(task)
-    rows.append(f"| {names[task]} | {entry['metric']} | {entry['sizes']['train']:,} | "
-                f"{pm(entry['arms']['baseline'])} | {pm(entry['arms']['elmo'])} | "
-                f"{interval(d)} | {verdict(d)} | "
-                + (f"{paper['baseline']} → {paper['elmo']} |" if paper else "– |"))
-display(Markdown("**Table 1** (test set, mean ± std over the seeds)\n\n" + "\n".join(rows)))
+display(Markdown(table1_markdown(report, layer0=False)))  # the layer-0 arm: notebook 13
 claim(verdict(tasks["chunking"]["differences"]["elmo_vs_baseline"]) == "gain",
       "on chunking, + ELMo beats the baseline (the interval lies above 0)")
 

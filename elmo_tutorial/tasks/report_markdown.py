@@ -9,7 +9,7 @@ excludes 0 ("no difference shown" otherwise). The figures are drawn by
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from elmo_tutorial.analyses.paired import PairedDifference, verdict
@@ -17,7 +17,7 @@ from elmo_tutorial.files.report_files import markdown_table, quick_banner, write
 from elmo_tutorial.tasks.report_figures import FIGURES, write_figures
 from elmo_tutorial.tasks.results import Spread, TaskReport
 
-__all__ = ["FIGURES", "ci", "to_markdown", "write_report"]
+__all__ = ["FIGURES", "ci", "table1_markdown", "to_markdown", "write_report"]
 
 NAMES = {"sst5": "SST-5 (sentiment, 5 classes)",
          "sst5_phrases": "SST-5, trained on every labelled phrase",
@@ -135,21 +135,32 @@ def _quick_notes(result: TaskReport) -> list[str]:
     return notes + [""]
 
 
-def _table1(result: TaskReport) -> list[str]:
+def table1_markdown(result: TaskReport | Mapping, *, layer0: bool = True) -> str:
+    """Table 1 of the report as markdown, with its floors and arms; ``layer0=False`` leaves
+    out the layer-0 columns (notebook 12, whose successor asks for a prediction about them).
+    ``result`` is a :class:`TaskReport` or the dict of its json, checked on the way."""
+    if isinstance(result, Mapping):
+        result = TaskReport.from_dict(result)
+    return "\n".join(_table1(result, layer0))
+
+
+def _table1(result: TaskReport, layer0: bool = True) -> list[str]:
+    header = ("task", "metric", "train sentences", "baseline", "+ layer 0", "+ ELMo",
+              "ELMo − baseline", "ELMo − layer 0", "relative error reduction", "paper")
+    keep = [layer0 or "layer 0" not in column for column in header]
     rows, paper = [], result.paper.table1
     for task, r in result.tasks.items():
         a, d, p = r.arms, r.differences, paper.get(task)
-        rows.append([NAMES[task], r.metric, f"{r.sizes['train']:,}", _pm(a["baseline"]),
-                     _pm(a["layer0"]) if "layer0" in a else "–", _pm(a["elmo"]),
-                     ci(d.elmo_vs_baseline), ci(d.elmo_vs_layer0) if d.elmo_vs_layer0 else "–",
-                     f"{r.error_reduction:+.1f} %",
-                     f"{p['baseline']:.2f} → {p['elmo']:.2f}" if p else "–"])
+        row = [NAMES[task], r.metric, f"{r.sizes['train']:,}", _pm(a["baseline"]),
+               _pm(a["layer0"]) if "layer0" in a else "–", _pm(a["elmo"]),
+               ci(d.elmo_vs_baseline), ci(d.elmo_vs_layer0) if d.elmo_vs_layer0 else "–",
+               f"{r.error_reduction:+.1f} %",
+               f"{p['baseline']:.2f} → {p['elmo']:.2f}" if p else "–"]
+        rows.append([cell for cell, k in zip(row, keep, strict=True) if k])
     n = len(result.seeds)
     lines = [f"## Table 1: the task model without and with ELMo (test set, mean ± std over {n} "
              "seeds; differences paired by seed, with their 95 % interval)", ""]
-    lines += _table(("task", "metric", "train sentences", "baseline", "+ layer 0",
-                     "+ ELMo", "ELMo − baseline", "ELMo − layer 0",
-                     "relative error reduction", "paper"), rows)
+    lines += _table([c for c, k in zip(header, keep, strict=True) if k], rows)
     sst = result.tasks.get("sst5")
     if sst:
         bow = sst.bag_of_words

@@ -126,6 +126,24 @@ def test_points_at_or_below_the_majority_class_are_flagged():
     assert "The dashed line in the panel of SST-5 (sentiment, 5 classes) is the majority" in text
 
 
+def test_table_1_without_its_layer_0_columns_keeps_every_other_cell():
+    """Notebook 12 shows Table 1 without the layer-0 arm (13 asks for a prediction about it)."""
+    from elmo_tutorial.tasks.report_markdown import table1_markdown
+
+    result = _fake_result()
+    full, short = table1_markdown(result), table1_markdown(result.to_dict(), layer0=False)
+    assert "| + layer 0 |" in full and "layer 0 |" not in short.split("\n\n")[1]
+    for whole, part in zip(full.splitlines(), short.splitlines(), strict=True):
+        if whole.startswith("| "):
+            cells = whole.split(" | ")
+            assert part.split(" | ") == cells[:4] + cells[5:7] + cells[8:]
+        elif whole.startswith("|"):  # the header's rule: two columns fewer
+            assert part.count("|") == whole.count("|") - 2
+        else:
+            assert part == whole
+    assert full in to_markdown(result)
+
+
 def test_figure_1_of_the_taggers_alone_mentions_no_majority_class_line():
     text = to_markdown(_fake_result())
     assert "dashed line" not in text, "Figure 1 has no classification panel to draw it in"
