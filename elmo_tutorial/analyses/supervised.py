@@ -24,7 +24,11 @@ the rate and two at a quarter. Without it a run that happens to reach a plateau 
 there, and its best epoch predicts its test score (an early stopper scores lower).
 
 A **round** is one pass over the batches, or as many passes as make ``round_updates`` steps
-when the training set is small: scoring dev after 3 updates would spend the run on dev.
+when the training set is small: scoring dev after 3 updates would spend the run on dev. With
+``max_round_updates`` a round of a large training set is cut short: dev is scored every that
+many steps, and the next round goes on through the same shuffled pass. (SST-5's 159,273
+phrases make 4,978 batches: one dev score a pass would leave the stopping rule a few noisy
+readings; see :data:`~elmo_tutorial.tasks.experiments.PROTOCOL`.)
 
 Example:
     >>> torch.manual_seed(0) and None
@@ -43,7 +47,7 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import torch
@@ -71,9 +75,9 @@ class Fit:
     """What :func:`fit` did.
 
     Attributes:
-        history: one dict per round: ``{"round", "epochs" (passes so far), "updates",
-            "loss" (mean training loss of the round), "valid" (dev score), "lr" (the learning
-            rate the round trained with)}``.
+        history: one dict per round: ``{"round", "epochs" (passes so far; a fraction when
+            rounds split passes), "updates", "loss" (mean training loss of the round), "valid"
+            (dev score), "lr" (the learning rate the round trained with)}``.
         best_round: the round whose weights the model ends with.
         last_round: the last round trained.
         cap: the most rounds the run was allowed in the end (``max_rounds``, extended).
@@ -95,7 +99,8 @@ def fit(model: nn.Module, batches: Sequence, loss_of: Callable[[object], torch.T
         score_dev: Callable[[], float], *, lr: float, seed: int = 0, max_rounds: int = 30,
         patience: int = 5, min_updates: int = 0, round_updates: int = 1,
         hard_cap: int = 200, lr_patience: int | None = None, lr_factor: float = 0.5,
-        wait_while_zero: bool = False, progress: bool = False) -> Fit:
+        wait_while_zero: bool = False, max_round_updates: int | None = None,
+        progress: bool = False) -> Fit:
     """Train ``model`` with Adam until dev stops improving; end with the best round's weights.
 
     Args:
@@ -119,18 +124,27 @@ def fit(model: nn.Module, batches: Sequence, loss_of: Callable[[object], torch.T
             yet made, not convergence, and lowering the learning rate or stopping on it would
             end the run before it learns. The wait lasts at most ``max_rounds``: a run that
             has not started by then stops there (``stopped="cap"``).
+        max_round_updates: the most steps in a round (None: whole passes). A pass longer than
+            this is split over several rounds, each scored on dev; must be ≥ ``round_updates``.
     """
     if not batches:
         raise ValueError("fit needs at least one training batch")
     if patience < 1 or max_rounds < 1 or hard_cap < max_rounds:
         raise ValueError(f"need patience ≥ 1 and 1 ≤ max_rounds ≤ hard_cap, got {patience}, "
                          f"{max_rounds}, {hard_cap}")
+    if max_round_updates is not None and max_round_updates < max(1, round_updates):
+        raise ValueError(f"need max_round_updates ≥ round_updates, got {max_round_updates} "
+                         f"and {round_updates}")
     if lr_patience is not None and (lr_patience < 1 or not 0.0 < lr_factor < 1.0):
         raise ValueError(f"need lr_patience ≥ 1 and 0 < lr_factor < 1, got {lr_patience}, "
                          f"{lr_factor}")
     torch.manual_seed(seed)  # dropout
     generator = torch.Generator().manual_seed(seed)  # batch order
     passes_per_round = max(1, math.ceil(round_updates / len(batches)))
+    steps_per_round = passes_per_round * len(batches)
+    if max_round_updates is not None:  # a large set: dev is scored within a pass
+        steps_per_round = min(steps_per_round, max_round_updates)
+    order = _shuffled_passes(len(batches), generator)  # one shuffled pass after another
     optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=lr)
     result, cap, best, best_state, updates = Fit(), max_rounds, -math.inf, None, 0
     last_cut = 0  # the round after which the learning rate was last lowered
@@ -142,16 +156,17 @@ def fit(model: nn.Module, batches: Sequence, loss_of: Callable[[object], torch.T
     for round_ in rounds:
         model.train()
         total, seen = 0.0, 0
-        for _ in range(passes_per_round):
-            for i in torch.randperm(len(batches), generator=generator).tolist():
-                loss = loss_of(batches[i])
-                optimizer.zero_grad()
-                loss.backward()
-                optimizer.step()
-                total, seen, updates = total + float(loss.detach()), seen + 1, updates + 1
+        for _ in range(steps_per_round):
+            loss = loss_of(batches[next(order)])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total, seen, updates = total + float(loss.detach()), seen + 1, updates + 1
         score = float(score_dev())
         rate = optimizer.param_groups[0]["lr"]
-        result.history.append({"round": round_, "epochs": round_ * passes_per_round,
+        epochs = updates / len(batches)  # a whole number unless rounds split passes
+        result.history.append({"round": round_,
+                               "epochs": int(epochs) if epochs.is_integer() else epochs,
                                "updates": updates, "loss": total / seen, "valid": score,
                                "lr": rate})
         result.last_round = round_
@@ -175,3 +190,10 @@ def fit(model: nn.Module, batches: Sequence, loss_of: Callable[[object], torch.T
     result.cap = cap
     model.load_state_dict(best_state)
     return result
+
+
+def _shuffled_passes(n: int, generator: torch.Generator) -> Iterator[int]:
+    """Batch indices, pass after pass, each pass a new permutation of ``range(n)`` (drawn
+    when its first index is asked for)."""
+    while True:
+        yield from torch.randperm(n, generator=generator).tolist()

@@ -81,6 +81,9 @@ class Protocol(Record):
     # for at most max_epochs
     # (None: they counted, as in the reports made before this rule)
     wait_while_zero: bool | None = optional()
+    # dev is scored at least every this many updates: a longer pass is split into several
+    # "epochs" (only SST-5's phrases; None: once a pass, as the reports made before it)
+    max_round_updates: int | None = optional()
 
 
 @dataclass(frozen=True)
@@ -114,7 +117,7 @@ class TaskRow(Record):
     error_reduction: float  # the share of the baseline's errors + ELMo removes (percent)
     differences: Table1Differences
     curves: dict[str, list[list[float]]]  # arm → per seed, the dev score after every epoch
-    epochs_per_round: int  # passes over the training set per dev score
+    epochs_per_round: float  # passes per dev score (a fraction: SST-5's phrases)
     bag_of_words: BagOfWords | None = optional()  # SST-5 only
     majority: float | None = optional()  # SST-5 only: always the commonest class
 
@@ -177,7 +180,7 @@ class RunResult(Record):
     cap: int  # the cap in the end
     stopped: str  # "patience" or "cap"
     updates: int  # optimiser steps made
-    epochs_per_round: int  # passes over the training set per dev score
+    epochs_per_round: float  # passes per dev score (a fraction: SST-5's phrases)
     curve: list[float]  # dev score after every round
     places: list[str]  # where ELMo went ([] for the baseline)
     weights: dict[str, list[float]]  # place → softmax(w) of the mix

@@ -153,7 +153,7 @@ def train_task_model(model: TaskModel, train: TaskSplit, valid: TaskSplit,
                      lr: float = 2e-3, mix_penalty: float = 1e-3, seed: int = 0,
                      min_updates: int = 0, round_updates: int = 1, hard_cap: int = 200,
                      lr_patience: int | None = None, wait_while_zero: bool = False,
-                     fast: bool = True) -> Fit:
+                     max_round_updates: int | None = None, fast: bool = True) -> Fit:
     """Adam on cross-entropy + ``mix_penalty · model.penalty()`` until dev stops improving.
 
     Args:
@@ -168,6 +168,7 @@ def train_task_model(model: TaskModel, train: TaskSplit, valid: TaskSplit,
         lr_patience: halve the learning rate after this many epochs without a better dev
             score (None: a constant rate; see ``fit``).
         wait_while_zero: epochs before the first dev score above 0 count for neither (``fit``).
+        max_round_updates: score dev at least every this many updates (None: once a pass).
         fast: first switch the model's modules to their fast versions, in place
             (:func:`elmo_tutorial.fast.speed_up`: its dropout draws its masks with
             ``rand_like``, the same distribution, faster); False trains it as built.
@@ -193,4 +194,4 @@ def train_task_model(model: TaskModel, train: TaskSplit, valid: TaskSplit,
     return fit(model, batches, loss_of, lambda: evaluate(model, valid), lr=lr, seed=seed,
                max_rounds=max_epochs, patience=patience, min_updates=min_updates,
                round_updates=round_updates, hard_cap=hard_cap, lr_patience=lr_patience,
-               wait_while_zero=wait_while_zero)
+               wait_while_zero=wait_while_zero, max_round_updates=max_round_updates)

@@ -142,3 +142,36 @@ def test_a_run_that_never_scores_above_zero_waits_until_the_planned_cap_only():
     late = _fit_scripted([0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9], max_rounds=3, patience=2,
                          hard_cap=9, wait_while_zero=True)
     assert (late.last_round, late.stopped) == (9, "cap") and late.best_round == 9
+
+
+def _batch_order(**kw):
+    """The batch indices ``fit`` trains on, in order, for 8 batches and 6 rounds."""
+    seen = []
+    batches = [torch.tensor([[float(i)]]) for i in range(8)]
+    model = nn.Linear(1, 1)
+
+    def loss_of(batch):
+        seen.append(int(batch))
+        return model(batch).sum() * 0.0
+
+    result = fit(model, batches, loss_of, lambda: 1.0, lr=0.01, seed=5, max_rounds=6,
+                 patience=6, hard_cap=6, **kw)
+    return seen, result
+
+
+def test_a_round_cap_scores_dev_within_a_pass_and_keeps_the_batch_order():
+    whole, _ = _batch_order()
+    cut, result = _batch_order(max_round_updates=3)
+    assert len(whole) == 48 and len(cut) == 18  # 6 rounds of a pass, 6 rounds of 3 updates
+    assert cut == whole[:18]  # the same shuffled passes, cut every 3 updates
+    assert sorted(cut[:8]) == list(range(8))  # the first pass is still a permutation
+    assert [r["updates"] for r in result.history] == [3, 6, 9, 12, 15, 18]
+    assert result.history[0]["epochs"] == 3 / 8 and result.history[-1]["epochs"] == 18 / 8
+    same, _ = _batch_order(max_round_updates=8)  # a cap at a whole pass changes nothing
+    assert same == whole
+
+
+def test_a_round_cap_below_the_round_floor_is_refused():
+    with pytest.raises(ValueError, match="max_round_updates"):
+        _fit_scripted([1] * 10, max_rounds=5, patience=2, round_updates=10,
+                      max_round_updates=4)
