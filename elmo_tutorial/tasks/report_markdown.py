@@ -77,7 +77,10 @@ def _protocol(result: TaskReport) -> list[str]:
                 "reached before patience has acted, so no run that has started ends at a cap. ")
         + "Training sets below 100 % use batches of 8, at least "
         f"{p.min_updates:,} updates, and score dev after at least {p.round_updates} "
-        "updates (several passes over a small set count as one epoch above).",
+        "updates (several passes over a small set count as one epoch above)."
+        + (f" A pass of more than {p.max_round_updates:,} updates (SST-5's phrases) is "
+           f"scored on dev every {p.max_round_updates:,} updates, and each of those counts as "
+           "one epoch above." if p.max_round_updates else ""),
         "",
         f"**Convergence:** {conv.runs} runs; **{conv.at_cap} ended at a cap**; "
         f"{conv.extended} needed more than {p.max_epochs} epochs; the longest made "

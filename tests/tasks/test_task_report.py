@@ -405,8 +405,8 @@ def test_runs_of_other_options_or_quality_biLMs_are_kept_apart(monkeypatch):
 def test_the_runs_file_of_a_fixed_biLM_and_setting_keeps_its_name(monkeypatch):
     """The key of a runs file does not change with the code that computes it: a report
     interrupted before an upgrade resumes after it. (The values were computed when the
-    protocol came to wait for a dev score above 0 before counting a plateau: runs of the rule
-    before are not resumed as runs of this one.)"""
+    protocol came to score dev at least every 2,500 updates: runs of the rule before are not
+    resumed as runs of this one.)"""
     model = torch.nn.Linear(2, 2)
     with torch.no_grad():
         model.weight.copy_(torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
@@ -415,7 +415,7 @@ def test_the_runs_file_of_a_fixed_biLM_and_setting_keeps_its_name(monkeypatch):
     monkeypatch.setattr(task_report, "word_vectors", lambda corpus: (table, {}))
     monkeypatch.setattr(task_report, "read_task", lambda task: TOY_TASK)
     header, name = task_report.run_store_key(model, "english_mix", quick=True)
-    assert name == "0d280d1e70cc0707-134c06aa940d-quick.jsonl"
+    assert name == "0d280d1e70cc0707-9fa57f7e7cea-quick.jsonl"
     assert header["task_data"]["sst5"] == \
         "4e724cfb8d82c96ad6c12d6c4fc473b8a8c7d44b58457aad405501ce1936e28b"
     assert header["model"] == \
@@ -424,7 +424,7 @@ def test_the_runs_file_of_a_fixed_biLM_and_setting_keeps_its_name(monkeypatch):
         "e2c0a71510b5394df7773b63fb5f54372b84c3564e67811bde7d665be227976d"
     assert header["protocol"]["max_epochs"] == 3 and header["sample"] is None
     _, full = task_report.run_store_key(model, "english_mix", quick=False)
-    assert full == "0d280d1e70cc0707-2adb04dccb1f-full.jsonl"
+    assert full == "0d280d1e70cc0707-f4659abbef38-full.jsonl"
 
 
 def test_the_shipped_reports_figures_are_drawn_readable_at_their_own_size():
@@ -509,3 +509,16 @@ def test_sst5_phrases_run_the_papers_two_arms_and_the_table_shows_no_layer0_ther
     text = to_markdown(result)
     assert "| SST-5, trained on every labelled phrase | accuracy | 1,000 |" in text
     assert "second row trains as the paper's did, on every labelled phrase" in text
+
+
+def test_the_protocol_says_how_a_pass_longer_than_a_round_is_scored():
+    """SST-5's phrases are scored on dev every 2,500 updates; the protocol paragraph says so,
+    and a report made before that rule (no max_round_updates) does not claim it."""
+    result = _fake_result()
+    assert result.protocol.max_round_updates == 2500
+    text = to_markdown(result)
+    assert "A pass of more than 2,500 updates (SST-5's phrases) is scored on dev every 2,500" \
+        in text
+    before = dataclasses.replace(
+        result, protocol=dataclasses.replace(result.protocol, max_round_updates=None))
+    assert "A pass of more than" not in to_markdown(before)
