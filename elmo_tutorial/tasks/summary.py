@@ -10,6 +10,7 @@ arms over the same seeds, in points.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -130,7 +131,8 @@ def summarise(store: RunStore, tasks: Sequence[str], seeds: Sequence[int], setti
         runs=len(everything),
         at_cap=sum(r["stopped"] == "cap" for _, r in everything),
         extended=sum(r["cap"] > protocol["max_epochs"] for _, r in everything),
-        longest=max(r["last_epoch"] * r["epochs_per_round"] for _, r in everything),
+        # passes begun: a phrase run's epoch is half a pass (PROTOCOL's max_round_updates)
+        longest=max(math.ceil(r["last_epoch"] * r["epochs_per_round"]) for _, r in everything),
         best_epoch_vs_test=_best_epoch_vs_test(store, tasks, seeds, places))
     return TaskReport(
         seeds=list(seeds), fraction_seeds=list(setting["fraction_seeds"]),

@@ -48,12 +48,16 @@ def _fake_run(job: Job) -> dict:
             "gamma": {p: 1.0 for p in job.places}}
 
 
-def _fake_result() -> TaskReport:
+def _fake_result(edit=None) -> TaskReport:
+    """A report summarised from fake runs; ``edit(job, run)`` may change each run first."""
     store = RunStore(None)
     jobs = [j for step in ("places", "table1", "table2", "fractions")
             for j in jobs_for(step, TASKS, SEEDS, FULL, PLACES)]
     for job in jobs:
-        store.add(job, _fake_run(job))
+        run = _fake_run(job)
+        if edit is not None:
+            edit(job, run)
+        store.add(job, run)
     sizes = {("main", t, None): {"train": 1000, "dev": 100, "test": 200} for t in TASKS}
     extras = {"places": PLACES, "place_dev": {"input": 45.0, "input_output": 44.0},
               "sizes": sizes, "perplexity": {}, "majority": {"sst5": 28.6},
@@ -522,3 +526,16 @@ def test_the_protocol_says_how_a_pass_longer_than_a_round_is_scored():
     before = dataclasses.replace(
         result, protocol=dataclasses.replace(result.protocol, max_round_updates=None))
     assert "A pass of more than" not in to_markdown(before)
+
+
+def test_the_longest_run_counts_passes_begun_when_an_epoch_is_part_of_a_pass():
+    """A phrase run's epoch is half a pass: 401 of them are 200.5 passes, written 201 (a whole
+    number, as the report's json reads it back)."""
+    def long_phrase_run(job, run):
+        if job.task == "sst5" and job.variant == "elmo" and job.seed == 0:
+            run.update(last_epoch=401, epochs_per_round=0.5)
+
+    result = _fake_result(long_phrase_run)
+    assert result.convergence.longest == 201
+    again = TaskReport.from_dict(json.loads(json.dumps(result.to_dict())), "report")
+    assert again.convergence.longest == 201
