@@ -36,9 +36,10 @@ official options.json and weights.hdf5, or those two files.
 
 Data: sst, conll2000 and wnut17 (elmo-tutorial data list) and the biLM's training corpus for
 the static vectors (--corpus; a run directory names its own). The full report trains 150
-small models, 10 more per --quality biLM, two at a time on one CPU thread each: four to five
-hours on a 2-core CPU, about half of them SST-5's phrases (--tasks sst5 chunking ner leaves
-them out); a committed TASKS.md gives the CPU-hours its runs took. Each finished run is kept
+small models, 10 more per --quality biLM, two at a time on one CPU thread each: 2 h 18 min
+from scratch on a 2-core CPU with two --quality biLMs (benchmarks/RESULTS.md), a quarter of
+it SST-5's phrases (--tasks sst5 chunking ner leaves them out); a committed TASKS.md gives the
+CPU-hours its runs took. Each finished run is kept
 in a runs file (--runs; by default in the
 cache folder, named after the biLM and the protocol): run the same command again after an
 interruption and it continues where it stopped.
