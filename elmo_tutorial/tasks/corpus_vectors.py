@@ -75,7 +75,7 @@ from elmo_tutorial.files.guarded_read import read_regular_file
 from elmo_tutorial.files.json_input import parse_json
 from elmo_tutorial.files.safe_files import atomic_write, atomic_write_text, remove_stale_temporaries
 
-__all__ = ["corpus_vectors", "sparse_static_vectors"]
+__all__ = ["corpus_vectors", "sparse_static_vectors", "vectors_recipe"]
 
 FORMAT = 2  # bump when the counting changes: old cache files then miss instead of misread
 
@@ -151,14 +151,10 @@ def corpus_vectors(corpus: str = "english_mix", dim: int = 100, window: int = 4,
             for the shipped small biLM, ``"embedded"`` for the tiny one).
         directory: where the cache lives; default ``downloads.cache_dir() / "static_vectors"``.
     """
-    folder = Path(directory) if directory is not None else cache_dir() / "static_vectors"
-    settings = {"format": FORMAT, "corpus": corpus, "dim": dim, "window": window,
-                "min_count": min_count}
-    memo, fingerprint = folder / f"{corpus}.text.json", _fingerprint(corpus)
-    digest, sentences = _remembered(memo, fingerprint), None
-    if digest is None:  # the sources changed, or no fingerprint: the text itself decides
-        sentences = load_sentences(corpus, "train")
-        digest = sentences_checksum(sentences)
+    folder = _folder(directory)
+    settings = _settings(corpus, dim, window, min_count)
+    fingerprint = _fingerprint(corpus)
+    digest, sentences = _text_digest(folder, corpus, fingerprint)
     vectors = _read(_entry(folder, settings, digest), settings, digest)
     if vectors is None:
         if sentences is None:  # the entry is gone or damaged: its text is needed after all
@@ -170,10 +166,51 @@ def corpus_vectors(corpus: str = "english_mix", dim: int = 100, window: int = 4,
         remove_stale_temporaries(folder)  # of earlier runs that were killed while writing
     if fingerprint is not None and sentences is not None:
         try:
-            atomic_write_text(memo, json.dumps({"sources": fingerprint, "sentences": digest}))
+            atomic_write_text(folder / f"{corpus}.text.json",
+                              json.dumps({"sources": fingerprint, "sentences": digest}))
         except OSError:  # a read-only cache still serves its entries; the text is read again
             pass
     return vectors
+
+
+def vectors_recipe(corpus: str = "english_mix", dim: int = 100, window: int = 4,
+                   min_count: int = 5, directory: str | Path | None = None) -> dict:
+    """What :func:`corpus_vectors` computes its vectors from: the counting's format, the
+    settings and the sha256 of the corpus's text.
+
+    Two computations of one recipe agree to float rounding, not bit for bit: the SVD's sparse
+    products sum in an order that depends on the threads (entries differ by about 1e-9 from
+    one run to the next on one machine). So what depends on the vectors, such as a runs file,
+    names them by this recipe, never by the sha256 of their bytes.
+
+    Example:
+        >>> recipe = vectors_recipe("embedded", min_count=1)
+        >>> recipe["corpus"], recipe["dim"], recipe["min_count"], len(recipe["sentences"])
+        ('embedded', 100, 1, 64)
+    """
+    folder = _folder(directory)
+    digest, _ = _text_digest(folder, corpus, _fingerprint(corpus))
+    return {**_settings(corpus, dim, window, min_count), "sentences": digest}
+
+
+def _folder(directory: str | Path | None) -> Path:
+    return Path(directory) if directory is not None else cache_dir() / "static_vectors"
+
+
+def _settings(corpus: str, dim: int, window: int, min_count: int) -> dict:
+    return {"format": FORMAT, "corpus": corpus, "dim": dim, "window": window,
+            "min_count": min_count}
+
+
+def _text_digest(folder: Path, corpus: str, fingerprint: str | None
+                 ) -> tuple[str, list | None]:
+    """The sha256 of the corpus's text, and the text when it had to be read for it (the
+    remembered sha256 while the sources' fingerprint holds: module docstring)."""
+    digest = _remembered(folder / f"{corpus}.text.json", fingerprint)
+    if digest is not None:
+        return digest, None
+    sentences = load_sentences(corpus, "train")  # the sources changed, or no fingerprint
+    return sentences_checksum(sentences), sentences
 
 
 def _entry(folder: Path, settings: dict, digest: str) -> Path:

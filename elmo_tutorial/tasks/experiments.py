@@ -38,13 +38,14 @@ from elmo_tutorial.analyses.embedding_cache import embed_corpus
 from elmo_tutorial.analyses.probes import sentence_layers
 from elmo_tutorial.data import annotated
 from elmo_tutorial.tasks.characters import encode_chars
-from elmo_tutorial.tasks.corpus_vectors import corpus_vectors
+from elmo_tutorial.tasks.corpus_vectors import corpus_vectors, vectors_recipe
 from elmo_tutorial.tasks.model import TaskModel
 from elmo_tutorial.tasks.training import TaskSplit, encode_words, score_and_counts, train_task_model
 
 __all__ = ["ARMS", "CHAR_FILTERS", "CLASSIFICATION", "FRACTION_TASKS", "METRICS", "PROTOCOL",
            "TABLE1_ARMS", "TASKS", "VARIANTS", "layers_per_sentence", "prepare_task",
-           "read_task", "run_variant", "training_subset", "word_vectors"]
+           "read_task", "run_variant", "training_subset", "word_vectors",
+           "word_vectors_recipe"]
 
 TASKS = ("sst5", "sst5_phrases", "chunking", "ner")
 CLASSIFICATION = ("sst5", "sst5_phrases")  # a label per sentence; the others tag tokens
@@ -102,11 +103,21 @@ def read_task(name: str) -> dict[str, list[tuple[list[str], object]]]:
 def word_vectors(corpus: str, dim: int = 100) -> tuple[torch.Tensor, dict[str, int]]:
     """The baseline's static vectors from ``corpus``: ``(V + 1, dim)`` (row 0: ``<UNK>``,
     zeros) scaled to unit variance, and ``{word: row}``."""
-    static = corpus_vectors(corpus, dim=dim, min_count=1 if corpus == "embedded" else 5)
+    static = corpus_vectors(corpus, dim=dim, min_count=_min_count(corpus))
     vectors = torch.from_numpy(np.asarray(static.vectors, dtype=np.float32))  # (V, dim)
     vectors = vectors / vectors.std()  # the scale of a usual embedding initialisation
     table = torch.cat([torch.zeros(1, vectors.shape[1]), vectors])  # (V + 1, dim)
     return table, {w: i for i, w in enumerate(static.words, start=1)}
+
+
+def word_vectors_recipe(corpus: str, dim: int = 100) -> dict:
+    """What :func:`word_vectors` ``(corpus, dim)`` are computed from (``vectors_recipe``): runs
+    trained on them are named by it, since two computations differ in float rounding."""
+    return vectors_recipe(corpus, dim=dim, min_count=_min_count(corpus))
+
+
+def _min_count(corpus: str) -> int:
+    return 1 if corpus == "embedded" else 5  # the embedded corpus is too small to leave words out
 
 
 def layers_per_sentence(embedded) -> list[torch.Tensor]:

@@ -59,6 +59,7 @@ from elmo_tutorial.tasks.experiments import (
     read_task,
     run_variant,
     word_vectors,
+    word_vectors_recipe,
 )
 from elmo_tutorial.tasks.results import TaskReport
 from elmo_tutorial.tasks.runs import Job, RunStore, task_data_checksum
@@ -275,16 +276,17 @@ def run_store_key(model, corpus: str, quick: bool,
     """What a runs file belongs to: its header, and its file name in the cache.
 
     The header names everything a run's result depends on: the biLM (the sha256 of its
-    architecture and weights), the corpus of the baseline's static vectors and the sha256 of
-    those vectors themselves (runs trained on the vectors of other text, e.g. other NLTK data,
-    are not mixed with these), the sha256 of each task's data (runs of data edited since are
-    not read back as these), the protocol and the setting's
-    subsets. The name is ``{biLM's sha256[:16]}-{the header's sha256[:12]}-{quick|full}.jsonl``.
+    architecture and weights), the corpus of the baseline's static vectors and their recipe
+    (``word_vectors_recipe``: the sha256 of the text and the settings, so runs trained on the
+    vectors of other text, e.g. other NLTK data, are not mixed with these; not the vectors'
+    bytes, which differ in float rounding each time they are computed), the sha256 of each
+    task's data (runs of data edited since are not read back as these), the protocol and the
+    setting's subsets. The name is
+    ``{biLM's sha256[:16]}-{the header's sha256[:12]}-{quick|full}.jsonl``.
     """
     setting = QUICK if quick else FULL
-    vectors = word_vectors(corpus)[0]  # cached: the report reads the same entry again
     header = {"model": model_checksum(model), "corpus": corpus,
-              "static_vectors": hashlib.sha256(vectors.numpy().tobytes()).hexdigest(),
+              "static_vectors": word_vectors_recipe(corpus),
               "quick": quick, "protocol": {**PROTOCOL, **setting["protocol"]},
               "sample": setting["sample"], "max_sentences": setting["max_sentences"],
               "task_data": {t: task_data_checksum(read_task(t)) for t in sorted(set(tasks))}}

@@ -91,7 +91,8 @@ def _protocol(result: TaskReport) -> list[str]:
         lines += [f"Wall time of the invocation that finished this report: "
                   f"{result.wall_seconds / 60:.0f} min "
                   f"({result.machine or 'this machine'}"
-                  + (f"; it resumed {again} runs an interrupted one had kept" if again else "")
+                  + (f"; it read {again} of its runs back from the runs file of an earlier "
+                     "invocation, without training them again" if again else "")
                   + "); the runs' own time adds up to "
                   f"{sum(r.result.seconds or 0 for r in result.runs) / 3600:.1f} "
                   "CPU-hours (one thread each).", ""]

@@ -231,6 +231,6 @@ class TaskReport(Record):
     model: str | None = optional()  # how the report names the biLM
     quick: bool | None = optional()  # a smoke test on subsets
     corpus: str | None = optional()  # the static vectors' corpus
-    resumed_runs: int | None = optional()  # runs an interrupted invocation had kept
+    resumed_runs: int | None = optional()  # runs read back from an earlier invocation's file
     wall_seconds: float | None = optional()  # the invocation that finished the report
     machine: str | None = optional()  # where it ran

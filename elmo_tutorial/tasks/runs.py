@@ -10,8 +10,9 @@ so is a line that no longer matches the sha256 written on it (a flipped digit wo
 be a wrong score, read as right), with a warning.
 
 The file's first line says what the runs belong to (``{"header": ...}``: the biLM's checksum,
-the protocol, the static vectors' corpus and the sha256 of the vectors themselves, the task
-data's); a store opened with another header refuses the file rather than mix runs of two
+the protocol, the static vectors' corpus and recipe (the sha256 of its text and the settings:
+computed again, the vectors differ in float rounding, so their bytes cannot name them), the
+task data's); a store opened with another header refuses the file rather than mix runs of two
 setups, naming what differs. The header is written whole or not at all (a full disk leaves no
 empty file behind), and a file that holds no complete line yet (empty, or its header cut
 short) holds no run either: it is started afresh. A first line that is not a header is refused

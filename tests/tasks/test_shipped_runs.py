@@ -1,0 +1,55 @@
+"""The shipped task report and the runs file it was written from (``benchmarks/``).
+
+``elmo-tutorial tasks data/models/small --quality ... --runs benchmarks/task_report_runs.jsonl``
+writes ``data/models/small/TASKS.md`` again in minutes, without training, on any machine with
+the course's data: the report must be made of those runs, and the file's header must be the
+setup this checkout computes for the shipped biLM (else the command refuses the file).
+"""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from elmo_tutorial import ELMo
+from elmo_tutorial.model.run_dir import shipped_model
+from elmo_tutorial.tasks import report as task_report
+
+RUNS = Path(__file__).resolve().parents[2] / "benchmarks" / "task_report_runs.jsonl"
+
+
+def _runs_file() -> tuple[dict, dict[str, dict]]:
+    """The header, and ``{job as sorted JSON: result}`` of every kept run."""
+    first, *lines = RUNS.read_text(encoding="utf-8").splitlines()
+    runs = {}
+    for line in lines:
+        entry = json.loads(line)
+        runs[json.dumps(entry["job"], sort_keys=True)] = entry["result"]
+    return json.loads(first)["header"], runs
+
+
+def test_the_shipped_report_is_made_of_the_kept_runs():
+    """Every run of tasks.json is the kept run of its job: the same score, epochs and stop."""
+    _, kept = _runs_file()
+    report = json.loads((shipped_model("small") / "tasks.json").read_text(encoding="utf-8"))
+    assert len(report["runs"]) == len(kept)
+    for run in report["runs"]:
+        stored = kept[json.dumps(run["job"], sort_keys=True)]
+        for field in ("score", "valid", "best_epoch", "last_epoch", "stopped", "updates"):
+            assert stored[field] == run["result"][field], (run["job"], field)
+
+
+@pytest.mark.slow
+def test_the_runs_files_header_is_the_shipped_biLMs_setup():
+    """The header this checkout computes for the shipped biLM (its weights, the recipe of the
+    baseline's static vectors, the protocol, each task's data) is the file's: a change to any
+    of them would make `tasks --runs` refuse the file, and the report could not be written
+    again without hours of training. Reads english_mix's text for its sha256 (about a minute
+    without the cache)."""
+    if not os.environ.get("NLTK_DATA") or not os.environ.get("ELMO_TUTORIAL_DATA"):
+        pytest.skip("NLTK_DATA and ELMO_TUTORIAL_DATA are not set: no offline corpus or tasks")
+    stored, _ = _runs_file()
+    expected, _ = task_report.run_store_key(ELMo.from_run(shipped_model("small")),
+                                            "english_mix", quick=False)
+    assert stored == json.loads(json.dumps(expected))
