@@ -101,8 +101,8 @@ report_dir = shipped_model("small")  # data/models/small, found from any folder
 # Computing the vectors means reading those 4.7 million words first, about a minute
 # (`word_vectors("english_mix")` does it, for all 29,627 words seen at least 5 times). A task
 # model only ever looks up the words of its task's sentences, so the report keeps, beside its
-# results, the rows of the 16,574 words that its three tasks use: the same numbers, bit for
-# bit, checked when they are read. We load those.
+# results, the rows of the 16,574 words that its three tasks use, in a file whose sha256 is
+# checked when it is read. We load those.
 
 # %%
 vectors, index = task_word_vectors(report_dir)  # (V + 1, 100); row 0 is <UNK>
