@@ -179,7 +179,7 @@ def vectors_recipe(corpus: str = "english_mix", dim: int = 100, window: int = 4,
     settings and the sha256 of the corpus's text.
 
     Two computations of one recipe agree to float rounding, not bit for bit: the SVD's sparse
-    products sum in an order that depends on the threads (entries differ by about 1e-9 from
+    products sum in an order that depends on the threads (entries differ by a few 1e-9 from
     one run to the next on one machine). So what depends on the vectors, such as a runs file,
     names them by this recipe, never by the sha256 of their bytes.
 

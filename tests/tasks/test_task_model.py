@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import torch
 
+from elmo_tutorial.analyses.embedding_cache import sentences_checksum
 from elmo_tutorial.analyses.static_vectors import cooccurrence_counts, ppmi
 from elmo_tutorial.tasks import corpus_vectors as cv
 from elmo_tutorial.tasks.model import TaskModel
@@ -175,6 +176,28 @@ def test_corpus_vectors_are_computed_once_then_read_from_the_cache(tmp_path, mon
     second = cv.corpus_vectors("toy", dim=2, min_count=1, directory=tmp_path)
     assert second.words == first.words and second.vectors.shape == (6, 2)
     np.testing.assert_array_equal(second.vectors, first.vectors)
+
+
+def test_the_recipe_of_the_vectors_reads_the_text_once_for_both(tmp_path, monkeypatch):
+    """A report names its runs file by the vectors' recipe, then trains on the vectors: the
+    text (english_mix: half a minute to read) is read once for both, and the recipe names
+    the text the vectors were computed from."""
+    from elmo_tutorial.tasks.experiments import word_vectors, word_vectors_recipe
+
+    reads = []
+    sentences = [["the", "cat", "sat"], ["the", "dog", "sat"], ["a", "cat", "ran"]] * 3
+
+    def load(corpus, split):
+        reads.append(corpus)
+        return sentences
+
+    monkeypatch.setattr("elmo_tutorial.tasks.corpus_vectors.load_sentences", load)
+    monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path))
+    recipe = word_vectors_recipe("embedded")
+    word_vectors("embedded")
+    assert reads == ["embedded"]
+    assert recipe["sentences"] == sentences_checksum(sentences) and recipe["min_count"] == 1
+    assert word_vectors_recipe("embedded") == recipe
 
 
 def test_corpus_vectors_remove_temporary_files_that_killed_writers_left(tmp_path, monkeypatch):

@@ -370,9 +370,11 @@ def test_the_runs_file_keeps_its_name_when_the_vectors_are_computed_again(monkey
     monkeypatch.setattr(task_report, "read_task", lambda task: TOY_TASK)
     names, tables = [], []
     for scale in (1.0, 1.0 + 1e-6):  # the second computation rounds differently
-        monkeypatch.setattr(corpus_vectors, "sparse_static_vectors", lambda *a, scale=scale, **k:
-                            StaticVectors(computed(*a, **k).words, computed(*a, **k).vectors
-                                          * scale))
+        def rounded_otherwise(*args, scale=scale, **kwargs):
+            vectors = computed(*args, **kwargs)
+            return StaticVectors(vectors.words, vectors.vectors * scale)
+
+        monkeypatch.setattr(corpus_vectors, "sparse_static_vectors", rounded_otherwise)
         monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path / str(scale)))
         tables.append(word_vectors("embedded")[0])  # computed afresh in an empty cache
         names.append(task_report.run_store_key(model, "embedded", quick=True)[1])
