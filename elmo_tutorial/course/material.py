@@ -192,21 +192,7 @@ def main(argv: list[str] | None = None) -> int:
             command.add_argument("--mathjax-url", default=None, metavar="URL",
                                  help="MathJax 2's MathJax.js?config=... (default: mathjax/ "
                                       "beside the pages, for reading them offline)")
-    clock = commands.add_parser("clock", help="the lecture plan: minutes by the stated rule",
-                                description="the lecture plan: each lecture's minutes by the "
-                                            "rule of elmo_tutorial.course.clock")
-    clock.add_argument("--notebooks", type=Path, default=NOTEBOOKS,
-                       help="the executed NN_*.ipynb notebooks (default: %(default)s)")
     args = parser.parse_args(argv)
-    if args.command == "clock":
-        from elmo_tutorial.course.clock import table
-
-        try:
-            print(table(args.notebooks))
-        except (FileNotFoundError, ValueError) as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 1
-        return 0
     make = {"student": _student, "slides": _slides, "html": _html}[args.command]
     try:
         print(make(args))
