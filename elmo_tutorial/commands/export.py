@@ -26,8 +26,8 @@ no checkpoints. The copy can still be evaluated (`elmo-tutorial evaluate OUT_DIR
 with ELMo.from_run and load_run; that is how data/models/tiny was made.
 
 An OUT_DIR that is not empty is refused (nothing is overwritten) unless --force is given.
-The files are written whole or not at all: interrupted, or on a full disk, an export leaves
-OUT_DIR's previous files as they were.
+Each file is written whole or not at all (SHA256SUMS last): an interrupted export leaves no
+half-written file; run it again with --force.
 
 Examples:
   elmo-tutorial export runs/tiny --allennlp exported/tiny
@@ -63,7 +63,6 @@ def _check_arguments(args) -> None:
     from pathlib import Path
 
     from elmo_tutorial.files.overwrite import check_output_folder
-    from elmo_tutorial.formats.export import recover_export
     from elmo_tutorial.model.run_dir import read_run_config
 
     outs = {flag: Path(out) for flag, out in (("--encoder", args.encoder),
@@ -75,7 +74,7 @@ def _check_arguments(args) -> None:
         where = out.resolve()
         if where in seen:
             raise ValueError(f"{flag} and {seen[where]} name the same folder {out}: each export "
-                             "replaces its whole folder; give each its own OUT_DIR")
+                             "writes its own files there; give each its own OUT_DIR")
         if run == where or run.is_relative_to(where):
             raise ValueError(f"{flag} {out} holds the run {args.run_dir} itself: the export "
                              "would replace it; choose an OUT_DIR outside the run")
@@ -85,7 +84,6 @@ def _check_arguments(args) -> None:
         raise FileNotFoundError(f"{args.run_dir} has no final model.safetensors; finish (or "
                                 "--resume) its training first")
     for out in outs.values():
-        recover_export(out)  # a killed export's leftovers do not count as "not empty"
         check_output_folder(out, args.force)
 
 
@@ -106,13 +104,12 @@ def run(args) -> int:
         if args.allennlp:
             options, weights = export_allennlp(args.run_dir, args.allennlp, force=args.force)
             print(f"wrote {options} and {weights}")
-    except PermissionError as err:  # a run file it may not read (writing: ExportFailed)
+    except PermissionError as err:  # a run file it may not read, or an OUT_DIR it may not write
         return not_permitted("export", err, "export reads the run's files and writes OUT_DIR; "
                                             "ask for access, or export a copy you may read")
-    except (OSError, ValueError) as err:  # FileNotFoundError, WouldOverwrite, ExportFailed...
+    except (OSError, ValueError) as err:  # FileNotFoundError, WouldOverwrite, a full disk...
         return fail("export", err)
-    except KeyboardInterrupt:  # Ctrl-C, SIGTERM or SIGHUP (cli); a swap is never cut (staging)
-        return fail("export", "interrupted; each OUT_DIR holds its previous files, or the whole "
-                    "new export if it was said above to be written: run the same command again "
-                    "(with --force for a folder already written)", 130)
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM or SIGHUP (cli); each file is written atomically
+        return fail("export", "interrupted; no file was left half-written, but an OUT_DIR may "
+                    "mix new and old files: run the same command again with --force", 130)
     return 0

@@ -45,31 +45,6 @@ def test_a_stop_signal_ends_any_command_with_one_line_not_a_silent_death(command
     assert signal.getsignal(signal.SIGTERM) is not signal.default_int_handler  # handed back
 
 
-def test_export_stopped_at_its_swap_leaves_the_whole_new_folder(finished_run, tmp_path,
-                                                                 monkeypatch, capsys):
-    """The old folder moved aside, the new one not yet in: a SIGTERM then would have left no
-    folder at all; it waits until the new one is in place."""
-    from elmo_tutorial.files import staging
-
-    out = tmp_path / "exported"
-    assert cli(["export", str(finished_run), "--allennlp", str(out)]) == 0
-    capsys.readouterr()
-    rename = os.rename
-
-    def rename_then_sigterm(source, dest):
-        rename(source, dest)
-        if ".aside-" in str(dest):
-            signal.raise_signal(signal.SIGTERM)
-
-    monkeypatch.setattr(staging.os, "rename", rename_then_sigterm)
-    assert cli(["export", str(finished_run), "--allennlp", str(out), "--force"]) == 130
-    err = capsys.readouterr().err
-    assert err.startswith("elmo-tutorial export: interrupted; each OUT_DIR holds") and \
-        err.count("\n") == 1, err
-    assert sorted(p.name for p in out.iterdir()) == ["options.json", "weights.hdf5"]
-    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".exported")) == []
-
-
 def test_finetune_stopped_outside_its_steps_says_how_to_start_again(tmp_path, monkeypatch,
                                                                     capsys):
     from elmo_tutorial.model.run_dir import shipped_model

@@ -151,16 +151,6 @@ def _task_runs(tmp: Path):
     return path, lambda: RunStore(path, {"model": "m"})
 
 
-def _export_copy(name: str):
-    def setup(tmp: Path):
-        from elmo_tutorial.formats.export import export_copy
-
-        run = tiny_run(tmp / "run")
-        (run / "log.jsonl").write_text('{"step": 1}\n')
-        return run / name, lambda: export_copy(run, tmp / "exported")
-    return setup
-
-
 def _notebook(tmp: Path):
     from elmo_tutorial.course.material import main
 
@@ -268,9 +258,6 @@ DOORS = [
     Door("archive verified", _archive("verify"), folder_bound=False),
     Door("archive extracted", _archive("extract"), folder_bound=False),
     Door("task runs", _task_runs, folder_bound=False),
-    Door("export --copy log.jsonl", _export_copy("log.jsonl")),
-    Door("export --copy config.json", _export_copy("config.json")),
-    Door("export --copy model.safetensors", _export_copy("model.safetensors")),
     Door("notebook", _notebook, folder_bound=False),
     Door("generated manifest", _manifest),
 ]
@@ -308,17 +295,6 @@ def test_a_config_nested_too_deep_for_python_is_damaged_not_a_crash(tmp_path):
     (run / "config.json").write_text("[" * 100_000)
     with pytest.raises(DamagedFile, match=r"config\.json is damaged .*nested"):
         load_run(run)
-
-
-def test_export_copy_never_vouches_for_a_file_outside_the_run(tmp_path, capsys):
-    from elmo_tutorial.commands.cli import main as cli
-
-    run = tiny_run(tmp_path / "run")
-    (tmp_path / "secret.txt").write_text("someone else's\n")
-    (run / "log.jsonl").symlink_to(tmp_path / "secret.txt")
-    assert cli(["export", str(run), "--copy", str(tmp_path / "out")]) == 2
-    assert "outside" in capsys.readouterr().err
-    assert not (tmp_path / "out").exists()
 
 
 def test_evaluate_says_when_the_weights_are_another_runs(tmp_path, capsys):

@@ -286,38 +286,10 @@ def test_an_export_on_a_full_disk_keeps_the_previous_one_and_says_so(finished_ru
     monkeypatch.setattr(ckpt, "save_file", safetensors_fills_the_disk)
     assert cli(["export", str(finished_run), kind, str(out), "--force"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"elmo-tutorial export: no space left on {out}") and \
+    assert err.startswith("elmo-tutorial export: no space left on") and str(out) in err and \
         err.count("\n") == 1, err
     assert snapshot(out) == before
     assert sorted(p.name for p in out.iterdir()) == sorted(before)  # no temporary file left
-
-
-def test_a_killed_export_leaves_the_previous_one_and_the_next_export_cleans_up(
-        finished_run, tmp_path):
-    import subprocess
-    import sys
-
-    out = tmp_path / "exported"
-    assert cli(["export", str(finished_run), "--allennlp", str(out)]) == 0
-    before = snapshot(out)
-    killed_while_writing = f"""
-import os, pathlib, signal
-from elmo_tutorial.commands.cli import main
-def write_half_then_die(self, data):
-    with open(self, "wb") as f:
-        f.write(bytes(data)[:100])
-    os.kill(os.getpid(), signal.SIGKILL)
-pathlib.Path.write_bytes = write_half_then_die
-main(["export", {str(finished_run)!r}, "--allennlp", {str(out)!r}, "--force"])
-"""
-    done = subprocess.run([sys.executable, "-c", killed_while_writing], capture_output=True)
-    assert done.returncode == -9, done.stderr.decode()
-    assert snapshot(out) == before
-    staging = [p.name for p in tmp_path.iterdir() if p.name.startswith(".exported.export-")]
-    assert staging  # the killed one's folder, beside OUT_DIR: never inside it
-    assert cli(["export", str(finished_run), "--allennlp", str(out), "--force"]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["options.json", "weights.hdf5"]
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".exported.")]
 
 
 def test_export_copy_replaces_a_symlink_in_the_folder_instead_of_writing_through_it(
