@@ -28,11 +28,7 @@ from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.analyses.embedding_cache import embed_corpus
 from elmo_tutorial.analyses.wsd import REPRESENTATIONS, SenseCentroids, mix_weights
 from elmo_tutorial.data.corpora import nltk_corpus
-from elmo_tutorial.data.dataset_files import (
-    MAX_NLTK_FILE_BYTES,
-    BadDatasetFile,
-    open_dataset_file,
-)
+from elmo_tutorial.data.downloads import BadDatasetFile
 from elmo_tutorial.data.registry import locate
 
 WORDS = ("hard", "interest", "line", "serve")
@@ -60,7 +56,7 @@ def _parsed(word: str) -> tuple[dict, ...]:
     nltk_corpus("senseval")  # a clear error, with what to do, if the corpus is missing
     folder, name = locate("senseval"), f"{word}.pos"
     instances = []
-    with (open_dataset_file(folder / name, folder, MAX_NLTK_FILE_BYTES) if folder.is_dir()
+    with (open(folder / name, "rb") if folder.is_dir()
           else nltk.data.find(f"corpora/senseval/{name}").open()) as f:  # else: zipped
         try:
             for _, element in ET.iterparse(f):

@@ -21,16 +21,11 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from pathlib import Path
 
 from elmo_tutorial.data.corpora import nltk_corpus
-from elmo_tutorial.data.dataset_files import (
-    MAX_LABELLED_FILE_BYTES,
-    BadDatasetFile,
-    dataset_lines,
-    open_dataset_file,
-)
-from elmo_tutorial.data.downloads import DatasetNotAvailable
+from elmo_tutorial.data.downloads import BadDatasetFile, DatasetNotAvailable
 from elmo_tutorial.data.registry import locate, normalize_split
 
 __all__ = ["WSD_DATASETS", "conll2000_chunks", "sst", "treebank_pos", "ud_english_ewt", "wnut17",
@@ -39,7 +34,13 @@ __all__ = ["WSD_DATASETS", "conll2000_chunks", "sst", "treebank_pos", "ud_englis
 Sentence = list[str]
 
 
-def _read_columns(path: Path, folder: Path, form: int, tag: int,
+def _lines(path: Path, encoding: str = "utf-8") -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` of a dataset's text file, read lazily."""
+    with open(path, encoding=encoding) as lines:
+        yield from enumerate(lines, start=1)
+
+
+def _read_columns(path: Path, form: int, tag: int,
                   conllu: bool) -> list[tuple[list, list]]:
     """Blank-line-separated sentences, one tab-separated token per line; keep two columns.
 
@@ -50,12 +51,11 @@ def _read_columns(path: Path, folder: Path, form: int, tag: int,
     skipped. (Without it, a token may well start with ``#``: WNUT-17 has hashtags.)
 
     Raises:
-        BadDatasetFile: the file is not a regular file inside ``folder`` (a FIFO, a link to
-            ``/dev/zero`` or out of the folder), not UTF-8, has a line with too few columns
-            or a CoNLL-U ID that is not a word index; naming the file and the line.
+        BadDatasetFile: a line with too few columns or a CoNLL-U ID that is not a word index;
+            naming the file and the line.
     """
     sentences, tokens, tags = [], [], []
-    for number, line in dataset_lines(path, folder, MAX_LABELLED_FILE_BYTES, "utf-8-sig"):
+    for number, line in _lines(path, "utf-8-sig"):
         if not line.strip():
             if tokens:
                 sentences.append((tokens, tags))
@@ -82,8 +82,8 @@ def _read_columns(path: Path, folder: Path, form: int, tag: int,
 def ud_english_ewt(split: str = "train") -> list[tuple[Sentence, list[str]]]:
     """UD English-EWT r2.16 sentences as ``(tokens, upos_tags)`` (12,544 / 2,001 / 2,077)."""
     name = {"train": "train", "valid": "dev", "test": "test"}[normalize_split(split)]
-    folder = locate("ud-english-ewt")
-    return _read_columns(folder / f"en_ewt-ud-{name}.conllu", folder, form=1, tag=3, conllu=True)
+    path = locate("ud-english-ewt") / f"en_ewt-ud-{name}.conllu"
+    return _read_columns(path, form=1, tag=3, conllu=True)
 
 
 def wnut17(split: str = "train") -> list[tuple[Sentence, list[str]]]:
@@ -95,8 +95,7 @@ def wnut17(split: str = "train") -> list[tuple[Sentence, list[str]]]:
     """
     file = {"train": "wnut17train.conll", "valid": "emerging.dev.conll",
             "test": "emerging.test.annotated"}[normalize_split(split)]
-    folder = locate("wnut17")
-    return _read_columns(folder / file, folder, form=0, tag=1, conllu=False)
+    return _read_columns(locate("wnut17") / file, form=0, tag=1, conllu=False)
 
 
 # The Penn Treebank writes some characters as escapes; the biLM read them as plain text.
@@ -178,10 +177,9 @@ def sst(split: str = "train", classes: int = 5,
     """
     if classes not in (2, 5):
         raise ValueError(f"classes must be 5 (SST-5) or 2 (SST-2), got {classes}")
-    folder = locate("sst")
-    path = folder / "trees" / _SST_FILES[normalize_split(split)]
+    path = locate("sst") / "trees" / _SST_FILES[normalize_split(split)]
     examples, seen = [], set()
-    for number, line in dataset_lines(path, folder, MAX_LABELLED_FILE_BYTES):
+    for number, line in _lines(path):
         line = line.strip()
         if not line:
             continue
@@ -250,9 +248,8 @@ def wsd_framework(dataset: str = "senseval2") -> list[dict]:
         ``pos`` and ``keys`` (the gold WordNet 3.0 sense keys, usually one).
 
     Raises:
-        BadDatasetFile: a file is not a regular file inside the framework's folder, the XML
-            is not well-formed, or the key file is not the XML's (a line without sense keys,
-            an instance without a line).
+        BadDatasetFile: the XML is not well-formed, or the key file is not the XML's (a line
+            without sense keys, an instance without a line).
     """
     if dataset not in WSD_DATASETS:
         raise ValueError(f"dataset must be one of {', '.join(WSD_DATASETS)}, got {dataset!r}")
@@ -264,9 +261,9 @@ def wsd_framework(dataset: str = "senseval2") -> list[dict]:
     if not xml_path.exists():
         raise DatasetNotAvailable(f"{xml_path} does not exist: this copy of the framework "
                                   f"lacks {dataset!r} (the official archive has it).")
-    gold = _gold_keys(key_path, root)
+    gold = _gold_keys(key_path)
     sentences = []
-    with open_dataset_file(xml_path, root, MAX_LABELLED_FILE_BYTES) as xml:
+    with open(xml_path, "rb") as xml:
         try:
             for _, elem in ET.iterparse(xml, events=("end",)):
                 if elem.tag == "sentence":
@@ -278,10 +275,10 @@ def wsd_framework(dataset: str = "senseval2") -> list[dict]:
     return sentences
 
 
-def _gold_keys(key_path: Path, folder: Path) -> dict[str, list[str]]:
+def _gold_keys(key_path: Path) -> dict[str, list[str]]:
     """A framework key file: one instance per line, its id and its sense keys."""
     gold = {}
-    for number, line in dataset_lines(key_path, folder, MAX_LABELLED_FILE_BYTES):
+    for number, line in _lines(key_path):
         if not line.strip():
             continue
         instance_id, *keys = line.split()

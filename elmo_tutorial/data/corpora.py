@@ -29,7 +29,6 @@ import sys
 from collections.abc import Iterator
 
 from elmo_tutorial.data import sense_corpus
-from elmo_tutorial.data.dataset_files import MAX_CORPUS_FILE_BYTES, check_nltk_corpus, dataset_lines
 from elmo_tutorial.data.downloads import nltk_download, nltk_find
 from elmo_tutorial.data.registry import (
     REGISTRY,
@@ -66,15 +65,12 @@ def nltk_corpus(name: str, download: bool = False):
         name: a registry entry of kind nltk (``"brown"``, ``"wordnet"``, ...).
         download: call ``nltk.download`` if it is missing (otherwise raise with instructions).
 
-    Raises:
-        BadDatasetFile: a file of the corpus is a FIFO, a device, a link out of its folder...
-            (nltk's readers open the files themselves, so all of them are checked first).
     """
     ds = get_dataset(name)
     if ds.kind != "nltk" or not ds.nltk_resource.startswith("corpora/"):
         raise ValueError(f"{name!r} is not an nltk corpus; nltk corpora: " + ", ".join(
             n for n, d in REGISTRY.items() if d.nltk_resource.startswith("corpora/")))
-    check_nltk_corpus(ds.name, fetch(ds.name) if download else locate(ds.name))
+    (fetch if download else locate)(ds.name)  # says how to get it, if it is missing
     import nltk.corpus
 
     return getattr(nltk.corpus, ds.name)
@@ -187,12 +183,12 @@ def wikitext(split: str = "train", name: str = "wikitext-2") -> list[Sentence]:
 
 def _wikitext_paragraphs(split: str, name: str) -> Iterator[Sentence]:
     """The paragraphs of :func:`wikitext`, read lazily (WikiText-103's train file is 0.5 GB)."""
-    folder = locate(name)
-    path = folder / f"wiki.{normalize_split(split)}.tokens"
-    for _, line in dataset_lines(path, folder, MAX_CORPUS_FILE_BYTES):
-        tokens = line.split()
-        if tokens and not (tokens[0] == "=" and tokens[-1] == "="):
-            yield tokens
+    path = locate(name) / f"wiki.{normalize_split(split)}.tokens"
+    with open(path, encoding="utf-8") as lines:
+        for line in lines:
+            tokens = line.split()
+            if tokens and not (tokens[0] == "=" and tokens[-1] == "="):
+                yield tokens
 
 
 def one_billion_words(split: str = "train", max_sentences: int | None = None) -> list[Sentence]:
@@ -210,11 +206,12 @@ def one_billion_words(split: str = "train", max_sentences: int | None = None) ->
                  f"news.en.heldout-{shard}-of-00050"]
     sentences: list[Sentence] = []
     for path in paths:
-        for _, line in dataset_lines(path, root, MAX_CORPUS_FILE_BYTES):
-            if max_sentences is not None and len(sentences) >= max_sentences:
-                return sentences
-            if line.strip():
-                sentences.append(line.split())
+        with open(path, encoding="utf-8") as lines:
+            for line in lines:
+                if max_sentences is not None and len(sentences) >= max_sentences:
+                    return sentences
+                if line.strip():
+                    sentences.append(line.split())
     return sentences
 
 

@@ -37,9 +37,11 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import os
 import random
+import shutil
 import sys
-import warnings
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -48,8 +50,6 @@ from elmo_tutorial.data import sense_grammar as lex
 from elmo_tutorial.data.downloads import cache_dir
 from elmo_tutorial.data.registry import normalize_split
 from elmo_tutorial.data.sense_grammar import SENSES, Sense, cue_distances, cue_words
-from elmo_tutorial.files.cache_record import folder_problem, publish_folder
-from elmo_tutorial.files.guarded_read import read_regular_file
 from elmo_tutorial.files.safe_files import file_digest
 from elmo_tutorial.runtime import REPOSITORY
 
@@ -283,26 +283,30 @@ def _readme(seed: int, stats, hashes: dict[str, str]) -> str:
 
 
 def sense_corpus_dir() -> Path:
-    """The directory holding the embedded corpus, generating it into the cache if needed.
+    """The folder holding the embedded corpus, generating it into the cache if needed.
 
     The repository's ``data/embedded/`` is used when present (an editable install or a
     clone). Otherwise the corpus is generated once into the download cache
-    (``$ELMO_TUTORIAL_CACHE``, default ``~/.cache/elmo_tutorial``), in a folder named after the
-    generator's code, ``embedded-<sha256 prefix>``: a copy that another version of the package
-    generated is never read as this one's. The copy is checked against the digests its README
-    lists each time (a few milliseconds); a damaged one is generated again, with a warning.
+    (``$ELMO_TUTORIAL_CACHE``), in a folder named after the generator's code,
+    ``embedded-<sha256 prefix>``: a copy that another version of the package generated is
+    never read as this one's. It is generated in a temporary folder and renamed into place
+    whole, so a stopped generation leaves nothing that looks like a corpus.
     """
     repo = REPOSITORY / "data" / "embedded"
     if (repo / "README.md").exists():
         return repo
     target = cache_dir() / f"embedded-{_generator_version()}"
-    problem = folder_problem(target, "README.md") if target.exists() else "missing"
-    if problem is None:
-        return target
-    if problem != "missing":
-        warnings.warn(f"the generated corpus in {target} is damaged ({problem}); generating it "
-                      "again", stacklevel=2)
-    publish_folder(target, write_corpus)  # whole or not at all: README alone proves nothing
+    if not target.is_dir():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent)
+        try:
+            write_corpus(tmp)
+            os.rename(tmp, target)
+        except OSError:
+            if not target.is_dir():  # else another process generated it meanwhile
+                raise
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     return target
 
 
@@ -314,14 +318,9 @@ def _generator_version() -> str:
     return digest.hexdigest()[:12]
 
 
-MAX_SPLIT_BYTES = 1 << 28  # the training split takes about 1 MB
-
-
 def _read_corpus_file(name: str) -> str:
-    """A file of the generated corpus, refused if it is a FIFO, a device, a folder or a link
-    out of the corpus folder (a planted file would hang, or feed another text to a lesson)."""
-    folder = sense_corpus_dir()
-    return read_regular_file(folder / name, MAX_SPLIT_BYTES, folder).decode("utf-8")
+    """A file of the generated corpus."""
+    return (sense_corpus_dir() / name).read_text(encoding="utf-8")
 
 
 def sense_corpus(split: str) -> list[list[str]]:

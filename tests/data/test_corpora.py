@@ -18,15 +18,13 @@ import pytest
 
 from elmo_tutorial.data import annotated, corpora, registry
 from elmo_tutorial.data.downloads import (
-    ChecksumMismatch,
+    CacheNotWritable,
     DatasetNotAvailable,
     RemoteFile,
-    UnsafeArchive,
-    download_file,
-    download_remote,
-    safe_extract,
+    download,
 )
 from elmo_tutorial.data.registry import Dataset
+from elmo_tutorial.files.archives import UnsafeArchive, safe_extract
 
 PAYLOAD = b"the bank of the river\nthe bank on the corner\n"
 
@@ -46,12 +44,32 @@ def dirs(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def served(tmp_path):
-    """A file to download, as a file:// URL."""
-    path = tmp_path / "served" / "corpus.txt"
-    path.parent.mkdir()
-    path.write_bytes(PAYLOAD)
-    return path.as_uri()
+def server(tmp_path):
+    """``tmp_path/served`` served over HTTP on this machine: (folder, base URL)."""
+    import functools
+    import http.server
+    import threading
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    folder = tmp_path / "served"
+    folder.mkdir()
+    httpd = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield folder, f"http://127.0.0.1:{httpd.server_port}/"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture
+def served(server):
+    """The URL of a file holding PAYLOAD."""
+    folder, base = server
+    (folder / "corpus.txt").write_bytes(PAYLOAD)
+    return base + "corpus.txt"
 
 
 def add_entry(monkeypatch, ds: Dataset) -> Dataset:
@@ -63,32 +81,52 @@ def add_entry(monkeypatch, ds: Dataset) -> Dataset:
 
 
 def test_download_verifies_sha256_and_leaves_no_temporary_file(tmp_path, served):
-    dest = download_file(served, tmp_path / "out" / "corpus.txt", sha256=sha256(PAYLOAD),
-                         progress=False)
+    dest = download(RemoteFile("corpus.txt", (served,), sha256(PAYLOAD)), tmp_path / "out",
+                    progress=False)
     assert dest.read_bytes() == PAYLOAD
     assert [p.name for p in dest.parent.iterdir()] == ["corpus.txt"]
 
 
 def test_download_accepts_md5_where_only_md5_is_published(tmp_path, served):
     md5 = hashlib.md5(PAYLOAD).hexdigest()
-    dest = download_file(served, tmp_path / "c.txt", md5=md5, progress=False)
+    dest = download(RemoteFile("c.txt", (served,), md5=md5), tmp_path, progress=False)
     assert dest.read_bytes() == PAYLOAD
 
 
-def test_checksum_mismatch_deletes_partial_file_and_names_both_digests(tmp_path, served):
+def test_a_checksum_mismatch_keeps_nothing_and_names_both_digests(tmp_path, served):
     wrong = "0" * 64
-    dest = tmp_path / "out" / "corpus.txt"
-    with pytest.raises(ChecksumMismatch) as err:
-        download_file(served, dest, sha256=wrong, progress=False)
-    message = str(err.value)
-    assert wrong in message and sha256(PAYLOAD) in message and "deleted" in message
-    assert not dest.exists() and list(dest.parent.iterdir()) == []
+    with pytest.raises(DatasetNotAvailable) as err:
+        download(RemoteFile("corpus.txt", (served,), wrong), tmp_path / "out", progress=False)
+    assert wrong in str(err.value) and sha256(PAYLOAD) in str(err.value)
+    assert list((tmp_path / "out").iterdir()) == []
 
 
 def test_download_refuses_without_a_checksum(tmp_path, served):
     with pytest.raises(ValueError, match="without a checksum"):
-        download_file(served, tmp_path / "c.txt", progress=False)
+        download(RemoteFile("c.txt", (served,)), tmp_path, progress=False)
     assert not (tmp_path / "c.txt").exists()
+
+
+def test_a_cache_that_cannot_be_written_is_one_line_naming_the_variable(tmp_path, served):
+    (tmp_path / "file").write_text("in the way")
+    with pytest.raises(CacheNotWritable, match="^cannot write into .*ELMO_TUTORIAL_CACHE"):
+        download(RemoteFile("c.txt", (served,), sha256(PAYLOAD)), tmp_path / "file" / "cache",
+                 progress=False)
+
+
+def test_a_machine_without_network_is_told_how_to_work_offline(tmp_path):
+    remote = RemoteFile("a.txt", ("http://127.0.0.1:9/a.txt", "http://127.0.0.1:9/b.txt"),
+                        sha256="0" * 64)  # port 9 (discard): nothing listens, refused at once
+    with pytest.raises(DatasetNotAvailable, match="(?s)a.txt.*b.txt.*looks offline.*"
+                                                  "ELMO_TUTORIAL_DATA"):
+        download(remote, tmp_path, progress=False)
+
+
+def test_a_server_that_answers_with_an_error_is_not_called_offline(tmp_path, server):
+    remote = RemoteFile("a.txt", (server[1] + "missing.txt",), sha256="0" * 64)
+    with pytest.raises(DatasetNotAvailable) as err:
+        download(remote, tmp_path, progress=False)
+    assert "404" in str(err.value) and "offline" not in str(err.value)
 
 
 # --------------------------------------------------------------------------- registry
@@ -109,22 +147,45 @@ def test_fetch_with_wrong_registry_checksum_keeps_nothing(dirs, served, monkeypa
     cache, _ = dirs
     add_entry(monkeypatch, Dataset("toy", "t", "CC0", "1 KB", "files", "toy",
                                    (RemoteFile("corpus.txt", (served,), sha256="ab" * 32),)))
-    with pytest.raises(ChecksumMismatch, match="expected"):
+    with pytest.raises(DatasetNotAvailable, match="does not match"):
         registry.fetch("toy", progress=False)
     assert not (cache / "toy" / "corpus.txt").exists()
     assert not registry.is_available("toy")
 
 
-def test_fetch_falls_back_to_a_mirror_when_the_official_url_fails(dirs, served, monkeypatch):
-    dead = (Path(dirs[0]).parent / "nowhere.txt").as_uri()
+def test_fetch_falls_back_to_a_mirror_when_the_official_url_fails(dirs, server, served,
+                                                                  monkeypatch):
+    dead = server[1] + "nowhere.txt"
     add_entry(monkeypatch, Dataset("toy", "t", "CC0", "1 KB", "files", "toy",
                                    (RemoteFile("corpus.txt", (dead, served), sha256(PAYLOAD)),)))
     assert (registry.fetch("toy", progress=False) / "corpus.txt").read_bytes() == PAYLOAD
 
 
-def test_fetch_archive_entry_extracts_into_cache(dirs, tmp_path, monkeypatch):
-    _toy_archive_entry(monkeypatch, tmp_path)
+def test_fetch_again_replaces_a_cached_file_changed_since_its_download(dirs, served,
+                                                                      monkeypatch):
+    cache, _ = dirs
+    add_entry(monkeypatch, Dataset("toy", "t", "CC0", "1 KB", "files", "toy",
+                                   (RemoteFile("corpus.txt", (served,), sha256(PAYLOAD)),)))
+    registry.fetch("toy", progress=False)
+    (cache / "toy" / "corpus.txt").write_bytes(b"edited")
+    registry.fetch("toy", force=True, progress=False)
+    assert (cache / "toy" / "corpus.txt").read_bytes() == PAYLOAD
+
+
+def test_fetch_archive_entry_extracts_into_cache(dirs, server, monkeypatch):
+    _toy_archive_entry(monkeypatch, server)
     path = registry.fetch("toy", progress=False)
+    assert (path / "wiki.train.tokens").read_text() == "a b c\n"
+
+
+def test_an_archive_planted_in_the_cache_is_not_extracted(dirs, server, monkeypatch):
+    cache, _ = dirs
+    _toy_archive_entry(monkeypatch, server)
+    planted = cache / "archives" / "toy.zip"
+    planted.parent.mkdir(parents=True)
+    with zipfile.ZipFile(planted, "w") as zf:
+        zf.writestr("toy-corpus/wiki.train.tokens", "planted text\n")
+    path = registry.fetch("toy", progress=False)  # downloaded again: its hash is not the one
     assert (path / "wiki.train.tokens").read_text() == "a b c\n"
 
 
@@ -391,81 +452,16 @@ def test_ensure_nltk_offline_and_missing_says_how_to_get_it(monkeypatch, tmp_pat
 # --------------------------------------------------------------------------- tampering
 
 
-def _toy_archive_entry(monkeypatch, tmp_path) -> Path:
-    archive = tmp_path / "served" / "toy.zip"
-    archive.parent.mkdir(exist_ok=True)
+def _toy_archive_entry(monkeypatch, server):
+    folder, base = server
+    archive = folder / "toy.zip"
     with zipfile.ZipFile(archive, "w") as zf:
         zf.writestr("toy-corpus/wiki.train.tokens", "a b c\n")
     add_entry(monkeypatch, Dataset(
         "toy", "t", "CC0", "1 KB", "archive", "toy-corpus",
-        (RemoteFile("toy.zip", (archive.as_uri(),), sha256(archive.read_bytes())),),
+        (RemoteFile("toy.zip", (base + "toy.zip",), sha256(archive.read_bytes())),),
         markers=("wiki.train.tokens",)))
     return archive
-
-
-def test_an_archive_planted_in_the_cache_is_refused_with_its_hash(dirs, tmp_path, monkeypatch):
-    cache, _ = dirs
-    _toy_archive_entry(monkeypatch, tmp_path)
-    planted = cache / "archives" / "toy.zip"
-    planted.parent.mkdir(parents=True)
-    with zipfile.ZipFile(planted, "w") as zf:
-        zf.writestr("toy-corpus/wiki.train.tokens", "planted text\n")
-    with pytest.raises(ChecksumMismatch, match=f"{re.escape(str(planted))} is not the published "
-                       f"file: sha256 expected .*, got {sha256(planted.read_bytes())}"):
-        registry.fetch("toy", progress=False)
-    assert not (cache / "toy-corpus").exists()  # nothing extracted
-
-
-@pytest.mark.parametrize("kind", ["files", "archive"])
-def test_a_cached_dataset_changed_after_its_download_is_detected(dirs, served, tmp_path,
-                                                                 monkeypatch, capsys, kind):
-    cache, _ = dirs
-    if kind == "files":
-        add_entry(monkeypatch, Dataset("toy", "t", "CC0", "1 KB", "files", "toy",
-                                       (RemoteFile("corpus.txt", (served,), sha256(PAYLOAD)),)))
-        name = "toy/corpus.txt"
-    else:
-        _toy_archive_entry(monkeypatch, tmp_path)
-        name = "toy-corpus/wiki.train.tokens"
-    folder = registry.fetch("toy", progress=False)
-    assert (folder / ".verified.json").is_file()
-    original = (cache / name).read_bytes()
-    changed = bytearray(original)
-    changed[1] ^= 0x01  # a few bytes
-    (cache / name).write_bytes(bytes(changed))
-    with pytest.raises(DatasetNotAvailable, match=f"{re.escape(str(cache / name))} changed since "
-                       "it was verified .*elmo-tutorial data download toy --force"):
-        registry.locate("toy")
-    assert not registry.is_available("toy")
-    registry.fetch("toy", progress=False)  # downloads, or extracts the verified archive, again
-    assert (cache / name).read_bytes() == original and registry.locate("toy") == folder
-
-
-def test_a_cached_dataset_without_a_record_of_its_verification_is_not_trusted(dirs,
-                                                                               monkeypatch):
-    cache, _ = dirs
-    add_entry(monkeypatch, Dataset("toy", "t", "CC0", "1 KB", "files", "toy",
-                                   (RemoteFile("corpus.txt", ("file:///x",), "00" * 32),)))
-    (cache / "toy").mkdir(parents=True)
-    (cache / "toy" / "corpus.txt").write_bytes(b"put there by hand")
-    with pytest.raises(DatasetNotAvailable, match="no valid record of its verification"):
-        registry.locate("toy")
-
-
-def test_part_files_of_killed_downloads_are_removed_by_the_next_download(tmp_path, served):
-    import subprocess
-    import sys
-
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True).stdout.strip()
-    dest = tmp_path / "out" / "corpus.txt"
-    dest.parent.mkdir()
-    left = dest.with_name(f"corpus.txt.{dead}-0a1b2c3d.part")  # its process is gone
-    running = dest.with_name(f"corpus.txt.{os.getpid()}-ffffffff.part")  # still downloading
-    left.write_bytes(b"x" * 1000)
-    running.write_bytes(b"x" * 1000)
-    download_file(served, dest, sha256=sha256(PAYLOAD), progress=False)
-    assert sorted(p.name for p in dest.parent.iterdir()) == ["corpus.txt", running.name]
 
 
 def _tar_of(tmp_path, members, file_name: str = "chain.tar") -> Path:
@@ -488,12 +484,10 @@ def _tar_of(tmp_path, members, file_name: str = "chain.tar") -> Path:
     [("x", "."), ("x/y", ".."), ("y/ESCAPED.txt", None)],
     [("x", "."), ("l", "x/.."), ("l/ESCAPED.txt", None)],
 ])
-def test_a_tar_symlink_chain_is_refused_by_the_guard_itself(tmp_path, monkeypatch, members):
-    monkeypatch.delattr(tarfile, "data_filter", raising=False)  # as on Python < 3.11.4
-    target = tmp_path / "deep" / "target"
-    with pytest.raises(UnsafeArchive, match="goes through the link 'x'"):
+def test_a_tar_symlink_chain_is_refused(tmp_path, members):
+    target = tmp_path / "deep" / "target"  # the filter sees the chain once "x" is on disk
+    with pytest.raises(UnsafeArchive):
         safe_extract(_tar_of(tmp_path, members), target)
-    assert list(target.iterdir()) == []
     assert not list(tmp_path.rglob("ESCAPED.txt"))
 
 
@@ -510,44 +504,3 @@ def test_python_versions_without_tarfiles_data_filter_are_excluded():
     assert "3.11.4" in spec and "3.12.0" in spec
     conda = re.search(r"^\s*-\s*python\s*(\S+)", (root / "environment.yml").read_text(), re.M)
     assert conda and SpecifierSet(conda.group(1)) == spec
-
-
-def test_a_planted_wikitext_archive_is_neither_extracted_nor_read(dirs, monkeypatch):
-    cache, _ = dirs
-    planted = cache / "archives" / "wikitext-2-v1.zip"
-    planted.parent.mkdir(parents=True)
-    with zipfile.ZipFile(planted, "w") as zf:
-        for split in ("train", "valid", "test"):
-            zf.writestr(f"wikitext-2/wiki.{split}.tokens", " planted text .\n")
-    with pytest.raises(ChecksumMismatch, match=sha256(planted.read_bytes())):
-        registry.fetch("wikitext-2", progress=False)
-    assert not (cache / "wikitext-2").exists()
-    with pytest.raises(DatasetNotAvailable):
-        corpora.load_sentences("wikitext2", "valid")
-
-
-def test_a_machine_without_network_is_told_how_to_work_offline(tmp_path, monkeypatch):
-    import urllib.error
-
-    def unreachable(*args, **kwargs):
-        raise urllib.error.URLError(OSError(-2, "Name or service not known"))
-
-    monkeypatch.setattr("urllib.request.urlopen", unreachable)
-    remote = RemoteFile("a.txt", ("https://a.example/a.txt", "https://b.example/a.txt"),
-                        sha256="0" * 64)
-    with pytest.raises(DatasetNotAvailable, match="(?s)a.example.*b.example.*looks offline.*"
-                                                  "ELMO_TUTORIAL_DATA"):
-        download_remote(remote, tmp_path / "a.txt", progress=False)
-
-
-def test_a_server_that_answers_with_an_error_is_not_called_offline(tmp_path, monkeypatch):
-    import urllib.error
-
-    def not_found(url, *args, **kwargs):
-        raise urllib.error.HTTPError(url, 404, "Not Found", {}, None)
-
-    monkeypatch.setattr("urllib.request.urlopen", not_found)
-    remote = RemoteFile("a.txt", ("https://a.example/a.txt",), sha256="0" * 64)
-    with pytest.raises(DatasetNotAvailable) as err:
-        download_remote(remote, tmp_path / "a.txt", progress=False)
-    assert "404" in str(err.value) and "offline" not in str(err.value)

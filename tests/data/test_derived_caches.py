@@ -1,5 +1,5 @@
 """Caches the package derives from other files prove themselves before they are read: the
-baseline's static vectors and the generated corpus. A damaged entry is computed again with a
+baseline's static vectors. A damaged entry is computed again with a
 warning, not an exception; an entry of other input is never returned."""
 
 from __future__ import annotations
@@ -137,34 +137,3 @@ def test_another_nltk_reads_the_text_again_instead_of_trusting_the_memo(
                         else real_version(name))
     _vectors(cache, "embedded")
     assert reads == ["train"]
-
-
-# -- the generated corpus in the cache (an install without the repository's data/) -------------
-
-@pytest.fixture
-def installed(tmp_path, monkeypatch):
-    monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path))
-    monkeypatch.setattr(corpus, "REPOSITORY", tmp_path / "pkg")
-    return tmp_path
-
-
-def test_a_damaged_generated_corpus_is_generated_again(installed):
-    expected = corpus.sense_corpus("valid")
-    train = corpus.sense_corpus_dir() / "train.txt"
-    raw = bytearray(train.read_bytes())
-    raw[1000] = ord("#")
-    train.write_bytes(bytes(raw))
-    with pytest.warns(UserWarning, match="generated corpus .* is damaged .*train.txt"):
-        folder = corpus.sense_corpus_dir()
-    assert "#" not in (folder / "train.txt").read_text()
-    assert corpus.sense_corpus("valid") == expected
-
-
-def test_a_corpus_generated_by_other_code_is_not_read(installed, monkeypatch):
-    committed = [line.split(" ") for line in (COMMITTED / "valid.txt").read_text().splitlines()]
-    generate = corpus.generate
-    with monkeypatch.context() as older:  # an earlier version of the package filled the cache
-        older.setattr(corpus, "_generator_version", lambda: "0ld0ld0ld0ld", raising=False)
-        older.setattr(corpus, "generate", lambda n, seed: generate(n, seed + 7))
-        assert corpus.sense_corpus("valid") != committed
-    assert corpus.sense_corpus("valid") == committed

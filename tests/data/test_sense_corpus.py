@@ -146,3 +146,15 @@ def test_missing_repo_copy_falls_back_to_a_generated_cache(tmp_path, monkeypatch
     assert corpus.sense_corpus("valid") == [
         s.split(" ") for s in (COMMITTED / "valid.txt").read_text().splitlines()
     ]
+
+
+def test_a_corpus_generated_by_other_code_is_not_read(tmp_path, monkeypatch):
+    monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path))
+    monkeypatch.setattr(corpus, "REPOSITORY", tmp_path / "pkg")
+    committed = [line.split(" ") for line in (COMMITTED / "valid.txt").read_text().splitlines()]
+    generate = corpus.generate
+    with monkeypatch.context() as older:  # an earlier version of the package filled the cache
+        older.setattr(corpus, "_generator_version", lambda: "0ld0ld0ld0ld")
+        older.setattr(corpus, "generate", lambda n, seed: generate(n, seed + 7))
+        assert corpus.sense_corpus("valid") != committed
+    assert corpus.sense_corpus("valid") == committed
