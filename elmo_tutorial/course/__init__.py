@@ -1,12 +1,11 @@
 """Course tooling: what is made from the notebooks, and what checks the course itself.
 
-  material       student copies and slides (``python -m elmo_tutorial.course``, which
-                 ``make student`` and ``make slides`` run)
+  material       student copies, slides and web pages (``python -m elmo_tutorial.course``,
+                 which ``make student``, ``make slides`` and ``make html`` run)
   exercises      an exercise's heading, kind, number and task; markers: the solution and
                  answer markers, and the stubs and blanks that replace them
-  generated      folders written without losing a student's work (a manifest, backups)
-  slides         one reveal.js deck per notebook; slide_fit: slides cut to fit the screen,
-                 by the heights that slide_heights estimates
+  generated      folders written without losing a student's work
+  slides         one reveal.js deck per notebook (nbconvert's SlidesExporter)
   doctor         ``elmo-tutorial doctor``: what this machine has for the course
 
 The notebooks' self-checks are :mod:`elmo_tutorial.checks`; the figures, widgets and checked

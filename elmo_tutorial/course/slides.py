@@ -16,16 +16,13 @@ current slide, ``skip`` leaves the cell out. Cells without it get a default:
   its cells without metadata become ``-`` (below the heading) or ``skip``.
 
 A text cell with a heading in its middle is cut there first, so that every section starts
-its own slide. Then a slide estimated taller than the screen continues on subslides below it
-(:func:`split_tall_slides`: text, then code, then its output, then its figure, ...).
-
-Code cells tagged ``hide-input`` (the architecture map) show only their output. The deck
-(:func:`deck`, template and CSS in ``slides_template/elmo_reveal/``) is 1280×720: code lines of
-100 characters fit at 18 px, printed lines wrap, a slide still taller than 720 px scrolls (with
-Space and the arrow keys too); slides are numbered as in their address (6.2: section 6, second
-step down). Live widgets show as their text (there is no kernel behind a slide), ``# NBVAL_...``
-lines for the notebook tests and ``# BEGIN/END SOLUTION`` markers are left out, and two builds
-of a notebook are byte for byte the same.
+its own slide. The deck (:func:`deck`) is nbconvert's reveal.js export at 1280×720, through
+``slides_template/elmo_reveal/`` (plain script tags, so that a local reveal.js works with no
+network): a slide taller than the screen scrolls, and ``?view=scroll`` after a deck's address
+reads it as one page (reveal.js 5's scroll view). Code cells tagged ``hide-input`` (the
+architecture map) show only their output; live widgets show as their text (there is no kernel
+behind a slide); ``# NBVAL_...`` lines and solution markers are left out; two builds of a
+notebook are byte for byte the same.
 
 Example:
     >>> import nbformat
@@ -50,10 +47,9 @@ from pathlib import Path
 import nbformat
 
 from elmo_tutorial.course.exercises import answer_blocks, has_answer
-from elmo_tutorial.course.slide_fit import cell_part, split_tall_slides
 
 TEMPLATES = Path(__file__).resolve().parent / "slides_template"
-REVEAL_CDN = "https://unpkg.com/reveal.js@4.6.1"
+REVEAL_CDN = "https://unpkg.com/reveal.js@5.1.0"
 MATHJAX_CONFIG = "config=TeX-AMS_CHTML-full,Safe"
 MATHJAX_CDN = f"https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.9/MathJax.js?{MATHJAX_CONFIG}"
 # Lines of a code cell that are for the notebook tests and the student copies, not the audience.
@@ -153,6 +149,19 @@ def _sections(text: str) -> list[str]:
     return ["\n".join(part).strip("\n") for part in parts]
 
 
+def cell_part(cell: nbformat.NotebookNode, text: str, number: int,
+              cut: str) -> nbformat.NotebookNode:
+    """Part ``number`` of a text cell cut at headings (``cut="h"``) or answers (``"a"``), with
+    an id made from the cell's (never a random one, so that two builds of a deck are the same).
+    The letter keeps the ids unique when a cell is cut both ways."""
+    part = nbformat.v4.new_markdown_cell(text)
+    part.id = (f"{cell.get('id', 'cell')[:56]}-{cut}{number}" if number
+               else cell.get("id", part.id))
+    if not number:
+        part.metadata = cell.metadata
+    return part
+
+
 def split_at_headings(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """A copy of ``notebook`` whose text cells each hold at most one heading (#, ##, ###), at
     their start; a cell's metadata stays with its first part."""
@@ -229,8 +238,7 @@ def _static_widget(output: nbformat.NotebookNode) -> None:
 
 def for_slides(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """A copy of ``notebook`` ready for the slides: slide types set, model answers on a click,
-    ``# NBVAL_...`` and solution markers gone, widgets static, the title set, slides taller
-    than the screen continued below them."""
+    ``# NBVAL_...`` and solution markers gone, widgets static, the title set."""
     notebook = with_slide_metadata(notebook)
     notebook.metadata.pop("widgets", None)
     notebook.metadata["title"] = _title(notebook)
@@ -242,23 +250,16 @@ def for_slides(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
         for output in cell.get("outputs", []):
             if _WIDGET in output.get("data", {}):
                 _static_widget(output)
-    return split_tall_slides(notebook)
-
-
-def _is_url(prefix: str) -> bool:
-    return "://" in prefix or prefix.startswith("//")
+    return notebook
 
 
 def deck(notebook: nbformat.NotebookNode, reveal_prefix: str | None = None,
          mathjax_url: str | None = None) -> str:
-    """The notebook as one reveal.js HTML page (1280×720; long slides continue below).
-
-    The page loads nothing but reveal.js and MathJax, from where these arguments say: with a
-    local ``reveal_prefix`` it works with no network.
+    """The notebook as one reveal.js HTML page (1280×720; a taller slide scrolls).
 
     Args:
         notebook: an executed notebook (its outputs are shown as they are).
-        reveal_prefix: where the page loads reveal.js 4 from; by default a CDN. Give a folder
+        reveal_prefix: where the page loads reveal.js 5 from; by default a CDN. Give a folder
             (e.g. ``reveal.js`` beside the deck) to present without a network.
         mathjax_url: MathJax 2's ``MathJax.js`` (with its ``?config=``); by default a CDN, or,
             with a local ``reveal_prefix``, ``mathjax/`` beside that folder (formulas show as
@@ -269,15 +270,13 @@ def deck(notebook: nbformat.NotebookNode, reveal_prefix: str | None = None,
 
     reveal_prefix = (reveal_prefix or REVEAL_CDN).rstrip("/")
     if mathjax_url is None:
-        mathjax_url = MATHJAX_CDN if _is_url(reveal_prefix) else posixpath.join(
+        local = "://" not in reveal_prefix and not reveal_prefix.startswith("//")
+        mathjax_url = MATHJAX_CDN if not local else posixpath.join(
             posixpath.dirname(reveal_prefix), "mathjax/MathJax.js?" + MATHJAX_CONFIG)
-    # The template puts both in href="..." and src="..." as they are: a " or < in either
-    # would end the attribute and write the rest into the page (a script, another tag).
     exporter = SlidesExporter(
         template_name="elmo_reveal", extra_template_basedirs=[str(TEMPLATES)],
-        reveal_url_prefix=html.escape(reveal_prefix, quote=True), reveal_theme="white",
-        reveal_transition="slide", reveal_width="1280", reveal_height="720",
-        mathjax_url=html.escape(mathjax_url, quote=True))
+        reveal_url_prefix=reveal_prefix, reveal_theme="white", reveal_transition="slide",
+        reveal_width="1280", reveal_height="720", mathjax_url=mathjax_url)
     exporter.register_preprocessor(
         TagRemovePreprocessor(remove_input_tags=("hide-input",)), enabled=True)
     page, _ = exporter.from_notebook_node(for_slides(notebook))
