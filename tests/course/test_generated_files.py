@@ -8,7 +8,7 @@ import pytest
 
 from elmo_tutorial.course import generated as generated
 from elmo_tutorial.course.material import MANIFEST, CourseError, main, write_generated
-from elmo_tutorial.files.run_lock import HAS_FLOCK, folder_lock
+from elmo_tutorial.files.run_lock import folder_lock
 
 
 def test_a_damaged_manifest_is_a_one_line_error_and_force_still_works(tmp_path):
@@ -107,7 +107,6 @@ def test_a_notebook_saved_at_the_last_instant_is_left_as_saved(tmp_path, monkeyp
         write_generated(out, {"a.ipynb": b"a2"}, "student")
 
 
-@pytest.mark.skipif(not HAS_FLOCK, reason="folder locks are POSIX only")
 def test_a_second_run_into_the_same_folder_is_refused_while_the_first_writes(tmp_path):
     out = tmp_path / "slides"
     write_generated(out, {"a.html": b"x"}, "slides")
