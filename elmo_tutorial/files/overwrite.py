@@ -22,14 +22,12 @@ import re
 import shutil
 from pathlib import Path
 
-from elmo_tutorial.files.guarded_read import read_regular_file
 from elmo_tutorial.files.safe_files import atomic_create, file_digest
 
 # What a run directory holds (see elmo_tutorial.model.run_dir), newest work first;
 # finetune.json: the report of a fine-tuned run (training.finetune).
 RUN_FILES = ("model.safetensors", "checkpoints", "log.jsonl", "loss.png", "config.json",
              "vocab.txt", "finetune.json")
-MAX_CONFIG_BYTES = 1 << 20  # a run's config.json is about 2 kB
 
 
 class WouldOverwrite(FileExistsError):
@@ -89,31 +87,36 @@ def check_fresh_run_dir(run_dir: str | Path, force: bool, resumable: bool = True
                         doing: str = "training afresh") -> str | None:
     """Make sure that training afresh into ``run_dir`` loses nothing the user did not give up.
 
+    ``--force`` replaces a run of this package, and only that: a run is recognised by its
+    ``config.json``, which holds the ``"model"`` and ``"train"`` tables that only this package
+    writes (and the digest of its ``vocab.txt``). Files under a run's names that no run of
+    this package wrote (another tool's ``model.safetensors``, ``config.json`` and
+    ``vocab.txt``, a user's notes) are never deleted, with or without ``--force``.
+
     ``doing`` names what would delete the run, and ``resumable`` whether the command has a
-    ``--resume`` to offer instead (``finetune`` has none: it says so).
+    ``--resume`` to offer instead (``finetune`` has none).
 
     Returns:
-        ``None`` when ``run_dir`` holds no trained weights (a run stopped before its first
-        checkpoint is simply started again); with ``force``, the description of the run that
-        :func:`remove_run` will delete.
+        ``None`` when ``run_dir`` holds nothing to lose (at most the config and log of a run
+        stopped before its first checkpoint, which is simply started again); with ``force``,
+        the description of the run that :func:`remove_run` will delete.
 
     Raises:
         NotADirectoryError: ``run_dir`` is a file.
-        WouldOverwrite: ``run_dir`` holds a run and ``force`` is False; says what it holds.
+        WouldOverwrite: ``run_dir`` holds files that are not a run's, or a run and ``force``
+            is False; says what it holds.
     """
     check_not_a_file(run_dir, "a run directory (--out)")
     check_outside_runs(run_dir, "--out")
     run_dir = Path(run_dir)
+    foreign, why = _files_of_no_run(run_dir)
+    if foreign:
+        raise WouldOverwrite(
+            f"{run_dir} holds {_names(foreign)}, not a run's ({why}): {doing} would overwrite "
+            "them, and --force replaces only a run of this package. Move them away, or choose "
+            "another --out")
     if not _holds_weights(run_dir):
-        foreign, why = _files_of_no_run(run_dir)
-        if not foreign:
-            return None  # at most the config and log of a run stopped before step 1
-        if not force:
-            raise WouldOverwrite(
-                f"{run_dir} holds {_names(foreign)}, not a run's ({why}): {doing} would "
-                "overwrite them. Move them away, choose another --out, or pass --force to "
-                "replace them")
-        return describe_run(run_dir)
+        return None
     held = describe_run(run_dir)
     if not force:
         instead = "Continue it with --resume, choose" if resumable else "Choose"
@@ -124,32 +127,35 @@ def check_fresh_run_dir(run_dir: str | Path, force: bool, resumable: bool = True
 
 
 def _holds_weights(folder: Path) -> bool:
-    """Whether ``folder`` holds a run's trained weights (final, or a checkpoint)."""
+    """Whether ``folder`` holds trained weights (final, or a checkpoint)."""
     return (folder / "model.safetensors").exists() or any(folder.glob("checkpoints/step_*"))
 
 
-def _run_config(path: Path) -> dict | None:
-    """``config.json`` of a run of this package ({"model": ..., "train": ...}), else None."""
+def is_run_config(path: Path) -> bool:
+    """Whether ``path`` is the ``config.json`` of a run of this package: a JSON object with
+    the ``"model"`` and ``"train"`` tables that :func:`~elmo_tutorial.model.run_dir.
+    write_run_config` writes."""
     try:
-        payload = json.loads(read_regular_file(path, MAX_CONFIG_BYTES, folder=path.parent))
-    except (OSError, ValueError, RecursionError):  # missing, not JSON, a link out of the run
-        return None
-    tables = isinstance(payload, dict) and all(isinstance(payload.get(key), dict)
-                                               for key in ("model", "train"))
-    return payload if tables else None
+        payload = json.loads(path.read_bytes())
+    except (OSError, ValueError):  # missing, or not JSON: not a run's
+        return False
+    return isinstance(payload, dict) and all(isinstance(payload.get(key), dict)
+                                             for key in ("model", "train"))
 
 
 def _files_of_no_run(run_dir: Path) -> tuple[list[Path], str]:
-    """The run's file names in ``run_dir`` (``config.json``, ``vocab.txt``, ``log.jsonl``...)
-    that hold something and that no run wrote, and why: without a run's ``config.json`` they
-    are a user's own files under the same names, and a ``vocab.txt`` that is not the one that
-    config.json records is not the run's either. Empty files hold nothing to lose."""
-    present = [run_dir / name for name in RUN_FILES
-               if (run_dir / name).is_file() and (run_dir / name).stat().st_size > 0]
-    config = _run_config(run_dir / "config.json") if present else None
-    if config is None:
-        return present, "there is no config.json of a run that they belong to"
-    vocab, digest = run_dir / "vocab.txt", config.get("vocab_sha256")
+    """The entries under a run's names in ``run_dir`` that no run of this package wrote, and
+    why: without a run's ``config.json`` they are another tool's or the user's own files, and
+    a ``vocab.txt`` that is not the one that config.json records is not the run's either.
+    Empty files hold nothing to lose."""
+    present = [run_dir / name for name in RUN_FILES if (run_dir / name).is_dir()
+               or (run_dir / name).is_file() and (run_dir / name).stat().st_size > 0]
+    if not present:
+        return [], ""
+    if not is_run_config(run_dir / "config.json"):
+        return present, "there is no config.json of a run of this package that they belong to"
+    vocab = run_dir / "vocab.txt"
+    digest = json.loads((run_dir / "config.json").read_bytes()).get("vocab_sha256")
     if vocab in present and digest and file_digest(vocab) != digest:
         return [vocab], "it is not the vocabulary that config.json records"
     return [], ""
@@ -246,6 +252,6 @@ def write_new_file(path: str | Path, write, force: bool) -> Path:
 
 
 __all__ = ["WouldOverwrite", "InsideAnotherRun", "RUN_FILES", "check_not_a_file",
-           "check_outside_runs", "describe_run", "enclosing_run",
-           "check_fresh_run_dir", "remove_run", "check_output_folder", "check_new_files",
+           "check_outside_runs", "describe_run", "enclosing_run", "check_fresh_run_dir",
+           "is_run_config", "remove_run", "check_output_folder", "check_new_files",
            "write_new_file", "write_new_texts"]

@@ -74,14 +74,23 @@ def folder_lock(folder: str | Path) -> Iterator[None]:
 class RunLock:
     """This process's lock on a run folder (see :func:`lock_run_dir`)."""
 
-    def __init__(self, folder: Path, lock: FileLock) -> None:
-        self.folder, self._lock = folder, lock
+    def __init__(self, folder: Path, lock: FileLock, created: list[Path]) -> None:
+        self.folder, self._lock, self.created = folder, lock, created
 
     def release(self) -> None:
-        """Let other processes write into the folder."""
-        if _HELD.get(str(self.folder.resolve())) is self:
-            del _HELD[str(self.folder.resolve())]
+        """Let other processes write into the folder. The lock file goes (removed while still
+        held: a process waiting on it takes a new one), and so do the folders the lock made,
+        if nothing was written into them: a refused start leaves the user's folders as they
+        were."""
+        if not self._lock.is_locked:
+            return
+        _HELD.pop(str(self.folder.resolve()), None)
+        (self.folder / LOCK_FILE).unlink(missing_ok=True)
         self._lock.release()
+        for folder in self.created:  # innermost first
+            if not folder.is_dir() or any(folder.iterdir()):
+                break
+            folder.rmdir()
 
 
 def lock_run_dir(run_dir: str | Path) -> RunLock:
@@ -98,6 +107,7 @@ def lock_run_dir(run_dir: str | Path) -> RunLock:
     if held is not None:
         return held
     lock = FileLock(folder / LOCK_FILE, timeout=0)
+    created = [p for p in (folder, *folder.parents) if not p.exists()]
     try:
         folder.mkdir(parents=True, exist_ok=True)
         lock.acquire()
@@ -107,5 +117,5 @@ def lock_run_dir(run_dir: str | Path) -> RunLock:
                        "another --out") from None
     except PermissionError:
         raise NotWritable(folder) from None
-    _HELD[str(folder.resolve())] = RunLock(folder, lock)
+    _HELD[str(folder.resolve())] = RunLock(folder, lock, created)
     return _HELD[str(folder.resolve())]

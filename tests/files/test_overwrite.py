@@ -1,8 +1,9 @@
-"""A run folder is written only where nothing of the user's is lost: a folder holding files of
-the user's own under a run's names (config.json, vocab.txt, log.jsonl...) is refused without
---force, as a run is, and no command writes a run or an export inside another run's folder."""
+"""A run folder is written only where nothing of the user's is lost: a run of this package is
+replaced only with --force, a folder holding files under a run's names that no run of this
+package wrote (another tool's model, the user's own config.json, vocab.txt, log.jsonl...) is
+refused even with --force, and no command writes a run or an export inside another run's
+folder."""
 
-import json
 import shutil
 
 import pytest
@@ -16,6 +17,7 @@ from elmo_tutorial.files.overwrite import (
     check_fresh_run_dir,
     check_output_folder,
     enclosing_run,
+    is_run_config,
 )
 from elmo_tutorial.model.run_dir import shipped_model
 
@@ -72,11 +74,37 @@ def test_a_run_stopped_before_its_first_checkpoint_is_started_again_without_forc
     assert (run_copy / "checkpoints" / "step_000002").is_dir()
 
 
-def test_with_force_the_users_files_are_replaced_and_said_so(tmp_path, capsys):
-    (tmp_path / "config.json").write_text('{"my": "settings"}\n')
-    assert cli(["train", "--out", str(tmp_path), *MICRO_CLI, "--max_steps=2", "--force"]) == 0
-    assert "replacing" in capsys.readouterr().err
-    assert "model" in json.loads((tmp_path / "config.json").read_text())
+@pytest.mark.parametrize("files", USERS_OWN.values(), ids=USERS_OWN.keys())
+def test_force_does_not_replace_files_that_are_not_a_run_of_this_package(tmp_path, capsys,
+                                                                        files):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    before = snapshot(tmp_path)
+    assert cli(["train", "--out", str(tmp_path), *MICRO_CLI, "--max_steps=2", "--force"]) == 2
+    line = one_line(capsys.readouterr().err)
+    assert "--force replaces only a run of this package" in line, line
+    assert snapshot(tmp_path) == before, "the user's files were changed"
+
+
+def test_force_keeps_another_tools_model_in_the_folder(tmp_path, capsys):
+    """A model saved by another library: its own weights, config and vocabulary."""
+    (tmp_path / "model.safetensors").write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{}      ")
+    (tmp_path / "config.json").write_text('{"architectures": ["BertModel"], '
+                                          '"hidden_size": 768, "model_type": "bert"}\n')
+    (tmp_path / "vocab.txt").write_text("[PAD]\n[UNK]\n[CLS]\n")
+    before = snapshot(tmp_path)
+    for force in ([], ["--force"]):
+        assert cli(["train", "--out", str(tmp_path), *MICRO_CLI, "--max_steps=2", *force]) == 2
+        line = one_line(capsys.readouterr().err)
+        assert "model.safetensors" in line and "not a run's" in line, line
+        assert snapshot(tmp_path) == before, "another tool's model was changed"
+
+
+def test_force_replaces_a_run_of_this_package_and_says_so(run_copy, capsys):
+    assert cli(["train", "--out", str(run_copy), *MICRO_CLI, "--max_steps=2", "--force"]) == 0
+    assert "replacing the run it held" in capsys.readouterr().err
+    assert is_run_config(run_copy / "config.json")
+    assert sorted(p.name for p in (run_copy / "checkpoints").glob("step_*")) == ["step_000002"]
 
 
 def test_empty_files_under_a_runs_names_hold_nothing_to_lose(tmp_path):
