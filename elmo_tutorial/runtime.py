@@ -1,4 +1,5 @@
-"""Where and how the course runs: the repository, seeds, devices, threads, print precision.
+"""Where and how the course runs: the repository, seeds, devices, threads, print precision,
+stop signals and progress bars.
 
 :func:`setup_notebook` does it all in one call for a notebook; :func:`resolve_device` is the one
 place a device name (``--device``, ``ELMO_TUTORIAL_DEVICE``) becomes a ``torch.device``.
@@ -9,9 +10,8 @@ from __future__ import annotations
 import os
 import random
 import signal
-import statistics
+import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -56,8 +56,7 @@ def setup_notebook(seed: int = 0, threads: int | None = 2, precision: int = 4) -
 
 def show_stubs_in_one_line() -> None:
     """In a Jupyter kernel, show a student copy's stub (``raise NotImplementedError("Exercise
-    N: ...")``) as its one-line message, wherever it is raised: in a function a check calls,
-    in a function the notebook calls, or straight in a cell. Run All still stops there; any
+    N: ...")``) as its one-line message, wherever it is raised. Run All still stops there; any
     other error keeps its full traceback. Outside IPython it does nothing."""
     try:
         from IPython import get_ipython
@@ -95,8 +94,8 @@ def resolve_device(name: str, local_rank: int = 0) -> torch.device:
 
     ``auto`` is this process's GPU if there is one, else the CPU; ``cuda`` is GPU
     ``local_rank`` (the process's own under ``torchrun``); ``cuda:N``, ``mps`` and ``cpu`` are
-    taken as they are. Anything else, or a device this machine lacks, is refused: running on
-    the CPU when a GPU was asked for would only be noticed as slowness, hours later.
+    taken as they are. A device this machine lacks is refused: running on the CPU when a GPU
+    was asked for would only be noticed as slowness, hours later.
 
     Raises:
         ValueError: not a device name (``gpu``), or a device PyTorch cannot use here.
@@ -117,8 +116,7 @@ def resolve_device(name: str, local_rank: int = 0) -> torch.device:
     usable = {
         "cpu": True,
         "cuda": torch.cuda.is_available() and device.index < torch.cuda.device_count(),
-        "mps": getattr(torch.backends, "mps", None) is not None
-        and torch.backends.mps.is_available(),
+        "mps": torch.backends.mps.is_available(),
     }.get(device.type, False)
     if not usable:
         raise ValueError(f"device {name!r} was asked for, but PyTorch cannot use that device "
@@ -178,40 +176,10 @@ def available_cores() -> int:
     return os.cpu_count() or 1
 
 
-def busy_cores(samples: int = 9, interval: float = 0.01) -> float:
-    """About how many cores other programs keep busy right now.
-
-    On Linux, the median over ``samples`` readings of the tasks ready to run
-    (``procs_running`` in ``/proc/stat``), minus this process; elsewhere the one-minute load
-    average (which lags: it still counts a program that ended a minute ago), or 0.
-    """
-    readings = []
-    for _ in range(samples):
-        try:
-            with open("/proc/stat") as f:
-                readings += [int(line.split()[1]) - 1 for line in f
-                             if line.startswith("procs_running")]
-        except (OSError, ValueError, IndexError):
-            break
-        time.sleep(interval)
-    if readings:
-        return max(0.0, statistics.median(readings))
-    try:
-        return os.getloadavg()[0]
-    except (OSError, AttributeError):
-        return 0.0
-
-
 def default_threads(processes: int | None = None) -> int:
-    """CPU threads per process for training when none are asked for: the free cores, shared.
-
-    PyTorch's default is one thread per core. On a machine where other programs also run, that
-    collapses: PyTorch's OpenMP threads wait for each other at the end of every operation, by
-    spinning, and a thread without a core stalls the others until the OS runs it again. With 2
-    threads on 2 cores shared with busy neighbours, training the ``small`` preset ran 5 to 20
-    times slower than with 1 thread (benchmarks/RESULTS.md). So: the cores nobody else is
-    using now (at least 1), divided among this machine's training processes (``processes``,
-    default ``$LOCAL_WORLD_SIZE`` as torchrun sets it, else 1).
+    """CPU threads per training process when none are asked for: PyTorch's one per core,
+    shared among this machine's training processes (``processes``, default
+    ``$LOCAL_WORLD_SIZE`` as torchrun sets it, else 1).
 
     Example:
         >>> 1 <= default_threads() <= available_cores()
@@ -219,10 +187,7 @@ def default_threads(processes: int | None = None) -> int:
     """
     if processes is None:
         processes = int(os.environ.get("LOCAL_WORLD_SIZE", "1"))
-    cores = available_cores()
-    others = max(0.0, busy_cores() - (processes - 1))  # not counting this run's own processes
-    free = int(cores - others + 0.5)  # a core more than half busy is not free
-    return max(1, min(cores, free) // max(1, processes))
+    return max(1, available_cores() // max(1, processes))
 
 
 @contextmanager
@@ -230,7 +195,7 @@ def one_thread() -> Iterator[None]:
     """Run torch on one CPU thread inside the block, then restore the previous count.
 
     Small models (a tagger's LSTM, a linear probe) do small matrix products: a second thread
-    costs more in synchronisation than it saves (on a busy machine, many times more), and one
+    costs more in synchronisation than it saves, and one
     thread also makes the result independent of the machine's core count.
     """
     threads = torch.get_num_threads()
@@ -324,8 +289,6 @@ def progress_bar(enabled: bool = True, **options):
     terminal. Written to a log (``make demo > log``, a batch job), a bar that redraws would
     be hundreds of lines of carriage returns, so there it is off; ``enabled=False`` turns it
     off anywhere. ``options`` go to ``tqdm`` (``total``, ``desc``, ``unit``, ...)."""
-    import sys
-
     from tqdm.auto import tqdm
 
     in_notebook = "ipykernel" in sys.modules

@@ -1,4 +1,5 @@
-"""setup_notebook returns the device ELMO_TUTORIAL_DEVICE names, and refuses unusable ones."""
+"""setup_notebook returns the device ELMO_TUTORIAL_DEVICE names, and refuses unusable ones;
+default_threads; the stop signals."""
 
 import pytest
 import torch
@@ -30,33 +31,13 @@ def test_unusable_device_is_a_clear_error(monkeypatch):
         notebook_device()
 
 
-@pytest.mark.parametrize("cores, busy, processes, expected", [
-    (8, 0.2, 1, 8),   # a quiet machine: every core
-    (2, 0.6, 1, 1),   # a core more than half busy is not free
-    (2, 9.0, 1, 1),   # a shared machine: one thread, never zero
-    (8, 1.0, 2, 4),   # the run's other process is not "other programs": 4 cores each
-])
-def test_default_threads_uses_the_free_cores(monkeypatch, cores, busy, processes, expected):
+@pytest.mark.parametrize("cores, processes, expected", [(8, 1, 8), (8, 2, 4), (2, 4, 1)])
+def test_default_threads_is_one_per_core_shared_by_the_processes(monkeypatch, cores, processes,
+                                                                  expected):
     from elmo_tutorial import runtime
 
     monkeypatch.setattr(runtime, "available_cores", lambda: cores)
-    monkeypatch.setattr(runtime, "busy_cores", lambda: busy)
     assert runtime.default_threads(processes) == expected
-
-
-def test_a_training_run_without_threads_takes_the_default(tmp_path, monkeypatch):
-    from _train_helpers import micro_config
-
-    from elmo_tutorial import runtime
-    from elmo_tutorial.training.train import Trainer
-
-    monkeypatch.setattr(runtime, "busy_cores", lambda: 99.0)
-    threads = torch.get_num_threads()
-    try:
-        Trainer(micro_config(tmp_path, threads=0))
-        assert torch.get_num_threads() == 1
-    finally:
-        torch.set_num_threads(threads)
 
 
 # -- stop signals ----------------------------------------------------------------------------------

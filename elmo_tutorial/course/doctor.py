@@ -20,7 +20,7 @@ import sys
 from elmo_tutorial.analyses.embedding_cache import CACHE_VARIABLE, cache_problem
 from elmo_tutorial.data.downloads import cache_dir
 from elmo_tutorial.data.registry import REGISTRY, how_to_get, is_available
-from elmo_tutorial.runtime import busy_cores, default_threads
+from elmo_tutorial.runtime import default_threads
 
 __all__ = ["cache_lines", "dataset_status", "device_summary", "package_versions", "report"]
 
@@ -47,8 +47,7 @@ def device_summary() -> dict[str, str]:
 
 
     info = {"cpu count": str(os.cpu_count()), "torch threads": str(torch.get_num_threads()),
-            "training threads": f"{default_threads()} (one per core that other programs leave "
-                                f"free; about {busy_cores():.0f} busy now; --threads=N)"}
+            "training threads": f"{default_threads()} (one per core; --threads N)"}
     if torch.cuda.is_available():
         names = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
         info["device"] = f"CUDA {torch.version.cuda}: " + ", ".join(names)
