@@ -4,19 +4,33 @@ Each subcommand lives in ``elmo_tutorial/commands/<name>.py`` and defines ``DESC
 (what it teaches, shown by ``COMMAND --help``), ``add_arguments(parser)`` and
 ``run(args) -> int``; its one-line summary is here, in ``COMMANDS``, so that ``--help`` lists
 every command without importing any. A command's module is imported only when it runs.
+
+Options are plain argparse in every command: ``--name VALUE`` or ``--name=VALUE``, with dashes
+between words (``--batch-size``); train's settings also take their field names, as config.json
+and TOML files spell them (``--batch_size``).
+
+Errors take one path, here. A plausible mistake (a typo'd name or setting, a missing file, a
+bad value, an empty corpus, a folder it may not write, a batch that does not fit in memory)
+ends the command with one line on stderr: exit 2, or 1 for what failed on the way (a
+download, a full disk, training that diverged). Any other exception is a bug and shows its
+traceback. Ctrl-C, SIGTERM (a scheduler, ``kill``) and SIGHUP (a closed terminal) end it with
+one line, exit 130: every file the commands write is written whole, so none is left half-written.
 """
 
 from __future__ import annotations
 
 import argparse
 import difflib
+import errno
 import importlib
 import sys
+
+from elmo_tutorial.commands import fail
 
 COMMANDS = {
     "doctor": "Check the environment: versions, device, threads, which datasets are available.",
     "data": "List and download the datasets of the course (checksummed).",
-    "train": "Train a biLM from a preset config (tiny, small, paper) with overrides.",
+    "train": "Train a biLM from a preset config (tiny, small, paper, ...) with overrides.",
     "evaluate": "Perplexities of a trained run, next to a Kneser-Ney n-gram baseline.",
     "embed": "Print contextual vectors of a sentence from a trained run.",
     "export": "Export a trained run to the official options.json + weights.hdf5 format.",
@@ -25,39 +39,36 @@ COMMANDS = {
     "finetune": "Fine-tune a biLM on SST's text; perplexity before/after and the SST-2 effect.",
 }
 
+INTERRUPTED = ("interrupted before it finished; the files it writes are written whole, so none "
+               "is left half-written: run the same command again")
+
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of ``elmo-tutorial``, with the arguments of ``command`` (only its module is
+    imported; the others are listed by name and summary)."""
     parser = argparse.ArgumentParser(
         prog="elmo-tutorial",
         description="ELMo, built step by step. Run `elmo-tutorial COMMAND --help` for details.",
+        allow_abbrev=False,
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, summary in COMMANDS.items():
-        if name == command:  # only the chosen command's module is imported
-            module = importlib.import_module(f"elmo_tutorial.commands.{name}")
-            sub = subparsers.add_parser(
-                name,
-                help=summary,
-                description=getattr(module, "DESCRIPTION", summary),
-                formatter_class=argparse.RawDescriptionHelpFormatter,
-            )
-            module.add_arguments(sub)
-            sub.set_defaults(run=module.run)
-        else:
+        if name != command:
             subparsers.add_parser(name, help=summary, add_help=False)
+            continue
+        module = importlib.import_module(f"elmo_tutorial.commands.{name}")
+        sub = subparsers.add_parser(name, help=summary, description=module.DESCRIPTION,
+                                    formatter_class=argparse.RawDescriptionHelpFormatter,
+                                    allow_abbrev=False)  # a typo is not another option
+        module.add_arguments(sub)
+        sub.set_defaults(run=module.run, parser=sub)
     return parser
 
 
-def _tolerant_output() -> None:
-    """Print what the terminal cannot show (``×`` on an ASCII or Latin-1 terminal) as an
-    escape such as ``\\xd7`` instead of dying with ``UnicodeEncodeError``."""
-    for stream in (sys.stdout, sys.stderr):
-        if hasattr(stream, "reconfigure"):  # not when replaced by a plain object (tests)
-            stream.reconfigure(errors="backslashreplace")
-
-
 def main(argv: list[str] | None = None) -> int:
-    _tolerant_output()
+    for stream in (sys.stdout, sys.stderr):  # "×" on an ASCII terminal: \xd7, not a crash
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     argv = sys.argv[1:] if argv is None else list(argv)
     command = next((a for a in argv if not a.startswith("-")), None)
     if command is not None and command not in COMMANDS:
@@ -69,28 +80,54 @@ def main(argv: list[str] | None = None) -> int:
               "(`elmo-tutorial --help` says what each does)", file=sys.stderr)
         return 2
     parser = build_parser(command)
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
     if command is None:
         parser.print_help()
         return 0
-    return _run_stoppable(command, args)
-
-
-def _run_stoppable(command: str, args: argparse.Namespace) -> int:
-    """Run the command with SIGTERM (a scheduler, ``kill``) and SIGHUP (a closed terminal)
-    taken as Ctrl-C: a ``KeyboardInterrupt`` that the command turns into what it kept and
-    how to continue, or else this one line, exit 130, instead of a silent death or a
-    traceback. Every file the commands write is written whole (``files.safe_files``), so an
-    interrupted one leaves the previous file, or none."""
-    from elmo_tutorial.commands import fail
+    if unknown:
+        _refuse_unknown(args.parser, unknown)
     from elmo_tutorial.runtime import stop_signals_interrupt
 
     try:
-        with stop_signals_interrupt():
+        with stop_signals_interrupt():  # SIGTERM and SIGHUP: a KeyboardInterrupt, as Ctrl-C
             return int(args.run(args) or 0)
-    except KeyboardInterrupt:
-        return fail(command, "interrupted before it finished; the files it writes are written "
-                    "whole, so none is left half-written: run the same command again", 130)
+    except KeyboardInterrupt as stop:  # a command may say what it kept: KeyboardInterrupt(text)
+        return fail(command, str(stop) or INTERRUPTED, 130)
+    except Exception as error:
+        mistake = one_line(error)
+        if mistake is None:
+            raise
+        return fail(command, *mistake)
+
+
+def _refuse_unknown(parser: argparse.ArgumentParser, unknown: list[str]) -> None:
+    """argparse's error for arguments the command does not take, with the nearest option."""
+    name = unknown[0].partition("=")[0]
+    options = [o for action in parser._actions for o in action.option_strings]
+    near = difflib.get_close_matches(name, options, n=1)
+    parser.error(f"unrecognized arguments: {' '.join(unknown)}"
+                 + (f"; did you mean {near[0]}?" if near else ""))
+
+
+def one_line(error: Exception) -> tuple[str, int] | None:
+    """``(line, exit code)`` for an exception that is a plausible mistake; ``None`` for a bug."""
+    from elmo_tutorial.data.downloads import DatasetNotAvailable
+
+    if isinstance(error, OSError):  # a missing file, a folder it may not write, a full disk
+        text = str(error)
+        if text.startswith("[Errno") and error.strerror:  # the OS's words, without "[Errno 13]"
+            text = f"{error.filename}: {error.strerror}" if error.filename else error.strerror
+        return text, 1 if error.errno == errno.ENOSPC else 2
+    if isinstance(error, ValueError):  # a bad name or value, a damaged file, an empty corpus
+        return str(error), 2
+    if isinstance(error, (DatasetNotAvailable, FloatingPointError)):
+        return str(error), 1
+    if isinstance(error, MemoryError) or (isinstance(error, RuntimeError) and any(
+            text in str(error) for text in ("out of memory", "not enough memory",
+                                            "can't allocate memory"))):
+        first = str(error).strip().splitlines()[0][:200] if str(error).strip() else "MemoryError"
+        return f"out of memory ({first}): try a smaller batch size", 1
+    return None
 
 
 if __name__ == "__main__":

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
-
-from elmo_tutorial.commands import fail
-
 DESCRIPTION = """\
   elmo-tutorial data list              every dataset: size, licence, available locally?
   elmo-tutorial data download NAME     fetch it into the cache, verifying its checksum
@@ -15,7 +11,7 @@ then in the cache ($ELMO_TUTORIAL_CACHE, default ~/.cache/elmo_tutorial); nltk c
 wherever nltk finds them ($NLTK_DATA, ~/nltk_data). Check each dataset's licence before use."""
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser) -> None:
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     actions.add_parser("list", help="list the datasets with size, licence and local availability")
     download = actions.add_parser("download", help="download one dataset (verified)")
@@ -25,7 +21,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     download.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-def _table(rows: list[tuple[str, ...]]) -> str:
+def list_datasets() -> str:
+    """The registry as a text table."""
+    from elmo_tutorial.data.registry import REGISTRY, is_available
+
+    rows = [("name", "size", "licence", "local", "description")]
+    rows += [(name, ds.size, ds.licence, "yes" if is_available(name) else "no", ds.description)
+             for name, ds in REGISTRY.items()]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
              for row in rows]
@@ -33,19 +35,8 @@ def _table(rows: list[tuple[str, ...]]) -> str:
     return "\n".join(lines)
 
 
-def list_datasets() -> str:
-    """The registry as a text table."""
-    from elmo_tutorial.data.registry import REGISTRY, is_available
-
-    rows = [("name", "size", "licence", "local", "description")]
-    for name, ds in REGISTRY.items():
-        rows.append((name, ds.size, ds.licence, "yes" if is_available(name) else "no",
-                     ds.description))
-    return _table(rows)
-
-
-def run(args: argparse.Namespace) -> int:
-    from elmo_tutorial.data.downloads import ChecksumMismatch, DatasetNotAvailable
+def run(args) -> int:
+    from elmo_tutorial.commands import fail
     from elmo_tutorial.data.registry import fetch, get_dataset
 
     if args.action == "list":
@@ -53,11 +44,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     try:
         ds = get_dataset(args.name)
-        path = fetch(ds.name, force=args.force, progress=not args.quiet)
-    except KeyError as err:
+    except KeyError as err:  # the registry's message: the nearest names, and all of them
         return fail("data", err.args[0])
-    except (DatasetNotAvailable, ChecksumMismatch) as err:
-        return fail("data", err, 1)
+    path = fetch(ds.name, force=args.force, progress=not args.quiet)
     print(f"{ds.name}: available at {path}")
     if ds.note:
         print(f"note: {ds.note}")

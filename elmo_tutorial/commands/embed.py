@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from elmo_tutorial.commands import at_least, fail, not_permitted
+from elmo_tutorial.commands import at_least
 
 DESCRIPTION = """\
 Show the vectors ELMo gives each token of a sentence (Peters et al. 2018, Sec. 3.2).
@@ -33,13 +33,7 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     from elmo_tutorial.analyses.contextual_vectors import embed_text, shared_word_similarities
 
-    try:
-        tokens, vectors = embed_text(args.run_dir, args.sentences, args.layer)
-    except (FileNotFoundError, ValueError) as err:
-        return fail("embed", err)
-    except PermissionError as err:
-        return not_permitted("embed", err, "embed reads the run's files; ask for read access, "
-                                           "or embed with a copy you may read")
+    tokens, vectors = embed_text(args.run_dir, args.sentences, args.layer)
     for toks, vecs in zip(tokens, vectors, strict=True):
         print(f"layer {args.layer}, {len(toks)} tokens × {vecs.shape[1]} dims")
         for tok, v in zip(toks, vecs, strict=True):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from elmo_tutorial.commands import at_least, fail
+from elmo_tutorial.commands import at_least
 
 DESCRIPTION = """\
 Score a trained biLM on held-out sentences of the corpus it was trained on.
@@ -46,17 +46,10 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from elmo_tutorial.commands import not_permitted
     from elmo_tutorial.training.evaluation import evaluate_run
 
-    try:
-        result = evaluate_run(args.run_dir, args.split, args.max_sentences, not args.no_ngram,
-                              args.checkpoint, args.device, args.ngram_train_sentences or None)
-    except (FileNotFoundError, ValueError) as err:
-        return fail("evaluate", err)
-    except PermissionError as err:
-        return not_permitted("evaluate", err, "evaluate reads the run's files; ask for read "
-                                              "access, or evaluate a copy you may read")
+    result = evaluate_run(args.run_dir, args.split, args.max_sentences, not args.no_ngram,
+                          args.checkpoint, args.device, args.ngram_train_sentences or None)
     if args.json:
         print(json.dumps(result, indent=2))
         return 0

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from elmo_tutorial.commands import fail, not_permitted
-
 DESCRIPTION = """\
 Write a run's biLM in the format of bilm-tf and AllenNLP: options.json (the architecture)
 and weights.hdf5 (char CNN, highway, projection and both LSTM stacks; the softmax is left
@@ -57,8 +55,7 @@ def _check_arguments(args) -> None:
 
     Raises:
         ValueError: one OUT_DIR for two formats, or OUT_DIR holding the run itself.
-        OSError: RUN_DIR is not a run (FileNotFoundError), an OUT_DIR is not empty and
-            --force is missing (WouldOverwrite).
+        OSError: RUN_DIR is not a run, or an OUT_DIR is not empty and --force is missing.
     """
     from pathlib import Path
 
@@ -91,25 +88,15 @@ def run(args) -> int:
     from elmo_tutorial.formats.export import export_allennlp, export_copy, export_encoder
 
     if not (args.allennlp or args.encoder or args.copy):
-        return fail("export", "say where to: --allennlp OUT_DIR, --encoder OUT_DIR or "
-                              "--copy OUT_DIR")
-    try:
-        _check_arguments(args)
-        if args.copy:
-            out = export_copy(args.run_dir, args.copy, args.float16, force=args.force)
-            print(f"wrote {out}: model.safetensors, config.json, vocab.txt, log.jsonl, SHA256SUMS")
-        if args.encoder:
-            out = export_encoder(args.run_dir, args.encoder, args.float16, force=args.force)
-            print(f"wrote {out / 'model.safetensors'}, config.json and SHA256SUMS")
-        if args.allennlp:
-            options, weights = export_allennlp(args.run_dir, args.allennlp, force=args.force)
-            print(f"wrote {options} and {weights}")
-    except PermissionError as err:  # a run file it may not read, or an OUT_DIR it may not write
-        return not_permitted("export", err, "export reads the run's files and writes OUT_DIR; "
-                                            "ask for access, or export a copy you may read")
-    except (OSError, ValueError) as err:  # FileNotFoundError, WouldOverwrite, a full disk...
-        return fail("export", err)
-    except KeyboardInterrupt:  # Ctrl-C, SIGTERM or SIGHUP (cli); each file is written atomically
-        return fail("export", "interrupted; no file was left half-written, but an OUT_DIR may "
-                    "mix new and old files: run the same command again with --force", 130)
+        args.parser.error("say where to: --allennlp OUT_DIR, --encoder OUT_DIR or --copy OUT_DIR")
+    _check_arguments(args)
+    if args.copy:
+        out = export_copy(args.run_dir, args.copy, args.float16, force=args.force)
+        print(f"wrote {out}: model.safetensors, config.json, vocab.txt, log.jsonl, SHA256SUMS")
+    if args.encoder:
+        out = export_encoder(args.run_dir, args.encoder, args.float16, force=args.force)
+        print(f"wrote {out / 'model.safetensors'}, config.json and SHA256SUMS")
+    if args.allennlp:
+        options, weights = export_allennlp(args.run_dir, args.allennlp, force=args.force)
+        print(f"wrote {options} and {weights}")
     return 0

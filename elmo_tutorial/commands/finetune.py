@@ -21,13 +21,7 @@ Examples:
 
 
 def add_arguments(parser) -> None:
-    from elmo_tutorial.commands import (
-        MAX_BATCH_SIZE,
-        add_report_arguments,
-        at_least,
-        batch_size,
-        positive_number,
-    )
+    from elmo_tutorial.commands import add_report_arguments, at_least, positive_number
 
     parser.add_argument("model", metavar="RUN", help="the run directory to start from")
     parser.add_argument("--out", required=True, metavar="DIR",
@@ -38,68 +32,38 @@ def add_arguments(parser) -> None:
                         help="steps of a new softmax on the frozen encoder first (default 300)")
     parser.add_argument("--sentences", type=at_least(10), default=2000,
                         help="SST training sentences to fine-tune on (default 2000)")
-    parser.add_argument("--batch-size", type=batch_size, default=16,
-                        help=f"sentences per step, at most {MAX_BATCH_SIZE} (default 16)")
+    parser.add_argument("--batch-size", type=at_least(1), default=16,
+                        help="sentences per step (default 16)")
     parser.add_argument("--lr", type=positive_number, default=1e-3,
                         help="Adam's learning rate (default 0.001)")
     parser.add_argument("--freeze-encoder", action="store_true",
                         help="the control: train the softmax alone for the same steps")
-    parser.add_argument("--threads", type=one_thread_per_core, default=None, metavar="N",
-                        help="CPU threads of fine-tuning, at most one per core (default 2, or 1 "
-                             "on a one-core machine, whatever the load: another count gives "
-                             "other weights)")
+    parser.add_argument("--threads", type=at_least(1), default=None, metavar="N",
+                        help="CPU threads of fine-tuning (default 2, or 1 on a one-core "
+                             "machine: another count gives other weights)")
     add_report_arguments(parser, models=False,
                          force="replace an existing --out run and --json/--markdown files")
 
 
-def one_thread_per_core(text: str) -> int:
-    """``--threads``: at least 1, at most the cores this process may use."""
-    from elmo_tutorial.commands import at_least
-    from elmo_tutorial.runtime import available_cores
-
-    cores = available_cores()
-    return at_least(1, cores, f"this process may use {cores} CPU core{'s' * (cores != 1)}; "
-                              "a thread more only waits for one")(text)
-
-
 def run(args) -> int:
-    from elmo_tutorial.commands import fail, not_permitted, show_and_write
-    from elmo_tutorial.data.downloads import DatasetNotAvailable
-    from elmo_tutorial.files.overwrite import (
-        InsideAnotherRun,
-        WouldOverwrite,
-        check_fresh_run_dir,
-        check_new_files,
-    )
-    from elmo_tutorial.files.safe_files import DiskFull
+    from elmo_tutorial.commands import print_and_write
+    from elmo_tutorial.files.overwrite import check_fresh_run_dir, check_new_files
     from elmo_tutorial.tasks.finetune_report import finetune_report, to_markdown, write_report
     from elmo_tutorial.training.finetune import FineTuningInterrupted
 
-    try:  # in a second, not after minutes of fine-tuning
-        check_new_files([args.json, args.markdown], args.force)
-        check_fresh_run_dir(args.out, args.force, resumable=False, doing="fine-tuning into it")
-    except (WouldOverwrite, NotADirectoryError, InsideAnotherRun) as err:
-        return fail("finetune", err)
+    # refused in a second, not after minutes of fine-tuning
+    check_new_files([args.json, args.markdown], args.force)
+    check_fresh_run_dir(args.out, args.force, resumable=False, doing="fine-tuning into it")
     try:
         result = finetune_report(args.model, args.out, steps=args.steps,
                                  head_steps=args.head_steps, lm_sentences=args.sentences,
                                  force=args.force, lr=args.lr, batch_size=args.batch_size,
                                  vocab_min_count=3, freeze_encoder=args.freeze_encoder,
                                  **({"threads": args.threads} if args.threads else {}))
-    except (DatasetNotAvailable, FileNotFoundError, ValueError, WouldOverwrite) as err:
-        return fail("finetune", err)
-    except FineTuningInterrupted as err:  # Ctrl-C during the steps: a checkpoint is in --out
-        return fail("finetune", err, 130)
+    except FineTuningInterrupted as stopped:  # during the steps: it says what it kept
+        raise KeyboardInterrupt(str(stopped)) from None
     except KeyboardInterrupt:
-        return fail("finetune", "interrupted before the report was written: run the same command "
-                    f"again (with --force if {args.out} holds the fine-tuned run by now)", 130)
-    except FloatingPointError as err:
-        return fail("finetune", err, 1)
-    except DiskFull as err:  # while fine-tuning, or taking the lock: says how to go on
-        return fail("finetune", err, 1)
-    except PermissionError as err:  # a read-only --out (the lock says so), or source
-        return not_permitted("finetune", err, f"choose an --out you may write to (not "
-                                              f"{args.out}), or make it writable")
-    # Printed before the files are written: a full disk or a file another run wrote meanwhile
-    # then costs the files, not the results of minutes of fine-tuning
-    return show_and_write("finetune", result, to_markdown, write_report, args)
+        raise KeyboardInterrupt(
+            "interrupted before the report was written: run the same command again (with "
+            f"--force if {args.out} holds the fine-tuned run by now)") from None
+    return print_and_write(result, to_markdown, write_report, args)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from elmo_tutorial.commands import add_report_arguments, fail, show_and_write
+from elmo_tutorial.commands import add_report_arguments, print_and_write
 
 DESCRIPTION = """\
 Measure what each layer of a biLM captures, with the paper's own methods (Peters et al. 2018,
@@ -44,29 +44,23 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from elmo_tutorial.analyses.embedding_cache import CacheNotWritable
     from elmo_tutorial.analyses.layer_markdown import to_markdown, write_report
     from elmo_tutorial.analyses.layer_report import layer_report
-    from elmo_tutorial.data.downloads import DatasetNotAvailable, cache_dir
-    from elmo_tutorial.files.overwrite import WouldOverwrite, check_new_files
+    from elmo_tutorial.data.downloads import cache_dir
+    from elmo_tutorial.files.overwrite import check_new_files
     from elmo_tutorial.formats.allennlp_format import load_model
 
+    if args.no_ner and args.ner_ladder:
+        args.parser.error("--ner-ladder extends the NER section: drop --no-ner")
+    check_new_files([args.json, args.markdown], args.force)
+    model = load_model(args.model)
     try:
-        if args.no_ner and args.ner_ladder:
-            raise ValueError("--ner-ladder extends the NER section: drop --no-ner")
-        check_new_files([args.json, args.markdown], args.force)
-        model = load_model(args.model)
-    except (FileNotFoundError, ValueError, WouldOverwrite) as err:
-        return fail("layers", err)
-    name = " ".join(args.model)
-    try:
-        result = layer_report(model, ner=not args.no_ner, progress=True, name=name,
-                              quick=args.quick, ner_ladder=args.ner_ladder)
-    except (DatasetNotAvailable, CacheNotWritable) as err:
-        return fail("layers", err)
-    except KeyboardInterrupt:  # Ctrl-C, SIGTERM or SIGHUP (cli): the entry being written is
-        # removed (atomic_write), the finished ones stay
-        return fail("layers", "interrupted; the layers embedded so far are kept in the "
-                    f"embedding cache ({cache_dir() / 'embeddings'}) and read from there: run "
-                    "the same command again to continue", 130)
-    return show_and_write("layers", result, to_markdown, write_report, args)
+        result = layer_report(model, ner=not args.no_ner, progress=True,
+                              name=" ".join(args.model), quick=args.quick,
+                              ner_ladder=args.ner_ladder)
+    except KeyboardInterrupt:  # the entry being written is removed, the finished ones stay
+        raise KeyboardInterrupt(
+            "interrupted; the layers embedded so far are kept in the embedding cache "
+            f"({cache_dir() / 'embeddings'}) and read from there: run the same command again "
+            "to continue") from None
+    return print_and_write(result, to_markdown, write_report, args)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from elmo_tutorial.commands import add_report_arguments, fail, show_and_write
+from elmo_tutorial.commands import add_report_arguments, at_least, print_and_write
 
 DESCRIPTION = """\
 Add a biLM to a task model the way the paper does (Peters et al. 2018, Sec. 3.3) and measure
@@ -52,9 +52,9 @@ Examples:
 
 
 def add_arguments(parser) -> None:
-    from elmo_tutorial.commands import one_per_core
+    from elmo_tutorial.data.corpora import LM_CORPORA
     from elmo_tutorial.runtime import available_cores
-    from elmo_tutorial.tasks.experiments import TASKS
+    from elmo_tutorial.tasks.registry import TASKS
 
     add_report_arguments(parser, markdown="also write the markdown report, with its figures and "
                                           "the baseline's vectors beside it",
@@ -69,12 +69,11 @@ def add_arguments(parser) -> None:
                         help="more biLMs of the same corpus for the quality figure (run "
                              "directories with their softmax, or encoders with a heldout.json, "
                              "e.g. one architecture trained for more and fewer steps)")
-    parser.add_argument("--corpus", metavar="NAME",
+    parser.add_argument("--corpus", metavar="NAME", choices=LM_CORPORA,
                         help="the biLM's training corpus, for the baseline's static vectors "
                              "(default: the run's own, else english_mix)")
-    parser.add_argument("--workers", type=one_per_core, default=min(2, available_cores()),
-                        help="training runs at a time, one CPU thread each, at most one per "
-                             "core (default 2)")
+    parser.add_argument("--workers", type=at_least(1), default=min(2, available_cores()),
+                        help="training runs at a time, one CPU thread each (default 2)")
     parser.add_argument("--quick", action="store_true",
                         help="a smoke test on subsets (200 sentences per split, 2 seeds, at "
                              "most 3 epochs, 10 %% for Figure 1); not comparable with anything")
@@ -116,53 +115,36 @@ def run(args) -> int:
     import platform
     from pathlib import Path
 
-    from elmo_tutorial.analyses.embedding_cache import CacheNotWritable
-    from elmo_tutorial.data.corpora import LM_CORPORA
-    from elmo_tutorial.data.downloads import DatasetNotAvailable
-    from elmo_tutorial.files.overwrite import WouldOverwrite, check_new_files
+    from elmo_tutorial.files.overwrite import check_new_files
     from elmo_tutorial.formats.allennlp_format import load_model
     from elmo_tutorial.tasks.quality import heldout_perplexity
     from elmo_tutorial.tasks.report import open_run_store, task_report
     from elmo_tutorial.tasks.report_markdown import FIGURES, to_markdown, write_report
-    from elmo_tutorial.tasks.runs import StoreMismatch
     from elmo_tutorial.tasks.vectors import VECTORS_FILE, write_task_vectors
 
     outputs = [args.json, args.markdown]
     if args.markdown:  # the figures and the baseline's vectors go beside the markdown
         outputs += [str(Path(args.markdown).parent / f) for f in (*FIGURES.values(),
                                                                   VECTORS_FILE)]
-    try:
-        check_new_files(outputs, args.force)
-    except WouldOverwrite as err:
-        return fail("tasks", err)
+    check_new_files(outputs, args.force)
     corpus = args.corpus or _training_corpus(args.model)
-    if corpus not in LM_CORPORA:
-        return fail("tasks", f"unknown corpus {corpus!r}; choose one of {', '.join(LM_CORPORA)}")
-    try:
-        model = load_model(args.model)
-        quality = _quality_models(args.quality)
-        perplexity = heldout_perplexity(args.model[0]) if len(args.model) == 1 else None
-        store = open_run_store(model, corpus, args.quick, args.runs, args.tasks)
-    except (FileNotFoundError, ValueError, OSError, DatasetNotAvailable) as err:
-        return fail("tasks", err)  # StoreMismatch is a ValueError
+    model = load_model(args.model)
+    quality = _quality_models(args.quality)
+    perplexity = heldout_perplexity(args.model[0]) if len(args.model) == 1 else None
+    store = open_run_store(model, corpus, args.quick, args.runs, args.tasks)
     try:
         result = task_report(model, corpus=corpus, tasks=args.tasks, quick=args.quick,
                              workers=args.workers, progress=True, name=" ".join(args.model),
                              store=store, quality=quality, perplexity=perplexity)
-    except (DatasetNotAvailable, CacheNotWritable, StoreMismatch, ValueError) as err:
-        return fail("tasks", err)
-    except KeyboardInterrupt:  # Ctrl-C, SIGTERM or SIGHUP (cli): the pool's workers are ended
-        kept = (f"the {len(store)} runs finished so far are kept in {store.path}: run the same "
-                "command again to continue from them" if store.path else
-                "no run was kept (no runs file)")
-        return fail("tasks", f"interrupted; {kept}", 130)
+    except KeyboardInterrupt:  # the pool's workers are ended; the finished runs are kept
+        raise KeyboardInterrupt("interrupted; " + (
+            f"the {len(store)} runs finished so far are kept in {store.path}: run the same "
+            "command again to continue from them" if store.path
+            else "no run was kept (no runs file)")) from None
     runs = "1 run" if args.workers == 1 else f"{args.workers} runs"
     result = dataclasses.replace(result, machine=f"{platform.machine()}, {os.cpu_count()} "
                                  f"cores, {runs} at a time")
-    code = show_and_write("tasks", result, to_markdown, write_report, args)
-    if code == 0 and args.markdown:
-        try:
-            write_task_vectors(Path(args.markdown).parent, corpus, args.tasks)
-        except OSError as err:
-            return fail("tasks", err)
-    return code
+    print_and_write(result, to_markdown, write_report, args)
+    if args.markdown:
+        write_task_vectors(Path(args.markdown).parent, corpus, args.tasks)
+    return 0

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
-
 import torch
 
 from elmo_tutorial.commands.cli import main
 from elmo_tutorial.data import registry
-from elmo_tutorial.data.downloads import RemoteFile
-from elmo_tutorial.data.registry import Dataset
 
 
 def test_doctor_prints_torch_version_device_and_threads(capsys):
@@ -36,18 +32,13 @@ def test_data_list_names_every_dataset_with_its_licence(capsys):
         assert ds.licence in line
 
 
-def test_data_download_fetches_a_verified_file(capsys, monkeypatch, tmp_path):
-    served = tmp_path / "corpus.txt"
-    served.write_bytes(b"hello world\n")
-    digest = hashlib.sha256(served.read_bytes()).hexdigest()
-    monkeypatch.setitem(registry.REGISTRY, "toy", Dataset(
-        "toy", "t", "CC0", "1 KB", "files", "toy",
-        (RemoteFile("corpus.txt", (served.as_uri(),), sha256=digest),)))
-    monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path / "cache"))
-    monkeypatch.delenv("ELMO_TUTORIAL_DATA", raising=False)
-    assert main(["data", "download", "toy", "--quiet"]) == 0
-    assert (tmp_path / "cache" / "toy" / "corpus.txt").exists()
-    assert "toy: available at" in capsys.readouterr().out
+def test_data_download_fetches_the_dataset_and_says_where(capsys, monkeypatch, tmp_path):
+    fetched = []
+    monkeypatch.setattr(registry, "fetch", lambda name, force, progress: (
+        fetched.append((name, force, progress)) or tmp_path / name))
+    assert main(["data", "download", "wikitext_2", "--quiet", "--force"]) == 0
+    assert fetched == [("wikitext-2", True, False)]
+    assert f"wikitext-2: available at {tmp_path / 'wikitext-2'}" in capsys.readouterr().out
 
 
 def test_data_download_unknown_name_fails_with_suggestion(capsys):

@@ -1,5 +1,5 @@
-"""Every ``elmo-tutorial`` command says why it stopped through one helper (``commands.fail``),
-and the commands that print a report take its arguments from one place
+"""Every ``elmo-tutorial`` command says why it stopped through one error path (``cli.one_line``
+and ``commands.fail``), and the commands that print a report take its arguments from one place
 (``commands.add_report_arguments``): the wording and the exit codes are stated once."""
 
 import ast
@@ -69,3 +69,45 @@ def test_report_commands_take_json_markdown_and_force_from_one_helper(name):
     options = {o for a in build_parser(name)._subparsers._group_actions[0].choices[name]._actions
                for o in a.option_strings}
     assert {"--json", "--markdown", "--force"} <= options
+
+
+@pytest.mark.parametrize("error, line, code", [
+    (ValueError("max_steps must be ≥ 0"), "max_steps must be ≥ 0", 2),
+    (PermissionError(13, "Permission denied", "/runs/x"), "/runs/x: Permission denied", 2),
+    (FileNotFoundError(2, "No such file or directory"), "No such file or directory", 2),
+    (OSError(28, "No space left on device", "/runs/x/log.jsonl"),
+     "/runs/x/log.jsonl: No space left on device", 1),
+    (FloatingPointError("the loss is nan at step 3"), "the loss is nan at step 3", 1),
+    (RuntimeError("DefaultCPUAllocator: not enough memory: you tried to allocate 9 GB"),
+     "out of memory (DefaultCPUAllocator: not enough memory: you tried to allocate 9 GB): try "
+     "a smaller batch size", 1),
+])
+def test_a_plausible_mistake_is_one_line_and_its_exit_code(error, line, code):
+    from elmo_tutorial.commands.cli import one_line
+
+    assert one_line(error) == (line, code)
+
+
+@pytest.mark.parametrize("bug", [RuntimeError("mat1 and mat2 shapes cannot be multiplied"),
+                                 KeyError("layer"), TypeError("unexpected keyword")])
+def test_any_other_exception_is_a_bug_and_keeps_its_traceback(bug, monkeypatch):
+    def run(args):
+        raise bug
+
+    monkeypatch.setattr("elmo_tutorial.commands.doctor.run", run)
+    from elmo_tutorial.commands.cli import main
+
+    with pytest.raises(type(bug)):
+        main(["doctor"])
+
+
+def test_an_interruption_says_what_the_command_kept(monkeypatch, capsys):
+    def run(args):
+        raise KeyboardInterrupt("interrupted; the 3 runs finished so far are kept")
+
+    monkeypatch.setattr("elmo_tutorial.commands.doctor.run", run)
+    from elmo_tutorial.commands.cli import main
+
+    assert main(["doctor"]) == 130
+    assert capsys.readouterr().err == ("elmo-tutorial doctor: interrupted; the 3 runs finished "
+                                       "so far are kept\n")

@@ -1,6 +1,6 @@
 """A file or folder this user may not read or write is one line from every command that
-reads or writes a run folder (``commands.not_permitted``), never a traceback; the writers'
-own cases (the run lock of train and finetune) are in tests/files/test_run_lock.py."""
+reads or writes a run folder (the command line's one error path), never a traceback; the
+writers' own cases (the run lock of train and finetune) are in tests/files/test_run_lock.py."""
 
 import errno
 import os
@@ -34,6 +34,7 @@ def test_an_unreadable_run_file_is_one_line_naming_it(run_copy, tmp_path, capsys
     assert cli(argv) == 2
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1, lines
-    assert lines[0].startswith(f"elmo-tutorial {command[0]}: permission denied on ")
-    assert name in lines[0] and "[Errno" not in lines[0]
+    assert lines[0].startswith(f"elmo-tutorial {command[0]}: ")
+    assert lines[0].endswith(": Permission denied") and name in lines[0], lines[0]
+    assert "[Errno" not in lines[0]
     assert not (tmp_path / "exported").exists()

@@ -203,4 +203,4 @@ def test_layers_stopped_leaves_no_half_written_cache_file_and_keeps_finished_one
         f"embedding cache ({folder}) and read from there: run the same command again to "
         "continue")
     left = sorted(p.name.split("-")[0] + p.suffix for p in folder.iterdir())
-    assert left == ["finished.json", "finished.npy"]  # nothing of the entry that was cut
+    assert left == ["finished.npy"]  # nothing of the entry that was cut
