@@ -22,7 +22,7 @@ MathJax 2 there; ``--mathjax-url`` points elsewhere, e.g. to a CDN).
 All three refuse to write into a folder they did not create, and refuse to overwrite a file that
 was changed after they wrote it (a student's work), unless given ``--force``; then the changed
 files are first moved to a ``backup-<time>/`` folder beside them, so nothing is lost
-(:mod:`elmo_tutorial.course.generated` says how, crashes and saves during a run included).
+(:mod:`elmo_tutorial.course.generated`).
 """
 
 from __future__ import annotations
@@ -35,29 +35,18 @@ from pathlib import Path
 import nbformat
 
 from elmo_tutorial.course.exercises import (
-    KINDS,
+    ANSWER_MARKER,
     CourseError,
-    Exercise,
-    ExerciseHeading,
-    find_exercises,
-    has_answer,
     list_exercises,
     strip_answers,
     stub_source,
     student_wording,
 )
-from elmo_tutorial.course.generated import MANIFEST, write_generated
+from elmo_tutorial.course.generated import write_generated
 from elmo_tutorial.course.slides import MATHJAX_CONFIG, deck
-from elmo_tutorial.files.guarded_read import read_regular_file
-from elmo_tutorial.files.safe_files import DiskFull
 from elmo_tutorial.runtime import REPOSITORY
 
 NOTEBOOKS = REPOSITORY / "notebooks"
-
-__all__ = ["KINDS", "MANIFEST", "NOTEBOOKS", "CourseError", "Exercise", "ExerciseHeading",
-           "find_exercises", "list_exercises", "main", "notebook_paths", "read_notebook",
-           "strip_answers",
-           "student_copy", "stub_source", "write_generated"]
 
 
 def student_copy(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
@@ -66,19 +55,21 @@ def student_copy(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     what a *predict* exercise asks to predict cleared (the student runs them after predicting).
     """
     copy = nbformat.from_dict(json.loads(json.dumps(notebook)))  # deep copy, same class
-    hidden = {index for heading in list_exercises(notebook) if heading.kind == "predict"
-              for index in range(heading.cell, heading.end)}
-    for exercise in find_exercises(notebook):
-        cell = copy.cells[exercise.cell]
-        cell.source = stub_source(cell.source, exercise.message, exercise.cell)
-        hidden.add(exercise.cell)
-        _tag(cell, "exercise")
+    hidden = set()
+    for exercise in list_exercises(notebook):
+        if exercise.kind == "predict":
+            hidden.update(range(exercise.cell, exercise.end))
+        for index in exercise.solution_cells:
+            cell = copy.cells[index]
+            cell.source = stub_source(cell.source, exercise.message, index)
+            hidden.add(index)
+            _tag(cell, "exercise")
     for index, cell in enumerate(copy.cells):
         if cell.cell_type == "markdown":
             cell.source = student_wording(cell.source)
-        if has_answer(cell):
-            cell.source = strip_answers(cell.source, index)
-            _tag(cell, "answer")
+            if ANSWER_MARKER.search(cell.source):
+                cell.source = strip_answers(cell.source, index)
+                _tag(cell, "answer")
         elif index in hidden and cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
@@ -101,71 +92,45 @@ def notebook_paths(folder: Path = NOTEBOOKS) -> list[Path]:
     return paths
 
 
-MAX_NOTEBOOK_BYTES = 1 << 28  # the largest executed notebook, figures included, takes 3 MB
-
-
 def read_notebook(path: Path) -> nbformat.NotebookNode:
-    """The notebook at ``path`` (version 4), read through the guard of every input file.
-
-    Raises:
-        CourseError: naming the file: not a regular file, not JSON, not a notebook.
-    """
+    """The notebook at ``path`` (version 4). Raises :class:`CourseError` naming a file that
+    is not a notebook."""
     try:
-        data = read_regular_file(path, MAX_NOTEBOOK_BYTES)
-    except (OSError, ValueError) as error:  # what the path is, said by the guard
-        raise CourseError(str(error)) from None
-    try:
-        return nbformat.reads(data.decode("utf-8"), as_version=4)
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
-        # nbformat's NotJSONError is a ValueError; a JSON list or string fails further in
-        what = str(error).strip().splitlines()[0][:120] if str(error).strip() else ""
-        raise CourseError(f"{path} cannot be read as a notebook ({type(error).__name__}"
-                          f"{': ' + what if what else ''}); restore it with `git checkout -- "
-                          f"{path.name}` in its folder, or fix it in Jupyter") from None
-    except RecursionError:  # "[[[[..." deeper than Python's stack: no notebook nests so
-        raise CourseError(f"{path} cannot be read as a notebook (its JSON is nested thousands "
-                          "of levels deep, more than Python can read); restore it with `git "
-                          f"checkout -- {path.name}` in its folder") from None
-
-
-def _student(args: argparse.Namespace) -> str:
-    files, count = {}, 0
-    for path in notebook_paths(args.notebooks):
-        notebook = read_notebook(path)
-        try:
-            copy = student_copy(notebook)
-        except CourseError as error:
-            raise CourseError(f"{path.name}: {error}") from None
-        count += len(list_exercises(notebook)) or len(find_exercises(notebook))
-        files[path.name] = nbformat.writes(copy).encode() + b"\n"
-    write_generated(args.out, files, "student", force=args.force)
-    return f"wrote {len(files)} student notebooks with {count} exercises to {args.out}/"
+        return nbformat.read(path, as_version=4)
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
+        raise CourseError(f"{path} cannot be read as a notebook ({type(error).__name__}); "
+                          f"restore it with `git checkout -- {path.name}` in its folder, or "
+                          f"fix it in Jupyter") from None
 
 
 LOCAL_MATHJAX = "mathjax/MathJax.js?" + MATHJAX_CONFIG  # MathJax 2 beside the pages
 
 
-def _html(args: argparse.Namespace) -> str:
+def made_from_notebooks(args: argparse.Namespace) -> dict[str, bytes]:
+    """name → content of what ``args.command`` (student, slides, html) makes of each notebook."""
     from nbconvert import HTMLExporter
 
-    exporter = HTMLExporter(mathjax_url=args.mathjax_url or LOCAL_MATHJAX)
-    files = {}
-    for path in notebook_paths(args.notebooks):
-        page, _ = exporter.from_notebook_node(read_notebook(path))
-        files[f"{path.stem}.html"] = page.encode()
-    write_generated(args.out, files, "html", force=args.force)
-    return f"wrote {len(files)} pages to {args.out}/ (formulas need MathJax 2 in " \
-           f"{args.out}/mathjax/ unless --mathjax-url says otherwise)"
-
-
-def _slides(args: argparse.Namespace) -> str:
+    pages = HTMLExporter(mathjax_url=getattr(args, "mathjax_url", None) or LOCAL_MATHJAX)
     files = {}
     for path in notebook_paths(args.notebooks):
         notebook = read_notebook(path)
-        files[f"{path.stem}.slides.html"] = deck(notebook, args.reveal_prefix,
-                                                    args.mathjax_url).encode()
-    write_generated(args.out, files, "slides", force=args.force)
-    return f"wrote {len(files)} reveal.js decks to {args.out}/"
+        try:
+            if args.command == "student":
+                files[path.name] = nbformat.writes(student_copy(notebook)).encode() + b"\n"
+            elif args.command == "slides":
+                files[f"{path.stem}.slides.html"] = deck(notebook, args.reveal_prefix,
+                                                            args.mathjax_url).encode()
+            else:
+                files[f"{path.stem}.html"] = pages.from_notebook_node(notebook)[0].encode()
+        except CourseError as error:
+            raise CourseError(f"{path.name}: {error}") from None
+    return files
+
+
+DONE = {"student": "wrote {n} student notebooks to {out}/",
+        "slides": "wrote {n} reveal.js decks to {out}/",
+        "html": "wrote {n} pages to {out}/ (formulas need MathJax 2 in {out}/mathjax/ unless "
+                "--mathjax-url says otherwise)"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -193,18 +158,17 @@ def main(argv: list[str] | None = None) -> int:
                                  help="MathJax 2's MathJax.js?config=... (default: mathjax/ "
                                       "beside the pages, for reading them offline)")
     args = parser.parse_args(argv)
-    make = {"student": _student, "slides": _slides, "html": _html}[args.command]
     try:
-        print(make(args))
-    except (CourseError, DiskFull) as error:  # one line each; DiskFull: nothing was changed
+        files = made_from_notebooks(args)
+        write_generated(args.out, files, args.command, force=args.force)
+    except CourseError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    except PermissionError as error:  # a read-only folder: met staging the first file, before
-        # any file is replaced
-        print(f"error: permission denied on {error.filename or args.out}: {args.out} must be "
-              "a folder you may write to; nothing was changed. Choose another folder, or make "
-              "it writable", file=sys.stderr)
+    except OSError as error:  # a folder it may not write, a full disk: each file is whole
+        print(f"error: {error.strerror or error} on {error.filename or args.out}: choose a "
+              f"folder you may write to, with room for the files", file=sys.stderr)
         return 1
+    print(DONE[args.command].format(n=len(files), out=args.out))
     return 0
 
 

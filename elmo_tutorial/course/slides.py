@@ -46,7 +46,7 @@ from pathlib import Path
 
 import nbformat
 
-from elmo_tutorial.course.exercises import answer_blocks, has_answer
+from elmo_tutorial.course.exercises import ANSWER_MARKER, answer_blocks
 
 TEMPLATES = Path(__file__).resolve().parent / "slides_template"
 REVEAL_CDN = "https://unpkg.com/reveal.js@5.1.0"
@@ -182,7 +182,8 @@ def _reveal_answers(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     before it keeps the cell's place, the text after it follows the answer."""
     cells = []
     for index, cell in enumerate(notebook.cells):
-        blocks = answer_blocks(cell.source, index) if has_answer(cell) else []
+        blocks = (answer_blocks(cell.source, index) if cell.cell_type == "markdown"
+                  and ANSWER_MARKER.search(cell.source) else [])
         if not blocks:
             cells.append(cell)
             continue

@@ -11,7 +11,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from elmo_tutorial.course.material import KINDS, list_exercises, notebook_paths
+from elmo_tutorial.course.exercises import KINDS, list_exercises
+from elmo_tutorial.course.material import notebook_paths
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 

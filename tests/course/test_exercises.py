@@ -4,14 +4,8 @@ import nbformat
 import pytest
 from _notebook_helpers import make_notebook
 
-from elmo_tutorial.course.material import (
-    CourseError,
-    find_exercises,
-    list_exercises,
-    main,
-    strip_answers,
-    student_copy,
-)
+from elmo_tutorial.course.exercises import CourseError, list_exercises, strip_answers
+from elmo_tutorial.course.material import main, student_copy
 
 ANSWER = "**Model answer.**\n<!-- BEGIN ANSWER -->\nBecause {}.\nTwo lines.\n<!-- END ANSWER -->"
 
@@ -42,15 +36,17 @@ def test_exercises_are_listed_with_their_kind_task_and_cells():
 
 
 def test_stubs_are_numbered_by_their_heading_not_by_their_order_among_code_cells():
-    assert [(e.cell, e.number, e.task) for e in find_exercises(FOUR_KINDS)] == [
-        (2, 1, "double it"), (8, 3, "halve the data")]
+    student = student_copy(FOUR_KINDS)
+    assert '"Exercise 1: double it.' in student.cells[2].source
+    assert '"Exercise 3: halve the data.' in student.cells[8].source
 
 
-def test_old_headings_have_no_kind_and_a_misspelt_kind_is_an_error():
-    assert [(e.number, e.kind) for e in list_exercises(make_notebook(("md", "### Exercise 2: do")))
-            ] == [(2, None)]
+def test_a_misspelt_kind_or_a_solution_outside_an_exercise_is_an_error():
     with pytest.raises(CourseError, match="cell 0: exercise kind 'implemnt' is not one of"):
         list_exercises(make_notebook(("md", "### Exercise 1 (implemnt): do it")))
+    with pytest.raises(CourseError, match="cell 1: a solution block outside an exercise"):
+        list_exercises(make_notebook(("md", "### Exercise 2: no kind"),
+                                     ("code", "# BEGIN SOLUTION\nx = 1\n# END SOLUTION")))
 
 
 def test_answers_are_replaced_by_a_blank_markers_included():

@@ -18,19 +18,16 @@ from _notebook_helpers import make_notebook
 from _notebook_slices import defined_and_read, dependents, exercise_slice
 from nbclient import NotebookClient
 
-from elmo_tutorial.course.exercises import STUB_ADVICE, student_wording
-from elmo_tutorial.course.material import (
-    MANIFEST,
+from elmo_tutorial.course.exercises import (
+    STUB_ADVICE,
     CourseError,
-    find_exercises,
     list_exercises,
-    main,
-    notebook_paths,
     strip_answers,
     stub_source,
-    student_copy,
-    write_generated,
+    student_wording,
 )
+from elmo_tutorial.course.generated import MANIFEST, write_generated
+from elmo_tutorial.course.material import main, notebook_paths, student_copy
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 PATHS = notebook_paths(NOTEBOOKS)
@@ -38,10 +35,10 @@ PATHS = notebook_paths(NOTEBOOKS)
 
 EXAMPLE = make_notebook(
     ("code", "import math"),
-    ("md", "### Exercise 1: double it\n\nWrite `double(x)`."),
+    ("md", "### Exercise 1 (implement): double it\n\nWrite `double(x)`."),
     ("code", "def double(x):\n    # BEGIN SOLUTION\n    y = 2 * x\n    return y\n"
              "    # END SOLUTION\n\n\nprint(double(2))"),
-    ("md", "**Exercise.** Halve it: more text."),
+    ("md", "### Exercise 2 (implement): halve it."),
     ("code", "def half(x):\n    # BEGIN SOLUTION\n    return x / 2\n    # END SOLUTION"),
 )
 
@@ -52,10 +49,10 @@ def test_stub_replaces_each_solution_block_and_keeps_the_rest():
         'def f(x):\n    a = 1\n    raise NotImplementedError("Exercise 3: say \\"x\\"")\n\nf(1)')
 
 
-def test_exercises_are_numbered_and_their_task_comes_from_the_markdown_above():
-    exercises = find_exercises(EXAMPLE)
-    assert [(e.cell, e.number, e.function, e.task, e.heading_number) for e in exercises] == [
-        (2, 1, "double", "double it", 1), (4, 2, "half", "Halve it", None)]
+def test_an_exercise_s_stub_message_gives_its_number_and_task():
+    exercises = list_exercises(EXAMPLE)
+    assert [(e.number, e.task, e.solution_cells) for e in exercises] == [
+        (1, "double it", [2]), (2, "halve it", [4])]
     assert exercises[0].message == "Exercise 1: double it. " + STUB_ADVICE
 
 
@@ -65,7 +62,7 @@ def test_stub_messages_are_plain_text_without_math_or_markdown_markup():
         ("code", "def f():\n    # BEGIN SOLUTION\n    pass\n    # END SOLUTION"),
         ("md", "### Exercise 5 (implement): `my_mix` of $\\gamma$ and $\\mathrm{ELMo}_k$"),
         ("code", "def g():\n    # BEGIN SOLUTION\n    pass\n    # END SOLUTION"))
-    first, second = find_exercises(notebook)
+    first, second = list_exercises(notebook)
     assert first.message == "Exercise 4: which w gives the mix you want? " + STUB_ADVICE
     assert second.message == "Exercise 5: my_mix of γ and ELMo_k. " + STUB_ADVICE
     stubbed = {}
@@ -77,7 +74,7 @@ def test_stub_messages_are_plain_text_without_math_or_markdown_markup():
 
 @pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
 def test_no_stub_message_of_the_course_shows_markup(path):
-    for exercise in find_exercises(nbformat.read(path, as_version=4)):
+    for exercise in list_exercises(nbformat.read(path, as_version=4)):
         assert not set("$\\`*{}") & set(exercise.message), exercise.message
         assert "?." not in exercise.message and ".." not in exercise.message, exercise.message
 
@@ -102,14 +99,14 @@ def test_student_copy_clears_only_the_exercise_cells_outputs():
 ])
 def test_unbalanced_markers_are_a_clear_error(broken):
     with pytest.raises(CourseError, match="SOLUTION"):
-        find_exercises(make_notebook(("code", broken)))
+        list_exercises(make_notebook(("md", "### Exercise 1 (implement): f"), ("code", broken)))
 
 
 @pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
 def test_student_copy_of_each_notebook_differs_only_in_its_exercises(path):
     notebook = nbformat.read(path, as_version=4)
     student = student_copy(notebook)
-    exercises = {e.cell: e for e in find_exercises(notebook)}
+    exercises = {cell: e for e in list_exercises(notebook) for cell in e.solution_cells}
     predicted = {index for e in list_exercises(notebook) if e.kind == "predict"
                  for index in range(e.cell, e.end) if notebook.cells[index].cell_type == "code"}
     assert len(student.cells) == len(notebook.cells)
@@ -135,10 +132,6 @@ def test_student_copy_of_each_notebook_differs_only_in_its_exercises(path):
         assert "raise NotImplementedError(" in mine.source
         assert f'"Exercise {exercise.number}: ' in mine.source
         assert max(len(line) for line in mine.source.splitlines()) <= 100, "past the edge"
-        if exercise.heading_number is not None:
-            assert exercise.heading_number == exercise.number, (
-                f"the heading above cell {index} calls it exercise {exercise.heading_number}, "
-                f"but it is exercise {exercise.number} of {path.name}")
 
 
 def test_slices_see_globals_read_inside_functions_but_not_their_locals():
@@ -233,26 +226,28 @@ def _stopped_at_stub(ename: str, evalue: str, exercises) -> bool:
 @pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
 def test_student_copy_fails_only_at_its_stubs_and_passes_with_the_solutions(path):
     notebook = nbformat.read(path, as_version=4)
-    exercises = find_exercises(notebook)
+    exercises = [e for e in list_exercises(notebook) if e.solution_cells]
     if not exercises:
-        pytest.skip(f"{path.name} has no exercise")
-    cells = exercise_slice(notebook, [e.cell for e in exercises])
+        pytest.skip(f"{path.name} has no exercise with a solution block")
+    stubbed = [cell for e in exercises for cell in e.solution_cells]
+    cells = exercise_slice(notebook, stubbed)
 
     # The student's run, then, in the same kernel, the exercise cells with their solutions put
     # back and the cells that use their results (what they need is defined by the first run).
     solved = copy.deepcopy(notebook)
-    again = dependents(notebook, [e.cell for e in exercises])
+    again = dependents(notebook, stubbed)
     for index in again:
         solved.cells[index].outputs = []  # the committed outputs must not pass for new ones
     errors, solved_errors = _run((student_copy(notebook), cells), (solved, again))
     for exercise in exercises:
-        raised = [(o.ename, o.evalue) for o in errors[exercise.cell]]
-        assert len(raised) == 1 and _stopped_at_stub(*raised[0], [exercise]), (
-            f"{path.name}, exercise {exercise.number} (cell {exercise.cell}) should stop at its "
-            f"stub, but raised {raised}")
-        shown = errors[exercise.cell][0].traceback  # in a function or straight in the cell
-        assert len(shown) == 1, (f"{path.name}, exercise {exercise.number}: the stub shows a "
-                                 f"{len(shown)}-line traceback, not its one-line message")
+        for cell in exercise.solution_cells:
+            raised = [(o.ename, o.evalue) for o in errors[cell]]
+            assert len(raised) == 1 and _stopped_at_stub(*raised[0], [exercise]), (
+                f"{path.name}, exercise {exercise.number} (cell {cell}) should stop at its "
+                f"stub, but raised {raised}")
+            shown = errors[cell][0].traceback  # in a function or straight in the cell
+            assert len(shown) == 1, (f"{path.name}, exercise {exercise.number}: the stub shows "
+                                     f"a {len(shown)}-line traceback, not its one-line message")
     for index, outputs in errors.items():
         for output in outputs:
             assert _stopped_at_stub(output.ename, output.evalue, exercises), (
@@ -262,10 +257,11 @@ def test_student_copy_fails_only_at_its_stubs_and_passes_with_the_solutions(path
 
     assert not any(solved_errors.values()), f"{path.name} with the solutions: {solved_errors}"
     for exercise in exercises:
-        printed = "".join(o.get("text", "") for o in solved.cells[exercise.cell].outputs)
-        assert "✓" in printed, (
-            f"{path.name}, exercise {exercise.number}: the self-check printed no ✓ with the "
-            f"solution in place: {printed!r}")
+        for cell in exercise.solution_cells:
+            printed = "".join(o.get("text", "") for o in solved.cells[cell].outputs)
+            assert "✓" in printed, (
+                f"{path.name}, exercise {exercise.number}: the self-check printed no ✓ with "
+                f"the solution in place: {printed!r}")
 
 
 POINTERS = re.compile(r"\b(?:open|opening|see|read|reading)\s+the\s+(?:(?:model|instructor's)\s+)?"
