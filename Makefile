@@ -70,16 +70,15 @@ cli: install
 # The notebooks' outputs were made under PYTHONHASHSEED=0 (.ci/build_notebooks.py); the doctests
 # and nbval run under 1 whatever the caller's environment says, so no output can follow the
 # hash seed (the order of a set of strings does) and the result never depends on the caller's.
-# The capstone (notebook 14) trains for 12 minutes; nbval runs its one-minute version, whose
-# outputs differ from the committed run's only in numbers printed with ≈ (the sanitiser's).
+# nbval runs the capstone (notebook 14) in its quick version, whose outputs differ from the
+# committed run's only in numbers printed with ≈ (the sanitiser's).
 test: install
 	bash .ci/pytest_checked $(BIN)/python -m pytest tests
 	PYTHONHASHSEED=1 bash .ci/pytest_checked $(BIN)/python -m pytest --doctest-modules elmo_tutorial
 	PYTHONHASHSEED=1 ELMO_TUTORIAL_CAPSTONE=quick bash .ci/pytest_checked $(BIN)/python -m pytest --nbval notebooks --nbval-sanitize-with .ci/nbval_sanitize.cfg -p no:cacheprovider
 
 # The fast check: every test but those marked slow (subprocesses, several processes, whole
-# commands end to end, the student copies executed), which `make test` runs too. About 2
-# minutes on 2 quiet cores (2,059 tests and the doctests).
+# commands end to end, the student copies executed), which `make test` runs too.
 unit: install
 	bash .ci/pytest_checked $(BIN)/python -m pytest tests -x -q -m "not slow"
 	PYTHONHASHSEED=1 bash .ci/pytest_checked $(BIN)/python -m pytest --doctest-modules elmo_tutorial -x -q
