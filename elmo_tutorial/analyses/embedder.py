@@ -19,30 +19,20 @@ How it is fast (measurements in benchmarks/RESULTS.md):
   LSTMs through :meth:`~elmo_tutorial.model.lm.BidirectionalLM.encode_embeddings`. Each layer is
   written once, straight into the result (not through ``ELMo.layers``, which would
   concatenate, stack and mask: three more copies of every layer).
-  A :class:`~elmo_tutorial.analyses.token_cache.TokenCache` remembers up to ``cache_size``
-  tokens' vectors across calls, and forgets them when the weights change.
 - **Batching by length**: sentences are sorted by length and cut into batches of similar
   lengths (little padding, so little wasted work), run, and returned in the caller's order.
   The model is stateless, so a sentence's result does not depend on how it was batched.
-- **Both directions at once** on a CPU with several threads: the forward and the backward
-  LSTM stacks are independent, and their per-step products are too small to keep two cores
-  busy, so two worker threads run one direction each, on ``threads // 2`` cores apiece
-  (:func:`elmo_tutorial.fast.direction_threads.encode_in_threads`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from functools import partial
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 import torch
 from torch import nn
 
-from elmo_tutorial.analyses.token_cache import TokenCache
 from elmo_tutorial.fast import speed_up
-from elmo_tutorial.fast.direction_threads import DirectionThreads, encode_in_threads
 from elmo_tutorial.model.chars import BOS_TOKEN, EOS_TOKEN, word_to_char_ids
 from elmo_tutorial.model.elmo import ELMo
 from elmo_tutorial.runtime import progress_bar
@@ -62,13 +52,9 @@ class Embedder:
         model: an ``ELMo`` (e.g. from ``load_allennlp`` or ``ELMo.from_run``). It is put in
             eval mode, moved to ``device`` and, with ``fast``, sped up, all in place.
         device: where to run; default: where the model's parameters are.
-        cache_size: how many distinct tokens' layer-0 vectors to remember between calls
-            (0: none); those of weights changed since are never served.
-        parallel_directions: run the forward and backward LSTM stacks in two threads at
-            once; default: with ``fast``, on a CPU when PyTorch may use 2 threads or more.
         fast: switch the model's modules to their fast versions, in place
             (:func:`~elmo_tutorial.fast.speed_up`: the same parameters, the same vectors up to
-            float rounding); ``False`` runs the model plain, a direction at a time.
+            float rounding); ``False`` runs the model plain.
 
     Example:
         >>> from elmo_tutorial.model.config import MODEL_PRESETS
@@ -83,8 +69,6 @@ class Embedder:
         self,
         model: ELMo,
         device: str | torch.device | None = None,
-        cache_size: int = 20_000,
-        parallel_directions: bool | None = None,
         fast: bool = True,
     ) -> None:
         if not isinstance(model, nn.Module):  # e.g. a path given instead of a model
@@ -97,13 +81,6 @@ class Embedder:
         if fast:
             speed_up(self.model)
         self.fast = fast
-        self.cache = TokenCache(model.bilm.char_cnn, max(cache_size, 0))
-        self.parallel_directions = parallel_directions
-
-    def clear_cache(self) -> None:
-        """Forget the remembered token vectors (to free their memory; changed weights are
-        noticed without it)."""
-        self.cache.vectors.clear()
 
     def embed_sentence(self, tokens: Sequence[str]) -> np.ndarray:
         """One sentence → ``(L + 1, T, 2P)``, ``T = len(tokens)``."""
@@ -120,8 +97,7 @@ class Embedder:
         rows = index_tokens(sentences)
         with torch.inference_mode():
             table = self._table(list(rows))
-            with self._direction_runner() as encode:
-                return self._run_batch(sentences, rows, table, encode)
+            return self._run_batch(sentences, rows, table)
 
     def embed_sentences(
         self, sentences: Sequence[Sequence[str]], batch_size: int = 64, progress: bool = False
@@ -143,16 +119,13 @@ class Embedder:
 
     def iter_batches(
         self, sentences: Sequence[Sequence[str]], batch_size: int = 64, progress: bool = False,
-        dtype: torch.dtype = torch.float32,
     ) -> Iterator[tuple[list[int], list[np.ndarray]]]:
         """Embed sentences batch by batch, shortest first: yields ``(indices, arrays)``.
 
         ``arrays[k]`` is the ``(L + 1, T_i, 2P)`` array of ``sentences[indices[k]]``. For
         callers that store the vectors as they come instead of holding them all
         (:func:`elmo_tutorial.analyses.embedding_cache.embed_corpus`); arguments as in
-        :meth:`embed_sentences`, and ``dtype``: that of the arrays (``torch.float16`` for a
-        half-size store: PyTorch rounds as NumPy would, in vectorised code, while the layers
-        are copied into the result).
+        :meth:`embed_sentences`.
         """
         if isinstance(batch_size, bool) or not isinstance(batch_size, int):
             raise TypeError(f"batch_size must be an int, got {type(batch_size).__name__} "
@@ -166,19 +139,16 @@ class Embedder:
                            desc="embedding", dynamic_ncols=True)
         with torch.inference_mode(), bar:
             table = self._table(list(rows))
-            with self._direction_runner() as encode:
-                for start in range(0, len(order), batch_size):
-                    chunk = order[start : start + batch_size]
-                    batch = [sentences[i] for i in chunk]
-                    yield chunk, self._run_batch(batch, rows, table, encode, dtype)
-                    bar.update(sum(len(s) for s in batch))
+            for start in range(0, len(order), batch_size):
+                chunk = order[start : start + batch_size]
+                batch = [sentences[i] for i in chunk]
+                yield chunk, self._run_batch(batch, rows, table)
+                bar.update(sum(len(s) for s in batch))
 
     def _run_batch(
         self, batch: Sequence[Sequence[str]], rows: dict[str, int], table: torch.Tensor,
-        encode: Callable, dtype: torch.dtype = torch.float32,
     ) -> list[np.ndarray]:
-        """The biLM on one batch whose token vectors are rows of ``table``; ``encode`` is
-        what :meth:`_direction_runner` gives."""
+        """The biLM on one batch whose token vectors are rows of ``table``."""
         lengths = [len(s) for s in batch]
         index = torch.full((len(batch), max(lengths, default=0) + 2), PAD_ROW)  # (B, T + 2)
         for b, sentence in enumerate(batch):
@@ -186,49 +156,29 @@ class Embedder:
                 [BOS_ROW, *(rows[t] for t in sentence), EOS_ROW])
         index = index.to(self.device)
         word_emb = table[index]  # (B, T + 2, P), zero at padding (row 0)
-        out = encode(word_emb, index != PAD_ROW)
+        out = self.model.bilm.encode_embeddings(word_emb, index != PAD_ROW)
         # Each layer written once, straight into the result, <S> and </S> left out (ELMo's
         # layers() would concatenate, stack and mask: three more copies). A shorter row's </S>
         # and padding land after its own length and are cut off.
         P, T = word_emb.shape[-1], index.shape[1] - 2
         columns = [(word_emb, word_emb)] + list(zip(out["forward"], out["backward"], strict=True))
-        stacked = word_emb.new_empty(len(batch), len(columns), T, 2 * P,
-                                     dtype=dtype)  # (B, L + 1, T, 2P)
+        stacked = word_emb.new_empty(len(batch), len(columns), T, 2 * P)  # (B, L + 1, T, 2P)
         for j, (left, right) in enumerate(columns):
             stacked[:, j, :, :P] = left[:, 1:-1]
             stacked[:, j, :, P:] = right[:, 1:-1]
         stacked = stacked.cpu().numpy()  # row b is cut to its length n_b below
         return [stacked[b, :, :n] for b, n in enumerate(lengths)]
 
-    def _table(self, tokens: list[str]) -> torch.Tensor:
-        """``(3 + N, P)``: a zero row for padding, ``<S>``, ``</S>``, then ``tokens``."""
-        if self.cache.char_cnn is not self.model.bilm.char_cnn:  # the model's CNN replaced
-            self.cache = TokenCache(self.model.bilm.char_cnn, self.cache.max_size)
-        vectors = self.cache.table([BOS_TOKEN, EOS_TOKEN, *tokens])  # (2 + N, P)
+    def _table(self, tokens: list[str], chunk: int = 2048) -> torch.Tensor:
+        """``(3 + N, P)``: a zero row for padding, ``<S>``, ``</S>``, then ``tokens``, each
+        through the character CNN once, ``chunk`` tokens per product (large products run at a
+        higher rate than the few new tokens of one batch would)."""
+        char_cnn = self.model.bilm.char_cnn
+        ids = torch.tensor([word_to_char_ids(t) for t in (BOS_TOKEN, EOS_TOKEN, *tokens)],
+                           device=self.device)  # (2 + N, 50)
+        vectors = torch.cat([char_cnn.embed_tokens(ids[i : i + chunk])
+                             for i in range(0, len(ids), chunk)])  # (2 + N, P)
         return torch.cat([vectors.new_zeros(1, vectors.shape[1]), vectors])
-
-    @contextmanager
-    def _direction_runner(self) -> Iterator[Callable]:
-        """``encode(word_emb, mask)``, the biLM's ``encode_embeddings``: with both directions
-        at once in two threads (by default with ``fast`` on a CPU with ≥ 2 threads), else one
-        after the other (GPU kernels already fill the device)."""
-        bilm = self.model.bilm
-        threads = torch.get_num_threads()
-        parallel = self.parallel_directions
-        if parallel is None:
-            parallel = self.fast and self.device.type == "cpu" and threads >= 2
-        if not parallel:
-            yield bilm.encode_embeddings
-            return
-        per_direction = max(threads // 2, 1)
-        # The caller's thread, too: while the directions run, its idle helper threads would
-        # otherwise spin and take the cores from them.
-        torch.set_num_threads(per_direction)
-        try:
-            with DirectionThreads(per_direction) as pool:
-                yield partial(encode_in_threads, bilm, threads=pool)
-        finally:
-            torch.set_num_threads(threads)  # also the default of threads started later
 
 
 def index_tokens(sentences: Sequence[Sequence[str]]) -> dict[str, int]:
@@ -270,4 +220,4 @@ def _as_list(sentences: Iterable[Sequence[str]]) -> Sequence[Sequence[str]]:
     return sentences if isinstance(sentences, Sequence) else list(sentences)
 
 
-__all__ = ["MAX_SENTENCE_TOKENS", "Embedder", "TokenCache", "index_tokens"]
+__all__ = ["MAX_SENTENCE_TOKENS", "Embedder", "index_tokens"]

@@ -3,45 +3,33 @@
 Taught in notebook 09 (``09_word_senses``).
 
 Embedding SemCor's 37,000 sentences takes about a minute on a laptop CPU; the analyses of
-notebooks 08-10 and the ``layers`` command read the same vectors again and again. So
-:func:`embed_corpus` stores them in the package's cache directory
-(``downloads.cache_dir() / "embeddings"``, i.e. ``$ELMO_TUTORIAL_CACHE/embeddings``), under a
-key made of
+notebooks 08-10 and the ``layers`` and ``tasks`` reports read the same vectors again and
+again, and the biLM is frozen, so its layers do not change. :func:`embed_corpus` stores them
+in the package's cache directory (``$ELMO_TUTORIAL_CACHE/embeddings``), in a file named by
 
-- the **model's checksum**: sha256 of the biLM's architecture (its ``ModelConfig``, which
-  ``options.json`` or ``config.json`` gave: the activation, the clipping, ...) and of its
-  weights (names, shapes, dtypes and bytes), so retraining, loading other weights, editing
-  one number or the same weights with another ``options.json`` gives a new key;
+- the **model's checksum**: sha256 of the biLM's architecture (its ``ModelConfig``: the
+  activation, the clipping, ...) and of its weights (names, shapes, dtypes and bytes), so
+  retraining, loading other weights or editing one number gives another file;
 - the **sentences' checksum**: sha256 of the token lists, so any change of the text does too.
 
-Layout of one entry, ``{name}-{key}``: a ``.npy`` array ``(L + 1, N, 2P)`` holding every
-token's layers, the sentences one after the other (``N`` tokens in all), stored as
-**float16** (half the size of float32: about 1.2 GB for SemCor with the shipped model, where
-float32 would take 2.4 GB; the rounding, a relative 5e-4, is far below what separates word
-senses), and a ``.json`` with both checksums of the key, the lengths' checksum, the shape and
-the data file's sha256 (the record of :mod:`elmo_tutorial.files.cache_record`, checked before the
-data is read: two entries swapped, ``.npy`` with its ``.json``, name another model or other
-sentences than their file name's, and are computed again). Both are
-written atomically, with ordinary file writes: free space is checked first, and a disk
-that fills anyway raises :class:`CacheNotWritable` (an ``OSError``) naming the folder, with the
-temporary file removed; temporary files left by a process that was killed are removed on the
-next write. A damaged or mismatching entry (other sentences, or an array whose layer count,
-width or dtype is not this model's) is recomputed with a warning.
+A stale entry is therefore never read: other inputs are another file. The file is a ``.npy``
+array ``(L + 1, N, 2P)`` holding every token's layers, the sentences one after the other
+(``N`` tokens in all), as **float16** (half the size of float32: about 1.2 GB for SemCor with
+the shipped model; the rounding, a relative 5e-4, is far below what separates word senses).
+It is written batch by batch (the corpus is never held in memory) under a temporary name and
+renamed when complete, so an interrupted run leaves no half entry.
 
-The result, :class:`EmbeddedSentences`, reads the ``.npy`` memory-mapped: loading costs the
-checksum and no memory, and ``corpus[i]`` gives sentence ``i``'s ``(L + 1, T_i, 2P)`` float32
-array as ``Embedder.embed_sentences`` would (up to the float16 rounding).
+The result, :class:`EmbeddedSentences`, reads the ``.npy`` memory-mapped: loading costs no
+memory, and ``corpus[i]`` gives sentence ``i``'s ``(L + 1, T_i, 2P)`` float32 array as
+``Embedder.embed_sentences`` would (up to the float16 rounding).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import errno
 import hashlib
 import json
 import os
-import shutil
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -49,41 +37,24 @@ import numpy as np
 import torch
 
 from elmo_tutorial.analyses.embedder import Embedder, index_tokens
-from elmo_tutorial.data.downloads import cache_dir, write_problem
-from elmo_tutorial.files.cache_record import check_record, write_record
-from elmo_tutorial.files.safe_files import atomic_write, remove_stale_temporaries
+from elmo_tutorial.data.downloads import CacheNotWritable, cache_dir
+from elmo_tutorial.files.safe_files import atomic_write
 
-FORMAT = 2  # bump when the stored layout changes: old entries then miss instead of misread
+FORMAT = 3  # bump when the stored layout changes: old entries then miss instead of misread
 DTYPE = np.dtype("<f2")  # float16, little-endian on every machine
 CACHE_VARIABLE = "ELMO_TUTORIAL_CACHE"
 
 
-class CacheNotWritable(OSError):
-    """The embedding cache's folder cannot take a new entry (not a folder, read-only, full);
-    the message names the folder and what to do."""
-
-
 def cache_problem(folder: str | Path) -> str | None:
-    """Why ``folder`` cannot hold the embedding cache, in words; ``None`` when it can.
-
-    Checks what ``doctor`` reports and :func:`embed_corpus` refuses: a path that is a file
-    (or lies under one), a folder that cannot be created or written (a read-only mount).
-    """
+    """Why ``folder`` cannot hold the caches, in words (what ``doctor`` reports); ``None``
+    when it can."""
     folder = Path(folder)
-    existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
-    if existing is not None and not existing.is_dir():
+    existing = next(p for p in (folder, *folder.parents) if p.exists())
+    if not existing.is_dir():
         return f"{existing} is a file, not a folder"
-    if existing is not None and not os.access(existing, os.W_OK | os.X_OK):
+    if not os.access(existing, os.W_OK | os.X_OK):
         return f"{existing} is not writable (a read-only mount?)"
-    return write_problem(folder)  # tried: root is "allowed" to write into /proc, and cannot
-
-
-def _not_writable(folder: Path, why: str, full: bool = False) -> CacheNotWritable:
-    if full:
-        return CacheNotWritable(f"no space left on {folder} for the embedding cache ({why}); "
-                                f"free space or set {CACHE_VARIABLE} elsewhere")
-    return CacheNotWritable(f"the embedding cache cannot be written in {folder}: {why}; set "
-                            f"{CACHE_VARIABLE} to a writable folder")
+    return None
 
 
 def model_checksum(model: torch.nn.Module) -> str:
@@ -152,13 +123,16 @@ def embed_corpus(
     Args:
         embedder: an ``Embedder`` (its model's weights make half of the key).
         sentences: tokenized sentences; empty ones are allowed.
-        name: a readable prefix of the cache files, e.g. ``"semcor"``.
+        name: a readable prefix of the cache file, e.g. ``"semcor"``.
         progress: show a progress bar while embedding.
         batch_size: passed to ``Embedder.iter_batches``.
         directory: where the entries live; default ``downloads.cache_dir() / "embeddings"``.
 
     Returns:
         ``EmbeddedSentences``: ``result[i]`` is ``(L + 1, T_i, 2P)`` float32.
+
+    Raises:
+        CacheNotWritable: the folder cannot take the entry (read-only, a file, a full disk).
 
     Example:
         >>> import tempfile
@@ -175,92 +149,41 @@ def embed_corpus(
         raise ValueError(f"name must be letters, digits, '-', '_' or '.', got {name!r}")
     folder = Path(directory) if directory is not None else cache_dir() / "embeddings"
     index_tokens(sentences)  # checks every token, before the checksum reads them
+    key = hashlib.sha256(f"{FORMAT}|{model_checksum(embedder.model.bilm)}|"
+                         f"{sentences_checksum(sentences)}".encode()).hexdigest()[:24]
+    path = folder / f"{name}-{key}.npy"
     lengths = [len(s) for s in sentences]
-    inputs = {"model": model_checksum(embedder.model.bilm),
-              "sentences": sentences_checksum(sentences)}  # the record names both, too
-    key = hashlib.sha256(f"{FORMAT}|{inputs['model']}|{inputs['sentences']}"
-                         .encode()).hexdigest()[:24]
-    data_path, meta_path = folder / f"{name}-{key}.npy", folder / f"{name}-{key}.json"
-    config = embedder.model.config  # the layer count and width every entry must have
+    config = embedder.model.config
     shape = (config.n_layers + 1, sum(lengths), 2 * config.projection_dim)
-    cached = _load(data_path, meta_path, lengths, shape, inputs)
-    if cached is not None:
-        return EmbeddedSentences(cached, lengths, data_path)
-    problem = cache_problem(folder)
-    if problem is not None:
-        raise _not_writable(folder, problem)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        remove_stale_temporaries(folder)
-        _embed_to_file(embedder, sentences, lengths, data_path, shape, batch_size, progress)
-        write_record(data_path, format=FORMAT, **inputs, n_sentences=len(lengths),
-                     lengths=_lengths_checksum(lengths), shape=list(shape), dtype=DTYPE.str)
-    except CacheNotWritable:
-        raise
-    except OSError as error:
-        if error.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES,
-                               errno.EPERM, errno.ENOTDIR, errno.EEXIST, errno.EISDIR):
-            raise
-        full = error.errno in (errno.ENOSPC, errno.EDQUOT)
-        why = os.strerror(error.errno) if full else error.strerror or str(error)  # DiskFull's
-        raise _not_writable(folder, why, full) from None  # own text would repeat the folder
-    return EmbeddedSentences(np.load(data_path, mmap_mode="r"), lengths, data_path)
+    if not path.exists():
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, lambda tmp: _write_layers(embedder, sentences, lengths, shape,
+                                                         tmp, batch_size, progress))
+        except OSError as error:
+            raise CacheNotWritable(f"the embedding cache cannot be written in {folder} "
+                                   f"({error.strerror or error}); set {CACHE_VARIABLE} to a "
+                                   "writable folder") from None
+    return EmbeddedSentences(np.load(path, mmap_mode="r"), lengths, path)
 
 
-def _embed_to_file(embedder, sentences, lengths, path, shape, batch_size, progress) -> None:
-    """Write the layers into a ``.npy`` file batch by batch, with ordinary writes at each
-    sentence's place: the whole corpus is never held in memory, and a full disk is an
-    ``OSError`` (a memory map would die of SIGBUS instead, leaving its temporary file)."""
+def _write_layers(embedder, sentences, lengths, shape, path, batch_size, progress) -> None:
+    """Write the layers into a ``.npy`` file batch by batch, each sentence's rows at its place
+    (batches come shortest first): ordinary writes, so a full disk is an ``OSError``."""
     offsets = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)])
-    header = {"descr": DTYPE.str, "fortran_order": False, "shape": shape}
-    needed = 4096 + int(np.prod(shape)) * DTYPE.itemsize  # generous for the header
-    free = shutil.disk_usage(path.parent).free
-    if free < needed:
-        raise _not_writable(path.parent, f"needs {needed / 1e6:.0f} MB, "
-                            f"{free / 1e6:.0f} MB free", full=True)
     layer_bytes = shape[1] * shape[2] * DTYPE.itemsize  # one layer of every token
-
-    def write(tmp: str) -> None:
-        with open(tmp, "wb") as f:
-            np.lib.format.write_array_header_1_0(f, header)
-            start = f.tell()
-            for indices, arrays in embedder.iter_batches(sentences, batch_size, progress,
-                                                         dtype=torch.float16):
-                for i, vectors in zip(indices, arrays, strict=True):  # (L + 1, T_i, 2P)
-                    if vectors.shape != (shape[0], lengths[i], shape[2]):
-                        raise ValueError(f"sentence {i} gave layers of shape {vectors.shape}")
-                    row = start + int(offsets[i]) * shape[2] * DTYPE.itemsize
-                    for layer, values in enumerate(vectors.astype(DTYPE, copy=False)):
-                        f.seek(row + layer * layer_bytes)
-                        f.write(values.tobytes())
-            f.truncate(start + shape[0] * layer_bytes)  # the size, also with no tokens at all
-
-    atomic_write(path, write)
+    with open(path, "wb") as f:
+        np.lib.format.write_array_header_1_0(
+            f, {"descr": DTYPE.str, "fortran_order": False, "shape": shape})
+        start = f.tell()
+        for indices, arrays in embedder.iter_batches(sentences, batch_size, progress):
+            for i, vectors in zip(indices, arrays, strict=True):  # (L + 1, T_i, 2P)
+                row = start + int(offsets[i]) * shape[2] * DTYPE.itemsize
+                for layer, values in enumerate(vectors.astype(DTYPE)):
+                    f.seek(row + layer * layer_bytes)
+                    f.write(values.tobytes())
+        f.truncate(start + shape[0] * layer_bytes)  # the size, also with no tokens at all
 
 
-def _lengths_checksum(lengths: Sequence[int]) -> str:
-    return hashlib.sha256(np.asarray(lengths, dtype=np.int64).tobytes()).hexdigest()
-
-
-def _load(data_path: Path, meta_path: Path, lengths: Sequence[int],
-          shape: tuple[int, int, int], inputs: dict[str, str]) -> np.ndarray | None:
-    """The stored array if the entry is there, intact, of ``inputs`` (the model's and the
-    sentences' checksums) and of ``shape`` (float16), else ``None`` (with a warning when
-    something was there but damaged or of another model or text)."""
-    if not data_path.exists() and not meta_path.exists():
-        return None
-    try:
-        check_record(data_path, format=FORMAT, **inputs, lengths=_lengths_checksum(lengths))
-        data = np.load(data_path, mmap_mode="r")
-        if data.shape != shape or data.dtype != DTYPE:
-            raise ValueError(f"its array is {data.dtype} of shape {data.shape}, where this "
-                             f"model gives float16 of shape {shape}")
-        return data
-    except (OSError, ValueError) as error:  # EntryMismatch is a ValueError
-        warnings.warn(f"embedding cache {data_path.name} is damaged or not of this model and "
-                      f"these sentences ({error}); embedding again", stacklevel=3)
-        return None
-
-
-__all__ = ["CacheNotWritable", "EmbeddedSentences", "cache_problem", "embed_corpus",
+__all__ = ["CACHE_VARIABLE", "EmbeddedSentences", "cache_problem", "embed_corpus",
            "model_checksum", "sentences_checksum"]

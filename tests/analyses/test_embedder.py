@@ -72,54 +72,9 @@ def test_the_model_is_left_in_eval_mode_and_no_gradients_are_kept(embedder):
     assert isinstance(vectors, np.ndarray)
 
 
-def test_token_cache_gives_the_same_vectors_and_computes_each_token_once():
-    torch.manual_seed(0)
-    model = ELMo(CONFIG)
-    cached, plain = Embedder(model, cache_size=1000), Embedder(model, cache_size=0)
-    first = cached.embed_sentences(SENTENCES, batch_size=2)
-    n_cached = len(cached.cache.vectors)
-    distinct = {t for s in SENTENCES for t in s}
-    assert n_cached == len(distinct) + 2  # every token, <S> and </S>
-    again = cached.embed_sentences(SENTENCES[::-1], batch_size=3)[::-1]
-    assert len(cached.cache.vectors) == n_cached  # nothing new to compute
-    for a, b, c in zip(first, again, plain.embed_sentences(SENTENCES), strict=True):
-        np.testing.assert_allclose(a, c, atol=1e-5, rtol=0)
-        np.testing.assert_allclose(b, c, atol=1e-5, rtol=0)
-    assert model.bilm.char_cnn is cached.cache.char_cnn  # the model's own CNN, never swapped
-
-
-def test_token_cache_respects_its_size_and_can_be_cleared():
-    torch.manual_seed(0)
-    embedder = Embedder(ELMo(CONFIG), cache_size=3)
-    vectors = embedder.embed_sentence(SENTENCES[3])
-    assert len(embedder.cache.vectors) == 3
-    np.testing.assert_allclose(
-        vectors, Embedder(embedder.model, cache_size=0).embed_sentence(SENTENCES[3]), atol=1e-5
-    )
-    embedder.clear_cache()
-    assert not embedder.cache.vectors
-
-
-def test_token_cache_stops_at_max_size_and_mixes_known_and_new_tokens_correctly():
-    """3,000 distinct tokens in batches of 300 with room for 2,500: the second pass meets
-    cached and uncached tokens in the same batches; all vectors equal the uncached ones."""
-    torch.manual_seed(0)
-    model = ELMo(CONFIG)
-    words = [f"w{i}" for i in range(3000)]
-    sentences = [words[i : i + 10] for i in range(0, 3000, 10)]  # 300 sentences of 10 words
-    cached, plain = Embedder(model, cache_size=2500), Embedder(model, cache_size=0)
-    first = cached.embed_sentences(sentences, batch_size=30)
-    assert len(cached.cache.vectors) == 2500
-    again = cached.embed_sentences(sentences, batch_size=30)
-    expected = plain.embed_sentences(sentences, batch_size=30)
-    for a, b, c in zip(first, again, expected, strict=True):
-        np.testing.assert_allclose(a, c, atol=1e-5, rtol=0)
-        np.testing.assert_allclose(b, c, atol=1e-5, rtol=0)
-
-
 def test_embed_sentences_puts_all_distinct_tokens_through_the_cnn_in_one_call(monkeypatch):
     torch.manual_seed(0)
-    embedder = Embedder(ELMo(CONFIG), cache_size=1000)
+    embedder = Embedder(ELMo(CONFIG))
     calls = []
     cnn = embedder.model.bilm.char_cnn
     original = cnn.embed_tokens
@@ -127,12 +82,10 @@ def test_embed_sentences_puts_all_distinct_tokens_through_the_cnn_in_one_call(mo
     embedder.embed_sentences(SENTENCES, batch_size=2)
     distinct = {t for s in SENTENCES for t in s}
     assert calls == [len(distinct) + 2]  # every word and <S>, </S>, at once
-    embedder.embed_sentences(SENTENCES[:2], batch_size=1)
-    assert len(calls) == 1  # all remembered
 
 
 def test_bad_tokens_and_arguments_are_reported_with_their_position():
-    embedder = Embedder(ELMo(CONFIG), cache_size=1000)
+    embedder = Embedder(ELMo(CONFIG))
     with pytest.raises(ValueError, match="sentence 1, token 1 is invalid: a token must not be"):
         embedder.embed_sentences([["fine"], ["a", "", "b"]])
     with pytest.raises(TypeError, match="sentence 1, token 1 is invalid: a token must be a str"):
@@ -157,38 +110,14 @@ def test_the_seam_token_embeddings_in_gives_what_character_ids_give():
         torch.testing.assert_close(a, b, rtol=0, atol=0)
 
 
-def test_directions_in_two_threads_give_the_same_vectors_and_restore_the_thread_count():
-    torch.manual_seed(0)
-    embedder = Embedder(ELMo(CONFIG))
-    threads = torch.get_num_threads()
-    try:
-        torch.set_num_threads(1)
-        one_after_the_other = embedder.embed_sentences(SENTENCES)
-        torch.set_num_threads(2)
-        at_once = embedder.embed_sentences(SENTENCES)
-        assert torch.get_num_threads() == 2
-        embedder.parallel_directions = True
-        torch.set_num_threads(1)
-        at_once_on_one_thread = embedder.embed_sentences(SENTENCES)
-    finally:
-        torch.set_num_threads(threads)
-    for a, b, c in zip(one_after_the_other, at_once, at_once_on_one_thread, strict=True):
-        np.testing.assert_allclose(a, b, atol=1e-6, rtol=0)
-        np.testing.assert_allclose(a, c, atol=1e-6, rtol=0)
-
-
-def test_the_embedder_speeds_its_model_up_in_place_unless_told_not_to(monkeypatch):
-    from elmo_tutorial.analyses import embedder as embedder_module
+def test_the_embedder_speeds_its_model_up_in_place_unless_told_not_to():
     from elmo_tutorial.fast import is_fast
 
     torch.manual_seed(0)
     model = ELMo(CONFIG)
     plain = Embedder(model, fast=False)
-    monkeypatch.setattr(embedder_module, "encode_in_threads", lambda *a, **k: pytest.fail(
-        "fast=False must run the directions one after the other"))
     plain_vectors = plain.embed_sentences(SENTENCES)
     assert not is_fast(model)
-    monkeypatch.undo()
     fast_vectors = Embedder(model).embed_sentences(SENTENCES)
     assert is_fast(model), "the model passed in is sped up in place"
     for a, b in zip(plain_vectors, fast_vectors, strict=True):
@@ -198,19 +127,9 @@ def test_the_embedder_speeds_its_model_up_in_place_unless_told_not_to(monkeypatc
 def test_a_sentence_longer_than_the_maximum_is_refused_before_any_work(embedder, monkeypatch):
     from elmo_tutorial.analyses import embedder as embedder_module
 
-    monkeypatch.setattr(embedder_module.TokenCache, "table", lambda *a: pytest.fail("ran"))
+    monkeypatch.setattr(embedder, "_table", lambda *a: pytest.fail("ran"))
     too_long = ["word"] * (embedder_module.MAX_SENTENCE_TOKENS + 1)
     for call in (embedder.embed_sentence, lambda s: embedder.embed_sentences([["ok"], s])):
         with pytest.raises(ValueError, match=r"^sentence \d has 10,001 tokens, more than the "
                            r"10,000 an Embedder takes .*; split the text into sentences"):
             call(too_long)
-
-
-def test_iter_batches_in_float16_rounds_exactly_as_numpy_would(embedder):
-    sentences = [["She", "sat", "on", "the", "bank"], ["Hi"], ["The", "river", "bank", "."]]
-    full = dict(pair for indices, arrays in embedder.iter_batches(sentences, batch_size=2)
-                for pair in zip(indices, arrays, strict=True))
-    for indices, arrays in embedder.iter_batches(sentences, batch_size=2, dtype=torch.float16):
-        for i, half in zip(indices, arrays, strict=True):
-            assert half.dtype == np.float16
-            assert np.array_equal(half, full[i].astype(np.float16))  # bit for bit

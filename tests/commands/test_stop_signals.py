@@ -91,14 +91,14 @@ from elmo_tutorial.formats import allennlp_format
 from elmo_tutorial.tasks import report
 from elmo_tutorial.tasks.runs import Job, RunStore
 
-def slow_job(job):  # a training run of the report, in a pool worker: two short ones first
+def slow_train(job, *state):  # a training run of the report, in a pool worker: two short first
     time.sleep(0.3 if job.seed < 2 else 60)
     return job, {{"score": float(job.seed)}}
 
 def the_report(model, *, workers, store, **settings):
-    report._run([Job("sst5", "baseline", seed) for seed in range(400)], store, workers, False)
+    report.run([Job("sst5", "baseline", seed) for seed in range(400)], store, (), workers)
 
-report._job = slow_job
+report._train = slow_train
 report.task_report = the_report
 report.open_run_store = lambda *args: RunStore({runs!r}, {{"test": 1}})
 allennlp_format.load_model = lambda paths: None
