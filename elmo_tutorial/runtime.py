@@ -268,22 +268,6 @@ def interrupt_requests() -> Iterator[Callable[[], str]]:
         yield lambda: requested[0] if requested else ""
 
 
-@contextmanager
-def stop_signals_held() -> Iterator[None]:
-    """Inside the block, stop signals wait: each one received is delivered when the block
-    ends, to the handler there was before (a ``KeyboardInterrupt``, or SIGTERM's default
-    action, which ends the process). For a few steps that must happen together: the renames
-    of a folder swapped for its new version, which a Ctrl-C between them would leave missing.
-    Outside the main thread the block runs as it is."""
-    received: list[int] = []
-    try:
-        with _handling(STOP_SIGNALS, lambda signum, frame: received.append(signum)):
-            yield
-    finally:
-        for signum in dict.fromkeys(received):
-            signal.raise_signal(signum)
-
-
 def progress_bar(enabled: bool = True, **options):
     """A ``tqdm`` progress bar, shown only where someone watches it: in a notebook, or on a
     terminal. Written to a log (``make demo > log``, a batch job), a bar that redraws would
