@@ -11,7 +11,7 @@ and what needs to know about a setting reads that declaration, kept by ``datacla
 field's ``metadata`` (``dataclasses.fields(TrainConfig)``), instead of a list of its own:
 
 - ``elmo-tutorial train --help`` prints ``help`` and the choices
-  (:func:`elmo_tutorial.commands.train.settings`);
+  (:func:`elmo_tutorial.commands.train.add_arguments`);
 - :func:`elmo_tutorial.training.train_bounds.train_config_problems` checks ``minimum``,
   ``above``, ``maximum`` and ``choices`` whenever a ``TrainConfig`` is made or changed;
 - :mod:`elmo_tutorial.training.resume_policy` sorts the settings by ``on_resume`` and gives
