@@ -117,7 +117,7 @@ def test_cli_reports_unknown_keys(capsys):
     with pytest.raises(SystemExit) as exit_:
         cli(["train", "--config", "tiny", "--no_such_field=1"])
     assert exit_.value.code == 2
-    assert "no option or setting --no_such_field" in capsys.readouterr().err
+    assert "unrecognized arguments: --no_such_field=1" in capsys.readouterr().err
 
 
 @pytest.mark.slow
@@ -136,13 +136,11 @@ def test_tiny_preset_beats_the_kneser_ney_trigram(tmp_path):
     assert bilm["avg_ppl"] < kn["avg_ppl"], f"biLM {bilm['avg_ppl']:.2f} vs 3-gram {kn}"
 
 
-def test_a_dash_in_a_setting_is_an_underscore_and_a_space_before_its_value_is_refused(capsys):
-    """--max-steps=100 is --max_steps=100, as --help says; --max-steps 100 says how to write it."""
-    assert cli(["train", "--config", "tiny", "--max-steps=7", "--print-config"]) == 0
-    assert json.loads(capsys.readouterr().out)["max_steps"] == 7
-    with pytest.raises(SystemExit) as refused:  # argparse's usage error
-        cli(["train", "--config", "tiny", "--max-steps", "7", "--print-config"])
-    assert refused.value.code == 2 and "write --max-steps=7" in capsys.readouterr().err
+def test_a_setting_is_spelt_with_dashes_or_underscores_and_its_value_after_a_space_or_equals(
+        capsys):
+    for given in (["--max-steps=7"], ["--max-steps", "7"], ["--max_steps", "7"]):
+        assert cli(["train", "--config", "tiny", *given, "--print-config"]) == 0
+        assert json.loads(capsys.readouterr().out)["max_steps"] == 7
 
 
 def test_cli_train_without_any_override_parses(capsys):
