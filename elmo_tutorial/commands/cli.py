@@ -126,7 +126,7 @@ def one_line(error: Exception) -> tuple[str, int] | None:
             text in str(error) for text in ("out of memory", "not enough memory",
                                             "can't allocate memory"))):
         first = str(error).strip().splitlines()[0][:200] if str(error).strip() else "MemoryError"
-        return f"out of memory ({first}): try a smaller batch size", 1
+        return f"out of memory ({first}): try a smaller --batch-size", 1
     return None
 
 

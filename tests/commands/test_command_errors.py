@@ -80,7 +80,7 @@ def test_report_commands_take_json_markdown_and_force_from_one_helper(name):
     (FloatingPointError("the loss is nan at step 3"), "the loss is nan at step 3", 1),
     (RuntimeError("DefaultCPUAllocator: not enough memory: you tried to allocate 9 GB"),
      "out of memory (DefaultCPUAllocator: not enough memory: you tried to allocate 9 GB): try "
-     "a smaller batch size", 1),
+     "a smaller --batch-size", 1),
 ])
 def test_a_plausible_mistake_is_one_line_and_its_exit_code(error, line, code):
     from elmo_tutorial.commands.cli import one_line

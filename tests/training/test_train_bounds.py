@@ -233,7 +233,7 @@ def test_running_out_of_memory_all_the_same_is_one_line(tmp_path, capsys, monkey
     monkeypatch.setattr("elmo_tutorial.training.train.run", spent)
     assert cli(["train", "--out", str(tmp_path / "run"), *MICRO_CLI]) == 1
     error = capsys.readouterr().err.strip()
-    assert len(error.splitlines()) == 1 and "out of memory" in error and "--batch_size=" in error
+    assert len(error.splitlines()) == 1 and "out of memory" in error and "--batch-size" in error
 
 
 # The estimate is an upper bound of the measured peak, and not far above it: within this factor.
