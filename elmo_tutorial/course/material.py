@@ -1,28 +1,18 @@
 """Course material made from the notebooks: student copies, slides and web pages.
 
-The committed notebooks are the instructor's version: executed, with every exercise solved
-(:mod:`elmo_tutorial.course.exercises` describes the conventions). A student copy replaces
-each block between ``# BEGIN SOLUTION`` and ``# END SOLUTION`` lines with
-``raise NotImplementedError("Exercise N: ...")`` and clears that cell's outputs, replaces each
-model answer between ``<!-- BEGIN ANSWER -->`` and ``<!-- END ANSWER -->`` with a blank for the
-student's answer, and clears the outputs that a *predict* exercise asks to predict; everything
-else, outputs and figures included, stays as it is, so students can compare.
+The committed notebooks are the instructor's version: executed, every exercise solved
+(:mod:`elmo_tutorial.course.exercises`). A student copy stubs each solution block and clears
+that cell's outputs, blanks each model answer, and clears the outputs a *predict* exercise asks
+to predict; everything else, figures included, stays, so students can compare. ``make
+student``, ``make slides`` and ``make html`` run::
 
-Usage (from a clone of the repository; ``make student`` and ``make slides`` call these)::
-
-    python -m elmo_tutorial.course student student/          # one copy per notebook
+    python -m elmo_tutorial.course student student/
     python -m elmo_tutorial.course slides slides/ [--reveal-prefix URL] [--mathjax-url URL]
-    python -m elmo_tutorial.course html html/ [--mathjax-url URL]   # one page per notebook
+    python -m elmo_tutorial.course html html/ [--mathjax-url URL]
 
-A page (``html``) is the executed notebook as ``nbconvert --to html`` writes it, except that its
-formulas load MathJax from ``mathjax/`` beside the pages by default, not from the web: a page
-read offline would otherwise show its formulas as TeX source (the README says how to put
-MathJax 2 there; ``--mathjax-url`` points elsewhere, e.g. to a CDN).
-
-All three refuse to write into a folder they did not create, and refuse to overwrite a file that
-was changed after they wrote it (a student's work), unless given ``--force``; then the changed
-files are first moved to a ``backup-<time>/`` folder beside them, so nothing is lost
-(:mod:`elmo_tutorial.course.generated`).
+A page is the executed notebook as ``nbconvert --to html`` writes it, its formulas from MathJax 2
+in ``mathjax/`` beside the pages (readable offline). No command overwrites a file changed since
+it wrote it without ``--force`` (:mod:`elmo_tutorial.course.generated`).
 """
 
 from __future__ import annotations
