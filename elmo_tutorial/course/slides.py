@@ -16,13 +16,10 @@ current slide, ``skip`` leaves the cell out. Cells without it get a default:
   its cells without metadata become ``-`` (below the heading) or ``skip``.
 
 A text cell with a heading in its middle is cut there first, so that every section starts
-its own slide. The deck (:func:`deck`) is nbconvert's reveal.js export at 1280×720, through
-``slides_template/elmo_reveal/`` (plain script tags, so that a local reveal.js works with no
-network): a slide taller than the screen scrolls, and ``?view=scroll`` after a deck's address
-reads it as one page (reveal.js 5's scroll view). Code cells tagged ``hide-input`` (the
-architecture map) show only their output; live widgets show as their text (there is no kernel
-behind a slide); ``# NBVAL_...`` lines and solution markers are left out; two builds of a
-notebook are byte for byte the same.
+its own slide. :func:`deck` is nbconvert's reveal.js export at 1280×720 (template in
+``slides_template/elmo_reveal/``); a taller slide scrolls, and ``?view=scroll`` reads a deck as
+one page. Cells tagged ``hide-input`` show only their output, widgets their text, and
+``# NBVAL_...`` and solution markers are left out.
 
 Example:
     >>> import nbformat
@@ -58,9 +55,7 @@ _HIDDEN_LINE = re.compile(r"^\s*# (NBVAL_[A-Z_]+|BEGIN SOLUTION|END SOLUTION)\s*
 _ANSWER_LABEL = re.compile(r"^\s*\*\*[^*]+\*\*\s*$")
 _WIDGET = "application/vnd.jupyter.widget-view+json"
 SLIDE_TYPES = ("slide", "subslide", "fragment", "-", "skip", "notes")
-# Calls a set-up cell may make beside its imports (a cell of only these is never a slide):
-# seeding and threads, silencing a known warning, starting the notebook's clock, finding the
-# shipped model and opening a corpus.
+# Calls a set-up cell may make beside its imports (a cell of only these is never a slide).
 _SETUP_CALLS = {"setup_notebook", "seed_everything", "filterwarnings", "simplefilter",
                 "perf_counter", "shipped_model", "nltk_corpus"}
 
