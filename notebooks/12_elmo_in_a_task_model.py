@@ -522,7 +522,7 @@ claim(chunking_r > 0.88 and max(chunking_elmo) - min(chunking_elmo) < 0.6
 #
 # $$\bar d \pm t_{0.975,\, n-1} \sqrt{s_d^2 / n + \mathrm{SE}_{\text{test}}^2}.$$
 #
-# `elmo_tutorial.analyses.bootstrap` does it; here is what each part contributes to Table 1:
+# `elmo_tutorial.analyses.paired` does it; here is what each part contributes to Table 1:
 
 # %%
 print(f"{'task':<15} {'seeds: t·s/√n':>14} {'test: t·SE':>11} {'both':>6}   ELMo − baseline")

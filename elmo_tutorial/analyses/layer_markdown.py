@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from elmo_tutorial.analyses.bootstrap import DRAWS
-from elmo_tutorial.analyses.layer_intervals import Z_95
 from elmo_tutorial.analyses.layer_report import PAPER, POS_SETS, QUICK, WSD_SETS
 from elmo_tutorial.analyses.layer_results import (
     LayerReport,
@@ -21,7 +19,7 @@ from elmo_tutorial.analyses.layer_results import (
     Trend,
     WsdScores,
 )
-from elmo_tutorial.analyses.paired import verdict
+from elmo_tutorial.analyses.paired import DRAWS, Z_95, verdict
 from elmo_tutorial.files.report_files import markdown_table, quick_banner, write_report_files
 
 __all__ = ["to_markdown", "write_report"]

@@ -18,16 +18,31 @@ The result is a :class:`~elmo_tutorial.analyses.layer_results.LayerReport` (its 
 by field, is in :mod:`elmo_tutorial.analyses.layer_results`; ``layers.json``, which notebooks
 09-10 read, is its JSON), and :func:`~elmo_tutorial.analyses.layer_markdown.to_markdown`
 writes it as tables with the paper's numbers beside ours and a discussion of which trends the
-model reproduces, derived from the numbers: a trend counts as reproduced only when the 95 %
-interval of its margin, from a paired bootstrap over the test items
-(:mod:`~elmo_tutorial.analyses.layer_intervals`), excludes 0.
+model reproduces, derived from the numbers.
+
+A trend counts as reproduced only when the 95 % interval of its margin excludes 0. Both layers
+are scored on the *same* test items, so another sample of test items would move both scores
+together, and their difference far less than either score: the interval is a paired bootstrap
+over the test items (:func:`~elmo_tutorial.analyses.paired.paired_interval`). Each item adds
+``[correct, predicted, gold]`` to the sums, and the score is ``2 · correct / (predicted +
+gold)``, span F1's form:
+
+- **WSD**, on ALL: the items are the test *instances*, each ``[right, answered, 1]``: that F1
+  is :func:`.wsd.score`'s (with the first-sense backoff every instance is answered, so F1 is
+  the accuracy);
+- **POS**: the items are the test *sentences* (the tokens of a sentence are not independent:
+  one odd sentence makes several errors), each ``[right tokens, tokens, tokens]``: the formula
+  then gives the token accuracy over the drawn sentences.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
 from elmo_tutorial.analyses import ner_protocols, probes, tagger, wsd
 from elmo_tutorial.analyses.embedder import Embedder
-from elmo_tutorial.analyses.layer_intervals import item_outcomes, paired_interval
 from elmo_tutorial.analyses.layer_results import (
     LayerPaper,
     LayerReport,
@@ -37,8 +52,10 @@ from elmo_tutorial.analyses.layer_results import (
     Trend,
     WsdScores,
 )
+from elmo_tutorial.analyses.paired import paired_interval
 
-__all__ = ["PAPER", "layer_report", "trends"]
+__all__ = ["PAPER", "item_outcomes", "layer_report", "pos_sentence_counts", "trends",
+           "wsd_instance_counts"]
 
 # Peters et al. (2018): Table 5 (WSD, F1 on the framework's ALL) and Table 6 (PTB POS accuracy).
 PAPER = {
@@ -48,6 +65,7 @@ PAPER = {
 }
 WSD_SETS = ("senseval2", "senseval3", "semeval2007", "semeval2013", "ALL")
 POS_SETS = ("ptb", "upos")
+LAYERS = ("layer1", "layer2")  # the two layers the paper's trends compare
 
 
 # A smoke-test run on subsets (every 20th SemCor sentence, 300 sentences per POS/NER split,
@@ -109,9 +127,9 @@ def trends(wsd: dict[str, WsdScores], pos: dict[str, PosScores],
     Args:
         wsd, pos: the report's scores.
         outcomes: per test set (``"ALL"``, ``"ptb"``, ``"upos"``) layers 1 and 2's per-item
-            counts (:func:`~elmo_tutorial.analyses.layer_intervals.item_outcomes`). The margin
-            then gets its 95 % interval: the margin ± 1.96 standard errors of a paired
-            bootstrap over the items (:func:`~.layer_intervals.paired_interval`), and the trend
+            counts (:func:`item_outcomes`). The margin then gets its 95 % interval: the margin
+            ± 1.96 standard errors of a paired bootstrap over the items
+            (:func:`~elmo_tutorial.analyses.paired.paired_interval`), and the trend
             is reproduced when the interval's low end is above 0. A test set without outcomes
             gets no interval, and ``reproduced`` then says only that the sign is the paper's.
 
@@ -158,3 +176,64 @@ def _trend(claim: str, margin: float, counts: dict | None, favoured: str, other:
     low, high = round(low, 2), round(high, 2)
     return Trend(claim=claim, reproduced=low > 0, margin=round(difference, 2), low=low,
                  high=high)
+
+
+def wsd_instance_counts(details: Mapping, rep: str) -> np.ndarray:
+    """Per test instance of ALL, ``[right, answered, 1]``: ``(N, 3)``, ``N`` instances.
+
+    Args:
+        details: what :func:`.wsd.evaluate_all` filled in (``"predictions"`` and ``"gold"``);
+            ALL is every test set in it, instances in the framework's order.
+        rep: the representation, e.g. ``"layer2"``.
+
+    >>> details = {"gold": {"s2": {"a": ("x",), "b": ("y", "z")}, "s3": {"c": ("x",)}},
+    ...            "predictions": {"layer1": {"s2": {"a": "x", "b": "w"}, "s3": {"c": None}}}}
+    >>> wsd_instance_counts(details, "layer1").tolist()
+    [[1, 1, 1], [0, 1, 1], [0, 0, 1]]
+    """
+    predictions = details["predictions"][rep]
+    rows = [[int(predictions[name].get(i) in keys), int(predictions[name].get(i) is not None), 1]
+            for name, gold in details["gold"].items() for i, keys in gold.items()]
+    return np.array(rows, dtype=np.int64).reshape(-1, 3)
+
+
+def pos_sentence_counts(labels: np.ndarray, predicted: np.ndarray, lengths: Sequence[int]
+                        ) -> np.ndarray:
+    """Per test sentence, ``[right tokens, tokens, tokens]``: ``(S, 3)`` for ``S`` sentences.
+
+    Args:
+        labels, predicted: ``(N,)`` gold and predicted class ids of the test tokens, sentences
+            one after another (:func:`.probes.probe_layers`' ``details``).
+        lengths: tokens per sentence, ``(S,)``, summing to ``N``.
+
+    >>> pos_sentence_counts(np.array([0, 1, 2, 2, 1]), np.array([0, 1, 1, 2, 0]), [2, 3]).tolist()
+    [[2, 2, 2], [1, 3, 3]]
+    """
+    labels, predicted = np.asarray(labels), np.asarray(predicted)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    if labels.shape != predicted.shape or lengths.sum() != len(labels):
+        raise ValueError(f"{len(labels)} gold tags, {len(predicted)} predicted ones and "
+                         f"sentences of {int(lengths.sum())} tokens in all: they must agree")
+    # right tokens up to each sentence boundary: a sentence's count is the step between two
+    right_so_far = np.concatenate([[0], np.cumsum(labels == predicted)])  # (N + 1,)
+    ends = np.cumsum(lengths)  # (S,)
+    right = right_so_far[ends] - right_so_far[ends - lengths]
+    return np.stack([right, lengths, lengths], axis=1)
+
+
+def item_outcomes(wsd_details: Mapping, pos_details: Mapping) -> dict[str, dict[str, np.ndarray]]:
+    """Layers 1 and 2's per-item counts on every test set a trend is checked on.
+
+    Args:
+        wsd_details: from :func:`.wsd.evaluate_all` (``details=``).
+        pos_details: from :func:`.probes.evaluate_pos` (``details=``).
+
+    Returns:
+        ``{"ALL": {"layer1": (N, 3), "layer2": (N, 3)}, "ptb": {...}, "upos": {...}}``, the input
+        of :func:`trends`.
+    """
+    out = {"ALL": {rep: wsd_instance_counts(wsd_details, rep) for rep in LAYERS}}
+    for name, tokens in pos_details.items():
+        out[name] = {rep: pos_sentence_counts(tokens["labels"], tokens["predicted"][rep],
+                                               tokens["lengths"]) for rep in LAYERS}
+    return out

@@ -111,7 +111,7 @@ class Trend(Record):
     """One of the paper's layer trends, checked on this model's numbers.
 
     The interval is 95 %, from a paired bootstrap over the test items
-    (:mod:`~elmo_tutorial.analyses.layer_intervals`). A report written before intervals were
+    (:mod:`~elmo_tutorial.analyses.layer_report`). A report written before intervals were
     computed has none; its ``reproduced`` says only that the margin has the paper's sign.
     """
 

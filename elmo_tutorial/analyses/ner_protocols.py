@@ -20,7 +20,7 @@ inputs besides the biLM       none                            static word vector
 :func:`protocol_ladder` starts from notebook 10's tagger and moves it towards the task model
 one setting at a time (:data:`STEPS`): each step trains both arms (the mix of all layers, and
 layer 0 alone) on the same seeds and reports the paired difference with an interval that
-covers the seeds and the test sentences (:mod:`elmo_tutorial.analyses.bootstrap`). The last
+covers the seeds and the test sentences (:mod:`elmo_tutorial.analyses.paired`). The last
 step, the extra inputs, is the task report's own pair of arms (``TASKS.md``, Table 1).
 ``elmo-tutorial layers --ner-ladder`` adds the result to the layer report (``LAYERS.md``).
 """
@@ -31,8 +31,7 @@ from collections.abc import Sequence
 
 import torch
 
-from elmo_tutorial.analyses.bootstrap import sentence_bootstrap_std, sentence_counts
-from elmo_tutorial.analyses.paired import PairedDifference
+from elmo_tutorial.analyses.paired import PairedDifference, sentence_bootstrap_std, sentence_counts
 from elmo_tutorial.analyses.spans import bio_spans, entity_scores
 from elmo_tutorial.analyses.tagger import BiLSTMTagger, FrozenLayers, ner_data, train_and_predict
 

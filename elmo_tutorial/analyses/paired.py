@@ -1,12 +1,13 @@
-r"""Comparing two models run on the same seeds: the paired difference and its 95 % interval.
+r"""Comparing two models on the same seeds and test set: paired differences, 95 % intervals.
 
-Taught in notebook 12 (``12_elmo_in_a_task_model``).
+Taught in notebook 12 (``12_elmo_in_a_task_model``); the layer report of notebooks 09-10 uses
+the same intervals.
 
-When two arms (a baseline and + ELMo) are trained with the same seeds, seed ``i`` gives both
-the same training sample and batch order (and draws their initial weights from the same
-seed), so the fair question is about the differences :math:`d_i = b_i - a_i`, not about two
-separate spreads. With :math:`n` seeds, mean :math:`\bar d` and sample standard deviation
-:math:`s_d`, the 95 % interval of the mean difference is Student's
+**Over seeds.** When two arms (a baseline and + ELMo) are trained with the same seeds, seed
+``i`` gives both the same training sample and batch order (and draws their initial weights
+from the same seed), so the fair question is about the differences :math:`d_i = b_i - a_i`,
+not about two separate spreads. With :math:`n` seeds, mean :math:`\bar d` and sample standard
+deviation :math:`s_d`, the 95 % interval of the mean difference is Student's
 
 .. math::
     \bar d \pm t_{0.975,\, n-1} \, s_d / \sqrt{n}.
@@ -14,11 +15,23 @@ separate spreads. With :math:`n` seeds, mean :math:`\bar d` and sample standard 
 A difference is called a **gain** (or a **loss**) only when that interval excludes 0; otherwise
 the seeds do not show one ("no difference shown": which is not "no difference").
 
-The test set is a sample as well. Given ``test_std``, the standard error that resampling the
-test sentences gives :math:`\bar d`
-(:func:`~elmo_tutorial.analyses.bootstrap.sentence_bootstrap_std`), the interval covers both
-sources of chance:
-:math:`\bar d \pm t_{0.975,\, n-1} \sqrt{s_d^2 / n + \mathrm{SE}_{\text{test}}^2}`.
+**Over test sentences.** The test set is a sample too: another draw of WNUT-17's 1,287 test
+tweets could move the difference as much as another seed does. Each run keeps, per test
+sentence, what its score is made of (:func:`sentence_counts`): for accuracy whether the
+sentence is right (1 or 0); for span F1 its correct, predicted and gold spans (F1 is a ratio
+of sums, not a mean of per-sentence F1s). :func:`sentence_bootstrap_std` draws the test
+sentences again with replacement, ``draws`` times, the **same** draw for every run of both arms
+(the comparison stays paired), recomputes each run's score on the draw, and returns the
+standard deviation of the seed-averaged difference: the standard error
+:math:`\mathrm{SE}_{\text{test}}` that the test sample alone gives :math:`\bar d`. Given it,
+the interval covers both sources of chance (they are independent; keeping the seeds' :math:`t`
+errs on the wide side):
+
+.. math::
+    \bar d \pm t_{0.975,\,n-1} \sqrt{s_d^2 / n + \mathrm{SE}_{\text{test}}^2}.
+
+Two layers of one model (the layer report's trends) are the case of one "seed" per arm:
+:func:`paired_interval` gives the difference on the whole test set ± 1.96 standard errors.
 
 Example:
     >>> d = paired_difference([50.0, 51.0, 49.5, 50.5, 50.0], [52.0, 52.5, 51.0, 53.0, 51.5])
@@ -37,6 +50,15 @@ and with the test sample's share of chance, a wider interval:
     ...                              test_std=0.8)
     >>> round(w.low, 2), round(w.high, 2), verdict(w)
     (-0.78, 4.53, 'no difference shown')
+
+The test sample's share, from per-sentence outcomes (2 seeds × 8 sentences):
+
+    >>> a = [[1, 0, 1, 1, 0, 1, 0, 1], [1, 1, 0, 1, 0, 1, 0, 1]]
+    >>> b = [[1, 1, 1, 1, 0, 1, 1, 1], [1, 1, 1, 1, 0, 1, 0, 1]]
+    >>> scores_from_counts(a).tolist(), scores_from_counts(b).tolist()
+    ([62.5, 62.5], [87.5, 75.0])
+    >>> 5.0 < sentence_bootstrap_std(a, b) < 15.0            # 8 sentences: a wide spread
+    True
 """
 
 from __future__ import annotations
@@ -45,9 +67,16 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from elmo_tutorial.files.records import Record, optional
 
-__all__ = ["PairedDifference", "paired_difference", "t_quantile", "verdict"]
+__all__ = ["DRAWS", "Z_95", "PairedDifference", "paired_difference", "paired_interval",
+           "scores_from_counts", "sentence_bootstrap_std", "sentence_counts", "t_quantile",
+           "verdict"]
+
+DRAWS = 2000  # resamples of the test sentences: the standard error to about 2 % of itself
+Z_95 = 1.96  # the normal quantile of a two-sided 95 % interval
 
 # Student's t, two-sided 95 % (the 0.975 quantile), for 1-30 degrees of freedom.
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
@@ -77,7 +106,8 @@ def paired_difference(a: Sequence[float], b: Sequence[float],
 
     ``low``/``high`` bound the 95 % t interval of the mean difference; with one pair they are
     ``-inf``/``inf`` (one seed shows nothing). ``test_std``: the standard error the test
-    sample gives the mean difference; its variance is added to the seeds' (module docstring).
+    sample gives the mean difference (:func:`sentence_bootstrap_std`); its variance is added to
+    the seeds' (module docstring).
     """
     if len(a) != len(b) or not a:
         raise ValueError(f"paired runs must come in equal, non-empty numbers: {len(a)} and "
@@ -129,3 +159,102 @@ def verdict(difference: PairedDifference | Mapping) -> str:
     if high < 0:
         return "loss"
     return "no difference shown"
+
+
+def sentence_counts(gold: Sequence, predicted: Sequence, spans=None) -> list:
+    """What each test sentence adds to the score.
+
+    Args:
+        gold, predicted: per sentence a label (accuracy) or a tag sequence (span F1).
+        spans: for tags, a function ``tags → set of spans``
+            (:func:`~elmo_tutorial.analyses.spans.bio_spans`); None for labels.
+
+    Returns:
+        Per sentence ``1``/``0`` (right or wrong label), or ``[correct, predicted, gold]``
+        span counts.
+
+    >>> from elmo_tutorial.analyses.spans import bio_spans
+    >>> sentence_counts([["B-NP", "I-NP", "O"]], [["B-NP", "B-NP", "O"]], bio_spans)
+    [[0, 2, 1]]
+    """
+    if len(gold) != len(predicted):
+        raise ValueError(f"{len(gold)} gold sentences but {len(predicted)} predicted ones")
+    if spans is None:
+        return [int(g == p) for g, p in zip(gold, predicted, strict=True)]
+    out = []
+    for g, p in zip(gold, predicted, strict=True):
+        g_spans, p_spans = spans(g), spans(p)
+        out.append([len(g_spans & p_spans), len(p_spans), len(g_spans)])
+    return out
+
+
+def scores_from_counts(counts, weights: np.ndarray | None = None) -> np.ndarray:
+    """The score (percent) of every run from its sentences' counts.
+
+    Args:
+        counts: ``(S, N)`` right/wrong (accuracy) or ``(S, N, 3)`` span counts (F1), for ``S``
+            runs and ``N`` sentences.
+        weights: ``(B, N)``: how often each sentence is drawn in each of ``B`` resamples
+            (None: the test set as it is).
+
+    Returns:
+        ``(S,)``, or ``(B, S)`` with ``weights``.
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    if weights is None:
+        weights = np.ones((1, counts.shape[1]))
+        squeeze = True
+    else:
+        squeeze = False
+    if counts.ndim == 2:  # accuracy: the share of right sentences
+        scores = 100.0 * (weights @ counts.T) / weights.sum(1, keepdims=True)  # (B, S)
+    else:  # F1 = 2 · correct / (predicted + gold), summed over the drawn sentences
+        sums = np.einsum("bn,snk->bsk", weights, counts)  # (B, S, 3)
+        total = sums[..., 1] + sums[..., 2]
+        scores = np.divide(200.0 * sums[..., 0], total, out=np.zeros_like(total),
+                           where=total > 0)  # (B, S)
+    return scores[0] if squeeze else scores
+
+
+def sentence_bootstrap_std(counts_a, counts_b, draws: int = DRAWS, seed: int = 0) -> float:
+    """The standard deviation of ``mean(score_b − score_a)`` over seeds when the test sentences
+    are drawn again (see the module docstring).
+
+    Args:
+        counts_a, counts_b: per seed (the same seeds, in the same order), the counts of every
+            test sentence (:func:`sentence_counts`); the same sentences for both arms.
+        draws: resamples of the test sentences.
+        seed: of the resampling (the same draws every time).
+    """
+    a, b = np.asarray(counts_a, dtype=np.float64), np.asarray(counts_b, dtype=np.float64)
+    if a.shape != b.shape or a.ndim not in (2, 3) or a.shape[0] < 1 or a.shape[1] < 2:
+        raise ValueError("both arms need counts of the same ≥ 2 test sentences for the same "
+                         f"seeds: got shapes {a.shape} and {b.shape}")
+    n = a.shape[1]
+    rng = np.random.default_rng(seed)
+    weights = rng.multinomial(n, np.full(n, 1.0 / n), size=draws).astype(np.float64)  # (B, N)
+    differences = scores_from_counts(b, weights) - scores_from_counts(a, weights)  # (B, S)
+    return float(differences.mean(1).std(ddof=1))
+
+
+def paired_interval(counts_a, counts_b, draws: int = DRAWS, seed: int = 0
+                    ) -> tuple[float, float, float]:
+    """The difference ``score(b) − score(a)`` of two runs on the same test items, with its 95 %
+    interval: ``(difference, low, high)`` in points, ``low, high = difference ∓ 1.96 · SE``,
+    SE from :func:`sentence_bootstrap_std` (a normal approximation: the difference is a mean
+    over thousands of items).
+
+    Args:
+        counts_a, counts_b: ``(N, 3)`` per-item counts ``[correct, predicted, gold]`` of the
+            two runs on the same ``N`` items, in the same order.
+
+    >>> a = [[1, 1, 1]] * 40 + [[0, 1, 1]] * 60     # 40 of 100 items right
+    >>> b = [[1, 1, 1]] * 70 + [[0, 1, 1]] * 30     # 70 right, 40 of them the same
+    >>> margin, low, high = paired_interval(a, b)
+    >>> round(margin, 1), 0 < low < margin < high   # +30 points, the interval above 0
+    (30.0, True)
+    """
+    a, b = np.asarray(counts_a, np.float64)[None], np.asarray(counts_b, np.float64)[None]
+    difference = float(scores_from_counts(b)[0] - scores_from_counts(a)[0])
+    half = Z_95 * sentence_bootstrap_std(a, b, draws=draws, seed=seed)
+    return difference, difference - half, difference + half

@@ -173,7 +173,7 @@ def layer_accuracies(train_layers: np.ndarray, train_labels: np.ndarray,
     Args:
         predictions: if a dict is given, it receives each layer's predicted class ids of the
             test tokens, ``{"layer0": (N,) int64 array, ...}`` (for a paired comparison of
-            layers token by token, :mod:`~elmo_tutorial.analyses.layer_intervals`).
+            layers token by token, :mod:`~elmo_tutorial.analyses.layer_report`).
 
     Returns:
         ``{"layer0": acc, "layer1": acc, ...}``; ``fit_kwargs`` go to :func:`fit_probe`.

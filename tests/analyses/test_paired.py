@@ -1,11 +1,23 @@
-"""Paired differences over seeds: Student's t interval, and a verdict only when it excludes 0."""
+"""Paired differences: Student's t interval over seeds, a verdict only when it excludes 0, and
+the test-sample bootstrap (per-sentence counts give the scores back exactly; its standard error
+agrees with the closed form where there is one)."""
 
 import math
 import statistics
 
+import numpy as np
 import pytest
 
-from elmo_tutorial.analyses.paired import paired_difference, t_quantile, verdict
+from elmo_tutorial.analyses.paired import (
+    PairedDifference,
+    paired_difference,
+    scores_from_counts,
+    sentence_bootstrap_std,
+    sentence_counts,
+    t_quantile,
+    verdict,
+)
+from elmo_tutorial.analyses.spans import bio_spans, entity_scores
 
 
 @pytest.mark.parametrize("df, expected", [(1, 12.706), (4, 2.776), (9, 2.262), (30, 2.042),
@@ -43,3 +55,50 @@ def test_one_seed_shows_nothing_and_unequal_runs_are_refused():
         paired_difference([1.0, 2.0], [1.0])
     with pytest.raises(ValueError, match="at least 2 runs"):
         t_quantile(0)
+
+
+def _random_tags(rng, n_sentences):
+    tags = ["O", "B-NP", "I-NP", "B-VP", "I-VP"]
+    return [[tags[i] for i in rng.integers(0, 5, rng.integers(1, 12))]
+            for _ in range(n_sentences)]
+
+
+def test_span_counts_give_entity_scores_f1_back():
+    rng = np.random.default_rng(0)
+    gold = _random_tags(rng, 300)
+    predicted = [[t if rng.random() < 0.7 else "O" for t in s] for s in gold]
+    counts = sentence_counts(gold, predicted, bio_spans)
+    assert scores_from_counts([counts])[0] == pytest.approx(
+        entity_scores(gold, predicted)["f1"], abs=1e-9)
+
+
+def test_label_counts_give_accuracy_back_and_mismatched_inputs_are_refused():
+    assert scores_from_counts([sentence_counts([1, 2, 3, 4], [1, 0, 3, 4])])[0] == 75.0
+    with pytest.raises(ValueError, match="3 gold sentences but 2"):
+        sentence_counts([1, 2, 3], [1, 2])
+    with pytest.raises(ValueError, match="same ≥ 2 test sentences"):
+        sentence_bootstrap_std([[1, 0, 1]], [[1, 1]])
+
+
+def test_the_bootstrap_standard_error_matches_the_closed_form_for_accuracy():
+    """One seed, paired right/wrong outcomes: SE(accuracy_b − accuracy_a) is
+    100 · sd(b_i − a_i) / √N (the bootstrap's, to within its own noise)."""
+    rng = np.random.default_rng(1)
+    n = 2000
+    a = (rng.random(n) < 0.7).astype(int)
+    b = np.where(rng.random(n) < 0.2, 1 - a, a)  # b differs from a on about 20 % of them
+    exact = 100 * np.std(b - a, ddof=0) / math.sqrt(n)
+    assert sentence_bootstrap_std([a], [b], draws=4000) == pytest.approx(exact, rel=0.05)
+
+
+def test_agreeing_arms_have_no_test_sample_error_and_the_interval_adds_the_variances():
+    same = [[1, 0, 1, 1, 0]] * 3
+    assert sentence_bootstrap_std(same, same) == 0.0
+    a, b = [50.0, 51.0, 49.5], [52.0, 52.5, 51.0]
+    d = PairedDifference.between(a, b, test_std=0.5)
+    seeds = PairedDifference.between(a, b)
+    half = t_quantile(2) * math.sqrt(seeds.std**2 / 3 + 0.25)
+    assert (d.low, d.high) == pytest.approx((d.mean - half, d.mean + half))
+    assert d.low < seeds.low and d.high > seeds.high and seeds.test_std is None
+    with pytest.raises(ValueError, match="test_std"):
+        PairedDifference.between(a, b, test_std=float("nan"))

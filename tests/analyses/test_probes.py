@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 import torch
 
-from elmo_tutorial.analyses.bootstrap import scores_from_counts
 from elmo_tutorial.analyses.embedder import Embedder
-from elmo_tutorial.analyses.layer_intervals import pos_sentence_counts
+from elmo_tutorial.analyses.layer_report import pos_sentence_counts
+from elmo_tutorial.analyses.paired import scores_from_counts
 from elmo_tutorial.analyses.probes import (
     LinearProbe,
     fit_probe,

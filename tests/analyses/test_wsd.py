@@ -8,10 +8,10 @@ import pytest
 import torch
 
 from elmo_tutorial.analyses import wsd
-from elmo_tutorial.analyses.bootstrap import scores_from_counts
 from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.analyses.embedding_cache import embed_corpus
-from elmo_tutorial.analyses.layer_intervals import wsd_instance_counts
+from elmo_tutorial.analyses.layer_report import wsd_instance_counts
+from elmo_tutorial.analyses.paired import scores_from_counts
 from elmo_tutorial.analyses.wsd import Instance, SenseCentroids, score
 from elmo_tutorial.data.registry import is_available
 from elmo_tutorial.model.config import ModelConfig
