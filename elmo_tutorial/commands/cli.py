@@ -117,7 +117,9 @@ def one_line(error: Exception) -> tuple[str, int] | None:
         text = str(error)
         if text.startswith("[Errno") and error.strerror:  # the OS's words, without "[Errno 13]"
             text = f"{error.filename}: {error.strerror}" if error.filename else error.strerror
-        return text, 1 if error.errno == errno.ENOSPC else 2
+        if error.errno == errno.ENOSPC:  # what was written is whole: the previous file, or none
+            return f"{text}: free some space and run the same command again", 1
+        return text, 2
     if isinstance(error, ValueError):  # a bad name or value, a damaged file, an empty corpus
         return str(error), 2
     if isinstance(error, (DatasetNotAvailable, FloatingPointError)):

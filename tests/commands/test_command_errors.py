@@ -76,7 +76,8 @@ def test_report_commands_take_json_markdown_and_force_from_one_helper(name):
     (PermissionError(13, "Permission denied", "/runs/x"), "/runs/x: Permission denied", 2),
     (FileNotFoundError(2, "No such file or directory"), "No such file or directory", 2),
     (OSError(28, "No space left on device", "/runs/x/log.jsonl"),
-     "/runs/x/log.jsonl: No space left on device", 1),
+     "/runs/x/log.jsonl: No space left on device: free some space and run the same command "
+     "again", 1),
     (FloatingPointError("the loss is nan at step 3"), "the loss is nan at step 3", 1),
     (RuntimeError("DefaultCPUAllocator: not enough memory: you tried to allocate 9 GB"),
      "out of memory (DefaultCPUAllocator: not enough memory: you tried to allocate 9 GB): try "
