@@ -21,9 +21,9 @@ import torch
 
 from elmo_tutorial import ELMo, Embedder
 from elmo_tutorial.model.run_dir import shipped_model
-from elmo_tutorial.tasks.experiments import CHAR_FILTERS, prepare_task, word_vectors
 from elmo_tutorial.tasks.model import TaskModel
-from elmo_tutorial.tasks.training import train_task_model
+from elmo_tutorial.tasks.training import CHAR_FILTERS, prepare_task, train_task_model
+from elmo_tutorial.tasks.vectors import word_vectors
 
 
 def one_epoch(splits, vectors, fast: bool = True) -> float:

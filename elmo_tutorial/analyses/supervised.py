@@ -27,7 +27,7 @@ A **round** is one pass over the batches, or as many passes as make ``round_upda
 when the training set is small: scoring dev after 3 updates would spend the run on dev. With
 ``max_round_updates`` a round of a large training set is cut short: dev is scored every that
 many steps, and the next round goes on through the same shuffled pass (SST-5's 159,273
-phrases make 4,978 batches; :data:`~elmo_tutorial.tasks.experiments.PROTOCOL` scores them
+phrases make 4,978 batches; :data:`~elmo_tutorial.tasks.training.PROTOCOL` scores them
 twice a pass).
 
 Example:

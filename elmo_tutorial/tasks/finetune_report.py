@@ -5,9 +5,9 @@ A.1) into a new run with :func:`~elmo_tutorial.training.finetune.finetune`, repo
 perplexity on SST dev sentences before and after, and then trains notebook 12's SST-2 task
 model (600 training, 200 dev, 500 test sentences: :func:`sst2_splits`) with ELMo from the
 original and from the fine-tuned biLM, on several seeds, beside the baseline without ELMo.
-The result is a :class:`~elmo_tutorial.tasks.finetune_results.FinetuneReport` (its schema,
-field by field, is in :mod:`elmo_tutorial.tasks.finetune_results`; ``finetune.json`` is its
-JSON).
+The result is a :class:`FinetuneReport`, a tree of typed records
+(:mod:`elmo_tutorial.files.records`): ``finetune.json`` is its JSON, and
+``FinetuneReport.read(path)`` gives it back, every field checked.
 
 :func:`to_markdown` writes it as the report ``elmo-tutorial finetune`` prints, and
 :func:`write_report` into its ``--json`` and ``--markdown`` files (never over an existing one
@@ -18,40 +18,96 @@ from __future__ import annotations
 
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from elmo_tutorial.analyses.embedder import Embedder
-from elmo_tutorial.analyses.embedding_cache import embed_corpus
 from elmo_tutorial.analyses.paired import PairedDifference, t_quantile
 from elmo_tutorial.analyses.paired import verdict as paired_verdict
 from elmo_tutorial.data.annotated import sst
+from elmo_tutorial.files.records import Record, optional
 from elmo_tutorial.files.report_files import markdown_table, write_report_files
 from elmo_tutorial.model.elmo import ELMo
 from elmo_tutorial.model.run_dir import read_run_config
-from elmo_tutorial.tasks.characters import encode_chars
-from elmo_tutorial.tasks.experiments import (
-    PROTOCOL,
-    layers_per_sentence,
-    run_variant,
-    training_subset,
-    word_vectors,
-)
-from elmo_tutorial.tasks.finetune_results import (
-    FinetuneReport,
-    FineTuning,
-    Perplexity,
-    ReportSeconds,
-    SST2Accuracy,
-)
+from elmo_tutorial.tasks.report import paired
 from elmo_tutorial.tasks.results import Spread
-from elmo_tutorial.tasks.summary import paired
-from elmo_tutorial.tasks.training import TaskSplit, encode_words
+from elmo_tutorial.tasks.training import PROTOCOL, embed_split, run_variant, training_subset
+from elmo_tutorial.tasks.vectors import word_vectors
 from elmo_tutorial.training.finetune import finetune
 
-__all__ = ["SST2_SIZES", "domain_text", "finetune_report", "sst2_splits", "to_markdown",
+__all__ = ["SST2_SIZES", "FineTuning", "FinetuneReport", "Perplexity", "ReportSeconds",
+           "SST2Accuracy", "domain_text", "finetune_report", "sst2_splits", "to_markdown",
            "write_report"]
 
 SST2_SIZES = {"train": 600, "valid": 200, "test": 500}  # notebook 12's random samples
+
+
+@dataclass(frozen=True)
+class Perplexity(Record):
+    """Held-out perplexity of a biLM (``training.evaluation.evaluate_perplexity``)."""
+
+    fwd_ppl: float  # the forward LM's perplexity
+    bwd_ppl: float  # the backward LM's
+    avg_ppl: float  # exp of the mean of the two NLLs
+    fwd_nll: float  # mean negative log-likelihood per prediction, forward
+    bwd_nll: float  # ... backward
+    n_tokens: int  # predictions per direction
+
+
+@dataclass(frozen=True)
+class FineTuning(Record):
+    """What ``training.finetune.finetune`` did (also its run's own ``finetune.json``)."""
+
+    source: str  # the run fine-tuned (only read)
+    out_dir: str  # the new run
+    steps: int  # optimiser steps of the whole biLM (the softmax alone with freeze_encoder)
+    head_steps: int  # steps of a new softmax on the frozen encoder first
+    freeze_encoder: bool  # the control: the softmax alone trains for the steps
+    vocab_size: int  # words of the new softmax
+    vocab_min_count: int  # ... each seen at least this often in the fine-tuning text
+    lr: float  # Adam's learning rate
+    batch_size: int  # sentences per step
+    train_sentences: int  # SST training sentences fine-tuned on
+    valid_sentences: int  # SST dev sentences held out for the perplexity
+    before: Perplexity  # after the head steps, before the steps
+    after: Perplexity  # at the end
+    seconds: float  # wall time of the fine-tuning
+
+
+@dataclass(frozen=True)
+class SST2Accuracy(Record):
+    """SST-2 test accuracy (percent) of notebook 12's task model over the same seeds."""
+
+    baseline: Spread  # no biLM
+    original: Spread  # + ELMo from the source biLM
+    finetuned: Spread  # + ELMo from the fine-tuned biLM
+
+
+@dataclass(frozen=True)
+class ReportSeconds(Record):
+    """Where the report's wall time went."""
+
+    finetune: float  # fine-tuning the biLM
+    tasks: float  # embedding the SST-2 samples with both biLMs and training the task models
+
+
+@dataclass(frozen=True)
+class FinetuneReport(Record):
+    """The whole fine-tuning report (see the module docstring); fields in the JSON's order."""
+
+    source: str  # the run fine-tuned
+    out_dir: str  # the fine-tuned run
+    finetune: FineTuning
+    seeds: list[int]  # the task models' seeds, shared by the three arms
+    sizes: dict[str, int]  # SST-2 sentences per split ("train", "valid", "test")
+    accuracy: SST2Accuracy
+    seconds: ReportSeconds
+    # the same steps with the encoder frozen (the softmax alone trains): the fall in
+    # perplexity that is not the encoder's (None: not run, or the report is that control)
+    control: FineTuning | None = optional()
+    # fine-tuned − original biLM, paired by seed, its interval covering the test sentences
+    # too (None in a report written before it was kept)
+    difference: PairedDifference | None = optional()
 
 
 def domain_text(lm_sentences: int, held_out: int = 300) -> tuple[list, list]:
@@ -69,11 +125,9 @@ def sst2_splits(embedder, index: dict[str, int], name: str = "sst2-nb12") -> dic
     for split, n in SST2_SIZES.items():
         pairs = sst("dev" if split == "valid" else split, classes=2)
         pairs = [pairs[i] for i in training_subset(len(pairs), n / len(pairs), seed=0)]
-        sentences = [tokens for tokens, _ in pairs]
-        embedded = embed_corpus(embedder, sentences, f"{name}-{split}", progress=False)
-        splits[split] = TaskSplit(encode_words(sentences, index), layers_per_sentence(embedded),
-                                  [y for _, y in pairs], ["negative", "positive"],
-                                  encode_chars(sentences))
+        splits[split] = embed_split(embedder, index, [tokens for tokens, _ in pairs],
+                                    [y for _, y in pairs], ["negative", "positive"],
+                                    f"{name}-{split}")
     return splits
 
 

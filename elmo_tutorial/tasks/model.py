@@ -11,7 +11,7 @@ The paper's recipe for adding ELMo to an existing supervised model: freeze the b
 
 :class:`TaskModel` is that "existing model": frozen pre-trained word vectors ``w_k`` and,
 with ``char_filters`` > 0, each token's characters through a small CNN trained with it
-(:class:`~elmo_tutorial.tasks.characters.TokenChars`), :math:`x_k = [w_k; c_k]`, as the paper's
+(:class:`TokenChars`), :math:`x_k = [w_k; c_k]`, as the paper's
 baselines do → dropout → one bidirectional LSTM → dropout → either a score per token
 (``task="tag"``: chunking, NER) or, pooled over the sentence (the mean and the maximum of the
 states), a score per sentence (``task="classify"``: sentiment). Without ``elmo_at`` it is the
@@ -24,7 +24,25 @@ input :math:`[x_k; \mathrm{ELMo}_k]` and on the concatenated output
 ELMo's units twice: 0.5, then 0.3, keeps 35 % of them, scaled by 2.86.) The mix uses no layer
 norm by default, as those configurations (``do_layer_norm=False``).
 
+The baseline's character features :math:`c_k`. The paper's tagging baselines (its NER model,
+after Lample et al. 2016, and TagLM, Peters et al. 2017, for chunking) represent token ``k`` by
+a pre-trained word vector *and* a vector computed from its characters. Without :math:`c_k` a
+tagger over lower-cased word vectors sees neither capitals nor the spelling of a word it has
+no vector for, and the gain from ELMo, whose biLM reads characters, would largely be those,
+not context. :class:`TokenChars` computes :math:`c_k`: a small embedding per character, one
+convolution of width 3 over the token (``BOW c_1 … c_n EOW``, the ids of
+:mod:`elmo_tutorial.model.chars`), the maximum of each filter over the windows inside the
+token, then ReLU; :func:`encode_chars` computes every sentence's character ids once, before
+training.
+
 Example:
+    >>> torch.manual_seed(0) and None
+    >>> chars = pad_chars(encode_chars([["Hello", "world"], ["Hi"]]))   # (B, T, C)
+    >>> chars.shape
+    torch.Size([2, 2, 7])
+    >>> TokenChars(n_filters=30)(chars).shape                             # (B, T, F)
+    torch.Size([2, 2, 30])
+
     >>> torch.manual_seed(0) and None
     >>> model = TaskModel(torch.randn(10, 8), n_classes=5, task="classify",
     ...                   elmo_layers=3, elmo_dim=16, elmo_at=("input", "output"))
@@ -37,17 +55,100 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from elmo_tutorial.fast.dropout import FastDropout  # its old home: old imports still work
+from elmo_tutorial.fast.char_cnn import conv1d_windows
+from elmo_tutorial.model.char_cnn import PAD_ID
+from elmo_tutorial.model.chars import N_CHAR_IDS, batch_to_ids
 from elmo_tutorial.model.scalar_mix import ScalarMix
-from elmo_tutorial.tasks.characters import TokenChars
 
-__all__ = ["ELMO_PLACES", "FastDropout", "TaskModel"]
+__all__ = ["ELMO_PLACES", "TaskModel", "TokenChars", "encode_chars", "pad_chars"]
 
 ELMO_PLACES = ("input", "output")
+
+GROUP = 256  # tokens per convolution call in TokenChars (bounded memory, few calls)
+
+
+def encode_chars(sentences: Sequence[Sequence[str]]) -> list[torch.Tensor]:
+    """Per sentence its ``(T_i, C_i)`` character ids (``BOW``, bytes, ``EOW``), case kept.
+
+    ``C_i`` is the sentence's longest token (``BOW`` and ``EOW`` included); shorter tokens are
+    followed by 0, "no character" (the biLM's ``PAD`` id becomes 0 too), so a token's ids end
+    where it ends. Stored as ``int16`` (ids < 262): the splits are kept in memory.
+    """
+    out = []
+    for sentence in sentences:
+        ids = batch_to_ids([sentence])[0]  # (T, 50), PAD after EOW
+        ids = ids.masked_fill(ids == PAD_ID, 0)
+        width = int((ids != 0).sum(-1).max()) if len(sentence) else 0
+        out.append(ids[:, :width].to(torch.int16))
+    return out
+
+
+def pad_chars(chars: Sequence[torch.Tensor]) -> torch.Tensor:
+    """``B`` tensors ``(T_i, C_i)`` → one ``(B, T, C)`` long tensor, 0 in the padding."""
+    batch = torch.zeros(len(chars), max(len(c) for c in chars),
+                        max(c.shape[1] for c in chars), dtype=torch.long)
+    for i, c in enumerate(chars):
+        batch[i, : c.shape[0], : c.shape[1]] = c
+    return batch
+
+
+class TokenChars(nn.Module):
+    r"""``c_k``: character embeddings → one convolution → max over the token's windows → ReLU.
+
+    .. math::
+        c_k = \mathrm{relu}\bigl(\max_{t \in \text{windows inside token } k}
+              (K * E[\text{chars}_k])_t + b\bigr)
+
+    Only windows that lie inside the token count (a token of ``m`` ids, ``BOW`` and ``EOW``
+    included, has ``m - width + 1``), so the zeros that pad a short token, or a batch of long
+    ones, change nothing. Padded positions (no characters) get zeros.
+
+    Args:
+        n_filters: filters, the width of ``c_k``.
+        width: characters per window.
+        char_dim: the width of a character embedding.
+
+    Shape:
+        ``chars`` ``(B, T, C)`` ids from :func:`pad_chars` → ``(B, T, n_filters)``.
+    """
+
+    def __init__(self, n_filters: int = 40, width: int = 3, char_dim: int = 16) -> None:
+        super().__init__()
+        self.n_filters, self.width = n_filters, width
+        self.char_embedding = nn.Embedding(N_CHAR_IDS, char_dim, padding_idx=0)
+        self.conv = nn.Conv1d(char_dim, n_filters, kernel_size=width)
+
+    def forward(self, chars: torch.Tensor) -> torch.Tensor:
+        b, t, _ = chars.shape
+        flat = chars.reshape(b * t, -1)  # (N, C)
+        lengths = (flat != 0).sum(-1)  # (N,) ids of each token; 0 at padded positions
+        out = self.conv.weight.new_zeros(b * t, self.n_filters)  # padded positions stay 0
+        # Real tokens only, shortest first, in groups cut to their longest token: one URL in a
+        # batch of tweets then widens its own group, not all of them.
+        real = (lengths > 0).nonzero().squeeze(1)  # (N_real,)
+        real = real[lengths[real].argsort(stable=True)]
+        for rows in real.split(GROUP):
+            out[rows] = self.features(flat[rows, : max(int(lengths[rows[-1]]), self.width)])
+        return out.view(b, t, self.n_filters)  # (B, T, F)
+
+    def features(self, ids: torch.Tensor) -> torch.Tensor:
+        """``c_k`` of ``n`` real tokens: ``(n, C)`` ids, ``C`` ≥ ``width`` → ``(n, F)``."""
+        lengths = (ids != 0).sum(-1)  # (n,)
+        scores = conv1d_windows(self.char_embedding(ids), self.conv)  # (n, C - width + 1, F)
+        starts = torch.arange(scores.shape[1])  # (W,)
+        # A token shorter than one window still has its first window (zeros fill the rest).
+        inside = starts <= (lengths - self.width).clamp(min=0).unsqueeze(1)  # (n, W)
+        return torch.relu(scores.masked_fill(~inside.unsqueeze(-1), float("-inf")).amax(1))
+
+    def extra_repr(self) -> str:
+        return f"n_filters={self.n_filters}, width={self.width}"
+
 
 
 class TaskModel(nn.Module):
@@ -77,12 +178,12 @@ class TaskModel(nn.Module):
         char_filters: the width of the character features ``c_k`` (0: none, ``x_k = w_k``).
 
     Attributes:
-        chars: the :class:`~elmo_tutorial.tasks.characters.TokenChars` of ``c_k``, or ``None``.
+        chars: the :class:`TokenChars` of ``c_k``, or ``None``.
 
     Shape:
         ``words`` ``(B, T)`` row ids, ``mask`` ``(B, T)`` True at real tokens, ``layers``
         ``(B, T, L + 1, D)`` (float16 or float32; ``None`` for the baseline), ``chars``
-        ``(B, T, C)`` character ids (:func:`~elmo_tutorial.tasks.characters.pad_chars`; only with
+        ``(B, T, C)`` character ids (:func:`pad_chars`; only with
         ``char_filters``) → logits
         ``(B, T, n_classes)`` (tag) or ``(B, n_classes)`` (classify).
     """

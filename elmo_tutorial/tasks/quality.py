@@ -22,8 +22,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from elmo_tutorial.files.json_input import NotJSON, parse_json
-from elmo_tutorial.files.safe_files import read_regular_file
 from elmo_tutorial.model.run_dir import read_run_config
 
 __all__ = ["HELDOUT_FILE", "SENTENCES", "SPLIT", "heldout_perplexity", "write_heldout"]
@@ -51,7 +49,7 @@ def heldout_perplexity(model_dir: str | Path) -> float | None:
 
     Raises:
         ValueError: ``heldout.json`` is not a result of that measurement (another split,
-            another number of sentences, or not such a file at all).
+            another number of sentences).
     """
     from elmo_tutorial.training.evaluation import evaluate_run
 
@@ -64,15 +62,9 @@ def heldout_perplexity(model_dir: str | Path) -> float | None:
     path = folder / HELDOUT_FILE
     if not path.exists():
         return None
-    try:
-        result = parse_json(read_regular_file(path, 2**20).decode("utf-8"), path)
-        ppl = result["bilm"]["avg_ppl"]
-        right = (result["split"] == SPLIT and result["n_sentences"] == SENTENCES
-                 and isinstance(ppl, (int, float)) and ppl >= 1.0)
-    except (NotJSON, KeyError, TypeError, UnicodeDecodeError):
-        right = False
-    if not right:
+    result = json.loads(path.read_text(encoding="utf-8"))
+    if (result.get("split"), result.get("n_sentences")) != (SPLIT, SENTENCES):
         raise ValueError(f"{path} is not a held-out perplexity measured on the first "
                          f"{SENTENCES} sentences of the {SPLIT!r} split (write it with "
                          "elmo_tutorial.tasks.quality.write_heldout from the full run)")
-    return float(ppl)
+    return float(result["bilm"]["avg_ppl"])

@@ -1,122 +1,180 @@
 """What ELMo adds to a task model, for any biLM: the paper's Tables 1-3 and Figures 1-2, and more.
 
-:func:`task_report` trains every arm of :mod:`elmo_tutorial.tasks.experiments` under one
-protocol (:data:`~elmo_tutorial.tasks.experiments.PROTOCOL`: to convergence on dev, the same
-seeds for every arm), one CPU thread per run, ``workers`` runs at a time, and keeps each
-finished run in a :class:`~elmo_tutorial.tasks.runs.RunStore` so that an interrupted report
-continues where it stopped. In order:
+:func:`task_report` is a short pipeline: **plan** the runs (:func:`plan`), **run** those the
+runs file does not hold yet (:func:`run`: one CPU thread per run, ``workers`` at a time, each
+kept in a :class:`~elmo_tutorial.tasks.runs.RunStore` as it finishes, so that an interrupted
+report resumes), **summarise** them (:func:`summarise`) into the
+:class:`~elmo_tutorial.tasks.results.TaskReport` that :mod:`~elmo_tutorial.tasks.report_markdown`
+writes. Every arm is trained under one protocol
+(:data:`~elmo_tutorial.tasks.training.PROTOCOL`: to convergence on dev, the same seeds for
+every arm). In order:
 
-1. **Where ELMo goes in a tagger** (Table 3, on chunking's training sample): input only, input
-   and output, output only; the place with the best mean *dev* score is used by both taggers
-   from then on. A sentence classifier gets ELMo at its input (the reference SST-5 setup).
+1. **Where ELMo goes in a tagger** (Table 3, on the layer-study task's training sample, from
+   the registry: chunking): input only, input and output, output only; the place with the best
+   mean *dev* score is used by every tagger from then on. A sentence classifier gets ELMo at
+   its input (the reference SST-5 setup).
 2. **Table 1**, on the full training sets: the baseline (static vectors and a character CNN),
-   + the biLM's layer 0 alone (its context-free half), + ELMo; for SST-5 also a bag-of-words
-   logistic regression and the majority class, and SST-5 trained on every labelled phrase
-   (baseline and + ELMo).
-3. **Table 2** (chunking's sample): the top layer alone, λ = 1, layer 0 alone.
-4. **Figure 1**: the three arms on 1 % and 10 % of chunking's and NER's training sets (another
-   part per seed).
-5. **The biLM's quality** (optional ``quality`` biLMs of the same corpus, e.g. one
-   architecture trained for more and fewer steps): the gain of + ELMo over the baseline,
-   against each biLM's held-out perplexity (:mod:`elmo_tutorial.tasks.quality`).
+   + the biLM's layer 0 alone (its context-free half), + ELMo; beside a task with ``floors``
+   (SST-5) a bag-of-words logistic regression and the majority class.
+3. **Table 2** (the layer-study task's sample): the top layer alone, λ = 1, layer 0 alone.
+4. **Figure 1**: the three arms on 1 % and 10 % of the ``figure1`` tasks' training sets
+   (another part per seed).
+5. **The biLM's quality** (optional ``quality`` biLMs of the same corpus): the gain of + ELMo
+   over the baseline on the ``quality`` tasks, against each biLM's held-out perplexity
+   (:mod:`elmo_tutorial.tasks.quality`).
 
 Every run keeps, per test sentence, what its score is made of, so that each paired
 difference's interval covers the test sample as well as the seeds
-(:mod:`elmo_tutorial.analyses.bootstrap`).
-
-:func:`~elmo_tutorial.tasks.summary.summarise` turns the runs into the
-:class:`~elmo_tutorial.tasks.results.TaskReport` that
-:mod:`elmo_tutorial.tasks.report_markdown` writes as markdown and figures.
-:func:`open_run_store` opens the runs file of a biLM and setting (:func:`run_store_key`
-names it), so that the ``tasks`` command started again resumes.
+(:mod:`elmo_tutorial.analyses.paired`).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
+import math
 import multiprocessing
 import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+
+from elmo_tutorial.analyses.paired import sentence_bootstrap_std
 from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.analyses.embedding_cache import model_checksum
+from elmo_tutorial.analyses.paired import PairedDifference
 from elmo_tutorial.data.downloads import cache_dir
 from elmo_tutorial.runtime import available_cores, progress_bar
 from elmo_tutorial.tasks.bag_of_words import bag_of_words_baseline
-from elmo_tutorial.tasks.experiments import (
-    ARMS,
-    CLASSIFICATION,
-    FRACTION_TASKS,
+from elmo_tutorial.tasks.registry import PAPER, TASKS, read_task
+from elmo_tutorial.tasks.results import (
+    BagOfWords,
+    Convergence,
+    FractionPoint,
+    PaperNumbers,
+    Protocol,
+    QualityPoint,
+    RunRecord,
+    RunResult,
+    Spread,
+    Table1Differences,
+    TaskReport,
+    TaskRow,
+    VariantTable,
+)
+from elmo_tutorial.tasks.runs import Job, RunStore, task_data_checksum
+from elmo_tutorial.tasks.training import (
+    CHAR_FILTERS,
     PROTOCOL,
-    TABLE1_ARMS,
-    TASKS,
+    VARIANTS,
     majority_rate,
     prepare_task,
-    read_task,
     run_variant,
-    word_vectors,
-    word_vectors_recipe,
+    training_subset,
 )
-from elmo_tutorial.tasks.results import TaskReport
-from elmo_tutorial.tasks.runs import Job, RunStore, task_data_checksum
-from elmo_tutorial.tasks.summary import PAPER, summarise
+from elmo_tutorial.tasks.vectors import word_vectors, word_vectors_recipe
 from elmo_tutorial.training.workers import pool_worker_start
 
-__all__ = ["FULL", "PAPER", "QUICK", "jobs_for", "open_run_store", "quality_id", "run_store_key",
-           "task_report", "train_arms"]
+__all__ = ["FULL", "QUICK", "open_run_store", "paired", "plan", "quality_id", "run",
+           "run_store_key", "summarise", "task_report", "train_arms"]
 
 # The full report, five seeds wherever it gives a verdict: Table 1 on the full training sets;
-# Tables 2 and 3 and the quality figure's chunking on a fixed random sample of 500 training
-# sentences (the same for every arm and seed); Figure 1 with 1 % and 10 % of each training set
-# (another part per seed), its three arms as Table 1's.
-FULL = {"max_sentences": None, "sample": 500, "seeds": (0, 1, 2, 3, 4),
+# Tables 2 and 3 and the quality figure's layer-study task on a fixed random sample of 500
+# training sentences (the same for every arm and seed); Figure 1 with 1 % and 10 % of each
+# training set (another part per seed), its three arms as Table 1's.
+FULL = {"quick": False, "max_sentences": None, "sample": 500, "seeds": (0, 1, 2, 3, 4),
         "fraction_seeds": (0, 1, 2, 3, 4), "fractions": (0.01, 0.1),
         "fraction_variants": ("baseline", "layer0", "elmo"), "table2_seeds": (0, 1, 2, 3, 4),
-        "table2_variants": ("top", "lambda1", "layer0"), "protocol": {}}
+        "table2_variants": ("top", "lambda1", "layer0"), "protocol": PROTOCOL}
 # A smoke test: 200 sentences per split, two seeds, three epochs at most (runs end at the cap:
 # not converged, not comparable with anything).
-QUICK = {"max_sentences": 200, "sample": None, "seeds": (0, 1), "fraction_seeds": (0, 1),
-         "fractions": (0.1,), "fraction_variants": ("baseline", "layer0", "elmo"),
-         "table2_seeds": (0, 1), "table2_variants": ("top", "lambda1", "layer0"),
-         "protocol": {"max_epochs": 3, "hard_cap": 3, "min_updates": 0}}
+QUICK = {**FULL, "quick": True, "max_sentences": 200, "sample": None, "seeds": (0, 1),
+         "fraction_seeds": (0, 1), "fractions": (0.1,), "table2_seeds": (0, 1),
+         "protocol": {**PROTOCOL, "max_epochs": 3, "hard_cap": 3, "min_updates": 0}}
+PLACES = ("input", "input_output", "output")  # Table 3's variants: where ELMo goes
 TAGGER_PLACES = ("input", "input_output")  # the candidates of step 1 ("output" is shown too)
-SAMPLED = "chunking"  # the task of Tables 2-3 and of the quality figure's sample
-
-_STATE: dict = {}  # what the worker processes read (set before they fork)
 
 
-def _job(job: Job) -> tuple[Job, dict]:
+def _where(variant: str, places: Sequence[str]) -> tuple[str, ...]:
+    """A run's places: none for the baseline (so that its runs do not depend on them)."""
+    return () if variant == "baseline" else tuple(places)
+
+
+def _study(tasks: Sequence[str]) -> str | None:
+    """The task of Tables 2-3 among ``tasks`` (None: those tables are not run)."""
+    return next((t for t in tasks if TASKS[t].layer_study), None)
+
+
+def place_jobs(study: str, setting: dict) -> list[Job]:
+    """Step 1: ELMo at each place of Table 3, on the layer-study task's sample."""
+    return [Job(study, v, s, places=VARIANTS[v][0], sample=setting["sample"])
+            for v in PLACES for s in setting["seeds"]]
+
+
+def plan(tasks: Sequence[str], setting: dict, places: dict[str, tuple[str, ...]],
+         bilms: Sequence[str] = ()) -> list[Job]:
+    """Every run of steps 2-5 (module docstring), the longest first: the full sets, the
+    costliest tasks first (the registry's ``minutes``), so that the workers finish together."""
+    seeds, sample, study = setting["seeds"], setting["sample"], _study(tasks)
+    jobs = [Job(t, v, s, places=_where(v, places[t]))
+            for t in tasks for v in TASKS[t].arms for s in seeds]
+    if study:  # Table 2; its "elmo" arm is Table 3's run at the chosen place
+        jobs += [Job(study, "baseline", s, places=(), sample=sample) for s in seeds]
+        jobs += [Job(study, v, s, places=tuple(places[study]), sample=sample)
+                 for v in setting["table2_variants"] for s in setting["table2_seeds"]]
+    jobs += [Job(t, "elmo", s, places=places[t], sample=sample if t == study else None, bilm=b)
+             for b in bilms for t in tasks if TASKS[t].quality for s in seeds]
+    jobs += [Job(t, v, s, fraction=f, places=_where(v, places[t]))
+             for t in tasks if TASKS[t].figure1 for f in setting["fractions"]
+             for v in setting["fraction_variants"] for s in setting["fraction_seeds"]]
+    return sorted(jobs, key=lambda j: (j.fraction < 1, j.sample is not None,
+                                       -TASKS[j.task].minutes if j.task in TASKS else 0))
+
+
+def _train(job: Job, splits: dict, vectors, protocol: dict) -> tuple[Job, dict]:
+    """One run: ``splits[(biLM, task, sample)]`` are its data."""
     import torch
 
     torch.set_num_threads(1)  # small matrices: one thread per run, runs side by side
     started = time.perf_counter()
-    splits = _STATE["splits"][(job.bilm, job.task, job.sample)]
-    result = run_variant(splits, _STATE["vectors"], job.variant, job.seed, job.fraction,
-                         places=job.places, protocol=_STATE["protocol"])
+    result = run_variant(splits[(job.bilm, job.task, job.sample)], vectors, job.variant,
+                         job.seed, job.fraction, places=job.places, protocol=protocol)
     result["seconds"] = time.perf_counter() - started
     return job, result
 
 
-def _run(jobs: Sequence[Job], store: RunStore, workers: int, progress: bool) -> None:
-    """Run the jobs the store does not hold yet; each result is stored as it finishes."""
+_worker_state: tuple = ()  # a worker's (splits, vectors, protocol), given when it starts
+
+
+def _start_worker(parent: int, state: tuple) -> None:
+    global _worker_state
+    pool_worker_start(parent)  # Ctrl-C is the parent's; the worker ends with it
+    _worker_state = state
+
+
+def _train_here(job: Job) -> tuple[Job, dict]:
+    return _train(job, *_worker_state)
+
+
+def run(jobs: Sequence[Job], store: RunStore, state: tuple, workers: int,
+        progress: bool = False) -> None:
+    """Train the jobs ``store`` does not hold yet, ``workers`` at a time; each result is
+    stored as it finishes. ``state`` is ``(splits, vectors, protocol)`` for :func:`_train`:
+    forked workers get it when they start, without copying it."""
     todo = [job for job in dict.fromkeys(jobs) if job not in store]
     bar = progress_bar(progress, total=len(todo), desc="training task models", unit="run")
     workers = min(workers, available_cores(), len(todo))  # a run more than cores only waits
     if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
-        # The workers leave Ctrl-C to this process, whose pool's exit ends them, and end
-        # with it if it is killed outright (training.workers.pool_worker_start)
         with multiprocessing.get_context("fork").Pool(
-                workers, initializer=pool_worker_start, initargs=(os.getpid(),)) as pool:
-            for job, result in pool.imap_unordered(_job, todo):
+                workers, initializer=_start_worker, initargs=(os.getpid(), state)) as pool:
+            for job, result in pool.imap_unordered(_train_here, todo):
                 store.add(job, result)
                 bar.update()
     else:
         for job in todo:
-            store.add(*_job(job))
+            store.add(*_train(job, *state))
             bar.update()
     bar.close()
 
@@ -130,52 +188,15 @@ def train_arms(splits: dict, vectors, arms: Sequence[str], seeds: Sequence[int],
     A run's result does not depend on the worker that trained it: every run seeds its own
     weights, dropout and batch order.
     """
-    _STATE.update(splits={("main", "task", None): splits}, vectors=vectors,
-                  protocol={**PROTOCOL, **(protocol or {})})
     jobs = {(arm, seed): Job("task", arm, seed, places=_where(arm, places))
             for arm in arms for seed in seeds}
     store = RunStore(None)
-    _run(list(jobs.values()), store, workers, progress=False)
+    run(list(jobs.values()), store, ({("main", "task", None): splits}, vectors,
+                                     {**PROTOCOL, **(protocol or {})}), workers)
     return {arm: [store[jobs[(arm, seed)]] for seed in seeds] for arm in arms}
 
 
-def jobs_for(step: str, tasks: Sequence[str], seeds: Sequence[int], setting: dict,
-             places: dict[str, tuple[str, ...]], quality: Sequence[str] = ()) -> list[Job]:
-    """The runs of one step of the report (see the module docstring)."""
-    sample = setting["sample"]
-    if step == "places":
-        return [Job(SAMPLED, v, s, places=tuple(VARIANT_PLACES[v]), sample=sample)
-                for v in ("input", "input_output", "output") for s in seeds]
-    if step == "table1":
-        return [Job(t, v, s, places=_where(v, places[t])) for t in tasks
-                for v in TABLE1_ARMS.get(t, ARMS) for s in seeds]
-    if step in ("places", "table2") and SAMPLED not in tasks:
-        return []  # Tables 2 and 3 are run on chunking's sample, and only with chunking
-    if step == "table2":  # its "elmo" arm is Table 3's run at the chosen place
-        return [Job(SAMPLED, "baseline", s, places=(), sample=sample) for s in seeds] + [
-            Job(SAMPLED, v, s, places=tuple(places[SAMPLED]), sample=sample)
-            for v in setting["table2_variants"] for s in setting["table2_seeds"]]
-    if step == "fractions":
-        return [Job(t, v, s, fraction=f, places=_where(v, places[t]))
-                for t in tasks if t in FRACTION_TASKS for f in setting["fractions"]
-                for v in setting["fraction_variants"] for s in setting["fraction_seeds"]]
-    if step == "quality":
-        return [Job(t, "elmo", s, places=places[t], sample=sample if t == SAMPLED else None,
-                    bilm=b) for b in quality for t in ("chunking", "ner") if t in tasks
-                for s in seeds]
-    raise ValueError(f"unknown step {step!r}")
-
-
-VARIANT_PLACES = {"input": ("input",), "input_output": ("input", "output"),
-                  "output": ("output",)}
-
-
-def _where(variant: str, places: tuple[str, ...]) -> tuple[str, ...]:
-    """A run's places: none for the baseline (so that its runs do not depend on them)."""
-    return () if variant == "baseline" else tuple(places)
-
-
-def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = TASKS,
+def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = tuple(TASKS),
                 quick: bool = False, workers: int = 2, progress: bool = True, name: str = "",
                 store: RunStore | None = None, quality: dict | None = None,
                 perplexity: float | None = None) -> TaskReport:
@@ -184,120 +205,226 @@ def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = TA
     Args:
         model: an ``ELMo`` (:func:`~elmo_tutorial.formats.allennlp_format.load_model`).
         corpus: the biLM's training text, for the baseline's static vectors.
-        tasks: a subset of ``("sst5", "chunking", "ner")``; Tables 2-3 need chunking.
+        tasks: names of the registry's tasks; Tables 2-3 need the layer-study task.
         quick: the subsets of :data:`QUICK` (a smoke test; marked in the result).
         workers: training runs at a time, one CPU thread each.
         store: where finished runs are kept (default: in memory only, no resuming;
-            :func:`open_run_store` opens the file the ``tasks`` command resumes from).
+            :func:`~elmo_tutorial.tasks.runs.open_run_store` opens the file to resume from).
         quality: ``{name: (ELMo, held-out perplexity)}``: more biLMs for the quality figure.
-        perplexity: ``model``'s own held-out perplexity, measured as the quality biLMs' are
-            (:mod:`elmo_tutorial.tasks.quality`); None if unknown.
-
-    Returns:
-        The :class:`~elmo_tutorial.tasks.results.TaskReport`, its ``model`` (``name``),
-        ``quick``, ``corpus``, ``resumed_runs`` and ``wall_seconds`` set.
+        perplexity: ``model``'s own held-out perplexity, measured as the quality biLMs' are.
     """
     unknown = [t for t in tasks if t not in TASKS]
     if unknown or not tasks:
         raise ValueError(f"unknown task(s) {unknown}; choose from {', '.join(TASKS)}")
     started = time.perf_counter()
     setting = QUICK if quick else FULL
-    protocol = {**PROTOCOL, **setting["protocol"]}
     store = store if store is not None else RunStore(None)
     resumed = len(store)  # runs an earlier, interrupted invocation kept
-    # A quality biLM's runs are named by its weights too (its name alone could be reused by
-    # another training): adding a biLM to the figure later resumes every other run.
     ids = {b: quality_id(b, m) for b, (m, _) in (quality or {}).items()}
     quality = {ids[b]: entry for b, entry in (quality or {}).items()}
     vectors, index = word_vectors(corpus)
-    models = {"main": model, **{b: m for b, (m, _) in quality.items()}}
-    splits = {}
-    for bilm, elmo in models.items():
+    study = _study(tasks)
+    splits = {}  # (biLM, task, sample) → {split: TaskSplit}
+    for bilm, elmo in {"main": model, **{b: m for b, (m, _) in quality.items()}}.items():
         embedder = Embedder(elmo)
         for t in tasks:
-            samples = {None, setting["sample"]} if t == SAMPLED else {None}
-            if bilm != "main":  # the quality figure: chunking's sample, NER's whole set
-                samples = {setting["sample"]} if t == SAMPLED else {None}
-                if t in CLASSIFICATION:
-                    continue
+            if bilm == "main":  # the layer-study task on its whole set and on its sample
+                samples = {None, setting["sample"]} if t == study else {None}
+            elif TASKS[t].quality:  # the quality figure: the same data as the main biLM's
+                samples = {setting["sample"]} if t == study else {None}
+            else:
+                continue
             for sample in samples:
                 splits[(bilm, t, sample)] = prepare_task(t, embedder, index,
                                                          setting["max_sentences"], sample,
                                                          progress)
-    _STATE.update(splits=splits, vectors=vectors, protocol=protocol)
-    seeds = setting["seeds"]
-    tagging = [t for t in tasks if t not in CLASSIFICATION]
+    state = (splits, vectors, setting["protocol"])
     places = {t: ("input",) for t in tasks}  # a classifier's ELMo goes at its input
-
-    def planned() -> list[Job]:
-        jobs = [j for step in ("table1", "table2", "quality", "fractions")
-                for j in jobs_for(step, tasks, seeds, setting, places, list(quality))]
-        # The longest runs first (SST-5's phrases, the full chunking set, then SST-5 ...), the
-        # short ones last: two workers then finish at about the same time.
-        cost = {"sst5_phrases": 0, "chunking": 1, "sst5": 2, "ner": 3}
-        return sorted(jobs, key=lambda j: (j.fraction < 1, j.sample is not None, cost[j.task]))
-
-    if SAMPLED in tasks:  # step 1, beside every run that does not depend on its answer
-        step1 = jobs_for("places", tasks, seeds, setting, places)
-        free = [j for j in planned() if j.variant == "baseline" or j.task in CLASSIFICATION]
-        _run(free + step1, store, workers, progress)
-        dev = {v: sum(store[j]["valid"] for j in step1 if j.variant == v) / len(seeds)
+    tagging = [t for t in tasks if TASKS[t].tagging]
+    dev = {}
+    if study:  # step 1, beside every run that does not depend on its answer
+        step1 = place_jobs(study, setting)
+        free = [j for j in plan(tasks, setting, places, list(quality))
+                if j.variant == "baseline" or not TASKS[j.task].tagging]
+        run(free + step1, store, state, workers, progress)
+        dev = {v: sum(store[j]["valid"] for j in step1 if j.variant == v) / len(setting["seeds"])
                for v in TAGGER_PLACES}
-        chosen = VARIANT_PLACES[max(TAGGER_PLACES, key=lambda v: dev[v])]
-    else:  # no chunking, no Table 3: the paper's tagging setup, ELMo at the input
-        dev, chosen = {}, ("input",)
-    places.update({t: chosen for t in tagging})
-    jobs = planned()
-    _run(jobs, store, workers, progress)
-    extras = {"majority": {t: majority_rate(splits[("main", t, None)]["test"])
-                           for t in tasks if t == "sst5"},
-              "sizes": {(b, t, s): {k: len(v) for k, v in sp.items()}
-                        for (b, t, s), sp in splits.items()},
-              "perplexity": {"main": perplexity, **{b: p for b, (_, p) in quality.items()}},
-              "names": {i: b for b, i in ids.items()},
-              "place_dev": dev, "places": places}
-    if "sst5" in tasks:
-        data = {k: v[:setting["max_sentences"]] for k, v in read_task("sst5").items()}
-        extras["bag_of_words"] = bag_of_words_baseline(data["train"], data["valid"],
-                                                       data["test"])
-    result = summarise(store, tasks, seeds, setting, protocol, extras)
-    return dataclasses.replace(result, model=name, quick=quick, corpus=corpus,
-                               resumed_runs=resumed, wall_seconds=time.perf_counter() - started)
+        places.update({t: VARIANTS[max(TAGGER_PLACES, key=lambda v: dev[v])][0]
+                       for t in tagging})
+    run(plan(tasks, setting, places, list(quality)), store, state, workers, progress)
+    facts = {"places": places, "place_dev": dev,
+             "sizes": {t: {k: len(v) for k, v in splits[("main", t, None)].items()}
+                       for t in tasks},
+             "perplexity": {"main": perplexity, **{b: p for b, (_, p) in quality.items()}},
+             "names": {i: b for b, i in ids.items()}, "majority": {}, "bag_of_words": {}}
+    for t in tasks:
+        if TASKS[t].floors:
+            facts["majority"][t] = majority_rate(splits[("main", t, None)]["test"])
+            data = {k: v[:setting["max_sentences"]] for k, v in read_task(t).items()}
+            facts["bag_of_words"][t] = bag_of_words_baseline(data["train"], data["valid"],
+                                                             data["test"])
+    return summarise(store, tasks, setting, facts, model=name, quick=quick, corpus=corpus,
+                     resumed_runs=resumed, wall_seconds=time.perf_counter() - started)
+
+
+def paired(runs_a: Sequence[dict], runs_b: Sequence[dict]) -> PairedDifference:
+    """The paired difference of two arms' runs (same seeds, same order), ``b − a`` in points:
+    with the test sample's standard error when every run kept its sentences' counts
+    (:mod:`elmo_tutorial.analyses.paired`), over the seeds alone otherwise."""
+    a, b = [r["score"] for r in runs_a], [r["score"] for r in runs_b]
+    counted = all("test_counts" in r for r in (*runs_a, *runs_b))
+    test_std = sentence_bootstrap_std([r["test_counts"] for r in runs_a],
+                                      [r["test_counts"] for r in runs_b]) if counted else None
+    return PairedDifference.between(a, b, test_std)
+
+
+def _spreads(found: dict[str, list[dict]]) -> dict[str, Spread]:
+    """Each arm's test scores over seeds."""
+    return {v: Spread.of([r["score"] for r in runs]) for v, runs in found.items()}
+
+
+def _fraction_point(fraction: float, sentences: int, found: dict[str, list[dict]]
+                    ) -> FractionPoint:
+    table, layer0 = _spreads(found), "layer0" in found
+    return FractionPoint(fraction, sentences, table["baseline"], table["elmo"],
+                         paired(found["baseline"], found["elmo"]),
+                         layer0=table["layer0"] if layer0 else None,
+                         layer0_difference=paired(found["baseline"], found["layer0"])
+                         if layer0 else None,
+                         context_difference=paired(found["layer0"], found["elmo"])
+                         if layer0 else None)
+
+
+def summarise(store: RunStore, tasks: Sequence[str], setting: dict, facts: dict,
+              **about) -> TaskReport:
+    """The report from its runs: each arm a :class:`~elmo_tutorial.tasks.results.Spread` over
+    seeds, each comparison a paired difference of two arms over the same seeds, in points.
+
+    Args:
+        store: every run of the report (:func:`plan`).
+        setting: :data:`FULL` or :data:`QUICK`.
+        facts: what the runs do not hold: ``places`` and ``place_dev`` (step 1's choice),
+            ``sizes`` of each task's splits, ``perplexity`` and ``names`` of the quality
+            biLMs, the ``majority`` rate and ``bag_of_words`` result of the tasks with floors.
+        about: the :class:`TaskReport`'s ``model``, ``quick``, ``corpus``, ... fields.
+    """
+    places, sample, seeds = facts["places"], setting["sample"], setting["seeds"]
+    study = _study(tasks)
+
+    def runs(task, variant, fraction=1.0, sample=None, bilm="main", where=None, on=seeds):
+        where = () if variant == "baseline" else tuple(where or places[task])
+        if sample is not None and variant == "elmo" and bilm == "main":  # Table 3's run
+            variant = next(v for v in PLACES if VARIANTS[v][0] == where)
+        return [store[Job(task, variant, s, fraction, where, sample, bilm)] for s in on]
+
+    def arms(task, names, **kw) -> dict[str, list[dict]]:
+        return {v: runs(task, v, **kw) for v in names}
+
+    rows, sample_efficiency, weights, best_vs_test = {}, {}, {}, {}
+    for t in tasks:
+        found = arms(t, TASKS[t].arms)
+        table, layer0 = _spreads(found), "layer0" in found
+        base, elmo = table["baseline"].mean, table["elmo"].mean
+        rows[t] = row = TaskRow(
+            metric=TASKS[t].metric, sizes=facts["sizes"][t], arms=table,
+            error_reduction=100.0 * (elmo - base) / (100.0 - base),
+            differences=Table1Differences(
+                elmo_vs_baseline=paired(found["baseline"], found["elmo"]),
+                layer0_vs_baseline=paired(found["baseline"], found["layer0"]) if layer0 else None,
+                elmo_vs_layer0=paired(found["layer0"], found["elmo"]) if layer0 else None),
+            curves={v: [r["curve"] for r in found[v]] for v in table},
+            epochs_per_round=found["elmo"][0]["epochs_per_round"],
+            bag_of_words=BagOfWords.from_dict(facts["bag_of_words"][t])
+            if t in facts["bag_of_words"] else None,
+            majority=facts["majority"].get(t))
+        weights[t] = {p: np.mean([r["weights"][p] for r in found["elmo"]], axis=0).tolist()
+                      for p in places[t]}
+        for v, found_v in found.items():  # does an early stop predict a lower test score?
+            epochs = [r["best_epoch"] * r["epochs_per_round"] for r in found_v]
+            scores = [r["score"] for r in found_v]
+            if len(set(epochs)) > 1 and len(set(scores)) > 1:
+                best_vs_test.setdefault(t, {})[v] = float(np.corrcoef(epochs, scores)[0, 1])
+        if TASKS[t].figure1:
+            n_train = row.sizes["train"]
+            sample_efficiency[t] = [
+                *(_fraction_point(f, len(training_subset(n_train, f, 0)),
+                                  arms(t, setting["fraction_variants"], fraction=f,
+                                       on=setting["fraction_seeds"]))
+                  for f in setting["fractions"]),
+                _fraction_point(1.0, n_train, found)]
+    table2 = table3 = None
+    if study:
+        variants, on = setting["table2_variants"], setting["table2_seeds"]
+        t2 = arms(study, ("baseline", "elmo", *variants), on=on, sample=sample)
+        table2 = VariantTable(study, sample, list(on), _spreads(t2),
+                              {v: paired(t2["elmo"], t2[v]) for v in variants})
+        t3 = {v: runs(study, v, where=VARIANTS[v][0], sample=sample) for v in PLACES}
+        table3 = VariantTable(study, sample, list(seeds), _spreads(t3),
+                              {v: paired(t3["input"], t3[v]) for v in PLACES[1:]})
+    quality = []
+    for bilm, perplexity in [("main", facts["perplexity"].get("main")),
+                             *((b, p) for b, p in facts["perplexity"].items() if b != "main")]:
+        gains = {}
+        for t in (t for t in tasks if TASKS[t].quality):
+            on_sample = sample if t == study else None
+            if bilm == "main" or all(Job(t, "elmo", s, 1.0, tuple(places[t]), on_sample, bilm)
+                                     in store for s in seeds):
+                gains[t] = paired(runs(t, "baseline", sample=on_sample),
+                                  runs(t, "elmo", sample=on_sample, bilm=bilm))
+        if gains:
+            quality.append(QualityPoint(facts.get("names", {}).get(bilm, bilm), perplexity,
+                                        gains))
+    everything = list(store.items())
+    convergence = Convergence(
+        runs=len(everything),
+        at_cap=sum(r["stopped"] == "cap" for _, r in everything),
+        extended=sum(r["cap"] > setting["protocol"]["max_epochs"] for _, r in everything),
+        # passes begun: a phrase run's epoch is half a pass (PROTOCOL's max_round_updates)
+        longest=max(math.ceil(r["last_epoch"] * r["epochs_per_round"]) for _, r in everything),
+        best_epoch_vs_test=best_vs_test)
+    kept = [RunRecord(j, RunResult.from_dict({k: v for k, v in r.items() if k != "test_counts"},
+                                             f"runs[{i}].result"))
+            for i, (j, r) in enumerate(everything)]  # the per-sentence counts stay in the file
+    return TaskReport(
+        seeds=list(seeds), fraction_seeds=list(setting["fraction_seeds"]),
+        protocol=Protocol.from_dict(setting["protocol"], "protocol"), sample=sample,
+        fractions=list(setting["fractions"]), char_filters=CHAR_FILTERS,
+        places={t: list(p) for t, p in places.items()}, place_dev=facts["place_dev"],
+        tasks=rows, sample_efficiency=sample_efficiency, weights=weights,
+        paper=PaperNumbers.from_dict(PAPER, "paper"), table2=table2, table3=table3,
+        quality=quality, convergence=convergence, runs=kept, **about)
 
 
 def quality_id(name: str, elmo) -> str:
     """How a quality biLM's runs are named: ``name@`` the first 12 hex digits of the sha256 of
-    its architecture and weights."""
+    its architecture and weights (a name alone could be reused by another training)."""
     return f"{name}@{model_checksum(elmo)[:12]}"
 
 
 def run_store_key(model, corpus: str, quick: bool,
-                  tasks: Sequence[str] = TASKS) -> tuple[dict, str]:
+                  tasks: Sequence[str] = tuple(TASKS)) -> tuple[dict, str]:
     """What a runs file belongs to: its header, and its file name in the cache.
 
     The header names everything a run's result depends on: the biLM (the sha256 of its
-    architecture and weights), the corpus of the baseline's static vectors and their recipe
-    (``word_vectors_recipe``: the sha256 of the text and the settings, so runs trained on the
-    vectors of other text, e.g. other NLTK data, are not mixed with these; not the vectors'
-    bytes, which differ in float rounding each time they are computed), the sha256 of each
-    task's data (runs of data edited since are not read back as these), the protocol and the
-    setting's subsets. The name is
-    ``{biLM's sha256[:16]}-{the header's sha256[:12]}-{quick|full}.jsonl``.
+    architecture and weights), the recipe of the baseline's static vectors (the sha256 of the
+    text and the settings, not the vectors' bytes, which differ in float rounding each time
+    they are computed), the sha256 of each task's data, the protocol and the setting's
+    subsets. The name is ``{biLM's sha256[:16]}-{the header's sha256[:12]}-{quick|full}.jsonl``.
     """
     setting = QUICK if quick else FULL
     header = {"model": model_checksum(model), "corpus": corpus,
-              "static_vectors": word_vectors_recipe(corpus),
-              "quick": quick, "protocol": {**PROTOCOL, **setting["protocol"]},
-              "sample": setting["sample"], "max_sentences": setting["max_sentences"],
+              "static_vectors": word_vectors_recipe(corpus), "quick": quick,
+              "protocol": setting["protocol"], "sample": setting["sample"],
+              "max_sentences": setting["max_sentences"],
               "task_data": {t: task_data_checksum(read_task(t)) for t in sorted(set(tasks))}}
     setup = hashlib.sha256(json.dumps(header, sort_keys=True).encode()).hexdigest()[:12]
     return header, f"{header['model'][:16]}-{setup}-{'quick' if quick else 'full'}.jsonl"
 
 
 def open_run_store(model, corpus: str, quick: bool, path: str | Path | None = None,
-                   tasks: Sequence[str] = TASKS) -> RunStore:
-    """The runs file of ``model`` under this setting: ``path``, or the cache's file named by
-    :func:`run_store_key`; the runs it already holds are read back.
+                   tasks: Sequence[str] = tuple(TASKS)) -> RunStore:
+    """The runs file of ``model`` in the full or ``quick`` setting: ``path``, or the cache's
+    file named by :func:`run_store_key`; the runs it already holds are read back.
 
     Raises:
         StoreMismatch: ``path`` holds the runs of another biLM, protocol, corpus or task data.

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from elmo_tutorial.files.overwrite import write_new_file
+from elmo_tutorial.tasks.registry import TASKS
 from elmo_tutorial.tasks.results import TaskReport
 
 __all__ = ["FIGURES", "draw", "write_figures"]
@@ -32,8 +33,6 @@ __all__ = ["FIGURES", "draw", "write_figures"]
 FIGURES = {"sample_efficiency": "tasks_sample_efficiency.png",
            "curves": "tasks_learning_curves.png", "weights": "tasks_layer_weights.png",
            "quality": "tasks_bilm_quality.png"}
-TITLES = {"sst5": "SST-5", "sst5_phrases": "SST-5 (phrases)", "chunking": "CoNLL-2000 chunking",
-          "ner": "WNUT-17 NER"}
 ARMS = {"baseline": ("baseline", "#8ecae6"), "layer0": ("+ layer 0", "#fb8500"),
         "elmo": ("+ ELMo", "#023047")}
 
@@ -76,7 +75,7 @@ def _sample_efficiency(result: TaskReport, plt, arms: Sequence[str] | None = Non
                         xytext=(0, -4), ha="right", va="top", fontsize=10, color="grey")
         ax.set_xscale("log")
         ax.set_xticks(x, [f"{v:g} %" for v in x])
-        ax.set(xlabel="training data", title=TITLES[task], ylabel=result.tasks[task].metric)
+        ax.set(xlabel="training data", title=TASKS[task].panel, ylabel=result.tasks[task].metric)
     axes[0][0].legend(fontsize=10)
     return fig
 
@@ -95,13 +94,13 @@ def _curves(result: TaskReport, plt):
             for r in runs:  # where each seed's best epoch was
                 best = int(np.argmax(r))
                 ax.plot(per_round * (best + 1), r[best], ".", color=color, alpha=0.6)
-        ax.set(xlabel="epoch", ylabel=f"dev {entry.metric}", title=TITLES[task])
+        ax.set(xlabel="epoch", ylabel=f"dev {entry.metric}", title=TASKS[task].panel)
     axes[0].legend(fontsize=10)
     return fig
 
 
 def _weights(result: TaskReport, plt):
-    rows = [(f"{TITLES[t]}\n{place}", w) for t, places in result.weights.items()
+    rows = [(f"{TASKS[t].panel}\n{place}", w) for t, places in result.weights.items()
             for place, w in places.items()]
     n = len(rows[0][1])
     fig, axes = _panels(plt, len(rows), 2.6, 3.4, sharey=True)
@@ -125,7 +124,7 @@ def _quality(result: TaskReport, plt):
     if not points:
         return None
     fig, ax = plt.subplots(figsize=(7, 3.6))
-    tasks = [t for t in ("chunking", "ner") if any(t in q.gains for q in points)]
+    tasks = [t for t, task in TASKS.items() if task.quality and any(t in q.gains for q in points)]
     for k, (task, color) in enumerate(zip(tasks, ("#023047", "#fb8500"), strict=False)):
         # in the order of the axis, so that the line joins neighbours
         have = sorted((q for q in points if task in q.gains), key=lambda q: q.perplexity)
@@ -134,7 +133,7 @@ def _quality(result: TaskReport, plt):
         gains = [q.gains[task] for q in have]
         y = [g.mean for g in gains]
         err = [[g.mean - g.low for g in gains], [g.high - g.mean for g in gains]]
-        ax.errorbar(x, y, yerr=err, marker="o", capsize=3, color=color, label=TITLES[task])
+        ax.errorbar(x, y, yerr=err, marker="o", capsize=3, color=color, label=TASKS[task].panel)
     ax.axhline(0, color="grey", linewidth=1)
     ax.set_xscale("log")
     ticks = sorted(points, key=lambda q: q.perplexity)

@@ -14,14 +14,12 @@ from pathlib import Path
 
 from elmo_tutorial.analyses.paired import PairedDifference, verdict
 from elmo_tutorial.files.report_files import markdown_table, quick_banner, write_report_files
+from elmo_tutorial.tasks.registry import TASKS
 from elmo_tutorial.tasks.report_figures import FIGURES, write_figures
 from elmo_tutorial.tasks.results import Spread, TaskReport
 
 __all__ = ["FIGURES", "ci", "table1_markdown", "to_markdown", "write_report"]
 
-NAMES = {"sst5": "SST-5 (sentiment, 5 classes)",
-         "sst5_phrases": "SST-5, trained on every labelled phrase",
-         "chunking": "CoNLL-2000 chunking", "ner": "WNUT-17 NER"}
 ARMS = {"baseline": "baseline", "layer0": "+ layer 0", "elmo": "+ ELMo"}
 PLACES = {("input",): "input", ("input", "output"): "input and output",
           ("output",): "output"}
@@ -104,7 +102,7 @@ def _best_epoch(result: TaskReport) -> list[str]:
     table = result.convergence.best_epoch_vs_test
     if not table:
         return []
-    parts = [f"{NAMES[t]}: " + ", ".join(f"{ARMS[v]} {r:+.2f}" for v, r in arms.items())
+    parts = [f"{TASKS[t].title}: " + ", ".join(f"{ARMS[v]} {r:+.2f}" for v, r in arms.items())
              for t, arms in table.items()]
     return ["**Does an early stop cost test score?** The correlation, over Table 1's seeds, "
             "of the epoch a run's weights come from and its test score (with 5 seeds only a "
@@ -133,7 +131,7 @@ def _quick_notes(result: TaskReport) -> list[str]:
              "\"no difference shown\" is all a quick run can say."]
     for task, r in result.tasks.items():
         if all(arm.mean == 0 and arm.std == 0 for arm in r.arms.values()):
-            notes.append(f"- {NAMES[task]}: every run scored 0 (no entity found): "
+            notes.append(f"- {TASKS[task].title}: every run scored 0 (no entity found): "
                          f"{r.sizes['train']:,} training sentences and a few epochs are "
                          "too little to learn one.")
     return notes + [""]
@@ -155,7 +153,7 @@ def _table1(result: TaskReport, layer0: bool = True) -> list[str]:
     rows, paper = [], result.paper.table1
     for task, r in result.tasks.items():
         a, d, p = r.arms, r.differences, paper.get(task)
-        row = [NAMES[task], r.metric, f"{r.sizes['train']:,}", _pm(a["baseline"]),
+        row = [TASKS[task].title, r.metric, f"{r.sizes['train']:,}", _pm(a["baseline"]),
                _pm(a["layer0"]) if "layer0" in a else "–", _pm(a["elmo"]),
                ci(d.elmo_vs_baseline), ci(d.elmo_vs_layer0) if d.elmo_vs_layer0 else "–",
                f"{r.error_reduction:+.1f} %",
@@ -165,15 +163,12 @@ def _table1(result: TaskReport, layer0: bool = True) -> list[str]:
     lines = [f"## Table 1: the task model without and with ELMo (test set, mean ± std over {n} "
              "seeds; differences paired by seed, with their 95 % interval)", ""]
     lines += _table([c for c, k in zip(header, keep, strict=True) if k], rows)
-    sst = result.tasks.get("sst5")
-    if sst:
-        bow = sst.bag_of_words
-        lines += [f"SST-5 floors on the same {sst.sizes['train']:,} training sentences: "
-                  f"always the commonest class {sst.majority:.1f} %; bag-of-words logistic "
-                  f"regression {bow.test:.1f} % ({bow.features:,} words, L2 strength "
-                  f"{bow.alpha:g} chosen on dev).", ""]
-    places = result.places
-    tagger_places = tuple(places.get("chunking") or places.get("ner") or ["input"])
+    for task, r in result.tasks.items():
+        if (bow := r.bag_of_words) is not None:
+            lines += [f"{TASKS[task].panel} floors on the same {r.sizes['train']:,} training "
+                      f"sentences: always the commonest class {r.majority:.1f} %; bag-of-words "
+                      f"logistic regression {bow.test:.1f} % ({bow.features:,} words, L2 "
+                      f"strength {bow.alpha:g} chosen on dev).", ""]
     lines += [
         "**Arms.** *Baseline*: frozen PPMI-SVD word vectors w_k (100 dimensions, lower-cased) "
         f"learned from `{result.corpus}`, the biLM's own training text, and c_k from a "
@@ -184,8 +179,8 @@ def _table1(result: TaskReport, layer0: bool = True) -> list[str]:
         "the biLM's layer 0 (its character CNN and highway layers, no context) added where "
         "ELMo goes: what characters learned on more text buy. *+ ELMo*: the scalar mix of all "
         "the biLM's layers (γ, softmax(w), no layer norm, λ = 0.001) added at the BiLSTM's "
-        f"{PLACES[tuple(places.get('sst5', ['input']))]} for SST-5 (the reference setup) and "
-        f"at its {PLACES[tagger_places]} "
+        f"{PLACES[_places(result, tagging=False)]} for SST-5 (the reference setup) and "
+        f"at its {PLACES[_places(result, tagging=True)]} "
         "for the taggers (the better place on dev in Table 3). " + _sst_training(result)
         + "The paper's columns: Peters et al. "
         "2018, Table 1 (SST-5: BCN; NER: CoNLL-2003, not WNUT-17), and TagLM (Peters et al. "
@@ -193,8 +188,14 @@ def _table1(result: TaskReport, layer0: bool = True) -> list[str]:
     return lines
 
 
+def _places(result: TaskReport, tagging: bool) -> tuple[str, ...]:
+    """Where the report's taggers (or its sentence classifiers) get ELMo."""
+    return tuple(next((p for t, p in result.places.items() if TASKS[t].tagging == tagging),
+                      ["input"]))
+
+
 def _sst_training(result: TaskReport) -> str:
-    phrases = result.tasks.get("sst5_phrases")
+    phrases = next((r for t, r in result.tasks.items() if TASKS[t].words_of), None)
     if phrases is None:
         return "SST-5 trains on its training sentences, not on their labelled phrases. "
     return (f"SST-5's second row trains as the paper's did, on every labelled phrase of the "
@@ -213,7 +214,7 @@ def _variants(result: TaskReport, key: str, names: dict, title: str, against: st
             rows.append([label, _pm(table.arms[v]), ci(diff) if diff else "–",
                          _word(diff) if diff else "–"])
     lines = [f"## {title}", "",
-             f"CoNLL-2000 chunking, trained on {_sample(table.sample, result)}, "
+             f"{TASKS[table.task].title}, trained on {_sample(table, result)}, "
              f"{len(table.seeds)} seeds; "
              f"differences against {against}, paired by seed.", ""]
     lines += _table(("variant", "test F1", f"− {against}", "verdict"), rows)
@@ -224,11 +225,12 @@ def _variants(result: TaskReport, key: str, names: dict, title: str, against: st
     return lines
 
 
-def _sample(n: int | None, result: TaskReport) -> str:
+def _sample(table, result: TaskReport) -> str:
+    n = table.sample
     if n is None and result.quick:
-        row = result.tasks.get("chunking")
-        chunking = row.sizes.get("train") if row else None
-        return f"the quick run's {chunking:,} training sentences" if chunking else \
+        row = result.tasks.get(table.task)
+        sentences = row.sizes.get("train") if row else None
+        return f"the quick run's {sentences:,} training sentences" if sentences else \
             "the quick run's subset"
     if n is None:
         return "its whole training set"
@@ -243,13 +245,14 @@ def _sample_efficiency(result: TaskReport) -> list[str]:
             flag = ""
             if floor is not None and min(point.baseline.mean, point.elmo.mean) <= floor:
                 flag = " (at or below the majority class)"
-            rows.append([NAMES[task], f"{100 * point.fraction:g} %",
+            rows.append([TASKS[task].title, f"{100 * point.fraction:g} %",
                          f"{point.train_sentences:,}", _pm(point.baseline),
                          _pm(point.layer0) if point.layer0 else "–", _pm(point.elmo),
                          ci(point.difference), _word(point.difference) + flag,
                          ci(point.context_difference) if point.context_difference else "–"])
     n = len(result.fraction_seeds)
-    floors = [NAMES[t] for t in result.sample_efficiency if result.tasks[t].majority is not None]
+    floors = [TASKS[t].title for t in result.sample_efficiency
+              if result.tasks[t].majority is not None]
     dashed = (f" The dashed line in the panel of {', '.join(floors)} is the majority class."
               if floors else "")
     return ([f"## Figure 1: how much labelled data (test score, mean ± std over seeds: {n} "
@@ -266,7 +269,7 @@ def _curves_and_weights(result: TaskReport) -> list[str]:
     rows = []
     for task, places in result.weights.items():
         for place, w in places.items():
-            rows.append([NAMES[task], place, *[f"{x:.2f}" for x in w]])
+            rows.append([TASKS[task].title, place, *[f"{x:.2f}" for x in w]])
     width = max(len(r) for r in rows) - 2 if rows else 0
     return (["## Learning curves (dev score after every epoch, mean over seeds)", "",
              f"![learning curves]({FIGURES['curves']})", "",
@@ -281,10 +284,11 @@ def _quality(result: TaskReport) -> list[str]:
     points = [q for q in result.quality if q.perplexity is not None]
     if not points:
         return []
+    quality_tasks = [t for t, task in TASKS.items() if task.quality]
     rows = [[result.model if q.bilm == "main" and result.model else q.bilm,
              f"{q.perplexity:.1f}",
              *[f"{ci(q.gains[t])} ({_word(q.gains[t])})" if t in q.gains else "–"
-               for t in ("chunking", "ner")]]
+               for t in quality_tasks]]
             for q in sorted(points, key=lambda q: -q.perplexity)]
     return (["## What the biLM's quality buys", "",
              f"![quality]({FIGURES['quality']})", "",
@@ -292,14 +296,15 @@ def _quality(result: TaskReport) -> list[str]:
              "Table 2, NER on its whole training set), for biLMs of one architecture trained on "
              "one corpus for more or fewer words, against each biLM's perplexity on the first "
              "2,000 test sentences of that corpus.", ""]
-            + _table(("biLM", "test perplexity", "chunking gain", "NER gain"), rows))
+            + _table(("biLM", "test perplexity",
+                      *[f"{TASKS[t].column} gain" for t in quality_tasks]), rows))
 
 
 def _discussion(result: TaskReport) -> list[str]:
     lines = ["## What this biLM reproduces", ""]
     for task, r in result.tasks.items():
         d = r.differences
-        line = (f"- Table 1, {NAMES[task]}: + ELMo − baseline {ci(d.elmo_vs_baseline)}: "
+        line = (f"- Table 1, {TASKS[task].title}: + ELMo − baseline {ci(d.elmo_vs_baseline)}: "
                 f"{_word(d.elmo_vs_baseline)}")
         if d.layer0_vs_baseline is not None:
             line += (f"; + layer 0 alone − baseline {ci(d.layer0_vs_baseline)}: "
@@ -325,7 +330,7 @@ def to_markdown(result: TaskReport) -> str:
                        "λ = 0.001)", "input only")
     if result.place_dev:
         dev = result.place_dev
-        chosen = PLACES[tuple(result.places.get("chunking", ["input"]))]
+        chosen = PLACES[_places(result, tagging=True)]
         lines += ["The place for both taggers is chosen on dev, before Table 1's runs: mean dev "
                   "F1 " + ", ".join(f"{TABLE3[v]} {x:.2f}" for v, x in dev.items())
                   + f"; Table 1's taggers get ELMo at the {chosen}.", ""]

@@ -1,6 +1,6 @@
 """The task report's result, typed: what ``tasks.json`` holds, field by field.
 
-:func:`~elmo_tutorial.tasks.summary.summarise` makes a :class:`TaskReport` from the runs;
+:func:`~elmo_tutorial.tasks.report.summarise` makes a :class:`TaskReport` from the runs;
 :mod:`~elmo_tutorial.tasks.report_markdown` and :mod:`~elmo_tutorial.tasks.report_figures`
 read it; ``tasks.json`` is its ``to_json()`` (:mod:`elmo_tutorial.files.records`), and
 ``TaskReport.read(path)`` gives it back, every field checked. Scores are percent (accuracy
@@ -9,7 +9,7 @@ or F1); a difference between two arms is a
 
     TaskReport
       tasks: {task: TaskRow}             Table 1: arms, paired differences, curves
-      table2, table3: VariantTable       chunking's sample (when chunking is reported)
+      table2, table3: VariantTable       the layer-study task's sample (chunking)
       sample_efficiency: {task: [FractionPoint]}    Figure 1
       weights: {task: {place: softmax(w)}}          Figure 2
       quality: [QualityPoint]            the gain against each biLM's perplexity
@@ -19,7 +19,7 @@ Example:
     >>> from elmo_tutorial.analyses.paired import verdict
     >>> from elmo_tutorial.model.run_dir import shipped_model
     >>> report = TaskReport.read(shipped_model("small") / "tasks.json")
-    >>> row = report.tasks["chunking"]
+    >>> row = report.tasks[report.table2.task]                # chunking
     >>> row.metric, len(row.arms["elmo"].runs), verdict(row.differences.elmo_vs_baseline)
     ('F1', 5, 'gain')
 """
@@ -63,7 +63,7 @@ class Spread(Record):
 
 @dataclass(frozen=True)
 class Protocol(Record):
-    """How every arm trains (:data:`~elmo_tutorial.tasks.experiments.PROTOCOL`)."""
+    """How every arm trains (:data:`~elmo_tutorial.tasks.training.PROTOCOL`)."""
 
     max_epochs: int  # the planned cap; it grows by `patience` while patience has not acted
     patience: int  # stop after this many epochs without a better dev score
@@ -138,9 +138,9 @@ class FractionPoint(Record):
 
 @dataclass(frozen=True)
 class VariantTable(Record):
-    """Table 2 (which layers, λ) or Table 3 (where ELMo goes), on chunking's sample."""
+    """Table 2 (which layers, λ) or Table 3 (where ELMo goes), on the layer-study task's sample."""
 
-    task: str  # "chunking"
+    task: str  # the layer-study task of the registry
     sample: int | None  # training sentences of the fixed sample (None: the whole set)
     seeds: list[int]
     arms: dict[str, Spread]  # variant → test F1 over seeds
@@ -171,7 +171,7 @@ class Convergence(Record):
 
 @dataclass(frozen=True)
 class RunResult(Record):
-    """One trained task model (:func:`~elmo_tutorial.tasks.experiments.run_variant`)."""
+    """One trained task model (:func:`~elmo_tutorial.tasks.training.run_variant`)."""
 
     score: float  # test score of the best epoch
     valid: float  # its dev score
@@ -218,13 +218,13 @@ class TaskReport(Record):
     fractions: list[float]  # Figure 1's shares below 100 %
     char_filters: int  # the baseline character CNN's filters
     places: dict[str, list[str]]  # task → where ELMo goes ("input", "output")
-    place_dev: dict[str, float]  # Table 3's candidates → mean dev F1 ({} without chunking)
+    place_dev: dict[str, float]  # Table 3's candidates → mean dev F1 ({}: no layer study)
     tasks: dict[str, TaskRow]  # Table 1
     sample_efficiency: dict[str, list[FractionPoint]]  # Figure 1, the fractions then 100 %
     weights: dict[str, dict[str, list[float]]]  # Figure 2: task → place → softmax(w)
     paper: PaperNumbers
-    table2: VariantTable | None = optional()  # with chunking only
-    table3: VariantTable | None = optional()  # with chunking only
+    table2: VariantTable | None = optional()  # with the layer-study task only
+    table3: VariantTable | None = optional()  # with the layer-study task only
     quality: list[QualityPoint]
     convergence: Convergence
     runs: list[RunRecord]  # every run, as the runs file kept it

@@ -1,18 +1,30 @@
-"""Training a :class:`~elmo_tutorial.tasks.model.TaskModel`: batches, Adam, model selection on dev.
+"""Training a :class:`~elmo_tutorial.tasks.model.TaskModel`: the data, the protocol, one run.
 
-A task split is a :class:`TaskSplit`: per sentence its word ids ``(T,)``, its biLM layers
-``(T, L + 1, D)`` (float16, precomputed once: the biLM is frozen), its character ids ``(T, C)``
-(for the character CNN), and its target, a label (sentence classification) or a tag id per
-token (tagging). :func:`train_task_model` pads the training batches once and hands them to the
-course's one training loop, :func:`~elmo_tutorial.analyses.supervised.fit`: Adam on
-cross-entropy plus ``λ · Σ‖w‖²`` of the mixes, dev scored after every epoch, the best epoch's
-weights kept, and a stop only when dev has not improved for ``patience`` epochs (the cap grows
-while it might): the baseline and the ELMo model are each trained to convergence on dev by the
-same rule.
+:func:`prepare_task` turns a task of :mod:`~elmo_tutorial.tasks.registry` into one
+:class:`TaskSplit` per split: per sentence its word ids ``(T,)`` (the baseline's static
+vectors, :mod:`~elmo_tutorial.tasks.vectors`), its biLM layers ``(T, L + 1, D)`` (float16,
+embedded once and cached: the biLM is frozen), its character ids ``(T, C)`` (the character
+CNN) and its target, a label (sentence classification) or a tag id per token (tagging).
+
+:func:`train_task_model` pads the training batches once and hands them to the course's one
+training loop, :func:`~elmo_tutorial.analyses.supervised.fit`: Adam on cross-entropy plus
+``λ · Σ‖w‖²`` of the mixes, dev scored after every epoch, the best epoch's weights kept, and a
+stop only when dev has not improved for ``patience`` epochs (the cap grows while it might):
+the baseline and the ELMo model are each trained to convergence on dev by the same rule,
+:data:`PROTOCOL`. :func:`run_variant` trains one variant on one seed and scores it on test.
 
 Scores (percent): accuracy for sentence labels; for tags, the F1 of exact spans (chunks or
 entities, :func:`~elmo_tutorial.analyses.spans.entity_scores`), as CoNLL's ``conlleval`` counts
-them.
+them. The variants (``places`` says where ELMo goes: ``("input",)`` or
+``("input", "output")``)::
+
+    baseline    x_k = [w_k; c_k] → BiLSTM (no biLM)
+    elmo        + ELMo (the scalar mix of all layers) at ``places``, λ = 0.001   (Table 1)
+    layer0      + the biLM's layer 0 alone at ``places``: its context-free half  (Table 1)
+    top         + the top layer alone at ``places`` (no mix)                     (Table 2)
+    lambda1     as ``elmo`` with λ = 1: the mix held near the average           (Table 2)
+    layernorm   as ``elmo`` with layer norm inside the mix     (an option; not in the report)
+    input, input_output, output: as ``elmo``, at that place whatever ``places`` (Table 3)
 """
 
 from __future__ import annotations
@@ -25,16 +37,46 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pad_sequence
 
-from elmo_tutorial.analyses.bootstrap import sentence_counts
+from elmo_tutorial.analyses.paired import sentence_counts
+from elmo_tutorial.analyses.embedding_cache import embed_corpus
+from elmo_tutorial.analyses.probes import sentence_layers
 from elmo_tutorial.analyses.spans import bio_spans, entity_scores
 from elmo_tutorial.analyses.supervised import Fit, fit, length_batches
 from elmo_tutorial.fast import speed_up
 from elmo_tutorial.model.softmax import IGNORE_INDEX
-from elmo_tutorial.tasks.characters import pad_chars
-from elmo_tutorial.tasks.model import TaskModel
+from elmo_tutorial.tasks.model import TaskModel, encode_chars, pad_chars
+from elmo_tutorial.tasks.registry import read_task
 
-__all__ = ["TaskSplit", "encode_words", "evaluate", "predict", "score_and_counts",
-           "train_task_model"]
+__all__ = ["CHAR_FILTERS", "PROTOCOL", "VARIANTS", "TaskSplit", "embed_split", "encode_words",
+           "evaluate", "majority_rate", "predict", "prepare_task", "run_variant",
+           "score_and_counts", "train_task_model", "training_subset"]
+
+CHAR_FILTERS = 40  # the character features c_k (filters of width 3 over 16-dim characters)
+# One protocol for every arm (notebook 12, the `tasks` report): Adam, batches of 32 sentences
+# of similar length, one dropout of 0.5 on the LSTM's input and one on its output (AllenNLP's
+# reference configurations), dev scored after every epoch, the learning rate halved after 2
+# epochs without a better dev score, a stop after 5 (by then half the rate was tried for 2
+# epochs and a quarter for 1; the cap of 30 grows while patience has not acted), the best
+# epoch kept. A small training set gets at least 1,000 updates, and an epoch of at least 50.
+# An "epoch" (a round: what patience counts) is at most 2,500 updates (80,000 examples). Every
+# training set but SST-5's phrases makes fewer batches (chunking's pass: 248); the phrases'
+# pass of 4,978 is scored on dev twice. (Rounds of 500 updates stopped the phrase runs within
+# one pass, at 31-34 % accuracy: dev is too noisy to judge 16,000 phrases of training, and two
+# such rounds without a better score already halve the learning rate.)
+PROTOCOL = {"max_epochs": 30, "patience": 5, "lr_patience": 2, "wait_while_zero": True,
+            "min_updates": 1000, "round_updates": 50, "max_round_updates": 2500, "hard_cap": 200,
+            "batch_size": 32, "lr": 2e-3, "dropout": 0.5, "hidden_size": 64}
+VARIANTS = {  # name: (where ELMo goes (None: the run's places), λ, layers used, layer norm)
+    "baseline": ((), 0.0, None, False),
+    "elmo": (None, 1e-3, slice(None), False),
+    "layer0": (None, 0.0, slice(0, 1), False),
+    "top": (None, 0.0, slice(-1, None), False),
+    "lambda1": (None, 1.0, slice(None), False),
+    "layernorm": (None, 1e-3, slice(None), True),
+    "input": (("input",), 1e-3, slice(None), False),
+    "input_output": (("input", "output"), 1e-3, slice(None), False),
+    "output": (("output",), 1e-3, slice(None), False),
+}
 
 
 @dataclass
@@ -47,7 +89,7 @@ class TaskSplit:
         targets: per sentence an ``int`` label, or ``(T_i,)`` tag ids.
         classes: the label or tag names; ``targets`` index into them.
         chars: per sentence ``(T_i, C_i)`` character ids
-            (:func:`~elmo_tutorial.tasks.characters.encode_chars`), or ``None`` (no ``c_k``).
+            (:func:`~elmo_tutorial.tasks.model.encode_chars`), or ``None`` (no ``c_k``).
 
     A split with ``layers`` of one width can be narrowed to some of them
     (:meth:`with_layers`): the top layer alone, or layer 0, the biLM's context-free half.
@@ -128,7 +170,7 @@ def evaluate(model: TaskModel, split: TaskSplit) -> float:
 
 def score_and_counts(model: TaskModel, split: TaskSplit) -> tuple[float, list]:
     """:func:`evaluate`'s score and what each sentence adds to it
-    (:func:`~elmo_tutorial.analyses.bootstrap.sentence_counts`: 1/0 per sentence, or its
+    (:func:`~elmo_tutorial.analyses.paired.sentence_counts`: 1/0 per sentence, or its
     correct, predicted and gold spans), from one pass of predictions."""
     predicted = predict(model, split)
     if not split.is_tagging:
@@ -195,3 +237,114 @@ def train_task_model(model: TaskModel, train: TaskSplit, valid: TaskSplit,
                max_rounds=max_epochs, patience=patience, min_updates=min_updates,
                round_updates=round_updates, hard_cap=hard_cap, lr_patience=lr_patience,
                wait_while_zero=wait_while_zero, max_round_updates=max_round_updates)
+
+
+def prepare_task(name: str, embedder, index: dict[str, int], max_sentences: int | None = None,
+                 max_train: int | None = None, progress: bool = False,
+                 samples: dict[str, int] | None = None) -> dict[str, TaskSplit]:
+    """Every split of task ``name`` as a :class:`TaskSplit` with word ids and biLM layers.
+
+    Args:
+        embedder: an :class:`~elmo_tutorial.analyses.embedder.Embedder` (layers are cached on disk).
+        index: ``{word: row}`` of the baseline's vectors
+            (:func:`~elmo_tutorial.tasks.vectors.word_vectors`).
+        max_sentences: keep only the first this many sentences of each split (quick runs).
+        max_train: train on a fixed random sample of this many training sentences (the same
+            sample for every model and seed); dev and test stay whole.
+        samples: ``{split: n}``: a fixed random sample of ``n`` sentences of each split named
+            (e.g. a notebook's small ``train``, ``valid`` and ``test``).
+    """
+    data = {split: pairs[:max_sentences] for split, pairs in read_task(name).items()}
+    samples = {**(samples or {}), **({"train": max_train} if max_train is not None else {})}
+    for split, n in samples.items():
+        if len(data[split]) > n:
+            keep = training_subset(len(data[split]), n / len(data[split]), seed=0)
+            data[split] = [data[split][i] for i in keep]
+    tagging = isinstance(data["train"][0][1], list)
+    if tagging:  # "O" first, then the tags of the training set (unseen ones count as "O")
+        classes = ["O", *sorted({t for _, tags in data["train"] for t in tags} - {"O"})]
+    else:  # every label of the task (a quick run's first phrases may lack one)
+        classes = [str(c) for c in sorted({label for pairs in data.values()
+                                           for _, label in pairs})]
+    ids = {c: i for i, c in enumerate(classes)}
+    splits = {}
+    for split, pairs in data.items():
+        targets = ([torch.tensor([ids.get(t, 0) for t in tags]) for _, tags in pairs] if tagging
+                   else [ids[str(label)] for _, label in pairs])
+        splits[split] = embed_split(embedder, index, [tokens for tokens, _ in pairs], targets,
+                                    classes, f"{name}-{split}", progress)
+    return splits
+
+
+def embed_split(embedder, index: dict[str, int], sentences: Sequence[Sequence[str]],
+                targets: list, classes: Sequence[str], name: str,
+                progress: bool = False) -> TaskSplit:
+    """One split of ``sentences``: word ids, character ids and the biLM layers, embedded once
+    and then read from the cache under ``name``."""
+    embedded = embed_corpus(embedder, sentences, name, progress)  # (L + 1, N, D) float16
+    layers = sentence_layers(embedded.data, np.diff(embedded.offsets).tolist())  # (T_i, L+1, D)
+    return TaskSplit(encode_words(sentences, index), layers, targets, classes,
+                     encode_chars(sentences))
+
+
+def training_subset(n: int, fraction: float, seed: int) -> list[int]:
+    """A seeded random ``fraction`` of ``range(n)`` (at least 10 sentences), in order."""
+    k = min(n, max(10, round(fraction * n)))
+    return sorted(np.random.default_rng(seed).permutation(n)[:k].tolist())
+
+
+def run_variant(splits: dict[str, TaskSplit], vectors: torch.Tensor, variant: str, seed: int,
+                fraction: float = 1.0, places: Sequence[str] = ("input",),
+                protocol: dict | None = None) -> dict:
+    """Train one variant (see :data:`VARIANTS`) on one seed, to convergence; score it on test.
+
+    A fraction below 1 trains on a seeded random part of ``train`` (the same part for every
+    variant of a seed, another part for each seed) in batches of 8, with at least
+    ``protocol["min_updates"]`` updates; dev and test stay whole.
+
+    Returns:
+        ``{"score": test score (percent), "valid": best dev score, "best_epoch", "last_epoch",
+        "cap": the cap in the end, "stopped": "patience" or "cap", "updates", "curve": the dev
+        score after every epoch (round), "epochs_per_round", "weights": {place: softmax(w)},
+        "gamma": {place: γ}, "places", "test_counts": what each test sentence adds to the
+        score (1/0, or correct, predicted and gold spans; for the test-sample bootstrap)}``.
+    """
+    protocol = {**PROTOCOL, **(protocol or {})}
+    own_places, penalty, which, layer_norm = VARIANTS[variant]
+    places = tuple(places if own_places is None else own_places)
+    train, valid, test = splits["train"], splits["valid"], splits["test"]
+    batch_size = protocol["batch_size"]
+    if fraction < 1.0:
+        train = train.subset(training_subset(len(train), fraction, seed))
+        batch_size = 8
+    if places and which != slice(None):  # the mix of one layer is γ · h_j: no mix to learn
+        train, valid, test = (s.with_layers(which) for s in (train, valid, test))
+    n_layers, width = train.layers[0].shape[1:]
+    torch.manual_seed(seed)  # initial weights
+    model = TaskModel(vectors, len(train.classes), "tag" if train.is_tagging else "classify",
+                      elmo_layers=n_layers, elmo_dim=width, elmo_at=places,
+                      hidden_size=protocol["hidden_size"], dropout=protocol["dropout"],
+                      do_layer_norm=layer_norm, char_filters=CHAR_FILTERS)
+    result = train_task_model(
+        model, train, valid, max_epochs=protocol["max_epochs"], patience=protocol["patience"],
+        batch_size=batch_size, lr=protocol["lr"], mix_penalty=penalty, seed=seed,
+        min_updates=protocol["min_updates"] if fraction < 1.0 else 0,
+        round_updates=protocol["round_updates"], hard_cap=protocol["hard_cap"],
+        lr_patience=protocol.get("lr_patience"),
+        wait_while_zero=protocol.get("wait_while_zero", False),
+        max_round_updates=protocol.get("max_round_updates"))
+    history = result.history
+    score, counts = score_and_counts(model, test)
+    return {"score": score, "valid": result.best_valid,
+            "best_epoch": result.best_round, "last_epoch": result.last_round, "cap": result.cap,
+            "stopped": result.stopped, "updates": history[-1]["updates"],
+            "epochs_per_round": history[0]["epochs"], "curve": [r["valid"] for r in history],
+            "places": list(places), "weights": model.mix_weights(),
+            "gamma": {p: m.gamma.item() for p, m in model.mixes.items()},
+            "test_counts": counts}
+
+
+def majority_rate(split: TaskSplit) -> float:
+    """The accuracy (percent) of always answering the commonest label of ``split``."""
+    counts = np.bincount([int(t) for t in split.targets])
+    return 100.0 * float(counts.max()) / max(1, len(split))

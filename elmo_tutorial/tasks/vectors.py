@@ -1,74 +1,222 @@
-"""The baseline's word vectors for the three tasks, shipped beside a task report.
+r"""The baseline's word vectors: static vectors learned from the biLM's own training text.
 
-:func:`~elmo_tutorial.tasks.experiments.word_vectors` computes the baseline's static vectors
-from the biLM's training text: for ``english_mix`` that means reading 4.7 million words
-(about 50 s on 2 CPU cores) before the counting even starts. A task model only ever looks up
-the words of its task's sentences, so the rows of the words that the three tasks use (16,574
-of ``english_mix``'s 29,627) give every task model exactly the numbers of the full table.
+To measure what ELMo adds to a task model, the model without ELMo needs the best token vectors
+that do *not* use context, learned from the *same text* as the biLM: then a gain of the ELMo
+model is a gain of context, not of more or other data. The paper's baselines use GloVe
+(Peters et al. 2018, Sec. 4), learned by counting co-occurrences; so do we, with the count
+method of :mod:`elmo_tutorial.analyses.static_vectors` (PPMI, then a truncated SVD), made to scale
+to a corpus of millions of words:
 
-``elmo-tutorial tasks`` writes those rows beside its report as ``baseline_vectors.safetensors``
-(float32, the words in its metadata, with the sha256 of the rows and of the full table they
-came from), and :func:`task_word_vectors` reads them back, checked: notebook 12 starts in a
-second instead of a minute. A run folder without the file gets the vectors computed from its
-corpus, as before. ``tests/tasks/test_task_vectors.py`` recomputes the shipped rows from the text.
+- the co-occurrence matrix is **sparse**: a 30,000-word vocabulary has 9·10⁸ cells but only a
+  few million pairs ever occur within ``window`` tokens of each other;
+- the SVD is randomized (``torch.svd_lowrank`` on the sparse PPMI matrix, Halko et al. 2011);
+- the result is **cached** on disk (``$ELMO_TUTORIAL_CACHE/static_vectors``) under its
+  *recipe* (:func:`vectors_recipe`): the sha256 of the corpus's sentences and the settings.
+  The same text gives the same vectors once computed, and other text (``english_mix`` is read
+  from whichever NLTK data is installed) gives other vectors, never the old ones.
+
+.. math::
+    \mathrm{PPMI}(w, c) = \max\Bigl(0,\ \log \frac{\#(w,c)\, \sum_{c'} \#(c')^{α}}
+                                  {\#(w)\, \#(c)^{α}}\Bigr), \qquad
+    E = U_d \Sigma_d^{1/2}
+
+Words are lower-cased; words seen fewer than ``min_count`` times get no vector (the task model
+gives them a learned ``<UNK>`` vector).
+
+A task model only ever looks up the words of its task's sentences, so the rows of the words
+the tasks use (16,574 of ``english_mix``'s 29,627) give every task model the numbers of the
+full table. ``elmo-tutorial tasks`` writes those rows beside its report
+(:func:`write_task_vectors`, ``baseline_vectors.safetensors``) and :func:`task_word_vectors`
+reads them back: notebook 12 starts in a second instead of reading 4.7 million words.
 
 Example:
-    >>> table, index = task_word_vectors(shipped_model("small"))  # doctest: +SKIP
-    >>> table.shape, table[index["river"]].shape  # doctest: +SKIP
-    (torch.Size([16575, 100]), torch.Size([100]))
+    >>> sv = sparse_static_vectors([["a", "b", "c"], ["a", "c", "b"]], dim=2, window=1,
+    ...                            min_count=1)
+    >>> sv.vectors.shape, sv.words[:2]
+    ((3, 2), ['a', 'b'])
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import warnings
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import torch
-from safetensors import SafetensorError
-from safetensors.torch import load, save
+from safetensors.torch import load_file, save
 
-from elmo_tutorial.files.json_input import parse_json
+from elmo_tutorial.analyses.embedding_cache import sentences_checksum
+from elmo_tutorial.analyses.static_vectors import StaticVectors
+from elmo_tutorial.data.corpora import load_sentences
+from elmo_tutorial.data.downloads import cache_dir
 from elmo_tutorial.files.safe_files import (
-    DamagedFile,
+    atomic_write,
     atomic_write_bytes,
     check_sha256sums,
-    read_regular_file,
     read_sha256sums,
     write_sha256sums,
 )
 from elmo_tutorial.model.run_dir import read_run_config
 from elmo_tutorial.model.weight_checks import check_weights
-from elmo_tutorial.tasks.experiments import TASKS, read_task, word_vectors
+from elmo_tutorial.tasks.registry import TASKS, read_task
 
-__all__ = ["VECTORS_FILE", "task_word_vectors", "task_words", "write_task_vectors"]
+__all__ = ["VECTORS_FILE", "corpus_vectors", "sparse_static_vectors", "task_word_vectors",
+           "task_words", "vectors_recipe", "word_vectors", "word_vectors_recipe",
+           "write_task_vectors"]
 
+FORMAT = 2  # bump when the counting changes: old cache files then miss instead of misread
 VECTORS_FILE = "baseline_vectors.safetensors"
-FORMAT = "1"
-# A task whose words are another's: every SST phrase is a span of a training sentence, and
-# the phrases' dev and test sets are the sentences'.
-SAME_WORDS = {"sst5_phrases": "sst5"}
-MAX_BYTES = 1 << 28  # 100-dim float32 rows of every word of the tasks take about 7 MB
-_HINT = ("delete it to compute the vectors from the corpus (about a minute), or restore it "
-         "with `git checkout` in a clone of the course")
 
 
-def task_words(tasks: Sequence[str] = TASKS) -> set[str]:
+def _sparse_counts(sentences: Sequence[Sequence[str]], index: dict[str, int], window: int
+                   ) -> torch.Tensor:
+    """Symmetric co-occurrence counts within ``window`` tokens, a sparse ``(V, V)`` tensor."""
+    flat = []
+    for sentence in sentences:  # -1 between sentences: no window crosses a boundary
+        flat.extend(index.get(t.lower(), -2) for t in sentence)
+        flat.extend([-1] * window)
+    ids = np.asarray(flat, dtype=np.int64)  # (N,)
+    V = len(index)
+    pairs = []
+    for d in range(1, window + 1):
+        left, right = ids[:-d], ids[d:]
+        keep = (left >= 0) & (right >= 0)
+        pairs.append(left[keep] * V + right[keep])
+        pairs.append(right[keep] * V + left[keep])  # both directions: the matrix is symmetric
+    cells, counts = np.unique(np.concatenate(pairs), return_counts=True)  # (nnz,) each
+    indices = torch.from_numpy(np.stack([cells // V, cells % V]))  # (2, nnz)
+    return torch.sparse_coo_tensor(indices, torch.from_numpy(counts).double(), (V, V),
+                                   check_invariants=True).coalesce()
+
+
+def _sparse_ppmi(counts: torch.Tensor, alpha: float) -> torch.Tensor:
+    """PPMI of the non-zero cells of a sparse ``(V, V)`` count matrix (zero cells stay zero)."""
+    rows, cols = counts.indices()
+    values = counts.values()  # (nnz,)
+    word_totals = torch.zeros(counts.shape[0], dtype=torch.float64).index_add_(0, rows, values)
+    context = torch.zeros(counts.shape[1], dtype=torch.float64).index_add_(0, cols, values)
+    context = context.pow(alpha)  # (V,): smoothed context counts
+    pmi = torch.log(values * context.sum() / (word_totals[rows] * context[cols]))  # (nnz,)
+    keep = pmi > 0
+    return torch.sparse_coo_tensor(counts.indices()[:, keep], pmi[keep], counts.shape,
+                                   check_invariants=True).coalesce()
+
+
+def sparse_static_vectors(sentences: Sequence[Sequence[str]], dim: int = 100, window: int = 4,
+                          min_count: int = 5, alpha: float = 0.75) -> StaticVectors:
+    """Count → PPMI → randomized truncated SVD, sparse throughout (see the module docstring).
+
+    Vocabulary: lower-cased words seen at least ``min_count`` times, most frequent first.
+    """
+    freq = Counter(t.lower() for s in sentences for t in s)
+    words = sorted((w for w, n in freq.items() if n >= min_count), key=lambda w: (-freq[w], w))
+    if len(words) < 2:
+        raise ValueError(f"only {len(words)} word(s) occur at least min_count={min_count} times; "
+                         "give more text or a lower min_count")
+    matrix = _sparse_ppmi(_sparse_counts(sentences, {w: i for i, w in enumerate(words)}, window),
+                          alpha)
+    dim = min(dim, len(words) - 1)
+    state = torch.random.get_rng_state()
+    torch.manual_seed(0)  # the random start of the SVD: same text, same vectors
+    try:
+        u, s, _ = torch.svd_lowrank(matrix, q=min(dim + 10, len(words)), niter=4)  # (V, q), (q,)
+    finally:
+        torch.random.set_rng_state(state)
+    u, s = u[:, :dim].numpy(), s[:dim].numpy()
+    signs = np.sign(u[np.abs(u).argmax(0), np.arange(dim)])  # largest entry positive: reproducible
+    return StaticVectors(words, (u * signs * np.sqrt(s)).astype(np.float32))  # (V, dim)
+
+
+def vectors_recipe(corpus: str = "english_mix", dim: int = 100, window: int = 4,
+                   min_count: int = 5, sentences: Sequence[Sequence[str]] | None = None) -> dict:
+    """What :func:`corpus_vectors` computes its vectors from: the counting's format, the
+    settings and the sha256 of the corpus's ``train`` sentences (read unless given).
+
+    Two computations of one recipe agree to float rounding, not bit for bit: the SVD's sparse
+    products sum in an order that depends on the threads (entries differ by a few 1e-9 from
+    one run to the next on one machine). So what depends on the vectors, such as a runs file,
+    names them by this recipe, never by the sha256 of their bytes.
+
+    Example:
+        >>> recipe = vectors_recipe("embedded", min_count=1)
+        >>> recipe["corpus"], recipe["dim"], recipe["min_count"], len(recipe["sentences"])
+        ('embedded', 100, 1, 64)
+    """
+    if sentences is None:
+        sentences = load_sentences(corpus, "train")
+    return {"format": FORMAT, "corpus": corpus, "dim": dim, "window": window,
+            "min_count": min_count, "sentences": sentences_checksum(sentences)}
+
+
+def corpus_vectors(corpus: str = "english_mix", dim: int = 100, window: int = 4,
+                   min_count: int = 5, directory: str | Path | None = None) -> StaticVectors:
+    """:func:`sparse_static_vectors` of a corpus's ``train`` split, cached on disk.
+
+    The first call counts (english_mix: 4.7 M words, about a minute on a laptop CPU); later
+    calls read the text for its sha256 and load a ``.npz`` of a few MB.
+
+    Args:
+        corpus: a name :func:`~elmo_tutorial.data.corpora.load_sentences` knows (``"english_mix"``
+            for the shipped small biLM, ``"embedded"`` for the tiny one).
+        directory: where the cache lives; default ``downloads.cache_dir() / "static_vectors"``.
+    """
+    sentences = load_sentences(corpus, "train")
+    recipe = vectors_recipe(corpus, dim, window, min_count, sentences)
+    key = hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()
+    folder = Path(directory) if directory is not None else cache_dir() / "static_vectors"
+    path = folder / f"{corpus}-{key[:24]}.npz"
+    if path.exists():
+        with np.load(path, allow_pickle=False) as stored:
+            return StaticVectors([str(w) for w in stored["words"]], stored["vectors"])
+    vectors = sparse_static_vectors(sentences, dim=dim, window=window, min_count=min_count)
+
+    def write(tmp: str) -> None:
+        buffer = io.BytesIO()
+        np.savez(buffer, words=np.array(vectors.words), vectors=vectors.vectors)
+        Path(tmp).write_bytes(buffer.getvalue())
+
+    atomic_write(path, write)
+    return vectors
+
+
+def _min_count(corpus: str) -> int:
+    return 1 if corpus == "embedded" else 5  # the embedded corpus is too small to leave words out
+
+
+def word_vectors(corpus: str, dim: int = 100) -> tuple[torch.Tensor, dict[str, int]]:
+    """The baseline's static vectors from ``corpus``: ``(V + 1, dim)`` (row 0: ``<UNK>``,
+    zeros) scaled to unit variance, and ``{word: row}``."""
+    static = corpus_vectors(corpus, dim=dim, min_count=_min_count(corpus))
+    vectors = torch.from_numpy(np.asarray(static.vectors, dtype=np.float32))  # (V, dim)
+    vectors = vectors / vectors.std()  # the scale of a usual embedding initialisation
+    table = torch.cat([torch.zeros(1, vectors.shape[1]), vectors])  # (V + 1, dim)
+    return table, {w: i for i, w in enumerate(static.words, start=1)}
+
+
+def word_vectors_recipe(corpus: str, dim: int = 100) -> dict:
+    """The recipe (:func:`vectors_recipe`) of :func:`word_vectors` ``(corpus, dim)``: runs
+    trained on them are named by it."""
+    return vectors_recipe(corpus, dim=dim, min_count=_min_count(corpus))
+
+
+def task_words(tasks: Sequence[str] = tuple(TASKS)) -> set[str]:
     """Every lower-cased token of every split of ``tasks`` (what the task models look up)."""
     return {token.lower() for task in tasks for pairs in read_task(task).values()
             for tokens, _ in pairs for token in tokens}
 
 
-def _digest(table: torch.Tensor, words: Sequence[str]) -> str:
-    """sha256 of a table's float32 bytes and its words: what the file says it holds."""
-    digest = hashlib.sha256(table.contiguous().numpy().tobytes())
-    digest.update("\n".join(words).encode("utf-8"))
-    return digest.hexdigest()
+def _covers(tasks: Sequence[str]) -> set[str]:
+    """The tasks whose words ``tasks`` hold (SST-5's phrases are spans of its sentences)."""
+    return {TASKS[t].words_of or t if t in TASKS else t for t in tasks}
 
 
-def write_task_vectors(folder: str | Path, corpus: str, tasks: Sequence[str] = TASKS) -> Path:
+def write_task_vectors(folder: str | Path, corpus: str,
+                       tasks: Sequence[str] = tuple(TASKS)) -> Path:
     """Write the rows of :func:`word_vectors` ``(corpus)`` for the words of ``tasks`` to
     ``folder/baseline_vectors.safetensors``; a ``SHA256SUMS`` in ``folder`` lists it too.
 
@@ -78,11 +226,8 @@ def write_task_vectors(folder: str | Path, corpus: str, tasks: Sequence[str] = T
     full, index = word_vectors(corpus)  # (V + 1, dim), {word: row}
     words = sorted(task_words(tasks) & index.keys())
     table = full[[0, *(index[w] for w in words)]].contiguous()  # (len(words) + 1, dim)
-    metadata = {"format": FORMAT, "corpus": corpus, "tasks": ",".join(tasks),
-                "words": json.dumps(words, ensure_ascii=False),
-                "sha256": _digest(table, words),
-                "full_table_sha256": hashlib.sha256(full.numpy().tobytes()).hexdigest(),
-                "full_table_rows": str(full.shape[0])}
+    metadata = {"format": "1", "corpus": corpus, "tasks": ",".join(tasks),
+                "words": json.dumps(words, ensure_ascii=False)}
     path = Path(folder) / VECTORS_FILE
     atomic_write_bytes(path, save({"vectors": table}, metadata=metadata))
     listed = read_sha256sums(folder)
@@ -92,43 +237,28 @@ def write_task_vectors(folder: str | Path, corpus: str, tasks: Sequence[str] = T
 
 
 def task_word_vectors(run_dir: str | Path, corpus: str | None = None,
-                      tasks: Sequence[str] = TASKS) -> tuple[torch.Tensor, dict[str, int]]:
+                      tasks: Sequence[str] = tuple(TASKS)) -> tuple[torch.Tensor, dict[str, int]]:
     """The baseline's ``(V + 1, dim)`` vectors (row 0: ``<UNK>``) and ``{word: row}`` for
     task models of ``tasks`` over the biLM in ``run_dir``.
 
     Read from ``run_dir/baseline_vectors.safetensors`` when it is there and covers ``tasks``
-    (checked against its own sha256 and the folder's ``SHA256SUMS``); else computed from
-    ``corpus`` (default: the corpus the run was trained on) by :func:`word_vectors`.
-
-    Raises:
-        DamagedFile: the file is there but cut short, changed, or not of ``corpus``.
+    (checked against the folder's ``SHA256SUMS``, finite); else computed from ``corpus``
+    (default: the corpus the run was trained on) by :func:`word_vectors`.
     """
     path = Path(run_dir) / VECTORS_FILE
-    if not path.exists() and not path.is_symlink():
+    if not path.exists():
         return word_vectors(corpus or read_run_config(run_dir)[1].get("corpus") or "embedded")
-    check_sha256sums(run_dir, [VECTORS_FILE], _HINT)
-    try:
-        data = read_regular_file(path, MAX_BYTES, folder=run_dir)
-        table = load(data)["vectors"]
-        with_header = parse_json(data[8:8 + int.from_bytes(data[:8], "little")], path)
-        metadata = with_header["__metadata__"]
-        words = parse_json(metadata["words"], path)  # NotJSON is a ValueError
-    except (SafetensorError, KeyError, ValueError, TypeError) as error:
-        raise DamagedFile(path, f"it does not load ({error})", _HINT) from None
-    if table.dtype != torch.float32 or table.shape[0] != len(words) + 1:
-        raise DamagedFile(path, f"it holds a {tuple(table.shape)} {table.dtype} table for "
-                                f"{len(words)} words", _HINT)
-    if metadata.get("sha256") != _digest(table, words):
-        raise DamagedFile(path, "its rows are not the ones it was written with", _HINT)
-    try:  # finite, and of a size vectors scaled to unit variance can have
-        check_weights(path, {"vectors": table})
-    except ValueError as error:
-        raise DamagedFile(path, str(error).removeprefix(f"{path}: "), _HINT) from None
-    if corpus is not None and metadata.get("corpus") != corpus:
-        raise DamagedFile(path, f"it holds vectors of {metadata.get('corpus')!r}, "
-                                f"not of {corpus!r}", _HINT)
-    covered = {SAME_WORDS.get(t, t) for t in metadata.get("tasks", "").split(",")}
-    missing = {SAME_WORDS.get(t, t) for t in tasks} - covered
+    check_sha256sums(run_dir, [VECTORS_FILE])
+    with open(path, "rb") as f:  # the header: 8 bytes of length, then JSON
+        metadata = json.loads(f.read(int.from_bytes(f.read(8), "little")))["__metadata__"]
+    table, words = load_file(path)["vectors"], json.loads(metadata["words"])
+    check_weights(path, {"vectors": table})  # floating point and finite
+    if table.shape[0] != len(words) + 1:
+        raise ValueError(f"{path}: {table.shape[0]} rows for {len(words)} words and <UNK>")
+    if corpus is not None and metadata["corpus"] != corpus:
+        raise ValueError(f"{path} holds vectors of {metadata['corpus']!r}, not of {corpus!r}: "
+                         "delete it to compute them from the corpus")
+    missing = _covers(tasks) - _covers(metadata["tasks"].split(","))
     if missing:  # written by a report of other tasks: its words are not all there
         warnings.warn(f"{path} has no vectors for the words of {', '.join(sorted(missing))}; "
                       "computing the vectors from the corpus", stacklevel=2)

@@ -93,8 +93,5 @@ def test_speed_up_keeps_a_task_models_state_dict_and_its_outputs():
     assert torch.equal(got, expected)
 
 
-def test_the_task_model_is_plain_and_its_old_fast_dropout_import_still_works():
-    from elmo_tutorial.tasks import model as task_model_module
-
+def test_the_task_model_is_plain_until_sped_up():
     assert type(task_model().dropout) is nn.Dropout
-    assert task_model_module.FastDropout is FastDropout

@@ -14,7 +14,7 @@ from elmo_tutorial.files.report_files import markdown_table, quick_banner, write
 from elmo_tutorial.model.run_dir import shipped_model
 from elmo_tutorial.tasks import finetune_report as finetune_report
 from elmo_tutorial.tasks import report_markdown as task_markdown
-from elmo_tutorial.tasks.finetune_results import FinetuneReport
+from elmo_tutorial.tasks.finetune_report import FinetuneReport
 from elmo_tutorial.tasks.results import TaskReport
 
 REPORTS = [  # (module, its typed result, the shipped JSON, the shipped markdown)

@@ -5,8 +5,7 @@ import pytest
 import torch
 
 from elmo_tutorial.model.chars import word_to_char_ids
-from elmo_tutorial.tasks.characters import encode_chars, pad_chars
-from elmo_tutorial.tasks.model import TaskModel
+from elmo_tutorial.tasks.model import TaskModel, encode_chars, pad_chars
 from elmo_tutorial.tasks.training import TaskSplit, encode_words, evaluate, train_task_model
 
 V, D, L, F = 12, 6, 3, 7

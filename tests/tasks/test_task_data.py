@@ -106,7 +106,8 @@ def test_conll2000_has_the_official_counts_and_well_formed_bio_chunks():
 
 
 def test_the_tasks_keep_official_test_sets_and_hold_out_chunking_dev_from_train():
-    from elmo_tutorial.tasks.experiments import read_task, training_subset
+    from elmo_tutorial.tasks.registry import read_task
+    from elmo_tutorial.tasks.training import training_subset
 
     _available("conll2000")
     chunking = read_task("chunking")

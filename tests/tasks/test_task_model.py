@@ -1,13 +1,8 @@
-"""The task model of notebook 12: shapes, masking, ELMo at the input and the output, training,
-and the baseline's static vectors from the biLM's own text."""
+"""The task model of notebook 12: shapes, masking, ELMo at the input and the output, training."""
 
-import numpy as np
 import pytest
 import torch
 
-from elmo_tutorial.analyses.embedding_cache import sentences_checksum
-from elmo_tutorial.analyses.static_vectors import cooccurrence_counts, ppmi
-from elmo_tutorial.tasks import corpus_vectors as cv
 from elmo_tutorial.tasks.model import TaskModel
 from elmo_tutorial.tasks.training import TaskSplit, evaluate, train_task_model
 
@@ -157,63 +152,6 @@ def test_elmo_is_dropped_out_once_with_the_rate_of_the_whole_input(places):
 def test_the_mix_uses_no_layer_norm_unless_asked():
     assert not _model("tag", ("input",)).mixes["input"].do_layer_norm
     assert _model("tag", ("input",), do_layer_norm=True).mixes["input"].do_layer_norm
-
-
-def test_sparse_ppmi_equals_the_dense_one_of_static_vectors():
-    sentences = [["a", "b", "c", "a"], ["b", "c", "d"], ["a", "d", "d", "b"]]
-    words, dense = cooccurrence_counts(sentences, window=2)
-    sparse = cv._sparse_ppmi(cv._sparse_counts(sentences, {w: i for i, w in enumerate(words)}, 2),
-                             0.75).to_dense().numpy()
-    np.testing.assert_allclose(sparse, ppmi(dense, alpha=0.75), atol=1e-12)
-
-
-def test_corpus_vectors_are_computed_once_then_read_from_the_cache(tmp_path, monkeypatch):
-    sentences = [["the", "cat", "sat"], ["the", "dog", "sat"], ["a", "cat", "ran"]] * 3
-    monkeypatch.setattr("elmo_tutorial.tasks.corpus_vectors.load_sentences",
-                        lambda corpus, split: sentences)
-    first = cv.corpus_vectors("toy", dim=2, min_count=1, directory=tmp_path)
-    monkeypatch.setattr(cv, "sparse_static_vectors", lambda *a, **k: pytest.fail("recomputed"))
-    second = cv.corpus_vectors("toy", dim=2, min_count=1, directory=tmp_path)
-    assert second.words == first.words and second.vectors.shape == (6, 2)
-    np.testing.assert_array_equal(second.vectors, first.vectors)
-
-
-def test_the_recipe_of_the_vectors_reads_the_text_once_for_both(tmp_path, monkeypatch):
-    """A report names its runs file by the vectors' recipe, then trains on the vectors: the
-    text (english_mix: half a minute to read) is read once for both, and the recipe names
-    the text the vectors were computed from."""
-    from elmo_tutorial.tasks.experiments import word_vectors, word_vectors_recipe
-
-    reads = []
-    sentences = [["the", "cat", "sat"], ["the", "dog", "sat"], ["a", "cat", "ran"]] * 3
-
-    def load(corpus, split):
-        reads.append(corpus)
-        return sentences
-
-    monkeypatch.setattr("elmo_tutorial.tasks.corpus_vectors.load_sentences", load)
-    monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path))
-    recipe = word_vectors_recipe("embedded")
-    word_vectors("embedded")
-    assert reads == ["embedded"]
-    assert recipe["sentences"] == sentences_checksum(sentences) and recipe["min_count"] == 1
-    assert word_vectors_recipe("embedded") == recipe
-
-
-def test_corpus_vectors_remove_temporary_files_that_killed_writers_left(tmp_path, monkeypatch):
-    import os
-    import time
-
-    sentences = [["the", "cat", "sat"], ["the", "dog", "sat"], ["a", "cat", "ran"]] * 3
-    monkeypatch.setattr("elmo_tutorial.tasks.corpus_vectors.load_sentences",
-                        lambda corpus, split: sentences)
-    stale, fresh = tmp_path / ".toy-0123.npz.a1.tmp", tmp_path / ".toy-0123.npz.b2.tmp"
-    for path in (stale, fresh):
-        path.write_bytes(b"x" * 100)
-    two_days_ago = time.time() - 2 * 24 * 3600
-    os.utime(stale, (two_days_ago, two_days_ago))
-    cv.corpus_vectors("toy", dim=2, min_count=1, directory=tmp_path)
-    assert not stale.exists() and fresh.exists()  # fresh: perhaps another process writing
 
 
 @pytest.mark.parametrize("dropout", [-0.1, 1.0])

@@ -18,9 +18,8 @@ def test_a_heldout_file_of_another_measurement_is_refused(tmp_path):
     folder = tmp_path / "small"
     shutil.copytree(shipped_model("small"), folder)
     good = json.loads((folder / HELDOUT_FILE).read_text())
-    for bad in ({**good, "split": "valid"}, {**good, "n_sentences": 500},
-                {**good, "bilm": {"avg_ppl": "low"}}, "not json"):
-        (folder / HELDOUT_FILE).write_text(bad if isinstance(bad, str) else json.dumps(bad))
+    for bad in ({**good, "split": "valid"}, {**good, "n_sentences": 500}):
+        (folder / HELDOUT_FILE).write_text(json.dumps(bad))
         with pytest.raises(ValueError, match=f"first {SENTENCES} sentences of the 'test'"):
             heldout_perplexity(folder)
     (folder / HELDOUT_FILE).unlink()
