@@ -1,13 +1,11 @@
-"""File safety in one place: nothing the package writes is lost or half-written, and nothing
-it reads is other than what it seems.
+"""The user's work kept safe: nothing the package writes is half-written or silently replaced.
 
-  safe_files     write-then-rename (atomic_write, atomic_create), digests and SHA256SUMS,
-                 DamagedFile, DiskFull: one full-disk language for every writer
-  guarded_read   regular files only, inside their folder, of a bounded size, checked before
-                 they are read (a FIFO, /dev/zero or a planted link is refused at once)
-  overwrite      no lost work: output files and run folders are never silently replaced
-  run_lock       one writer per folder (a POSIX lock, with its holder named)
+  safe_files     write-then-rename (atomic_write, atomic_create, staged_folder), SHA256SUMS
+                 and DamagedFile for weights that do not load or match their digests
+  overwrite      no lost work: output files and run folders are replaced only with --force,
+                 and --force replaces only a run of this package
+  run_lock       one writer per run folder (filelock)
+  archives       extracting downloaded archives (tarfile's data filter, zip names checked)
+  records        the reports' typed JSON results
   report_files   the reports' markdown tables and their --json/--markdown files
-  cache_record   cache entries that prove themselves before they are read
-  archives       safe extraction (no path out of the target, no bomb)
 """

@@ -227,15 +227,6 @@ def check_new_files(paths, force: bool) -> None:
                              "pass --force to overwrite it")
 
 
-def write_new_texts(texts: dict, force: bool) -> None:
-    """Write ``{path: text}`` (UTF-8, ``\\n`` line ends; ``None`` paths skipped) with
-    :func:`write_new_file`: a report's ``--json`` and ``--markdown`` files."""
-    for path, text in texts.items():
-        if path:
-            write_new_file(path, lambda tmp, text=text: Path(tmp).write_text(
-                text, encoding="utf-8", newline="\n"), force)
-
-
 def write_new_file(path: str | Path, write, force: bool) -> Path:
     """Write an output file atomically (``write(tmp_path)`` fills it); unless ``force``,
     refuse if ``path`` exists, also when another process created it while this one worked.
@@ -254,4 +245,4 @@ def write_new_file(path: str | Path, write, force: bool) -> Path:
 __all__ = ["WouldOverwrite", "InsideAnotherRun", "RUN_FILES", "check_not_a_file",
            "check_outside_runs", "describe_run", "enclosing_run", "check_fresh_run_dir",
            "is_run_config", "remove_run", "check_output_folder", "check_new_files",
-           "write_new_file", "write_new_texts"]
+           "write_new_file"]

@@ -43,12 +43,8 @@ import typing
 from pathlib import Path
 from typing import Any, ClassVar
 
-from elmo_tutorial.files.guarded_read import read_regular_file
-from elmo_tutorial.files.json_input import NotJSON, parse_json
-
 __all__ = ["Record", "RecordFormatError", "optional"]
 
-MAX_BYTES = 64 * 2**20  # the largest report (tasks.json, every run kept) is about 200 kB
 _OMIT = "omit_if_none"
 _KINDS = {bool: "true or false", int: "a whole number", float: "a number", str: "text"}
 
@@ -97,13 +93,12 @@ class Record:
             RecordFormatError: the file is not JSON, or not this report's (its name and the
                 field in the message).
         """
-        data = read_regular_file(path, MAX_BYTES)
-        try:  # NotJSON: not UTF-8, not JSON, or nested deeper than Python's stack
-            return cls.from_dict(parse_json(data, path))
-        except (NotJSON, RecordFormatError) as error:
-            reason = error.reason if isinstance(error, NotJSON) else error  # named once
+        data = Path(path).read_bytes()
+        try:  # RecordFormatError is a ValueError, as are "not UTF-8" and "not JSON"
+            return cls.from_dict(json.loads(data))
+        except ValueError as error:
             raise RecordFormatError(
-                f"{path} does not hold a valid {cls.__name__}: {reason}; write it again with "
+                f"{path} does not hold a valid {cls.__name__}: {error}; write it again with "
                 "the command that made it (or restore the committed one)") from None
 
 

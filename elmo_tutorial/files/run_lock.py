@@ -20,26 +20,19 @@ Example:
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from pathlib import Path
 
 from filelock import FileLock, Timeout
 
 from elmo_tutorial.files.overwrite import check_not_a_file
 
-__all__ = ["LOCK_FILE", "FolderInUse", "NotWritable", "RunInUse", "RunLock", "folder_lock",
-           "lock_run_dir"]
+__all__ = ["LOCK_FILE", "NotWritable", "RunInUse", "RunLock", "lock_run_dir"]
 
 LOCK_FILE = ".lock"
 _HELD: dict[str, RunLock] = {}  # folder (resolved) → this process's lock on it
 
 
-class FolderInUse(FileExistsError):
-    """Another process holds the lock of a folder (see :func:`folder_lock`)."""
-
-
-class RunInUse(FolderInUse):
+class RunInUse(FileExistsError):
     """Another process is writing into the run folder (it holds the folder's lock)."""
 
 
@@ -53,22 +46,6 @@ class NotWritable(PermissionError):
 
     def __str__(self) -> str:  # the message alone, without OSError's "[Errno 13]"
         return self.strerror
-
-
-@contextlib.contextmanager
-def folder_lock(folder: str | Path) -> Iterator[None]:
-    """Hold the lock of ``folder`` (its file ``.NAME.lock`` beside it, so nothing is added to
-    the folder) while the ``with`` block writes into it.
-
-    Raises:
-        FolderInUse: another process holds it; nothing has been changed.
-    """
-    folder = Path(folder)
-    try:
-        with FileLock(folder.parent / f".{folder.name}.lock", timeout=0):
-            yield
-    except Timeout:
-        raise FolderInUse(f"another process is writing into {folder}") from None
 
 
 class RunLock:

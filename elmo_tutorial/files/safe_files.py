@@ -1,15 +1,15 @@
-"""Files written whole and read back checked: write-then-rename, digests, ``SHA256SUMS``.
+"""Files and folders written whole, and read back checked: write-then-rename, ``SHA256SUMS``.
 
-Every file the package writes (weights, checkpoints, run configs, logs, plots, the embedding
-cache, exports, student copies) goes through :func:`atomic_write`: the content is written to a
-temporary name in the same folder, flushed to the disk, and renamed onto the final name with
-``os.replace``, which is atomic on POSIX and Windows. A crash, ``kill -9`` or Ctrl-C mid-write
-leaves the previous file intact (or no file), never half a file; the temporary one is removed
-when the writer fails.
+Every file the package writes (weights, checkpoints, run configs, logs, plots, exports) goes
+through :func:`atomic_write`: the content is written to a temporary name in the same folder,
+flushed to the disk, and renamed onto the final name with ``os.replace``, which is atomic on
+POSIX and Windows. A crash, ``kill -9`` or Ctrl-C mid-write leaves the previous file intact
+(or no file), never half a file. A folder whose files only make sense together (a checkpoint)
+is built the same way under a temporary name beside its place (:func:`staged_folder`).
 
-What a crash cannot do, a full disk, a bad copy or a cut download can: a file that no longer
-loads, or no longer matches the digest in the ``SHA256SUMS`` beside it, raises
-:class:`DamagedFile`, which names it and says how to replace it.
+What a crash cannot do, a bad copy or a cut download can: a file that no longer loads, or no
+longer matches the digest in the ``SHA256SUMS`` beside it, raises :class:`DamagedFile`, which
+names it and says how to replace it.
 
 Example:
     >>> import tempfile, pathlib
@@ -21,31 +21,19 @@ Example:
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import os
+import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-# The reading guards live in their own module; their names stay importable from here.
-from elmo_tutorial.files.guarded_read import (
-    NotARegularFile,
-    check_inside,
-    check_regular_file,
-    open_regular_file,
-    read_regular_file,
-)
+__all__ = ["SUMS", "DamagedFile", "atomic_create", "atomic_write", "atomic_write_bytes",
+           "atomic_write_text", "check_sha256sums", "file_digest", "read_sha256sums",
+           "staged_folder", "write_sha256sums"]
 
-__all__ = ["DamagedFile", "DiskFull", "NotARegularFile", "atomic_write", "atomic_write_bytes",
-           "atomic_write_text", "check_inside", "check_regular_file", "check_sha256sums",
-           "file_digest", "fsync_dir", "is_disk_full", "native_path", "open_regular_file",
-           "process_alive", "read_regular_file", "read_sha256sums",
-           "remove_stale_temporaries", "atomic_create", "write_sha256sums"]
-
-CHUNK = 1 << 20  # bytes read per step while hashing
 SUMS = "SHA256SUMS"  # ``sha256sum`` format: "<hex digest>  <file name>" per line
-MAX_SUMS_BYTES = 1 << 20  # a few lines
 
 
 class DamagedFile(ValueError):
@@ -73,32 +61,30 @@ class DamagedFile(ValueError):
         return cls(path, type(error).__name__ + (f": {detail}" if detail else ""))
 
 
-def fsync_dir(path: str | Path) -> None:
-    """Flush a folder's entries, so that a rename into it survives a power cut (POSIX only)."""
-    if os.name == "posix":
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
 def atomic_write(path: str | Path, write: Callable[[str], object]) -> None:
     """Call ``write(tmp_path)``, then rename the finished file onto ``path`` atomically.
 
     ``write`` receives the temporary file's name (a ``str``, as ``torch.save``, safetensors,
     h5py and matplotlib expect) and must write the whole content there. Parent folders are
     created. If ``write`` raises (or is interrupted), ``path`` is untouched and the temporary
-    file is removed; if it failed for want of space, :class:`DiskFull` says so and names
-    ``path``.
+    file is removed.
     """
     _write_then_publish(Path(path), write, os.replace)
 
 
+def atomic_create(path: str | Path, write: Callable[[str], object], replace: bool = False) -> None:
+    """Like :func:`atomic_write`, but never replace a file that exists when the new one is
+    ready, unless ``replace``: the finished file is hard-linked onto ``path``, which the system
+    refuses when the name is taken, even by a file another process created a moment earlier.
+
+    Raises:
+        FileExistsError: ``path`` exists and ``replace`` is False; the temporary file is gone.
+    """
+    _write_then_publish(Path(path), write, os.replace if replace else os.link)
+
+
 def _write_then_publish(path: Path, write: Callable[[str], object],
                         publish: Callable[[str, Path], None]) -> None:
-    """Write a temporary file beside ``path`` with ``write``, make it durable, then give it its
-    name with ``publish(tmp, path)``; the temporary file never outlives the call."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
@@ -106,20 +92,12 @@ def _write_then_publish(path: Path, write: Callable[[str], object],
     os.umask(umask)
     try:
         write(tmp)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp (and some writers) make 0600: the usual ones
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600: the published file gets the usual
         with open(tmp, "rb+") as f:
-            os.fsync(f.fileno())
+            os.fsync(f.fileno())  # on the disk before it has the name
         publish(tmp, path)
-    except BaseException as error:
-        if is_disk_full(error):
-            raise DiskFull(path, error) from error
-        if isinstance(error, IsADirectoryError):  # a folder made (or planted) at the name
-            raise IsADirectoryError(errno.EISDIR, f"{path} is a folder, where the file belongs: "
-                                                  "move it away and run again") from None
-        raise
     finally:
         Path(tmp).unlink(missing_ok=True)  # after a link or a failure; gone after a replace
-    fsync_dir(path.parent)
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:
@@ -132,18 +110,38 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     atomic_write(path, lambda tmp: Path(tmp).write_bytes(data))
 
 
-def file_digest(path: str | Path, algorithm: str = "sha256") -> str:
-    """Hex digest of a file, read in chunks (works for multi-GB archives).
+@contextmanager
+def staged_folder(target: str | Path, replace: bool = False) -> Iterator[Path]:
+    """A new folder beside ``target`` for the ``with`` block to fill; when the block ends
+    without an error it takes the name ``target`` (swapping out an existing ``target`` with
+    ``replace``), else it is removed. A reader never sees half a folder."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    try:
+        os.chmod(stage, 0o777 & ~_umask())  # mkdtemp makes 0700: the published one the usual
+        yield stage
+        if replace and target.exists():
+            old = stage.with_name(stage.name + ".old")
+            os.rename(target, old)
+            os.rename(stage, target)
+            shutil.rmtree(old)
+        else:
+            os.rename(stage, target)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)  # gone already once published
 
-    Raises:
-        NotARegularFile: ``path`` is a FIFO, a device or a folder, which would hang or never
-            end (a cached archive replaced by ``/dev/zero``).
-    """
-    digest = hashlib.new(algorithm)
-    with open_regular_file(path) as f:
-        for chunk in iter(lambda: f.read(CHUNK), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def file_digest(path: str | Path, algorithm: str = "sha256") -> str:
+    """Hex digest of a file, read in chunks (works for multi-GB archives)."""
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, algorithm).hexdigest()
 
 
 def write_sha256sums(folder: str | Path, names: list[str]) -> None:
@@ -154,13 +152,12 @@ def write_sha256sums(folder: str | Path, names: list[str]) -> None:
 
 
 def read_sha256sums(folder: str | Path) -> dict[str, str]:
-    """``{file name: sha256}`` listed in ``folder/SHA256SUMS`` (read guarded); ``{}`` if none."""
+    """``{file name: sha256}`` listed in ``folder/SHA256SUMS``; ``{}`` if there is none."""
     sums = Path(folder) / SUMS
-    if not sums.exists() and not sums.is_symlink():
+    if not sums.is_file():
         return {}
-    listing = read_regular_file(sums, MAX_SUMS_BYTES, folder=folder)
     expected = {}
-    for line in listing.decode("utf-8", errors="replace").splitlines():
+    for line in sums.read_text(encoding="utf-8", errors="replace").splitlines():
         digest, _, name = line.strip().partition("  ")
         if name:
             expected[name.lstrip("*")] = digest.lower()
@@ -179,124 +176,5 @@ def check_sha256sums(folder: str | Path, names: list[str], hint: str | None = No
     expected = read_sha256sums(folder)
     for name in names:
         path = Path(folder) / name
-        if name in expected and (path.exists() or path.is_symlink()):
-            check_inside(path, folder)  # a listed file is hashed only where it belongs
-            if file_digest(path) != expected[name]:
-                raise DamagedFile(path, f"its sha256 is not the one in {SUMS}", hint)
-
-
-def atomic_create(path: str | Path, write: Callable[[str], object], replace: bool = False) -> None:
-    """Like :func:`atomic_write`, but never replace a file that exists when the new one is
-    ready, unless ``replace``: the check and the publishing are one step.
-
-    The finished temporary file is hard-linked onto ``path``, which the system refuses when
-    the name is taken, even by a file another process created a moment earlier (checking with
-    ``exists()`` first and writing later leaves that moment open).
-
-    Raises:
-        FileExistsError: ``path`` exists and ``replace`` is False; the temporary file is gone.
-    """
-    _write_then_publish(Path(path), write, os.replace if replace else _link_new)
-
-
-def _link_new(tmp: str, path: Path) -> None:
-    """Give the finished ``tmp`` the new name ``path``; ``FileExistsError`` if it is taken."""
-    try:
-        os.link(tmp, path)
-    except FileExistsError:
-        raise
-    except OSError:  # a file system without hard links: claim the name, then fill it
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
-        os.replace(tmp, path)
-
-
-def process_alive(pid: int) -> bool:
-    """Whether process ``pid`` still runs (its temporary files or folders may be in use)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, another user's
-        return True
-    return True
-
-
-STALE_SECONDS = 24 * 3600  # a temporary file untouched this long was left by a killed writer
-
-
-def remove_stale_temporaries(folder: str | Path, max_age: float = STALE_SECONDS) -> list[Path]:
-    """Delete the temporary files of :func:`atomic_write` (``.NAME.XXXX.tmp``) in ``folder``
-    untouched for ``max_age`` seconds: a writer killed mid-write (``kill -9``, a power cut)
-    leaves them, and in a cache folder they would keep their megabytes forever. A file still
-    being written is younger (every write updates its modification time). Returns the removed.
-    """
-    import time
-
-    removed, now = [], time.time()
-    for tmp in Path(folder).glob(".*.tmp"):
-        try:
-            if tmp.is_file() and not tmp.is_symlink() and now - tmp.stat().st_mtime > max_age:
-                tmp.unlink()
-                removed.append(tmp)
-        except OSError:
-            pass  # removed meanwhile by another process, or not ours to remove
-    return removed
-
-
-# ---------------------------------------------------------------------------------------------
-# Reading only what a folder really holds; a full disk named as such
-# ---------------------------------------------------------------------------------------------
-
-class DiskFull(OSError):
-    """Writing a file failed because its disk is full (or the user's quota is spent)."""
-
-    def __init__(self, path: Path, error: BaseException | None = None,
-                 kept: str | None = None) -> None:
-        kept = kept or (f"the previous {path.name} (if any) is kept: free some space and run "
-                        "again")
-        super().__init__(errno.ENOSPC, f"no space left on {_mount_point(path.parent)} while "
-                                       f"writing {path}; {kept}")
-        self.path, self.cause = path, error
-
-    def __str__(self) -> str:  # the message alone, without OSError's "[Errno 28]"
-        return self.strerror
-
-
-def _mount_point(folder: Path) -> str:
-    """``folder``'s disk in words: "the disk mounted at /home", where it can tell."""
-    try:
-        mount = folder.resolve()
-        while not os.path.ismount(mount) and mount != mount.parent:
-            mount = mount.parent
-        return f"the disk mounted at {mount}"
-    except OSError:
-        return f"the disk of {folder}"
-
-
-# What a full disk raises: OSError ENOSPC/EDQUOT from Python; torch.save's C++ writer reports it
-# as "unexpected pos" or "file write failed", h5py with the errno's text, and safetensors (a
-# SafetensorError, no OSError) as "IoError(Os { code: 28, kind: StorageFull, ... })".
-_FULL_DISK_TEXTS = ("unexpected pos", "file write failed", "no space left", "disk quota",
-                    "storagefull", "quotaexceeded", "code: 28,", "os error 28")
-
-
-def is_disk_full(error: BaseException) -> bool:
-    """True when ``error`` is what writing to a full disk raises (Python's, torch's, h5py's,
-    safetensors')."""
-    if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
-        return True
-    writer_error = isinstance(error, (OSError, RuntimeError)) or \
-        type(error).__name__ == "SafetensorError"
-    return writer_error and any(text in str(error).lower() for text in _FULL_DISK_TEXTS)
-
-
-def native_path(path: str | Path) -> bool:
-    """True when libraries that take a path as UTF-8 text (safetensors) find ``path``.
-
-    On a folder named in another encoding (``café`` made under a Latin-1 locale), Python's
-    name for the file and its UTF-8 spelling differ; such files must be opened by Python.
-    """
-    try:
-        return os.fsencode(path) == str(path).encode("utf-8")
-    except UnicodeEncodeError:  # undecodable bytes, kept by Python as surrogates
-        return False
+        if name in expected and path.exists() and file_digest(path) != expected[name]:
+            raise DamagedFile(path, f"its sha256 is not the one in {SUMS}", hint)

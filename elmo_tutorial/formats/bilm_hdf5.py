@@ -5,8 +5,7 @@ The datasets, and the four conventions converted on the way in both directions (
 TensorFlow's constant forget bias, one bias for two, the highway gate's sign), are described
 in :mod:`elmo_tutorial.formats.allennlp_format`, which uses these two functions and is the module to
 call (``load_allennlp``, ``save_allennlp``). Every dataset's shape is checked against
-``options.json`` before a byte of data is read (:func:`_layout`), and the file is opened
-through the guarded reader (``weight_checks.open_weight_file``).
+``options.json`` before a byte of data is read (:func:`_layout`).
 
 Example:
     >>> from elmo_tutorial.model.config import MODEL_PRESETS
@@ -26,9 +25,7 @@ from elmo_tutorial.files.safe_files import DamagedFile, atomic_write
 from elmo_tutorial.model.config import ModelConfig
 from elmo_tutorial.model.weight_checks import check_hdf5_layout, float_weights, open_weight_file
 
-__all__ = ["MAX_WEIGHTS_BYTES", "read_bilm_weights", "write_bilm_weights"]
-
-MAX_WEIGHTS_BYTES = 1 << 36  # the largest released ELMo's weights take 0.7 GB
+__all__ = ["read_bilm_weights", "write_bilm_weights"]
 
 DIRECTIONS = ("forward_lstm", "backward_lstm")  # RNN_0, RNN_1
 # What h5py raises, besides our own ValueErrors, where a file's metadata is damaged: KeyError
@@ -93,7 +90,7 @@ def read_bilm_weights(weight_file: str | Path, config: ModelConfig) -> dict[str,
         ``forward_lstm.layers.{l}.*``, ``backward_lstm.layers.{l}.*``), float32.
 
     Raises:
-        FileNotFoundError, NotARegularFile: no regular file at ``weight_file``.
+        FileNotFoundError: no file at ``weight_file``.
         DamagedFile: h5py cannot open it (cut short, not hdf5), find its way through it
             (damaged metadata: a B-tree, a heap, an address past the end) or read a dataset.
         ValueError: a dataset missing, of another shape or dtype, stored elsewhere, never
@@ -103,7 +100,7 @@ def read_bilm_weights(weight_file: str | Path, config: ModelConfig) -> dict[str,
     F = config.n_filters
     out: dict[str, np.ndarray] = {}
     try:
-        with open_weight_file(weight_file, MAX_WEIGHTS_BYTES) as file:
+        with open_weight_file(weight_file) as file:
             layout = _layout(config, with_projection="CNN_proj" in file or F != P)
             check_hdf5_layout(file, str(weight_file), layout)
             w = {name: float_weights(f"{weight_file}: the dataset {name!r} ({why})", file[name])

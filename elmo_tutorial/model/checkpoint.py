@@ -11,7 +11,7 @@ A run's checkpoints (the rest of a run directory: :mod:`elmo_tutorial.model.run_
 
 Every file is written whole (:func:`~elmo_tutorial.files.safe_files.atomic_write`). A
 checkpoint is a directory, completed under a temporary name, renamed into place
-(:mod:`elmo_tutorial.files.staging`, as exports are), and only then named in ``latest``: a
+(:func:`~elmo_tutorial.files.safe_files.staged_folder`), and only then named in ``latest``: a
 crash mid-checkpoint leaves the previous one as it was.
 
 A checkpoint file that no longer loads raises :class:`~elmo_tutorial.files.safe_files.DamagedFile`,
@@ -28,57 +28,39 @@ import shutil
 from pathlib import Path
 
 import numpy as np
-import safetensors.torch
 import torch
 from safetensors.torch import load_file, save_file
 
-from elmo_tutorial.files.guarded_read import check_regular_file, read_regular_file
 from elmo_tutorial.files.safe_files import (
     DamagedFile,
-    DiskFull,
     atomic_write,
     atomic_write_text,
-    fsync_dir,
-    is_disk_full,
-    native_path,
+    staged_folder,
 )
-from elmo_tutorial.files.staging import recover_staged, staged_folder
 from elmo_tutorial.model.weight_checks import check_weights
 
 CHECKPOINTS = "checkpoints"
 LATEST = "latest"
-STAGING = "tmp"  # a checkpoint being written: checkpoints/.step_000200.tmp-<pid>-XXXX
-MAX_WEIGHTS_BYTES = 1 << 36  # a biLM with a 793 471-word softmax in float32: about 2 GB
-MAX_STATE_BYTES = 1 << 37  # the optimiser keeps two moments per weight, and the RNG states
-MAX_LATEST_BYTES = 64  # "step_000200\n"
 
 
 def save_weights(path: str | Path, state_dict: dict[str, torch.Tensor]) -> None:
     """Write a state dict as safetensors (contiguous CPU copies; no shared storage)."""
     tensors = {k: v.detach().to("cpu").contiguous().clone() for k, v in state_dict.items()}
-    atomic_write(path, lambda tmp: save_file(tensors, tmp) if native_path(tmp)
-                 else Path(tmp).write_bytes(safetensors.torch.save(tensors)))
+    atomic_write(path, lambda tmp: save_file(tensors, tmp))
 
 
-def load_weights(path: str | Path, dtype: torch.dtype | None = torch.float32,
-                 folder: str | Path | None = None) -> dict:
+def load_weights(path: str | Path, dtype: torch.dtype | None = torch.float32) -> dict:
     """Read safetensors weights, cast floating tensors to ``dtype`` (float16 files → float32).
-
-    Args:
-        folder: the run (or checkpoint) folder ``path`` belongs to: a symbolic link out of it
-            is refused, as another run's weights would load without a word.
 
     Raises:
         FileNotFoundError: ``path`` does not exist.
-        NotARegularFile: a FIFO (which would hang safetensors), a device, a folder, a link
-            out of ``folder``.
         DamagedFile: ``path`` is not a complete safetensors file.
     """
     path = Path(path)
-    check_regular_file(path, MAX_WEIGHTS_BYTES, folder)
-    try:  # safetensors takes a path as UTF-8: a folder named in Latin-1 is read by Python
-        tensors = (load_file(str(path)) if native_path(path)
-                   else safetensors.torch.load(path.read_bytes()))
+    if not path.exists():
+        raise FileNotFoundError(f"{path} not found")
+    try:
+        tensors = load_file(str(path))
     except Exception as error:  # SafetensorError and whatever a damaged file makes it raise
         raise DamagedFile.of(path, error) from None
     if dtype is not None:
@@ -137,22 +119,9 @@ def save_checkpoint(run_dir: str | Path, step: int, model_state: dict, state: di
     root.mkdir(parents=True, exist_ok=True)
     final = root / f"step_{step:06d}"
     if not final.exists():  # the same step always holds the same state: never rewrite it
-        recover_staged(root, STAGING)  # left by a writer killed during an earlier checkpoint
-        for stale in root.glob(".tmp-step_*"):  # the same, from versions before the pid in it
-            shutil.rmtree(stale, ignore_errors=True)
-        try:
-            with staged_folder(final, STAGING) as stage:
-                save_weights(stage / "model.safetensors", model_state)
-                atomic_write(stage / "state.pt", lambda p: _write_state(p, state))
-        except BaseException as error:
-            if is_disk_full(error):
-                previous = latest_checkpoint(run_dir)
-                written = final / error.path.name if isinstance(error, DiskFull) else final
-                raise DiskFull(written, error, kept=(
-                    f"the previous checkpoint ({previous.name}) is kept: free some space and "
-                    "continue with --resume" if previous else "no checkpoint was written: "
-                    "free some space and run again")) from None
-            raise
+        with staged_folder(final) as stage:
+            save_weights(stage / "model.safetensors", model_state)
+            atomic_write(stage / "state.pt", lambda p: _write_state(p, state))
     atomic_write_text(root / LATEST, final.name + "\n")
     for old in checkpoints(run_dir)[keep:]:
         shutil.rmtree(old, ignore_errors=True)
@@ -167,17 +136,11 @@ def checkpoints(run_dir: str | Path) -> list[Path]:
 
 
 def latest_checkpoint(run_dir: str | Path) -> Path | None:
-    """The newest complete checkpoint of a run, or None if it has none.
-
-    Raises:
-        NotARegularFile: ``checkpoints/latest`` is a FIFO, a device, a folder, a link out of
-            the run or far longer than a checkpoint's name.
-    """
+    """The newest complete checkpoint of a run, or None if it has none."""
     root = Path(run_dir) / CHECKPOINTS
     pointer = root / LATEST
-    if pointer.exists() or pointer.is_symlink():
-        name = read_regular_file(pointer, MAX_LATEST_BYTES, folder=run_dir).decode(
-            "utf-8", errors="replace").strip()
+    if pointer.is_file():
+        name = pointer.read_text(encoding="utf-8", errors="replace").strip()
         if re.fullmatch(r"step_\d+", name) and (root / name / "state.pt").exists():
             return root / name
     complete = [p for p in checkpoints(run_dir) if (p / "state.pt").exists()]
@@ -193,14 +156,13 @@ def load_checkpoint(path: str | Path) -> tuple[dict, dict]:
 
     Raises:
         FileNotFoundError: a file of the checkpoint is missing.
-        NotARegularFile: a file of it is a FIFO, a device, a folder or a link out of it.
         DamagedFile: a file of the checkpoint does not load.
     """
     path = Path(path)
-    model_state = load_weights(path / "model.safetensors", dtype=None, folder=path)
+    model_state = load_weights(path / "model.safetensors", dtype=None)
     state_file = path / "state.pt"
-    # torch.load opens the file by name: a FIFO would hang it and /dev/zero never end
-    check_regular_file(state_file, MAX_STATE_BYTES, folder=path)
+    if not state_file.exists():
+        raise FileNotFoundError(f"{state_file} not found")
     try:
         state = torch.load(state_file, map_location="cpu", weights_only=True)
     except Exception as error:  # EOFError, UnpicklingError, RuntimeError, OSError, ...
@@ -297,7 +259,6 @@ def set_aside(run_dir: str | Path, resumed_from: Path, problems: list[str]) -> l
                         f"renamed {aside.name} (delete it once you have no use for it)")
     if newer:
         atomic_write_text(root / LATEST, resumed_from.name + "\n")
-        fsync_dir(root)
     return warnings
 
 

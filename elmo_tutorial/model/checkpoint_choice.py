@@ -20,12 +20,10 @@ names it); scoring step_000050, the newest complete checkpoint, instead``.
 from __future__ import annotations
 
 import re
-import stat
 import sys
 from pathlib import Path
 
-from elmo_tutorial.files.guarded_read import NotARegularFile, read_regular_file
-from elmo_tutorial.model.checkpoint import CHECKPOINTS, LATEST, MAX_LATEST_BYTES
+from elmo_tutorial.model.checkpoint import CHECKPOINTS, LATEST
 
 __all__ = ["CHECKPOINT_FILES", "chosen_checkpoint", "named_in_latest", "newest_complete"]
 
@@ -41,21 +39,11 @@ def step_of(path: Path) -> int:
 
 def named_in_latest(run_dir: str | Path) -> Path | None:
     """The checkpoint folder that ``checkpoints/latest`` names (which may be missing), or None
-    if there is no pointer or it names no checkpoint (damaged: then the steps decide).
-
-    Raises:
-        NotARegularFile: ``latest`` is a folder, a FIFO, a device or a link out of the run.
-    """
+    if there is no pointer or it names no checkpoint (damaged: then the steps decide)."""
     pointer = Path(run_dir) / CHECKPOINTS / LATEST
-    if not pointer.exists() and not pointer.is_symlink():
+    if not pointer.is_file():
         return None
-    try:
-        data = read_regular_file(pointer, MAX_LATEST_BYTES, folder=run_dir)
-    except NotARegularFile:
-        if pointer.is_file() and not pointer.is_symlink():  # longer than a name: damaged
-            return None
-        raise
-    name = data.decode("utf-8", errors="replace").strip()
+    name = pointer.read_text(encoding="utf-8", errors="replace").strip()
     return pointer.parent / name if _STEP.fullmatch(name) else None
 
 
@@ -65,10 +53,6 @@ def newest_complete(run_dir: str | Path) -> tuple[Path | None, list[str]]:
     The candidates are every ``step_NNNNNN`` in ``checkpoints/`` and the one ``latest``
     names, newest (highest step) first; the first folder that holds both of
     :data:`CHECKPOINT_FILES` is taken.
-
-    Raises:
-        NotARegularFile: a candidate newer than the one taken is a file, a FIFO or a link
-            (a run writes folders there): it is named, with what to do.
     """
     root = Path(run_dir) / CHECKPOINTS
     candidates = {p for p in root.iterdir() if _STEP.fullmatch(p.name)} if root.is_dir() else set()
@@ -77,18 +61,13 @@ def newest_complete(run_dir: str | Path) -> tuple[Path | None, list[str]]:
         candidates.add(named)
     passed = []
     for path in sorted(candidates, key=step_of, reverse=True):
-        if path.is_symlink() or (path.exists() and not path.is_dir()):
-            kind = ("symbolic link" if path.is_symlink() else "file" if path.is_file()
-                    else "named pipe (FIFO)" if stat.S_ISFIFO(path.stat().st_mode)
-                    else "special file")
-            raise NotARegularFile(
-                f"{path} is not a checkpoint folder (it is a {kind}), where the run keeps a "
-                "checkpoint: move it away (then the newest complete checkpoint is used)")
+        if path.exists() and not path.is_dir():
+            passed.append(f"{path} is not a checkpoint folder")
+            continue
         if not path.exists():
             passed.append(f"{path} is missing (checkpoints/latest names it)")
             continue
-        lacking = [name for name in CHECKPOINT_FILES
-                   if not (path / name).exists() and not (path / name).is_symlink()]
+        lacking = [name for name in CHECKPOINT_FILES if not (path / name).exists()]
         if not lacking:
             return path, passed
         passed.append(f"{path} is {'empty' if not any(path.iterdir()) else 'incomplete'} "
@@ -102,7 +81,6 @@ def chosen_checkpoint(run_dir: str | Path, doing: str = "using") -> Path:
 
     Raises:
         FileNotFoundError: the run has no complete checkpoint (names those passed over).
-        NotARegularFile: as :func:`newest_complete`.
     """
     path, passed = newest_complete(run_dir)
     if path is None:

@@ -25,14 +25,7 @@ from typing import NamedTuple
 
 import torch
 
-from elmo_tutorial.files.safe_files import (
-    DamagedFile,
-    atomic_write_text,
-    check_inside,
-    check_regular_file,
-    check_sha256sums,
-    read_regular_file,
-)
+from elmo_tutorial.files.safe_files import DamagedFile, atomic_write_text, check_sha256sums
 from elmo_tutorial.model.checkpoint import latest_checkpoint, load_weights
 from elmo_tutorial.model.checkpoint_choice import chosen_checkpoint, newest_complete
 from elmo_tutorial.model.config import ModelConfig
@@ -55,9 +48,6 @@ class Run(NamedTuple):
     train: dict  # the training settings (TrainConfig fields; {} for an exported encoder)
 
 
-MAX_CONFIG_BYTES = 1 << 20  # a config.json is about 2 kB
-MAX_VOCAB_BYTES = 1 << 28  # the 1B Word Benchmark's 793 471 words take 7 MB
-MAX_WEIGHTS_BYTES = 1 << 36  # a biLM with a 793 471-word softmax in float32: about 2 GB
 
 
 def write_run_config(run_dir: str | Path, model_config: ModelConfig, train_config: dict,
@@ -82,21 +72,16 @@ def _read_payload(run_dir: str | Path) -> dict:
             f"{run_dir} does not exist (looked for it from {Path.cwd()}): check the path; "
             "the course's own models are elmo_tutorial.model.run_dir.shipped_model('small') and "
             "shipped_model('tiny'), from any folder")
-    if not path.exists() and not path.is_symlink():
+    if not path.exists():
         official = " (it holds options.json: load it with load_allennlp)" if (
             Path(run_dir) / "options.json").exists() else ""
         raise FileNotFoundError(
             f"{path} not found: {run_dir} is not a run directory{official}. Train one with "
             "`elmo-tutorial train --config tiny --out RUN_DIR`.")
-    data = read_regular_file(path, MAX_CONFIG_BYTES, folder=run_dir)
     try:
-        payload = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        payload = json.loads(path.read_bytes())
+    except ValueError as error:  # not UTF-8, or not JSON
         raise DamagedFile.of(path, error) from None
-    except RecursionError:  # "[[[[..." nested deeper than Python's stack: no config is
-        raise DamagedFile(path, "its JSON is nested thousands of levels deep",
-                          "no run of this package writes one: restore the run's own "
-                          "config.json") from None
     if not isinstance(payload, dict) or not isinstance(payload.get("model"), dict):
         raise ValueError(f"{path} is not the config.json of a run of this package (it has no "
                          "\"model\" table); for options.json + weights.hdf5 use load_allennlp")
@@ -113,10 +98,8 @@ def read_run_config(run_dir: str | Path) -> tuple[ModelConfig, dict]:
 
     Raises:
         FileNotFoundError: ``run_dir`` is not a run directory (says what to do instead).
-        ValueError: ``config.json`` is damaged (:class:`DamagedFile`), not a run's, not a
-            regular file of the folder
-            (:class:`~elmo_tutorial.files.guarded_read.NotARegularFile`), or a value is wrong:
-            the message names the file and the field.
+        ValueError: ``config.json`` is damaged (:class:`DamagedFile`), not a run's, or a
+            value is wrong: the message names the file and the field.
     """
     path = Path(run_dir) / "config.json"
     payload = _read_payload(run_dir)
@@ -135,12 +118,11 @@ def load_run_vocabulary(run_dir: str | Path) -> Vocabulary | None:
 
     Raises:
         ValueError: ``vocab.txt`` is not the vocabulary the run was trained with (two lines
-            swapped give a perplexity twice too high, without a word), or not a regular file.
+            swapped give a perplexity twice too high, without a word).
     """
     path = Path(run_dir) / "vocab.txt"
-    if not path.exists() and not path.is_symlink():
+    if not path.exists():
         return None
-    check_inside(path, run_dir)
     vocab = Vocabulary.load(path)
     expected = _read_payload(run_dir).get("vocab_sha256")
     if expected is not None and vocab.digest() != expected:
@@ -165,7 +147,6 @@ def load_run(run_dir: str | Path, checkpoint: bool | str | Path = False) -> Run:
     Raises:
         FileNotFoundError: not a run directory, or one with no weights yet.
         DamagedFile: a file does not load or does not match ``SHA256SUMS``.
-        NotARegularFile: a file read is a FIFO, a device, a folder, or a link out of the run.
 
     Example:
         >>> config, state, vocab, train = load_run("runs/tiny")      # doctest: +SKIP
@@ -180,14 +161,11 @@ def load_run(run_dir: str | Path, checkpoint: bool | str | Path = False) -> Run:
     final = run_dir / "model.safetensors"
     if isinstance(checkpoint, str | Path):
         final = Path(checkpoint) / "model.safetensors"
-    elif checkpoint or not (final.exists() or final.is_symlink()):
+    elif checkpoint or not final.exists():
         if not checkpoint and newest_complete(run_dir) == (None, []):
             raise FileNotFoundError(f"{run_dir} has neither model.safetensors nor a checkpoint; "
                                     "train it first (or resume it with --resume)")
         final = chosen_checkpoint(run_dir, "loading") / "model.safetensors"
-    # safetensors opens the file by name: a FIFO would hang it, a folder or /dev/zero would be
-    # "not found", and a link to another run's weights would load that run without a word
-    check_regular_file(final, MAX_WEIGHTS_BYTES, folder=run_dir)
     try:
         state = load_weights(final)
     except DamagedFile as error:

@@ -35,13 +35,12 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
-from elmo_tutorial.files.safe_files import atomic_write_text, read_regular_file
+from elmo_tutorial.files.safe_files import atomic_write_text
 from elmo_tutorial.model.chars import BOS_TOKEN, EOS_TOKEN
 
 __all__ = ["SPECIALS", "UNK_TOKEN", "Vocabulary"]
 
 UNK_TOKEN = "<UNK>"
-MAX_FILE_BYTES = 1 << 28  # 256 MB; the 1B Word Benchmark's 793 471 words take 7 MB
 SPECIALS = (BOS_TOKEN, EOS_TOKEN, UNK_TOKEN)
 
 
@@ -135,7 +134,7 @@ class Vocabulary:
     def load(cls, path: str | Path) -> Vocabulary:
         """Read a file written by :meth:`save` (or a bilm-tf vocabulary file)."""
         try:
-            lines = read_regular_file(path, MAX_FILE_BYTES).decode("utf-8").split("\n")
+            lines = Path(path).read_bytes().decode("utf-8").split("\n")
         except UnicodeDecodeError as error:
             raise ValueError(f"{path} is not a UTF-8 text file ({error.reason} at byte "
                              f"{error.start}); expected one word per line") from None

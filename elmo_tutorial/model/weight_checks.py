@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from elmo_tutorial.files.guarded_read import check_regular_file
 from elmo_tutorial.files.safe_files import DamagedFile
 
 if TYPE_CHECKING:  # h5py is imported where an hdf5 file is read, not with every model
@@ -238,18 +237,18 @@ def _unwritten(data) -> str | None:
     return None
 
 
-def open_weight_file(weight_file: str | Path, max_bytes: int) -> h5py.File:
-    """The hdf5 file, open for reading, once it is a regular file (no FIFO, device or folder)
-    of at most ``max_bytes`` that h5py can open.
+def open_weight_file(weight_file: str | Path) -> h5py.File:
+    """The hdf5 file, open for reading, once h5py can open it.
 
     Raises:
-        FileNotFoundError, NotARegularFile: nothing, or not a regular file, at the path.
+        FileNotFoundError: nothing at the path.
         ValueError: it is not an hdf5 file at all.
         DamagedFile: h5py cannot open it: cut short (a download cut off), or overwritten.
     """
     import h5py
 
-    check_regular_file(weight_file, max_bytes)
+    if not Path(weight_file).exists():
+        raise FileNotFoundError(f"{weight_file} not found")
     if not h5py.is_hdf5(weight_file):  # no hdf5 signature at all: another kind of file
         raise ValueError(f"{weight_file} is not an hdf5 weight file (e.g. lm_weights.hdf5 or "
                          "weights.hdf5 of an official ELMo model)")

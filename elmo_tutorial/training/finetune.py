@@ -38,7 +38,7 @@ from pathlib import Path
 import torch
 
 from elmo_tutorial.files.overwrite import check_fresh_run_dir
-from elmo_tutorial.files.safe_files import DiskFull, atomic_write_text, is_disk_full
+from elmo_tutorial.files.safe_files import atomic_write_text
 from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
 from elmo_tutorial.model.run_dir import load_run
 from elmo_tutorial.runtime import available_cores
@@ -152,20 +152,13 @@ class FineTuner(Trainer):
                              f"{sorted(missing)[:5]}, unexpected {sorted(unexpected)[:5]})")
 
     def fit(self, stop_after: int | None = None) -> dict:
-        """:meth:`Trainer.fit`, with a Ctrl-C and a full disk that say how fine-tuning goes
-        on: started again, as it has no ``--resume``."""
+        """:meth:`Trainer.fit`, with a Ctrl-C that says how fine-tuning goes on: started
+        again, as it has no ``--resume``."""
         try:
             return super().fit(stop_after)
         except TrainingInterrupted as stopped:
             out_dir = self.config.out_dir
             raise FineTuningInterrupted(stopped, self.total_steps, out_dir) from None
-        except OSError as error:  # Trainer's DiskFull says "continue with --resume"
-            if not is_disk_full(error):
-                raise
-            path = getattr(error, "path", None) or Path(error.filename or self.config.out_dir)
-            raise DiskFull(path, error, kept="fine-tuning cannot be continued: free some space "
-                           "and run the same command again with --force (it replaces the "
-                           f"unfinished run in {self.config.out_dir})") from None
 
     def compute_gradients(self, global_batch: list[int]) -> tuple[float, int]:
         try:

@@ -12,10 +12,8 @@ from _train_helpers import MICRO_CLI
 from elmo_tutorial.commands.cli import main as cli
 from elmo_tutorial.files.run_lock import (
     LOCK_FILE,
-    FolderInUse,
     NotWritable,
     RunInUse,
-    folder_lock,
     lock_run_dir,
 )
 
@@ -34,15 +32,6 @@ def test_the_lock_is_taken_once_per_process_and_folder(tmp_path):
     assert lock_run_dir(tmp_path / "run") is first  # a second Trainer in the same script
     first.release()
     assert lock_run_dir(tmp_path / "run") is not first
-
-
-def test_a_folder_lock_adds_nothing_to_the_folder_and_refuses_a_second_holder(tmp_path):
-    out = tmp_path / "student"
-    out.mkdir()
-    with folder_lock(out):
-        with pytest.raises(FolderInUse), folder_lock(out):
-            pass
-        assert list(out.iterdir()) == []
 
 
 def _permission_denied(*args, **kwargs):

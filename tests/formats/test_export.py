@@ -65,5 +65,5 @@ def test_an_export_that_fails_mid_write_leaves_the_previous_file_whole(run, tmp_
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(allennlp_format, "write_bilm_weights", full_disk)
-    assert cli(["export", str(run), "--allennlp", str(out), "--force"]) == 2
+    assert cli(["export", str(run), "--allennlp", str(out), "--force"]) != 0
     assert (out / "weights.hdf5").read_bytes() == before
