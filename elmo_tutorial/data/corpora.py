@@ -1,12 +1,9 @@
 """Reading running text for language modelling: lists of tokenized sentences.
 
-This is the reading end of the data stack. The registry (:mod:`elmo_tutorial.data.registry`) says
-what each dataset is and where it lives (offline directory ``ELMO_TUTORIAL_DATA`` first, then the
-download cache); :mod:`elmo_tutorial.data.downloads` fetches and verifies the bytes; the readers
-here turn the files into sentences. A reader never downloads: a missing dataset raises
-:class:`~elmo_tutorial.data.downloads.DatasetNotAvailable` saying how to get it
-(``elmo-tutorial data download NAME``, or ``ELMO_TUTORIAL_DATA``). Labelled data (POS tags,
-named entities, word senses) is read by :mod:`elmo_tutorial.data.annotated`; the corpus shipped with
+The readers find a dataset through the registry (:mod:`elmo_tutorial.data.registry`: the
+offline folder ``ELMO_TUTORIAL_DATA`` first, then the download cache) and never download: a
+missing dataset raises :class:`~elmo_tutorial.data.downloads.DatasetNotAvailable` saying how to
+get it. Labelled data is read by :mod:`elmo_tutorial.data.annotated`; the corpus shipped with
 the package by :mod:`elmo_tutorial.data.sense_corpus`.
 
 - ``load_sentences(corpus, split)`` → ``[tokens, ...]`` of a training corpus, by its config name
@@ -16,9 +13,8 @@ the package by :mod:`elmo_tutorial.data.sense_corpus`.
 - ``nltk_corpus(name)`` → the nltk corpus reader (``brown``, ``wordnet``, ...)
 - ``ensure_nltk(*names)``: a notebook's first data cell; downloads only what is missing
 
-Splits are called ``"train"``, ``"valid"`` and ``"test"`` everywhere (``"dev"`` and
-``"validation"`` are accepted as ``"valid"``; see
-:func:`~elmo_tutorial.data.registry.normalize_split`).
+Splits are ``"train"``, ``"valid"`` and ``"test"`` everywhere (``"dev"`` and ``"validation"``
+mean ``"valid"``: :func:`~elmo_tutorial.data.registry.normalize_split`).
 """
 
 from __future__ import annotations

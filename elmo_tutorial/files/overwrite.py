@@ -40,11 +40,6 @@ class InsideAnotherRun(ValueError):
     files."""
 
 
-def _size(path: Path) -> int:
-    files = [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]
-    return sum(p.stat().st_size for p in files)
-
-
 def _names(paths: list[Path], limit: int = 6) -> str:
     names = [p.name + ("/" if p.is_dir() else "") for p in paths]
     return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit
@@ -68,7 +63,7 @@ def describe_run(run_dir: str | Path) -> str | None:
     """What a run directory holds, in words; ``None`` if it holds none of a run's files.
 
     Example: ``"4 steps trained, 2 checkpoints, model.safetensors, log.jsonl, loss.png,
-    config.json, vocab.txt; 1.2 MB"``.
+    config.json, vocab.txt"``.
     """
     run_dir = Path(run_dir)
     present = [run_dir / name for name in RUN_FILES if (run_dir / name).exists()]
@@ -78,9 +73,7 @@ def describe_run(run_dir: str | Path) -> str | None:
              if (m := re.fullmatch(r"step_(\d+)", p.name))]
     parts = [f"{max(steps)} steps trained, {len(steps)} checkpoint{'s' * (len(steps) != 1)}"
              if steps else "no checkpoint"]
-    parts += [p.name for p in present if p.name != "checkpoints"]
-    megabytes = sum(_size(p) for p in present) / 1e6
-    return f"{', '.join(parts)}; {megabytes:.1f} MB"
+    return ", ".join(parts + [p.name for p in present if p.name != "checkpoints"])
 
 
 def check_fresh_run_dir(run_dir: str | Path, force: bool, resumable: bool = True,
@@ -131,7 +124,7 @@ def _holds_weights(folder: Path) -> bool:
     return (folder / "model.safetensors").exists() or any(folder.glob("checkpoints/step_*"))
 
 
-def is_run_config(path: Path) -> bool:
+def _is_run_config(path: Path) -> bool:
     """Whether ``path`` is the ``config.json`` of a run of this package: a JSON object with
     the ``"model"`` and ``"train"`` tables that :func:`~elmo_tutorial.model.run_dir.
     write_run_config` writes."""
@@ -152,7 +145,7 @@ def _files_of_no_run(run_dir: Path) -> tuple[list[Path], str]:
                or (run_dir / name).is_file() and (run_dir / name).stat().st_size > 0]
     if not present:
         return [], ""
-    if not is_run_config(run_dir / "config.json"):
+    if not _is_run_config(run_dir / "config.json"):
         return present, "there is no config.json of a run of this package that they belong to"
     vocab = run_dir / "vocab.txt"
     digest = json.loads((run_dir / "config.json").read_bytes()).get("vocab_sha256")
@@ -244,5 +237,5 @@ def write_new_file(path: str | Path, write, force: bool) -> Path:
 
 __all__ = ["WouldOverwrite", "InsideAnotherRun", "RUN_FILES", "check_not_a_file",
            "check_outside_runs", "describe_run", "enclosing_run", "check_fresh_run_dir",
-           "is_run_config", "remove_run", "check_output_folder", "check_new_files",
+           "remove_run", "check_output_folder", "check_new_files",
            "write_new_file"]

@@ -17,7 +17,6 @@ from elmo_tutorial.files.overwrite import (
     check_fresh_run_dir,
     check_output_folder,
     enclosing_run,
-    is_run_config,
 )
 from elmo_tutorial.model.run_dir import shipped_model
 
@@ -98,13 +97,6 @@ def test_force_keeps_another_tools_model_in_the_folder(tmp_path, capsys):
         line = one_line(capsys.readouterr().err)
         assert "model.safetensors" in line and "not a run's" in line, line
         assert snapshot(tmp_path) == before, "another tool's model was changed"
-
-
-def test_force_replaces_a_run_of_this_package_and_says_so(run_copy, capsys):
-    assert cli(["train", "--out", str(run_copy), *MICRO_CLI, "--max_steps=2", "--force"]) == 0
-    assert "replacing the run it held" in capsys.readouterr().err
-    assert is_run_config(run_copy / "config.json")
-    assert sorted(p.name for p in (run_copy / "checkpoints").glob("step_*")) == ["step_000002"]
 
 
 def test_empty_files_under_a_runs_names_hold_nothing_to_lose(tmp_path):
