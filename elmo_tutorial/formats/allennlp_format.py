@@ -105,13 +105,7 @@ def load_allennlp(options_file: str | Path, weight_file: str | Path, **elmo_kwar
     # wrong options.json must not allocate gigabytes of parameters the file cannot fill
     state = read_bilm_weights(weight_file, config)
     model = ELMo(config, **elmo_kwargs)
-    expected = set(model.bilm.state_dict())
-    if set(state) != expected:  # a mismatch here is a bug in this file, not in the user's data
-        raise RuntimeError(
-            f"weight names do not match the model: missing {sorted(expected - set(state))}, "
-            f"unexpected {sorted(set(state) - expected)}"
-        )
-    model.bilm.load_state_dict(state)
+    model.bilm.load_state_dict(state)  # strict: every name, which read_bilm_weights gives
     return model.eval()
 
 
@@ -162,7 +156,8 @@ def save_allennlp(model, options_file: str | Path, weight_file: str | Path) -> N
 
     Args:
         model: an ``ELMo`` (anything with ``config`` and a ``bilm`` ``BidirectionalLM`` works).
-        options_file, weight_file: paths to write; parent folders are created.
+        options_file, weight_file: paths to write (each atomically); parent folders are
+            created.
     """
     bilm = model.bilm
     config = replace(model.config, vocab_size=0)
@@ -174,8 +169,6 @@ def save_allennlp(model, options_file: str | Path, weight_file: str | Path) -> N
     options = config.to_options()
     options["lstm"].setdefault("cell_clip", None)
     options["lstm"].setdefault("proj_clip", None)
-    for path in (options_file, weight_file):
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(options_file, json.dumps(options, indent=2))
     state = {name: p for name, p in bilm.state_dict().items() if not name.startswith("softmax.")}
     write_bilm_weights(state, config, weight_file)
