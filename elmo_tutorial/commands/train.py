@@ -45,7 +45,7 @@ Examples:
 """
 
 SETTING = "setting:"  # the prefix of a setting's dest: only the settings given are in args
-GIVEN_AS_OPTIONS = {"model_overrides": "--model.FIELD", "out_dir": "--out"}
+NOT_OPTIONS = {"model_overrides", "out_dir"}  # given as --model.FIELD and as --out
 
 
 def add_arguments(parser) -> None:
@@ -78,7 +78,7 @@ def add_arguments(parser) -> None:
                                (ModelConfig, "model.", "architecture (replaces the preset's)")):
         group = parser.add_argument_group(title)
         for field in fields(cls):
-            if field.name in GIVEN_AS_OPTIONS:
+            if field.name in NOT_OPTIONS:
                 continue
             choices = field.metadata.get("choices")
             example = getattr(tiny if prefix else TrainConfig(), field.name)
@@ -128,7 +128,7 @@ def resolve_config(args):
     if args.out:
         config = apply_overrides(config, {"out_dir": args.out})
     if args.resume and "threads" not in {**from_file, **given}:
-        # The preset's count is not a request: a resumed run keeps its own (run_threads), as
+        # The preset's count is not a request: a resumed run keeps its own, as
         # another count would give other weights.
         config = apply_overrides(config, {"threads": 0})
     return config
