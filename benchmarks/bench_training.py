@@ -25,6 +25,7 @@ table gives the median over the rounds with the range.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import statistics
 import time
@@ -35,7 +36,7 @@ import torch
 from machine import cpu_name, matmul_peak
 from torch.utils.flop_counter import FlopCounterMode
 
-from elmo_tutorial.runtime import available_cores, busy_cores
+from elmo_tutorial.runtime import available_cores
 from elmo_tutorial.training.train import Trainer
 from elmo_tutorial.training.train_config import TrainConfig, apply_overrides
 
@@ -146,7 +147,7 @@ def main() -> None:
             raise SystemExit(f"{short}: fewer than {need} batches in an epoch; fewer --rounds")
         busy = []
         for r in range(args.rounds):
-            busy.append(busy_cores())
+            busy.append(os.getloadavg()[0])  # the one-minute load: the other programs
             for job in jobs[r % len(jobs):] + jobs[: r % len(jobs)]:  # rotate the order
                 run_round(job, args.steps)
             print(f"round {r + 1}: " + ", ".join(
