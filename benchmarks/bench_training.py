@@ -103,7 +103,7 @@ def to_markdown(rows: list[dict], rounds: int, steps: int, busy: list[float]) ->
              f"CPU: {cpu_name()}, {available_cores()} cores, PyTorch {torch.__version__}; "
              f"float32; embedded corpus. {rounds} rounds of {steps} steps per configuration, "
              "interleaved; median (range) over the rounds. Other programs kept about "
-             f"{min(busy):.0f}–{max(busy):.0f} cores busy (tasks ready to run, sampled at "
+             f"{min(busy):.0f}–{max(busy):.0f} cores busy (the one-minute load average at "
              "each round).", "",
              "| preset | params | GFLOP/token | threads | tokens/s | matmul peak GFLOP/s | "
              "MFU |", "|---" * 7 + "|"]
