@@ -84,37 +84,6 @@ def _how_to_get(ds: Dataset) -> str:
     return f"Run `elmo-tutorial data download {ds.name}`, or place the official files {where}."
 
 
-def _fetch(ds: Dataset, force: bool, progress: bool) -> Path:
-    """Make ``ds`` available locally, downloading into the cache if needed; return its folder.
-
-    Raises:
-        DatasetNotAvailable: no verified download is possible, or every URL failed.
-    """
-    found = None if force else _locate(ds)
-    if found is not None:
-        return found
-    if ds.kind == "nltk":
-        return nltk_download(ds.nltk_resource, force, progress)
-    if not ds.verifiable:
-        raise DatasetNotAvailable(f"{ds.name}: refusing an unverified download. {_how_to_get(ds)}")
-    root = cache_dir()
-    for remote in ds.files:
-        folder = root / (ds.folder if ds.kind == "files" else "archives")
-        if force:
-            (folder / remote.name).unlink(missing_ok=True)
-        path = download(remote, folder, progress)
-        if ds.kind == "archive":
-            safe_extract(path, root / ds.extract_into)
-    found = _locate(ds)
-    if found is None:
-        missing = ", ".join(ds.required_paths())
-        raise DatasetNotAvailable(
-            f"{ds.name}: downloaded, but {root / ds.folder} lacks {missing}; the upstream layout "
-            "may have changed. Please report it."
-        )
-    return found
-
-
 # --------------------------------------------------------------------------- by name
 
 
@@ -172,5 +141,31 @@ def locate(name: str) -> Path:
 
 
 def fetch(name: str, force: bool = False, progress: bool = True) -> Path:
-    """Download dataset ``name`` if needed (verified, into the cache); return its directory."""
-    return _fetch(get_dataset(name), force=force, progress=progress)
+    """Dataset ``name``'s local folder, downloaded (verified, into the cache) if needed.
+
+    Raises:
+        DatasetNotAvailable: no verified download is possible, or every URL failed.
+    """
+    ds = get_dataset(name)
+    found = None if force else _locate(ds)
+    if found is not None:
+        return found
+    if ds.kind == "nltk":
+        return nltk_download(ds.nltk_resource, force, progress)
+    if not ds.verifiable:
+        raise DatasetNotAvailable(f"{ds.name}: refusing an unverified download. {_how_to_get(ds)}")
+    root = cache_dir()
+    for remote in ds.files:
+        folder = root / (ds.folder if ds.kind == "files" else "archives")
+        if force:
+            (folder / remote.name).unlink(missing_ok=True)
+        path = download(remote, folder, progress)
+        if ds.kind == "archive":
+            safe_extract(path, root / ds.extract_into)
+    found = _locate(ds)
+    if found is None:
+        raise DatasetNotAvailable(
+            f"{ds.name}: downloaded, but {root / ds.folder} lacks "
+            f"{', '.join(ds.required_paths())}; the upstream layout may have changed. Please "
+            "report it.")
+    return found

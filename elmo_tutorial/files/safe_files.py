@@ -88,11 +88,9 @@ def _write_then_publish(path: Path, write: Callable[[str], object],
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
-    umask = os.umask(0)
-    os.umask(umask)
     try:
         write(tmp)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600: the published file gets the usual
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600: the published file gets the usual
         with open(tmp, "rb+") as f:
             os.fsync(f.fileno())  # on the disk before it has the name
         publish(tmp, path)
@@ -111,23 +109,17 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
 
 
 @contextmanager
-def staged_folder(target: str | Path, replace: bool = False) -> Iterator[Path]:
-    """A new folder beside ``target`` for the ``with`` block to fill; when the block ends
-    without an error it takes the name ``target`` (swapping out an existing ``target`` with
-    ``replace``), else it is removed. A reader never sees half a folder."""
+def staged_folder(target: str | Path) -> Iterator[Path]:
+    """A new folder beside ``target`` (which must not exist) for the ``with`` block to fill;
+    when the block ends without an error it takes the name ``target``, else it is removed. A
+    reader never sees half a folder."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
     try:
         os.chmod(stage, 0o777 & ~_umask())  # mkdtemp makes 0700: the published one the usual
         yield stage
-        if replace and target.exists():
-            old = stage.with_name(stage.name + ".old")
-            os.rename(target, old)
-            os.rename(stage, target)
-            shutil.rmtree(old)
-        else:
-            os.rename(stage, target)
+        os.rename(stage, target)
     finally:
         shutil.rmtree(stage, ignore_errors=True)  # gone already once published
 
