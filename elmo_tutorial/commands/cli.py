@@ -81,11 +81,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     parser = build_parser(command)
     args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        _refuse_unknown(getattr(args, "parser", parser), unknown)
     if command is None:
         parser.print_help()
         return 0
-    if unknown:
-        _refuse_unknown(args.parser, unknown)
     from elmo_tutorial.runtime import stop_signals_interrupt
 
     try:
