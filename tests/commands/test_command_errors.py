@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from elmo_tutorial import commands
-from elmo_tutorial.commands.cli import COMMANDS, build_parser
+from elmo_tutorial.commands.cli import COMMANDS, build_parser, one_line
+from elmo_tutorial.commands.cli import main as cli_main
 
 COMMANDS_DIR = Path(commands.__file__).parent
 
@@ -84,8 +85,6 @@ def test_report_commands_take_json_markdown_and_force_from_one_helper(name):
      "a smaller --batch-size", 1),
 ])
 def test_a_plausible_mistake_is_one_line_and_its_exit_code(error, line, code):
-    from elmo_tutorial.commands.cli import one_line
-
     assert one_line(error) == (line, code)
 
 
@@ -96,10 +95,8 @@ def test_any_other_exception_is_a_bug_and_keeps_its_traceback(bug, monkeypatch):
         raise bug
 
     monkeypatch.setattr("elmo_tutorial.commands.doctor.run", run)
-    from elmo_tutorial.commands.cli import main
-
     with pytest.raises(type(bug)):
-        main(["doctor"])
+        cli_main(["doctor"])
 
 
 def test_an_interruption_says_what_the_command_kept(monkeypatch, capsys):
@@ -107,8 +104,15 @@ def test_an_interruption_says_what_the_command_kept(monkeypatch, capsys):
         raise KeyboardInterrupt("interrupted; the 3 runs finished so far are kept")
 
     monkeypatch.setattr("elmo_tutorial.commands.doctor.run", run)
-    from elmo_tutorial.commands.cli import main
-
-    assert main(["doctor"]) == 130
+    assert cli_main(["doctor"]) == 130
     assert capsys.readouterr().err == ("elmo-tutorial doctor: interrupted; the 3 runs finished "
                                        "so far are kept\n")
+
+
+def test_a_mistyped_command_gets_a_suggestion_not_the_whole_help(capsys):
+    assert cli_main(["evalute", "runs/tiny"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown command 'evalute'; did you mean 'evaluate'?" in err
+    assert len(err.splitlines()) <= 3, "one usage line and the suggestion, not the whole help"
+    assert cli_main(["zzz"]) == 2
+    assert "the commands are doctor, data, train" in capsys.readouterr().err
