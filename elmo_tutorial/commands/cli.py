@@ -30,7 +30,7 @@ from elmo_tutorial.commands import fail
 COMMANDS = {
     "doctor": "Check the environment: versions, device, threads, which datasets are available.",
     "data": "List and download the datasets of the course (checksummed).",
-    "train": "Train a biLM from a preset config (tiny, small, paper, ...) with overrides.",
+    "train": "Train a biLM from a preset config (train --help lists them), with overrides.",
     "evaluate": "Perplexities of a trained run, next to a Kneser-Ney n-gram baseline.",
     "embed": "Print contextual vectors of a sentence from a trained run.",
     "export": "Export a trained run to the official options.json + weights.hdf5 format.",
