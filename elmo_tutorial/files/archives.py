@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 import tarfile
 import zipfile
 from pathlib import Path
@@ -39,9 +40,9 @@ def safe_extract(archive: str | Path, target: str | Path) -> list[str]:
     if zipfile.is_zipfile(archive):
         with zipfile.ZipFile(archive) as zf:
             names = zf.namelist()
-            for name in names:  # "C:/x" and "\\x" are absolute on Windows: refused too
+            for name in names:  # "C:x" and "\\x" are absolute on Windows: refused too
                 dest = (target / name.replace("\\", "/")).resolve()
-                if ":" in name.split("/")[0] or not dest.is_relative_to(target):
+                if re.match(r"[A-Za-z]:", name) or not dest.is_relative_to(target):
                     raise UnsafeArchive(f"archive member {name!r} of {archive} would be written "
                                         f"outside {target}; refusing to extract")
             zf.extractall(target)

@@ -256,7 +256,8 @@ def _tar_with(tmp_path, name: str, link: str | None = None) -> Path:
     return _tar_of(tmp_path, [(name, link)], "evil.tar.gz")
 
 
-@pytest.mark.parametrize("name", ["../escaped.txt", "a/../../escaped.txt", "/tmp/escaped.txt"])
+@pytest.mark.parametrize("name", ["../escaped.txt", "a/../../escaped.txt", "/tmp/escaped.txt",
+                                  "C:/escaped.txt", "\\escaped.txt"])
 def test_zip_members_escaping_the_target_are_refused(tmp_path, name):
     target = tmp_path / "target"
     with pytest.raises(UnsafeArchive):
@@ -280,9 +281,9 @@ def test_tar_symlinks_pointing_out_are_refused(tmp_path, link):
 
 
 def test_safe_extract_extracts_an_ordinary_archive(tmp_path):
-    names = safe_extract(_zip_with(tmp_path, "sub/inner.txt"), tmp_path / "target")
-    assert sorted(names) == ["fine.txt", "sub/inner.txt"]
-    assert (tmp_path / "target" / "sub" / "inner.txt").read_text() == "escaped"
+    names = safe_extract(_zip_with(tmp_path, "sub/notes:v1.txt"), tmp_path / "target")
+    assert sorted(names) == ["fine.txt", "sub/notes:v1.txt"]
+    assert (tmp_path / "target" / "sub" / "notes:v1.txt").read_text() == "escaped"
 
 
 # --------------------------------------------------------------------------- loaders
