@@ -30,22 +30,16 @@ difference's interval covers the test sample as well as the seeds
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import multiprocessing
 import os
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
-from elmo_tutorial.analyses.paired import sentence_bootstrap_std
 from elmo_tutorial.analyses.embedder import Embedder
-from elmo_tutorial.analyses.embedding_cache import model_checksum
-from elmo_tutorial.analyses.paired import PairedDifference
-from elmo_tutorial.data.downloads import cache_dir
+from elmo_tutorial.analyses.paired import PairedDifference, sentence_bootstrap_std
 from elmo_tutorial.runtime import available_cores, progress_bar
 from elmo_tutorial.tasks.bag_of_words import bag_of_words_baseline
 from elmo_tutorial.tasks.registry import PAPER, TASKS, read_task
@@ -64,7 +58,15 @@ from elmo_tutorial.tasks.results import (
     TaskRow,
     VariantTable,
 )
-from elmo_tutorial.tasks.runs import Job, RunStore, task_data_checksum
+from elmo_tutorial.tasks.runs import (
+    FULL,
+    QUICK,
+    Job,
+    RunStore,
+    open_run_store,
+    quality_id,
+    run_store_key,
+)
 from elmo_tutorial.tasks.training import (
     CHAR_FILTERS,
     PROTOCOL,
@@ -74,25 +76,12 @@ from elmo_tutorial.tasks.training import (
     run_variant,
     training_subset,
 )
-from elmo_tutorial.tasks.vectors import word_vectors, word_vectors_recipe
+from elmo_tutorial.tasks.vectors import word_vectors
 from elmo_tutorial.training.workers import pool_worker_start
 
-__all__ = ["FULL", "QUICK", "open_run_store", "paired", "plan", "quality_id", "run",
-           "run_store_key", "summarise", "task_report", "train_arms"]
+__all__ = ["open_run_store", "paired", "plan", "run", "run_store_key", "summarise",
+           "task_report", "train_arms"]
 
-# The full report, five seeds wherever it gives a verdict: Table 1 on the full training sets;
-# Tables 2 and 3 and the quality figure's layer-study task on a fixed random sample of 500
-# training sentences (the same for every arm and seed); Figure 1 with 1 % and 10 % of each
-# training set (another part per seed), its three arms as Table 1's.
-FULL = {"quick": False, "max_sentences": None, "sample": 500, "seeds": (0, 1, 2, 3, 4),
-        "fraction_seeds": (0, 1, 2, 3, 4), "fractions": (0.01, 0.1),
-        "fraction_variants": ("baseline", "layer0", "elmo"), "table2_seeds": (0, 1, 2, 3, 4),
-        "table2_variants": ("top", "lambda1", "layer0"), "protocol": PROTOCOL}
-# A smoke test: 200 sentences per split, two seeds, three epochs at most (runs end at the cap:
-# not converged, not comparable with anything).
-QUICK = {**FULL, "quick": True, "max_sentences": 200, "sample": None, "seeds": (0, 1),
-         "fraction_seeds": (0, 1), "fractions": (0.1,), "table2_seeds": (0, 1),
-         "protocol": {**PROTOCOL, "max_epochs": 3, "hard_cap": 3, "min_updates": 0}}
 PLACES = ("input", "input_output", "output")  # Table 3's variants: where ELMo goes
 TAGGER_PLACES = ("input", "input_output")  # the candidates of step 1 ("output" is shown too)
 
@@ -222,45 +211,46 @@ def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = tu
     resumed = len(store)  # runs an earlier, interrupted invocation kept
     ids = {b: quality_id(b, m) for b, (m, _) in (quality or {}).items()}
     quality = {ids[b]: entry for b, entry in (quality or {}).items()}
-    vectors, index = word_vectors(corpus)
     study = _study(tasks)
-    splits = {}  # (biLM, task, sample) → {split: TaskSplit}
-    for bilm, elmo in {"main": model, **{b: m for b, (m, _) in quality.items()}}.items():
-        embedder = Embedder(elmo)
-        for t in tasks:
-            if bilm == "main":  # the layer-study task on its whole set and on its sample
-                samples = {None, setting["sample"]} if t == study else {None}
-            elif TASKS[t].quality:  # the quality figure: the same data as the main biLM's
-                samples = {setting["sample"]} if t == study else {None}
-            else:
-                continue
-            for sample in samples:
-                splits[(bilm, t, sample)] = prepare_task(t, embedder, index,
-                                                         setting["max_sentences"], sample,
-                                                         progress)
-    state = (splits, vectors, setting["protocol"])
+    models = {"main": model, **{b: m for b, (m, _) in quality.items()}}
+    splits, state = {}, []  # (biLM, task, sample) → {split: TaskSplit}; (splits, vectors, ..)
+
+    def prepared(jobs: list[Job]) -> tuple:
+        """The state of :func:`run` for ``jobs``: only the data of runs the store lacks is
+        embedded (a report written again from its runs file trains and embeds nothing)."""
+        if not state and any(j not in store for j in jobs):
+            state.extend((splits, *word_vectors(corpus), setting["protocol"]))
+        for bilm, t, sample in dict.fromkeys((j.bilm, j.task, j.sample) for j in jobs
+                                             if j not in store):
+            if (bilm, t, sample) not in splits:
+                splits[(bilm, t, sample)] = prepare_task(
+                    t, Embedder(models[bilm]), state[2], setting["max_sentences"], sample,
+                    progress)
+        return (splits, state[1], state[3]) if state else ()
+
     places = {t: ("input",) for t in tasks}  # a classifier's ELMo goes at its input
     tagging = [t for t in tasks if TASKS[t].tagging]
     dev = {}
     if study:  # step 1, beside every run that does not depend on its answer
         step1 = place_jobs(study, setting)
-        free = [j for j in plan(tasks, setting, places, list(quality))
-                if j.variant == "baseline" or not TASKS[j.task].tagging]
-        run(free + step1, store, state, workers, progress)
+        jobs = [j for j in plan(tasks, setting, places, list(quality))
+                if j.variant == "baseline" or not TASKS[j.task].tagging] + step1
+        run(jobs, store, prepared(jobs), workers, progress)
         dev = {v: sum(store[j]["valid"] for j in step1 if j.variant == v) / len(setting["seeds"])
                for v in TAGGER_PLACES}
         places.update({t: VARIANTS[max(TAGGER_PLACES, key=lambda v: dev[v])][0]
                        for t in tagging})
-    run(plan(tasks, setting, places, list(quality)), store, state, workers, progress)
-    facts = {"places": places, "place_dev": dev,
-             "sizes": {t: {k: len(v) for k, v in splits[("main", t, None)].items()}
-                       for t in tasks},
+    jobs = plan(tasks, setting, places, list(quality))
+    run(jobs, store, prepared(jobs), workers, progress)
+    facts = {"places": places, "place_dev": dev, "sizes": {}, "majority": {},
+             "bag_of_words": {},
              "perplexity": {"main": perplexity, **{b: p for b, (_, p) in quality.items()}},
-             "names": {i: b for b, i in ids.items()}, "majority": {}, "bag_of_words": {}}
+             "names": {i: b for b, i in ids.items()}}
     for t in tasks:
+        data = {k: v[:setting["max_sentences"]] for k, v in read_task(t).items()}
+        facts["sizes"][t] = {k: len(v) for k, v in data.items()}
         if TASKS[t].floors:
-            facts["majority"][t] = majority_rate(splits[("main", t, None)]["test"])
-            data = {k: v[:setting["max_sentences"]] for k, v in read_task(t).items()}
+            facts["majority"][t] = majority_rate([label for _, label in data["test"]])
             facts["bag_of_words"][t] = bag_of_words_baseline(data["train"], data["valid"],
                                                              data["test"])
     return summarise(store, tasks, setting, facts, model=name, quick=quick, corpus=corpus,
@@ -393,41 +383,3 @@ def summarise(store: RunStore, tasks: Sequence[str], setting: dict, facts: dict,
         tasks=rows, sample_efficiency=sample_efficiency, weights=weights,
         paper=PaperNumbers.from_dict(PAPER, "paper"), table2=table2, table3=table3,
         quality=quality, convergence=convergence, runs=kept, **about)
-
-
-def quality_id(name: str, elmo) -> str:
-    """How a quality biLM's runs are named: ``name@`` the first 12 hex digits of the sha256 of
-    its architecture and weights (a name alone could be reused by another training)."""
-    return f"{name}@{model_checksum(elmo)[:12]}"
-
-
-def run_store_key(model, corpus: str, quick: bool,
-                  tasks: Sequence[str] = tuple(TASKS)) -> tuple[dict, str]:
-    """What a runs file belongs to: its header, and its file name in the cache.
-
-    The header names everything a run's result depends on: the biLM (the sha256 of its
-    architecture and weights), the recipe of the baseline's static vectors (the sha256 of the
-    text and the settings, not the vectors' bytes, which differ in float rounding each time
-    they are computed), the sha256 of each task's data, the protocol and the setting's
-    subsets. The name is ``{biLM's sha256[:16]}-{the header's sha256[:12]}-{quick|full}.jsonl``.
-    """
-    setting = QUICK if quick else FULL
-    header = {"model": model_checksum(model), "corpus": corpus,
-              "static_vectors": word_vectors_recipe(corpus), "quick": quick,
-              "protocol": setting["protocol"], "sample": setting["sample"],
-              "max_sentences": setting["max_sentences"],
-              "task_data": {t: task_data_checksum(read_task(t)) for t in sorted(set(tasks))}}
-    setup = hashlib.sha256(json.dumps(header, sort_keys=True).encode()).hexdigest()[:12]
-    return header, f"{header['model'][:16]}-{setup}-{'quick' if quick else 'full'}.jsonl"
-
-
-def open_run_store(model, corpus: str, quick: bool, path: str | Path | None = None,
-                   tasks: Sequence[str] = tuple(TASKS)) -> RunStore:
-    """The runs file of ``model`` in the full or ``quick`` setting: ``path``, or the cache's
-    file named by :func:`run_store_key`; the runs it already holds are read back.
-
-    Raises:
-        StoreMismatch: ``path`` holds the runs of another biLM, protocol, corpus or task data.
-    """
-    header, name = run_store_key(model, corpus, quick, tasks)
-    return RunStore(path or cache_dir() / "task_runs" / name, header)

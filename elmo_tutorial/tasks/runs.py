@@ -1,4 +1,6 @@
-"""The task report's runs, one line each, kept as they finish: an interrupted report resumes.
+"""The task report's runs: its settings, each run's name, and the runs file that keeps them.
+
+:data:`FULL` and :data:`QUICK` say which runs the report makes (seeds, samples, fractions).
 
 A :class:`Job` names one training run: task, variant, seed, training fraction, where ELMo goes,
 the training sample and the biLM. A :class:`RunStore` keeps ``job → result`` and, given a path,
@@ -6,13 +8,13 @@ appends each result to a JSON-lines file as soon as it exists (synced: a run kil
 later loses nothing). Opening the file again reads its runs back, so ``elmo-tutorial tasks``
 started again trains only what is missing; a last line cut short by a kill is trained again.
 
-The file's first line says what the runs belong to (the report's ``run_store_key``: the biLM, the
+The file's first line says what the runs belong to (:func:`run_store_key`: the biLM, the
 protocol, the static vectors' recipe, the task data); a store opened with another header
 refuses the file rather than mix runs of two setups, naming what differs.
 
 Example:
     >>> store = RunStore(None, header={"model": "abc"})
-    >>> job = Job("ner", "elmo", seed=0)
+    >>> job = Job("a_task", "elmo", seed=0)
     >>> store.add(job, {"score": 30.0})
     >>> job in store, store[job]["score"], len(store)
     (True, 30.0, 1)
@@ -23,10 +25,32 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-__all__ = ["Job", "RunStore", "StoreMismatch", "task_data_checksum"]
+from elmo_tutorial.analyses.embedding_cache import model_checksum
+from elmo_tutorial.data.downloads import cache_dir
+from elmo_tutorial.tasks.registry import TASKS, read_task
+from elmo_tutorial.tasks.training import PROTOCOL
+from elmo_tutorial.tasks.vectors import word_vectors_recipe
+
+__all__ = ["FULL", "QUICK", "Job", "RunStore", "StoreMismatch", "open_run_store", "quality_id",
+           "run_store_key", "task_data_checksum"]
+
+# The full report, five seeds wherever it gives a verdict: Table 1 on the full training sets;
+# Tables 2 and 3 and the quality figure's layer-study task on a fixed random sample of 500
+# training sentences (the same for every arm and seed); Figure 1 with 1 % and 10 % of each
+# training set (another part per seed), its three arms as Table 1's.
+FULL = {"quick": False, "max_sentences": None, "sample": 500, "seeds": (0, 1, 2, 3, 4),
+        "fraction_seeds": (0, 1, 2, 3, 4), "fractions": (0.01, 0.1),
+        "fraction_variants": ("baseline", "layer0", "elmo"), "table2_seeds": (0, 1, 2, 3, 4),
+        "table2_variants": ("top", "lambda1", "layer0"), "protocol": PROTOCOL}
+# A smoke test: 200 sentences per split, two seeds, three epochs at most (runs end at the cap:
+# not converged, not comparable with anything).
+QUICK = {**FULL, "quick": True, "max_sentences": 200, "sample": None, "seeds": (0, 1),
+         "fraction_seeds": (0, 1), "fractions": (0.1,), "table2_seeds": (0, 1),
+         "protocol": {**PROTOCOL, "max_epochs": 3, "hard_cap": 3, "min_updates": 0}}
 
 
 class Job(NamedTuple):
@@ -122,3 +146,41 @@ def task_data_checksum(data: dict) -> str:
     every token and target in order, so an edit of one label gives another checksum."""
     text = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
+def quality_id(name: str, elmo) -> str:
+    """How a quality biLM's runs are named: ``name@`` the first 12 hex digits of the sha256 of
+    its architecture and weights (a name alone could be reused by another training)."""
+    return f"{name}@{model_checksum(elmo)[:12]}"
+
+
+def run_store_key(model, corpus: str, quick: bool,
+                  tasks: Sequence[str] = tuple(TASKS)) -> tuple[dict, str]:
+    """What a runs file belongs to: its header, and its file name in the cache.
+
+    The header names everything a run's result depends on: the biLM (the sha256 of its
+    architecture and weights), the recipe of the baseline's static vectors (the sha256 of the
+    text and the settings, not the vectors' bytes, which differ in float rounding each time
+    they are computed), the sha256 of each task's data, the protocol and the setting's
+    subsets. The name is ``{biLM's sha256[:16]}-{the header's sha256[:12]}-{quick|full}.jsonl``.
+    """
+    setting = QUICK if quick else FULL
+    header = {"model": model_checksum(model), "corpus": corpus,
+              "static_vectors": word_vectors_recipe(corpus), "quick": quick,
+              "protocol": setting["protocol"], "sample": setting["sample"],
+              "max_sentences": setting["max_sentences"],
+              "task_data": {t: task_data_checksum(read_task(t)) for t in sorted(set(tasks))}}
+    setup = hashlib.sha256(json.dumps(header, sort_keys=True).encode()).hexdigest()[:12]
+    return header, f"{header['model'][:16]}-{setup}-{'quick' if quick else 'full'}.jsonl"
+
+
+def open_run_store(model, corpus: str, quick: bool, path: str | Path | None = None,
+                   tasks: Sequence[str] = tuple(TASKS)) -> RunStore:
+    """The runs file of ``model`` in the full or ``quick`` setting: ``path``, or the cache's
+    file named by :func:`run_store_key`; the runs it already holds are read back.
+
+    Raises:
+        StoreMismatch: ``path`` holds the runs of another biLM, protocol, corpus or task data.
+    """
+    header, name = run_store_key(model, corpus, quick, tasks)
+    return RunStore(path or cache_dir() / "task_runs" / name, header)

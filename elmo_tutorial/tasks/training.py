@@ -29,6 +29,7 @@ them. The variants (``places`` says where ELMo goes: ``("input",)`` or
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -37,8 +38,8 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pad_sequence
 
-from elmo_tutorial.analyses.paired import sentence_counts
 from elmo_tutorial.analyses.embedding_cache import embed_corpus
+from elmo_tutorial.analyses.paired import sentence_counts
 from elmo_tutorial.analyses.probes import sentence_layers
 from elmo_tutorial.analyses.spans import bio_spans, entity_scores
 from elmo_tutorial.analyses.supervised import Fit, fit, length_batches
@@ -344,7 +345,7 @@ def run_variant(splits: dict[str, TaskSplit], vectors: torch.Tensor, variant: st
             "test_counts": counts}
 
 
-def majority_rate(split: TaskSplit) -> float:
-    """The accuracy (percent) of always answering the commonest label of ``split``."""
-    counts = np.bincount([int(t) for t in split.targets])
-    return 100.0 * float(counts.max()) / max(1, len(split))
+def majority_rate(labels: Sequence) -> float:
+    """The accuracy (percent) of always answering the commonest of ``labels``."""
+    counts = Counter(str(label) for label in labels)
+    return 100.0 * float(max(counts.values())) / max(1, len(labels))

@@ -13,10 +13,11 @@ import torch
 from elmo_tutorial.analyses.paired import PairedDifference
 from elmo_tutorial.commands import cli
 from elmo_tutorial.tasks import report as task_report
-from elmo_tutorial.tasks.report import FULL, place_jobs, plan, summarise
+from elmo_tutorial.tasks import runs as task_runs
+from elmo_tutorial.tasks.report import place_jobs, plan, summarise
 from elmo_tutorial.tasks.report_markdown import FIGURES, to_markdown, write_report
 from elmo_tutorial.tasks.results import QualityPoint, TaskReport
-from elmo_tutorial.tasks.runs import Job, RunStore, StoreMismatch
+from elmo_tutorial.tasks.runs import FULL, Job, RunStore, StoreMismatch
 from elmo_tutorial.tasks.vectors import VECTORS_FILE, task_word_vectors, word_vectors
 
 SHIPPED = Path(__file__).resolve().parents[2] / "data" / "models" / "small"
@@ -149,7 +150,8 @@ def test_figure_1_of_the_taggers_alone_mentions_no_majority_class_line():
 
 
 def test_an_interrupted_report_resumes_where_it_stopped(tmp_path, monkeypatch):
-    """Runs kept before a kill are read back; only the missing ones train."""
+    """Runs kept before a kill are read back; only the missing ones train, and a finished
+    report is written again without embedding or training anything."""
     import torch
 
     from elmo_tutorial.tasks.training import TaskSplit
@@ -170,8 +172,9 @@ def test_an_interrupted_report_resumes_where_it_stopped(tmp_path, monkeypatch):
     monkeypatch.setattr(task_report, "prepare_task", fake_split)
     monkeypatch.setattr(task_report, "run_variant", fake_run_variant)
     monkeypatch.setattr(task_report, "word_vectors", lambda corpus: (torch.zeros(3, 2), {}))
-    monkeypatch.setattr(task_report, "word_vectors_recipe", lambda corpus: {"sentences": "t"})
+    monkeypatch.setattr(task_runs, "word_vectors_recipe", lambda corpus: {"sentences": "t"})
     monkeypatch.setattr(task_report, "Embedder", lambda model: None)
+    monkeypatch.setattr(task_report, "read_task", lambda task: TOY_TASK)
     path = tmp_path / "runs.jsonl"
     kw = {"tasks": ("chunking", "ner"), "workers": 1, "progress": False}
     with pytest.raises(KeyboardInterrupt):
@@ -182,6 +185,11 @@ def test_an_interrupted_report_resumes_where_it_stopped(tmp_path, monkeypatch):
     result = task_report.task_report(None, store=RunStore(path, {"m": 1}), **kw)
     total = result.convergence.runs
     assert len(calls) == total - 6 and total == len(RunStore(path, {"m": 1}))
+    # written again from the runs file alone: nothing is embedded, read or trained
+    monkeypatch.setattr(task_report, "prepare_task", lambda *a: pytest.fail("embedded again"))
+    monkeypatch.setattr(task_report, "word_vectors", lambda corpus: pytest.fail("vectors read"))
+    again = task_report.task_report(None, store=RunStore(path, {"m": 1}), **kw)
+    assert again.to_dict()["tasks"] == result.to_dict()["tasks"]
 
 
 def test_write_report_writes_json_markdown_and_the_figures_it_has_data_for(tmp_path):
@@ -230,7 +238,7 @@ def test_tasks_command_given_a_runs_file_it_cannot_resume_says_which_in_one_line
         tmp_path, monkeypatch, capsys):
     """The issue's cases at the command: a header damaged, and a 0-byte file left by a full
     disk (then refused as "another setup (None)"; now started afresh)."""
-    monkeypatch.setattr(task_report, "read_task", lambda task: TOY_TASK)
+    monkeypatch.setattr(task_runs, "read_task", lambda task: TOY_TASK)
     monkeypatch.setattr(task_report, "task_report", lambda model, **kw: _fake_result())
     runs = tmp_path / "runs.jsonl"
     runs.write_text('{"header": {"mod\n' + json.dumps({"job": {}, "result": {}}) + "\n")
@@ -346,9 +354,9 @@ def test_runs_on_static_vectors_of_other_text_are_kept_apart(monkeypatch):
     model = torch.nn.Linear(2, 2)
     paths = []
     for text in ("a" * 64, "b" * 64):
-        monkeypatch.setattr(task_report, "word_vectors_recipe",
+        monkeypatch.setattr(task_runs, "word_vectors_recipe",
                             lambda corpus, text=text: {"corpus": corpus, "sentences": text})
-        monkeypatch.setattr(task_report, "read_task", lambda task: TOY_TASK)
+        monkeypatch.setattr(task_runs, "read_task", lambda task: TOY_TASK)
         paths.append(task_report.open_run_store(model, "english_mix", quick=True).path)
     assert paths[0] != paths[1]
     assert paths[0].parent.name == "task_runs"  # in the cache folder (the test's own)
@@ -364,7 +372,7 @@ def test_the_runs_file_keeps_its_name_when_the_vectors_are_computed_again(monkey
 
     computed = vectors.sparse_static_vectors
     model = torch.nn.Linear(2, 2)
-    monkeypatch.setattr(task_report, "read_task", lambda task: TOY_TASK)
+    monkeypatch.setattr(task_runs, "read_task", lambda task: TOY_TASK)
     names, tables = [], []
     for scale in (1.0, 1.0 + 1e-6):  # the second computation rounds differently
         def rounded_otherwise(*args, scale=scale, **kwargs):
@@ -393,14 +401,14 @@ def test_runs_of_edited_task_data_are_never_resumed_as_these(monkeypatch, tmp_pa
     64.33 resumed where a fresh run gives 67.91): another file by default, and a --runs file
     of the old data is refused, saying that the task data differ."""
     model = torch.nn.Linear(2, 2)
-    monkeypatch.setattr(task_report, "word_vectors_recipe", lambda corpus: {"sentences": "t"})
-    monkeypatch.setattr(task_report, "read_task", lambda task: TOY_TASK)
+    monkeypatch.setattr(task_runs, "word_vectors_recipe", lambda corpus: {"sentences": "t"})
+    monkeypatch.setattr(task_runs, "read_task", lambda task: TOY_TASK)
     old = task_report.open_run_store(model, "english_mix", quick=True)
     old.add(Job("chunking", "elmo", 0), {"score": 64.33})
     explicit = tmp_path / "runs.jsonl"
     task_report.open_run_store(model, "english_mix", True, explicit).add(
         Job("chunking", "elmo", 0), {"score": 64.33})
-    monkeypatch.setattr(task_report, "read_task", edit)
+    monkeypatch.setattr(task_runs, "read_task", edit)
     new = task_report.open_run_store(model, "english_mix", quick=True)
     assert new.path != old.path and len(new) == 0
     with pytest.raises(StoreMismatch, match=r"runs\.jsonl holds runs of another setup \(its "
@@ -416,8 +424,8 @@ def test_runs_of_other_options_or_quality_biLMs_are_kept_apart(monkeypatch):
     from elmo_tutorial.model.config import MODEL_PRESETS
     from elmo_tutorial.model.elmo import ELMo
 
-    monkeypatch.setattr(task_report, "word_vectors_recipe", lambda corpus: {"sentences": "t"})
-    monkeypatch.setattr(task_report, "read_task", lambda task: TOY_TASK)
+    monkeypatch.setattr(task_runs, "word_vectors_recipe", lambda corpus: {"sentences": "t"})
+    monkeypatch.setattr(task_runs, "read_task", lambda task: TOY_TASK)
     torch.manual_seed(0)
     model = ELMo(MODEL_PRESETS["tiny"])
     clipped = ELMo(replace(MODEL_PRESETS["tiny"], cell_clip=1.0))  # another options.json
@@ -440,10 +448,10 @@ def test_the_runs_file_of_a_fixed_biLM_and_setting_keeps_its_name(monkeypatch):
     with torch.no_grad():
         model.weight.copy_(torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
         model.bias.copy_(torch.tensor([0.5, -0.5]))
-    monkeypatch.setattr(task_report, "word_vectors_recipe", lambda corpus: {
+    monkeypatch.setattr(task_runs, "word_vectors_recipe", lambda corpus: {
         "format": 2, "corpus": corpus, "dim": 100, "window": 4, "min_count": 5,
         "sentences": "c8f3" * 16})
-    monkeypatch.setattr(task_report, "read_task", lambda task: TOY_TASK)
+    monkeypatch.setattr(task_runs, "read_task", lambda task: TOY_TASK)
     header, name = task_report.run_store_key(model, "english_mix", quick=True)
     assert name == "0d280d1e70cc0707-b5fcf8d4b042-quick.jsonl"
     assert header["task_data"]["sst5"] == \

@@ -32,7 +32,6 @@ def fake_training(monkeypatch, tmp_path):
     monkeypatch.setattr(task_report, "prepare_task", fake_split)
     monkeypatch.setattr(task_report, "run_variant", fake_run_variant)
     monkeypatch.setattr(task_report, "word_vectors", lambda corpus: (torch.zeros(3, 2), {}))
-    monkeypatch.setattr(task_report, "word_vectors_recipe", lambda corpus: {"sentences": "t"})
     monkeypatch.setattr(task_report, "Embedder", lambda model: None)
     monkeypatch.setattr(task_report, "read_task", lambda task: {"train": [], "valid": [],
                                                                 "test": []})
