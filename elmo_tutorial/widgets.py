@@ -161,9 +161,7 @@ def build_widget(draw: Callable[..., Any], controls: Mapping[str, Control]):
     for w in inputs.values():
         w.observe(redraw, names="value")
     redraw()
-    box = widgets.VBox([*inputs.values(), output])
-    box.redraw = redraw  # for tests and for notebooks that change data behind the controls
-    return box
+    return widgets.VBox([*inputs.values(), output])
 
 
 def _make_input(widgets, name: str, control: Control):
