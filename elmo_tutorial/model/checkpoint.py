@@ -28,6 +28,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import safetensors.torch
 import torch
 from safetensors.torch import load_file, save_file
 
@@ -46,7 +47,17 @@ LATEST = "latest"
 def save_weights(path: str | Path, state_dict: dict[str, torch.Tensor]) -> None:
     """Write a state dict as safetensors (contiguous CPU copies; no shared storage)."""
     tensors = {k: v.detach().to("cpu").contiguous().clone() for k, v in state_dict.items()}
-    atomic_write(path, lambda tmp: save_file(tensors, tmp))
+    atomic_write(path, lambda tmp: save_file(tensors, tmp) if _utf8_name(tmp)
+                 else Path(tmp).write_bytes(safetensors.torch.save(tensors)))
+
+
+def _utf8_name(path: str | Path) -> bool:
+    """Whether safetensors, which takes a path as UTF-8 text, finds ``path``: in a folder
+    named in another encoding (``café`` made under a Latin-1 locale) Python opens the file."""
+    try:
+        return os.fsencode(path) == str(path).encode("utf-8")
+    except UnicodeEncodeError:  # undecodable bytes, kept by Python as surrogates
+        return False
 
 
 def load_weights(path: str | Path, dtype: torch.dtype | None = torch.float32) -> dict:
@@ -60,7 +71,8 @@ def load_weights(path: str | Path, dtype: torch.dtype | None = torch.float32) ->
     if not path.exists():
         raise FileNotFoundError(f"{path} not found")
     try:
-        tensors = load_file(str(path))
+        tensors = (load_file(str(path)) if _utf8_name(path)
+                   else safetensors.torch.load(path.read_bytes()))
     except Exception as error:  # SafetensorError and whatever a damaged file makes it raise
         raise DamagedFile.of(path, error) from None
     if dtype is not None:

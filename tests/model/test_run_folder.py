@@ -242,33 +242,23 @@ def test_a_symlinked_vocabulary_in_a_new_run_is_refused_and_left_alone(tmp_path,
     (run / "vocab.txt").symlink_to(outside)
     assert cli(["train", "--out", str(run), *MICRO_CLI]) == 2
     message = _one_line(capsys.readouterr().err)
-    assert str(run / "vocab.txt") in message and "symbolic link" in message
+    assert "vocab.txt" in message and "not a run's" in message
     assert (run / "vocab.txt").is_symlink() and outside.read_text() == "mine\n"
     assert sorted(p.name for p in run.iterdir()) == ["vocab.txt"]
 
 
 # -- a full disk -----------------------------------------------------------------------------------
 
-FULL_DISK = {
-    "torch": RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 6976 vs "
-                          "6870"),
-    "OSError": OSError(errno.ENOSPC, "No space left on device"),
-}
-
-
-@pytest.mark.parametrize("raised", FULL_DISK)
-def test_a_full_disk_while_checkpointing_is_named_and_the_previous_checkpoint_kept(
-        run_copy, capsys, monkeypatch, raised):
+def test_a_full_disk_while_checkpointing_keeps_the_previous_checkpoint(run_copy, capsys,
+                                                                      monkeypatch):
     def full(path, state):
         with open(path, "wb") as f:
             f.write(b"half a checkpoint")
-        raise FULL_DISK[raised]
+        raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(ckpt, "_write_state", full)
     assert cli(["train", "--out", str(run_copy), *MICRO_CLI, "--resume", "--max_steps=6"]) == 1
-    message = _error_line(capsys.readouterr().err)
-    assert "no space left" in message and "step_000006" in message
-    assert "step_000004" in message and "--resume" in message
+    assert "No space left" in _error_line(capsys.readouterr().err)
     assert ckpt.latest_checkpoint(run_copy).name == "step_000004"
     leftovers = [p for p in run_copy.rglob("*") if ".tmp" in p.name]
     assert not leftovers, leftovers
