@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from elmo_tutorial.commands import at_least
 
@@ -23,6 +24,7 @@ than local word statistics. From Python: elmo_tutorial.training.evaluation.evalu
 Examples:
   elmo-tutorial evaluate runs/tiny
   elmo-tutorial evaluate runs/tiny --split test --json
+  elmo-tutorial evaluate runs/tiny --json results/tiny.json
   elmo-tutorial evaluate runs/small --no-ngram --max-sentences 2000
 """
 
@@ -42,15 +44,22 @@ def add_arguments(parser) -> None:
     parser.add_argument("--device", default="cpu",
                         help="cpu (default), cuda, cuda:N, mps or auto; one this machine lacks "
                              "is an error")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--json", nargs="?", const="-", metavar="PATH",
+                        help="print one JSON object instead of the table; with PATH, print "
+                             "the table and write the JSON there, as the report commands do")
+    parser.add_argument("--force", action="store_true", help="overwrite an existing --json file")
 
 
 def run(args) -> int:
+    from elmo_tutorial.files.overwrite import check_new_files, write_new_file
     from elmo_tutorial.training.evaluation import evaluate_run
 
+    to_file = args.json not in (None, "-")
+    if to_file:  # refused now, not after minutes of scoring
+        check_new_files([args.json], args.force)
     result = evaluate_run(args.run_dir, args.split, args.max_sentences, not args.no_ngram,
                           args.checkpoint, args.device, args.ngram_train_sentences or None)
-    if args.json:
+    if args.json == "-":
         print(json.dumps(result, indent=2))
         return 0
     print(f"{args.run_dir} ({result['weights']}): {result['n_sentences']} {args.split} sentences, "
@@ -63,4 +72,7 @@ def run(args) -> int:
         print(f"{name:<16}{r['fwd_ppl']:>10.2f}{r['bwd_ppl']:>10.2f}{r['avg_ppl']:>10.2f}")
     if result["ngram"]:
         print(f"(the n-gram was fitted on {result['ngram']['train_sentences']} training sentences)")
+    if to_file:
+        text = json.dumps(result, indent=2) + "\n"
+        write_new_file(args.json, lambda tmp: Path(tmp).write_text(text), args.force)
     return 0
