@@ -60,25 +60,21 @@ def _protocol(result: TaskReport) -> list[str]:
         "sentences of similar length, dropout "
         f"{p.dropout} once on the BiLSTM's whole input and once on its whole output, dev "
         "scored after every epoch, "
-        + (f"the learning rate halved after {p.lr_patience} epochs without a better dev "
-           "score (counted from the best epoch or the last halving), "
-           if p.lr_patience else "a constant learning rate, ")
-        + f"stop after {p.patience} epochs without a better dev score, the best epoch's "
-        "weights kept"
-        + ("; epochs before the first dev score above 0 (a tagger that finds no entity yet) "
-           "count towards neither, so no run stops or slows down before it has started (a run "
-           f"that has not started after {p.max_epochs} epochs stops there). "
-           if p.wait_while_zero else ". ")
+        f"the learning rate halved after {p.lr_patience} epochs without a better dev "
+        "score (counted from the best epoch or the last halving), "
+        f"stop after {p.patience} epochs without a better dev score, the best epoch's "
+        "weights kept; epochs before the first dev score above 0 (a tagger that finds no "
+        "entity yet) count towards neither, so no run stops or slows down before it has "
+        f"started (a run that has not started after {p.max_epochs} epochs stops there). "
         + (f"At most {p.hard_cap} dev scores (a smoke test). "
            if p.hard_cap <= p.max_epochs
            else f"The cap of {p.max_epochs} epochs grows by {p.patience} whenever it is "
                 "reached before patience has acted, so no run that has started ends at a cap. ")
         + "Training sets below 100 % use batches of 8, at least "
         f"{p.min_updates:,} updates, and score dev after at least {p.round_updates} "
-        "updates (several passes over a small set count as one epoch above)."
-        + (f" A pass of more than {p.max_round_updates:,} updates (SST-5's phrases) is "
-           f"scored on dev every {p.max_round_updates:,} updates, and each of those counts as "
-           "one epoch above." if p.max_round_updates else ""),
+        "updates (several passes over a small set count as one epoch above). A pass of more "
+        f"than {p.max_round_updates:,} updates (SST-5's phrases) is scored on dev every "
+        f"{p.max_round_updates:,} updates, and each of those counts as one epoch above.",
         "",
         f"**Convergence:** {conv.runs} runs; **{conv.at_cap} ended at a cap**; "
         f"{conv.extended} needed more than {p.max_epochs} epochs; the longest made "

@@ -74,16 +74,11 @@ class Protocol(Record):
     lr: float  # Adam's learning rate
     dropout: float  # on the BiLSTM's whole input and its whole output
     hidden_size: int  # BiLSTM cells per direction
-    # the learning rate is halved after this many epochs without a better dev score (None:
-    # a constant rate, as the reports made before it)
-    lr_patience: int | None = optional()
+    lr_patience: int  # the learning rate halves after this many epochs without a better dev
     # epochs before the first dev score above 0 count towards neither patience nor halving,
     # for at most max_epochs
-    # (None: they counted, as in the reports made before this rule)
-    wait_while_zero: bool | None = optional()
-    # dev is scored at least every this many updates: a longer pass is split into several
-    # "epochs" (only SST-5's phrases; None: once a pass, as the reports made before it)
-    max_round_updates: int | None = optional()
+    wait_while_zero: bool
+    max_round_updates: int  # dev is scored at least this often: a longer pass is several epochs
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,17 @@ def test_the_shipped_report_is_made_of_the_kept_runs():
             assert stored[field] == run["result"][field], (run["job"], field)
 
 
+def test_the_shipped_markdown_is_the_markdown_of_the_shipped_json():
+    """TASKS.md is written from tasks.json alone, which reads back as it was written."""
+    from elmo_tutorial.tasks.report_markdown import to_markdown
+    from elmo_tutorial.tasks.results import TaskReport
+
+    json_text = (shipped_model("small") / "tasks.json").read_text(encoding="utf-8")
+    report = TaskReport.read(shipped_model("small") / "tasks.json")
+    assert report.to_json() == json_text
+    assert to_markdown(report) == (shipped_model("small") / "TASKS.md").read_text(encoding="utf-8")
+
+
 @pytest.mark.slow
 def test_the_runs_files_header_is_the_shipped_biLMs_setup():
     """The header this checkout computes for the shipped biLM (its weights, the recipe of the

@@ -539,16 +539,11 @@ def test_sst5_phrases_run_the_papers_two_arms_and_the_table_shows_no_layer0_ther
 
 
 def test_the_protocol_says_how_a_pass_longer_than_a_round_is_scored():
-    """SST-5's phrases are scored on dev every 2,500 updates; the protocol paragraph says so,
-    and a report made before that rule (no max_round_updates) does not claim it."""
+    """SST-5's phrases are scored on dev every 2,500 updates; the protocol paragraph says so."""
     result = _fake_result()
     assert result.protocol.max_round_updates == 2500
-    text = to_markdown(result)
     assert "A pass of more than 2,500 updates (SST-5's phrases) is scored on dev every 2,500" \
-        in text
-    before = dataclasses.replace(
-        result, protocol=dataclasses.replace(result.protocol, max_round_updates=None))
-    assert "A pass of more than" not in to_markdown(before)
+        in to_markdown(result)
 
 
 def test_the_longest_run_counts_passes_begun_when_an_epoch_is_part_of_a_pass():
