@@ -186,7 +186,7 @@ for ax, name, layer_vectors in zip(axes.flat, NAMES, work, strict=True):
     ax.set_title(f"'work', {name}", fontsize=13)
     ax.set_xticks([])
     ax.set_yticks([])
-    if np.allclose(layer_vectors, layer_vectors[0]):
+    if np.allclose(layer_vectors, layer_vectors[0], atol=1e-5):  # equal to float rounding
         ax.text(0.5, 0.5, "one point:\nthe same vector\nin every sentence", ha="center",
                 va="center", transform=ax.transAxes, fontsize=13)
         continue
@@ -220,7 +220,7 @@ def report(word, vectors, groups):
     off_diagonal = ~np.eye(len(groups), dtype=bool)
     print(f"'{word}': mean cosine (centred) within a group / across groups")
     for name, v in zip(NAMES, vectors, strict=True):
-        if np.allclose(v, v[0]):
+        if np.allclose(v, v[0], atol=1e-5):  # equal up to float rounding
             print(f"  {name:9s} the same vector in every sentence: nothing to compare")
             continue
         sims = centred_cosines(v)
