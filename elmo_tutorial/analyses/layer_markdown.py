@@ -131,11 +131,6 @@ def _same_runs(ladder: dict[str, NerStep], ner: NerScores | None) -> bool:
 
 def _verdict(item: Trend) -> str:
     """What one trend's margin and interval show, as the rest of a sentence."""
-    if item.low is None or item.high is None:  # a report written before intervals
-        sign = ("the same sign as the paper's" if item.reproduced
-                else "**the opposite sign to the paper's**")
-        return (f"{sign} (difference {item.margin:+.2f} points; no interval was computed, so "
-                "this does not show the difference beyond noise).")
     difference = f"difference {item.margin:+.2f} points [{item.low:+.2f}, {item.high:+.2f}]"
     if item.low > 0:
         return f"reproduced ({difference}: the whole interval is above 0)."
@@ -169,14 +164,13 @@ def _ladder_verdict(result: LayerReport) -> str:
 
 def _discussion(result: LayerReport) -> list[str]:
     lines = ["## The paper's trends, and what this model shows of them", ""]
-    if any(item.low is not None for item in result.trends.values()):
-        lines += ["Each difference is in the claim's direction (positive: the paper's way), "
-                  "with its 95 % interval: the difference on the whole test set ± "
-                  f"{Z_95} standard errors, the standard error from {DRAWS:,} resamples of the "
-                  "test items with replacement, the same resample for both layers (WSD: the "
-                  "instances of ALL; POS: the sentences, each drawn sentence with all its "
-                  "tokens). A trend counts as reproduced only when its whole interval is "
-                  "above 0.", ""]
+    lines += ["Each difference is in the claim's direction (positive: the paper's way), "
+              "with its 95 % interval: the difference on the whole test set ± "
+              f"{Z_95} standard errors, the standard error from {DRAWS:,} resamples of the "
+              "test items with replacement, the same resample for both layers (WSD: the "
+              "instances of ALL; POS: the sentences, each drawn sentence with all its "
+              "tokens). A trend counts as reproduced only when its whole interval is "
+              "above 0.", ""]
     for item in result.trends.values():
         lines.append(f"- {item.claim}: {_verdict(item)}")
     wsd_all = result.wsd.get("ALL")

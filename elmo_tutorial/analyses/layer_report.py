@@ -120,54 +120,47 @@ def layer_report(model, *, ner: bool = True, progress: bool = True, name: str = 
 
 
 def trends(wsd: dict[str, WsdScores], pos: dict[str, PosScores],
-           outcomes: dict | None = None) -> dict[str, Trend]:
+           outcomes: Mapping[str, Mapping[str, np.ndarray]]) -> dict[str, Trend]:
     """The paper's two layer trends, checked on a model's WSD and POS scores: what was claimed,
     by how much it holds, and whether beyond the noise of the test sample.
 
     Args:
         wsd, pos: the report's scores.
-        outcomes: per test set (``"ALL"``, ``"ptb"``, ``"upos"``) layers 1 and 2's per-item
-            counts (:func:`item_outcomes`). The margin then gets its 95 % interval: the margin
-            ± 1.96 standard errors of a paired bootstrap over the items
-            (:func:`~elmo_tutorial.analyses.paired.paired_interval`), and the trend
-            is reproduced when the interval's low end is above 0. A test set without outcomes
-            gets no interval, and ``reproduced`` then says only that the sign is the paper's.
+        outcomes: per test set scored (``"ALL"``, ``"ptb"``, ``"upos"``) layers 1 and 2's
+            per-item counts (:func:`item_outcomes`). Each margin gets its 95 % interval: the
+            margin ± 1.96 standard errors of a paired bootstrap over the items
+            (:func:`~elmo_tutorial.analyses.paired.paired_interval`), and the trend is
+            reproduced when the interval's low end is above 0.
 
+    >>> right = lambda n: np.array([[1, 1, 1]] * n + [[0, 1, 1]] * (1000 - n))  # of 1,000
     >>> senses = {"ALL": WsdScores(layer0=50.0, layer1=60.0, layer2=62.5, elmo=61.0,
     ...                            first_sense=64.0)}
     >>> tags = {"ptb": PosScores(layer0=88.0, layer1=90.0, layer2=91.0, most_frequent_tag=85.0)}
-    >>> r = trends(senses, tags)
+    >>> r = trends(senses, tags, {"ALL": {"layer1": right(600), "layer2": right(625)},
+    ...                           "ptb": {"layer1": right(900), "layer2": right(910)}})
     >>> r["wsd_layer2_above_layer1"].reproduced, r["pos_layer1_at_least_layer2"].reproduced
     (True, False)
-    >>> r["wsd_layer2_above_layer1"].low is None       # no outcomes given: no interval
-    True
     """
-    outcomes = outcomes or {}
     out = {}
     wsd_all = wsd.get("ALL")
     if wsd_all:
         out["wsd_layer2_above_layer1"] = _trend(
             "word senses: layer 2 > layer 1 (paper: 69.0 vs 67.4 F1)",
-            wsd_all.layer2 - wsd_all.layer1, outcomes.get("ALL"), "layer2", "layer1")
+            wsd_all.layer2 - wsd_all.layer1, outcomes["ALL"], "layer2", "layer1")
     for name in POS_SETS:
         scores = pos.get(name)
         if scores:
             key = "pos_layer1_at_least_layer2" + ("" if name == "ptb" else f"_{name}")
             out[key] = _trend(f"POS ({name}): layer 1 ≥ layer 2 (paper, PTB: 97.3 vs 96.8)",
-                              scores.layer1 - scores.layer2, outcomes.get(name), "layer1",
-                              "layer2", at_least=True)
+                              scores.layer1 - scores.layer2, outcomes[name], "layer1", "layer2")
     return out
 
 
-def _trend(claim: str, margin: float, counts: dict | None, favoured: str, other: str,
-           at_least: bool = False) -> Trend:
+def _trend(claim: str, margin: float, counts: Mapping[str, np.ndarray], favoured: str,
+           other: str) -> Trend:
     """A :class:`Trend` whose margin is ``score(favoured) − score(other)`` (the paper's side is
-    above 0); with ``counts`` (layer → per-item counts) its interval decides ``reproduced``.
-    Without, only the sign does, as in the reports written before intervals: a margin of 0
-    counts for an "at least" claim (``at_least``)."""
-    if counts is None:
-        return Trend(claim=claim, reproduced=margin > 0 or (at_least and margin == 0),
-                     margin=round(margin, 2))
+    above 0), ``reproduced`` when its interval, from ``counts`` (layer → per-item counts),
+    lies above 0."""
     difference, low, high = paired_interval(counts[other], counts[favoured])
     # The scores in the tables are rounded to 0.01 each: outcomes of the same run agree to that.
     if abs(difference - margin) > 0.02:

@@ -111,15 +111,14 @@ class Trend(Record):
     """One of the paper's layer trends, checked on this model's numbers.
 
     The interval is 95 %, from a paired bootstrap over the test items
-    (:mod:`~elmo_tutorial.analyses.layer_report`). A report written before intervals were
-    computed has none; its ``reproduced`` says only that the margin has the paper's sign.
+    (:mod:`~elmo_tutorial.analyses.layer_report`).
     """
 
     claim: str  # what the paper found, in words
     reproduced: bool  # the whole interval lies on the paper's side of 0 (low > 0)
     margin: float  # by how many points, in the claim's direction (negative: the other way)
-    low: float | None = optional()  # the margin's 95 % interval (None: none was computed)
-    high: float | None = optional()
+    low: float  # the margin's 95 % interval
+    high: float
 
 
 @dataclass(frozen=True)

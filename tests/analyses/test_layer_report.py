@@ -20,7 +20,6 @@ from elmo_tutorial.analyses.layer_results import (
     NerScores,
     PosScores,
     TaggerScores,
-    Trend,
     WsdScores,
 )
 from elmo_tutorial.analyses.paired import paired_interval, scores_from_counts
@@ -38,9 +37,15 @@ def _fixture_dir() -> Path:
     return path
 
 
+def _right_of_1000(score: float) -> np.ndarray:
+    """Per-item counts of 1,000 items, the first ``10 · score`` of them right: ``(1000, 3)``."""
+    return _instances(np.arange(1000) < round(10 * score))
+
+
 def _fake_result(layer1=60.0, layer2=62.0, pos1=95.0, pos2=94.0,
                  ner_f1=(30.0, 20.0, 5.0)) -> LayerReport:
-    """A report of one NER seed (F1 of the mix, layer 0, word types), trends from the numbers."""
+    """A report of one NER seed (F1 of the mix, layer 0, word types), trends from the numbers
+    (on 1,000 test items each)."""
     wsd = {name: WsdScores(layer0=55.0, layer1=layer1, layer2=layer2, elmo=61.0,
                            first_sense=63.0) for name in layer_report.WSD_SETS}
     pos = {name: PosScores(layer0=90.0, layer1=pos1, layer2=pos2, most_frequent_tag=85.0)
@@ -50,8 +55,12 @@ def _fake_result(layer1=60.0, layer2=62.0, pos1=95.0, pos2=94.0,
                     gamma=1.3, **inputs, std={k: 0.0 for k in inputs},
                     scores={k: TaggerScores(f1, f1, f1, 1, 10, 10, 5, 3)
                             for k, f1 in inputs.items()})
+    outcomes = {name: {layer: _right_of_1000(getattr(scores[name], layer))
+                       for layer in ("layer1", "layer2")}
+                for scores, name in ((wsd, "ALL"), (pos, "ptb"), (pos, "upos"))}
     return LayerReport(model="fake", quick=False, wsd=wsd, pos=pos, ner={"wnut17": ner},
-                       paper=LayerPaper.from_dict(layer_report.PAPER), trends=trends(wsd, pos))
+                       paper=LayerPaper.from_dict(layer_report.PAPER),
+                       trends=trends(wsd, pos, outcomes))
 
 
 def test_load_model_from_a_run_directory():
@@ -103,7 +112,7 @@ def test_markdown_has_every_table_the_papers_numbers_and_the_verdicts():
     text = to_markdown(result)
     for needle in ("semeval2013", "| ALL |", "69.0", "67.4", "65.9", "97.3", "96.8", "upos",
                    "WNUT-17", "γ = 1.30", "SemEval-2015",
-                   "**the opposite sign to the paper's**", "no interval was computed"):
+                   "**the opposite of the paper's, beyond noise**"):
         assert needle in text, needle
 
 
@@ -352,17 +361,9 @@ def test_the_markdown_says_reproduced_only_when_the_interval_excludes_zero():
            "beyond noise (difference -4.00 points" in text
 
 
-def test_an_interval_survives_the_json_and_an_old_report_still_says_it_has_none():
+def test_an_interval_survives_the_json_and_the_shipped_report_renders_as_shipped():
     report = _report(_layers(2000, 1200, 100, 0), _clustered_tokens([10] * 100))
     again = LayerReport.from_dict(json.loads(report.to_json()))
     assert again == report and again.trends["wsd_layer2_above_layer1"].low == 4.03
-    shipped = json.loads((SHIPPED / "layers.json").read_text(encoding="utf-8"))
-    for trend in shipped["trends"].values():  # as a report written before intervals has them
-        trend.pop("low", None)
-        trend.pop("high", None)
-    old = LayerReport.from_dict(shipped)
-    assert all(t.low is None and t.high is None for t in old.trends.values())
-    text = to_markdown(old)
-    assert text.count("no interval was computed") == len(old.trends) >= 3
-    assert "standard errors" not in text and "reproduced (" not in text
-    assert Trend.from_dict({"claim": "c", "reproduced": True, "margin": 0.3}).high is None
+    shipped = LayerReport.read(SHIPPED / "layers.json")
+    assert to_markdown(shipped) == (SHIPPED / "LAYERS.md").read_text(encoding="utf-8")
