@@ -260,3 +260,19 @@ def test_every_slide_of_the_course_is_in_its_deck(path):
     sections = _Sections()
     sections.feed(page)
     assert sections.subslides == starts, "one section for each slide and each below it"
+
+
+def test_make_slides_writes_one_deck_per_notebook(tmp_path, capsys):
+    from elmo_tutorial.course.material import main
+
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    for name in ("00_static_vs_contextual.ipynb", "01_layer_norm.ipynb"):
+        (notebooks / name).write_bytes((NOTEBOOKS / name).read_bytes())
+    out = tmp_path / "slides"
+    assert main(["slides", str(out), "--notebooks", str(notebooks),
+                 "--reveal-prefix", "reveal.js"]) == 0
+    assert sorted(p.name for p in out.glob("*.html")) == [
+        "00_static_vs_contextual.slides.html", "01_layer_norm.slides.html"]
+    assert 'src="reveal.js/dist/reveal.js"' in (out / "01_layer_norm.slides.html").read_text()
+    assert "wrote 2 reveal.js decks" in capsys.readouterr().out
