@@ -11,7 +11,7 @@ machine's load hits them alike; ``--every N`` takes every N-th sentence:
 - **model**: length-sorted batches of 64 through ``ELMo.layers(batch_to_ids(batch))``, the
   model's own forward with its fast modules (``fast.speed_up``: the character CNN on each
   batch's distinct tokens), one direction after the other;
-- **embedder, sequential**: ``Embedder(parallel_directions=False).embed_sentences``: the
+- **embedder, sequential**: ``Embedder(model).embed_sentences``: the
   token table, LSTM directions one after the other on all threads;
 - **embedder**: ``Embedder.embed_sentences`` as shipped (both directions at once).
 
@@ -70,7 +70,7 @@ def main() -> None:
     n_tokens = sum(map(len, subset))
     jobs = {
         "model": lambda: plain_model(model, subset),
-        "embedder, sequential": lambda: Embedder(model, parallel_directions=False)
+        "embedder, sequential": lambda: Embedder(model)
         .embed_sentences(subset),
         "embedder": lambda: Embedder(model).embed_sentences(subset),
     }

@@ -78,7 +78,7 @@ def main() -> None:
     profile = cProfile.Profile()
     with tempfile.TemporaryDirectory() as folder:
         profile.enable()
-        embed_corpus(Embedder(model, parallel_directions=False), corpus, "semcor",
+        embed_corpus(Embedder(model), corpus, "semcor",
                      progress=False, directory=folder)
         profile.disable()
     totals = defaultdict(float)
@@ -90,7 +90,7 @@ def main() -> None:
     print("| stage | CPU s (profiled) | share |\n|---|---:|---:|")
     for stage in sorted(totals, key=totals.get, reverse=True):
         print(f"| {stage} | {totals[stage]:.1f} | {totals[stage] / total:.1%} |")
-    embedder = Embedder(model, parallel_directions=False)
+    embedder = Embedder(model)
     batch = sorted(corpus, key=len)[len(corpus) // 2 :][:64]
     times = {torch.float32: [], torch.float16: []}
     for _ in range(7):

@@ -33,7 +33,7 @@ import torch  # noqa: E402
 
 import elmo_tutorial  # noqa: E402
 from elmo_tutorial.model import batching  # noqa: E402
-from elmo_tutorial.training import train, train_setup  # noqa: E402
+from elmo_tutorial.training import train  # noqa: E402
 from elmo_tutorial.training.train_config import TrainConfig, apply_overrides  # noqa: E402
 
 WALL, CPU = defaultdict(float), defaultdict(float)
@@ -77,7 +77,7 @@ def instrument() -> None:
     wrap(train.Trainer, "evaluate", "evaluation")
     wrap(train.Trainer, "save_checkpoint", "checkpoints")
     wrap(train.Trainer, "finish", "final weights + plot")
-    wrap(train_setup, "make_optimizer", "set-up: optimiser")
+    wrap(train.Trainer, "_build_model", "set-up: model + optimiser")
     wrap(torch.nn.utils, "clip_grad_norm_", "clipping + optimiser")
     wrap(torch.optim.Adam, "step", "clipping + optimiser")
     from elmo_tutorial.fast.char_cnn import FastCharCNN
@@ -87,10 +87,6 @@ def instrument() -> None:
     wrap(FastCharCNN, "forward", "character CNN (forward)")  # its own forward, after speed_up
     wrap(lstm.LSTMStack, "forward", "LSTM stacks (forward)")
     wrap(softmax.Softmax, "forward", "softmax (forward)")
-    with contextlib.suppress(ImportError):  # the directions in two threads, where it exists
-        from elmo_tutorial.fast.direction_threads import DirectionThreads
-
-        wrap(DirectionThreads, "nll", "LSTM stacks + softmax (forward)")
 
 
 def main() -> None:

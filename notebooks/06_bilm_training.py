@@ -347,23 +347,16 @@ print(f"{trainer.step} of {trainer.total_steps} steps done in {time.perf_counter
 # temporary name and renamed into place, so a crash never leaves half a checkpoint.
 #
 # **Same seed, same bits.** Every random draw of a step (the dropout masks, the sampled
-# softmax's candidates) comes from a generator of its own *stream*: `"input"` for the token
-# vectors that both directions read, `"forward"` and `"backward"` for everything inside one
-# direction. `step_generators` seeds each from the run's seed, the step and the stream's name.
-# A resumed run therefore draws exactly what the uninterrupted run drew, and the two directions
-# can run at once in two threads (notebook 11) without their draws depending on which thread
-# gets there first.
+# softmax's candidates) comes from PyTorch's one global generator, which the trainer seeds once,
+# at the start. Each checkpoint keeps that generator's state (and NumPy's and Python's), and
+# `--resume` restores it, so a resumed run draws exactly what the uninterrupted run drew.
 
 # %%
-from elmo_tutorial.model.dropout import dropout, step_generators
-
-units = torch.ones(2, 6)
-masks = {name: dropout(units, 0.5, True, step_generators(cfg.seed, 3)[name])
-         for name in ("forward", "backward")}
-again = dropout(units, 0.5, True, step_generators(cfg.seed, 3)["forward"])
-print("step 3, forward stream, drawn twice: the same mask ->", torch.equal(masks["forward"], again))
-print("forward and backward streams of one step differ ->",
-      not torch.equal(masks["forward"], masks["backward"]))
+drop, units = torch.nn.Dropout(0.5), torch.ones(2, 6)  # a module in training mode
+saved = torch.get_rng_state()  # what a checkpoint keeps
+mask = drop(units)
+torch.set_rng_state(saved)  # what --resume restores
+print("the generator restored, the same mask again ->", torch.equal(mask, drop(units)))
 
 # %%
 print(sorted(p.name for p in run_dir.iterdir()))

@@ -724,9 +724,6 @@ plt.show()
 #   *Exact:* the same products, transposed.
 # - `nn.Dropout` → `FastDropout`: the mask from `rand_like(x) >= p`. *Exact in distribution:*
 #   each unit kept with probability 1 - p (other masks than `nn.Dropout`'s for one seed).
-# - the LM's two directions → `fast.direction_threads`: forward and backward LM in two CPU
-#   threads. *Exact:* each direction's operations are unchanged, and a sum of two gradients
-#   does not depend on their order.
 #
 # Equal first, then faster: a clipping biLM (the faithful loop, like the official weights), a
 # copy of it made fast, the same 64 sentences through both.
@@ -791,10 +788,9 @@ with torch.no_grad():
 # shorter than 50 characters, and the plain module convolves every padded position too. The
 # column-major LSTM loop gains least, from nothing to a few tens of percent, and the cheaper
 # dropout mask two to four times. The whole encoder gains less than its character CNN, because the
-# LSTMs, which gain little, take a larger part of its time once the CNN is fast. The two
-# directions in two threads pay off in training, where the trainer uses them with dropout too:
-# each direction draws its masks from a generator of its own stream (notebook 06), so no draw
-# depends on which thread gets there first;
+# LSTMs, which gain little, take a larger part of its time once the CNN is fast. Running the
+# two directions at once, one thread each, was tried and removed: it gained 1.1× on a quiet
+# machine and lost on a busy one, and a fast path must earn 1.2× on a whole command;
 # `benchmarks/RESULTS.md` measures every trick on one machine, and `tests/fast/` proves each fast
 # module equal to its plain twin, down to float64 rounding.
 #
@@ -816,8 +812,8 @@ with torch.no_grad():
 #   epochs that took bilm-tf two weeks on 3 GTX 1080s and ended at perplexity 39.7 (Sec. 3.4).
 #   Our trainer, measured on one H100, would take 6.6 days, using 1 % of its arithmetic.
 # - The package runs fast versions of the plain modules (`elmo_tutorial/fast/`: distinct tokens,
-#   length groups, convolutions as one product, column-major products, cheaper dropout, a thread
-#   per direction), switched on in one place, `fast.speed_up`, with the same parameters and
+#   length groups, convolutions as one product, column-major products, cheaper dropout),
+#   switched on in one place, `fast.speed_up`, with the same parameters and
 #   proven equal by tests: the model you read is the model that runs.
 # - Further: Peters et al. (2018), Sec. 3 (the biLM and ELMo), Sec. 3.4 (the pre-trained
 #   model and its training), Appendix A.1 (fine-tuning the biLM on task data) and A.2-A.8 (γ and

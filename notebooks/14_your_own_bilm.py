@@ -69,7 +69,6 @@ from elmo_tutorial.data.annotated import treebank_pos
 from elmo_tutorial.model.char_cnn import CharCNN
 from elmo_tutorial.model.chars import check_char_ids
 from elmo_tutorial.model.checkpoint import latest_checkpoint
-from elmo_tutorial.model.dropout import Dropout
 from elmo_tutorial.model.lm import LMOutput
 from elmo_tutorial.model.lstm import LSTMStack
 from elmo_tutorial.model.run_dir import shipped_model
@@ -100,7 +99,7 @@ device = setup_notebook(seed=0)
 #   (04, 05): `(B, T, P)` and the mask → a list of `n_layers` tensors `(B, T, P)`;
 # - `Softmax(P, vocab_size)`, the shared softmax (06): `(B, T, P)` and targets `(B, T)` → the
 #   NLL sum and the number of targets;
-# - `Dropout(p)`, dropout drawing from a caller's random stream (06): `(x, generator)` → `x`.
+# - `nn.Dropout(p)`, dropout (06): `x` → `x` with units zeroed while training.
 #
 # The backward stack (`go_forward=False`) reverses each sentence inside itself, padding
 # included (notebook 05), so both stacks read the same embeddings. A batch from
@@ -116,13 +115,12 @@ device = setup_notebook(seed=0)
 #   skip connections and dropout from `config`, a `ModelConfig`), a `softmax` over
 #   `config.vocab_size` words and a `dropout`. The names matter: the trainer saves your
 #   model's weights under them, and `ELMo.from_run` reads them back.
-# - `forward(batch, sampled=False, generators=None)`: the embeddings of `batch.char_ids`,
-#   dropped out with the `"input"` stream; each direction's stack (given its own stream); its
-#   top layer dropped out with that direction's stream; the softmax's NLL sum over its count,
-#   with `sampled=sampled and self.training` and that direction's stream. Return
+# - `forward(batch, sampled=False)`: the embeddings of `batch.char_ids`, dropped out once for
+#   both directions; then per direction, forward first: its stack, its top layer dropped out,
+#   the softmax's NLL sum over its count, with `sampled=sampled and self.training`. Return
 #   `LMOutput(loss, forward_nll, backward_nll, n_tokens)`, the loss being the two means added.
-#   `generators` is a dict `{"input": …, "forward": …, "backward": …}` or `None` (then use
-#   `generators or {}` and `.get`).
+#   (The check draws the same random numbers for both models, so the order of the draws
+#   matters: the one above.)
 #
 # The check builds your model and `BidirectionalLM` with the same weights and compares their
 # losses in evaluation, with dropout and with the sampled softmax.
@@ -141,22 +139,19 @@ class MyBiLM(nn.Module):
                               go_forward=direction == "forward", dropout=config.dropout)
             self.add_module(f"{direction}_lstm", stack)
         self.softmax = Softmax(P, config.vocab_size)  # shared by both directions
-        self.dropout = Dropout(config.dropout)
+        self.dropout = nn.Dropout(config.dropout)
         # END SOLUTION
 
-    def forward(self, batch, sampled=False, generators=None):
+    def forward(self, batch, sampled=False):
         # BEGIN SOLUTION
-        streams = generators or {}
         mask = check_char_ids(batch.char_ids)  # (B, T)
-        x = self.dropout(self.char_cnn(batch.char_ids), streams.get("input"))  # (B, T, P)
+        x = self.dropout(self.char_cnn(batch.char_ids))  # (B, T, P)
         nll = {}
         for direction in ("forward", "backward"):
             stack = getattr(self, f"{direction}_lstm")
-            top = stack(x, mask, streams.get(direction))[-1]  # (B, T, P)
-            top = self.dropout(top, streams.get(direction))
+            top = self.dropout(stack(x, mask)[-1])  # (B, T, P)
             targets = getattr(batch, f"{direction}_targets")  # (B, T)
-            total, n_tokens = self.softmax(top, targets, sampled=sampled and self.training,
-                                           generator=streams.get(direction))
+            total, n_tokens = self.softmax(top, targets, sampled=sampled and self.training)
             nll[direction] = total / max(n_tokens, 1)
         return LMOutput(nll["forward"] + nll["backward"], nll["forward"], nll["backward"],
                         n_tokens)
@@ -441,8 +436,8 @@ claim(best["shipped small"] > best["yours"],
 # <!-- BEGIN ANSWER -->
 # From step 700, the newest checkpoint (one every 100 steps). It then computes exactly what the
 # uninterrupted run computed: the checkpoint holds the weights, the optimiser's state, the
-# schedule and the position in the epoch, and every random draw of a step comes from streams
-# seeded by the step (notebook 06). Only 30 steps of time are lost.
+# schedule, the position in the epoch and the state of every random generator (notebook 06).
+# Only 30 steps of time are lost.
 # <!-- END ANSWER -->
 #
 # 3. A classmate trains with `vocab_max_size=50000` and reports a held-out perplexity 20 %

@@ -6,7 +6,6 @@ from torch import nn
 
 from elmo_tutorial.model.char_cnn import CharCNN
 from elmo_tutorial.model.chars import check_char_ids
-from elmo_tutorial.model.dropout import Dropout
 from elmo_tutorial.model.lm import BidirectionalLM, LMOutput
 from elmo_tutorial.model.lstm import LSTMStack
 from elmo_tutorial.model.softmax import Softmax
@@ -24,19 +23,17 @@ class AssembledBiLM(nn.Module):
                               go_forward=direction == "forward", dropout=config.dropout)
             self.add_module(f"{direction}_lstm", stack)
         self.softmax = Softmax(P, config.vocab_size)
-        self.dropout = Dropout(config.dropout)
+        self.dropout = nn.Dropout(config.dropout)
 
-    def forward(self, batch, sampled=False, generators=None):
-        gens = generators or {}
+    def forward(self, batch, sampled=False):
         mask = check_char_ids(batch.char_ids)
-        x = self.dropout(self.char_cnn(batch.char_ids), gens.get("input"))
+        x = self.dropout(self.char_cnn(batch.char_ids))
         nll, count = {}, 0
         for direction in ("forward", "backward"):
-            layers = getattr(self, f"{direction}_lstm")(x, mask, gens.get(direction))
-            top = self.dropout(layers[-1], gens.get(direction))
+            layers = getattr(self, f"{direction}_lstm")(x, mask)
+            top = self.dropout(layers[-1])
             targets = getattr(batch, f"{direction}_targets")
-            total, count = self.softmax(top, targets, sampled=sampled and self.training,
-                                        generator=gens.get(direction))
+            total, count = self.softmax(top, targets, sampled=sampled and self.training)
             nll[direction] = total / max(count, 1)
         return LMOutput(nll["forward"] + nll["backward"], nll["forward"], nll["backward"], count)
 
@@ -51,5 +48,5 @@ class WrappedBiLM(nn.Module):
             self.add_module(name, module)
         self._forward = inner.forward
 
-    def forward(self, batch, sampled=False, generators=None):
-        return self._forward(batch, sampled=sampled, generators=generators)
+    def forward(self, batch, sampled=False):
+        return self._forward(batch, sampled=sampled)

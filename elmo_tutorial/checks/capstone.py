@@ -9,10 +9,9 @@ import torch
 from elmo_tutorial.checks._core import CheckFailed, assert_close, check, forbidding, passed
 from elmo_tutorial.model.batching import make_lm_batch
 from elmo_tutorial.model.config import MODEL_PRESETS
-from elmo_tutorial.model.dropout import step_generators
 from elmo_tutorial.model.lm import BidirectionalLM, _LanguageModel
 from elmo_tutorial.model.vocab import Vocabulary
-from elmo_tutorial.training.train_setup import check_same_parameters
+from elmo_tutorial.training.train import check_same_parameters
 
 __all__ = ["check_bilm_assembly", "check_probe_accuracies"]
 
@@ -30,18 +29,18 @@ def _small_config(vocab_size: int, dropout: float):
 
 
 def _losses(model: torch.nn.Module, batch, train: bool, sampled: bool, seed: int):
-    """The model's output on ``batch``: eval mode, or train mode with a step's generators."""
+    """The model's output on ``batch``: eval mode, or train mode from a seeded generator."""
     model.train(train)
-    generators = step_generators(seed, 7) if train else None
-    return model(batch, sampled=sampled, generators=generators)
+    torch.manual_seed(seed)  # the same masks and candidates for both, drawn in the same order
+    return model(batch, sampled=sampled)
 
 
 def _compare(got, want, train: bool, sampled: bool, dropout: float) -> None:
     """Raise ``CheckFailed`` unless the student's ``LMOutput`` equals the package's."""
     softmax = " and the sampled softmax" if sampled else ""
     when = f"in training, with dropout {dropout}{softmax}" if train else "in evaluation"
-    hint = ("dropout goes on the char CNN's output (the 'input' stream) and on each direction's "
-            "top layer (that direction's stream); pass each LSTM stack its direction's generator"
+    hint = ("dropout goes on the char CNN's output (once, for both directions), then per "
+            "direction, forward first: its LSTM stack, dropout on its top layer, the softmax"
             if train else "the backward stack reads the same embeddings as the forward one; "
                           "each direction's loss is its NLL sum over its count")
     for name in ("loss", "forward_nll", "backward_nll"):
@@ -61,9 +60,9 @@ def check_bilm_assembly(bilm_class: type) -> None:
 
     The check builds it and ``BidirectionalLM`` for a small config, gives both the same
     weights and compares their outputs on a padded batch: evaluation (full softmax), training
-    with dropout (the same random streams), and training with the sampled softmax. Its
-    parameters must have ``BidirectionalLM``'s names and shapes, so that the trainer can save
-    it as a biLM run. Subclassing the package's biLM, or calling its ``forward`` or
+    with dropout (the same masks, drawn in the same order), and training with the sampled
+    softmax. Its parameters must have ``BidirectionalLM``'s names and shapes, so that the
+    trainer can save it as a biLM run. Subclassing the package's biLM, or calling its ``forward`` or
     ``encode``, fails: the exercise is the assembly.
     """
     if isinstance(bilm_class, type) and issubclass(bilm_class, _LanguageModel):

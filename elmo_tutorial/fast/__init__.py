@@ -10,11 +10,10 @@ in ``tests/fast/``:
   matrix product, the highway with vectors as columns;
 * :mod:`~elmo_tutorial.fast.lstm` — the faithful (clipping) LSTMP loop with vectors as columns;
 * :mod:`~elmo_tutorial.fast.dropout` — dropout with the mask drawn by ``rand_like`` (the same
-  distribution, other masks than ``nn.Dropout``'s for one seed);
-* :mod:`~elmo_tutorial.fast.direction_threads` — the forward and the backward LM at once, one
-  CPU thread each, with the same numbers. No module of its own: the trainer calls
-  ``lm_loss_in_threads`` and the ``Embedder`` ``encode_in_threads`` instead of the model's
-  ``forward`` and ``encode_embeddings``.
+  distribution, other masks than ``nn.Dropout``'s for one seed).
+
+Running the two LM directions in two threads was tried and removed: on a 2-core machine shared
+with other work it made training slower, not faster (``benchmarks/RESULTS.md``).
 
 A fast module is a subclass of its plain module that changes *how* ``forward`` computes, never
 *what* it holds: the same parameters under the same names, so state dicts, optimisers and saved

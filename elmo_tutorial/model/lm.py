@@ -9,10 +9,8 @@ maximise the sum of their log likelihoods::
 
 The token representation ``Θ_x`` (the character CNN) and the softmax ``Θ_s`` are shared by both
 directions; each direction has its own LSTM stack. Dropout (bilm-tf: 0.1) is applied to the
-input of every LSTM layer and to the top layer's output, during training only. Its masks (and
-the sampled softmax's candidates) can come from generators the caller owns, one per random
-stream (``model.dropout``): the trainer passes them so that a step draws the same numbers
-whatever runs the directions.
+input of every LSTM layer and to the top layer's output, during training only (``nn.Dropout``,
+its masks drawn from PyTorch's global generator, which the trainer seeds once and checkpoints).
 
 Input sentences already contain ``<S>`` and ``</S>`` (see ``batching.make_lm_batch``); the
 forward LM at position ``t`` predicts the word at ``t+1``, the backward LM the word at ``t-1``.
@@ -23,19 +21,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import torch
 from torch import Tensor, nn
 
 from elmo_tutorial.model.batching import LMBatch
 from elmo_tutorial.model.char_cnn import CharCNN
 from elmo_tutorial.model.chars import check_char_ids
 from elmo_tutorial.model.config import ModelConfig
-from elmo_tutorial.model.dropout import Dropout
 from elmo_tutorial.model.lstm import LSTMStack
 from elmo_tutorial.model.softmax import Softmax
-
-# A training step's random streams: {"input" | direction: its generator} (model.dropout).
-Generators = dict[str, torch.Generator]
 
 
 @dataclass
@@ -87,10 +80,9 @@ class _LanguageModel(nn.Module):
             )
             self.add_module(f"{direction}_lstm", stack)
         self.softmax = Softmax(P, config.vocab_size) if config.vocab_size else None
-        self.dropout = Dropout(config.dropout)
+        self.dropout = nn.Dropout(config.dropout)
 
-    def encode(self, char_ids: Tensor, mask: Tensor | None = None,
-               generators: Generators | None = None) -> dict:
+    def encode(self, char_ids: Tensor, mask: Tensor | None = None) -> dict:
         """Token embeddings and every LSTM layer's outputs for sentences with ``<S> .. </S>``.
 
         Args:
@@ -98,7 +90,6 @@ class _LanguageModel(nn.Module):
                 :func:`~elmo_tutorial.model.chars.check_char_ids`.
             mask: the mask ``check_char_ids`` returned, from a caller that has checked the ids
                 already (``ELMo``); they are then not checked again.
-            generators: the random streams of a training step (:meth:`encode_embeddings`).
 
         Shape:
             - char_ids: ``(B, T, 50)``, 0 at padding.
@@ -109,10 +100,9 @@ class _LanguageModel(nn.Module):
         if mask is None:
             mask = check_char_ids(char_ids)  # (B, T)
         word_emb = self.char_cnn(char_ids)  # (B, T, P)
-        return self.encode_embeddings(word_emb, mask, generators)
+        return self.encode_embeddings(word_emb, mask)
 
-    def encode_embeddings(self, word_emb: Tensor, mask: Tensor,
-                          generators: Generators | None = None) -> dict:
+    def encode_embeddings(self, word_emb: Tensor, mask: Tensor) -> dict:
         """Like :meth:`encode`, from token embeddings computed elsewhere (e.g. remembered).
 
         The token embedding depends on a token's characters only, so a caller that has
@@ -123,28 +113,21 @@ class _LanguageModel(nn.Module):
         Args:
             word_emb: ``(B, T, P)`` token embeddings, ``<S> .. </S>`` included.
             mask: ``(B, T)`` bool, True at real positions (which come first in each row).
-            generators: the random streams of a training step (``"input"``, and one per
-                direction; :func:`~elmo_tutorial.model.dropout.step_generators`), or ``None``
-                for the global generator.
         """
-        gens = generators or {}
-        x = self.dropout(word_emb, gens.get("input"))
+        x = self.dropout(word_emb)  # one mask for the input both directions read
         out = {"word_emb": word_emb, "mask": mask}
-        for direction in self.directions:  # one after the other (fast/: at once)
+        for direction in self.directions:
             stack = getattr(self, f"{direction}_lstm")
-            out[direction] = stack(x, mask, gens.get(direction))  # n_layers × (B, T, P)
+            out[direction] = stack(x, mask)  # n_layers × (B, T, P)
         return out
 
-    def forward(self, batch: LMBatch, sampled: bool = False,
-                generators: Generators | None = None) -> LMOutput:
+    def forward(self, batch: LMBatch, sampled: bool = False) -> LMOutput:
         """Mean next-word (and previous-word) NLL of a batch.
 
         Args:
             batch: an ``LMBatch``; targets equal to -100 never contribute.
             sampled: use the sampled softmax (``softmax.num_samples`` candidates) in training
                 mode; evaluation (``model.eval()``) always uses the full softmax.
-            generators: where each random stream's draws come from (see
-                :meth:`encode_embeddings`); ``None``: the global generator.
         """
         if self.softmax is None:
             raise ValueError(
@@ -152,14 +135,17 @@ class _LanguageModel(nn.Module):
                 "build it with ModelConfig(vocab_size=len(vocab)) to train or evaluate it"
             )
         device = self.softmax.weight.device
-        out = self.encode(batch.char_ids.to(device), generators=generators)
-        gens = generators or {}
+        char_ids = batch.char_ids.to(device)
+        mask = check_char_ids(char_ids)  # (B, T)
+        x = self.dropout(self.char_cnn(char_ids))  # (B, T, P): one mask for both directions
         nll, n_tokens = {}, None
+        # Direction by direction, in the order a student writes it (notebook 14): its LSTM
+        # stack, dropout on its top layer, the softmax. Random draws come in this order.
         for direction in self.directions:
-            top = self.dropout(out[direction][-1], gens.get(direction))  # (B, T, P)
+            top = getattr(self, f"{direction}_lstm")(x, mask)[-1]  # (B, T, P)
+            top = self.dropout(top)
             targets = getattr(batch, f"{direction}_targets").to(device)  # (B, T)
-            nll_sum, n = self.softmax(top, targets, sampled=sampled and self.training,
-                                      generator=gens.get(direction))
+            nll_sum, n = self.softmax(top, targets, sampled=sampled and self.training)
             nll[direction] = nll_sum / max(n, 1)
             n_tokens = n if n_tokens is None else n_tokens
         return LMOutput(
@@ -179,7 +165,7 @@ class BidirectionalLM(_LanguageModel):
 
     Attributes:
         char_cnn: ``CharCNN``; forward_lstm, backward_lstm: ``LSTMStack`` (the latter with
-        ``go_forward=False``); softmax: ``Softmax`` or ``None``; dropout: ``model.dropout.Dropout``.
+        ``go_forward=False``); softmax: ``Softmax`` or ``None``; dropout: ``nn.Dropout``.
 
     Example:
         >>> from elmo_tutorial.model.config import MODEL_PRESETS

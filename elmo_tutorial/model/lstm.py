@@ -26,9 +26,9 @@ from __future__ import annotations
 import warnings
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor, nn
 
-from elmo_tutorial.model.dropout import dropout
 from elmo_tutorial.model.lstmp import lstmp_sequence
 
 
@@ -159,10 +159,7 @@ class LSTMStack(nn.Module):
             getattr(layer, "weight_hr_l0", None), self.cell_clip, self.proj_clip,
         )
 
-    def forward(self, x: Tensor, mask: Tensor,
-                generator: torch.Generator | None = None) -> list[Tensor]:
-        # generator: the direction's random stream for the dropout between layers
-        # (model.dropout; None: the global generator)
+    def forward(self, x: Tensor, mask: Tensor) -> list[Tensor]:
         mask = mask.bool()
         lengths = mask.sum(dim=1)  # (B,)
         steps = torch.arange(x.shape[1], device=mask.device)
@@ -177,7 +174,7 @@ class LSTMStack(nn.Module):
         outputs = []
         for k, layer in enumerate(self.layers):
             if k > 0:
-                x = dropout(x, self.dropout, self.training, generator)
+                x = F.dropout(x, self.dropout, self.training)
             h = self._run_layer(layer, x)  # (B, T, P)
             if k > 0 and self.use_skip_connections:
                 h = h + x

@@ -166,12 +166,9 @@ class Softmax(nn.Module):
         """``log p(v | h)`` for every word: ``(..., P)`` → ``(..., V)``."""
         return F.log_softmax(F.linear(h, self.weight, self.bias), dim=-1)
 
-    def forward(
-        self, h: Tensor, targets: Tensor, sampled: bool = False,
-        generator: torch.Generator | None = None,
-    ) -> tuple[Tensor, int]:
+    def forward(self, h: Tensor, targets: Tensor, sampled: bool = False) -> tuple[Tensor, int]:
         """Summed NLL of ``targets`` and their number; ``sampled`` picks the training shortcut
-        (its candidates drawn with ``generator``, by default the global one)."""
+        (its candidates drawn from PyTorch's global generator)."""
         keep = targets != IGNORE_INDEX  # (...)
         h, targets = h[keep], targets[keep]  # (N, P), (N,): padding costs nothing
         n_tokens = int(targets.numel())
@@ -181,7 +178,7 @@ class Softmax(nn.Module):
                 f"values in [{int(targets.min())}, {int(targets.max())}]"
             )
         if sampled and self.num_samples < self.vocab_size:
-            return self.sampled_nll(h, targets, generator=generator), n_tokens
+            return self.sampled_nll(h, targets), n_tokens
         logits = F.linear(h, self.weight, self.bias)  # (N, V)
         return F.cross_entropy(logits, targets, reduction="sum"), n_tokens
 
@@ -190,7 +187,6 @@ class Softmax(nn.Module):
         h: Tensor,
         targets: Tensor,
         candidates: tuple[Tensor, int] | None = None,
-        generator: torch.Generator | None = None,
     ) -> Tensor:
         """Summed sampled-softmax loss, ``tf.nn.sampled_softmax_loss`` semantics.
 
@@ -198,10 +194,9 @@ class Softmax(nn.Module):
             h: ``(N, P)``; targets: ``(N,)`` word ids (no ``-100`` here).
             candidates: ``(ids, num_tries)`` from :func:`sample_log_uniform`; drawn afresh
                 (``self.num_samples`` of them) when ``None``. One set serves the whole batch.
-            generator: random generator for the draw.
         """
         if candidates is None:
-            candidates = sample_log_uniform(self.num_samples, self.vocab_size, generator)
+            candidates = sample_log_uniform(self.num_samples, self.vocab_size)
         ids, num_tries = candidates
         ids = ids.to(self.weight.device)
         count = len(ids)

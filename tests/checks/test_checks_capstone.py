@@ -31,14 +31,15 @@ class _Renamed(AssembledBiLM):
         self.cnn = self.char_cnn
         del self.char_cnn
 
-    def forward(self, batch, sampled=False, generators=None):
+    def forward(self, batch, sampled=False):
         self.char_cnn = self.cnn
-        return super().forward(batch, sampled, generators)
+        return super().forward(batch, sampled)
 
 
 class _NoDropout(AssembledBiLM):
-    def forward(self, batch, sampled=False, generators=None):
-        return super().forward(batch, sampled, None)  # the global generator, not the streams
+    def forward(self, batch, sampled=False):
+        self.dropout.p = 0.0  # forgets dropout: its losses in training are not the biLM's
+        return super().forward(batch, sampled)
 
 
 class _Stub(nn.Module):
