@@ -24,7 +24,6 @@ Example:
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 
 import torch
@@ -129,72 +128,27 @@ def batch_to_ids(batch: Sequence[Sequence[str]]) -> torch.Tensor:
             "batch_to_ids expects a list of sentences, each a list of token strings, "
             f"e.g. [['Hello', 'world']]; got {type(batch).__name__}"
         )
-    positions: list[list[int]] = []  # each token's row in the table
-    # Not in the caller's inference mode: the table outlives the call, and a table grown
-    # there would be an inference tensor that later calls outside it could not write into.
-    with _TABLE.lock, torch.inference_mode(False):
-        _TABLE.make_room()
-        for i, sentence in enumerate(batch):
-            if isinstance(sentence, str) or not isinstance(sentence, Sequence):
-                raise TypeError(
-                    f"sentence {i} must be a list of token strings, got "
-                    f"{type(sentence).__name__} {sentence!r:.60}; tokenize it first, e.g. with "
-                    "elmo_tutorial.data.tokenize"
-                )
+    rows: list[list[list[int]]] = []  # per sentence, per token, its 50 ids
+    for i, sentence in enumerate(batch):
+        if isinstance(sentence, str) or not isinstance(sentence, Sequence):
+            raise TypeError(
+                f"sentence {i} must be a list of token strings, got "
+                f"{type(sentence).__name__} {sentence!r:.60}; tokenize it first, e.g. with "
+                "elmo_tutorial.data.tokenize"
+            )
+        sentence_ids = []
+        for j, token in enumerate(sentence):
             try:
-                positions.append([_TABLE.row(token) for token in sentence])
+                sentence_ids.append(word_to_char_ids(token))
             except (TypeError, ValueError) as error:
-                j = next(j for j, token in enumerate(sentence) if not _TABLE.knows(token))
                 raise type(error)(f"sentence {i}, token {j}: {error}") from None
-        longest = max((len(p) for p in positions), default=0)
-        padded = [p + [0] * (longest - len(p)) for p in positions]  # row 0: all-zero padding
-        index = torch.tensor(padded, dtype=torch.long).view(len(padded), longest)  # (B, T)
-        return _TABLE.gather(index)  # (B, T, 50)
-
-
-class _CharIdTable:
-    """The character ids of recently seen tokens, one row each, so a batch is one gather.
-
-    Building ``(B, T, 50)`` ids from nested Python lists cost 2 ms of a 2.6 ms batch of 32
-    sentences when training the tiny model (``torch.tensor`` of 25,000 ints); indexing a table
-    costs a few microseconds. The table holds at most ``capacity`` tokens and starts afresh
-    when it is full (a large corpus has more distinct tokens than are worth remembering).
-    """
-
-    def __init__(self, capacity: int = 2**16) -> None:
-        self.capacity, self.lock = capacity, threading.Lock()
-        self.clear()
-
-    def clear(self) -> None:
-        self.rows: dict[str, int] = {}  # token → row; row 0 is padding
-        self.ids = torch.zeros(1024, MAX_CHARS, dtype=torch.int16)  # ids < 263 fit in int16
-        self.filled = 1
-
-    def make_room(self) -> None:
-        if len(self.rows) >= self.capacity:
-            self.clear()
-
-    def knows(self, token) -> bool:
-        return isinstance(token, str) and token in self.rows
-
-    def row(self, token: str) -> int:
-        found = self.rows.get(token) if isinstance(token, str) else None
-        if found is not None:
-            return found
-        # word_to_char_ids explains a token that is not a str, or an empty one
-        ids = torch.tensor(word_to_char_ids(token), dtype=torch.int16)
-        if self.filled == len(self.ids):  # double the storage: appending stays cheap
-            self.ids = torch.cat([self.ids, torch.zeros_like(self.ids)])
-        self.ids[self.filled] = ids
-        self.rows[token] = self.filled
-        self.filled += 1
-        return self.filled - 1
-
-    def gather(self, index: torch.Tensor) -> torch.Tensor:
-        return self.ids[index].long()  # (..., 50)
-
-
-_TABLE = _CharIdTable()
+        rows.append(sentence_ids)
+    longest = max((len(r) for r in rows), default=0)
+    ids = torch.zeros(len(rows), longest, MAX_CHARS, dtype=torch.long)  # (B, T, 50), 0: padding
+    for b, sentence_ids in enumerate(rows):
+        if sentence_ids:
+            ids[b, : len(sentence_ids)] = torch.tensor(sentence_ids)
+    return ids
 
 
 def ids_to_mask(char_ids: torch.Tensor) -> torch.Tensor:

@@ -168,34 +168,18 @@ def test_char_ids_to_word_rejects_rows_word_to_char_ids_cannot_make(ids, message
         char_ids_to_word(ids)
 
 
-def test_batch_to_ids_equals_the_ids_of_each_token_also_after_the_table_starts_afresh(
-        monkeypatch):
-    """batch_to_ids gathers rows of a table of seen tokens; the table is bounded."""
-    from elmo_tutorial.model import chars
-
-    monkeypatch.setattr(chars, "_TABLE", chars._CharIdTable(capacity=5))
-    sentences = [["a", "bb", "a"], ["ccc"], ["d", "e", "f", "g", "h", "i"], ["bb", "é"]]
-    for _ in range(2):  # the second time every token is known, or the table was cleared
-        for sentence in sentences:
-            ids = batch_to_ids([sentence])[0]
-            expected = torch.tensor([word_to_char_ids(token) for token in sentence])
-            assert torch.equal(ids, expected)
-    assert len(chars._TABLE.rows) <= 5 + 6  # cleared once full; a batch may add more
+def test_batch_to_ids_equals_the_ids_of_each_token_padded_with_zero_rows():
+    sentences = [["a", "bb", "a"], ["ccc"], [], ["bb", "é"]]
+    ids = batch_to_ids(sentences)
+    assert ids.shape == (4, 3, 50) and ids.dtype == torch.long
+    for b, sentence in enumerate(sentences):
+        expected = torch.tensor([word_to_char_ids(token) for token in sentence]).view(-1, 50)
+        assert torch.equal(ids[b, : len(sentence)], expected)
+        assert not ids[b, len(sentence):].any()
 
 
-def test_a_bad_token_after_new_ones_names_its_position_and_keeps_the_table_usable():
+def test_a_bad_token_names_its_sentence_and_position():
     with pytest.raises(TypeError, match="sentence 1, token 2"):
         batch_to_ids([["fresh1"], ["fresh2", "fresh3", 7]])
-    assert torch.equal(batch_to_ids([["fresh3"]])[0, 0], torch.tensor(word_to_char_ids("fresh3")))
-
-
-def test_the_id_table_grown_in_inference_mode_still_takes_tokens_outside_it(monkeypatch):
-    from elmo_tutorial.model import chars
-
-    monkeypatch.setattr(chars, "_TABLE", chars._CharIdTable())
-    many = [[f"word{i}" for i in range(2000)]]  # more than the table's first 1024 rows
-    with torch.inference_mode():
-        inside = batch_to_ids(many)
-    outside = batch_to_ids([["a", "token", "not", "seen", "before"]])
-    assert torch.equal(outside[0, 1], torch.tensor(word_to_char_ids("token")))
-    assert torch.equal(inside[0, 1500], torch.tensor(word_to_char_ids("word1500")))
+    with pytest.raises(ValueError, match="sentence 0, token 1"):
+        batch_to_ids([["fresh1", ""]])
