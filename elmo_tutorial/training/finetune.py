@@ -41,10 +41,8 @@ from elmo_tutorial.files.overwrite import check_fresh_run_dir
 from elmo_tutorial.files.safe_files import atomic_write_text
 from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
 from elmo_tutorial.model.run_dir import load_run
-from elmo_tutorial.runtime import available_cores
-from elmo_tutorial.training.train import Trainer, TrainingInterrupted
+from elmo_tutorial.training.train import Trainer, TrainingInterrupted, counted_vocabulary
 from elmo_tutorial.training.train_config import TrainConfig
-from elmo_tutorial.training.train_setup import counted_vocabulary
 
 __all__ = ["FineTuner", "FineTuningInterrupted", "finetune", "finetune_config"]
 
@@ -70,7 +68,7 @@ class FineTuningInterrupted(TrainingInterrupted):
 def finetune_config(source: str | Path, out_dir: str | Path, steps: int,
                     **overrides) -> TrainConfig:
     """A ``TrainConfig`` for fine-tuning ``source``: its architecture, ``steps``
-    optimiser steps, evaluation only at the end, on 2 CPU threads (1 on a one-core machine);
+    optimiser steps, evaluation only at the end, on one CPU thread;
     ``overrides`` change any other field (``lr``, ``batch_size``, ``vocab_min_count``,
     ``threads``, ``progress``, ...).
 
@@ -86,10 +84,9 @@ def finetune_config(source: str | Path, out_dir: str | Path, steps: int,
                        lr=1e-3, batch_size=32, max_steps=steps,
                        eval_interval=0, checkpoint_interval=0, log_interval=10, device="cpu",
                        out_dir=str(out_dir),
-                       # A count of its own, not the cores the load leaves free (threads=0):
-                       # another count gives other weights (run_threads), so the same command
-                       # would report other accuracies on a busy machine
-                       threads=min(2, available_cores()))
+                       # A count of its own, so the same command reports the same numbers
+                       # anywhere; one thread: the matrices are small (benchmarks/RESULTS.md)
+                       threads=1)
     return replace(base, **overrides)
 
 

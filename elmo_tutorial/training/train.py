@@ -19,6 +19,11 @@ input: whole sentences, each ``<S> w1 .. wn </S>``, bucketed by length (``batchi
 so that little compute goes to padding. It also lets the backward LM start at each sentence's
 real end.
 
+The file reads top to bottom as a run goes: set-up (the run folder, threads, seed, data,
+vocabulary, model, optimiser, schedule), the step, the loop, checkpoints and resume. Same seed,
+same bits: the run seeds every generator once, and each checkpoint holds every random state, so
+a run killed and resumed trains exactly the weights of the run left alone.
+
 From the command line (:mod:`elmo_tutorial.commands.train` parses the flags)::
 
     elmo-tutorial train --config tiny --out runs/tiny [--lr=0.01 ...]
@@ -27,44 +32,51 @@ From the command line (:mod:`elmo_tutorial.commands.train` parses the flags)::
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
+import sys
 import time
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import torch
 from torch import nn
 
-from elmo_tutorial.fast.direction_threads import directions_at_once
+from elmo_tutorial.data.corpora import load_sentences
+from elmo_tutorial.fast import speed_up
+from elmo_tutorial.files.overwrite import check_fresh_run_dir, check_not_a_file, remove_run
 from elmo_tutorial.files.run_lock import lock_run_dir
 from elmo_tutorial.model import checkpoint as ckpt
 from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
+from elmo_tutorial.model.checkpoint_choice import named_in_latest, step_of
 from elmo_tutorial.model.config import ModelConfig
-from elmo_tutorial.model.dropout import step_generators
-from elmo_tutorial.model.vocab import Vocabulary
-from elmo_tutorial.runtime import interrupt_requests, progress_bar, seed_everything
+from elmo_tutorial.model.lm import BidirectionalLM
+from elmo_tutorial.model.run_dir import load_run_vocabulary, read_run_config, write_run_config
+from elmo_tutorial.model.vocab import SPECIALS, Vocabulary
+from elmo_tutorial.runtime import (
+    available_cores,
+    default_threads,
+    fused_adam_supported,
+    interrupt_requests,
+    progress_bar,
+    seed_everything,
+)
 from elmo_tutorial.training import distributed as D
-from elmo_tutorial.training import train_setup as setup
+from elmo_tutorial.training.cost import check_step_fits
 from elmo_tutorial.training.evaluation import evaluate_perplexity
-from elmo_tutorial.training.train_config import TrainConfig
+from elmo_tutorial.training.train_config import (
+    ARCHITECTURE_REASON,
+    SET_BY_TRAINING,
+    TrainConfig,
+    check_resume,
+    show_value,
+)
 from elmo_tutorial.training.train_log import TrainLog
 
-__all__ = ["Trainer", "TrainingInterrupted", "run"]
-
-
-def _lr_factor(config: TrainConfig, total: int):
-    def factor(step: int) -> float:  # step = optimiser steps already taken
-        if step < config.warmup_steps:
-            return (step + 1) / config.warmup_steps
-        progress = (step - config.warmup_steps) / max(1, total - config.warmup_steps)
-        if config.schedule == "linear":
-            return max(0.0, 1.0 - progress)
-        if config.schedule == "cosine":
-            return 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
-        return 1.0
-    return factor
+__all__ = ["Trainer", "TrainingInterrupted", "check_same_parameters", "counted_vocabulary",
+           "run"]
 
 
 class TrainingInterrupted(Exception):
@@ -88,9 +100,7 @@ class TrainingInterrupted(Exception):
 
 
 class Trainer:
-    """Owns a run: data, model, optimiser, schedule, checkpoints, logs. The plan of steps, the
-    steps and the loop are here; setting up the run and checkpointing it are the functions of
-    :mod:`~elmo_tutorial.training.train_setup`, which return what the trainer keeps.
+    """Owns a run: data, model, optimiser, schedule, checkpoints, logs.
 
     Args:
         config: the training configuration (``config.out_dir`` is the run directory).
@@ -99,14 +109,11 @@ class Trainer:
         force: train afresh even if ``out_dir`` holds a run, deleting it (without ``force``
             that is an error, ``overwrite.WouldOverwrite``, which says what the run holds).
         fast: train the model's fast modules (:func:`elmo_tutorial.fast.speed_up`, the same
-            parameters) and, where it gives the same numbers, run the two LM directions in
-            two threads (:mod:`elmo_tutorial.fast.direction_threads`); ``False`` trains the
-            plain model, one direction after the other.
+            parameters); ``False`` trains the plain model.
         build: makes the biLM from its ``ModelConfig`` instead of ``BidirectionalLM`` (a
             student's own assembly, notebook 14). Its parameters must have the names and
             shapes of ``BidirectionalLM``'s, so the run folder loads as any other run
-            (``ELMo.from_run``); its own ``forward`` computes every step's loss (with
-            ``fast``, its parts still run their fast versions).
+            (``ELMo.from_run``); its own ``forward`` computes every step's loss.
 
     Example:
         >>> trainer = Trainer(TrainConfig.preset("tiny"))          # doctest: +SKIP
@@ -118,14 +125,13 @@ class Trainer:
                  ) -> None:
         self.config, self.out, self.fast, self.build = config, Path(config.out_dir), fast, build
         self.dist = D.init_distributed(config.device)
-        # One writer per run folder, before anything is read or deleted (run_lock); a start
-        # that fails below releases it and leaves the folder as it was.
+        # One writer per run folder, before anything is read or deleted; a start that fails
+        # below releases it and leaves the folder as it was.
         self._lock = lock_run_dir(self.out) if self.dist.is_main else None
         try:
-            replacing, recorded_threads = setup.check_run_dir(  # before any data is read
-                self.out, config, resume, force, self.dist)
-            self.config = setup.choose_threads(config, self.dist, resume, recorded_threads)
-            seed_everything(config.seed)
+            replacing, recorded_threads = self._check_run_dir(resume, force)
+            self._choose_threads(resume, recorded_threads)
+            seed_everything(config.seed)  # once: the checkpoints carry the generators on
             self._load_sentences()
             self.vocab = self._make_vocabulary(resume)
             self._build_model()
@@ -134,8 +140,7 @@ class Trainer:
             self._last_eval_step = -1
             if resume:
                 self._resume()
-            setup.prepare_run_dir(self.out, replacing, self.vocab, self.model_config,
-                                  self.config, self.dist)
+            self._prepare_run_dir(replacing)
             self.log = TrainLog(self.out, enabled=self.dist.is_main, truncate_after=self.step)
         except BaseException:
             self.release()
@@ -146,20 +151,108 @@ class Trainer:
         if self._lock is not None:
             self._lock.release()
 
-    # -- what the run trains on and with (finetune.FineTuner replaces these three) -----------
+    # -- set-up ------------------------------------------------------------------------------
+    def _check_run_dir(self, resume: bool, force: bool) -> tuple[str | None, int | None]:
+        """Refuse what would lose work, before any data is read or written. Returns what the
+        run that ``force`` replaces holds (or ``None``) and, when resuming, the thread count
+        the run recorded."""
+        if not resume:
+            return check_fresh_run_dir(self.out, force), None
+        check_not_a_file(self.out, "a run directory (--out)")
+        if not ckpt.checkpoints(self.out):
+            raise FileNotFoundError(f"--resume: {self.out} has no checkpoint to resume from; "
+                                    "start without --resume (or point --out at the run)")
+        recorded, train = read_run_config(self.out)
+        saved = TrainConfig.from_dict(train, source=str(self.out / "config.json"))
+        trained = saved.model_config(recorded.vocab_size)
+        for name, value in recorded.to_dict().items():  # an edit there would be overwritten
+            if name not in SET_BY_TRAINING and value != (was := trained.to_dict()[name]):
+                raise ValueError(
+                    f"--resume: {self.out}/config.json says model.{name} is "
+                    f"{show_value(value)}, but the run was trained with {show_value(was)} "
+                    f"({ARCHITECTURE_REASON}); restore it in config.json to resume, or train "
+                    "the new architecture into another --out")
+        for notice in check_resume(saved, self.config, str(self.out)):
+            if self.dist.is_main:
+                print(f"resuming with a changed setting: {notice}", file=sys.stderr)
+        return None, saved.threads
+
+    def _choose_threads(self, resume: bool, recorded: int | None) -> None:
+        """Set torch's thread count to the run's; config.json records it.
+
+        Another count adds large sums in another order, so the weights differ in their last
+        bits and then drift apart: the count is part of the run, like its seed. A new run takes
+        ``config.threads`` or one per core; a resumed run keeps its recorded count unless
+        another is asked for (then with a warning)."""
+        threads = self.config.threads or (recorded if resume and recorded else default_threads())
+        threads = min(threads, available_cores())  # more would wait for cores, much slower
+        if self.dist.is_main and threads != (self.config.threads or threads):
+            print(f"threads={self.config.threads} is more than the {threads} CPU cores this "
+                  f"process may use: training on {threads}", file=sys.stderr)
+        if resume and recorded and threads != recorded and self.dist.is_main:
+            print(f"warning: training on {threads} CPU threads instead of the {recorded} this "
+                  "run was started with: its weights will differ from those of the run left "
+                  "alone", file=sys.stderr)
+        torch.set_num_threads(threads)
+        self.config = replace(self.config, threads=threads)
+
+    # What the run trains on and with (finetune.FineTuner replaces these three).
     def _load_sentences(self) -> None:
-        self.train_sents, self.valid_sents = setup.corpus_sentences(self.config)
+        """The training sentences (cut to ``max_sentence_words``) and the held-out ones.
+
+        Raises:
+            ValueError: a split without a sentence: training would loop over empty epochs for
+                ever, and an empty held-out split would report a perplexity of 1.00.
+        """
+        c = self.config
+        first = c.train_sentences or None  # english_mix then reads only what it needs
+        train = [s[: c.max_sentence_words] for s in load_sentences(c.corpus, "train", first) if s]
+        valid = [s for s in load_sentences(c.corpus, "valid", c.eval_sentences or None) if s]
+        for split, sentences in (("training", train), ("held-out (valid)", valid)):
+            if not sentences:
+                raise ValueError(
+                    f"the corpus {c.corpus!r} has no {split} sentence with a word in it (its "
+                    "files empty or blank?): fetch it again with `elmo-tutorial data download "
+                    "NAME --force` (`elmo-tutorial data list` names them), or train on another "
+                    "--corpus=")
+        self.train_sents, self.valid_sents = train, valid[: c.eval_sentences or None]
 
     def _make_vocabulary(self, resume: bool) -> Vocabulary:
-        return setup.run_vocabulary(self.out, self.config, self.train_sents, resume)
+        """The run's own vocabulary when resuming, else one counted from the training text."""
+        if resume and (vocab := load_run_vocabulary(self.out)) is not None:
+            return vocab
+        return counted_vocabulary(self.config, self.train_sents)
 
     def _build_model(self) -> None:
-        """The biLM on this process's device, its DDP wrapper and the optimiser."""
-        self.model_config, self.model, self.ddp_model = setup.build_model(
-            self.config, self.vocab, self.train_sents, self.dist, self.fast, self.build)
-        self.optimizer = setup.make_optimizer(self.model, self.config, self.dist.device)
+        """The biLM on this process's device, its DDP wrapper and the optimiser, after checking
+        that a step fits in the device's memory."""
+        c, vocab = self.config, self.vocab
+        self.model_config = c.model_config(len(vocab))
+        check_step_fits(c, self.model_config, self.train_sents, self.dist)
+        if self.build is None:
+            model = BidirectionalLM(self.model_config)
+        else:
+            model = self.build(self.model_config)
+            with torch.device("meta"):  # names and shapes only: no memory for a second model
+                check_same_parameters(model, BidirectionalLM(self.model_config))
+        model = model.to(self.dist.device)
+        if self.fast:  # in place, the same parameters: before DDP and the optimiser see them
+            speed_up(model)
+        if c.sampled_softmax and hasattr(model.softmax, "num_samples"):
+            model.softmax.num_samples = c.sampled_softmax
+            if c.sampled_softmax >= len(vocab) and self.dist.is_main:
+                print(f"sampled_softmax={c.sampled_softmax} is not below the vocabulary's "
+                      f"{len(vocab)} words: training uses the full softmax", file=sys.stderr)
+        self.model, self.ddp_model = model, D.wrap(model, self.dist)
+        if c.optimizer == "adagrad":  # bilm-tf: tf.train.AdagradOptimizer(lr, initial acc 1.0)
+            self.optimizer = torch.optim.Adagrad(
+                model.parameters(), lr=c.lr, weight_decay=c.weight_decay,
+                initial_accumulator_value=c.adagrad_initial_accumulator)
+        else:  # fused: one kernel per step for all parameters, 6.3 → 2.2 ms per tiny step
+            self.optimizer = torch.optim.Adam(model.parameters(), lr=c.lr,
+                                              weight_decay=c.weight_decay,
+                                              fused=fused_adam_supported(self.dist.device) or None)
 
-    # -- the plan ----------------------------------------------------------------------------
     def _plan_steps(self) -> None:
         """Each epoch's batches (bucketed by length), the number of steps, the lr schedule."""
         c = self.config
@@ -182,6 +275,19 @@ class Trainer:
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(
             self.optimizer, _lr_factor(c, self.total_steps))
 
+    def _prepare_run_dir(self, replacing: str | None) -> None:
+        """The main process writes the run's config and vocabulary, after deleting the run that
+        ``--force`` replaces (``replacing`` describes it)."""
+        if not self.dist.is_main:
+            return
+        if replacing:
+            print(f"{self.out}: replacing the run it held ({replacing}), as --force asks",
+                  file=sys.stderr)
+            remove_run(self.out)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.vocab.save(self.out / "vocab.txt")
+        write_run_config(self.out, self.model_config, self.config.to_dict(), self.vocab)
+
     # -- one step ----------------------------------------------------------------------------
     def compute_gradients(self, global_batch: list[int]) -> tuple[float, int]:
         """Forward and backward on this process's share of a global batch.
@@ -194,14 +300,7 @@ class Trainer:
         n_global = sum(len(s) + 1 for s in sents)  # targets per direction, all processes
         batch = make_lm_batch(D.shard(sents, self.dist), self.vocab).to(dev)
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=c.amp and dev.type == "cuda"):
-            # Every random draw of the step (dropout, sampled candidates) from its own stream:
-            # the same numbers in threads or not, after a resume, under any load.
-            generators = step_generators(c.seed, self.step, rank=self.dist.rank, device=dev)
-            sampled = c.sampled_softmax > 0
-            if self._loss_in_threads is not None:  # fast: the same numbers, directions at once
-                out = self._loss_in_threads(batch, sampled=sampled, generators=generators)
-            else:
-                out = self.ddp_model(batch, sampled=sampled, generators=generators)
+            out = self.ddp_model(batch, sampled=c.sampled_softmax > 0)
         nll_sum = (out.forward_nll + out.backward_nll).float() * out.n_tokens  # this process
         # DDP averages gradients over processes, so scale by world_size: the result is the
         # gradient of (Σ over all processes of NLL sums) / n_global, the global batch mean.
@@ -232,58 +331,44 @@ class Trainer:
         """Train until ``total_steps`` (or ``stop_after`` steps, to simulate an interruption).
 
         Returns the last held-out evaluation (``fwd_ppl``, ``bwd_ppl``, ``avg_ppl``, ...).
+        On Ctrl-C, SIGTERM or SIGHUP: a checkpoint, then :class:`TrainingInterrupted`.
         """
         c = self.config
         bar = progress_bar(c.progress and self.dist.is_main, total=self.total_steps,
                            initial=self.step, unit="step", dynamic_ncols=True)
-        # Both directions in threads computes BidirectionalLM's loss, not a built model's own
-        at_once = (directions_at_once(self.model, self.dist.world_size)
-                   if self.fast and self.build is None else contextlib.nullcontext())
-        # The final evaluation too: as in the loop, on the threads of one direction
-        try:
-            with at_once as self._loss_in_threads:
-                with interrupt_requests() as stop_requested:
-                    metrics = self._loop(bar, stop_after, stop_requested)
-                bar.close()
-                if self.step >= self.total_steps:
-                    self.finish()
-                    if self._last_eval_step != self.step:
-                        metrics = self.evaluate()
-                self.release()  # the run is complete: nothing more to write
-        finally:
-            self._loss_in_threads = None
-        return metrics
-
-    # Set by fit: the fast path's loss with the LM's directions at once, where it applies.
-    _loss_in_threads = None
-
-    def _loop(self, bar, stop_after: int | None, stop_requested) -> dict:
-        """The steps of :meth:`fit`; on Ctrl-C, SIGTERM or SIGHUP, a checkpoint and
-        :class:`TrainingInterrupted`."""
-        c = self.config
         metrics, started, tokens = {}, time.perf_counter(), 0
-        while self.step < self.total_steps and (stop_after is None or self.step < stop_after):
-            # Every process must agree to stop at the same step, or DDP would wait forever.
-            if D.all_reduce_sum([float(bool(stop_requested()))], self.dist)[0]:
-                bar.close()
-                saved = self.save_checkpoint()  # atomic, like every checkpoint
-                raise TrainingInterrupted(self.step, self.total_steps, saved, stop_requested())
-            batches = self._batches(self.epoch)
-            if self.batch_in_epoch >= len(batches):
-                self.epoch, self.batch_in_epoch = self.epoch + 1, 0
-                continue
-            stats = self.train_step(batches[self.batch_in_epoch])
-            self.step, self.batch_in_epoch = self.step + 1, self.batch_in_epoch + 1
-            tokens += stats["tokens"]
-            tok_s = tokens / max(time.perf_counter() - started, 1e-9)
-            bar.update(1)
-            bar.set_postfix(ppl=f"{math.exp(stats['loss'] / 2):.1f}", tok_s=f"{tok_s:.0f}")
-            if self.step % c.log_interval == 0 or self.step == self.total_steps:
-                self.log.train(self.step, self.epoch, stats, self.scheduler.get_last_lr()[0], tok_s)
-            if c.eval_interval and self.step % c.eval_interval == 0:
+        with interrupt_requests() as stop_requested:
+            while self.step < self.total_steps and (stop_after is None
+                                                    or self.step < stop_after):
+                # Every process must agree to stop at the same step, or DDP would wait forever.
+                if D.all_reduce_sum([float(bool(stop_requested()))], self.dist)[0]:
+                    bar.close()
+                    saved = self.save_checkpoint()  # atomic, like every checkpoint
+                    raise TrainingInterrupted(self.step, self.total_steps, saved,
+                                              stop_requested())
+                batches = self._batches(self.epoch)
+                if self.batch_in_epoch >= len(batches):
+                    self.epoch, self.batch_in_epoch = self.epoch + 1, 0
+                    continue
+                stats = self.train_step(batches[self.batch_in_epoch])
+                self.step, self.batch_in_epoch = self.step + 1, self.batch_in_epoch + 1
+                tokens += stats["tokens"]
+                tok_s = tokens / max(time.perf_counter() - started, 1e-9)
+                bar.update(1)
+                bar.set_postfix(ppl=f"{math.exp(stats['loss'] / 2):.1f}", tok_s=f"{tok_s:.0f}")
+                if self.step % c.log_interval == 0 or self.step == self.total_steps:
+                    self.log.train(self.step, self.epoch, stats,
+                                   self.scheduler.get_last_lr()[0], tok_s)
+                if c.eval_interval and self.step % c.eval_interval == 0:
+                    metrics = self.evaluate()
+                if c.checkpoint_interval and self.step % c.checkpoint_interval == 0:
+                    self.save_checkpoint()
+        bar.close()
+        if self.step >= self.total_steps:
+            self.finish()
+            if self._last_eval_step != self.step:
                 metrics = self.evaluate()
-            if c.checkpoint_interval and self.step % c.checkpoint_interval == 0:
-                self.save_checkpoint()
+        self.release()  # the run is complete: nothing more to write
         return metrics
 
     def evaluate(self) -> dict:
@@ -295,36 +380,120 @@ class Trainer:
         self._last_eval_step = self.step
         return metrics
 
-    # -- checkpoints -------------------------------------------------------------------------
-    def save_checkpoint(self) -> Path | None:
-        """Checkpoint the current step; its directory (``None`` on processes other than 0)."""
-        progress = {"step": self.step, "epoch": self.epoch, "batch_in_epoch": self.batch_in_epoch,
-                    "optimizer": self.optimizer.state_dict(),
-                    "scheduler": self.scheduler.state_dict()}
-        return setup.save_checkpoint(self.out, self.model, progress, self.config, self.dist)
-
-    def _resume(self) -> None:
-        """Go on from the newest checkpoint that fits (``train_setup.load_checkpoint``)."""
-        progress = setup.load_checkpoint(self.out, self.model, self.config, self.dist)
-        self.optimizer.load_state_dict(progress["optimizer"])
-        self.scheduler.load_state_dict(progress["scheduler"])
-        # They carry the checkpoint's lr and weight decay; take the config's, so that a
-        # compatible change (train_config.CHANGEABLE_ON_RESUME) applies. Unchanged, this
-        # computes the very same numbers (base lr × schedule factor).
-        lr, factor = self.config.lr, self.scheduler.lr_lambdas[0](self.scheduler.last_epoch)
-        self.scheduler.base_lrs = [lr] * len(self.optimizer.param_groups)
-        for group in self.optimizer.param_groups:
-            group.update(initial_lr=lr, lr=lr * factor, weight_decay=self.config.weight_decay)
-        self.scheduler._last_lr = [group["lr"] for group in self.optimizer.param_groups]
-        self.step, self.epoch = progress["step"], progress["epoch"]
-        self.batch_in_epoch = progress["batch_in_epoch"]
-
     def finish(self) -> None:
         """Final checkpoint, final weights ``model.safetensors`` and the loss plot."""
         self.save_checkpoint()
         if self.dist.is_main:
             ckpt.save_weights(self.out / "model.safetensors", self.model.state_dict())
             self.log.plot()
+
+    # -- checkpoints and resume --------------------------------------------------------------
+    def save_checkpoint(self) -> Path | None:
+        """Checkpoint the current step: the weights, the optimiser's and the scheduler's
+        ``state_dict``, the position in the data, every process's random state and the
+        settings. Every process takes part (it gathers the random states); returns the
+        checkpoint directory on the main process, ``None`` on the others."""
+        state = {"step": self.step, "epoch": self.epoch, "batch_in_epoch": self.batch_in_epoch,
+                 "optimizer": self.optimizer.state_dict(),
+                 "scheduler": self.scheduler.state_dict(),
+                 "rng": D.all_gather_objects(ckpt.rng_state(), self.dist),
+                 "world_size": self.dist.world_size, "train": self.config.to_dict()}
+        saved = None
+        if self.dist.is_main:
+            saved = ckpt.save_checkpoint(self.out, self.step, self.model.state_dict(), state,
+                                         keep=self.config.keep_checkpoints)
+        D.barrier(self.dist)
+        return saved
+
+    def _resume(self) -> None:
+        """Go on from the newest checkpoint that loads and fits the model; checkpoints passed
+        over (damaged, or of another model) are named and set aside."""
+        path, model_state, state, skipped = ckpt.load_latest_checkpoint(
+            self.out, expected=self.model.state_dict())
+        named = named_in_latest(self.out)  # before set_aside moves the damaged ones
+        if self.dist.is_main:  # moved aside, so that `latest` and later resumes skip them
+            for warning in ckpt.set_aside(self.out, path, skipped):
+                print(f"warning: {warning}", file=sys.stderr)
+            if named is not None and not named.exists() and step_of(named) > step_of(path):
+                print(f"warning: {named} is missing (checkpoints/latest names it); resuming "
+                      f"from {path} instead", file=sys.stderr)
+        self.model.load_state_dict(model_state)
+        # The settings the resume may change (lr, weight decay) go into the state dicts before
+        # they are loaded; unchanged, these are the very numbers the checkpoint holds.
+        c, scheduler = self.config, state["scheduler"]
+        factor = _lr_factor(c, self.total_steps)(scheduler["last_epoch"])
+        for group in state["optimizer"]["param_groups"]:
+            group.update(initial_lr=c.lr, lr=c.lr * factor, weight_decay=c.weight_decay)
+        scheduler.update(base_lrs=[c.lr] * len(self.optimizer.param_groups),
+                         _last_lr=[c.lr * factor] * len(self.optimizer.param_groups))
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.scheduler.load_state_dict(scheduler)
+        rngs = state["rng"]
+        if len(rngs) == self.dist.world_size:  # same process count: exactly the same path
+            ckpt.set_rng_state(rngs[self.dist.rank])
+        else:
+            seed_everything(c.seed + state["step"])
+            print(f"resuming with {self.dist.world_size} processes instead of {len(rngs)}: "
+                  "training continues, but not on the identical random path", file=sys.stderr)
+        self.step, self.epoch = state["step"], state["epoch"]
+        self.batch_in_epoch = state["batch_in_epoch"]
+
+
+def _lr_factor(config: TrainConfig, total: int) -> Callable[[int], float]:
+    """The learning rate's factor at each step: linear warm-up, then constant or decaying."""
+    def factor(step: int) -> float:  # step = optimiser steps already taken
+        if step < config.warmup_steps:
+            return (step + 1) / config.warmup_steps
+        progress = (step - config.warmup_steps) / max(1, total - config.warmup_steps)
+        if config.schedule == "linear":
+            return max(0.0, 1.0 - progress)
+        if config.schedule == "cosine":
+            return 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
+        return 1.0
+    return factor
+
+
+def counted_vocabulary(config: TrainConfig, train_sents: list) -> Vocabulary:
+    """The words of ``train_sents`` seen at least ``vocab_min_count`` times (0 keeps every
+    word, as 1 does), at most ``vocab_max_size`` entries with the three special words.
+
+    Raises:
+        ValueError: settings that keep no word: every word would be ``<UNK>``.
+    """
+    special = len(SPECIALS)
+    if 0 < config.vocab_max_size <= special:
+        raise ValueError(f"vocab_max_size={config.vocab_max_size} counts the {special} special "
+                         f"words {' '.join(SPECIALS)} and leaves no room for a word: give at "
+                         f"least {special + 1} (--vocab_max_size=; 0 is no limit)")
+    vocab = Vocabulary.from_sentences(train_sents, min_count=max(1, config.vocab_min_count),
+                                      max_size=config.vocab_max_size or None)
+    if len(vocab) == special:
+        most = max(Counter(w for s in train_sents for w in s).values(), default=0)
+        raise ValueError(f"vocab_min_count={config.vocab_min_count} keeps no word of the "
+                         f"training text: the most frequent one is seen {most:,} times, so "
+                         f"every word would be {SPECIALS[-1]} and the model would learn "
+                         f"nothing; give --vocab_min_count={max(most, 1)} or less")
+    return vocab
+
+
+def check_same_parameters(model: nn.Module, reference: nn.Module) -> None:
+    """Refuse ``model`` unless its state dict has ``reference``'s names and shapes.
+
+    Raises:
+        ValueError: what is missing, extra or of another shape, a few names of each.
+    """
+    have = {k: tuple(v.shape) for k, v in model.state_dict().items()}
+    want = {k: tuple(v.shape) for k, v in reference.state_dict().items()}
+    if have == want:
+        return
+    missing, extra = sorted(want.keys() - have.keys()), sorted(have.keys() - want.keys())
+    reshaped = [f"{k} {have[k]} (expected {want[k]})"
+                for k in sorted(want.keys() & have.keys()) if have[k] != want[k]]
+    parts = [f"{what}: {', '.join(names[:4])}{' …' if len(names) > 4 else ''}"
+             for what, names in (("missing", missing), ("not in BidirectionalLM", extra),
+                                 ("of another shape", reshaped)) if names]
+    raise ValueError(f"the model that build() made cannot be saved as a biLM run: its "
+                     f"parameters differ from BidirectionalLM's ({'; '.join(parts)})")
 
 
 def run(config: TrainConfig, resume: bool = False, force: bool = False,

@@ -26,161 +26,238 @@ Presets:
 from __future__ import annotations
 
 import copy
+import dataclasses
+import math
+import types
+import typing
 from dataclasses import asdict, dataclass, replace
 
 from elmo_tutorial.data.corpora import LM_CORPORA
 from elmo_tutorial.model.config import MODEL_PRESETS, SIZE_LIMITS, ModelConfig
-from elmo_tutorial.training.resume_policy import (
-    SET_BY_TRAINING,
-    check_resume,
-    resume_changes,
-    resume_tables,
-)
-from elmo_tutorial.training.setting import setting
-from elmo_tutorial.training.train_bounds import (
-    load_toml,
-    parse_cli_overrides,
-    require_table,
-    train_config_problems,
-    typed_fields,
-)
 
-# Reasons that several settings give for their rule on --resume (why=).
-_BY_ARCHITECTURE = "compared through the architecture it gives: every model.FIELD is fixed"
+# Reasons that several settings give for refusing a change on --resume (fixed=).
 _VOCABULARY = "the vocabulary is the run's vocab.txt, and the softmax has its size"
-_LENGTH = "training goes on to the new length; the schedule stretches to it"
-_NEXT_STEP = "applies from the next step"
-_WHERE = "where it runs, not what it learns"
+_DATA_POSITION = "the batches that the checkpoint's position in the epoch counts would change"
+ARCHITECTURE_REASON = "the checkpoint's weights belong to the old architecture"
+
+
+def setting(default=dataclasses.MISSING, help: str = "", *, default_factory=dataclasses.MISSING,
+            minimum=None, above=None, below=None, maximum=None, choices=None,
+            fixed: str | None = None) -> dataclasses.Field:
+    """A ``TrainConfig`` field: its default, the line ``train --help`` prints, its range
+    (checked whenever a ``TrainConfig`` is made) and, for a setting that ``--resume`` may not
+    change, why (``fixed``)."""
+    metadata = {"help": help, "minimum": minimum, "above": above, "below": below,
+                "maximum": maximum, "choices": None if choices is None else tuple(choices),
+                "fixed": fixed}
+    return dataclasses.field(default=default, default_factory=default_factory,
+                             metadata=metadata)
+
+
+# ----------------------------------------------------------------------------------------------
+# Reading settings: TOML files, --key=value, types and ranges
+# ----------------------------------------------------------------------------------------------
+
+def _toml(text: str, what: str) -> dict:
+    import tomllib  # Python ≥ 3.11
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ValueError(f"{what} is not valid TOML: {err}") from None
+
+
+def load_toml(path) -> dict:
+    """Read settings from a TOML file (top-level TrainConfig keys, a [model] table)."""
+    try:
+        text = open(path, encoding="utf-8").read()
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path} is not valid TOML: it is not UTF-8 text ({err.reason} at "
+                         f"byte {err.start})") from None
+    return _toml(text, str(path))
+
+
+def parse_cli_overrides(items: list[str]) -> dict:
+    """``["--lr=0.1", "--model.lstm_dim=128", "--corpus=embedded"]`` → a dict. Values are TOML
+    (numbers, true/false, [lists], "strings"); a bare word is a string, ``none`` is None."""
+    parsed = {}
+    for item in items:
+        if not item.startswith("--") or "=" not in item:
+            raise ValueError(f"override {item!r} must look like --key=value (e.g. --lr=0.01)")
+        key, raw = item[2:].split("=", 1)
+        key = key.replace("-", "_")
+        if raw.lower() in ("none", "null"):  # TOML has no null; e.g. --model.cell_clip=none
+            parsed[key] = None
+            continue
+        try:
+            parsed[key] = _toml(f"v = {raw}", f"--{key}=")["v"]
+        except ValueError:
+            parsed[key] = raw
+    return parsed
+
+
+def _type_ok(value, hint) -> bool:
+    """True when ``value`` (as parsed from TOML) fits the annotation ``hint``."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_type_ok(value, a) for a in args)
+    if hint is type(None):
+        return value is None
+    if hint is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if origin in (tuple, list):
+        return isinstance(value, list | tuple) and (not args or all(
+            _type_ok(v, args[0]) for v in value))
+    if origin is dict or hint is dict:
+        return isinstance(value, dict)
+    return isinstance(value, hint)
+
+
+def require_table(values, where: str, source: str | None) -> dict:
+    """``values``, if it is a table (a dict); else a one-line error naming ``source``."""
+    if not isinstance(values, dict):
+        raise ValueError(f"{where} settings must be a table of key = value, got {values!r}"
+                         + (f"; fix it in {source}" if source else ""))
+    return values
+
+
+def typed_fields(cls, values: dict, where: str, source: str | None = None) -> dict:
+    """``values`` checked against the fields of the dataclass ``cls``: every key one of them,
+    every value of its annotated type (an int where a float goes becomes a float).
+
+    Raises:
+        ValueError: for an unknown key (listing the known ones) or a value of another type.
+    """
+    require_table(values, where, source)
+    hints = typing.get_type_hints(cls)
+    checked = {}
+    for key, value in values.items():
+        if key not in hints:
+            known = ", ".join(f.name for f in dataclasses.fields(cls))
+            raise ValueError(f"unknown {where} key {key!r}; known keys: {known}")
+        if not _type_ok(value, hints[key]):
+            expected = getattr(hints[key], "__name__", str(hints[key]))  # "float", not "<class…>"
+            raise ValueError(f"{where} key {key!r} expects {expected}, got {value!r} "
+                             f"({type(value).__name__}); fix the value in "
+                             + (source or f"your TOML or --{key}="))
+        checked[key] = float(value) if hints[key] is float and isinstance(value, int) else value
+    return checked
+
+
+def train_config_problems(config) -> list[str]:
+    """Every value of a ``TrainConfig`` outside the range its field declares (``choices``,
+    ``above``, ``minimum``, ``below``, ``maximum`` of :func:`setting`), one phrase each."""
+    problems = []
+    for field in dataclasses.fields(config):
+        name, value, meta = field.name, getattr(config, field.name), field.metadata
+        low = -math.inf if meta.get("minimum") is None else meta["minimum"]
+        if meta.get("choices") is not None:
+            if value not in meta["choices"]:
+                problems.append(f"{name} must be one of {list(meta['choices'])}, got {value!r}")
+        elif meta.get("above") is not None and not meta["above"] < value < math.inf:
+            problems.append(f"{name} must be a number > {meta['above']}, got {value}")
+        elif meta.get("below") is not None and not low <= value < meta["below"]:
+            problems.append(f"{name} must be in [{low}, {meta['below']}), got {value}")
+        elif meta.get("minimum") is not None and not meta["minimum"] <= value < math.inf:
+            finite = " and finite" if isinstance(value, float) else ""  # "not ≤" catches nan
+            problems.append(f"{name} must be ≥ {meta['minimum']}{finite}, got {value}")
+        elif meta.get("maximum") is not None and value > meta["maximum"]:
+            problems.append(f"{name} is {value:,}, more than any run can use "
+                            f"(at most {meta['maximum']:,})")
+    return problems
 
 
 @dataclass
 class TrainConfig:
-    """How a biLM is trained. Every field can be overridden (``apply_overrides``).
-
-    Each field is one :func:`~elmo_tutorial.training.setting.setting`: its default, the line
-    ``elmo-tutorial train --help`` prints, its range (checked whenever a ``TrainConfig`` is
-    made), and what ``--resume`` does when it changes, with why (``resume_policy``).
-    """
+    """How a biLM is trained. Every field can be overridden (``apply_overrides``); each is a
+    :func:`setting`: default, help line, range, and whether ``--resume`` may change it."""
 
     # --- model ---
     model: str = setting(
-        "tiny", "architecture preset in model.config.MODEL_PRESETS", choices=MODEL_PRESETS,
-        on_resume="architecture", why=_BY_ARCHITECTURE)
+        "tiny", "architecture preset in model.config.MODEL_PRESETS", choices=MODEL_PRESETS)
     model_overrides: dict = setting(
-        help="ModelConfig fields to change (--model.FIELD=value)", default_factory=dict,
-        on_resume="architecture", why=_BY_ARCHITECTURE)
+        help="ModelConfig fields to change (--model.FIELD=value)", default_factory=dict)
     # --- data ---
     corpus: str = setting(
         "embedded", "the training text; auto is wikitext2 if it can be had, else english_mix",
-        choices=LM_CORPORA,
-        on_resume="fixed",
-        why="the vocabulary and the position in the data belong to the old corpus")
+        choices=LM_CORPORA, fixed="the vocabulary and the batches belong to the old corpus")
     train_sentences: int = setting(
         0, "train on the corpus's first this many sentences (0 = all of them); english_mix's "
            "first ones come from all six of its corpora in turn", minimum=0,
-        on_resume="fixed",
-        why="the vocabulary and the batches that the checkpoint's data position counts come "
-            "from the old sentences")
+        fixed="the vocabulary and the batches come from the old sentences")
     max_sentence_words: int = setting(
         50, "longer training sentences are cut: rare outliers cost padding", minimum=1,
-        on_resume="fixed",
-        why="it changes the batches that the checkpoint's data position counts")
+        fixed=_DATA_POSITION)
     vocab_min_count: int = setting(
-        1, "words seen fewer times in training become <UNK>", minimum=0,
-        on_resume="fixed", why=_VOCABULARY)
+        1, "words seen fewer times in training become <UNK>", minimum=0, fixed=_VOCABULARY)
     vocab_max_size: int = setting(
-        0, "keep only the most frequent words (0 = no limit)", minimum=0,
-        on_resume="fixed", why=_VOCABULARY)
+        0, "keep only the most frequent words (0 = no limit)", minimum=0, fixed=_VOCABULARY)
     batch_size: int = setting(
         32, "sentences per optimiser step, summed over all processes",
         minimum=1, maximum=1 << 16,  # 512 GPUs of the paper's 128: far beyond any ELMo run
-        on_resume="fixed",
-        why="the checkpoint's position in the epoch counts batches of the old size")
+        fixed=_DATA_POSITION)
     # --- optimiser ---
     optimizer: str = setting(
         "adam", "the optimiser; adagrad is bilm-tf's", choices=("adam", "adagrad"),
-        on_resume="fixed", why="the checkpoint holds the old optimiser's state")
+        fixed="the checkpoint holds the old optimiser's state")
     lr: float = setting(
-        3e-3, "peak learning rate", above=0,
-        on_resume="changeable",
-        why="the schedule goes on from the checkpoint's step with the new peak")
+        3e-3, "peak learning rate", above=0)
     adagrad_initial_accumulator: float = setting(
         1.0, "bilm-tf's initial_accumulator_value", minimum=0,
-        on_resume="fixed",
-        why="it only sets the starting accumulator, which the checkpoint already holds")
+        fixed="it sets the starting accumulator, which the checkpoint already holds")
     weight_decay: float = setting(
-        0.0, "L2 penalty inside the optimiser", minimum=0,
-        on_resume="changeable", why=_NEXT_STEP)
+        0.0, "L2 penalty inside the optimiser", minimum=0)
     schedule: str = setting(
         "constant", "the learning rate after warm-up: constant, or decaying to 0",
-        choices=("constant", "linear", "cosine"),
-        on_resume="changeable",
-        why="the learning rate follows the new schedule from the checkpoint's step")
+        choices=("constant", "linear", "cosine"))
     warmup_steps: int = setting(
-        0, "linear warm-up from 0 to lr over this many steps", minimum=0,
-        on_resume="changeable",
-        why="the learning rate follows the new warm-up from the checkpoint's step")
+        0, "linear warm-up from 0 to lr over this many steps", minimum=0)
     grad_clip: float = setting(
-        10.0, "clip the global gradient norm to this (0 = no clipping)", minimum=0,
-        on_resume="changeable", why=_NEXT_STEP)
+        10.0, "clip the global gradient norm to this (0 = no clipping)", minimum=0)
     loss_multiplier: float = setting(
-        1.0, "scale of the loss before backward (bilm-tf: 20 unroll steps)", above=0,
-        on_resume="changeable", why=_NEXT_STEP)
+        1.0, "scale of the loss before backward (bilm-tf: 20 unroll steps)", above=0)
     dropout: float = setting(
-        0.1, "dropout in the biLM; replaces the model preset's value", minimum=0, below=1,
-        on_resume="changeable", why="applies from the next step (no weight depends on it)")
+        0.1, "dropout in the biLM; replaces the model preset's value", minimum=0, below=1)
     sampled_softmax: int = setting(
         0, "negatives of the sampled softmax (0 = full softmax)",
-        minimum=0, maximum=SIZE_LIMITS["vocab_size"],  # no vocabulary has more words
-        on_resume="changeable",
-        why="the same softmax weights, sampled differently from the next step")
+        minimum=0, maximum=SIZE_LIMITS["vocab_size"])  # no vocabulary has more words
     # --- length, evaluation, checkpoints ---
     epochs: int = setting(
-        1, "passes over the training sentences (if max_steps is 0)", minimum=1,
-        on_resume="changeable", why=_LENGTH)
+        1, "passes over the training sentences (if max_steps is 0)", minimum=1)
     max_steps: int = setting(
-        0, "optimiser steps in all (0 = epochs decide)", minimum=0,
-        on_resume="changeable", why=_LENGTH)
+        0, "optimiser steps in all (0 = epochs decide)", minimum=0)
     eval_interval: int = setting(
-        100, "steps between held-out perplexity evaluations (0 = only at end)", minimum=0,
-        on_resume="changeable", why="bookkeeping only")
+        100, "steps between held-out perplexity evaluations (0 = only at end)", minimum=0)
     eval_sentences: int = setting(
-        0, "held-out sentences per evaluation (0 = the whole split)", minimum=0,
-        on_resume="changeable", why="bookkeeping only")
+        0, "held-out sentences per evaluation (0 = the whole split)", minimum=0)
     checkpoint_interval: int = setting(
-        100, "steps between checkpoints (0 = only at end)", minimum=0,
-        on_resume="changeable", why="bookkeeping only")
+        100, "steps between checkpoints (0 = only at end)", minimum=0)
     keep_checkpoints: int = setting(
-        2, "most recent checkpoints kept on disk", minimum=1,
-        on_resume="changeable", why="bookkeeping only")
+        2, "most recent checkpoints kept on disk", minimum=1)
     log_interval: int = setting(
-        10, "steps between lines in log.jsonl", minimum=1,
-        on_resume="changeable", why="bookkeeping only")
+        10, "steps between lines in log.jsonl", minimum=1)
     # --- runtime ---
     seed: int = setting(
         0, "seeds Python, NumPy and PyTorch (data order uses seed + epoch)",
         minimum=0, maximum=(1 << 32) - 1,  # NumPy's generator takes seeds below 2**32
-        on_resume="fixed", why="the order of the epoch in progress comes from the seed")
+        fixed="the order of the epoch in progress comes from the seed")
     device: str = setting(
-        "auto", "where to train; auto is cuda if available", choices=("auto", "cpu", "cuda"),
-        on_resume="changeable", why=_WHERE)
+        "auto", "where to train; auto is cuda if available", choices=("auto", "cpu", "cuda"))
     amp: bool = setting(
-        True, "bfloat16 autocast on CUDA (ignored on the CPU)",
-        on_resume="changeable", why=_WHERE)
+        True, "bfloat16 autocast on CUDA (ignored on the CPU)")
     threads: int = setting(
-        0, "CPU threads per process (0 = one per core free at the start); kept by --resume: "
-           "another count gives other bits (run_threads)",
-        minimum=0, maximum=4096,  # more than any machine has cores
-        on_resume="silent",
-        why="the weights then differ from those of the run left alone (run_threads warns)")
+        0, "CPU threads per process (0 = one per core); kept by --resume: another count "
+           "gives other bits",
+        minimum=0, maximum=4096)  # more than any machine has cores
     progress: bool = setting(
-        True, "show a tqdm progress bar", on_resume="silent", why="display only")
+        True, "show a tqdm progress bar")
     out_dir: str = setting(
-        "runs/tiny", "the run directory (config, vocab, weights, logs, checkpoints)",
-        on_resume="silent", why="where the run is")
+        "runs/tiny", "the run directory (config, vocab, weights, logs, checkpoints)")
 
     def __post_init__(self) -> None:
-        problems = train_config_problems(self)  # every field's range (train_bounds)
+        problems = train_config_problems(self)  # every field's declared range
         if problems:
             raise ValueError("invalid TrainConfig: " + "; ".join(problems))
 
@@ -206,9 +283,22 @@ class TrainConfig:
         return copy.deepcopy(TRAIN_PRESETS[name])
 
 
-# What --resume does with each changed setting, gathered from the declarations above (with the
-# architecture fields as model.FIELD): the reasons a reader looks up, and check_resume applies.
-FIXED_ON_RESUME, CHANGEABLE_ON_RESUME, SILENT_ON_RESUME = resume_tables(TrainConfig)
+# What --resume does with a changed setting: refuses those in FIXED_ON_RESUME (with why), takes
+# the others and says so, except SILENT_ON_RESUME (display, paths and the thread count, which
+# the trainer keeps and warns about itself).
+# ModelConfig fields that model_config() sets itself: --model.FIELD= refuses them.
+SET_BY_TRAINING = {"vocab_size": "it is the size of the run's vocabulary (limit that with "
+                                 "--vocab_max_size= or --vocab_min_count=)",
+                   "dropout": "the training setting --dropout= sets it"}
+FIXED_ON_RESUME = {
+    **{f"model.{f.name}": ARCHITECTURE_REASON for f in dataclasses.fields(ModelConfig)
+       if f.name not in SET_BY_TRAINING},
+    **{f.name: f.metadata["fixed"] for f in dataclasses.fields(TrainConfig)
+       if f.metadata["fixed"]}}
+CHANGEABLE_ON_RESUME = tuple(f.name for f in dataclasses.fields(TrainConfig)
+                             if not f.metadata["fixed"] and f.name not in ("model",
+                                                                           "model_overrides"))
+SILENT_ON_RESUME = ("threads", "progress", "out_dir")
 
 TRAIN_PRESETS: dict[str, TrainConfig] = {
     # Adam learns a small model much faster than Adagrad; the full softmax is cheap at V ≈ 600.
@@ -217,12 +307,12 @@ TRAIN_PRESETS: dict[str, TrainConfig] = {
     # 64, and learning is counted in steps; 600 steps of 32 at lr 0.01 beat 600 of 64 at 0.02
     # in about two thirds of the time (benchmarks/RESULTS.md). Fewer steps were unsafe across
     # seeds.
-    # Two threads, one per LM direction (direction_threads: same numbers as one thread); the
-    # matrices are small, so a second thread inside each product costs more than it brings.
+    # One thread: the matrices are small, so a second thread inside each product costs more
+    # than it brings (benchmarks/RESULTS.md), and on a busy machine far more.
     "tiny": TrainConfig(
         model="tiny", corpus="embedded", batch_size=32, optimizer="adam", lr=0.01,
         schedule="cosine", warmup_steps=20, dropout=0.0, max_steps=600, eval_interval=200,
-        eval_sentences=500, checkpoint_interval=200, threads=2, out_dir="runs/tiny",
+        eval_sentences=500, checkpoint_interval=200, threads=1, out_dir="runs/tiny",
     ),
     # Notebook 14: the tiny architecture on real English, about 11 minutes on two CPU cores.
     # The first 120,000 sentences of english_mix (all six corpora in turn), each seen once:
@@ -233,7 +323,7 @@ TRAIN_PRESETS: dict[str, TrainConfig] = {
         model="tiny", corpus="english_mix", train_sentences=120_000, vocab_max_size=10_000,
         batch_size=64, optimizer="adam", lr=0.01, schedule="cosine", warmup_steps=20,
         dropout=0.0, max_steps=1875, eval_interval=375, eval_sentences=500,
-        checkpoint_interval=100, threads=2, out_dir="runs/capstone",
+        checkpoint_interval=100, threads=1, out_dir="runs/capstone",
     ),
     "small": TrainConfig(
         model="small", corpus="auto", vocab_min_count=3, batch_size=64, optimizer="adam",
@@ -296,6 +386,44 @@ def apply_overrides(config: TrainConfig, overrides: dict, source: str | None = N
     return new
 
 
+def show_value(value) -> str:
+    return "none" if value is None else str(list(map(list, value)) if isinstance(value, tuple)
+                                             else value)
+
+
+def resume_changes(saved: TrainConfig, new: TrainConfig) -> list[tuple[str, object, object]]:
+    """``(key, old, new)`` for every setting that differs, architecture fields as
+    ``model.FIELD`` (compared after the preset and its overrides are applied)."""
+    changes = [(name, getattr(saved, name), getattr(new, name)) for name in CHANGEABLE_ON_RESUME
+               + tuple(k for k in FIXED_ON_RESUME if "." not in k)
+               if getattr(saved, name) != getattr(new, name)]
+    old, now = saved.model_config(vocab_size=1), new.model_config(vocab_size=1)
+    changes += [(f"model.{f.name}", getattr(old, f.name), getattr(now, f.name))
+                for f in dataclasses.fields(ModelConfig) if f.name not in SET_BY_TRAINING
+                and getattr(old, f.name) != getattr(now, f.name)]
+    return changes
+
+
+def check_resume(saved: TrainConfig, new: TrainConfig, run_dir: str = "the run") -> list[str]:
+    """Check that a run trained with ``saved`` can go on under ``new``.
+
+    Returns:
+        One notice per change taken, ``"lr: 0.02 → 0.01"``.
+
+    Raises:
+        ValueError: one line naming every change a checkpoint cannot continue under, and why.
+    """
+    changes = resume_changes(saved, new)
+    refused = [f"{key}: {show_value(a)} → {show_value(b)} ({FIXED_ON_RESUME[key]})"
+               for key, a, b in changes if key in FIXED_ON_RESUME]
+    if refused:
+        raise ValueError(f"--resume: {run_dir} cannot continue with changed settings: "
+                         + "; ".join(refused) + ". Resume with the run's own settings, or "
+                         "train a new run into another --out")
+    return [f"{key}: {show_value(a)} → {show_value(b)}" for key, a, b in changes
+            if key not in SILENT_ON_RESUME]
+
+
 __all__ = ["TrainConfig", "TRAIN_PRESETS", "apply_overrides", "load_toml", "parse_cli_overrides",
-           "FIXED_ON_RESUME", "CHANGEABLE_ON_RESUME", "SILENT_ON_RESUME", "resume_changes",
-           "check_resume"]
+           "FIXED_ON_RESUME", "CHANGEABLE_ON_RESUME", "SILENT_ON_RESUME", "check_resume",
+           "setting"]

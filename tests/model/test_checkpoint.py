@@ -52,25 +52,18 @@ def test_interrupted_and_resumed_run_ends_with_identical_weights(reference_run, 
     _assert_same_weights(_weights(tmp_path), _weights(reference_run))
 
 
-def test_a_run_resumed_under_another_load_ends_with_the_weights_of_the_run_left_alone(
-        tmp_path, monkeypatch):
-    """Without --threads the count follows the load when a run starts; a resume on a machine
-    that has become quiet must still train on the run's count, or the weights drift apart."""
-    from elmo_tutorial import runtime
-
-    busy = [9.0]  # the other programs: on two cores, 1 thread is free, then 2
-    monkeypatch.setattr(runtime, "available_cores", lambda: 2)
-    monkeypatch.setattr(runtime, "busy_cores", lambda *args, **kwargs: busy[0])
+def test_a_resumed_run_keeps_the_thread_count_its_config_records(tmp_path):
+    """Another thread count adds large sums in another order: a resumed run without --threads
+    trains on the count it started with, and ends with the weights of the run left alone."""
     threads = torch.get_num_threads()
     try:
-        def config(out):
-            return micro_config(out, threads=0, **THREAD_SENSITIVE)
-
-        Trainer(config(tmp_path / "alone")).fit()
-        Trainer(config(tmp_path / "resumed")).fit(stop_after=3)  # newest checkpoint: step 2
-        busy[0] = 0.0
-        resumed = Trainer(config(tmp_path / "resumed"), resume=True)
-        assert torch.get_num_threads() == 1, "the resumed run follows today's load"
+        Trainer(micro_config(tmp_path / "alone", threads=1, **THREAD_SENSITIVE)).fit()
+        Trainer(micro_config(tmp_path / "resumed", threads=1, **THREAD_SENSITIVE)).fit(
+            stop_after=3)
+        torch.set_num_threads(2)
+        resumed = Trainer(micro_config(tmp_path / "resumed", threads=0, **THREAD_SENSITIVE),
+                          resume=True)
+        assert torch.get_num_threads() == 1, "the resumed run trains on its recorded count"
         resumed.fit()
     finally:
         torch.set_num_threads(threads)

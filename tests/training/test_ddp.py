@@ -1,6 +1,5 @@
 """Data parallelism: 2 gloo processes on the CPU compute the single-process gradient."""
 
-import json
 import os
 import subprocess
 import sys
@@ -49,34 +48,6 @@ def test_two_gloo_processes_match_single_process_gradients(tmp_path):
         for name, grad in expected.items():
             torch.testing.assert_close(rank["grads"][name], grad, rtol=1e-5, atol=1e-7,
                                        msg=f"gradient of {name} differs from one process")
-
-
-def _threads_worker(rank, world, port, out_dir, result_dir):
-    """Build a Trainer without --threads while each process sees another load."""
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank),
-                      LOCAL_RANK=str(rank), WORLD_SIZE=str(world))
-    import elmo_tutorial.training.train
-    from elmo_tutorial import runtime
-    from elmo_tutorial.training.distributed import shutdown
-
-    for module in (runtime, elmo_tutorial.training.train):
-        module.available_cores = lambda: 8
-    runtime.busy_cores = lambda *args, **kwargs: 4.0 * rank  # rank 0: 8 free cores; 1: 4
-    trainer = elmo_tutorial.training.train.Trainer(micro_config(out_dir, threads=0))
-    result = {"threads": torch.get_num_threads(), "config": trainer.config.threads}
-    torch.save(result, os.path.join(result_dir, f"threads{rank}.pt"))
-    trainer.release()
-    shutdown()
-
-
-@pytest.mark.slow  # a subprocess, several processes or a whole command
-def test_every_process_trains_on_the_thread_count_rank_0_chose(tmp_path):
-    """The count is the run's (run_threads): one for every process, as config.json says."""
-    mp.spawn(_threads_worker, args=(2, free_port(), str(tmp_path / "ddp"), str(tmp_path)),
-             nprocs=2, join=True)
-    ranks = [torch.load(tmp_path / f"threads{r}.pt", weights_only=True) for r in range(2)]
-    assert ranks == [{"threads": 8, "config": 8}] * 2
-    assert json.loads((tmp_path / "ddp" / "config.json").read_text())["train"]["threads"] == 8
 
 
 def test_each_process_gets_a_disjoint_share_of_the_global_batch():

@@ -1,4 +1,4 @@
-"""What a run trains on (``elmo_tutorial.training.train_setup`` and the trainer's plan): text
+"""What a run trains on (``elmo_tutorial.training.train`` and the trainer's plan): text
 and settings that would loop for ever or train nonsense are refused before anything is written,
 in one line that says what to change."""
 
@@ -8,9 +8,8 @@ from _train_helpers import MICRO_CLI, micro_config
 from elmo_tutorial.commands.cli import main as cli
 from elmo_tutorial.data import corpora
 from elmo_tutorial.model.vocab import SPECIALS
-from elmo_tutorial.training.train import Trainer
+from elmo_tutorial.training.train import Trainer, counted_vocabulary
 from elmo_tutorial.training.train_config import apply_overrides
-from elmo_tutorial.training.train_setup import counted_vocabulary
 
 TEXT = [["the", "cat", "sat"], ["the", "dog", "sat"], ["a", "cat", "saw", "the", "dog"]]
 BLANK = [[" ", ""], [], ["\t"]]  # what an empty or all-blank file of a corpus gives

@@ -1,5 +1,5 @@
 """Every numeric setting of ``train`` has a range, and a run that would not fit in memory is
-refused before it allocates, saying what fits (elmo_tutorial.training.train_bounds).
+refused before it allocates, saying what fits (elmo_tutorial.training.train_config, training.cost).
 
 The settings are enumerated from the dataclasses, so a field added later without a range, or
 without a reason here why it needs none, fails these tests.
@@ -18,9 +18,8 @@ from _train_helpers import MICRO_CLI
 
 from elmo_tutorial.commands.cli import main as cli
 from elmo_tutorial.model.config import MODEL_PRESETS, ModelConfig
-from elmo_tutorial.training import train_bounds
-from elmo_tutorial.training.cost import parameter_counts
-from elmo_tutorial.training.train_bounds import step_memory
+from elmo_tutorial.training import cost
+from elmo_tutorial.training.cost import parameter_counts, step_memory
 from elmo_tutorial.training.train_config import TrainConfig
 
 
@@ -144,46 +143,10 @@ def test_n_characters_must_hold_every_character_id(capsys):
     assert _refusal("model.n_characters", "262", capsys) == ""
 
 
-# -- what is read: option values and --config-file ----------------------------------------------
-
-@pytest.mark.parametrize("value, says", [
-    ("[" * 9_000, "nests lists or tables thousands of levels deep"),
-    ("[" * 100_000, "no setting takes more than 10,000"),
-])
-def test_an_option_nested_or_long_beyond_any_setting_is_one_line(value, says, capsys):
-    assert says in _refusal("model.filters", value, capsys)
-
-
-def _config_file_error(path, capsys) -> str:
-    assert cli(["train", "--print-config", "--config-file", str(path)]) == 2
-    lines = capsys.readouterr().err.strip().splitlines()
-    assert len(lines) == 1, lines
-    return lines[0]
-
-
-def test_a_config_file_nested_too_deep_is_one_line(tmp_path, capsys):
-    deep = tmp_path / "deep.toml"
-    deep.write_text("batch_size = " + "[" * 100_000)
-    assert "deep.toml nests lists or tables" in _config_file_error(deep, capsys)
-
-
-def test_a_config_file_larger_than_any_config_is_refused_unread(tmp_path, capsys):
-    big = tmp_path / "big.toml"
-    big.write_text("# a comment\n" * 200_000)
-    assert "more than such a file can be" in _config_file_error(big, capsys)
-
-
-def test_a_config_file_that_is_a_device_or_a_fifo_is_refused_without_hanging(tmp_path, capsys):
-    assert "character device" in _config_file_error("/dev/zero", capsys)
-    fifo = tmp_path / "fifo"
-    os.mkfifo(fifo)
-    assert "named pipe" in _config_file_error(fifo, capsys)
-
-
 # -- memory: estimated before anything is allocated ----------------------------------------------
 
 def _available(monkeypatch, size: int) -> None:
-    monkeypatch.setattr(train_bounds, "available_memory", lambda device: (size, "this machine"))
+    monkeypatch.setattr(cost, "available_memory", lambda device: (size, "this machine"))
 
 
 def test_a_batch_that_does_not_fit_is_refused_with_the_largest_that_fits(tmp_path, capsys,
@@ -241,7 +204,7 @@ ESTIMATE_AT_MOST = 2.0
 _MEASURE = textwrap.dedent("""
     import sys, tempfile, torch
     from elmo_tutorial.training.train import Trainer
-    from elmo_tutorial.training.train_bounds import step_memory
+    from elmo_tutorial.training.cost import step_memory
     from elmo_tutorial.training.train_config import TrainConfig, apply_overrides
 
     def status(key):
