@@ -39,7 +39,8 @@ class Task:
     title: str  # its name in the report's prose and tables
     panel: str  # its name in a figure
     column: str  # its name in a table's column header
-    metric: str  # "accuracy" (a label per sentence) or "F1" (spans of tags)
+    metric: str  # "accuracy" or "F1" (of spans of tags)
+    tagging: bool  # a tag per token; else a label per sentence
     read: Callable[[], Splits]  # {"train", "valid", "test": [(tokens, target), ...]}
     minutes: float  # CPU minutes of one full run (measured): the longest runs start first
     arms: tuple[str, ...] = ARMS  # Table 1's arms on this task
@@ -49,11 +50,6 @@ class Task:
     floors: bool = False  # the majority class and a bag-of-words regression beside Table 1
     paper: dict[str, float] | None = None  # Table 1 of the paper: "baseline", "elmo"
     words_of: str | None = None  # a task whose sentences hold every word of this one
-
-    @property
-    def tagging(self) -> bool:
-        """A tag per token (a span F1); else a label per sentence (accuracy)."""
-        return self.metric == "F1"
 
 
 def _sst5() -> Splits:
@@ -79,15 +75,15 @@ def _ner() -> Splits:
 # TagLM (Peters et al. 2017) for CoNLL-2000 chunking. SST-5's phrases run the paper's two arms
 # only: a run costs ten of the sentences'.
 TASKS: dict[str, Task] = {t.name: t for t in (
-    Task("sst5", "SST-5 (sentiment, 5 classes)", "SST-5", "SST-5", "accuracy", _sst5,
+    Task("sst5", "SST-5 (sentiment, 5 classes)", "SST-5", "SST-5", "accuracy", False, _sst5,
          minutes=1.8, floors=True, paper={"baseline": 51.4, "elmo": 54.7}),
     Task("sst5_phrases", "SST-5, trained on every labelled phrase", "SST-5 (phrases)",
-         "SST-5 (phrases)", "accuracy", _sst5_phrases, minutes=7.3,
+         "SST-5 (phrases)", "accuracy", False, _sst5_phrases, minutes=7.3,
          arms=("baseline", "elmo"), words_of="sst5"),
-    Task("chunking", "CoNLL-2000 chunking", "CoNLL-2000 chunking", "chunking", "F1", _chunking,
-         minutes=4.4, figure1=True, quality=True, layer_study=True,
+    Task("chunking", "CoNLL-2000 chunking", "CoNLL-2000 chunking", "chunking", "F1", True,
+         _chunking, minutes=4.4, figure1=True, quality=True, layer_study=True,
          paper={"baseline": 95.00, "elmo": 96.37}),
-    Task("ner", "WNUT-17 NER", "WNUT-17 NER", "NER", "F1", _ner, minutes=0.85, figure1=True,
+    Task("ner", "WNUT-17 NER", "WNUT-17 NER", "NER", "F1", True, _ner, minutes=0.85, figure1=True,
          quality=True, paper={"baseline": 90.15, "elmo": 92.22}),
 )}
 
