@@ -25,6 +25,7 @@ import os
 import random
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -274,7 +275,82 @@ def set_aside(run_dir: str | Path, resumed_from: Path, problems: list[str]) -> l
     return warnings
 
 
+# ---------------------------------------------------------------------------------------------
+# Which checkpoint "the newest" is, said aloud
+# ---------------------------------------------------------------------------------------------
+# ``latest`` can name a checkpoint that is gone, and a newer ``step_NNNNNN`` can be empty:
+# scoring an older checkpoint without a word gives numbers of another step (a perplexity of
+# 127.68 instead of 70.61). What loads "the newest" takes it from chosen_checkpoint, which
+# names every newer one it passes over and the step it takes instead.
+
+CHECKPOINT_FILES = ("model.safetensors", "state.pt")  # what a complete checkpoint holds
+_STEP = re.compile(r"step_(\d+)")
+
+
+def step_of(path: Path) -> int:
+    """The step of a checkpoint folder ``step_NNNNNN`` (-1 for any other name)."""
+    match = _STEP.fullmatch(path.name)
+    return int(match.group(1)) if match else -1
+
+
+def named_in_latest(run_dir: str | Path) -> Path | None:
+    """The checkpoint folder that ``checkpoints/latest`` names (which may be missing), or None
+    if there is no pointer or it names no checkpoint (damaged: then the steps decide)."""
+    pointer = Path(run_dir) / CHECKPOINTS / LATEST
+    if not pointer.is_file():
+        return None
+    name = pointer.read_text(encoding="utf-8", errors="replace").strip()
+    return pointer.parent / name if _STEP.fullmatch(name) else None
+
+
+def newest_complete(run_dir: str | Path) -> tuple[Path | None, list[str]]:
+    """``(the newest complete checkpoint or None, a line for each newer one passed over)``.
+
+    The candidates are every ``step_NNNNNN`` in ``checkpoints/`` and the one ``latest``
+    names, newest (highest step) first; the first folder that holds both of
+    :data:`CHECKPOINT_FILES` is taken.
+    """
+    root = Path(run_dir) / CHECKPOINTS
+    candidates = {p for p in root.iterdir() if _STEP.fullmatch(p.name)} if root.is_dir() else set()
+    named = named_in_latest(run_dir)
+    if named is not None:
+        candidates.add(named)
+    passed = []
+    for path in sorted(candidates, key=step_of, reverse=True):
+        if path.exists() and not path.is_dir():
+            passed.append(f"{path} is not a checkpoint folder")
+            continue
+        if not path.exists():
+            passed.append(f"{path} is missing (checkpoints/latest names it)")
+            continue
+        lacking = [name for name in CHECKPOINT_FILES if not (path / name).exists()]
+        if not lacking:
+            return path, passed
+        passed.append(f"{path} is {'empty' if not any(path.iterdir()) else 'incomplete'} "
+                      f"(it lacks {' and '.join(lacking)})")
+    return None, passed
+
+
+def chosen_checkpoint(run_dir: str | Path, doing: str = "using") -> Path:
+    """The checkpoint to load when "the newest" is asked for (:func:`newest_complete`); every
+    newer one passed over is named in a warning on stderr, with the step taken instead.
+
+    Raises:
+        FileNotFoundError: the run has no complete checkpoint (names those passed over).
+    """
+    path, passed = newest_complete(run_dir)
+    if path is None:
+        found = f" ({'; '.join(passed)})" if passed else ""
+        raise FileNotFoundError(f"{run_dir} has no complete checkpoint{found}; train it (or "
+                                "resume it with --resume) to write one")
+    for problem in passed:
+        print(f"warning: {problem}; {doing} {path.name}, the newest complete checkpoint, "
+              "instead", file=sys.stderr)
+    return path
+
+
 __all__ = [
+    "CHECKPOINT_FILES", "chosen_checkpoint", "named_in_latest", "newest_complete", "step_of",
     "save_weights", "load_weights", "rng_state", "set_rng_state", "save_checkpoint", "checkpoints",
     "latest_checkpoint", "load_checkpoint", "load_latest_checkpoint", "check_fits_model",
     "set_aside",

@@ -26,8 +26,12 @@ from typing import NamedTuple
 import torch
 
 from elmo_tutorial.files.safe_files import DamagedFile, atomic_write_text, check_sha256sums
-from elmo_tutorial.model.checkpoint import latest_checkpoint, load_weights
-from elmo_tutorial.model.checkpoint_choice import chosen_checkpoint, newest_complete
+from elmo_tutorial.model.checkpoint import (
+    chosen_checkpoint,
+    latest_checkpoint,
+    load_weights,
+    newest_complete,
+)
 from elmo_tutorial.model.config import ModelConfig
 from elmo_tutorial.model.vocab import Vocabulary
 from elmo_tutorial.model.weight_checks import check_weights
@@ -137,7 +141,7 @@ def load_run(run_dir: str | Path, checkpoint: bool | str | Path = False) -> Run:
 
     The weights are ``model.safetensors`` of the run (its final weights); with
     ``checkpoint=True``, or while a run has no final weights yet, those of its newest
-    complete checkpoint (:func:`~elmo_tutorial.model.checkpoint_choice.chosen_checkpoint`,
+    complete checkpoint (:func:`~elmo_tutorial.model.checkpoint.chosen_checkpoint`,
     which names on stderr every newer one it passes over); with a checkpoint folder of the run
     (``checkpoint=run_dir / "checkpoints/step_000200"``), that one's. A shipped model (encoder
     only, float16 storage) loads the same way: its config has ``vocab_size`` 0 and it has no

@@ -28,7 +28,7 @@ import torch
 from elmo_tutorial.data.corpora import load_sentences
 from elmo_tutorial.fast import speed_up
 from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
-from elmo_tutorial.model.checkpoint_choice import chosen_checkpoint
+from elmo_tutorial.model.checkpoint import chosen_checkpoint
 from elmo_tutorial.model.lm import BidirectionalLM
 from elmo_tutorial.model.run_dir import load_run, read_run_config
 from elmo_tutorial.model.weight_checks import check_weights

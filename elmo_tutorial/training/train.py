@@ -50,7 +50,6 @@ from elmo_tutorial.files.overwrite import check_fresh_run_dir, check_not_a_file,
 from elmo_tutorial.files.run_lock import lock_run_dir
 from elmo_tutorial.model import checkpoint as ckpt
 from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
-from elmo_tutorial.model.checkpoint_choice import named_in_latest, step_of
 from elmo_tutorial.model.config import ModelConfig
 from elmo_tutorial.model.lm import BidirectionalLM
 from elmo_tutorial.model.run_dir import load_run_vocabulary, read_run_config, write_run_config
@@ -410,11 +409,12 @@ class Trainer:
         over (damaged, or of another model) are named and set aside."""
         path, model_state, state, skipped = ckpt.load_latest_checkpoint(
             self.out, expected=self.model.state_dict())
-        named = named_in_latest(self.out)  # before set_aside moves the damaged ones
+        named = ckpt.named_in_latest(self.out)  # before set_aside moves the damaged ones
         if self.dist.is_main:  # moved aside, so that `latest` and later resumes skip them
             for warning in ckpt.set_aside(self.out, path, skipped):
                 print(f"warning: {warning}", file=sys.stderr)
-            if named is not None and not named.exists() and step_of(named) > step_of(path):
+            gone = named is not None and not named.exists()
+            if gone and ckpt.step_of(named) > ckpt.step_of(path):
                 print(f"warning: {named} is missing (checkpoints/latest names it); resuming "
                       f"from {path} instead", file=sys.stderr)
         self.model.load_state_dict(model_state)

@@ -8,7 +8,7 @@ import pytest
 from _train_helpers import MICRO_CLI
 
 from elmo_tutorial.commands.cli import main as cli
-from elmo_tutorial.model.checkpoint_choice import chosen_checkpoint, newest_complete
+from elmo_tutorial.model.checkpoint import chosen_checkpoint, newest_complete
 from elmo_tutorial.model.elmo import ELMo
 
 
