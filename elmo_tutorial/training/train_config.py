@@ -55,7 +55,7 @@ def setting(default=dataclasses.MISSING, help: str = "", *, default_factory=data
 
 
 # ----------------------------------------------------------------------------------------------
-# Reading settings: TOML files, --key=value, types and ranges
+# Reading settings: TOML files, types and ranges
 # ----------------------------------------------------------------------------------------------
 
 def _toml(text: str, what: str) -> dict:
@@ -75,25 +75,6 @@ def load_toml(path) -> dict:
         raise ValueError(f"{path} is not valid TOML: it is not UTF-8 text ({err.reason} at "
                          f"byte {err.start})") from None
     return _toml(text, str(path))
-
-
-def parse_cli_overrides(items: list[str]) -> dict:
-    """``["--lr=0.1", "--model.lstm_dim=128", "--corpus=embedded"]`` → a dict. Values are TOML
-    (numbers, true/false, [lists], "strings"); a bare word is a string, ``none`` is None."""
-    parsed = {}
-    for item in items:
-        if not item.startswith("--") or "=" not in item:
-            raise ValueError(f"override {item!r} must look like --key=value (e.g. --lr=0.01)")
-        key, raw = item[2:].split("=", 1)
-        key = key.replace("-", "_")
-        if raw.lower() in ("none", "null"):  # TOML has no null; e.g. --model.cell_clip=none
-            parsed[key] = None
-            continue
-        try:
-            parsed[key] = _toml(f"v = {raw}", f"--{key}=")["v"]
-        except ValueError:
-            parsed[key] = raw
-    return parsed
 
 
 def _type_ok(value, hint) -> bool:
@@ -424,6 +405,6 @@ def check_resume(saved: TrainConfig, new: TrainConfig, run_dir: str = "the run")
             if key not in SILENT_ON_RESUME]
 
 
-__all__ = ["TrainConfig", "TRAIN_PRESETS", "apply_overrides", "load_toml", "parse_cli_overrides",
+__all__ = ["TrainConfig", "TRAIN_PRESETS", "apply_overrides", "load_toml",
            "FIXED_ON_RESUME", "CHANGEABLE_ON_RESUME", "SILENT_ON_RESUME", "check_resume",
            "setting"]

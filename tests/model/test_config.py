@@ -8,7 +8,6 @@ from elmo_tutorial.training.train_config import (
     TrainConfig,
     apply_overrides,
     load_toml,
-    parse_cli_overrides,
 )
 
 
@@ -31,13 +30,6 @@ def test_preset_returns_a_copy_that_does_not_change_the_preset():
     config = TrainConfig.preset("tiny")
     config.model_overrides["lstm_dim"] = 8
     assert TRAIN_PRESETS["tiny"].model_overrides == {}
-
-
-def test_cli_overrides_parse_toml_values_and_bare_strings():
-    parsed = parse_cli_overrides(["--lr=0.5", "--amp=false", "--corpus=embedded",
-                                  "--model.filters=[[1, 4], [2, 8]]", "--model.cell_clip=none"])
-    assert parsed == {"lr": 0.5, "amp": False, "corpus": "embedded",
-                      "model.filters": [[1, 4], [2, 8]], "model.cell_clip": None}
 
 
 def test_overrides_change_train_and_model_fields():
@@ -66,7 +58,7 @@ def test_unknown_key_is_a_clear_error():
 
 def test_wrong_type_is_a_clear_error():
     with pytest.raises(ValueError, match="'batch_size' expects int, got 'many'"):
-        apply_overrides(TrainConfig(), parse_cli_overrides(["--batch_size=many"]))
+        apply_overrides(TrainConfig(), {"batch_size": "many"})
     with pytest.raises(ValueError, match="'amp' expects"):
         apply_overrides(TrainConfig(), {"amp": 1})
     with pytest.raises(ValueError, match="'lstm_dim' expects"):
@@ -80,9 +72,7 @@ def test_invalid_choices_and_architectures_are_rejected():
         apply_overrides(TrainConfig(), {"model.lstm_dim": 0})
 
 
-def test_malformed_cli_override_and_bad_toml(tmp_path):
-    with pytest.raises(ValueError, match="--key=value"):
-        parse_cli_overrides(["lr=0.1"])
+def test_bad_toml_is_a_clear_error(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text("lr = = 1")
     with pytest.raises(ValueError, match="not valid TOML"):
