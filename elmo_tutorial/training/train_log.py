@@ -23,8 +23,9 @@ LOG = "log.jsonl"
 
 
 def read_log(path: str | Path) -> list[dict]:
-    """All events of a ``log.jsonl`` (a run directory or the file itself); a line that is
-    not an event (cut short, not JSON, not an event object) is passed over.
+    """All events of a ``log.jsonl`` (a run directory or the file itself); a line cut short
+    by a crash while it was appended is passed over (the event is logged again when the run
+    resumes before its step).
     """
     path = Path(path)
     path = path / LOG if path.is_dir() and path.name != LOG else path
@@ -33,29 +34,10 @@ def read_log(path: str | Path) -> list[dict]:
     events = []
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
-            event = json.loads(line)
-        except ValueError:  # cut short by a crash while appending: the event is lost,
-            continue     # and logged again when the run resumes before its step
-        if _is_event(event):  # not a list, a number or an object without its numbers
-            events.append(event)
+            events.append(json.loads(line))
+        except ValueError:
+            continue
     return events
-
-
-# What each kind of event holds, besides its step: the numbers plot_log draws.
-EVENT_NUMBERS = {"train": ("loss",), "eval": ("fwd_nll", "bwd_nll", "fwd_ppl", "bwd_ppl",
-                                              "avg_ppl")}
-
-
-def _is_event(value) -> bool:
-    """A line of the log that :class:`TrainLog` wrote: an object with an integer ``step``, a
-    known ``kind`` and that kind's numbers. Any other JSON (a list, a note, a step of "ten")
-    is passed over as a line cut short is: resuming and plotting must not stop at it."""
-    if not isinstance(value, dict) or type(value.get("step")) is not int:
-        return False
-    numbers = EVENT_NUMBERS.get(value.get("kind"))
-    return numbers is not None and all(
-        isinstance(value.get(key), int | float) and not isinstance(value.get(key), bool)
-        for key in numbers)
 
 
 class TrainLog:
