@@ -1,5 +1,7 @@
-"""The task family: what ELMo adds to a task model (notebooks 12 and 13, ``elmo-tutorial tasks``
-and ``elmo-tutorial finetune``).
+"""The task family: what ELMo adds to a task model (``elmo-tutorial tasks`` and
+``elmo-tutorial finetune``).
+
+Taught in notebooks 12 and 13.
 
   registry         the tasks of the report, one Task each (reader, metric, names, cost, ...)
   model            TaskModel: static vectors + characters (+ ELMo) → BiLSTM → classes
