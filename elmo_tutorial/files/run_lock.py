@@ -56,9 +56,10 @@ class RunLock:
 
     def release(self) -> None:
         """Let other processes write into the folder. The lock file goes (removed while still
-        held: a process waiting on it takes a new one), and so do the folders the lock made,
-        if nothing was written into them: a refused start leaves the user's folders as they
-        were."""
+        held: a process that opened the old file before it went finds it gone once it holds
+        its lock, and takes a new one, as filelock >= 4.3 does), and so do the folders the
+        lock made, if nothing was written into them: a refused start leaves the user's folders
+        as they were."""
         if not self._lock.is_locked:
             return
         _HELD.pop(str(self.folder.resolve()), None)
