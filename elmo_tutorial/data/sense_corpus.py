@@ -1,86 +1,213 @@
-"""A small synthetic English-like corpus in which polysemous words have known senses.
+"""The embedded corpus: synthetic English in which six polysemous words carry known senses.
 
 Taught in notebook 00 (``00_static_vs_contextual``).
 
 ELMo's claim (Peters et al. 2018, Sec. 1 and 5.3) is that a word's vector should depend on its
 context: *bank* next to *river* is not *bank* next to *loan*. To see that on a laptop we need a
-corpus where we *know* each occurrence's sense. This module generates one from the small
-grammar in ``elmo_tutorial.data.sense_grammar``:
+corpus where we *know* each occurrence's sense. ``data/embedded/`` holds one (about 250k
+training tokens), drawn from the lexicon below:
 
 * six polysemous words (``bank``, ``play``, ``work``, ``point``, ``bat``, ``spring``) with two to
   four senses each, some used both as a noun and as a verb (``work``: "their work" / "they work");
-* every sense has its own cue words; templates put them next to the word, 3-8 tokens before it,
-  or 3-8 tokens after it, so that a left-to-right (forward) reader sometimes cannot know the
-  sense yet and a right-to-left (backward) reader sometimes can, and vice versa;
-* generic sentences without any polysemous word, questions, subordinate clauses, two clauses
-  joined by a conjunction, punctuation tokens, a capitalised first word and proper names;
-* words drawn with Zipf-like frequencies (the r-th word of a list with weight 1/r).
+* every sense has its own *cue words*, which occur near it and never near the word's other
+  senses: next to the word, 3-8 tokens before it, or 3-8 tokens after it, so that a
+  left-to-right (forward) reader sometimes cannot know the sense yet and a right-to-left
+  (backward) reader sometimes can, and vice versa;
+* generic sentences without a polysemous word, questions, two clauses joined by a conjunction,
+  punctuation, proper names, and Zipf-like word frequencies (lists are ordered by how often a
+  word is drawn: the r-th with weight 1/r).
 
-It ships with the package, so it needs no download: as a training corpus its name is
-``embedded`` (``--corpus=embedded``, the ``tiny`` preset's corpus, kept in ``data/embedded/``),
-beside ``wikitext2`` and the others of :data:`elmo_tutorial.data.corpora.LM_CORPORA`. (The vectors
-of a corpus, by contrast, are
-:func:`elmo_tutorial.analyses.embedding_cache.embed_corpus`'s business.)
-
-Generation uses only ``random.Random(seed)``, so the same seed gives the same corpus on every
-platform and Python version. The committed copy lives in ``data/embedded/``; regenerate it with
-``python -m elmo_tutorial.data.sense_corpus data/embedded``.
+As a training corpus its name is ``embedded`` (``--corpus=embedded``, the ``tiny`` preset's).
+The sentence templates and the generator that wrote ``data/embedded/`` from this lexicon are a
+maintainer's script, ``.ci/make_sense_corpus.py``; a test checks that it still writes the
+committed files byte for byte.
 
 Example:
-    >>> sentences = generate(3, seed=0)
-    >>> isinstance(sentences[0].tokens, tuple)
-    True
-    >>> all(s.tokens[o.index].lower() == o.word for s in sentences for o in s.occurrences)
-    True
+    >>> tokens, index, word, sense, pos = sense_examples("valid")[0]
+    >>> tokens[index].lower() == word, sense in {s.sense for s in SENSES if s.word == word}
+    (True, True)
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
-import random
-import shutil
-import sys
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 from typing import NamedTuple
 
-from elmo_tutorial.data import sense_grammar as lex
-from elmo_tutorial.data.downloads import cache_dir
 from elmo_tutorial.data.registry import normalize_split
-from elmo_tutorial.data.sense_grammar import SENSES, Sense, cue_distances, cue_words
-from elmo_tutorial.files.safe_files import file_digest
 from elmo_tutorial.runtime import REPOSITORY
 
-__all__ = [
-    "SenseExample", "SenseOccurrence", "SenseSentence", "cue_distances", "cue_words",
-    "sense_corpus", "sense_corpus_dir", "sense_examples", "generate", "write_corpus",
-]
+__all__ = ["SENSES", "Sense", "SenseExample", "cue_distances", "cue_words", "sense_corpus",
+           "sense_examples"]
 
-SPLITS = {"train": 21_500, "valid": 2_150, "test": 2_150}  # sentences per split
-MIN_TOKENS, MAX_TOKENS = 5, 30  # sentence length bounds (tokens, punctuation included)
-P_POLYSEMOUS = 0.6  # share of sentences with at least one polysemous word
-P_TWO_CLAUSES = 0.25  # share of those that join a second clause with its own polysemous word
-WORDS = tuple(dict.fromkeys(s.word for s in SENSES))  # the polysemous words, in lexicon order
+CORPUS_DIR = REPOSITORY / "data" / "embedded"  # {train,valid,test}.txt and senses.{split}.tsv
 
 
 @dataclass(frozen=True)
-class SenseOccurrence:
-    """One polysemous token: its position in the sentence, word (lower case), sense and POS."""
+class Sense:
+    """One sense of a polysemous word and the cue words that signal it.
 
-    index: int
+    Attributes:
+        word: the polysemous word, lower case (``"bank"``).
+        sense: the sense label, upper case (``"RIVER"``); unique within ``word``.
+        pos: the universal POS tags (``"NOUN"``, ``"VERB"``) the word takes in this sense.
+        weight: relative frequency of this sense among all polysemous occurrences.
+        nouns, adjectives: cue words, most frequent first.
+        verbs: ``(base, past, objects)`` cue verbs, most frequent first; ``objects`` are the
+            nouns that may follow the verb (``"rowed the canoe"``, not ``"rowed the fish"``).
+        objects: what the word itself takes as a verb (``"play the piano"``, ``"work overtime"``),
+            phrases ending in one of ``nouns``; empty for senses that are only nouns.
+    """
+
     word: str
     sense: str
-    pos: str
+    pos: tuple[str, ...]
+    weight: float
+    nouns: tuple[str, ...]
+    verbs: tuple[tuple[str, str, tuple[str, ...]], ...]
+    adjectives: tuple[str, ...]
+    objects: tuple[str, ...] = ()
+
+    @property
+    def cues(self) -> frozenset[str]:
+        """Every cue word of this sense (nouns, both verb forms, adjectives)."""
+        verbs = [form for base, past, _ in self.verbs for form in (base, past)]
+        return frozenset([*self.nouns, *verbs, *self.adjectives])
 
 
-@dataclass(frozen=True)
-class SenseSentence:
-    """A generated sentence: its tokens and the polysemous occurrences in it."""
+def _sense(word, sense, pos, weight, nouns, verbs, adjectives, objects="") -> Sense:
+    """Parse the compact notation: verbs as ``base:past=object,object``, objects with ``|``."""
+    parsed = []
+    for verb in verbs.split():
+        forms, _, objects_of_verb = verb.partition("=")
+        base, past = forms.split(":")
+        parsed.append((base, past, tuple(objects_of_verb.split(","))))
+    return Sense(word, sense, tuple(pos.split()), weight, tuple(nouns.split()), tuple(parsed),
+                 tuple(adjectives.split()), tuple(_phrases(objects)) if objects else ())
 
-    tokens: tuple[str, ...]
-    occurrences: tuple[SenseOccurrence, ...]
+
+def _phrases(text: str) -> list[str]:
+    """``"a | the b"`` → ``["a", "the b"]``: lists of multi-word phrases."""
+    return [p.strip() for p in text.split("|")]
+
+
+SENSES: tuple[Sense, ...] = (
+    _sense("bank", "FINANCE", "NOUN", 6.0,
+           "money loan account cheque cash savings mortgage fee manager customer interest",
+           "deposit:deposited=money,cheque,cash,savings borrow:borrowed=money,cash "
+           "repay:repaid=loan,mortgage withdraw:withdrew=money,cash,savings "
+           "invest:invested=money,savings pay:paid=fee,interest,mortgage",
+           "financial wealthy private commercial national"),
+    _sense("bank", "RIVER", "NOUN", 4.0,
+           "river boat water canoe fish reeds stream ducks mud willows current fisherman",
+           "row:rowed=boat,canoe cross:crossed=river,stream paddle:paddled=canoe,boat "
+           "wade:waded=river,stream,water,mud feed:fed=ducks,fish",
+           "muddy grassy steep sandy shady wet"),
+    _sense("play", "THEATRE", "NOUN", 3.0,
+           "actors stage audience scene script theatre curtain costume playwright rehearsal",
+           "rehearse:rehearsed=scene,script perform:performed=scene "
+           "direct:directed=actors,scene,rehearsal applaud:applauded=actors,playwright "
+           "memorise:memorised=script,scene wear:wore=costume",
+           "tragic dramatic comic theatrical"),
+    _sense("play", "GAME", "VERB", 4.0,
+           "football chess tennis cards match team ball tournament referee",
+           "win:won=match,tournament lose:lost=match,tournament kick:kicked=ball "
+           "throw:threw=ball coach:coached=team shuffle:shuffled=cards",
+           "competitive athletic rough fair",
+           "football | chess | tennis | cards | a match | the ball"),
+    _sense("play", "MUSIC", "VERB", 3.0,
+           "piano guitar violin song melody band drums tune orchestra notes concert",
+           "sing:sang=song,melody,tune,notes compose:composed=song,melody,tune "
+           "tune:tuned=guitar,violin,piano practise:practised=song,notes,melody "
+           "record:recorded=song,concert,tune",
+           "musical loud melodic acoustic",
+           "the piano | the guitar | a song | the violin | the drums | a tune"),
+    _sense("work", "JOB", "NOUN VERB", 6.0,
+           "office boss salary colleagues shift overtime factory job desk meeting wages deadline",
+           "earn:earned=salary,wages hire:hired=colleagues "
+           "attend:attended=meeting miss:missed=deadline,meeting,shift "
+           "quit:quit=job leave:left=office,factory,job",
+           "busy tiring boring professional",
+           "overtime | a shift | the night shift | at the office | at the factory | "
+           "for the boss"),
+    _sense("work", "ARTWORK", "NOUN", 3.0,
+           "painting museum gallery artist canvas sculpture exhibition portrait masterpiece",
+           "paint:painted=portrait,canvas admire:admired=painting,sculpture,portrait "
+           "restore:restored=painting,sculpture,canvas exhibit:exhibited=painting,sculpture "
+           "sketch:sketched=portrait frame:framed=portrait,painting,canvas",
+           "priceless abstract colourful baroque original"),
+    _sense("point", "ARGUMENT", "NOUN", 3.0,
+           "debate argument lecture speaker essay opinion discussion professor thesis evidence",
+           "argue:argued=thesis refute:refuted=argument,thesis explain:explained=argument,thesis "
+           "dispute:disputed=evidence,opinion,thesis question:questioned=speaker,professor "
+           "write:wrote=essay,thesis",
+           "valid logical convincing subtle philosophical"),
+    _sense("point", "SCORE", "NOUN", 2.5,
+           "goal match team referee league player championship scoreboard basket penalty",
+           "score:scored=goal,basket,penalty win:won=match,championship,league "
+           "cheer:cheered=team,player concede:conceded=goal,penalty lose:lost=match",
+           "decisive winning crucial final"),
+    _sense("point", "LOCATION", "NOUN", 2.0,
+           "map mountain hill summit trail coast valley border compass path",
+           "climb:climbed=mountain,hill reach:reached=summit,coast,border,valley "
+           "hike:hiked=trail,path,valley mark:marked=map,trail study:studied=map,compass",
+           "highest remote distant northern scenic"),
+    _sense("point", "GESTURE", "VERB", 2.0,
+           "finger hand arm arrow signpost",
+           "raise:raised=finger,hand,arm lift:lifted=finger,hand,arm wave:waved=hand,arm "
+           "stretch:stretched=arm,finger",
+           "outstretched trembling accusing",
+           "a finger | the arrow | a trembling finger"),
+    _sense("bat", "ANIMAL", "NOUN", 1.5,
+           "cave wings insects moths colony roost fur owl darkness",
+           "hunt:hunted=insects,moths explore:explored=cave disturb:disturbed=colony,roost "
+           "startle:startled=colony,owl",
+           "nocturnal furry tiny blind sleeping"),
+    _sense("bat", "SPORT", "NOUN VERB", 1.5,
+           "cricket baseball ball pitcher batsman wicket innings glove umpire",
+           "swing:swung=glove hit:hit=ball,baseball bowl:bowled=ball,batsman "
+           "pitch:pitched=ball,baseball catch:caught=ball,batsman",
+           "wooden heavy sturdy cracked",
+           "the ball | the baseball | the cricket ball"),
+    _sense("spring", "SEASON", "NOUN", 2.0,
+           "flowers blossom tulips sunshine weather lambs daffodils seeds season winter",
+           "plant:planted=tulips,seeds,daffodils pick:picked=flowers,tulips,daffodils "
+           "enjoy:enjoyed=sunshine,weather,blossom sow:sowed=seeds",
+           "warm mild sunny early rainy green"),
+    _sense("spring", "WATER", "NOUN", 1.0,
+           "water bucket bottle rocks pool minerals well source",
+           "drink:drank=water fill:filled=bucket,bottle,pool taste:tasted=water,minerals "
+           "discover:discovered=source,well",
+           "fresh cold clear natural thermal underground"),
+    _sense("spring", "COIL", "NOUN", 1.0,
+           "mattress mechanism clock coil screw lever steel toy",
+           "compress:compressed=coil,mattress oil:oiled=mechanism,lever,screw "
+           "replace:replaced=coil,screw,lever tighten:tightened=screw,coil",
+           "rusty loose tight elastic broken metal"),
+)
+
+
+def cue_words(word: str, sense: str) -> frozenset[str]:
+    """The cue words of one sense, e.g. ``cue_words("bank", "RIVER")`` contains ``"canoe"``."""
+    for s in SENSES:
+        if (s.word, s.sense) == (word, sense):
+            return s.cues
+    known = ", ".join(f"{s.word}/{s.sense}" for s in SENSES)
+    raise KeyError(f"no sense {word}/{sense} in the synthetic corpus; known: {known}")
+
+
+def cue_distances(tokens, index: int, word: str, sense: str) -> tuple[int | None, int | None]:
+    """Distance from ``tokens[index]`` to the nearest cue word of its sense on each side.
+
+    Returns:
+        ``(before, after)``: how many positions to the left / right the nearest cue is
+        (1 = adjacent), ``None`` where that side has none. A forward (left-to-right) model sees
+        only the ``before`` cues at the word itself; a backward model only the ``after`` cues.
+    """
+    cues = cue_words(word, sense)
+    before = next((d for d in range(1, index + 1) if tokens[index - d].lower() in cues), None)
+    after = next((d for d in range(1, len(tokens) - index) if tokens[index + d].lower() in cues),
+                 None)
+    return before, after
 
 
 class SenseExample(NamedTuple):
@@ -93,266 +220,23 @@ class SenseExample(NamedTuple):
     pos: str
 
 
-def _zipf_choice(rng: random.Random, items):
-    """Draw from ``items`` with the r-th item weighted 1/r (r = 1, 2, ...)."""
-    return rng.choices(items, weights=[1.0 / r for r in range(1, len(items) + 1)])[0]
-
-
-def _fill(template: str, rng: random.Random, sense: Sense | None):
-    """Fill one template; return (tokens, index of $W or None).
-
-    A sense noun right after a sense verb is one of that verb's objects, so that the
-    verb and its object agree ("rowed the canoe", never "rowed the fish").
-    """
-    tokens: list[str] = []
-    target = None
-    objects = None  # the objects of the last sense verb drawn, until a noun uses them
-
-    def verb(form: int) -> str:
-        nonlocal objects
-        chosen = _zipf_choice(rng, sense.verbs)
-        objects = chosen[2]
-        return chosen[form]
-
-    def noun() -> str:
-        nonlocal objects
-        chosen = _zipf_choice(rng, objects or sense.nouns)
-        objects = None
-        return chosen
-
-    slots = {
-        "$n": noun,
-        "$v": lambda: verb(1),
-        "$vb": lambda: verb(0),
-        "$a": lambda: _zipf_choice(rng, sense.adjectives),
-        "$O": lambda: _zipf_choice(rng, sense.objects),
-        "$D": lambda: _zipf_choice(rng, lex.DETERMINERS),
-        "$S": lambda: _zipf_choice(rng, lex.SUBJECTS),
-        "$SP": lambda: _zipf_choice(rng, lex.PLURAL_SUBJECTS),
-        "$VN": lambda: _zipf_choice(rng, lex.NEUTRAL_VERBS)[1],
-        "$VNB": lambda: _zipf_choice(rng, lex.NEUTRAL_VERBS)[0],
-        "$NP": lambda: _zipf_choice(rng, lex.NEUTRAL_NPS),
-        "$AN": lambda: _zipf_choice(rng, lex.NEUTRAL_ADJECTIVES),
-        "$X": lambda: _zipf_choice(rng, lex.ADJUNCTS),
-        "$XH": lambda: _zipf_choice(rng, lex.HABITUAL),
-        "$L": lambda: _zipf_choice(rng, lex.LONG_FILLERS),
-        "$P": lambda: _zipf_choice(rng, lex.PREPOSITIONS),
-    }
-    for slot in template.split():
-        if slot == "$W":
-            target = len(tokens)
-            tokens.append(sense.word)
-        else:
-            tokens.extend(slots[slot]().split() if slot in slots else [slot])
-    return tokens, target
-
-
-def _article(token: str, following: str) -> str:
-    """``a`` becomes ``an`` before a vowel (an athletic team, an outstretched finger)."""
-    return "an" if token == "a" and following[:1] in "aeiou" else token
-
-
-def _polysemous_clause(rng: random.Random):
-    """A clause with one polysemous word: (tokens, SenseOccurrence with index in the clause)."""
-    sense = rng.choices(SENSES, weights=[s.weight for s in SENSES])[0]
-    pos = rng.choice(sense.pos)
-    template = rng.choice(lex.NOUN_TEMPLATES if pos == "NOUN" else lex.VERB_TEMPLATES)
-    tokens, target = _fill(template, rng, sense)
-    return tokens, SenseOccurrence(target, sense.word, sense.sense, pos)
-
-
-def _sentence(rng: random.Random) -> SenseSentence:
-    """Draw one sentence (not yet length-checked)."""
-    if rng.random() >= P_POLYSEMOUS:
-        sense = rng.choice(SENSES)  # generic sentences still use cue words, with no target
-        tokens, _ = _fill(rng.choice(lex.GENERIC_TEMPLATES), rng, sense)
-        occurrences = []
-    else:
-        tokens, occurrence = _polysemous_clause(rng)
-        occurrences = [occurrence]
-        if rng.random() < P_TWO_CLAUSES and tokens[-1] == ".":
-            second, other = _polysemous_clause(rng)
-            while second[-1] != ".":  # a question cannot follow a conjunction
-                second, other = _polysemous_clause(rng)
-            joiner = rng.choice(lex.JOINERS)
-            offset = len(tokens) - 1 + len(joiner)
-            tokens = tokens[:-1] + joiner + second
-            occurrences.append(SenseOccurrence(other.index + offset, other.word, other.sense,
-                                               other.pos))
-    tokens = [_article(t, tokens[i + 1]) for i, t in enumerate(tokens[:-1])] + tokens[-1:]
-    tokens[0] = tokens[0][:1].upper() + tokens[0][1:]
-    return SenseSentence(tuple(tokens), tuple(occurrences))
-
-
-def generate(n_sentences: int, seed: int = 0) -> list[SenseSentence]:
-    """Generate ``n_sentences`` sentences, deterministically from ``seed``.
-
-    Sentences shorter than 5 or longer than 30 tokens are redrawn.
-
-    Args:
-        n_sentences: how many sentences to return (≥ 0).
-        seed: the seed of the ``random.Random`` that draws every choice.
-
-    Returns:
-        A list of ``SenseSentence``; each polysemous token is listed in ``occurrences`` with its
-        position, lower-case word, sense label and POS (``NOUN`` or ``VERB``).
-    """
-    if n_sentences < 0:
-        raise ValueError(f"n_sentences must be ≥ 0, got {n_sentences}")
-    rng = random.Random(seed)
-    sentences = []
-    while len(sentences) < n_sentences:
-        sentence = _sentence(rng)
-        if MIN_TOKENS <= len(sentence.tokens) <= MAX_TOKENS:
-            sentences.append(sentence)
-    return sentences
-
-
-def write_corpus(out_dir, seed: int = 0) -> dict[str, Path]:
-    """Write ``{train,valid,test}.txt``, ``senses.{split}.tsv`` and ``README.md`` to ``out_dir``.
-
-    Each split has its own seed (``seed * 1000 + 0, 1, 2``), so splits never share a draw.
-    ``*.txt``: one sentence per line, tokens separated by single spaces.
-    ``senses.*.tsv``: a header, then ``sentence  token  word  sense  pos`` (0-based indices).
-
-    Returns:
-        The written files by name.
-    """
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    written: dict[str, Path] = {}
-    stats = []
-    for offset, (split, n) in enumerate(SPLITS.items()):
-        sentences = generate(n, seed=seed * 1000 + offset)
-        text = "".join(" ".join(s.tokens) + "\n" for s in sentences)
-        rows = ["sentence\ttoken\tword\tsense\tpos\n"]
-        rows += [f"{i}\t{o.index}\t{o.word}\t{o.sense}\t{o.pos}\n"
-                 for i, s in enumerate(sentences) for o in s.occurrences]
-        written[f"{split}.txt"] = out / f"{split}.txt"
-        written[f"senses.{split}.tsv"] = out / f"senses.{split}.tsv"
-        written[f"{split}.txt"].write_text(text, encoding="utf-8", newline="\n")
-        written[f"senses.{split}.tsv"].write_text("".join(rows), encoding="utf-8", newline="\n")
-        stats.append((split, len(sentences), sum(len(s.tokens) for s in sentences), len(rows) - 1))
-    readme = out / "README.md"
-    readme.write_text(_readme(seed, stats, {k: file_digest(p) for k, p in written.items()}),
-                      encoding="utf-8", newline="\n")
-    written["README.md"] = readme
-    return written
-
-
-def _readme(seed: int, stats, hashes: dict[str, str]) -> str:
-    lines = [
-        "# The embedded synthetic corpus",
-        "",
-        "Generated by `elmo_tutorial/data/sense_corpus.py` from the grammar in",
-        "`elmo_tutorial/data/sense_grammar.py`; regenerate byte for byte with",
-        "",
-        "    python -m elmo_tutorial.data.sense_corpus data/embedded"
-        + ("" if seed == 0 else f" {seed}"),
-        "",
-        "Files: `{train,valid,test}.txt` hold one sentence per line, tokens separated by single",
-        "spaces. `senses.{split}.tsv` list every polysemous token: sentence index and token",
-        "index (both 0-based), word, sense, universal POS tag.",
-        "",
-        "| split | sentences | tokens | labelled occurrences |",
-        "|---|---|---|---|",
-        *[f"| {split} | {n} | {t} | {o} |" for split, n, t, o in stats],
-        "",
-        "## Senses and their cue words",
-        "",
-        "| word | sense | POS | cue words (most frequent first) |",
-        "|---|---|---|---|",
-    ]
-    for s in SENSES:
-        cues = [*s.nouns[:4], *(v[1] for v in s.verbs[:2]), *s.adjectives[:2]]
-        lines.append(f"| {s.word} | {s.sense} | {' '.join(s.pos)} | {', '.join(cues)}, ... |")
-    lines += [
-        "",
-        "## Licence",
-        "",
-        "Written by this project's own code; the same licence as the project (Apache-2.0).",
-        "",
-        "## SHA-256",
-        "",
-        "```",
-        *[f"{digest}  {name}" for name, digest in hashes.items()],
-        "```",
-        "",
-    ]
-    return "\n".join(lines)
-
-
-def sense_corpus_dir() -> Path:
-    """The folder holding the embedded corpus, generating it into the cache if needed.
-
-    The repository's ``data/embedded/`` is used when present (an editable install or a
-    clone). Otherwise the corpus is generated once into the download cache
-    (``$ELMO_TUTORIAL_CACHE``), in a folder named after the generator's code,
-    ``embedded-<sha256 prefix>``: a copy that another version of the package generated is
-    never read as this one's. It is generated in a temporary folder and renamed into place
-    whole, so a stopped generation leaves nothing that looks like a corpus.
-    """
-    repo = REPOSITORY / "data" / "embedded"
-    if (repo / "README.md").exists():
-        return repo
-    target = cache_dir() / f"embedded-{_generator_version()}"
-    if not target.is_dir():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent)
-        try:
-            write_corpus(tmp)
-            os.rename(tmp, target)
-        except OSError:
-            if not target.is_dir():  # else another process generated it meanwhile
-                raise
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-    return target
-
-
-def _generator_version() -> str:
-    """sha256 prefix of the generator's code (this module and the grammar it draws from)."""
-    digest = hashlib.sha256()
-    for module in (sys.modules[__name__], lex):
-        digest.update(Path(module.__file__).read_bytes())
-    return digest.hexdigest()[:12]
-
-
-def _read_corpus_file(name: str) -> str:
-    """A file of the generated corpus."""
-    return (sense_corpus_dir() / name).read_text(encoding="utf-8")
-
-
 def sense_corpus(split: str) -> list[list[str]]:
     """The sentences of one split (``"train"``, ``"valid"`` or ``"test"``) as token lists.
 
     ``"dev"`` and ``"validation"`` mean ``"valid"``, as everywhere in the package.
     """
-    text = _read_corpus_file(f"{normalize_split(split)}.txt")
+    text = (CORPUS_DIR / f"{normalize_split(split)}.txt").read_text(encoding="utf-8")
     return [line.split(" ") for line in text.splitlines()]
 
 
 def sense_examples(split: str) -> list[SenseExample]:
     """Every labelled polysemous occurrence of one split as ``SenseExample`` tuples.
 
-    Example:
-        >>> tokens, index, word, sense, pos = sense_examples("valid")[0]
-        >>> tokens[index].lower() == word
-        True
+    ``senses.<split>.tsv`` has a header, then ``sentence  token  word  sense  pos`` per
+    occurrence (0-based sentence and token indices).
     """
     split = normalize_split(split)
     sentences = sense_corpus(split)
-    rows = _read_corpus_file(f"senses.{split}.tsv").splitlines()
-    examples = []
-    for row in rows[1:]:
-        sentence, index, word, sense, pos = row.split("\t")
-        examples.append(SenseExample(sentences[int(sentence)], int(index), word, sense, pos))
-    return examples
-
-
-if __name__ == "__main__":
-    if len(sys.argv) not in (2, 3):
-        sys.exit("usage: python -m elmo_tutorial.data.sense_corpus OUT_DIR [SEED]")
-    files = write_corpus(sys.argv[1], seed=int(sys.argv[2]) if len(sys.argv) == 3 else 0)
-    for path in files.values():
-        print(f"{path}  {path.stat().st_size} bytes")
+    rows = (CORPUS_DIR / f"senses.{split}.tsv").read_text(encoding="utf-8").splitlines()[1:]
+    return [SenseExample(sentences[int(sentence)], int(index), word, sense, pos)
+            for sentence, index, word, sense, pos in (row.split("\t") for row in rows)]

@@ -1,15 +1,30 @@
-"""The synthetic sense corpus: reproducible, well-formed, senses recoverable from context."""
+"""The embedded sense corpus: what its script writes, well-formed, senses recoverable from
+context."""
 
+import importlib.util
 import math
+import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
 
 from elmo_tutorial.data import sense_corpus as corpus
-from elmo_tutorial.data.sense_grammar import SENSES
+from elmo_tutorial.data.sense_corpus import SENSES
 
-COMMITTED = Path(__file__).resolve().parents[2] / "data" / "embedded"
+ROOT = Path(__file__).resolve().parents[2]
+COMMITTED = ROOT / "data" / "embedded"
+
+
+@pytest.fixture(scope="module")
+def script():
+    """``.ci/make_sense_corpus.py``, the maintainer's script that wrote ``data/embedded/``."""
+    spec = importlib.util.spec_from_file_location("make_sense_corpus",
+                                                  ROOT / ".ci" / "make_sense_corpus.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look themselves up there
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(scope="module")
@@ -17,28 +32,31 @@ def test_examples():
     return corpus.sense_examples("test")
 
 
-def test_regenerated_corpus_is_byte_identical_to_the_committed_one(tmp_path):
-    written = corpus.write_corpus(tmp_path, seed=0)
+def test_regenerated_corpus_is_byte_identical_to_the_committed_one(tmp_path, script):
+    written = script.write_corpus(tmp_path, seed=0)
     committed = sorted(p.name for p in COMMITTED.iterdir())
     assert committed == sorted(written), "data/embedded holds files the generator does not write"
     for name, path in written.items():
         assert path.read_bytes() == (COMMITTED / name).read_bytes(), (
             f"data/embedded/{name} differs from the generator's output: run "
-            "`python -m elmo_tutorial.data.sense_corpus data/embedded` and commit the result"
+            "`python .ci/make_sense_corpus.py data/embedded` and commit the result"
         )
 
 
-def test_generate_is_deterministic_and_depends_on_the_seed():
-    assert corpus.generate(50, seed=3) == corpus.generate(50, seed=3)
-    assert corpus.generate(50, seed=3) != corpus.generate(50, seed=4)
-
-
-def test_sentences_respect_length_bounds_and_start_with_a_capital():
-    for sentence in corpus.generate(500, seed=1):
-        assert corpus.MIN_TOKENS <= len(sentence.tokens) <= corpus.MAX_TOKENS
-        assert sentence.tokens[0][0].isupper(), sentence.tokens
-        assert sentence.tokens[-1] in {".", "?", "!"}
-        assert all(t and " " not in t for t in sentence.tokens)
+@pytest.mark.parametrize("split", ["train", "valid", "test"])
+def test_sentences_respect_length_bounds_and_every_polysemous_token_is_labelled(split, script):
+    sentences = corpus.sense_corpus(split)
+    assert len(sentences) == script.SPLITS[split]
+    labelled = defaultdict(set)  # sentence -> its labelled token indices
+    for row in (COMMITTED / f"senses.{split}.tsv").read_text().splitlines()[1:]:
+        sentence, index, *_ = row.split("\t")
+        labelled[int(sentence)].add(int(index))
+    for number, tokens in enumerate(sentences):
+        assert script.MIN_TOKENS <= len(tokens) <= script.MAX_TOKENS
+        assert tokens[0][0].isupper() and tokens[-1] in {".", "?", "!"}, tokens
+        assert all(t and " " not in t for t in tokens)
+        found = {i for i, t in enumerate(tokens) if t.lower() in script.WORDS}
+        assert found == labelled[number], tokens
 
 
 def test_every_labelled_token_is_its_word_with_a_known_sense_and_pos(test_examples):
@@ -46,12 +64,6 @@ def test_every_labelled_token_is_its_word_with_a_known_sense_and_pos(test_exampl
     for tokens, index, word, sense, pos in test_examples:
         assert tokens[index].lower() == word
         assert (word, sense, pos) in known
-
-
-def test_every_polysemous_token_in_the_text_is_labelled():
-    for sentence in corpus.generate(500, seed=2):
-        found = {i for i, t in enumerate(sentence.tokens) if t.lower() in corpus.WORDS}
-        assert found == {o.index for o in sentence.occurrences}, sentence.tokens
 
 
 def test_sense_cue_words_are_disjoint_within_each_word():
@@ -65,9 +77,8 @@ def test_sense_cue_words_are_disjoint_within_each_word():
                 assert not a.cues & b.cues, f"{word}: {a.sense}/{b.sense} share {a.cues & b.cues}"
 
 
-def test_verb_objects_are_nouns_of_their_sense_and_shared_words_are_no_cues():
-    from elmo_tutorial.data import sense_grammar as lex
-
+def test_verb_objects_are_nouns_of_their_sense_and_shared_words_are_no_cues(script):
+    lex = script
     shared = {w.lower() for group in (lex.SUBJECTS, lex.PLURAL_SUBJECTS, lex.NEUTRAL_NPS,
                                       lex.NEUTRAL_ADJECTIVES, lex.ADJUNCTS, lex.HABITUAL,
                                       lex.LONG_FILLERS, lex.PREPOSITIONS)
@@ -124,37 +135,9 @@ def test_bag_of_context_words_recovers_the_sense_well_above_chance(test_examples
     assert accuracy > 0.9 and accuracy > baseline + 0.3, (accuracy, baseline)
 
 
-def test_splits_have_the_expected_sizes():
-    for split, n in corpus.SPLITS.items():
-        sentences = corpus.sense_corpus(split)
-        assert len(sentences) == n
-        assert all(len(s) >= corpus.MIN_TOKENS for s in sentences)
-    assert 200_000 < sum(map(len, corpus.sense_corpus("train"))) < 300_000
-
-
 def test_dev_and_validation_mean_valid_and_unknown_splits_are_rejected():
     assert corpus.sense_corpus("dev") == corpus.sense_corpus("valid")
     assert corpus.sense_examples("validation") == corpus.sense_examples("valid")
     with pytest.raises(ValueError, match="expected train, valid or test"):
         corpus.sense_corpus("training")
-
-
-def test_missing_repo_copy_falls_back_to_a_generated_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path))
-    monkeypatch.setattr(corpus, "REPOSITORY", tmp_path / "pkg")  # an install without data/
-    assert corpus.sense_corpus_dir().name.startswith("embedded-")  # named after the generator
-    assert corpus.sense_corpus("valid") == [
-        s.split(" ") for s in (COMMITTED / "valid.txt").read_text().splitlines()
-    ]
-
-
-def test_a_corpus_generated_by_other_code_is_not_read(tmp_path, monkeypatch):
-    monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path))
-    monkeypatch.setattr(corpus, "REPOSITORY", tmp_path / "pkg")
-    committed = [line.split(" ") for line in (COMMITTED / "valid.txt").read_text().splitlines()]
-    generate = corpus.generate
-    with monkeypatch.context() as older:  # an earlier version of the package filled the cache
-        older.setattr(corpus, "_generator_version", lambda: "0ld0ld0ld0ld")
-        older.setattr(corpus, "generate", lambda n, seed: generate(n, seed + 7))
-        assert corpus.sense_corpus("valid") != committed
-    assert corpus.sense_corpus("valid") == committed
+    assert 200_000 < sum(map(len, corpus.sense_corpus("train"))) < 300_000
