@@ -1,5 +1,4 @@
-"""The data of the course: the dataset registry and checksummed downloads (``registry``,
-``dataset_table``, ``downloads``), running text (``corpora``), annotated data (``annotated``),
-the generated sense corpus (``sense_corpus``, ``sense_grammar``) and the one tokenizer
-(``tokenize``).
+"""The data of the course: the dataset registry (``registry``) and its checksummed downloads
+(``downloads``), running text (``corpora``), annotated data (``annotated``), the embedded sense
+corpus (``sense_corpus``) and the one tokenizer (``tokenize``).
 """

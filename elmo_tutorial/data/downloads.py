@@ -1,7 +1,4 @@
-"""Where datasets live, and downloading them with their published checksum (through pooch).
-
-The dataset registry (:mod:`elmo_tutorial.data.registry`) says *what* to fetch; this module
-says *where* it goes and *how*:
+"""Where datasets live, and downloading them with their published sha256 (through pooch).
 
 - ``ELMO_TUTORIAL_DATA``: an offline folder holding the official files (looked at first);
 - ``ELMO_TUTORIAL_CACHE``: where downloads go, by default the system's cache folder
@@ -9,9 +6,8 @@ says *where* it goes and *how*:
 - nltk's corpora: wherever ``nltk.data.find`` finds them (``NLTK_DATA``, ``~/nltk_data``...).
 
 :func:`download` hands each file to ``pooch.retrieve``, which streams it to a temporary file
-with a tqdm progress bar, compares its sha256 (md5 where the publisher lists nothing else) with
-the registry's, and only then gives it its name: a cut or altered download is never used. A file
-already in the cache is hashed again and downloaded again if it differs.
+with a progress bar and gives it its name only once its sha256 is the registry's: a cut or
+altered download is never used, and a cached file that no longer matches is downloaded again.
 """
 
 from __future__ import annotations
@@ -35,23 +31,17 @@ class CacheNotWritable(DatasetNotAvailable):
 
 
 class BadDatasetFile(DatasetNotAvailable, ValueError):
-    """A file of a dataset is not in the dataset's format; the message names the file and the
-    line."""
+    """A file of a dataset is not in its format; the message names the file and the line."""
 
 
 @dataclass(frozen=True)
 class RemoteFile:
-    """One published file: where it lives and the digest that proves we got the right bytes.
-
-    ``urls`` lists the official address first, then mirrors; every one is checked against the
-    same digest, so a mirror can never substitute other content.
-    """
+    """One published file; ``urls``: the official address first, then mirrors, every one
+    checked against the same digest (so a mirror can never substitute other content)."""
 
     name: str  # file name inside the dataset folder, or the archive's file name
     urls: tuple[str, ...]
-    sha256: str | None = None
-    md5: str | None = None  # only where the publisher lists no sha256
-    size: int | None = None  # bytes, as published
+    sha256: str | None = None  # None where the publisher lists none: never downloaded
 
 
 def offline_dir() -> Path | None:
@@ -69,16 +59,13 @@ def cache_dir() -> Path:
 def download(remote: RemoteFile, folder: Path, progress: bool = True) -> Path:
     """``folder/remote.name``, downloaded and verified unless it is there with its digest.
 
-    The official URL is tried first, then each mirror.
-
     Raises:
         CacheNotWritable: ``folder`` cannot be made or written (one line, with what to do).
         DatasetNotAvailable: every URL failed (the wrong bytes, an HTTP error, no network);
             the message lists why, URL by URL.
     """
-    if not (remote.sha256 or remote.md5):
+    if not remote.sha256:
         raise ValueError(f"refusing to download {remote.name} without a checksum to verify")
-    known_hash = f"sha256:{remote.sha256}" if remote.sha256 else f"md5:{remote.md5}"
     try:
         folder.mkdir(parents=True, exist_ok=True)
         if not os.access(folder, os.W_OK):
@@ -89,8 +76,8 @@ def download(remote: RemoteFile, folder: Path, progress: bool = True) -> Path:
     errors: list[Exception] = []
     for url in remote.urls:
         try:
-            return Path(pooch.retrieve(url, known_hash, fname=remote.name, path=folder,
-                                       progressbar=progress))
+            return Path(pooch.retrieve(url, f"sha256:{remote.sha256}", fname=remote.name,
+                                       path=folder, progressbar=progress))
         except (OSError, ValueError) as error:  # requests' errors are OSErrors; a wrong hash
             errors.append(error)
     details = "\n".join(f"  - {url}: {str(err).strip()}" for url, err in zip(remote.urls, errors,

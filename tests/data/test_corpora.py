@@ -87,12 +87,6 @@ def test_download_verifies_sha256_and_leaves_no_temporary_file(tmp_path, served)
     assert [p.name for p in dest.parent.iterdir()] == ["corpus.txt"]
 
 
-def test_download_accepts_md5_where_only_md5_is_published(tmp_path, served):
-    md5 = hashlib.md5(PAYLOAD).hexdigest()
-    dest = download(RemoteFile("c.txt", (served,), md5=md5), tmp_path, progress=False)
-    assert dest.read_bytes() == PAYLOAD
-
-
 def test_a_checksum_mismatch_keeps_nothing_and_names_both_digests(tmp_path, served):
     wrong = "0" * 64
     with pytest.raises(DatasetNotAvailable) as err:
