@@ -14,32 +14,25 @@
 # %% [markdown]
 # # 08 · What the layers know: contextual vectors of a trained biLM
 #
-# Notebooks 01–07 built every part of ELMo. Now we use a **trained** biLM and look inside:
-# each token gets one vector per layer, and the question of Peters et al. (2018, Sec. 5.3) is
-# *what* each layer knows. Layer 0 is the character CNN's token embedding: the same vector
-# for *bank* in every sentence. Layers 1 and 2 have read the sentence in both directions.
+# Notebooks 01–07 built every part of ELMo. Now we look inside a **trained** biLM and ask the
+# question of Peters et al. (2018, Sec. 5.3): *what* does each layer know? Layer 0 is the same
+# vector for *bank* in every sentence; layers 1 and 2 have read the sentence both ways.
 #
 # **You will:**
-# 1. embed sentences with the course's small trained biLM and read its layers and the ELMo mix;
-# 2. build PCA from an SVD and look at five uses of *work*, then (bonus) compare *bank*,
-#    *program*, *point* and *put* in contexts that change their meaning or tense, layer by
-#    layer;
-# 3. redo the paper's Table 4: the neighbours of *play* by a static vector and in context;
-# 4. **measure** how well each layer separates word senses, on the course's corpus and on
-#    SemCor, beside notebook 00's static and window-average baselines (a table and a dot
-#    plot), test what layer 0 does to the ELMo mix, and sweep the window of the average;
-# 5. predict and measure how much of each layer comes from the context (one figure), think
-#    about what it does and does not show, write the sense score yourself, and (bonus)
-#    explore neighbours in context with a widget.
+# 1. embed sentences with the course's small trained biLM and read its layers;
+# 2. build PCA from an SVD for five uses of *work*, then (bonus) *bank*, *program*, *point*
+#    and *put*;
+# 3. redo the paper's Table 4: the neighbours of *play*, static and in context;
+# 4. **measure** how well each layer separates senses, on the course corpus and SemCor,
+#    beside notebook 00's baselines, and sweep the window of the average;
+# 5. measure how much of each layer comes from the context, write the sense score yourself,
+#    and (bonus) explore neighbours with a widget.
 #
-# Sections marked **(bonus)** are optional: skip them on a first reading, but run their cells,
-# since later cells use what they compute.
+# Sections marked **(bonus)** are optional, but run their cells.
 #
-# **Prerequisites:** notebook 00 (static vectors, the window average, sense centroids),
-# notebook 07 (the layers and the scalar mix).
+# **Prerequisites:** notebooks 00 (static vectors, the window average) and 07 (the scalar mix).
 #
-# **Runtime:** about 45 s on 2 CPU cores the first time, less on a rerun (the embedded SemCor
-# sentences are cached on disk).
+# **Runtime:** about 45 s on 2 CPU cores the first time, less on a rerun (cached on disk).
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:
@@ -78,7 +71,7 @@ from elmo_tutorial.claims import claim
 from elmo_tutorial.data.annotated import wsd_framework
 from elmo_tutorial.data.sense_corpus import sense_corpus, sense_examples
 from elmo_tutorial.figures import label_points
-from elmo_tutorial.model.run_dir import shipped_model
+from elmo_tutorial import load_elmo, shipped_model
 from elmo_tutorial.runtime import setup_notebook
 
 # One thread: the biLM runs one small LSTM step after another, and a second thread costs
@@ -89,14 +82,13 @@ device = setup_notebook(seed=0, threads=1)
 # ## 1. The model and its layers
 #
 # The course ships a small biLM trained on English text (`data/models/small`, see its model
-# card). Any other model works the same: a run directory of your own
-# (`elmo-tutorial train --out DIR`), or an official AllenNLP / bilm-tf pair of
-# `options.json` and `weights.hdf5` (notebook 11) — set `OFFICIAL` to the two paths.
+# card). Your own run (`elmo-tutorial train --out DIR`) or an official `options.json` and
+# `weights.hdf5` pair (notebook 11, set `OFFICIAL`) work the same.
 
 # %%
 MODEL = shipped_model("small")  # data/models/small, found from any folder
 OFFICIAL = None  # or ("options.json", "weights.hdf5")
-model = load_allennlp(*OFFICIAL) if OFFICIAL else ELMo.from_run(MODEL)
+model = load_allennlp(*OFFICIAL) if OFFICIAL else load_elmo(MODEL)
 embedder = Embedder(model.to(device))
 print(f"{sum(p.numel() for p in model.bilm.parameters()) / 1e6:.2f} M parameters, "
       f"{model.config.n_layers} LSTM layers, vectors of {2 * model.config.projection_dim}")
@@ -118,10 +110,10 @@ for j in range(len(layers)):
     print(f"layer {j}: mean length of a token's vector {length:.4f}")
 
 # %% [markdown]
-# **The ELMo mix.** ELMo gives a downstream task $\gamma \sum_j s_j h_j$ with weights it
-# *learns* for that task (notebook 07). A model fresh from pre-training has no task yet, so its
-# scalar mix is still at its initial values. Everywhere below, "ELMo mix" means **the model's
-# own mix as loaded**:
+# **The mix as loaded.** ELMo gives a task $\gamma \sum_j s_j h_j$ with weights it *learns*
+# for that task (notebook 07). A model fresh from pre-training has no task yet, so its mix is
+# at its initial values. Everywhere below, "ELMo mix" means **this untrained, uniform mix**,
+# not a mix a task has learned:
 
 # %%
 s = model.scalar_mix.weights.detach().numpy()
@@ -130,16 +122,14 @@ print("the same as the plain average of the layers:",
       np.allclose(mix_layers(layers, model.scalar_mix), layers.mean(0), atol=1e-6))
 
 # %% [markdown]
-# With equal weights, the layers with the longest vectors dominate the sum (compare the mean
-# lengths above); a task that learns $s$ and $\gamma$ can undo that. Keep it in mind when the
-# mix lands between the layers below.
+# With equal weights, the layers with the longest vectors dominate the sum; a task that learns
+# $s$ and $\gamma$ can undo that.
 #
 # ## 2. Five uses of *work*, projected with PCA
 #
-# Three sentences use *work* for a thing someone made, two for the activity. In a 256-dim
-# space we cannot look, so we project onto the two directions of largest variance (PCA).
-# By hand first: centre the vectors, take the SVD $X - \bar{x} = U \Sigma V^\top$, project on
-# the first two rows of $V^\top$.
+# Three sentences use *work* for a thing someone made, two for the activity. We project the
+# 256-dim vectors on the two directions of largest variance (PCA), by hand first: centre them,
+# take the SVD $X - \bar{x} = U \Sigma V^\top$, project on the first two rows of $V^\top$.
 
 # %%
 WORK = [
@@ -202,11 +192,10 @@ for ax, xy in projected.items():  # once the panels have their final size
 plt.show()
 
 # %% [markdown]
-# A picture of five points can mislead, so the numbers behind it. As PCA does, we look at
-# what differs between the occurrences: subtract their mean vector, then compare the rest by
-# cosine. (Before centring, every pair of occurrences of a word has a high cosine in every
-# layer: they share the word and a direction common to all vectors of a layer.) A layer that
-# separates the uses has a higher mean cosine within a kind than across kinds.
+# A picture of five points can mislead, so here are the numbers. As PCA does, we subtract the
+# occurrences' mean vector, then compare the rest by cosine (raw cosines are all high: the
+# occurrences share the word and a direction common to the layer). A layer that separates the
+# uses has a higher mean cosine within a kind than across kinds.
 
 # %%
 def centred_cosines(v):
@@ -233,12 +222,9 @@ report("work", work, [use for _, use in WORK])
 # %% [markdown] slideshow={"slide_type": "subslide"}
 # ## 3. *bank*, *program*, *point* and *put* (bonus)
 #
-# The same test for four more words: *bank* by a river, *bank* as a financial institution,
-# *bank* as the banking turn of an aircraft; *program* as a broadcast, as software and as a
-# course of study; *point* as an idea or the matter at hand vs
-# *point* as a sharp tip; *put* in the present vs the past tense. *Put* is the same string in
-# both tenses: only the context tells them apart (*yesterday*; *she put*, which cannot be
-# present, since that would be *she puts*).
+# *bank* by a river, as an institution, and as an aircraft's turn; *program* as a broadcast,
+# software and a course of study; *point* as an idea vs a tip; *put* in the present vs the
+# past, the same string, told apart only by context (*yesterday*; *she put*, not *she puts*).
 
 # %%
 BANK = [
@@ -279,8 +265,8 @@ for word, pairs in examples.items():
     report(word, vectors[word], [g for _, g in pairs])
 
 # %% [markdown]
-# The cosines behind these gaps, sentence by sentence (rows and columns numbered as in the
-# lists above; layer 0 is left out, since it is the same vector in every sentence):
+# The cosines behind these gaps, sentence by sentence (numbered as in the lists above; layer 0
+# is left out):
 
 # %%
 def heatmaps(words):
@@ -305,37 +291,23 @@ heatmaps(["bank", "program"])
 heatmaps(["point", "put"])
 
 # %% [markdown]
-# What the small examples show:
-#
-# * **Layer 0 cannot tell anything apart**: one vector per string, whatever the sentence. This
-#   is the static-vector problem of notebook 00, now inside ELMo.
-# * **Layers 1 and 2 can, for *bank*, *point*, *put* and *work*.** Their gaps are positive:
-#   uses of the same kind are more alike than uses of different kinds. In the heatmaps, the
-#   two river *bank*s (red) and the two *point*s of a compass and a knife (dark red) pair up
-#   off the diagonal; part of the second pair's likeness is shared wording (*placed the point
-#   of the …*).
-# * **Not for *program*.** Its gaps are negative: in this small biLM, a television program is
-#   no closer to a radio program than to a computer program. Something other than the sense
-#   dominates these six vectors. One candidate to test (rewrite the sentences and rerun the
-#   cell): in each pair one *program* is the subject and the other an object or part of a
-#   phrase (*The radio program was …* against *a television program about …*), so the
-#   sentence's structure cuts across the senses. Six sentences decide nothing either way;
-#   the paper's far larger biLM, and section 5 here, measure over many words.
-# * Layers 1 and 2 are close here: layer 1 draws the slightly sharper line for *bank*, *point*
-#   and *work*, layer 2 for the tense of *put*. A few hand-made sentences per word cannot tell
-#   a model's habit from chance, so section 5 counts over many words instead.
+# * **Layer 0 cannot tell anything apart**: one vector per string, notebook 00's problem.
+# * **Layers 1 and 2 can, for *bank*, *point*, *put* and *work*:** their gaps are positive;
+#   in the heatmaps the river *bank*s and the compass and knife *point*s pair up.
+# * **Not for *program*:** negative gaps. One candidate to test: in each pair one *program*
+#   is the subject and the other an object, so sentence structure cuts across the senses.
+# * Layer 1 has the larger gap for *bank*, *point* and *work*, layer 2 for *put*; six
+#   sentences per word cannot tell habit from chance, so section 5 counts over many words.
 
 # %% [markdown]
 # ## 4. The neighbours of *play* (the paper's Table 4)
 #
-# Table 4 of the paper contrasts the nearest neighbours of *play* by GloVe, a static vector,
-# with the nearest neighbours of the biLM's vector of *play* in a given sentence, searched
-# among SemCor's sentences. We do the same on SemCor (part of the Brown corpus, every content
-# word tagged with its WordNet sense; the copy in the WSD Evaluation Framework).
+# Table 4 contrasts the neighbours of *play* by GloVe, a static vector, with those of the
+# biLM's *play* in a given sentence, searched in SemCor (part of the Brown corpus, every
+# content word tagged with its WordNet sense).
 #
-# Static vectors first: notebook 00's recipe (counts in a window of 4, PPMI, SVD to 50
-# dimensions) on SemCor's 37k sentences. With a vocabulary of a few thousand words the exact
-# SVD would take a minute, so we use a randomized one (`svd="randomized"`).
+# Static vectors first: notebook 00's recipe (window of 4, PPMI, SVD to 50 dimensions) on
+# SemCor's 37k sentences, with a randomized SVD.
 
 # %%
 semcor = wsd_framework("semcor")
@@ -348,19 +320,15 @@ print("static neighbours of 'play':",
       ", ".join(f"{w} {sim:.2f}" for w, sim in static.nearest("play", k=10)))
 
 # %% [markdown]
-# One vector has to serve every use of *play*, and what it serves best depends on the text it
-# was counted on. The paper's GloVe row is almost all sport (*playing, game, games, played,
-# players, plays, player, Play, football, multiplayer*): in GloVe's web text one sense
-# dominates and takes the vector. SemCor has more of the other senses, so our neighbours mix
-# games (*game*, *league*, *golf*), music (*orchestra*, *symphony*) and the theatre
-# (*musical*), and nouns with verbs (*playing*). Either way, a static vector is a summary of
-# the senses weighted by their frequency, not one of them.
+# One vector has to serve every use of *play*. The paper's GloVe row is almost all sport: in
+# web text one sense dominates. SemCor has more of the other senses, so our neighbours mix
+# games, music and theatre. A static vector summarizes the senses weighted by frequency.
 #
 # Now the biLM. The corpus to search: every SemCor sentence with *play*, *plays*, *played* or
 # *playing*, plus the sense-tagged sentences that section 5 scores, chosen by this rule:
 # **every lemma (with its part of speech) that has at least 2 senses with at least 10 tagged
 # occurrences each; 10 occurrences of each such sense; 80 of these lemmas drawn at random**
-# (`MAX_LEMMAS = None` takes all of them; see the end of the notebook). We embed it all at once.
+# (`MAX_LEMMAS = None` takes all of them).
 
 # %%
 PLAY = {"play", "plays", "played", "playing"}
@@ -382,8 +350,8 @@ print(f"{len({(e.word, e.pos) for e in qualifying})} lemmas qualify, {MAX_LEMMAS
 print(f"embedded: {len(corpus)} sentences, {len(index)} tokens")
 
 # %% [markdown]
-# The paper's two source sentences are in SemCor. For each, the nearest occurrences of
-# *play* (any form) in other sentences, layer by layer:
+# The paper's two source sentences are in SemCor. For each, the nearest occurrences of *play*
+# in other sentences, layer by layer:
 
 # %%
 QUERIES = {  # the source sentence → the nearest sentence the paper's biLM found
@@ -414,18 +382,14 @@ for query, papers_neighbour in QUERIES.items():
             print(f"    {hit.similarity:.3f}  {hit.context(7)}")
 
 # %% [markdown]
-# Layer 0 is the static case again: every *play* ties at 1.000, in no meaningful order, verbs
-# (*to play the game*) and nouns alike. In layers 1 and 2 the nearest are all nouns, *a play*,
-# like the queries: the context has settled the part of speech. It has not settled the sense
-# in this small biLM: each list mixes plays in a game (*a close play at third*) with plays on
-# a stage (*directed a difficult play*), and the sentence the paper's biLM found first is not
-# among our first three in any layer (its rank is printed above each list). The paper's biLM
-# was trained on a billion words; ours on a few million, for minutes (see its model card).
+# Layer 0 is the static case: every *play* ties at 1.000, verbs and nouns alike. In layers 1
+# and 2 the nearest are all nouns, like the queries: the context has settled the part of
+# speech. Not the sense: each list mixes plays in a game with plays on a stage, and the
+# paper's first neighbour is not among our first three in any layer. The paper's biLM saw a
+# billion words; ours a few million (see its model card).
 #
-# Two queries are anecdotes. A count over all of them: for every sense-tagged occurrence of
-# *play* in SemCor, is the nearest other tagged *play* (cosine) of the same WordNet sense? Of
-# the same part of speech (noun or verb)? Ties share the credit, so a vector that is the same
-# everywhere scores what picking a neighbour at random scores.
+# Two queries are anecdotes. Over all of them: is each sense-tagged *play*'s nearest other
+# tagged *play* of the same WordNet sense? Of the same part of speech? (Ties share the credit.)
 
 # %%
 play_vectors = example_vectors([layers_of[tuple(e.tokens)] for e in play_tagged], play_tagged)
@@ -439,32 +403,25 @@ for name, v in play_all.items():
           f"{nearest_neighbour_agreement(v, [e.pos for e in play_tagged]):10.4f}")
 
 # %% [markdown]
-# Over all 300 tagged occurrences, the LSTM layers and the mix find a neighbour of the same
-# WordNet sense more than twice as often as layer 0 (29 senses, many of them rare, so the rates
-# stay low), and a neighbour of the same part of speech almost always. That is the paper's
-# observation about *play*, that the biLM disambiguates both its part of speech and its sense,
-# at small scale: the part of speech comes out clearly, the sense far less. Layer 0 gets the
-# part of speech right three times in four only because the form often says it (*plays*,
-# *played*).
+# The LSTM layers find a same-sense neighbour more than twice as often as layer 0 (29 senses,
+# many rare, so the rates stay low), and a same-POS one almost always: the paper's observation
+# about *play*, at small scale. Layer 0's three in four come from the form (*plays*).
 #
 # ## 5. How well does each layer separate senses? A number, not a picture
 #
-# The score: **leave-one-out nearest-centroid accuracy**, notebook 00's centroid test without
-# a separate training set. For each occurrence of a word: hold it out, average the (unit)
-# vectors of the other occurrences of each sense, and predict the sense whose average is most
-# similar by cosine. First we subtract the mean of all the word's occurrences: they share the
-# word itself and a direction common to the whole layer, and the senses differ in what is
-# left. Every sense has the same number of occurrences, so a vector that knows nothing scores
-# $1/\#\text{senses}$ (chance), and identical vectors, a static one, score exactly that.
+# The score: **leave-one-out nearest-centroid accuracy**. For each occurrence of a word: hold
+# it out, average the (unit) vectors of the other occurrences of each sense, and predict the
+# sense whose average is most similar by cosine, after subtracting the mean of all the word's
+# occurrences (section 2). Every sense has the same number of occurrences, so a vector that
+# knows nothing scores $1/\#\text{senses}$ (chance).
 #
-# **Which words:** by the rule of section 4 for SemCor, and for the course corpus every word
-# with at least two senses, 20 occurrences of each sense from its test split (all six words
-# qualify).
+# **Which words:** by section 4's rule for SemCor; for the course corpus, every word with at
+# least two senses, 20 occurrences of each sense from its test split (all six qualify).
 #
-# **Baselines**, from notebook 00: the static vector of the word (PPMI + SVD, fitted on the
-# same corpus), and the static vector plus the mean static vector of its neighbours within 4
-# or 8 tokens (the "window average"). And one more: the same window average of the biLM's own
-# layer-0 vectors: the LSTMs' input, combined by averaging instead of by a language model.
+# **Baselines**, from notebook 00: the word's static vector (PPMI + SVD on the same corpus),
+# and the static vector plus the mean static vector of its neighbours within 4 or 8 tokens
+# (the "window average"). And the same window average of the biLM's layer-0 vectors: the
+# LSTMs' input, combined by averaging instead of by a language model.
 
 # %%
 def representations(sample, embeddings, static):
@@ -525,9 +482,9 @@ for corpus_name, scores in (("course corpus", course_scores), ("SemCor", semcor_
               f"  ({ratio:+.1f} standard errors)")
 
 # %% [markdown]
-# The same 18 scores as a picture: a dot per mean, a bar of one standard error on each side
-# (each corpus on its own scale: SemCor's scores lie closer together). Below them, the four
-# paired differences, with their own (paired) standard errors.
+# The same 18 scores as a picture: a dot per mean, one standard error on each side (each
+# corpus on its own scale). Below, the four paired differences with their paired standard
+# errors.
 
 # %%
 def dots(ax, rows, colours):
@@ -566,41 +523,26 @@ axes["paired"].set_xlabel("difference in accuracy, word by word (± one paired s
 plt.show()
 
 # %% [markdown]
-# (In the table and the top panels: mean accuracy over words ± its standard error over words.
-# The last four lines of the table, and the bottom panel, compare the best LSTM layer with the
-# best window average of each kind word by word, which removes the differences between words
-# from the noise: their bars are shorter than those of the two rows they compare. A difference
-# of one or two standard errors is a hint, not a finding.)
+# (Rows: mean accuracy over words ± its standard error. The paired lines compare the best LSTM
+# layer with the best window average of each kind word by word, which removes the differences
+# between words from the noise. One or two standard errors is a hint, not a finding.)
 #
-# **Reading the table and the plot.**
-#
-# * **Static vectors score chance** (the PPMI row on the course corpus is exactly chance, and
-#   the biLM's layer 0 equals it): the same vector for every occurrence cannot separate
-#   anything. On SemCor both sit a little above chance because a lemma comes in several forms
-#   (*play*, *played*), and the form says something about the sense.
-# * **On SemCor, real text, layer 2 separates senses best**, ahead of layer 1, the mix and
-#   every window average. The margin over the best window average is printed as the paired
-#   difference; with 80 lemmas it is noisy, so check it on all of them (`MAX_LEMMAS = None`).
-#   The paper finds the same order of the two layers with its 1-nearest-neighbour word sense
-#   disambiguation (Table 5; notebook 09 reproduces that test).
-# * **The ELMo mix is not better than layer 2**: with equal weights it averages layer 2 with
-#   the weaker layer 1, and with layer 0 (how much layer 0 matters here is Exercise 1). A task
-#   that learns its weights can put them where the information is (notebook 10).
-# * **On the course corpus, the PPMI window average wins by far.** That is not evidence that
-#   averaging neighbours beats a language model, for three reasons:
-#   1. the corpus was generated so that every sense has its cue words within 8 tokens of the
-#      word (notebook 00), exactly what a window of 8 averages;
-#   2. the PPMI vectors were counted on that same corpus, cue words included, while the biLM
-#      never saw it: it learned English from real text, and meets these made-up sentences
-#      cold;
-#   3. give the window average the biLM's own input instead (the "layer 0" window rows):
-#      layers 1 and 2 score above it on both corpora, so with the same input vectors the
-#      language model seems to combine the context better than an average does. The evidence
-#      is thin on the course corpus: side by side, the two rows differ by about one standard
-#      error over just 6 words; word by word (the paired line) by about two. On SemCor's 80
-#      lemmas the paired margin is about three standard errors. And on real text, where no
-#      one planted cue words, layer 2 is also ahead of the PPMI window averages, by about one
-#      and a half standard errors: suggestive, not established.
+# * **Static vectors score chance** on the course corpus; on SemCor a little above, because a
+#   lemma's form (*play*, *played*) says something about its sense.
+# * **On SemCor, layer 2 scores highest**, ahead of layer 1 and the mix by about one standard
+#   error of either mean; no paired test here compares the layers, so their order is a hint.
+#   The paper finds layer 2 ahead in Table 5 (notebook 09 runs that test).
+# * **The uniform mix is not better than layer 2**: it averages layer 2 with the weaker
+#   layer 1, and with layer 0 (Exercise 1). A task that learns its weights can put them where
+#   the information is (notebook 10).
+# * **On the course corpus, the PPMI window average wins by far.** That does not show that
+#   averaging beats a language model: the corpus was generated with every sense's cue words
+#   within 8 tokens (notebook 00), exactly what a window of 8 averages, and the PPMI vectors
+#   were counted on it, while the biLM never saw it. Given the biLM's own input instead (the
+#   "layer 0" window rows), the window average scores below layers 1 and 2: by about two
+#   paired standard errors over the course corpus's 6 words, a hint, and by about three over
+#   SemCor's 80 lemmas. On SemCor layer 2 also leads the PPMI window averages, by about one
+#   and a half: suggestive, not established.
 #
 # ### Exercise 1 (experiment): the mix without layer 0
 #
@@ -628,20 +570,18 @@ for name, scores in (("layer 1", semcor_scores["layer 1"]), ("layer 2", semcor_s
     print(f"{name:20s}{cell(scores):>19s}")
 
 # %% [markdown]
-# Dropping layer 0 moves the mix by less than one standard error, and it lands between the
-# two LSTM layers. Centring explains why: layer 0 is the same vector for every occurrence of a
-# word form, so subtracting a lemma's mean leaves of it only the differences between forms
-# (*play*, *played*). The equal-weight mix falls short of layer 2 mostly because it averages
-# in layer 1. Layer 0's long vectors weigh more where only the layer's common direction is
-# removed, not each word's mean (section 6).
+# Dropping layer 0 moves the mix by less than one standard error, between the two LSTM layers.
+# Centring explains why: it leaves of layer 0 only the differences between word forms. The
+# uniform mix falls short of layer 2 mostly because it averages in layer 1. Layer 0's long
+# vectors weigh more where only the layer's common direction is removed (section 6).
 
 # %% [markdown]
 # ### Exercise 2 (experiment): how wide a window?
 #
 # The table's window averages look 4 and 8 tokens to each side. Sweep the window: for each
 # width below, compute the PPMI window-average vectors of every occurrence (one line, with
-# `static_example_vectors` as in `representations`), and the cell scores them on both
-# corpora. Dashed lines: layer 2 on each corpus.
+# `static_example_vectors` as in `representations`); the cell scores them on both corpora.
+# Dashed lines: layer 2 on each corpus.
 
 # %%
 windows = [1, 2, 4, 8, 16, 32]
@@ -686,24 +626,15 @@ plt.show()
 #
 # **Model answer.**
 # <!-- BEGIN ANSWER -->
-# On the course corpus the window average climbs steeply from 1 to 8 tokens and then levels
-# off (at 32 it starts to slip). On SemCor the curve is almost flat: from 1 to 32 tokens it
-# moves by less than one standard error, and it stays below layer 2 at every width, where on
-# the course corpus every window from 8 on is far above it.
+# On the course corpus the window average climbs steeply from 1 to 8 tokens, then levels off.
+# On SemCor it is almost flat, within one standard error from 1 to 32, and below layer 2 at
+# every width. The generator put each sense's cues within 8 tokens, so a wider window only
+# adds words that say nothing about the sense; real text has no planted distance. A window
+# average is only as good as its window's match to where the text keeps its cues.
 #
-# The course corpus's curve is the first reason of the reading above, made visible: the
-# generator put each sense's cue words within 8 tokens of the word, so a window of 8 catches
-# them all, and a wider one only adds words that say nothing about the sense (and dilutes the
-# cues a little, hence the slip at 32). Real text has no such planted distance: the nearest
-# words already carry most of what an average of static vectors can catch (part of speech,
-# collocations), and further words add topic, slowly. A window average is only as good as
-# its window's match to where the text keeps its cues, while the biLM finds them where they
-# are.
-#
-# One more lesson: the paired lines of the table compare the *best* of two windows with the
-# *best* of two LSTM layers, each chosen by its score on the same words, and a setting chosen
-# that way is flattered a little. The sweep shows how much choice there was: on SemCor almost
-# none (every window scores about the same), on the course corpus a great deal.
+# Also: the paired lines compare the *best* of two windows with the *best* of two layers, each
+# chosen on the same words, which flatters a little; on SemCor there was almost no choice, on
+# the course corpus a great deal.
 # <!-- END ANSWER -->
 
 # %%
@@ -725,15 +656,12 @@ claim(all(course_means[k] < course_means[k + 1] for k in range(at_8))
 # %% [markdown]
 # ## 6. Why the layers differ
 #
-# Layer 0 is context-free by construction: the character CNN sees one token at a time. The
-# LSTMs are what let the context in. How much of each layer comes from the context?
+# Layer 0 is context-free by construction. How much of each layer comes from the context?
 #
-# One figure measures it on the embedded SemCor sentences. Left: for words that occur in at
-# least five of them, the mean cosine between two occurrences of the same word. All vectors of
-# a layer share a common direction (two *different* words have a positive cosine, printed below
-# as "raw"), so, as in sections 2 and 5, we first subtract the layer's mean vector; then two
-# different words score about 0. Right: how often a token's nearest other token (by cosine)
-# is another occurrence of the same word.
+# On the embedded SemCor sentences: left, for words in at least five of them, the mean cosine
+# between two occurrences of the same word, after subtracting the layer's mean vector (raw
+# cosines, printed below, are positive even between different words); right, how often a
+# token's nearest other token is the same word.
 #
 # ### Exercise 3 (predict): the same word in two contexts
 #
@@ -743,11 +671,10 @@ claim(all(course_means[k] < course_means[k + 1] for k in range(at_8))
 # %% [markdown]
 # **Prediction.**
 # <!-- BEGIN ANSWER -->
-# Layer 0 most: it is the same vector for every occurrence of a string, so the cosine is
-# exactly 1 and the nearest other token is always the same word. Then layer 1, then layer 2
-# least alike, since each LSTM layer adds more of the context. The mix with equal weights lands
-# above both LSTM layers, because it averages in layer 0's identical vectors, and those are
-# the longest of the three (section 1).
+# Layer 0 most: the same vector for every occurrence, cosine exactly 1. Then layer 1, then
+# layer 2 least, since each LSTM layer adds more context. The equal-weight mix lands above
+# both LSTM layers: it averages in layer 0's identical vectors, the longest of the three
+# (section 1).
 # <!-- END ANSWER -->
 
 # %%
@@ -776,24 +703,17 @@ for layer, label in zip(index.layers, labels, strict=True):
           f"{neighbour_rate[layer]:9.4f}")
 
 # %% [markdown]
-# In layer 0 two occurrences of a word are the same vector (cosine 1, and the nearest token is
-# always the same word). Layer 1 lets the context in: two occurrences of a word are less alike,
-# and fewer tokens have their own word as nearest neighbour. Layer 2 goes further on both
-# counts: more of each vector comes from the context, and that is where section 5 found the
-# senses separating best. Still, in every layer a word stays far more similar to itself than
-# to other words: the context adds to the word's identity rather than replacing it. The mix,
-# dominated by the long layer-0 vectors, stays closest to the word.
+# Layer 1 lets the context in: two occurrences of a word are less alike, and fewer tokens have
+# their own word as nearest neighbour. Layer 2 goes further. In every layer a word stays far
+# more similar to itself than to other words: context adds to the word's identity rather than
+# replacing it.
 #
-# A common explanation of why the top layer takes in more: it feeds the softmax that predicts
-# the *next* word (forward) and the *previous* word (backward), a prediction about the context
-# rather than the current word, so training pushes it to carry what the sentence around the
-# word says, sense included; layer 1 sits one step above the input and keeps more of the word
-# itself, its form and its part of speech (notebook 10 probes for that). The paper reports the
-# layers' differences (Tables 5 and 6) but does not test this explanation, and neither does
-# the figure: it measures how much of each layer comes from the context, not why. These are
-# correlations across the layers of one trained model: the layer that takes in the most
-# context is also the one that separates senses best, and it is the one under the softmax.
-# That fits the explanation; it does not show that the training objective is the cause.
+# A common explanation: the top layer feeds the softmax that predicts the *next* and
+# *previous* word, so training pushes it to carry what the sentence says, while layer 1 keeps
+# more of the word's form and part of speech (notebook 10). The paper reports the layers'
+# differences (Tables 5 and 6) but does not test this, and neither does the figure: that the
+# layer taking in the most context is the one under the softmax fits the explanation; it does
+# not show the objective is the cause.
 #
 # ### Exercise 4 (explain): from correlation to cause
 #
@@ -804,14 +724,10 @@ for layer, label in zip(index.layers, labels, strict=True):
 # **Model answer.**
 # <!-- BEGIN ANSWER -->
 # Hold the architecture fixed and change only the training. The simplest control is the same
-# biLM with random, untrained weights (`ELMo(model.config)`): run this section's figure on
-# it. If its layer 2 already moves as far from the word as the trained one, position in the
-# stack explains the pattern and training does not; if the untrained layers stay close to the
-# word, training made the difference. A stronger test trains the same architecture twice, on
-# the same text, with different objectives (for example, predicting the current word's part
-# of speech instead of its neighbours) and compares the layers' same-word similarity and sense
-# scores. A third test follows the gap between the layers during training: does it grow as
-# the language-model loss falls?
+# biLM with random, untrained weights (`ELMo(model.config)`): run this section's figure on it.
+# If its layer 2 moves as far from the word as the trained one, position explains the
+# pattern; if not, training made the difference. Stronger: train the architecture on the same
+# text with another objective (say, the current word's part of speech) and compare.
 # <!-- END ANSWER -->
 
 # %% [markdown]
@@ -848,9 +764,8 @@ def my_nearest_centroid_accuracy(vectors, labels):
 checks.check_nearest_centroid_accuracy(my_nearest_centroid_accuracy)
 
 # %% [markdown]
-# Your function on the six *bank* sentences of section 3, centred as in the figure: with two
-# sentences per sense, each held-out one is compared with its one partner and the other
-# senses' pairs. (Layer 0 is left out: after centring nothing is left of it.)
+# Your function on the six *bank* sentences of section 3, centred: each held-out sentence is
+# compared with its one partner and the other senses' pairs (layer 0 is left out).
 
 # %%
 bank_senses = [sense for _, sense in BANK]
@@ -861,9 +776,9 @@ for bank_layer, bank_vectors in zip(NAMES[1:], vectors["bank"][1:], strict=True)
 # %% [markdown] slideshow={"slide_type": "subslide"}
 # ## 8. Explore: neighbours in context (bonus)
 #
-# Type a sentence, name a word of it and pick a layer: the table lists the tokens of the
-# embedded SemCor sentences whose vectors are nearest. Below, the default query as plain
-# text; in a running Jupyter the form under it searches for yours.
+# Type a sentence, name a word of it and pick a layer: the table lists the nearest tokens of
+# the embedded SemCor sentences. Below, the default query as text; in a running Jupyter the
+# form under it searches for yours.
 
 # %%
 explorer = neighbour_explorer(index, embedder, "The children went out to play in the garden .",
@@ -871,138 +786,86 @@ explorer = neighbour_explorer(index, embedder, "The children went out to play in
                               static=[{}, {"layer": "0"}, {"neighbours": "same word only"}])
 
 # %% [markdown]
-# Layer 0 lists occurrences of the same string, all at cosine 1. Layer 2 finds *play* in
-# similar uses (children playing, games) and, without the "same word only" filter, also other
-# verbs in the same slot (*to fight*): in context, a vector is about the use as much as the
-# word. Try *bank*, *point*, *work* or *put* in sentences of your own (the corpus is the
-# SemCor sentences embedded in section 4), or a sentence where a word is used in an unusual
-# way.
+# Layer 2 finds *play* in similar uses (children playing, games) and, without the "same word
+# only" filter, other verbs in the same slot (*to fight*): in context, a vector is about the
+# use as much as the word. Try *bank*, *point*, *work* or *put* in sentences of your own.
 
 # %% [markdown]
 # ## Summary
 #
-# * A trained biLM gives each token one vector per layer. Layer 0 is context-free, one vector
-#   per string; layers 1 and 2 depend on the sentence; the "ELMo mix" of a model as loaded is
-#   the plain average of the layers (`s_j = 1/3`, `γ = 1`), which a task re-weights.
-# * Pictures (PCA, similarity heatmaps) show *bank*, *point*, *work* and *put* pulled apart by
-#   their contexts in layers 1 and 2, and never in layer 0. *play*'s nearest neighbours in
-#   layers 1 and 2 share its part of speech but mix its senses, and six sentences of *program*
-#   are not sorted by sense at all: in this small biLM, context settles a word's part of
-#   speech more reliably than its sense.
-# * Measured with a leave-one-out nearest-centroid score on words chosen by a rule, layer 2
-#   separates SemCor's senses best. A window average can win on text built for it; given the
-#   same inputs, the LSTM layers score above it: by about one standard error (two, paired)
-#   over the course corpus's 6 words, a hint rather than a finding, and by about three
-#   (paired) over SemCor's 80 lemmas.
-# * Depth and context go together: the similarity of a word to itself falls from layer 1 to
-#   layer 2. That the language-model objective pushes context into the upper layer is a
-#   common explanation; these measurements are consistent with it but do not test it
-#   (Exercise 4).
+# * A trained biLM gives each token one vector per layer: layer 0 one per string, layers 1
+#   and 2 from the sentence. A loaded model's mix is the untrained plain average.
+# * Layers 1 and 2 pull *bank*, *point*, *work* and *put* apart; *play*'s neighbours share its
+#   part of speech but mix its senses: here context settles part of speech more than sense.
+# * On SemCor layer 2 has the highest sense score, one standard error above layer 1 (no paired
+#   test). Given the same inputs, the LSTM layers beat a window average (two paired standard
+#   errors over 6 course words, three over 80 SemCor lemmas).
+# * A word's similarity to itself falls from layer 1 to layer 2; that the objective causes
+#   this is untested (Exercise 4).
 #
-# **Run it on more.** `MAX_LEMMAS = None` scores all the qualifying SemCor lemmas (about 13,000
-# sentences, 360,000 tokens: a minute or two of embedding on a laptop CPU). Set `MODEL` to
-# your own run, or `OFFICIAL` to an official options/weights pair, to compare models.
+# **Run it on more.** `MAX_LEMMAS = None` scores all qualifying SemCor lemmas (a minute or
+# two); set `MODEL` or `OFFICIAL` to compare models.
 #
-# **Read more:** Peters et al. (2018), *Deep contextualized word representations*: Sec. 3.2
-# (the scalar mix, Eq. 1), Sec. 5.3 (what the biLM's layers capture: Table 4, the neighbours
-# of *play* by GloVe and by the biLM; Table 5, word sense disambiguation, where the second
-# layer beats the first; Table 6, part-of-speech tagging, where the first beats the second).
-# Ethayarajh (2019), *How Contextual are Contextualized Word Representations?*, measures the
-# same-word similarity of section 6 for ELMo, BERT and GPT-2.
+# **Read more:** Peters et al. (2018), Sec. 3.2 (Eq. 1), Sec. 5.3 (Table 4, the neighbours of
+# *play*; Table 5, sense disambiguation, where the second layer beats the first; Table 6,
+# part-of-speech tagging, where the first beats the second). Ethayarajh (2019), *How
+# Contextual are Contextualized Word Representations?*, measures section 6's same-word
+# similarity for ELMo, BERT and GPT-2.
 #
-# **Next:** notebook 09 disambiguates word senses with these layers (the paper's Table 5);
-# notebook 10 probes them for parts of speech and uses ELMo in a tagger.
+# **Next:** notebook 09 (senses, Table 5); notebook 10 (parts of speech, a tagger).
 
 # %% [markdown]
 # ## Check your understanding
 #
-# Short questions on the whole notebook; answer each in a sentence or two before you open the
-# instructor's answer.
+# Answer each in a sentence or two before you open the instructor's answer.
 #
-# 1. Why is "the ELMo mix" of a freshly loaded biLM the plain average of its layers, and why is
-#    that not what a task would use?
+# 1. Why is the mix of a freshly loaded biLM the plain average of its layers, and why is that
+#    not what a task would use?
 #
 # <!-- BEGIN ANSWER -->
-# No task has trained it yet, so its weights are at their initial values ($s_j = 1/3$,
-# $\gamma = 1$). A task learns its own $s$ and $\gamma$, and can move the weight to where the
-# information it needs is, for instance away from layer 0.
+# No task has trained it, so its weights are at their initial values ($s_j = 1/3$,
+# $\gamma = 1$). A task learns its own $s$ and $\gamma$ and can move weight to where the
+# information it needs is.
 # <!-- END ANSWER -->
 #
-# 2. Why are the occurrences' vectors centred (their mean subtracted) before they are compared by
-#    cosine?
+# 2. Why are the occurrences' vectors centred before they are compared by cosine?
 #
 # <!-- BEGIN ANSWER -->
-# Before centring, every pair of occurrences of a word has a high cosine in every layer, because
-# they share the word itself and a direction common to all vectors of the layer. The senses
-# differ in what is left when that shared part is removed.
+# Every pair of occurrences shares the word and a direction common to the layer, so raw
+# cosines are all high. The senses differ in what is left when that shared part is removed.
 # <!-- END ANSWER -->
 #
 # 3. Why does the sense score use the same number of occurrences of every sense?
 #
 # <!-- BEGIN ANSWER -->
-# Then a vector that knows nothing scores exactly chance, $1/\#\text{senses}$, and identical
-# (static) vectors score that too. With unbalanced senses, always choosing the frequent sense
-# would look like knowledge.
+# Then a vector that knows nothing, or a static one, scores exactly chance,
+# $1/\#\text{senses}$. With unbalanced senses, always choosing the frequent sense would look
+# like knowledge.
 # <!-- END ANSWER -->
 #
-# 4. Layer 0 scores exactly chance on the course corpus, and a little above it on SemCor. Why the
-#    difference?
-#
-# <!-- BEGIN ANSWER -->
-# Layer 0 is one vector per string, so all occurrences of a word are identical and it scores
-# chance. On SemCor a lemma comes in several forms (*play*, *played*), and the form says a little
-# about the sense.
-# <!-- END ANSWER -->
-#
-# 5. On the course corpus the PPMI window average beats every biLM layer. Why is that not
+# 4. On the course corpus the PPMI window average beats every biLM layer. Why is that not
 #    evidence that averaging neighbours beats a language model?
 #
 # <!-- BEGIN ANSWER -->
-# The corpus was generated with every sense's cue words within 8 tokens, exactly what a window of
-# 8 averages, and the PPMI vectors were counted on that corpus, which the biLM never saw. Given
-# the same input (the biLM's own layer 0), the window average scores below the LSTM layers.
+# The corpus put every sense's cue words within 8 tokens, and the PPMI vectors were counted on
+# it; the biLM never saw it. Given the biLM's own layer 0, the window average scores below the
+# LSTM layers.
 # <!-- END ANSWER -->
 #
-# 6. Why are two representations compared word by word (the paired difference) rather than by
-#    their two mean scores?
+# 5. Why compare two representations word by word (the paired difference) rather than by their
+#    two mean scores?
 #
 # <!-- BEGIN ANSWER -->
-# Some words are easy for every representation and others hard. The paired difference removes
-# those differences between words from the noise, so a smaller real difference can show.
+# Some words are easy for every representation, others hard. The paired difference removes
+# those differences from the noise, so a smaller real difference can show.
 # <!-- END ANSWER -->
 #
-# 7. In layers 1 and 2 the nearest neighbours of the noun *play* are all nouns, but they mix
-#    plays in a game with plays on a stage. What does that say about this biLM?
+# 6. Two occurrences of *bank* have raw cosine 0.95, and every pair of *different* words in
+#    the layer has raw cosine about 0.9. What does 0.95 say, and what must you do before
+#    reading it?
 #
 # <!-- BEGIN ANSWER -->
-# In this biLM the context settles the part of speech but not the sense: the count over all
-# tagged *play*s shows the same, a neighbour of the same part of speech almost always, of the
-# same sense far less often. The paper's biLM, trained on far more text, found neighbours of the
-# same sense.
-# <!-- END ANSWER -->
-#
-# 8. Leaving layer 0 out of the mix barely changes its SemCor sense score. Why?
-#
-# <!-- BEGIN ANSWER -->
-# The score centres each lemma's vectors, and layer 0 is the same vector for every occurrence of
-# a word form, so centring removes almost all of it: only the differences between forms remain.
-# The mix falls short of layer 2 mainly because it averages in layer 1.
-# <!-- END ANSWER -->
-#
-# 9. Why do two occurrences of the same word stay more alike in the equal-weight mix than in
-#    either LSTM layer?
-#
-# <!-- BEGIN ANSWER -->
-# The mix averages in layer 0, which is identical for every occurrence of a word, and this
-# model's layer-0 vectors are the longest of the three, so they dominate the mix.
-# <!-- END ANSWER -->
-#
-# 10. Two occurrences of *bank* have raw cosine 0.95, and every pair of *different* words in
-#     the layer has raw cosine about 0.9. What does 0.95 say, and what must you do before
-#     reading it?
-#
-# <!-- BEGIN ANSWER -->
-# Little by itself: every vector of the layer shares a common direction, so high cosines are
-# the rule. Compare after subtracting the layer's mean vector (section 2), or against the
-# cosine of different words: 0.95 against 0.9 is a small gap, not near-identity.
+# Little by itself: every vector of the layer shares a common direction. Compare after
+# subtracting the layer's mean vector, or against the cosine of different words: 0.95 against
+# 0.9 is a small gap, not near-identity.
 # <!-- END ANSWER -->
