@@ -12,7 +12,7 @@ first LSTM layer is best at it. :func:`layer_report` runs the same measurements 
 - NER (optional): a small tagger over a learned scalar mix (:mod:`elmo_tutorial.analyses.tagger`),
   entity-level F1 on WNUT-17 against the same tagger on layer 0; and (``ner_ladder``) that
   comparison again with the task model's settings, one at a time
-  (:mod:`elmo_tutorial.analyses.ner_protocols`).
+  (:func:`.tagger.protocol_ladder`).
 
 The result is a :class:`~elmo_tutorial.analyses.layer_results.LayerReport` (its schema, field
 by field, is in :mod:`elmo_tutorial.analyses.layer_results`; ``layers.json``, which notebooks
@@ -41,7 +41,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from elmo_tutorial.analyses import ner_protocols, probes, tagger, wsd
+from elmo_tutorial.analyses import probes, tagger, wsd
 from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.analyses.layer_results import (
     LayerPaper,
@@ -86,7 +86,7 @@ def layer_report(model, *, ner: bool = True, progress: bool = True, name: str = 
         progress: progress bars while embedding and training.
         name: how the report names the model.
         quick: run on the subsets of ``QUICK`` (a smoke test; marked in the result).
-        ner_ladder: also run :func:`~elmo_tutorial.analyses.ner_protocols.protocol_ladder`
+        ner_ladder: also run :func:`~elmo_tutorial.analyses.tagger.protocol_ladder`
             (40 more taggers; needs ``ner``).
     """
     if ner_ladder and not ner:
@@ -109,7 +109,7 @@ def layer_report(model, *, ner: bool = True, progress: bool = True, name: str = 
     ladder = None
     if ner_ladder:
         ladder = {k: NerStep.from_dict(v, f"ner_ladder.{k}")
-                  for k, v in ner_protocols.protocol_ladder(
+                  for k, v in tagger.protocol_ladder(
                       embedder, seeds=subset["seeds"], epochs=subset["epochs"],
                       max_sentences=subset["max_sentences"], progress=progress,
                       converge=subset["converge"]).items()}

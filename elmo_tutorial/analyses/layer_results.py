@@ -14,7 +14,7 @@ every field checked. F1 and accuracy are in percent::
       trends: {name: Trend}              the paper's two layer trends, checked, with intervals
 
 Example:
-    >>> from elmo_tutorial.model.run_dir import shipped_model
+    >>> from elmo_tutorial.training.run_folder import shipped_model
     >>> report = LayerReport.read(shipped_model("small") / "layers.json")
     >>> report.wsd["ALL"].layer2 > report.wsd["ALL"].layer1, report.ner["wnut17"].seeds
     (True, [0, 1, 2, 3, 4])
@@ -85,7 +85,7 @@ class NerScores(Record):
 
 @dataclass(frozen=True)
 class NerSettings(Record):
-    """How one step of the NER ladder trains its taggers (:mod:`.ner_protocols`)."""
+    """How one step of the NER ladder trains its taggers (:func:`.tagger.protocol_ladder`)."""
 
     dropout: float  # on the LSTM's input and output
     lr: float  # Adam's learning rate
@@ -97,7 +97,7 @@ class NerSettings(Record):
 
 @dataclass(frozen=True)
 class NerStep(Record):
-    """One step of :func:`.ner_protocols.protocol_ladder`: the mix against layer 0 alone."""
+    """One step of :func:`.tagger.protocol_ladder`: the mix against layer 0 alone."""
 
     label: str  # what this step changed, in words
     settings: NerSettings  # every setting the step trained with (the steps before it included)

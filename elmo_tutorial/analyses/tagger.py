@@ -31,7 +31,12 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence, pad_sequence
 
-from elmo_tutorial.analyses.paired import paired_difference
+from elmo_tutorial.analyses.paired import (
+    PairedDifference,
+    paired_difference,
+    sentence_bootstrap_std,
+    sentence_counts,
+)
 from elmo_tutorial.analyses.probes import sentence_layers, token_layers
 from elmo_tutorial.analyses.spans import bio_spans, entity_scores
 from elmo_tutorial.analyses.supervised import fit, length_batches
@@ -40,10 +45,9 @@ from elmo_tutorial.model.scalar_mix import ScalarMix
 from elmo_tutorial.model.softmax import IGNORE_INDEX
 from elmo_tutorial.runtime import one_thread
 
-__all__ = ["BiLSTMTagger", "FrozenLayers", "WordTypes", "bio_spans", "entity_scores",
-           "evaluate_ner", "length_batches", "ner_data", "predict_tags", "sentence_layers",
-           "train_and_predict", "train_tagger"]
-
+__all__ = ["STEPS", "BiLSTMTagger", "FrozenLayers", "WordTypes", "bio_spans", "entity_scores",
+           "evaluate_ner", "ner_data", "predict_tags", "protocol_ladder", "sentence_layers",
+           "train_tagger"]
 
 
 class FrozenLayers(nn.Module):
@@ -160,7 +164,7 @@ def train_tagger(model: BiLSTMTagger, inputs: Sequence[torch.Tensor],
         lr_patience, min_updates: as :func:`~elmo_tutorial.analyses.supervised.fit`'s (halve
             the learning rate on a dev plateau; never stop before this many updates). The
             defaults are notebook 10's protocol; notebook 12's task model halves after 2 and
-            trains for at least 1,000 (:mod:`elmo_tutorial.analyses.ner_protocols` compares).
+            trains for at least 1,000 (:func:`protocol_ladder` compares).
 
     Returns:
         One dict per epoch: ``{"epoch", "loss"}`` plus the validation scores if ``valid``.
@@ -202,21 +206,6 @@ def train_tagger(model: BiLSTMTagger, inputs: Sequence[torch.Tensor],
             for r, s in zip(result.history, scores, strict=True)]
 
 
-def train_and_predict(model: BiLSTMTagger, inputs: dict, labels: dict, tags: Sequence[str],
-                      seed: int, epochs: int, converge: bool, progress: bool = False,
-                      **training) -> tuple[list[dict], list[list[str]]]:
-    """One tagger of a comparison: ``model`` (seed torch before building it) trained on
-    ``inputs["train"]``, its epoch picked on ``"valid"``, on one CPU thread, then run on
-    ``"test"``; its history (:func:`train_tagger`, which ``training`` goes to) and its
-    predicted test tags."""
-    with one_thread():
-        history = train_tagger(model, inputs["train"], labels["train"], tags, epochs=epochs,
-                               seed=seed, progress=progress,
-                               valid=(inputs["valid"], labels["valid"]), converge=converge,
-                               **training)
-        return history, predict_tags(model, inputs["test"], tags)
-
-
 def ner_data(embedder, max_sentences: int | None = None, progress: bool = True,
              cache: bool = True) -> tuple[dict, dict, list[str], dict]:
     """WNUT-17's splits and the biLM's layers of every sentence.
@@ -235,6 +224,40 @@ def ner_data(embedder, max_sentences: int | None = None, progress: bool = True,
     return data, labels, tags, layers
 
 
+def _train_arm(arm: str, seeds: Sequence[int], data: dict, labels: dict, tags: list[str],
+               layers: dict, epochs: int, converge: bool, progress: bool, dropout: float = 0.0,
+               layer_norm: bool = True, **training) -> list[tuple]:
+    """The tagger on one input, once per seed: ``[(model, history, predicted test tags)]``.
+
+    ``arm``: ``"elmo"`` (the learned mix of all layers), ``"layer0"`` or ``"word_type"`` (a
+    vector per training word seen twice or more, ``<UNK>`` for the rest). Each trains on
+    ``train`` (:func:`train_tagger`, which ``training`` goes to) on one CPU thread, its epoch
+    picked on ``valid``. Seed ``i`` gives every arm the same initial weights' seed, batch
+    order and dropout.
+    """
+    runs = []
+    for seed in seeds:
+        torch.manual_seed(seed)  # the tagger's initial weights
+        if arm == "word_type":
+            counts = Counter(w for words, _ in data["train"] for w in words)
+            inputs_module = WordTypes(sorted(w for w, n in counts.items() if n >= 2))
+            width = inputs_module.embedding.embedding_dim
+            inputs = {split: [inputs_module.ids(s) for s, _ in d] for split, d in data.items()}
+        else:
+            n_layers, width = layers["train"][0].shape[1:]
+            n = n_layers if arm == "elmo" else 1
+            inputs_module = FrozenLayers(n, do_layer_norm=layer_norm)
+            inputs = {split: [x[:, :n] for x in xs] for split, xs in layers.items()}
+        model = BiLSTMTagger(inputs_module, width, len(tags), dropout=dropout)
+        with one_thread():  # small recurrent models run fastest, and steadiest, on one
+            history = train_tagger(model, inputs["train"], labels["train"], tags,
+                                   epochs=epochs, seed=seed, progress=progress,
+                                   valid=(inputs["valid"], labels["valid"]),
+                                   converge=converge, **training)
+            runs.append((model, history, predict_tags(model, inputs["test"], tags)))
+    return runs
+
+
 def evaluate_ner(embedder, progress: bool = True, epochs: int = 30,
                  max_sentences: int | None = None, seeds: Sequence[int] = (0, 1, 2, 3, 4),
                  cache: bool = True, converge: bool = True) -> dict[str, dict]:
@@ -248,16 +271,12 @@ def evaluate_ner(embedder, progress: bool = True, epochs: int = 30,
     Each tagger trains on ``train`` with the course's one loop (:func:`train_tagger`): to
     convergence on ``valid`` (patience 5, a cap of ``epochs`` that grows while it might), one
     CPU thread (:func:`one_thread`); the epoch with the best ``valid`` F1 is scored on ``test``.
-    Seed ``i`` gives the three taggers the same batch order and dropout.
 
     Args:
         embedder: an :class:`~elmo_tutorial.analyses.embedder.Embedder`.
-        progress: progress bars for embedding and training.
-        epochs: the cap (with ``converge``, the planned cap only).
         max_sentences: use only the first this many sentences of each split (a quick look).
-        seeds: the seeds; each seeds a tagger's initial weights and batch order.
-        cache: keep the embedded layers in the disk cache (see
-            :func:`~elmo_tutorial.analyses.probes.token_layers`).
+        seeds: each seeds a tagger's initial weights, batch order and dropout.
+        cache: keep the embedded layers in the disk cache (:func:`.probes.token_layers`).
         converge: stop on dev (see above); False trains exactly ``epochs`` (a smoke test).
 
     Returns:
@@ -268,34 +287,16 @@ def evaluate_ner(embedder, progress: bool = True, epochs: int = 30,
         epoch of the first seed}, "seeds"}}``.
     """
     data, labels, tags, layers = ner_data(embedder, max_sentences, progress, cache)
-    n_layers, width = layers["train"][0].shape[1:]
-    counts = Counter(w for words, _ in data["train"] for w in words)
-    frequent = sorted(w for w, n in counts.items() if n >= 2)
     result, scores = {"runs": {}, "seeds": list(seeds)}, {}
     for name in ("elmo", "layer0", "word_type"):
-        result["runs"][name] = []
-        for seed in seeds:
-            torch.manual_seed(seed)  # the tagger's initial weights
-            if name == "word_type":
-                inputs_module = WordTypes(frequent)
-                input_dim = inputs_module.embedding.embedding_dim
-                inputs = {split: [inputs_module.ids(s) for s, _ in d]
-                          for split, d in data.items()}
-            else:
-                n = n_layers if name == "elmo" else 1
-                inputs_module, input_dim = FrozenLayers(n), width
-                inputs = {split: [x[:, :n] for x in xs] for split, xs in layers.items()}
-            model = BiLSTMTagger(inputs_module, input_dim, len(tags))
-            history, predicted = train_and_predict(model, inputs, labels, tags, seed, epochs,
-                                                   converge, progress)
-            score = entity_scores(labels["test"], predicted)
-            result["runs"][name].append(score["f1"])
-            if seed == seeds[0]:
-                scores[name] = {**score, "last_epoch": len(history),
-                                "best_epoch": max(history, key=lambda r: r["f1"])["epoch"]}
-                if name == "elmo":
-                    result["s"] = inputs_module.mix.weights.tolist()
-                    result["gamma"] = inputs_module.mix.gamma.item()
+        runs = _train_arm(name, seeds, data, labels, tags, layers, epochs, converge, progress)
+        result["runs"][name] = [entity_scores(labels["test"], p)["f1"] for _, _, p in runs]
+        model, history, predicted = runs[0]
+        scores[name] = {**entity_scores(labels["test"], predicted), "last_epoch": len(history),
+                        "best_epoch": max(history, key=lambda r: r["f1"])["epoch"]}
+        if name == "elmo":
+            result["s"] = model.inputs.mix.weights.tolist()
+            result["gamma"] = model.inputs.mix.gamma.item()
         result[name] = float(np.mean(result["runs"][name]))
     result["std"] = {name: float(np.std(result["runs"][name], ddof=1)) if len(seeds) > 1
                      else 0.0 for name in ("elmo", "layer0", "word_type")}
@@ -304,3 +305,58 @@ def evaluate_ner(embedder, progress: bool = True, epochs: int = 30,
             result["runs"][other], result["runs"]["elmo"]) for other in ("layer0", "word_type")}
     result["scores"] = scores
     return {"wnut17": result}
+
+
+# Why notebook 10's tagger and notebook 12's task model (TASKS.md) answer "does the mix of all
+# layers beat layer 0 alone?" differently: the ladder moves the tagger towards the task model
+# one setting at a time, each step keeping the changes of the steps before it. The task model
+# also adds inputs of its own (static word vectors, a character CNN): TASKS.md's Table 1.
+PROBE = {"dropout": 0.0, "lr": 5e-3, "batch_size": 16, "lr_patience": None, "min_updates": 0,
+         "layer_norm": True}
+STEPS: tuple[tuple[str, str, dict], ...] = (
+    ("probe", "notebook 10's tagger (LAYERS.md)", {}),
+    ("dropout", "+ dropout 0.5 on the LSTM's input and output", {"dropout": 0.5}),
+    ("optimiser", "+ the task model's optimiser (Adam 0.002, batches of 32, halved on a dev "
+                  "plateau, ≥ 1,000 updates)",
+     {"lr": 2e-3, "batch_size": 32, "lr_patience": 2, "min_updates": 1000}),
+    ("no_layer_norm", "+ no layer norm in the mix: the task model's training, biLM layers only",
+     {"layer_norm": False}),
+)
+
+
+def protocol_ladder(embedder, seeds: Sequence[int] = (0, 1, 2, 3, 4),
+                    steps: Sequence[str] | None = None, epochs: int = 30,
+                    max_sentences: int | None = None, progress: bool = False,
+                    cache: bool = True, converge: bool = True) -> dict[str, dict]:
+    """Train the mix of all layers and layer 0 alone at every step of :data:`STEPS`.
+
+    Arguments as :func:`evaluate_ner`'s; ``steps``: the names of the steps to run (default
+    all, in order; each keeps the changes of all the steps before it, run or not).
+
+    Returns:
+        ``{step: {"label", "settings", "elmo": [test F1 per seed], "layer0": [...],
+        "difference": PairedDifference (elmo − layer0) as a dict}}``: the interval covers the
+        seeds and the test sentences (:mod:`elmo_tutorial.analyses.paired`).
+    """
+    names = [name for name, _, _ in STEPS]
+    chosen = names if steps is None else list(steps)
+    unknown = [s for s in chosen if s not in names]
+    if unknown:
+        raise ValueError(f"unknown step(s) {unknown}; choose from {', '.join(names)}")
+    data, labels, tags, layers = ner_data(embedder, max_sentences, progress, cache)
+    settings, result = dict(PROBE), {}
+    for name, label, change in STEPS:
+        settings.update(change)  # the ladder: every step keeps the ones before it
+        if name not in chosen:
+            continue
+        scores, counts = {}, {}
+        for arm in ("elmo", "layer0"):
+            runs = _train_arm(arm, seeds, data, labels, tags, layers, epochs, converge,
+                              progress, **settings)
+            scores[arm] = [entity_scores(labels["test"], p)["f1"] for _, _, p in runs]
+            counts[arm] = [sentence_counts(labels["test"], p, bio_spans) for _, _, p in runs]
+        test_std = sentence_bootstrap_std(counts["layer0"], counts["elmo"])
+        difference = PairedDifference.between(scores["layer0"], scores["elmo"], test_std)
+        result[name] = {"label": label, "settings": dict(settings), **scores,
+                        "difference": difference.to_dict()}
+    return result

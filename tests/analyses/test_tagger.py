@@ -184,7 +184,7 @@ def test_evaluate_ner_end_to_end_on_a_few_sentences(one_thread):
 
 
 def test_the_protocol_ladder_keeps_each_step_s_changes_and_pairs_the_arms(one_thread):
-    from elmo_tutorial.analyses.ner_protocols import STEPS, protocol_ladder
+    from elmo_tutorial.analyses.tagger import STEPS, protocol_ladder
     from elmo_tutorial.data.downloads import DatasetNotAvailable
 
     with pytest.raises(ValueError, match="unknown step"):
