@@ -1,6 +1,6 @@
 """The layer report as markdown: one table per task with the paper's numbers, then the trends.
 
-:func:`to_markdown` writes a :class:`~elmo_tutorial.analyses.layer_results.LayerReport` (what
+:func:`to_markdown` writes a :class:`~elmo_tutorial.analyses.layer_report.LayerReport` (what
 :func:`~elmo_tutorial.analyses.layer_report.layer_report` measures, and ``layers.json`` keeps)
 as ``LAYERS.md``; every sentence of its discussion is derived from the numbers, so a report of
 another model says what that model shows. :func:`write_report` writes both files.
@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from elmo_tutorial.analyses.layer_report import PAPER, POS_SETS, QUICK, WSD_SETS
-from elmo_tutorial.analyses.layer_results import (
+from elmo_tutorial.analyses.layer_report import (
+    PAPER,
+    POS_SETS,
+    QUICK,
+    WSD_SETS,
     LayerReport,
     NerScores,
     NerStep,

@@ -7,15 +7,15 @@ import json
 import pytest
 
 from elmo_tutorial.analyses import layer_markdown
-from elmo_tutorial.analyses.layer_results import LayerReport
+from elmo_tutorial.analyses.layer_report import LayerReport
 from elmo_tutorial.files.overwrite import WouldOverwrite
 from elmo_tutorial.files.records import Record, RecordFormatError
 from elmo_tutorial.files.report_files import markdown_table, quick_banner, write_report_files
-from elmo_tutorial.model.run_dir import shipped_model
 from elmo_tutorial.tasks import finetune_report as finetune_report
 from elmo_tutorial.tasks import report_markdown as task_markdown
 from elmo_tutorial.tasks.finetune_report import FinetuneReport
 from elmo_tutorial.tasks.results import TaskReport
+from elmo_tutorial.training.run_folder import shipped_model
 
 REPORTS = [  # (module, its typed result, the shipped JSON, the shipped markdown)
     (layer_markdown, LayerReport, "layers.json", "LAYERS.md"),
