@@ -6,7 +6,6 @@
                  answer markers, and the stubs and blanks that replace them
   generated      folders written without losing a student's work
   slides         one reveal.js deck per notebook (nbconvert's SlidesExporter)
-  doctor         ``elmo-tutorial doctor``: what this machine has for the course
 
 The notebooks' self-checks are :mod:`elmo_tutorial.checks`; the figures, widgets and checked
 claims that notebooks show are top-level modules (``figures``, ``widgets``, ``claims``).

@@ -97,7 +97,7 @@ def test_the_default_place_is_the_package_cache_and_bad_input_is_refused(
 
 def test_a_cache_folder_under_a_file_is_a_one_line_error_that_doctor_reports(
         embedder, tmp_path, monkeypatch):
-    from elmo_tutorial.course.doctor import report
+    from elmo_tutorial.commands.doctor import report
 
     (tmp_path / "f").write_text("not a folder")
     monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path / "f" / "sub"))
