@@ -51,7 +51,12 @@ def setup_notebook(seed: int = 0, threads: int | None = 2, precision: int = 4) -
     torch.set_printoptions(precision=precision, sci_mode=False, linewidth=100)
     np.set_printoptions(precision=precision, suppress=True, linewidth=100)
     show_stubs_in_one_line()
-    return notebook_device()
+    name = os.environ.get("ELMO_TUTORIAL_DEVICE", "cpu").strip() or "cpu"
+    try:
+        return resolve_device(name)
+    except ValueError as err:
+        raise RuntimeError(f"ELMO_TUTORIAL_DEVICE={name!r}: {err}; unset the variable to run on "
+                           "the CPU") from None
 
 
 def show_stubs_in_one_line() -> None:
@@ -73,20 +78,6 @@ def show_stubs_in_one_line() -> None:
             shell.showtraceback((kind, error, traceback), tb_offset=tb_offset)
 
     shell.set_custom_exc((NotImplementedError,), show)
-
-
-def notebook_device() -> torch.device:
-    """The device named by ``ELMO_TUTORIAL_DEVICE`` (default: the CPU), checked to be usable.
-
-    Raises:
-        RuntimeError: the variable names a device PyTorch cannot use here.
-    """
-    name = os.environ.get("ELMO_TUTORIAL_DEVICE", "cpu").strip() or "cpu"
-    try:
-        return resolve_device(name)
-    except ValueError as err:
-        raise RuntimeError(f"ELMO_TUTORIAL_DEVICE={name!r}: {err}; unset the variable to run on "
-                           "the CPU") from None
 
 
 def resolve_device(name: str, local_rank: int = 0) -> torch.device:

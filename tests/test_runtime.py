@@ -4,31 +4,31 @@ default_threads; the stop signals."""
 import pytest
 import torch
 
-from elmo_tutorial.runtime import notebook_device, setup_notebook
+from elmo_tutorial.runtime import setup_notebook
 
 
-def test_default_device_is_the_cpu(monkeypatch):
-    monkeypatch.delenv("ELMO_TUTORIAL_DEVICE", raising=False)
+@pytest.fixture
+def keep_threads():
     threads = torch.get_num_threads()
-    try:
-        assert setup_notebook(seed=0) == torch.device("cpu")
-    finally:
-        torch.set_num_threads(threads)
+    yield
+    torch.set_num_threads(threads)
 
 
-def test_named_device_is_returned(monkeypatch):
+def test_default_device_is_the_cpu(monkeypatch, keep_threads):
+    monkeypatch.delenv("ELMO_TUTORIAL_DEVICE", raising=False)
+    assert setup_notebook(seed=0) == torch.device("cpu")
     monkeypatch.setenv("ELMO_TUTORIAL_DEVICE", "cpu")
-    assert notebook_device() == torch.device("cpu")
+    assert setup_notebook(seed=0) == torch.device("cpu")
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
-def test_unusable_device_is_a_clear_error(monkeypatch):
+def test_unusable_device_is_a_clear_error(monkeypatch, keep_threads):
     monkeypatch.setenv("ELMO_TUTORIAL_DEVICE", "cuda")
     with pytest.raises(RuntimeError, match="cannot use that device"):
-        notebook_device()
+        setup_notebook()
     monkeypatch.setenv("ELMO_TUTORIAL_DEVICE", "gpu please")
     with pytest.raises(RuntimeError, match="not a device name"):
-        notebook_device()
+        setup_notebook()
 
 
 @pytest.mark.parametrize("cores, processes, expected", [(8, 1, 8), (8, 2, 4), (2, 4, 1)])
