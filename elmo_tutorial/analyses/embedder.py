@@ -38,10 +38,8 @@ from elmo_tutorial.model.elmo import ELMo
 from elmo_tutorial.runtime import progress_bar
 
 PAD_ROW, BOS_ROW, EOS_ROW = 0, 1, 2  # the first rows of every token table
-# Longest sentence accepted, in tokens. Memory grows with length (the result alone is
-# (L + 1) × T × 2P floats: 12 KB a token for the shipped model, 12 GB for a million); a
-# "sentence" this long is a whole text not split into sentences, which biLMs never saw in
-# training either. Split such text first (tokenize.sentences), or into chunks of this size.
+# Longest sentence accepted, in tokens: a longer one is a whole text not split into sentences
+# (12 KB a token for the shipped model's result alone), which no biLM saw in training either.
 MAX_SENTENCE_TOKENS = 10_000
 
 
@@ -49,7 +47,7 @@ class Embedder:
     """Compute ELMo layer vectors for tokenized sentences.
 
     Args:
-        model: an ``ELMo`` (e.g. from ``load_allennlp`` or ``ELMo.from_run``). It is put in
+        model: an ``ELMo`` (e.g. from ``load_allennlp`` or ``load_elmo``). It is put in
             eval mode, moved to ``device`` and, with ``fast``, sped up, all in place.
         device: where to run; default: where the model's parameters are.
         fast: switch the model's modules to their fast versions, in place
@@ -73,7 +71,7 @@ class Embedder:
     ) -> None:
         if not isinstance(model, nn.Module):  # e.g. a path given instead of a model
             raise TypeError(f"Embedder expects an ELMo model, got {type(model).__name__} "
-                            f"{model!r:.40}; e.g. Embedder(ELMo.from_run(run_dir))")
+                            f"{model!r:.40}; e.g. Embedder(load_elmo(run_dir))")
         if device is None:
             device = next(model.parameters()).device
         self.device = torch.device(device)
@@ -127,11 +125,9 @@ class Embedder:
         (:func:`elmo_tutorial.analyses.embedding_cache.embed_corpus`); arguments as in
         :meth:`embed_sentences`.
         """
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int):
-            raise TypeError(f"batch_size must be an int, got {type(batch_size).__name__} "
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise TypeError(f"batch_size must be an int ≥ 1, got {type(batch_size).__name__} "
                             f"{batch_size!r}")
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be ≥ 1, got {batch_size}")
         sentences = _as_list(sentences)
         rows = index_tokens(sentences)
         order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
@@ -183,25 +179,18 @@ class Embedder:
 
 def index_tokens(sentences: Sequence[Sequence[str]]) -> dict[str, int]:
     """Each distinct token of ``sentences`` → its row in an ``Embedder`` token table
-    (``3 + rank of first use``; rows 0-2 are padding, ``<S>``, ``</S>``).
-
-    Checks every token on the way, so that a bad one is reported with its position, and
-    every sentence's length (at most :data:`MAX_SENTENCE_TOKENS`, else ``ValueError``).
-    """
+    (``3 + rank of first use``; rows 0-2 are padding, ``<S>``, ``</S>``), every token and
+    sentence length checked on the way (a bad one is reported with its position)."""
     sentences = _as_list(sentences)
     rows: dict[str, int] = {}
     for i, sentence in enumerate(sentences):
         if isinstance(sentence, str) or not isinstance(sentence, Sequence):
-            raise TypeError(
-                f"sentence {i} must be a list of token strings, got "
-                f"{type(sentence).__name__} {sentence!r:.60}; tokenize it first"
-            )
+            raise TypeError(f"sentence {i} must be a list of token strings, got "
+                            f"{type(sentence).__name__} {sentence!r:.60}; tokenize it first")
         if len(sentence) > MAX_SENTENCE_TOKENS:
-            raise ValueError(
-                f"sentence {i} has {len(sentence):,} tokens, more than the "
-                f"{MAX_SENTENCE_TOKENS:,} an Embedder takes (memory grows with length); split "
-                "the text into sentences (tokenize.tokenize(text) does) or into chunks of at "
-                f"most {MAX_SENTENCE_TOKENS:,} tokens")
+            raise ValueError(f"sentence {i} has {len(sentence):,} tokens, more than the "
+                             f"{MAX_SENTENCE_TOKENS:,} an Embedder takes (memory grows with "
+                             "length); split the text into sentences (tokenize.tokenize does)")
         for j, token in enumerate(sentence):
             if token.__class__ is not str or not token:  # the common case costs one check
                 try:
