@@ -22,9 +22,9 @@ import re
 import shutil
 from pathlib import Path
 
-from elmo_tutorial.files.safe_files import atomic_create, file_digest
+from elmo_tutorial.files.safe_files import atomic_write
 
-# What a run directory holds (see elmo_tutorial.model.run_dir), newest work first;
+# What a run directory holds (see elmo_tutorial.training.run_folder), newest work first;
 # finetune.json: the report of a fine-tuned run (training.finetune).
 RUN_FILES = ("model.safetensors", "checkpoints", "log.jsonl", "loss.png", "config.json",
              "vocab.txt", "finetune.json")
@@ -35,9 +35,8 @@ class WouldOverwrite(FileExistsError):
 
 
 class InsideAnotherRun(ValueError):
-    """An output folder lies inside a run folder (its ``checkpoints/``, say): a run folder
-    holds one run, and ``--force`` of that run, or of the new one, would delete the other's
-    files."""
+    """An output folder inside a run folder (its ``checkpoints/``, say), where a ``--force``
+    of either would delete the other's files."""
 
 
 def _names(paths: list[Path], limit: int = 6) -> str:
@@ -47,8 +46,7 @@ def _names(paths: list[Path], limit: int = 6) -> str:
 
 
 def check_not_a_file(path: str | Path, what: str = "the output") -> None:
-    """Raise ``NotADirectoryError`` if ``path``, or a folder above it, is an existing file (a
-    folder is expected there, or must be made there)."""
+    """Raise ``NotADirectoryError`` if ``path``, or a folder above it, is an existing file."""
     path = Path(path)
     if path.is_file():
         raise NotADirectoryError(f"{path} is a file, but {what} must be a folder: "
@@ -60,20 +58,17 @@ def check_not_a_file(path: str | Path, what: str = "the output") -> None:
 
 
 def describe_run(run_dir: str | Path) -> str | None:
-    """What a run directory holds, in words; ``None`` if it holds none of a run's files.
-
-    Example: ``"4 steps trained, 2 checkpoints, model.safetensors, log.jsonl, loss.png,
-    config.json, vocab.txt"``.
-    """
+    """What a run directory holds, in words (``"4 steps trained, 2 checkpoints,
+    model.safetensors, log.jsonl, ..."``); ``None`` if it holds none of a run's files."""
     run_dir = Path(run_dir)
-    present = [run_dir / name for name in RUN_FILES if (run_dir / name).exists()]
+    present = [name for name in RUN_FILES if (run_dir / name).exists()]
     if not present:
         return None
     steps = [int(m.group(1)) for p in (run_dir / "checkpoints").glob("step_*")
              if (m := re.fullmatch(r"step_(\d+)", p.name))]
     parts = [f"{max(steps)} steps trained, {len(steps)} checkpoint{'s' * (len(steps) != 1)}"
              if steps else "no checkpoint"]
-    return ", ".join(parts + [p.name for p in present if p.name != "checkpoints"])
+    return ", ".join(parts + [name for name in present if name != "checkpoints"])
 
 
 def check_fresh_run_dir(run_dir: str | Path, force: bool, resumable: bool = True,
@@ -82,12 +77,10 @@ def check_fresh_run_dir(run_dir: str | Path, force: bool, resumable: bool = True
 
     ``--force`` replaces a run of this package, and only that: a run is recognised by its
     ``config.json``, which holds the ``"model"`` and ``"train"`` tables that only this package
-    writes (and the digest of its ``vocab.txt``). Files under a run's names that no run of
-    this package wrote (another tool's ``model.safetensors``, ``config.json`` and
-    ``vocab.txt``, a user's notes) are never deleted, with or without ``--force``.
-
-    ``doing`` names what would delete the run, and ``resumable`` whether the command has a
-    ``--resume`` to offer instead (``finetune`` has none).
+    writes. Files under a run's names without it (another tool's ``model.safetensors``,
+    ``config.json`` and ``vocab.txt``, a user's notes) are never deleted, even with ``--force``.
+    ``doing`` names what would delete the run; ``resumable``: whether the command has a
+    ``--resume`` to offer instead.
 
     Returns:
         ``None`` when ``run_dir`` holds nothing to lose (at most the config and log of a run
@@ -102,12 +95,13 @@ def check_fresh_run_dir(run_dir: str | Path, force: bool, resumable: bool = True
     check_not_a_file(run_dir, "a run directory (--out)")
     check_outside_runs(run_dir, "--out")
     run_dir = Path(run_dir)
-    foreign, why = _files_of_no_run(run_dir)
-    if foreign:
+    present = [run_dir / name for name in RUN_FILES if (run_dir / name).is_dir()
+               or (run_dir / name).is_file() and (run_dir / name).stat().st_size > 0]
+    if present and not _is_run_config(run_dir / "config.json"):
         raise WouldOverwrite(
-            f"{run_dir} holds {_names(foreign)}, not a run's ({why}): {doing} would overwrite "
-            "them, and --force replaces only a run of this package. Move them away, or choose "
-            "another --out")
+            f"{run_dir} holds {_names(present)}, not a run's (there is no config.json of a run "
+            f"of this package that they belong to): {doing} would overwrite them, and --force "
+            "replaces only a run of this package. Move them away, or choose another --out")
     if not _holds_weights(run_dir):
         return None
     held = describe_run(run_dir)
@@ -125,9 +119,8 @@ def _holds_weights(folder: Path) -> bool:
 
 
 def _is_run_config(path: Path) -> bool:
-    """Whether ``path`` is the ``config.json`` of a run of this package: a JSON object with
-    the ``"model"`` and ``"train"`` tables that :func:`~elmo_tutorial.model.run_dir.
-    write_run_config` writes."""
+    """Whether ``path`` is a run's ``config.json``: a JSON object with ``"model"`` and
+    ``"train"`` tables."""
     try:
         payload = json.loads(path.read_bytes())
     except (OSError, ValueError):  # missing, or not JSON: not a run's
@@ -136,27 +129,8 @@ def _is_run_config(path: Path) -> bool:
                                              for key in ("model", "train"))
 
 
-def _files_of_no_run(run_dir: Path) -> tuple[list[Path], str]:
-    """The entries under a run's names in ``run_dir`` that no run of this package wrote, and
-    why: without a run's ``config.json`` they are another tool's or the user's own files, and
-    a ``vocab.txt`` that is not the one that config.json records is not the run's either.
-    Empty files hold nothing to lose."""
-    present = [run_dir / name for name in RUN_FILES if (run_dir / name).is_dir()
-               or (run_dir / name).is_file() and (run_dir / name).stat().st_size > 0]
-    if not present:
-        return [], ""
-    if not _is_run_config(run_dir / "config.json"):
-        return present, "there is no config.json of a run of this package that they belong to"
-    vocab = run_dir / "vocab.txt"
-    digest = json.loads((run_dir / "config.json").read_bytes()).get("vocab_sha256")
-    if vocab in present and digest and file_digest(vocab) != digest:
-        return [vocab], "it is not the vocabulary that config.json records"
-    return [], ""
-
-
 def enclosing_run(path: str | Path) -> Path | None:
-    """The run folder that ``path`` lies inside (a folder above it that holds a run's
-    weights), or None."""
+    """The run folder (one holding a run's weights) that ``path`` lies inside, or None."""
     return next((parent for parent in Path(path).resolve().parents if _holds_weights(parent)),
                 None)
 
@@ -222,13 +196,10 @@ def check_new_files(paths, force: bool) -> None:
 
 def write_new_file(path: str | Path, write, force: bool) -> Path:
     """Write an output file atomically (``write(tmp_path)`` fills it); unless ``force``,
-    refuse if ``path`` exists, also when another process created it while this one worked.
-
-    Raises:
-        WouldOverwrite: ``path`` exists and ``force`` is False (nothing was changed).
-    """
+    refuse (:class:`WouldOverwrite`) if ``path`` exists, also when another process created it
+    while this one worked."""
     try:
-        atomic_create(path, write, replace=force)
+        atomic_write(path, write, replace=force)
     except FileExistsError:
         raise WouldOverwrite(f"{path} already exists (written meanwhile by another run?); "
                              "choose another path or pass --force to overwrite it") from None

@@ -1,15 +1,10 @@
 """Files and folders written whole, and read back checked: write-then-rename, ``SHA256SUMS``.
 
-Every file the package writes (weights, checkpoints, run configs, logs, plots, exports) goes
-through :func:`atomic_write`: the content is written to a temporary name in the same folder,
-flushed to the disk, and renamed onto the final name with ``os.replace``, which is atomic on
-POSIX and Windows. A crash, ``kill -9`` or Ctrl-C mid-write leaves the previous file intact
-(or no file), never half a file. A folder whose files only make sense together (a checkpoint)
-is built the same way under a temporary name beside its place (:func:`staged_folder`).
-
-What a crash cannot do, a bad copy or a cut download can: a file that no longer loads, or no
-longer matches the digest in the ``SHA256SUMS`` beside it, raises :class:`DamagedFile`, which
-names it and says how to replace it.
+Every file the package writes goes through :func:`atomic_write`: written under a temporary name
+in the same folder, flushed to the disk, then renamed onto its name (atomic on POSIX and
+Windows). A crash, ``kill -9`` or Ctrl-C mid-write leaves the previous file (or none), never
+half a file; :func:`staged_folder` does the same for a folder (a checkpoint). A file that no
+longer loads, or no longer matches the ``SHA256SUMS`` beside it, raises :class:`DamagedFile`.
 
 Example:
     >>> import tempfile, pathlib
@@ -29,7 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["SUMS", "DamagedFile", "atomic_create", "atomic_write", "atomic_write_bytes",
+__all__ = ["SUMS", "DamagedFile", "atomic_write", "atomic_write_bytes",
            "atomic_write_text", "check_sha256sums", "file_digest", "read_sha256sums",
            "staged_folder", "write_sha256sums"]
 
@@ -37,13 +32,8 @@ SUMS = "SHA256SUMS"  # ``sha256sum`` format: "<hex digest>  <file name>" per lin
 
 
 class DamagedFile(ValueError):
-    """A weights, checkpoint or config file that exists but does not load (cut short, empty,
-    overwritten) or does not match its ``SHA256SUMS``: the message names it and the fix.
-
-    Attributes:
-        path: the damaged file.
-        reason: what reading it raised, e.g. ``"EOFError"``.
-    """
+    """A file that exists but does not load (cut short, overwritten) or does not match its
+    ``SHA256SUMS``; ``path``: the file, ``reason``: what reading it raised (``"EOFError"``)."""
 
     def __init__(self, path: Path, reason: str, hint: str | None = None) -> None:
         if hint is None and (path.parent / SUMS).exists():
@@ -61,30 +51,19 @@ class DamagedFile(ValueError):
         return cls(path, type(error).__name__ + (f": {detail}" if detail else ""))
 
 
-def atomic_write(path: str | Path, write: Callable[[str], object]) -> None:
+def atomic_write(path: str | Path, write: Callable[[str], object], replace: bool = True) -> None:
     """Call ``write(tmp_path)``, then rename the finished file onto ``path`` atomically.
 
     ``write`` receives the temporary file's name (a ``str``, as ``torch.save``, safetensors,
-    h5py and matplotlib expect) and must write the whole content there. Parent folders are
-    created. If ``write`` raises (or is interrupted), ``path`` is untouched and the temporary
-    file is removed.
-    """
-    _write_then_publish(Path(path), write, os.replace)
-
-
-def atomic_create(path: str | Path, write: Callable[[str], object], replace: bool = False) -> None:
-    """Like :func:`atomic_write`, but never replace a file that exists when the new one is
-    ready, unless ``replace``: the finished file is hard-linked onto ``path``, which the system
-    refuses when the name is taken, even by a file another process created a moment earlier.
+    h5py and matplotlib expect) and writes the whole content there. Parent folders are made.
+    If ``write`` raises (or is interrupted), ``path`` is untouched and the temporary file goes.
+    With ``replace=False`` the finished file is hard-linked onto ``path`` instead, which the
+    system refuses when the name is taken, even by a file another process made a moment ago.
 
     Raises:
-        FileExistsError: ``path`` exists and ``replace`` is False; the temporary file is gone.
+        FileExistsError: ``path`` exists and ``replace`` is False.
     """
-    _write_then_publish(Path(path), write, os.replace if replace else os.link)
-
-
-def _write_then_publish(path: Path, write: Callable[[str], object],
-                        publish: Callable[[str, Path], None]) -> None:
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
@@ -93,7 +72,7 @@ def _write_then_publish(path: Path, write: Callable[[str], object],
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600: the published file gets the usual
         with open(tmp, "rb+") as f:
             os.fsync(f.fileno())  # on the disk before it has the name
-        publish(tmp, path)
+        (os.replace if replace else os.link)(tmp, path)
     finally:
         Path(tmp).unlink(missing_ok=True)  # after a link or a failure; gone after a replace
 
@@ -137,8 +116,7 @@ def file_digest(path: str | Path, algorithm: str = "sha256") -> str:
 
 
 def write_sha256sums(folder: str | Path, names: list[str]) -> None:
-    """Write ``folder/SHA256SUMS`` for the files ``names`` of ``folder`` (``sha256sum -c``
-    checks it; so does :func:`check_sha256sums` whenever the folder is loaded)."""
+    """Write ``folder/SHA256SUMS`` for its files ``names`` (``sha256sum -c`` checks it)."""
     folder = Path(folder)
     atomic_write_text(folder / SUMS, "".join(f"{file_digest(folder / n)}  {n}\n" for n in names))
 
@@ -158,9 +136,6 @@ def read_sha256sums(folder: str | Path) -> dict[str, str]:
 
 def check_sha256sums(folder: str | Path, names: list[str], hint: str | None = None) -> None:
     """If ``folder`` has a ``SHA256SUMS``, check the files ``names`` that it lists.
-
-    Hashing costs milliseconds per megabyte; loading a flipped byte without a word costs a
-    wrong result nobody can explain.
 
     Raises:
         DamagedFile: the first listed file whose digest differs, with ``hint`` as the fix.

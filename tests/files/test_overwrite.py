@@ -18,29 +18,27 @@ from elmo_tutorial.files.overwrite import (
     check_output_folder,
     enclosing_run,
 )
-from elmo_tutorial.model.run_dir import shipped_model
+from elmo_tutorial.training.run_folder import shipped_model
 
 USERS_OWN = {  # files of a user's own that happen to have a run's names
     "config.json": {"config.json": '{"my": "settings"}\n'},
-    "vocab.txt": {"vocab.txt": "my\nwords\n"},
-    "log.jsonl": {"log.jsonl": "my notes\n"},
-    "all three": {"config.json": '{"my": "settings"}\n', "vocab.txt": "my\nwords\n",
-                  "log.jsonl": "my notes\n"},
-    "finetune.json": {"finetune.json": '{"mine": true}\n'},
+    "no config.json": {"vocab.txt": "my\nwords\n", "log.jsonl": "my notes\n",
+                       "finetune.json": '{"mine": true}\n'},
 }
 
 
 @pytest.mark.parametrize("files", USERS_OWN.values(), ids=USERS_OWN.keys())
-def test_train_refuses_a_folder_of_the_users_own_files_under_a_runs_names(tmp_path, capsys,
-                                                                           files):
+def test_train_refuses_the_users_own_files_under_a_runs_names_even_with_force(tmp_path, capsys,
+                                                                              files):
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     before = snapshot(tmp_path)
-    assert cli(["train", "--out", str(tmp_path), *MICRO_CLI, "--max_steps=2"]) == 2
-    line = one_line(capsys.readouterr().err)
-    assert all(name in line for name in files) and "--force" in line, line
-    assert "would overwrite" in line and "not a run's" in line
-    assert snapshot(tmp_path) == before, "the user's files were changed"
+    for force in ([], ["--force"]):
+        assert cli(["train", "--out", str(tmp_path), *MICRO_CLI, "--max_steps=2", *force]) == 2
+        line = one_line(capsys.readouterr().err)
+        assert all(name in line for name in files) and "would overwrite" in line, line
+        assert "not a run's" in line and "--force replaces only a run of this package" in line
+        assert snapshot(tmp_path) == before, "the user's files were changed"
 
 
 def test_finetune_refuses_the_users_own_files_in_its_out_folder(tmp_path, capsys, monkeypatch):
@@ -55,34 +53,12 @@ def test_finetune_refuses_the_users_own_files_in_its_out_folder(tmp_path, capsys
     assert (out / "config.json").read_text() == '{"my": "settings"}\n'
 
 
-def test_a_vocabulary_that_the_runs_config_does_not_record_is_not_the_runs(run_copy, capsys):
-    shutil.rmtree(run_copy / "checkpoints")
-    (run_copy / "model.safetensors").unlink()  # a run stopped before its first checkpoint,
-    (run_copy / "vocab.txt").write_text("a\nword\nlist\nof\nmine\n")  # but this is not its
-    assert cli(["train", "--out", str(run_copy), *MICRO_CLI, "--max_steps=2"]) == 2
-    line = one_line(capsys.readouterr().err)
-    assert "vocab.txt" in line and "not the vocabulary that config.json records" in line
-    assert (run_copy / "vocab.txt").read_text() == "a\nword\nlist\nof\nmine\n"
-
-
 def test_a_run_stopped_before_its_first_checkpoint_is_started_again_without_force(run_copy):
     shutil.rmtree(run_copy / "checkpoints")
     (run_copy / "model.safetensors").unlink()  # its config.json, vocab.txt, log.jsonl stay
     assert check_fresh_run_dir(run_copy, force=False) is None
     assert cli(["train", "--out", str(run_copy), *MICRO_CLI, "--max_steps=2"]) == 0
     assert (run_copy / "checkpoints" / "step_000002").is_dir()
-
-
-@pytest.mark.parametrize("files", USERS_OWN.values(), ids=USERS_OWN.keys())
-def test_force_does_not_replace_files_that_are_not_a_run_of_this_package(tmp_path, capsys,
-                                                                        files):
-    for name, text in files.items():
-        (tmp_path / name).write_text(text)
-    before = snapshot(tmp_path)
-    assert cli(["train", "--out", str(tmp_path), *MICRO_CLI, "--max_steps=2", "--force"]) == 2
-    line = one_line(capsys.readouterr().err)
-    assert "--force replaces only a run of this package" in line, line
-    assert snapshot(tmp_path) == before, "the user's files were changed"
 
 
 def test_force_keeps_another_tools_model_in_the_folder(tmp_path, capsys):
