@@ -1,9 +1,8 @@
 """The user's work kept safe: nothing the package writes is half-written or silently replaced.
 
-  safe_files     write-then-rename (atomic_write, atomic_create, staged_folder), SHA256SUMS
-                 and DamagedFile for weights that do not load or match their digests
-  overwrite      no lost work: output files and run folders are replaced only with --force,
-                 and --force replaces only a run of this package
+  safe_files     write-then-rename (atomic_write, staged_folder), SHA256SUMS and DamagedFile
+  overwrite      output files and run folders are replaced only with --force, and --force
+                 replaces only a run of this package
   run_lock       one writer per run folder (filelock)
   archives       extracting downloaded archives (tarfile's data filter, zip names checked)
   records        the reports' typed JSON results

@@ -1,13 +1,9 @@
 """Extracting a downloaded zip or tar archive so that nothing lands outside the target folder.
 
 A tar archive is extracted with the standard library's ``data`` filter (Python 3.11.4+), which
-refuses absolute paths, ``..``, links that lead out of the target and device files. ``zipfile``
-has no such filter, but a zip member can only be a file or a folder (``zipfile`` never makes a
-link), so checking that every name stays inside the target is enough; it is checked for every
-member before anything is written.
-
-Example:
-    >>> safe_extract("archives/wikitext-2-v1.zip", "cache")  # doctest: +SKIP
+refuses absolute paths, ``..``, links that lead out of the target and device files. A zip
+member can only be a file or a folder (``zipfile`` makes no links), so checking that every name
+stays inside the target is enough. Every member is checked before anything is written.
 """
 
 from __future__ import annotations

@@ -1,22 +1,14 @@
 """A report's results as typed records: a frozen dataclass per part, its JSON read by its fields.
 
-A report (``tasks``, ``layers``, ``finetune``) is a tree of small dataclasses whose fields are
-typed and commented: that is the report's schema, in code. Subclassing :class:`Record` gives
-each of them
-
-- ``to_dict()``: the JSON's object, keys in field order (a field made with :func:`optional` is
-  left out while it is ``None``);
-- ``from_dict(data)``: ``data`` checked field by field against the types, so that a wrong,
-  missing or unknown value is refused with its place in the file (``tasks.sst5.arms.elmo.mean``)
-  instead of surfacing later as a ``KeyError`` in a figure;
-- ``to_json()``: the file's text. The JSON *is* the record's serialisation:
-  ``from_dict(json.loads(text)).to_json() == text`` for a file ``to_json`` wrote (numbers keep
-  their type: an ``int`` in a ``float`` field stays an ``int``, so nothing is rewritten);
-- ``read(path)``: the record in a results file, refused with the file's name when it is not one.
-
-Field types understood: ``int``, ``float``, ``str``, ``bool``, ``X | None``, ``list[X]``,
-``tuple[X, ...]`` (a list in JSON), ``dict[str, X]`` (keys kept in their order), another
-``Record``, and a ``NamedTuple`` of those (a training run's ``Job``).
+A report (``tasks``, ``layers``, ``finetune``) is a tree of small dataclasses whose typed,
+commented fields are its schema. Subclassing :class:`Record` gives each of them ``to_dict()``
+(keys in field order; a field made with :func:`optional` is left out while ``None``),
+``to_json()`` (the file's text; ``from_dict(json.loads(text)).to_json() == text``: an ``int``
+in a ``float`` field stays an ``int``), ``from_dict(data)`` (every field checked against its
+type, so a wrong, missing or unknown value is refused with its place in the file,
+``tasks.sst5.arms.elmo.mean``, not met later as a ``KeyError`` in a figure) and ``read(path)``.
+Field types: ``int``, ``float``, ``str``, ``bool``, ``X | None``, ``list[X]``, ``tuple[X, ...]``,
+``dict[str, X]``, another ``Record``, and a ``NamedTuple`` of those.
 
 Example:
     >>> from dataclasses import dataclass

@@ -1,20 +1,15 @@
 """One writer per run folder: a file lock (``filelock``) that the system releases with its process.
 
-Two ``train`` commands writing into the same folder would leave a run that is neither: the
-config of one, the checkpoints of the other, or a ``--force`` that deletes the files of a run
-that is still training under it. So whatever writes into a run folder first takes the lock of
-its file ``.lock``; a second writer is refused at once, before it reads or changes anything,
-in one line. The lock belongs to the open file, so it is released when the process exits, is
-killed or crashes: nothing stale is left to clean up by hand.
-
-Within one process the lock is taken once per folder and kept until :meth:`RunLock.release`
-or the process's end: a script or a test may build one ``Trainer`` after another on the same
-folder.
+Two ``train`` commands writing into one folder would leave a run that is neither (or a
+``--force`` deleting a run still training under it). So whatever writes into a run folder first
+takes the lock of its file ``.lock``; a second writer is refused at once, in one line, before it
+reads or changes anything. The lock belongs to the open file, so it goes when the process
+exits, is killed or crashes: nothing stale is left to clean up. Within one process the lock is
+taken once per folder (a script may build one ``Trainer`` after another on the same folder).
 
 Example:
     >>> import tempfile, pathlib
-    >>> folder = pathlib.Path(tempfile.mkdtemp()) / "run"
-    >>> lock = lock_run_dir(folder)
+    >>> lock = lock_run_dir(pathlib.Path(tempfile.mkdtemp()) / "run")
     >>> lock.release()
 """
 
@@ -37,15 +32,7 @@ class RunInUse(FileExistsError):
 
 
 class NotWritable(PermissionError):
-    """This user may not write into a folder (read-only, another user's): said in one line."""
-
-    def __init__(self, path: str | Path) -> None:
-        super().__init__(13, f"cannot write into {path}: permission denied (a read-only "
-                             "folder, or another user's); nothing was changed. Choose a folder "
-                             "you may write to, or make this one writable", str(path))
-
-    def __str__(self) -> str:  # the message alone, without OSError's "[Errno 13]"
-        return self.strerror
+    """This user may not write into a folder (read-only, another user's)."""
 
 
 class RunLock:
@@ -55,11 +42,9 @@ class RunLock:
         self.folder, self._lock, self.created = folder, lock, created
 
     def release(self) -> None:
-        """Let other processes write into the folder. The lock file goes (removed while still
-        held: a process that opened the old file before it went finds it gone once it holds
-        its lock, and takes a new one, as filelock >= 4.3 does), and so do the folders the
-        lock made, if nothing was written into them: a refused start leaves the user's folders
-        as they were."""
+        """Let other processes write into the folder. The lock file goes (while still held: a
+        process that opened it before finds it gone once it holds its lock, and takes a new
+        one, as filelock >= 4.3 does), and so do the folders the lock made if they are empty."""
         if not self._lock.is_locked:
             return
         _HELD.pop(str(self.folder.resolve()), None)
@@ -94,6 +79,8 @@ def lock_run_dir(run_dir: str | Path) -> RunLock:
                        "one writer at a time. Wait for it to finish (or stop it), or choose "
                        "another --out") from None
     except PermissionError:
-        raise NotWritable(folder) from None
+        raise NotWritable(f"cannot write into {folder}: permission denied (a read-only folder, "
+                          "or another user's); nothing was changed. Choose a folder you may "
+                          "write to, or make this one writable") from None
     _HELD[str(folder.resolve())] = RunLock(folder, lock, created)
     return _HELD[str(folder.resolve())]
