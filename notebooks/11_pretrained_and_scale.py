@@ -14,29 +14,23 @@
 # %% [markdown]
 # # 11 · Official weights, export, GPUs, and what the paper's model costs
 #
-# Notebooks 02-07 built every part of ELMo and trained small biLMs. This last notebook
-# connects them to the real thing: the weights that Peters et al. (2018) released, the format
-# that AllenNLP and bilm-tf read, the hardware the paper's model needs, and how to use it.
+# Notebooks 02-07 built every part of ELMo and trained small biLMs. This notebook connects
+# them to the real thing: the weights Peters et al. (2018) released, the format AllenNLP and
+# bilm-tf read, and the hardware the paper's model needs.
 #
 # **You will:**
 # 1. load a biLM in the official bilm-tf / AllenNLP format, read its outputs under the TF-Hub
 #    names, and check them against the original TensorFlow implementation's outputs;
 # 2. see where the released models are and how to download and verify them;
-# 3. (bonus) export a model trained with this package to the official format and load it
-#    back;
-# 4. (bonus) run a notebook on a GPU, and training on several GPUs and machines with
-#    `torchrun`;
-# 5. count the parameters and FLOPs per token of the paper's model, check the count against
-#    PyTorch's FLOP counter (bonus), and work out what training it took then and (bonus)
-#    would take on one GPU today;
-# 6. predict a parameter count and a FLOP ratio before computing them, explain why the paper
-#    projects its 4096 cells to 512, measure how the cost grows with the number of cells, and
-#    count the FLOPs of an LSTM layer yourself;
-# 7. make the model you built faster without changing what it computes: the package's fast
-#    modules, what each one buys, and why each one is exact.
+# 3. (bonus) export a model trained with this package to the official format and load it back;
+# 4. count the parameters and FLOPs per token of the paper's model, predict them first,
+#    explain why the paper projects its 4096 cells to 512, measure how the cost grows with the
+#    cells, count an LSTM layer's FLOPs yourself, and work out what training took then and
+#    (bonus) would take on one GPU today.
 #
-# The sections and subsections marked **(bonus)** are optional: a first reading, or a shorter
-# lecture, can pass over them. Run them all the same: the notebook runs top to bottom.
+# Sections 4, 5 and 9 are **engineering appendices** (a GPU, several GPUs, the fast modules),
+# left in place so that the notebook runs top to bottom. Skip them and the **(bonus)** parts in
+# a lecture, but run them.
 #
 # **Prerequisites:** notebooks 03 (character CNN), 04 (LSTM with projection) and 07 (the ELMo
 # module and its outputs).
@@ -78,7 +72,7 @@ from elmo_tutorial.formats.export import export_allennlp
 from elmo_tutorial.model.batching import make_lm_batch
 from elmo_tutorial.model.config import MODEL_PRESETS
 from elmo_tutorial.model.lm import BidirectionalLM
-from elmo_tutorial.model.run_dir import shipped_model
+from elmo_tutorial import load_elmo, shipped_model
 from elmo_tutorial.model.vocab import Vocabulary
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.training.cost import (
@@ -96,11 +90,10 @@ device = setup_notebook(seed=0)
 # %% [markdown]
 # ## 1. Official weights, offline: AllenNLP's test model
 #
-# A model in the official format is two files: `options.json` (the architecture, the fields
-# of our `ModelConfig`) and an hdf5 file with one dataset per TensorFlow variable of bilm-tf.
-# AllenNLP tests its ELMo with a tiny model in that format, together with the outputs that the
-# original TensorFlow code computed for 30 sentences. The dataset registry finds it on disk
-# (or downloads it once, 0.6 MB, checked against its sha256):
+# A model in the official format is two files: `options.json` (the architecture, our
+# `ModelConfig`'s fields) and an hdf5 file with one dataset per bilm-tf TensorFlow variable.
+# AllenNLP tests its ELMo with a tiny model in that format and the original TensorFlow
+# outputs for 30 sentences; the registry finds it (or downloads it once, sha256-checked):
 
 # %%
 fixture = registry.fetch("allennlp-elmo-fixture")  # a folder; never downloads unverified bytes
@@ -108,10 +101,9 @@ options = json.loads((fixture / "options.json").read_text())
 print(json.dumps(options["lstm"]), "\n", json.dumps(options["char_cnn"]))
 
 # %% [markdown]
-# The architecture of the released models, in miniature: 5 filter widths instead of 7,
-# projections of 16 instead of 512, 64 LSTM cells instead of 4096, and cell and projection
-# clipping at 3 as in the paper. `load_allennlp` converts every variable (gate order, TF's
-# constant forget bias, the highway gate's sign; notebook 04 and `allennlp_format`):
+# The released models' architecture in miniature (5 filter widths, projections of 16, 64
+# cells, clipping at 3). `load_allennlp` converts every variable (gate order, TF's constant
+# forget bias, the highway gate's sign; notebook 04):
 
 # %%
 elmo = load_allennlp(fixture / "options.json", fixture / "lm_weights.hdf5").to(device)
@@ -122,11 +114,10 @@ for name, value in out.items():
     print(f"{name:<14} {str(tuple(value.shape)):<12} {value.dtype}")
 
 # %% [markdown]
-# These are the names of the TF-Hub ELMo module, with the same meaning: `word_emb` is layer 0,
-# the character-based token vector ($P$ wide); `lstm_outputs1` and `lstm_outputs2` are the two
-# biLSTM layers, forward and backward concatenated ($2P$); `elmo` is their scalar mix (with
-# layer 0 duplicated to $2P$); `default` is `elmo` averaged over each sentence's real tokens;
-# `mask` marks those tokens (ours, not TF-Hub's). For the released "original" model $P = 512$:
+# These are the TF-Hub ELMo module's names: `word_emb` is layer 0 ($P$ wide); `lstm_outputs1`
+# and `lstm_outputs2` the biLSTM layers, forward and backward concatenated ($2P$); `elmo` their
+# scalar mix; `default` `elmo` averaged over real tokens; `mask` (ours) marks them. For the
+# released "original" model $P = 512$:
 
 # %%
 P = MODEL_PRESETS["paper"].projection_dim
@@ -139,10 +130,8 @@ for name, shape in [("word_emb", f"(B, T, {P})"), ("lstm_outputs1", f"(B, T, {2 
 # ### The same numbers as TensorFlow (bonus)
 #
 # `lm_embeddings_k.hdf5` holds bilm-tf's top layer for sentence `k` of each of 10 batches of 3.
-# bilm-tf carries each LSTM's state from one batch to the next
-# (`tests/formats/test_allennlp_format.py` explains and checks this); its first batch, like
-# every call of our model, starts from zero state. So batch 0, three long sentences of news
-# text, must match as it is:
+# bilm-tf carries LSTM state from batch to batch; its first batch, like every call of ours,
+# starts from zero, so batch 0 must match as it is:
 
 # %%
 corpus = json.loads((fixture / "sentences.json").read_text())  # corpus[k][i]: row k of batch i
@@ -170,8 +159,8 @@ for name in ("elmo-small", "elmo-medium", "elmo-original"):
         print(f"{'':16}{remote.urls[0]}")
 
 # %% [markdown]
-# AllenNLP publishes no checksum for these files, so the registry will not download them for
-# you (a corrupted or substituted file would pass unnoticed). It says what to do instead:
+# AllenNLP publishes no checksum for these files, so the registry will not download them (a
+# corrupted or substituted file would pass unnoticed). It says what to do instead:
 
 # %%
 try:
@@ -181,8 +170,7 @@ except DatasetNotAvailable as refusal:
 
 # %% [markdown]
 # Once the two files sit in a folder `elmo-original/` where the registry looks, one line loads
-# them (`load_allennlp` checks every weight's shape against the options, so a wrong or
-# truncated file fails with the name of the dataset):
+# them (shapes are checked against the options, so a wrong or truncated file fails by name):
 #
 # ```python
 # from elmo_tutorial.formats.allennlp_format import load_model  # a run, or options + weights
@@ -191,11 +179,9 @@ except DatasetNotAvailable as refusal:
 
 # %% [markdown]
 # The file names say the architecture: `2x4096_512_2048cnn_2xhighway` is 2 LSTM layers of 4096
-# cells projected to 512, 2048 character filters, 2 highway layers, which is our `paper`
-# preset. We can count the parameters of all three without the files and compare them with
-# allennlp.org's table. TensorFlow holds one bias per LSTM layer where `nn.LSTM` holds two
-# (loading official weights puts TF's constant forget bias of 1 into `bias_hh`), and has no
-# padding row in its character table, so we leave those out:
+# cells projected to 512, 2048 character filters, 2 highway layers: our `paper` preset. We
+# count all three without the files, leaving out what TensorFlow lacks (`nn.LSTM`'s second
+# bias, the padding row of the character table):
 
 # %%
 paper = MODEL_PRESETS["paper"]
@@ -213,13 +199,12 @@ for name, config in released.items():
 # ## 3. Export a model you trained (bonus)
 #
 # `export_allennlp` (the command `elmo-tutorial export RUN --allennlp OUT`) writes a run's
-# biLM in the official format. Here the `tiny` biLM of notebook 06, which the course ships
-# trained to the end (`data/models/tiny`, see its model card; your own `runs/tiny` works the
-# same), into a temporary folder:
+# biLM in the official format. Here the shipped `tiny` biLM of notebook 06
+# (`data/models/tiny`; your own `runs/tiny` works the same), into a temporary folder:
 
 # %%
 shipped = shipped_model("tiny")  # a run directory, as `elmo-tutorial train` writes it
-ours = ELMo.from_run(shipped).to(device)
+ours = load_elmo(shipped).to(device)
 workdir = tempfile.TemporaryDirectory()
 options_file, weight_file = export_allennlp(shipped, Path(workdir.name) / "tiny-allennlp")
 print(options_file.name, json.dumps(json.loads(options_file.read_text())["lstm"]))
@@ -233,10 +218,9 @@ for name in ["char_embed", "CNN/W_cnn_3", "CNN_high_0/W_carry", "CNN_proj/W_proj
     print(f"  {name:<50} {datasets[name]}")
 
 # %% [markdown]
-# The LSTM weights sit under bilm-tf's variable names, one `W_0` holding input and recurrent
-# weights in TensorFlow's gate order. `cell_clip` and `proj_clip` are `null`: the `tiny` preset
-# does not clip, and AllenNLP reads `null` as "no clipping". Loading the files back gives the
-# same model:
+# The LSTM weights sit under bilm-tf's names, one `W_0` holding input and recurrent weights in
+# TensorFlow's gate order. `cell_clip` and `proj_clip` are `null`: `tiny` does not clip, and
+# AllenNLP reads `null` as "no clipping". Loading the files back gives the same model:
 
 # %%
 reloaded = load_allennlp(options_file, weight_file).to(device)
@@ -249,11 +233,9 @@ for name in ("word_emb", "lstm_outputs1", "lstm_outputs2", "elmo"):
 workdir.cleanup()
 
 # %% [markdown]
-# The same to 6 decimals. (Not always to the last bit: our trained model has two LSTM biases,
-# `bias_ih` and `bias_hh`, and the file holds their sum less TensorFlow's constant forget bias
-# (notebook 04), so float32 additions happen in another order.) In AllenNLP the same two files
-# give the ELMo of its own models, with AllenNLP's defaults, a learned scalar mix per output
-# and dropout 0.5 on it:
+# The same to 6 decimals (not to the last bit: the file holds our two LSTM biases' sum less
+# TensorFlow's constant forget bias, so float32 additions happen in another order). AllenNLP
+# reads the same two files, with a learned scalar mix per output and dropout 0.5:
 #
 # ```python
 # from allennlp.modules.elmo import Elmo, batch_to_ids
@@ -261,32 +243,27 @@ workdir.cleanup()
 # out = elmo(batch_to_ids(sentences))  # {"elmo_representations": [(B, T, 2P)], "mask": (B, T)}
 # ```
 #
-# bilm-tf's `BidirectionalLanguageModel(options_file, weight_file)` reads them too. One
-# difference to remember: AllenNLP's and bilm-tf's LSTMs keep their state from one batch to
-# the next, ours start every sentence from zero, so a sentence's vectors here never depend on
-# what ran before.
+# So does bilm-tf's `BidirectionalLanguageModel`. Their LSTMs keep state between batches; ours
+# start every sentence from zero.
 
 # %% [markdown] slideshow={"slide_type": "subslide"}
-# ## 4. A notebook on a GPU (bonus)
+# ## 4. Appendix A: a notebook on a GPU (bonus)
 #
-# Every notebook starts with `device = setup_notebook()`. It returns the CPU unless the
-# environment variable `ELMO_TUTORIAL_DEVICE` names another device, so CI checks the
-# notebooks on the CPU and you can run them elsewhere:
+# `setup_notebook()` returns the CPU unless `ELMO_TUTORIAL_DEVICE` names another device:
 #
 # ```bash
 # ELMO_TUTORIAL_DEVICE=cuda make lab      # or: export ELMO_TUTORIAL_DEVICE=cuda; jupyter lab
 # ```
 #
-# The notebooks move their models and inputs `.to(device)`, as the cells above do:
+# The notebooks move models and inputs `.to(device)`:
 
 # %%
 print("this notebook runs on:", device)
 
 # %% [markdown]
-# Two things change on a GPU. First, the LSTM. The `tiny` and `small` presets do not clip, so
-# their LSTM layers run as one `nn.LSTM` call, which is cuDNN's fused kernel on a GPU. The
-# official weights and the `paper` preset clip cells and projections at 3, which `nn.LSTM`
-# cannot do, so they run the step-by-step loop (notebook 04) on any device:
+# Two things change on a GPU. First, the LSTM: `tiny` and `small` do not clip, so they run one
+# `nn.LSTM` call, cuDNN's fused kernel; the official weights and `paper` clip at 3, so they run
+# the step-by-step loop (notebook 04) on any device:
 
 # %%
 for name, model in [("shipped tiny model", ours), ("official-format fixture", elmo)]:
@@ -294,19 +271,16 @@ for name, model in [("shipped tiny model", ours), ("official-format fixture", el
           f"{model.bilm.forward_lstm.fused}")
 
 # %% [markdown]
-# Second, training: `elmo-tutorial train` picks the GPU by itself (`--device=cuda` insists) and
-# runs the forward and backward passes under bfloat16 autocast (`amp`, on by default): matrix
-# products take bfloat16 inputs (8 bits of mantissa, float32's range) and the weights stay
-# float32. The shipped `small` model was trained that way on one H100
-# (`benchmarks/RESULTS.md`):
+# Second, training: `elmo-tutorial train` picks the GPU by itself and runs under bfloat16
+# autocast (`amp`): matrix products take bfloat16 inputs (8 bits of mantissa, float32's range),
+# the weights stay float32, as for the shipped `small` model (`benchmarks/RESULTS.md`):
 
 # %%
 print("amp (bfloat16 autocast on CUDA):", TrainConfig.preset("small").amp)
 
 # %% [markdown] slideshow={"slide_type": "subslide"}
-# What bfloat16 does: with 8 bits of mantissa a number keeps 2 to 3 significant digits, so
-# ELMo's outputs move by a few parts in a thousand. (The CPU can autocast too; the trainer does
-# it only on CUDA, where it pays.)
+# With 8 bits of mantissa a number keeps 2 to 3 significant digits, so ELMo's outputs move by a
+# few parts in a thousand (the trainer autocasts only on CUDA, where it pays):
 
 # %%
 with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16):
@@ -317,20 +291,19 @@ relative = ((low - full).norm() / full.norm()).item()
 print(f"bfloat16 autocast vs float32: relative difference {relative:.3f}")
 
 # %% [markdown] slideshow={"slide_type": "subslide"}
-# ## 5. Several GPUs and several machines (bonus)
+# ## 5. Appendix B: several GPUs and several machines (bonus)
 #
 # Training runs data-parallel under `torchrun`: one process per GPU, each with a copy of the
-# model; during every backward pass `DistributedDataParallel` averages the gradients over the
-# processes (NCCL on GPUs, Gloo on CPUs), so every copy takes the same step. On one machine
-# with 4 GPUs:
+# model; `DistributedDataParallel` averages the gradients in every backward pass, so every
+# copy takes the same step. One machine, 4 GPUs:
 #
 # ```bash
 # torchrun --nproc_per_node=4 -m elmo_tutorial train --config paper --out runs/paper
 # elmo-tutorial train --config paper --out runs/paper --nproc 4     # starts the same torchrun
 # ```
 #
-# On two machines with 8 GPUs each, start the same command on both, with a shared rendezvous
-# point (and `--out` on storage both see, so that any node can resume):
+# Two machines with 8 GPUs each: the same command on both, a shared rendezvous point, and
+# `--out` on storage both see, so that any node can resume:
 #
 # ```bash
 # torchrun --nnodes=2 --nproc_per_node=8 --rdzv_backend=c10d \
@@ -338,9 +311,8 @@ print(f"bfloat16 autocast vs float32: relative difference {relative:.3f}")
 #          -m elmo_tutorial train --config paper --out /shared/runs/paper
 # ```
 #
-# Every process builds the same list of global batches (same seed) and takes its own share of
-# each; rank 0 alone evaluates, logs and writes checkpoints. The share of process `rank` of
-# `world_size`:
+# Every process builds the same global batches and takes its share; rank 0 alone evaluates,
+# logs and checkpoints:
 
 # %%
 global_batch = list(range(10))  # sentence indices of one global batch
@@ -348,10 +320,9 @@ for rank in range(4):
     print(f"rank {rank} of 4 trains on sentences {shard(global_batch, DistInfo(rank, 4))}")
 
 # %% [markdown]
-# `batch_size` counts sentences per optimiser step over **all** processes, so adding GPUs
-# does not change what is learned, only how fast. bilm-tf's 128 was per GPU, on 3 GPUs: to
-# match it, pass `--batch_size=384` (bilm-tf's rows were 20-token windows, ours are
-# sentences, so this is close, not identical):
+# `batch_size` counts sentences per step over **all** processes, so more GPUs change how fast,
+# not what is learned. bilm-tf's 128 was per GPU, on 3 GPUs: `--batch_size=384` comes close
+# (its rows were 20-token windows, ours are sentences):
 
 # %%
 print("paper preset, sentences per step over all GPUs:", TrainConfig.preset("paper").batch_size)
@@ -361,10 +332,9 @@ print("paper preset, sentences per step over all GPUs:", TrainConfig.preset("pap
 #
 # ### Parameters
 #
-# The `paper` preset (Sec. 3.4: 2048 character filters, 2 highway layers, 4096 LSTM cells
-# projected to 512, 2 layers) trained with a softmax over the 1B Word Benchmark's vocabulary of
-# 793,471 words (bilm-tf's README). `parameter_counts` adds them up part by part; building the
-# model on PyTorch's `meta` device (shapes, no memory) confirms the total.
+# The `paper` preset (Sec. 3.4: 2048 character filters, 2 highway layers, 2 layers of 4096
+# cells projected to 512), with a softmax over the 1B Word Benchmark's 793,471 words.
+# `parameter_counts` adds them up; a model on PyTorch's `meta` device confirms the total.
 #
 # ### Exercise 1 (predict): the parameters of the paper's LSTMs
 #
@@ -396,8 +366,8 @@ claim(counts["lstm"] == 2 * 2 * one_layer, "the lstm row is 2 layers × 2 direct
       f"{one_layer:,} parameters")
 
 # %% [markdown]
-# Four parameters in five are the softmax, which is used only in training: ELMo keeps the
-# 93.7 M of the encoder. Of those, the LSTMs hold 81 %.
+# Four parameters in five are the softmax, used only in training: ELMo keeps the encoder's
+# 93.7 M, 81 % of it in the LSTMs.
 #
 # ### Exercise 2 (explain): 4096 cells, projected to 512
 #
@@ -408,26 +378,23 @@ claim(counts["lstm"] == 2 * 2 * one_layer, "the lstm row is 2 layers × 2 direct
 # %% [markdown]
 # **Model answer.**
 # <!-- BEGIN ANSWER -->
-# The cells are the LSTM's memory: more of them let it remember more about the sentence so
-# far, which lowers perplexity. But every step multiplies the recurrent state by $W_{hh}$
-# ($4C \times$ its width), the next layer reads it through $W_{ih}$, and the softmax scores
-# every word against it. Without the projection $W_{hh}$ alone would be
-# $4 \cdot 4096 \cdot 4096 \approx 67$ M per layer and direction (instead of 8.4 M), and the
-# softmax $793{,}471 \times 4096 \approx 3.25$ billion parameters (instead of 407 M), with
-# FLOPs per token growing alike. Projecting to $P = 512$ (the LSTMP of Sak et al. 2014, used
+# The cells are the LSTM's memory: more of them lower perplexity. But the recurrent state is
+# multiplied by $W_{hh}$ at every step, read by the next layer and scored by the softmax.
+# Without the projection, $W_{hh}$ alone would be $4 \cdot 4096 \cdot 4096 \approx 67$ M
+# per layer and direction (not 8.4 M), and the softmax $793{,}471 \times 4096 \approx 3.25$
+# billion parameters (not 407 M). Projecting to $P = 512$ (the LSTMP of Sak et al. 2014, used
 # for language models by Jozefowicz et al. 2016) keeps a large memory behind a narrow
-# interface: cost grows with $C \cdot P$ instead of $C^2$. It also fixes ELMo's vector width:
-# every layer ELMo mixes is $2P = 1024$ wide.
+# interface: cost grows with $C \cdot P$, not $C^2$, and every layer ELMo mixes is $2P = 1024$
+# wide.
 # <!-- END ANSWER -->
 #
 # ### FLOPs per token
 #
-# Per token, each weight matrix is used once in the forward pass: a matrix of $I \times O$
-# costs $2IO$ FLOPs (a multiply and an add per weight). The convolutions are the exception:
-# bilm-tf slides each filter over all 50 character positions. The softmax is the other big
-# item: the paper's training scores 8192 sampled candidates per prediction, not all 793,471
-# words (notebook 06). `flops_per_token` writes this out; per token position, forward, both
-# directions.
+# Per token, each weight matrix of $I \times O$ costs $2IO$ FLOPs in the forward pass (a
+# multiply and an add per weight). The exceptions: bilm-tf slides each filter over all 50
+# character positions, and the paper's softmax scores 8192 sampled candidates per prediction,
+# not all 793,471 words (notebook 06). `flops_per_token` writes this out, per token position,
+# forward, both directions.
 #
 # ### Exercise 3 (predict): a full softmax instead of a sampled one
 #
@@ -457,13 +424,12 @@ print(f"a full softmax instead: {full_softmax / 1e6:.0f} MFLOP forward, "
 # ### Exercise 4 (experiment): what more cells cost
 #
 # The paper chose 4096 cells per LSTM layer. What would 1024, or 8192, have cost? For every
-# cell count in `cells`, take the paper's architecture with that many cells
-# (`replace(paper, lstm_dim=C)`: the projection stays 512, so does everything else) and keep,
+# cell count in `cells`, take `replace(paper, lstm_dim=C)` (all else stays) and keep,
 # in a dict `cost` from the cell count to a pair, its parameter counts
 # (`parameter_counts(config, vocab_size=V_PAPER)`) and its forward FLOPs per token with the
 # sampled softmax (`flops_per_token(config, vocab_size=V_PAPER, sampled_softmax=SAMPLED)`).
-# The cell prints and draws what each costs. Formulas only: it runs in an instant, so try
-# other counts too (one line; keep 4096, which the check reads).
+# The cell prints and draws what each costs; try other counts too (keep 4096, which the check
+# reads).
 
 # %%
 cells = [512, 1024, 2048, 4096, 8192]  # LSTM cells per layer; the paper's is 4096
@@ -500,37 +466,28 @@ plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# Read the table and the plots, and write down your reading before you open the model answer:
-# (a) how do the LSTMs' parameters and FLOPs grow with the number of cells, and why not with
-# its square? (b) Which parts do not change, and where do they dominate? (c) bilm-tf trained
-# the paper's model in about two weeks (its README; more in the subsection "What training took
-# then" below). At the same speed, about how long would 8192 cells have taken?
+# Write down your reading before you open the model answer: (a) how do the LSTMs' parameters
+# and FLOPs grow with the number of cells, and why not with its square? (b) Which parts do not
+# change, and where do they dominate? (c) bilm-tf trained the paper's model in about two weeks.
+# At the same speed, about how long would 8192 cells have taken?
 #
 # **Model answer.**
 # <!-- BEGIN ANSWER -->
-# (a) In proportion to $C$. Every matrix of an LSTMP layer has the cells on one side and the
-# projection's 512 on the other ($W_{ih}$ and $W_{hh}$ are $4C \times 512$, $W_{hr}$ is
-# $512 \times C$), so doubling the cells doubles the LSTMs' parameters and FLOPs, and each
-# curve is a straight line. Without the projection, $W_{hh}$ would be $4C \times C$, and the
-# cost would grow with $C^2$ (Exercise 2).
-# (b) The character CNN, the highway layers, the projection to 512 and the softmax do not
-# depend on $C$: they are why the lines, extended to $C = 0$, would not reach 0, and why they
-# lie above the grey lines at small $C$. With 512 cells they dominate: the LSTMs hold a third
-# of the encoder's parameters and do a fifth of the training FLOPs; with 4096 cells, 81 % and
-# 68 %. The softmax's 407 M parameters outweigh the whole encoder at every size in the table,
-# even with 8192 cells (169 M).
-# (c) 8192 cells cost 1116 MFLOP per training token instead of 663, 1.7 times as many (less
-# than twice, because the fixed parts do not grow): at the same speed, the two weeks would
-# have been three and a half.
+# (a) In proportion to $C$: every LSTMP matrix has the cells on one side and the projection's
+# 512 on the other, so each curve is a straight line; without the projection, $W_{hh}$ would
+# be $4C \times C$ (Exercise 2).
+# (b) The character CNN, highway, projection and softmax do not depend on $C$. With 512 cells
+# they dominate (the LSTMs hold a third of the encoder, a fifth of the FLOPs); with 4096, 81 %
+# and 68 %. The softmax's 407 M parameters outweigh the encoder at every size.
+# (c) 1116 MFLOP per training token instead of 663, 1.7 times: three and a half weeks.
 # <!-- END ANSWER -->
 
 # %% [markdown] slideshow={"slide_type": "subslide"}
 # ### Checking the formula with PyTorch's FLOP counter (bonus)
 #
 # `torch.utils.flop_counter.FlopCounterMode` counts the FLOPs of every matrix product and
-# convolution that actually runs. The paper's model is slow to build on a CPU, and the formula
-# has the same terms at every size, so we check it on the `small` preset (full softmax) with 16
-# sentences of the embedded corpus:
+# convolution that runs. The formula has the same terms at every size, so we check it on the
+# `small` preset (full softmax) with 16 sentences:
 
 # %%
 text = load_sentences("embedded", "valid", max_sentences=16)
@@ -550,13 +507,10 @@ for part, n in runs.items():
           f"{per_token[part] * n:>12,}   ratio {counted[part] / (per_token[part] * n):.3f}")
 
 # %% [markdown]
-# The LSTMs (run at all $B \times T$ positions, padding included), the softmax (one prediction
-# per direction at each position but the last) and the highway and projection layers agree
-# exactly. The trainer's fast character CNN (section 9) runs once per **distinct** token of the
-# batch, and its convolutions cost less than the formula because each group of words keeps only
-# the columns it needs; the plain `CharCNN` of notebook 03 costs exactly the formula. So
-# bilm-tf's way of counting is an upper bound for our trainer. Backward adds two products per
-# product of the forward pass:
+# The LSTMs (all $B \times T$ positions, padding included), the softmax and the highway and
+# projection layers agree exactly. The fast character CNN (section 9) runs once per
+# **distinct** token and keeps only the columns each group needs, so it costs less than the
+# formula, an upper bound (the plain `CharCNN` costs exactly the formula). Backward adds two products per forward product:
 
 # %%
 both, _ = measure_flops(lambda: lm(batch).loss.backward())
@@ -568,8 +522,7 @@ print(f"forward + backward = {both / total:.2f} × forward")
 # ### What training took then
 #
 # bilm-tf's `train_elmo.py` sets `n_train_tokens = 768,648,884` and `n_epochs = 10`; its README
-# says that the model "was trained on 3 GTX 1080 for 10 epochs, taking about two weeks". With
-# the FLOPs per token above:
+# says the model "was trained on 3 GTX 1080 for 10 epochs, taking about two weeks":
 
 # %%
 tokens = 10 * 768_648_884  # 10 epochs of the 1B Word Benchmark (bilm-tf's train_elmo.py)
@@ -590,11 +543,9 @@ print(f"bilm-tf: {per_gpu:,.0f} tokens/s per GPU, {per_gpu * train_flops / token
 # %% [markdown] slideshow={"slide_type": "subslide"}
 # ### The same training on one H100 today (bonus)
 #
-# Our trainer has been measured on the `paper` preset on one H100 (`benchmarks/RESULTS.md`:
-# 40 steps of 128 sentences, bfloat16 autocast): 13,500 tokens/s with the faithful LSTM, which
-# clips as the paper's does, and 23,800 with the fused cuDNN LSTM, which cannot clip.
-# `FlopCounterMode` counted 0.590 GFLOP per token in that run, less than bilm-tf's 0.663 above
-# because our character CNN runs once per distinct word. So the paper's 10 epochs on one H100
+# Our trainer on the `paper` preset on one H100 (`benchmarks/RESULTS.md`, bfloat16 autocast):
+# 13,500 tokens/s with the clipping LSTM, 23,800 with the fused cuDNN LSTM, which cannot clip;
+# 0.590 GFLOP per token counted (less than 0.663: distinct words only). The paper's 10 epochs
 # would take:
 
 # %%
@@ -609,24 +560,20 @@ print(f"MFU: {13_500 * 0.590e9 / h100_peak:.1%} of the H100's measured peak; at 
       f"16 % it would need {train_flops / (0.16 * h100_peak) / 3600:.0f} hours (hypothetical)")
 
 # %% [markdown]
-# An H100 has 87 times a GTX 1080's peak (bfloat16 against float32), yet our trainer is only
-# 6 times faster per GPU than bilm-tf was: it uses 1 % of the GPU's arithmetic.
-# `benchmarks/RESULTS.md` names the causes: one Python process builds every batch on the host
-# between steps, and an LSTM is a sequence of small matrix products (a Python loop over the
-# time steps when it clips). With `torchrun` on 8 GPUs the days would divide by up to 8, if
-# data-parallel training scales that well (not measured). A run of this size would want its
-# batches built ahead of time, in parallel with the GPU.
+# An H100 has 87 times a GTX 1080's peak, yet our trainer is only 6 times faster per GPU than
+# bilm-tf was: it uses 1 % of the arithmetic, because one Python process builds every batch
+# between steps and an LSTM is a sequence of small matrix products (`benchmarks/RESULTS.md`).
 
 # %% [markdown]
 # ## 7. The FLOPs of one LSTM layer
 #
 # ### Exercise 5 (implement): count them
 #
-# Most of the paper's compute is in its LSTMs. Complete `my_lstm_flops(input_size, cell_size,
-# proj_size)`: the forward FLOPs per token of **one** LSTMP layer in **one** direction. Each
-# step multiplies the input $x_t$ by $W_{ih}$ ($4C \times I$), the previous output $h_{t-1}$
-# by $W_{hh}$ ($4C \times P$), and the cell output by the projection $W_{hr}$ ($P \times C$).
-# Count 2 FLOPs per multiply-add; leave out the gates' element-wise work.
+# Complete `my_lstm_flops(input_size, cell_size, proj_size)`: the forward FLOPs per token of
+# **one** LSTMP layer in **one** direction. Each step multiplies the input $x_t$ by $W_{ih}$
+# ($4C \times I$), the previous output $h_{t-1}$ by $W_{hh}$ ($4C \times P$), and the cell
+# output by the projection $W_{hr}$ ($P \times C$). Count 2 FLOPs per multiply-add; leave out
+# the gates' element-wise work.
 
 # %%
 def my_lstm_flops(input_size, cell_size, proj_size):
@@ -648,10 +595,9 @@ print(f"{mine / 1e6:.1f} MFLOP per token, flops_per_token says {forward['lstm'] 
 # %% [markdown]
 # ## 8. The three presets side by side
 #
-# Parameters and training FLOPs per token of the course's three presets, each with the softmax
-# it trains with: `tiny` the full softmax over the embedded corpus's 599 words, `small` its
-# preset's 1024 sampled candidates out of 30,000 words (the shipped model's vocabulary),
-# `paper` 8192 out of 793,471. Note the logarithmic scales.
+# Parameters and training FLOPs per token of the three presets, each with its softmax: `tiny`
+# full over 599 words, `small` 1024 sampled of 30,000, `paper` 8192 of 793,471 (logarithmic
+# scales):
 
 # %%
 vocab_sizes = {"tiny": len(Vocabulary.from_sentences(load_sentences("embedded", "train")).words),
@@ -701,32 +647,26 @@ plt.show()
 # %% [markdown]
 # From `tiny` to `paper` the encoder's parameters grow 145-fold and its FLOPs per token
 # 130-fold. The softmax holds most of the paper model's parameters but, sampled, does a small
-# part of its work; the LSTMs do most of it, then the character CNN. A full softmax would cost
-# more than everything else together (section 6).
+# part of its work; the LSTMs do most of it.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
-# ## 9. The same model, faster
+# ## 9. Appendix C: the same model, faster
 #
 # The modules of notebooks 01-07 (`elmo_tutorial/model/`) are written to be read beside the
-# paper: every token through the character CNN, one LSTM step as the equations write it. The
-# trainer, the `Embedder` and the task models run faster versions of them
-# (`elmo_tutorial/fast/`). Each fast module is a **subclass** of its plain module that changes
-# how `forward` computes, never what it holds, so `fast.speed_up(model)` only switches classes
-# in place: the parameters, their names and the `state_dict` stay the same objects.
+# paper; the trainer, the `Embedder` and the task models run faster versions
+# (`elmo_tutorial/fast/`). Each is a **subclass** of its plain module that changes how
+# `forward` computes, never what it holds, so `fast.speed_up(model)` only switches classes in
+# place: the parameters stay the same objects.
 #
-# - `CharCNN` → `FastCharCNN`: each distinct token once; groups of similar length drop their
-#   all-padding columns; a convolution as one `unfold` + `addmm`. *Exact:* a token's vector
-#   depends on its characters only, a dropped window is a copy of one kept, and a convolution
-#   *is* a product over windows.
-# - `Highway` → `FastHighway`: vectors as columns (`W @ x`) and `lerp` for the gate. *Exact:*
-#   the same sums, in an order the matrix library runs faster.
-# - `LSTMStack` → `FastLSTMStack` (clipping models): the step loop with vectors as columns.
-#   *Exact:* the same products, transposed.
+# - `CharCNN` → `FastCharCNN`: each distinct token once; length groups drop all-padding
+#   columns; a convolution as one `unfold` + `addmm`. *Exact:* a token's vector depends on its
+#   characters only, and a convolution *is* a product over windows.
+# - `Highway` → `FastHighway` and `LSTMStack` → `FastLSTMStack` (clipping models): vectors as
+#   columns. *Exact:* the same sums, in another order.
 # - `nn.Dropout` → `FastDropout`: the mask from `rand_like(x) >= p`. *Exact in distribution:*
-#   each unit kept with probability 1 - p (other masks than `nn.Dropout`'s for one seed).
+#   each unit kept with probability 1 - p.
 #
-# Equal first, then faster: a clipping biLM (the faithful loop, like the official weights), a
-# copy of it made fast, the same 64 sentences through both.
+# Equal first, then faster: a clipping biLM, a fast copy, the same 64 sentences through both.
 
 # %%
 import copy
@@ -750,8 +690,7 @@ claim(gap < 1e-5, "the plain and the fast biLM give the same layers, to float32 
       detail=f"largest difference {gap:.1e}")
 
 # %% [markdown]
-# Now the time each part takes, plain and fast, on this machine (the best of five runs; the
-# numbers move with the machine and its load, so compare the ratios):
+# The time each part takes, plain and fast (best of five runs; compare the ratios):
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -783,135 +722,82 @@ with torch.no_grad():
               f"{slow_ms / fast_ms:4.1f}× faster")
 
 # %% [markdown]
-# Read the ratios, not the milliseconds. The character CNN gains most (several times on a quiet
-# 2-core machine): these 64 sentences repeat "the", "," and the sentence marks, most words are far
-# shorter than 50 characters, and the plain module convolves every padded position too. The
-# column-major LSTM loop gains least, from nothing to a few tens of percent, and the cheaper
-# dropout mask two to four times. The whole encoder gains less than its character CNN, because the
-# LSTMs, which gain little, take a larger part of its time once the CNN is fast. Running the
-# two directions at once, one thread each, was tried and removed: it gained 1.1× on a quiet
-# machine and lost on a busy one, and a fast path must earn 1.2× on a whole command;
-# `benchmarks/RESULTS.md` measures every trick on one machine, and `tests/fast/` proves each fast
-# module equal to its plain twin, down to float64 rounding.
+# In the saved run the character CNN gains most, 76.5×: these sentences repeat "the", "," and
+# the sentence marks, most words are far shorter than 50 characters, and the plain module
+# convolves every padded position. The column-major LSTM loop gains nothing here (0.9×), the
+# cheaper dropout mask 3.9×, the whole encoder 3.1× (the LSTMs take most of its time once the
+# CNN is fast). Your ratios depend on the machine. `benchmarks/RESULTS.md` measures every
+# trick; `tests/fast/` proves each fast module equal to its plain twin.
 #
 # ## Summary
 #
 # - The official format is `options.json` + hdf5 with bilm-tf's variable names; `load_allennlp`
-#   and `save_allennlp` (`export_allennlp`, `elmo-tutorial export --allennlp`) convert in both
-#   directions, and AllenNLP's `Elmo(options_file, weight_file, ...)` and bilm-tf read what we
-#   write. On AllenNLP's fixture our outputs match the original TensorFlow code's to 5 decimals.
-# - The outputs carry TF-Hub's names: `word_emb`, `lstm_outputs1`, `lstm_outputs2`, `elmo`,
-#   `default`, plus `mask`.
-# - The released models (small, medium, original: 13.6, 28.0, 93.6 M parameters) have no
-#   published checksum, so the registry tells you how to download them rather than doing it.
-# - `ELMO_TUTORIAL_DEVICE=cuda` moves a notebook to a GPU; training uses cuDNN's fused LSTM when
-#   the model does not clip, and bfloat16 autocast. `torchrun` (or `--nproc`) trains
-#   data-parallel on several GPUs and machines, with `batch_size` counted over all of them.
+#   and `save_allennlp` (`elmo-tutorial export --allennlp`) convert both ways. On AllenNLP's
+#   fixture our outputs match the original TensorFlow code's to 5 decimals, under TF-Hub's
+#   output names.
+# - The released models (13.6, 28.0, 93.6 M parameters) have no published checksum, so the
+#   registry says how to download them rather than doing it.
 # - The paper's biLM (Sec. 3.4) has 93.7 M encoder parameters and a 407 M-parameter softmax over
 #   793,471 words; sampled, a training token costs about 0.66 GFLOP, 5 × 10¹⁸ FLOPs for the 10
 #   epochs that took bilm-tf two weeks on 3 GTX 1080s and ended at perplexity 39.7 (Sec. 3.4).
 #   Our trainer, measured on one H100, would take 6.6 days, using 1 % of its arithmetic.
-# - The package runs fast versions of the plain modules (`elmo_tutorial/fast/`: distinct tokens,
-#   length groups, convolutions as one product, column-major products, cheaper dropout),
-#   switched on in one place, `fast.speed_up`, with the same parameters and
-#   proven equal by tests: the model you read is the model that runs.
+# - Appendices: `ELMO_TUTORIAL_DEVICE=cuda` for a GPU; `torchrun` (or `--nproc`) trains
+#   data-parallel, `batch_size` counted over all processes; `fast.speed_up` switches on fast
+#   modules with the same parameters, proven equal: the model you read is the model that runs.
 # - Further: Peters et al. (2018), Sec. 3 (the biLM and ELMo), Sec. 3.4 (the pre-trained
-#   model and its training), Appendix A.1 (fine-tuning the biLM on task data) and A.2-A.8 (γ and
-#   the task models); bilm-tf's `bin/train_elmo.py` and its README's FAQ (how the model was
-#   trained); AllenNLP's `allennlp/modules/elmo.py`.
+#   model), Appendix A.1 (fine-tuning the biLM) and A.2-A.8 (γ and the task models); bilm-tf's
+#   `bin/train_elmo.py` and its README's FAQ; AllenNLP's `allennlp/modules/elmo.py`.
 
 # %% [markdown]
 # ## Check your understanding
 #
-# Short questions on the whole notebook; answer each in a sentence or two before you open the
-# instructor's answer.
+# Answer each in a sentence or two before you open the instructor's answer.
 #
-# 1. Only the first batch of bilm-tf's reference outputs is compared with ours as it is. Why?
-#
-# <!-- BEGIN ANSWER -->
-# bilm-tf carries each LSTM's state from one batch to the next, while our model starts every call
-# from zero state. Its first batch also starts from zero, so it must match; later batches depend
-# on what ran before them.
-# <!-- END ANSWER -->
-#
-# 2. Why does the dataset registry refuse to download the released ELMo weights?
+# 1. Why does the dataset registry refuse to download the released ELMo weights?
 #
 # <!-- BEGIN ANSWER -->
-# AllenNLP publishes no checksum for them, so a corrupted or substituted file would pass
-# unnoticed. The registry says where to get them instead, and `load_allennlp` then checks every
-# weight's shape against the options file.
+# AllenNLP publishes no checksum, so a corrupted or substituted file would pass unnoticed. The
+# registry says where to get them, and `load_allennlp` checks every shape against the options.
 # <!-- END ANSWER -->
 #
-# 3. Why does the official-format model run the step-by-step LSTM loop even on a GPU, while the
+# 2. Why does the official-format model run the step-by-step LSTM loop even on a GPU, while the
 #    shipped tiny model uses cuDNN?
 #
 # <!-- BEGIN ANSWER -->
-# The official weights clip cells and projections at 3, which `nn.LSTM` (cuDNN's fused kernel)
-# cannot do, so only the loop computes their function. The tiny and small presets do not clip,
-# and there the fused kernel computes the same thing faster.
+# The official weights clip at 3, which `nn.LSTM` cannot do. The tiny and small presets do not
+# clip, and there the fused kernel computes the same thing faster.
 # <!-- END ANSWER -->
 #
-# 4. A run trains with `batch_size=128` on 4 GPUs. How many sentences does each GPU read per
+# 3. A run trains with `batch_size=128` on 4 GPUs. How many sentences does each GPU read per
 #    step? Moved to 8 GPUs with the same settings, how many, and does the model it learns
 #    change?
 #
 # <!-- BEGIN ANSWER -->
-# 32 per GPU on 4, 16 on 8: `batch_size` counts the sentences of a step over all processes. The
-# model does not change: every step still averages the gradients of the same 128 sentences, so
-# 8 GPUs take the same steps as 4, only each step is shared more widely (up to the order in
-# which floats are added, which moves the last bits).
+# 32 per GPU on 4, 16 on 8: `batch_size` counts a step's sentences over all processes. The
+# model does not change (up to the order of float additions): every step still averages the
+# same 128 sentences' gradients.
 # <!-- END ANSWER -->
 #
-# 5. The paper's sampled softmax scores 8192 candidate words per prediction out of a vocabulary
+# 4. The paper's sampled softmax scores 8192 candidate words per prediction out of a vocabulary
 #    of 793,471. About what share of the full softmax's cost per predicted word is that? If
 #    the vocabulary doubled, what would happen to that cost, and to the parameters ELMo keeps?
 #
 # <!-- BEGIN ANSWER -->
-# 8192 / 793,471 ≈ 1 %. With twice the words the sampled cost per prediction stays the same
-# (still 8192 scored: about 0.5 % of the new full cost), while the softmax's parameters double.
-# ELMo keeps none of them either way: the softmax only serves to train the language model, and
-# ELMo keeps the encoder (the character CNN and the LSTMs).
+# About 1 %. With twice the words the sampled cost stays the same while the softmax's
+# parameters double; ELMo keeps none of them, only the encoder.
 # <!-- END ANSWER -->
 #
-# 6. The softmax holds most of the parameters but, sampled, does only a small part of the
-#    training compute. How can both be true?
+# 5. Why does a training step cost about three times the forward pass?
 #
 # <!-- BEGIN ANSWER -->
-# It has a row for each of the 793,471 words, but the sampled softmax scores only 8192 of them
-# per prediction, and the cost per token grows with the words scored. The LSTMs, whose weights
-# are all used at every position, do most of the work.
+# For every matrix product of the forward pass, the backward pass computes two: the gradients
+# with respect to its input and to its weights.
 # <!-- END ANSWER -->
 #
-# 7. Why does bilm-tf's FLOP formula overestimate what our trainer spends on the character CNN?
+# 6. `speed_up` changes the class of the modules inside a model and nothing else. Why does that
+#    matter for an optimiser built before it, and for a checkpoint saved after it?
 #
 # <!-- BEGIN ANSWER -->
-# The formula slides every filter over all 50 character positions of every token, as the plain
-# `CharCNN` does. The fast encoder the trainer runs works once per distinct token of the batch,
-# and drops the trailing padding columns that a group of words does not need.
-# <!-- END ANSWER -->
-#
-# 8. Why does a training step cost about three times the forward pass?
-#
-# <!-- BEGIN ANSWER -->
-# For every matrix product of the forward pass, the backward pass computes two: one for the
-# gradient with respect to the product's input, one for its weights. (A little less than 3, since
-# the first LSTM step needs no gradient for its zero initial state.)
-# <!-- END ANSWER -->
-#
-# 9. An H100 has 87 times a GTX 1080's peak arithmetic, yet our trainer (with the clipping LSTM)
-#    is only about 6 times faster per GPU than bilm-tf was. Where does the difference go?
-#
-# <!-- BEGIN ANSWER -->
-# Our trainer uses about 1 % of the H100's arithmetic: one Python process builds every batch on
-# the host between steps, and an LSTM is a sequence of small matrix products (a Python loop over
-# the time steps when it clips), which cannot keep the GPU busy.
-# <!-- END ANSWER -->
-#
-# 10. `speed_up` changes the class of the modules inside a model and nothing else. Why does that
-#     matter for an optimiser built before it, and for a checkpoint saved after it?
-#
-# <!-- BEGIN ANSWER -->
-# The parameters stay the very same tensor objects under the same names, so the optimiser still
-# updates them, and the checkpoint's `state_dict` has the same keys and shapes as the plain
-# model's: a model trained fast loads into the plain one of notebook 07 and back.
+# The parameters stay the same tensor objects under the same names: the optimiser still
+# updates them, and a checkpoint trained fast loads into the plain model of notebook 07.
 # <!-- END ANSWER -->
