@@ -34,11 +34,6 @@ class WouldOverwrite(FileExistsError):
     """Raised instead of deleting or overwriting files the user did not say could go."""
 
 
-class InsideAnotherRun(ValueError):
-    """An output folder inside a run folder (its ``checkpoints/``, say), where a ``--force``
-    of either would delete the other's files."""
-
-
 def _names(paths: list[Path], limit: int = 6) -> str:
     names = [p.name + ("/" if p.is_dir() else "") for p in paths]
     return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit
@@ -93,7 +88,6 @@ def check_fresh_run_dir(run_dir: str | Path, force: bool, resumable: bool = True
             is False; says what it holds.
     """
     check_not_a_file(run_dir, "a run directory (--out)")
-    check_outside_runs(run_dir, "--out")
     run_dir = Path(run_dir)
     present = [run_dir / name for name in RUN_FILES if (run_dir / name).is_dir()
                or (run_dir / name).is_file() and (run_dir / name).stat().st_size > 0]
@@ -129,26 +123,6 @@ def _is_run_config(path: Path) -> bool:
                                              for key in ("model", "train"))
 
 
-def enclosing_run(path: str | Path) -> Path | None:
-    """The run folder (one holding a run's weights) that ``path`` lies inside, or None."""
-    return next((parent for parent in Path(path).resolve().parents if _holds_weights(parent)),
-                None)
-
-
-def check_outside_runs(folder: str | Path, flag: str) -> None:
-    """Refuse an output ``folder`` inside another run's folder (``runs/r03/checkpoints``).
-
-    Raises:
-        InsideAnotherRun: names the run, and says to choose a folder outside it.
-    """
-    run = enclosing_run(folder)
-    if run is not None:
-        raise InsideAnotherRun(
-            f"{folder} is inside the run folder {run} ({describe_run(run)}): a run folder "
-            f"holds one run, and writing another into it would mix their files (and a --force "
-            f"of either would delete the other's). Choose a {flag} outside {run}")
-
-
 def remove_run(run_dir: str | Path) -> None:
     """Delete a run's files from ``run_dir`` (other files in the folder stay)."""
     for name in RUN_FILES:
@@ -168,7 +142,6 @@ def check_output_folder(folder: str | Path, force: bool) -> None:
     """
     folder = Path(folder)
     check_not_a_file(folder)
-    check_outside_runs(folder, "OUT_DIR")
     if force or not folder.is_dir():
         return
     entries = sorted(folder.iterdir())
@@ -206,7 +179,6 @@ def write_new_file(path: str | Path, write, force: bool) -> Path:
     return Path(path)
 
 
-__all__ = ["WouldOverwrite", "InsideAnotherRun", "RUN_FILES", "check_not_a_file",
-           "check_outside_runs", "describe_run", "enclosing_run", "check_fresh_run_dir",
-           "remove_run", "check_output_folder", "check_new_files",
+__all__ = ["RUN_FILES", "WouldOverwrite", "check_fresh_run_dir", "check_new_files",
+           "check_not_a_file", "check_output_folder", "describe_run", "remove_run",
            "write_new_file"]

@@ -1,8 +1,7 @@
 """A run folder is written only where nothing of the user's is lost: a run of this package is
 replaced only with --force, a folder holding files under a run's names that no run of this
 package wrote (another tool's model, the user's own config.json, vocab.txt, log.jsonl...) is
-refused even with --force, and no command writes a run or an export inside another run's
-folder."""
+refused even with --force, and an output below a file is one line naming it."""
 
 import shutil
 
@@ -11,13 +10,7 @@ from _folder_helpers import one_line, snapshot
 from _train_helpers import MICRO_CLI
 
 from elmo_tutorial.commands.cli import main as cli
-from elmo_tutorial.files.overwrite import (
-    InsideAnotherRun,
-    WouldOverwrite,
-    check_fresh_run_dir,
-    check_output_folder,
-    enclosing_run,
-)
+from elmo_tutorial.files.overwrite import check_fresh_run_dir
 from elmo_tutorial.training.run_folder import shipped_model
 
 USERS_OWN = {  # files of a user's own that happen to have a run's names
@@ -79,53 +72,6 @@ def test_empty_files_under_a_runs_names_hold_nothing_to_lose(tmp_path):
     (tmp_path / "log.jsonl").write_text("")
     (tmp_path / "config.json").write_text("")
     assert check_fresh_run_dir(tmp_path, force=False) is None
-
-
-# -- a run or an export inside another run's folder ------------------------------------------
-
-INSIDE = {  # (command, where inside the run)
-    "train into checkpoints/": (["train", "--out", "{inside}", *MICRO_CLI], "checkpoints"),
-    "train into a checkpoint": (["train", "--out", "{inside}", *MICRO_CLI, "--force"],
-                                "checkpoints/step_000004"),
-    "train into a new subfolder": (["train", "--out", "{inside}", *MICRO_CLI], "sub/run"),
-    "finetune into checkpoints/": (["finetune", "{source}", "--out", "{inside}", "--force"],
-                                   "checkpoints"),
-    "export --copy": (["export", "{run}", "--copy", "{inside}", "--force"], "checkpoints"),
-    "export --encoder": (["export", "{run}", "--encoder", "{inside}"], "encoder"),
-    "export --allennlp": (["export", "{run}", "--allennlp", "{inside}", "--force"],
-                          "checkpoints/step_000002"),
-}
-
-
-@pytest.mark.parametrize(("command", "where"), INSIDE.values(), ids=INSIDE.keys())
-def test_no_command_writes_inside_another_runs_folder(run_copy, capsys, monkeypatch, command,
-                                                      where):
-    monkeypatch.setattr("elmo_tutorial.tasks.finetune_report.finetune_report",
-                        lambda *a, **k: pytest.fail("it went on"))
-    inside = run_copy / where
-    before = snapshot(run_copy)
-    argv = [a.format(inside=inside, run=run_copy, source=shipped_model("tiny"))
-            for a in command]
-    assert cli(argv) == 2
-    line = one_line(capsys.readouterr().err)
-    assert f"inside the run folder {run_copy}" in line and "outside" in line, line
-    assert snapshot(run_copy) == before, "the run was changed"
-    assert where != "sub/run" or not (run_copy / "sub").exists()
-
-
-def test_the_python_functions_refuse_the_same_folders(run_copy):
-    assert enclosing_run(run_copy / "checkpoints" / "x") == run_copy.resolve()
-    assert enclosing_run(run_copy) is None
-    with pytest.raises(InsideAnotherRun, match="inside the run folder"):
-        check_fresh_run_dir(run_copy / "checkpoints", force=True)
-    with pytest.raises(InsideAnotherRun, match="inside the run folder"):
-        check_output_folder(run_copy / "checkpoints", force=True)
-
-
-def test_a_run_beside_another_is_not_inside_it(run_copy, tmp_path):
-    with pytest.raises(WouldOverwrite):  # the run itself: held, not inside
-        check_fresh_run_dir(run_copy, force=False)
-    assert check_fresh_run_dir(tmp_path / "other", force=False) is None
 
 
 @pytest.mark.parametrize("command", [
