@@ -37,21 +37,9 @@ from torch import nn
 from elmo_tutorial.analyses.embedding_cache import embed_corpus
 from elmo_tutorial.data.annotated import treebank_pos, ud_english_ewt
 
-__all__ = [
-    "sentence_layers",
-    "LinearProbe",
-    "PAPER_PTB",
-    "evaluate_pos",
-    "accuracy",
-    "fit_probe",
-    "label_ids",
-    "layer_accuracies",
-    "most_frequent_tag_accuracy",
-    "percent_right",
-    "probe_layers",
-    "tag_index",
-    "token_layers",
-]
+__all__ = ["PAPER_PTB", "LinearProbe", "accuracy", "evaluate_pos", "fit_probe", "label_ids",
+           "most_frequent_tag_accuracy", "probe_layers", "sentence_layers", "tag_index",
+           "token_layers"]
 
 PAPER_PTB = {"layer1": 97.3, "layer2": 96.8}  # Peters et al. (2018), Table 6, biLM
 
@@ -120,16 +108,15 @@ def fit_probe(features, labels, n_classes: int, l2: float = 1e-4, max_iter: int 
     return probe.eval()
 
 
-def percent_right(predicted: torch.Tensor, labels) -> float:
-    """Percentage of ``(N,)`` predicted class ids equal to the ``(N,)`` labels (-1: never)."""
-    y = torch.from_numpy(np.array(labels, dtype=np.int64))
-    return 100.0 * float((predicted == y).float().mean())
-
-
 def accuracy(probe: LinearProbe, features, labels) -> float:
     """Percentage of rows whose predicted class is the label (label -1: never right)."""
-    return percent_right(probe.predict(torch.from_numpy(np.array(features, dtype=np.float32))),
-                         labels)
+    predicted = probe.predict(torch.from_numpy(np.array(features, dtype=np.float32)))
+    return _percent_right(predicted, labels)
+
+
+def _percent_right(predicted: torch.Tensor, labels) -> float:
+    y = torch.from_numpy(np.array(labels, dtype=np.int64))
+    return 100.0 * float((predicted == y).float().mean())  # in float32, as the report has it
 
 
 def token_layers(embedder, sentences: Sequence[Sequence[str]], name: str = "sentences",
@@ -165,34 +152,12 @@ def label_ids(tagged: TaggedSentences, index: dict[str, int]) -> np.ndarray:
     return np.array([index.get(t, -1) for _, tags in tagged for t in tags], dtype=np.int64)
 
 
-def layer_accuracies(train_layers: np.ndarray, train_labels: np.ndarray,
-                     test_layers: np.ndarray, test_labels: np.ndarray, n_classes: int,
-                     predictions: dict | None = None, **fit_kwargs) -> dict[str, float]:
-    """One probe per layer: ``(L + 1, N, D)`` features in, test accuracy (%) per layer out.
-
-    Args:
-        predictions: if a dict is given, it receives each layer's predicted class ids of the
-            test tokens, ``{"layer0": (N,) int64 array, ...}`` (for a paired comparison of
-            layers token by token, :mod:`~elmo_tutorial.analyses.layer_report`).
-
-    Returns:
-        ``{"layer0": acc, "layer1": acc, ...}``; ``fit_kwargs`` go to :func:`fit_probe`.
-    """
-    results = {}
-    for j in range(train_layers.shape[0]):
-        probe = fit_probe(train_layers[j], train_labels, n_classes, **fit_kwargs)
-        predicted = probe.predict(torch.from_numpy(np.array(test_layers[j], dtype=np.float32)))
-        results[f"layer{j}"] = percent_right(predicted, test_labels)
-        if predictions is not None:
-            predictions[f"layer{j}"] = predicted.numpy()
-    return results
-
-
 def probe_layers(embedder, train: TaggedSentences, test: TaggedSentences, name: str = "pos",
                  progress: bool = False, cache: bool = True, details: dict | None = None,
                  **fit_kwargs) -> dict[str, float]:
     """Embed ``train`` and ``test`` (:func:`token_layers`, cache entries ``{name}-train`` and
-    ``{name}-test``), then :func:`layer_accuracies` on the tags seen in ``train``.
+    ``{name}-test``), then fit one probe per layer on the tags seen in ``train``
+    (``fit_kwargs`` go to :func:`fit_probe`): ``{"layer0": test accuracy (%), ...}``.
 
     Args:
         details: if a dict is given, it receives what the accuracies are made of, token by
@@ -204,9 +169,13 @@ def probe_layers(embedder, train: TaggedSentences, test: TaggedSentences, name: 
     x_train = token_layers(embedder, [list(s) for s, _ in train], f"{name}-train", progress,
                            cache)  # (L + 1, N, 2P)
     x_test = token_layers(embedder, [list(s) for s, _ in test], f"{name}-test", progress, cache)
-    test_labels, predicted = label_ids(test, index), {}
-    results = layer_accuracies(x_train, label_ids(train, index), x_test, test_labels,
-                               len(index), predictions=predicted, **fit_kwargs)
+    train_labels, test_labels = label_ids(train, index), label_ids(test, index)
+    results, predicted = {}, {}
+    for j in range(x_train.shape[0]):
+        probe = fit_probe(x_train[j], train_labels, len(index), **fit_kwargs)
+        guess = probe.predict(torch.from_numpy(np.array(x_test[j], dtype=np.float32)))
+        results[f"layer{j}"] = _percent_right(guess, test_labels)
+        predicted[f"layer{j}"] = guess.numpy()
     if details is not None:
         details.update(labels=test_labels, predicted=predicted,
                        lengths=[len(tags) for _, tags in test])
