@@ -4,31 +4,18 @@ Taught in notebook 12 (``12_elmo_in_a_task_model``).
 
 Notebook 10's NER tagger (:func:`~elmo_tutorial.analyses.tagger.train_tagger`) and notebook 12's
 task model (:func:`~elmo_tutorial.tasks.training.train_task_model`) share this loop, so both
-stop by the same rule; their models and settings differ (dropout, learning rate, batch size,
-layer norm, word vectors), so their scores are not comparable with each other. :func:`fit`
-runs Adam on the batches it is given, scores
-dev after every round, keeps the weights of the best round and stops
-
-- when dev has not improved for ``patience`` rounds, but never before ``min_updates``
-  optimiser steps (a training set of 20 sentences needs many passes to learn anything);
-- never at a cap while it may still improve: a run that reaches ``max_rounds`` before
-  patience has acted gets ``patience`` more rounds, again and again, up to ``hard_cap``
-  rounds. A run that ends there is marked ``stopped="cap"``, so that a report can count them
-  (it should count none).
-
-With ``lr_patience`` it also **lowers the learning rate on a plateau**: after ``lr_patience``
-rounds without a better dev score (counted from the best round or the last cut, whichever is
-later) the rate is multiplied by ``lr_factor``. A run stopped by patience has then tried
-smaller steps before it stopped: with ``lr_patience=2`` and ``patience=6``, two rounds at half
-the rate and two at a quarter. Without it a run that happens to reach a plateau early stops
-there, and its best epoch predicts its test score (an early stopper scores lower).
+stop by the same rule (their models and settings differ). :func:`fit` runs Adam on the batches
+it is given, scores dev after every round, keeps the weights of the best round and stops when
+dev has not improved for ``patience`` rounds, but never before ``min_updates`` optimiser steps,
+and never at a cap while it may still improve: a run that reaches ``max_rounds`` before
+patience has acted gets ``patience`` more rounds, up to ``hard_cap`` (``stopped="cap"``, which
+a report should count none of). With ``lr_patience`` the learning rate is cut by ``lr_factor``
+after that many rounds without a better dev score (since the best round or the last cut), so a
+run tries smaller steps before it stops.
 
 A **round** is one pass over the batches, or as many passes as make ``round_updates`` steps
-when the training set is small: scoring dev after 3 updates would spend the run on dev. With
-``max_round_updates`` a round of a large training set is cut short: dev is scored every that
-many steps, and the next round goes on through the same shuffled pass (SST-5's 159,273
-phrases make 4,978 batches; :data:`~elmo_tutorial.tasks.training.PROTOCOL` scores them
-twice a pass).
+(a small training set: scoring dev after 3 updates would spend the run on dev), or, with
+``max_round_updates``, part of a long pass (SST-5's 4,978 batches are scored twice a pass).
 
 Example:
     >>> torch.manual_seed(0) and None
@@ -125,19 +112,10 @@ def fit(model: nn.Module, batches: Sequence, loss_of: Callable[[object], torch.T
             end the run before it learns. The wait lasts at most ``max_rounds``: a run that
             has not started by then stops there (``stopped="cap"``).
         max_round_updates: the most steps in a round (None: whole passes). A pass longer than
-            this is split over several rounds, each scored on dev; must be ≥ ``round_updates``.
+            this is split over several rounds, each scored on dev.
     """
     if not batches:
         raise ValueError("fit needs at least one training batch")
-    if patience < 1 or max_rounds < 1 or hard_cap < max_rounds:
-        raise ValueError(f"need patience ≥ 1 and 1 ≤ max_rounds ≤ hard_cap, got {patience}, "
-                         f"{max_rounds}, {hard_cap}")
-    if max_round_updates is not None and max_round_updates < max(1, round_updates):
-        raise ValueError(f"need max_round_updates ≥ round_updates, got {max_round_updates} "
-                         f"and {round_updates}")
-    if lr_patience is not None and (lr_patience < 1 or not 0.0 < lr_factor < 1.0):
-        raise ValueError(f"need lr_patience ≥ 1 and 0 < lr_factor < 1, got {lr_patience}, "
-                         f"{lr_factor}")
     torch.manual_seed(seed)  # dropout
     generator = torch.Generator().manual_seed(seed)  # batch order
     passes_per_round = max(1, math.ceil(round_updates / len(batches)))

@@ -84,11 +84,9 @@ def test_the_best_rounds_weights_are_restored_and_runs_repeat_exactly():
     assert torch.equal(finals[0], finals[1])
 
 
-def test_bad_settings_are_refused():
+def test_no_batches_is_refused():
     with pytest.raises(ValueError, match="at least one training batch"):
         fit(nn.Linear(1, 1), [], lambda b: b, lambda: 0.0, lr=0.1)
-    with pytest.raises(ValueError, match="patience"):
-        _fit_scripted([1], patience=0)
 
 
 def test_length_batches_keep_their_groups_and_shuffle_only_the_order():
@@ -109,12 +107,9 @@ def test_a_plateau_halves_the_learning_rate_before_patience_stops_the_run():
     assert (result.best_round, result.last_round, result.stopped) == (6, 12, "patience")
 
 
-def test_without_lr_patience_the_rate_stays_constant_and_bad_settings_are_refused():
+def test_without_lr_patience_the_rate_stays_constant():
     result = _fit_scripted([1, 2, 2, 2, 2, 2, 2, 9], max_rounds=30, patience=5)
     assert {r["lr"] for r in result.history} == {0.01}
-    for bad in ({"lr_patience": 0}, {"lr_patience": 2, "lr_factor": 1.0}):
-        with pytest.raises(ValueError, match="lr_patience"):
-            _fit_scripted([1], max_rounds=3, patience=2, **bad)
 
 
 def test_rounds_before_the_first_score_above_zero_count_for_neither_patience_nor_halving():
@@ -169,9 +164,3 @@ def test_a_round_cap_scores_dev_within_a_pass_and_keeps_the_batch_order():
     assert result.history[0]["epochs"] == 3 / 8 and result.history[-1]["epochs"] == 18 / 8
     same, _ = _batch_order(max_round_updates=8)  # a cap at a whole pass changes nothing
     assert same == whole
-
-
-def test_a_round_cap_below_the_round_floor_is_refused():
-    with pytest.raises(ValueError, match="max_round_updates"):
-        _fit_scripted([1] * 10, max_rounds=5, patience=2, round_updates=10,
-                      max_round_updates=4)
