@@ -1,9 +1,8 @@
 """Reading the course's annotated datasets: tagged tokens and sense-labelled words.
 
-Each reader finds its files through the registry (:mod:`elmo_tutorial.data.registry`: offline
-directory ``ELMO_TUTORIAL_DATA`` first, then the download cache) and never downloads: a
-missing dataset raises :class:`~elmo_tutorial.data.downloads.DatasetNotAvailable` saying how to get
-it (``elmo-tutorial data download NAME``, or ``ELMO_TUTORIAL_DATA``).
+Each reader finds its files through the registry (:func:`~elmo_tutorial.data.registry.locate`)
+and never downloads: a missing dataset raises
+:class:`~elmo_tutorial.data.downloads.DatasetNotAvailable` saying how to get it.
 
 - ``ud_english_ewt(split)`` → ``[(tokens, upos_tags), ...]`` (UD English-EWT r2.16)
 - ``wnut17(split)`` → ``[(tokens, bio_tags), ...]`` (WNUT-17 emerging entities)
@@ -12,9 +11,6 @@ it (``elmo-tutorial data download NAME``, or ``ELMO_TUTORIAL_DATA``).
 - ``sst(split, classes, phrases)`` → ``[(tokens, label), ...]`` (Stanford Sentiment Treebank,
   SST-5/-2; its sentences, or every labelled phrase)
 - ``wsd_framework(dataset)`` → ``[{"id", "tokens", "lemmas", "pos", "instances"}, ...]``
-
-Splits are called ``"train"``, ``"valid"`` and ``"test"`` (``"dev"`` and ``"validation"`` are
-accepted as ``"valid"``).
 """
 
 from __future__ import annotations
@@ -44,15 +40,13 @@ def _read_columns(path: Path, form: int, tag: int,
                   conllu: bool) -> list[tuple[list, list]]:
     """Blank-line-separated sentences, one tab-separated token per line; keep two columns.
 
-    Whitespace-only lines also end a sentence (WNUT-17's training file uses a lone tab), and
-    several blank lines in a row make no empty sentence. Windows line ends and a byte-order
-    mark are accepted. With ``conllu``, comment lines (``# text = ...``), multiword-token
-    ranges (``3-4``, whose words are listed again one by one) and empty nodes (``8.1``) are
-    skipped. (Without it, a token may well start with ``#``: WNUT-17 has hashtags.)
+    Whitespace-only lines also end a sentence (WNUT-17's training file uses a lone tab).
+    With ``conllu``, comment lines (``# text = ...``), multiword-token ranges (``3-4``, whose
+    words are listed again one by one) and empty nodes (``8.1``) are skipped. (Without it, a
+    token may well start with ``#``: WNUT-17 has hashtags.)
 
     Raises:
-        BadDatasetFile: a line with too few columns or a CoNLL-U ID that is not a word index;
-            naming the file and the line.
+        BadDatasetFile: a line with too few columns, naming the file and the line.
     """
     sentences, tokens, tags = [], [], []
     for number, line in _lines(path, "utf-8-sig"):
@@ -68,10 +62,7 @@ def _read_columns(path: Path, form: int, tag: int,
             raise BadDatasetFile(f"{path}, line {number}: {len(cols)} tab-separated column(s), "
                                  f"expected at least {max(form, tag) + 1}: {line.rstrip()!r:.60}")
         if conllu and not cols[0].isdigit():
-            if "-" in cols[0] or "." in cols[0]:
-                continue  # a multiword-token range or an empty node
-            raise BadDatasetFile(f"{path}, line {number}: ID {cols[0]!r} is not a CoNLL-U word "
-                                 "index (1, 2, ...), range (3-4) or empty node (8.1)")
+            continue  # a multiword-token range or an empty node
         tokens.append(cols[form])
         tags.append(cols[tag])
     if tokens:
@@ -104,17 +95,13 @@ _PTB_TEST_FROM = "wsj_0151.mrg"  # documents wsj_0001-0150 train, wsj_0151-0199 
 
 
 def treebank_pos(split: str = "train") -> list[tuple[Sentence, list[str]]]:
-    """PTB-tagged sentences of nltk's Penn Treebank sample as ``(tokens, tags)``.
+    """PTB-tagged sentences of nltk's Penn Treebank sample (10% of the WSJ) as ``(tokens, tags)``.
 
-    The sample is 10% of the WSJ part (199 documents, 3,914 sentences). It has no official
-    split; we cut it by document: wsj_0001-0150 are ``"train"`` (3,262 sentences, 78,539
-    words), wsj_0151-0199 ``"test"`` (652 sentences, 15,545 words), so no article is on both
-    sides. There is no ``"valid"``.
-
-    Traces and empty elements (tag ``-NONE-``, e.g. ``*T*-1``) are dropped: they are not words.
-    Escaped characters are written as the characters they stand for (``-LRB-`` → ``(``, the
-    LaTeX quotes → ``"``, an escaped slash → ``/``), as in the text the biLM was trained on; the
-    tags stay as they are (``-LRB-``, ``''``...).
+    It has no official split; we cut it by document, so no article is on both sides:
+    wsj_0001-0150 are ``"train"`` (3,262 sentences), wsj_0151-0199 ``"test"`` (652); there is
+    no ``"valid"``. Traces (tag ``-NONE-``, e.g. ``*T*-1``) are dropped: they are not words.
+    Escaped characters become the characters they stand for (``-LRB-`` → ``(``, ``\\/`` →
+    ``/``), as in the text the biLM read; the tags stay as they are.
     """
     split = normalize_split(split)
     if split == "valid":
@@ -211,19 +198,13 @@ def _tree_nodes(line: str, where: str) -> list[tuple[int, Sentence]]:
     for piece in _SST_TOKEN.findall(line):
         if piece.startswith("("):
             stack.append((int(piece[1]), []))
-        elif piece == ")":
-            if not stack:
-                raise BadDatasetFile(f"{where}: a ')' closes no node")
+        elif piece == ")" and stack:
             label, tokens = stack.pop()
-            if not tokens:
-                raise BadDatasetFile(f"{where}: a node without words")
             nodes.append((label, tokens))
             if stack:
                 stack[-1][1].extend(tokens)
         elif stack:
             stack[-1][1].append(_ptb_word(piece))
-        else:
-            raise BadDatasetFile(f"{where}: a word outside the tree: {piece!r:.40}")
     if stack or not nodes:
         raise BadDatasetFile(f"{where}: the tree is not closed")
     return nodes
@@ -248,8 +229,7 @@ def wsd_framework(dataset: str = "senseval2") -> list[dict]:
         ``pos`` and ``keys`` (the gold WordNet 3.0 sense keys, usually one).
 
     Raises:
-        BadDatasetFile: the XML is not well-formed, or the key file is not the XML's (a line
-            without sense keys, an instance without a line).
+        BadDatasetFile: the XML is not well-formed, or an instance has no key in the key file.
     """
     if dataset not in WSD_DATASETS:
         raise ValueError(f"dataset must be one of {', '.join(WSD_DATASETS)}, got {dataset!r}")
@@ -277,17 +257,8 @@ def wsd_framework(dataset: str = "senseval2") -> list[dict]:
 
 def _gold_keys(key_path: Path) -> dict[str, list[str]]:
     """A framework key file: one instance per line, its id and its sense keys."""
-    gold = {}
-    for number, line in _lines(key_path):
-        if not line.strip():
-            continue
-        instance_id, *keys = line.split()
-        if not keys or not all("%" in key for key in keys):  # a key is lemma%ss_type:...
-            raise BadDatasetFile(f"{key_path}, line {number}: expected an instance id and its "
-                                 f"WordNet sense keys (like 'art%1:09:00::'), got "
-                                 f"{line.strip()!r:.60}")
-        gold[instance_id] = keys
-    return gold
+    words = (line.split() for _, line in _lines(key_path) if line.strip())
+    return {instance_id: keys for instance_id, *keys in words}
 
 
 def _framework_sentence(elem: ET.Element, gold: dict[str, list[str]], key_path: Path) -> dict:

@@ -71,13 +71,6 @@ def test_conllu_reports_a_broken_line_with_its_number(tmp_path, monkeypatch):
         annotated.ud_english_ewt("test")
 
 
-def test_conllu_rejects_an_id_that_is_not_a_word_index(tmp_path, monkeypatch):
-    _offline(tmp_path, monkeypatch, "ud-english-ewt",
-             {"en_ewt-ud-test.conllu": CONLLU.replace("1\tBob", "x\tBob")})
-    with pytest.raises(ValueError, match="line 14: ID 'x' is not a CoNLL-U word index"):
-        annotated.ud_english_ewt("test")
-
-
 def test_wnut17_keeps_hashtags_and_ends_sentences_at_blank_or_tab_only_lines(
         tmp_path, monkeypatch):
     _offline(tmp_path, monkeypatch, "wnut17", {"wnut17train.conll": WNUT})
