@@ -91,14 +91,6 @@ class NeighbourIndex:
         self.layers = tuple(self.vectors)
         self._lower = np.array([w.lower() for w in self.words], dtype=object)
 
-    @classmethod
-    def from_embedder(cls, embedder, sentences: Sequence[Sequence[str]],
-                      batch_size: int = 64) -> NeighbourIndex:
-        """Embed ``sentences`` and index them, with the embedder's model's scalar mix."""
-        sentences = [list(s) for s in sentences]
-        return cls(sentences, embedder.embed_sentences(sentences, batch_size=batch_size),
-                   embedder.model.scalar_mix)
-
     def __len__(self) -> int:
         return len(self.words)
 

@@ -3,21 +3,12 @@
 Taught in notebook 08 (``08_contextual_embeddings``).
 
 Notebook 08 asks of a trained biLM the question of Peters et al. (2018, Sec. 5.3): which layer
-tells the senses of a word apart? The tools, all on NumPy arrays from
-:class:`~elmo_tutorial.analyses.embedder.Embedder` (``(L + 1, T, 2P)`` per sentence):
-
-* :func:`mix_layers` — the ELMo vector ``γ Σ_j s_j h_j`` of a model's scalar mix (an untrained
-  mix, as loaded, has ``s_j = 1 / (L + 1)`` and ``γ = 1``: the plain average of the layers);
-* :func:`pca` — principal components by an SVD of the centred vectors, for 2-D pictures;
-* :func:`nearest_centroid_accuracy` — how well the senses separate: hold each occurrence out,
-  average each sense's other occurrences, and ask whether the held-out vector is nearest (by
-  cosine) to its own sense's average; :func:`sense_separation` does it word by word;
-* :func:`balanced_sample` — the occurrences to score, chosen by a rule and not by hand:
-  every word with at least two senses of ``per_sense`` occurrences, each such sense with
-  exactly ``per_sense`` of them (so chance is ``1 / #senses``);
-* :func:`wsd_examples` — sense-tagged SemCor-style sentences as ``SenseExample`` tuples;
-* :func:`static_example_vectors` — notebook 00's baselines for the same occurrences: the
-  static vector of the word, or that plus the mean static vector of its neighbours.
+tells the senses of a word apart? The tools work on NumPy arrays from
+:class:`~elmo_tutorial.analyses.embedder.Embedder` (``(L + 1, T, 2P)`` per sentence): the ELMo
+mix of the layers (:func:`mix_layers`), 2-D pictures (:func:`pca`), how well senses separate
+(:func:`nearest_centroid_accuracy`, word by word :func:`sense_separation`), the occurrences to
+score, chosen by a rule and not by hand (:func:`balanced_sample`), and notebook 00's static
+baselines for the same occurrences (:func:`static_example_vectors`).
 
 Example:
     >>> x = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
@@ -39,12 +30,9 @@ from elmo_tutorial.analyses.static_vectors import StaticVectors
 from elmo_tutorial.analyses.wsd import split_words
 from elmo_tutorial.data.sense_corpus import SenseExample
 
-__all__ = [
-    "PCA", "balanced_sample", "cosine_matrix", "embed_examples", "example_vectors",
-    "mix_layers", "nearest_centroid_accuracy", "nearest_neighbour_agreement", "pca",
-    "sense_separation",
-    "static_example_vectors", "wsd_examples",
-]
+__all__ = ["PCA", "balanced_sample", "cosine_matrix", "example_vectors", "mix_layers",
+           "nearest_centroid_accuracy", "nearest_neighbour_agreement", "pca", "sense_separation",
+           "static_example_vectors", "wsd_examples"]
 
 TIE_TOLERANCE = 1e-9  # cosines closer than this to the best one count as a tie
 
@@ -215,15 +203,6 @@ def wsd_examples(sentences: Sequence[dict]) -> list[SenseExample]:
     words, instances = split_words(sentences)
     return [SenseExample(words[i.sentence], i.start, i.lemma, i.keys[0], i.pos)
             for i in instances if i.end - i.start == 1 and len(i.keys) == 1]
-
-
-def embed_examples(embedder, examples: Sequence, batch_size: int = 64) -> list[np.ndarray]:
-    """The layers of each example's sentence, ``(L + 1, T, 2P)``, every sentence embedded once."""
-    unique = {tuple(e.tokens): None for e in examples}
-    for sentence, layers in zip(unique, embedder.embed_sentences(
-            [list(s) for s in unique], batch_size=batch_size), strict=True):
-        unique[sentence] = layers
-    return [unique[tuple(e.tokens)] for e in examples]
 
 
 def example_vectors(embeddings: Sequence[np.ndarray], examples: Sequence) -> np.ndarray:

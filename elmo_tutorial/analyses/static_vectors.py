@@ -234,8 +234,3 @@ class StaticVectors:
             raise ValueError(f"the expected answer {expected!r} is one of the query words "
                              f"{(a, b, c)}; 3CosAdd never answers a query word")
         return int((scores > target).sum()) + 1
-
-    def contextual(self, tokens: Sequence[str], index: int, window: int = 4,
-                   side: str = "both") -> np.ndarray:
-        """:func:`context_vector` of ``tokens[index]``, ``(D,)``."""
-        return context_vector(self.vectors, self.ids(tokens), index, window, side)

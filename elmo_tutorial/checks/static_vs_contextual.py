@@ -38,7 +38,7 @@ def check_context_vector(fn: Callable[[np.ndarray, list[int], int, int], np.ndar
 
     Compared with :func:`elmo_tutorial.analyses.static_vectors.context_vector` (``side="both"``) on
     a random ``(12, 5)`` table, including sentence edges and a one-word sentence. ``fn`` runs
-    with ``context_vector`` (and ``StaticVectors.contextual``) unavailable.
+    with ``context_vector`` unavailable.
     """
     rng = np.random.default_rng(0)
     vectors = rng.normal(size=(12, 5))

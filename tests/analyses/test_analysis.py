@@ -11,7 +11,6 @@ from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.analyses.sense_separation import (
     balanced_sample,
     cosine_matrix,
-    embed_examples,
     example_vectors,
     mix_layers,
     nearest_centroid_accuracy,
@@ -158,26 +157,13 @@ def test_wsd_examples_split_multiword_tokens_and_skip_unclear_labels():
                         SenseExample(words, 7, "bank", "bank%1:17:01::", "NOUN")]
 
 
-class CountingEmbedder:
-    def __init__(self):
-        self.calls = []
-
-    def embed_sentences(self, sentences, batch_size=64):
-        self.calls.append([list(s) for s in sentences])
-        return [np.full((3, len(s), 2), float(len(s))) + np.arange(len(s))[None, :, None]
-                for s in sentences]
-
-
-def test_embed_examples_embeds_each_sentence_once_and_example_vectors_pick_the_word():
+def test_example_vectors_pick_each_examples_word_in_every_layer():
     examples = [SenseExample(["a", "b", "c"], 1, "b", "x", "NOUN"),
-                SenseExample(["a", "b", "c"], 2, "c", "y", "NOUN"),
                 SenseExample(["d", "e"], 0, "d", "x", "NOUN")]
-    embedder = CountingEmbedder()
-    embeddings = embed_examples(embedder, examples)
-    assert embedder.calls == [[["a", "b", "c"], ["d", "e"]]]
-    vectors = example_vectors(embeddings, examples)  # (3, 3, 2): layer, example, feature
-    assert vectors.shape == (3, 3, 2)
-    np.testing.assert_array_equal(vectors[0, :, 0], [3 + 1, 3 + 2, 2 + 0])
+    embeddings = [np.arange(18.0).reshape(3, 3, 2), np.arange(12.0).reshape(3, 2, 2)]
+    vectors = example_vectors(embeddings, examples)  # (3, 2, 2): layer, example, feature
+    np.testing.assert_array_equal(vectors[:, 0], embeddings[0][:, 1])
+    np.testing.assert_array_equal(vectors[:, 1], embeddings[1][:, 0])
 
 
 def test_static_example_vectors_treat_unknown_words_as_zero():

@@ -31,7 +31,7 @@ def embedder() -> Embedder:
 
 @pytest.fixture(scope="module")
 def index(embedder) -> NeighbourIndex:
-    return NeighbourIndex.from_embedder(embedder, CORPUS)
+    return NeighbourIndex(CORPUS, embedder.embed_sentences(CORPUS), embedder.model.scalar_mix)
 
 
 def brute_force(embeddings, vector, layer):
