@@ -1,20 +1,15 @@
 """Reading running text for language modelling: lists of tokenized sentences.
 
-The readers find a dataset through the registry (:mod:`elmo_tutorial.data.registry`: the
-offline folder ``ELMO_TUTORIAL_DATA`` first, then the download cache) and never download: a
-missing dataset raises :class:`~elmo_tutorial.data.downloads.DatasetNotAvailable` saying how to
-get it. Labelled data is read by :mod:`elmo_tutorial.data.annotated`; the corpus shipped with
-the package by :mod:`elmo_tutorial.data.sense_corpus`.
+- ``load_sentences(corpus, split)``: a training corpus by its config name (one of
+  :data:`LM_CORPORA`); training, evaluation and the notebooks read text through it;
+- ``english_mix(split)``: six nltk corpora (the ``small`` config);
+- ``one_billion_words(split)``: the paper's corpus; WikiText is read by ``load_sentences``;
+- ``nltk_corpus(name)``: the nltk corpus reader (``brown``, ``wordnet``, ...);
+- ``ensure_nltk(*names)``: a notebook's first data cell; downloads only what is missing.
 
-- ``load_sentences(corpus, split)`` → ``[tokens, ...]`` of a training corpus, by its config name
-  (one of :data:`LM_CORPORA`); training, evaluation and the notebooks read text through it
-- ``english_mix(split)`` → ``[tokens, ...]`` from six nltk corpora (the ``small`` config)
-- ``wikitext(split, name)`` / ``one_billion_words(split)`` → ``[tokens, ...]``
-- ``nltk_corpus(name)`` → the nltk corpus reader (``brown``, ``wordnet``, ...)
-- ``ensure_nltk(*names)``: a notebook's first data cell; downloads only what is missing
-
-Splits are ``"train"``, ``"valid"`` and ``"test"`` everywhere (``"dev"`` and ``"validation"``
-mean ``"valid"``: :func:`~elmo_tutorial.data.registry.normalize_split`).
+The readers find a dataset through the registry and never download (:mod:`elmo_tutorial.data.
+registry`). Labelled data is read by :mod:`elmo_tutorial.data.annotated`; the corpus shipped with
+the course by :mod:`elmo_tutorial.data.sense_corpus`.
 """
 
 from __future__ import annotations
@@ -26,14 +21,7 @@ from collections.abc import Iterator
 
 from elmo_tutorial.data import sense_corpus
 from elmo_tutorial.data.downloads import nltk_download, nltk_find
-from elmo_tutorial.data.registry import (
-    REGISTRY,
-    fetch,
-    get_dataset,
-    is_available,
-    locate,
-    normalize_split,
-)
+from elmo_tutorial.data.registry import fetch, get_dataset, is_available, locate, normalize_split
 from elmo_tutorial.data.tokenize import split_sentences, tokenize_words
 
 __all__ = [
@@ -44,7 +32,6 @@ __all__ = [
     "load_sentences",
     "nltk_corpus",
     "one_billion_words",
-    "wikitext",
 ]
 
 Sentence = list[str]
@@ -55,42 +42,26 @@ LM_CORPORA = ("embedded", "english_mix", "wikitext2", "wikitext103", "one_billio
 
 
 def nltk_corpus(name: str, download: bool = False):
-    """The nltk corpus reader ``nltk.corpus.<name>``, after checking its data is there.
-
-    Args:
-        name: a registry entry of kind nltk (``"brown"``, ``"wordnet"``, ...).
-        download: call ``nltk.download`` if it is missing (otherwise raise with instructions).
-
-    """
+    """The nltk corpus reader ``nltk.corpus.<name>`` (``"brown"``, ``"wordnet"``...), after
+    checking that its data is there; ``download``: ``nltk.download`` it if it is missing
+    (otherwise raise, saying how to get it)."""
     ds = get_dataset(name)
-    if ds.kind != "nltk" or not ds.nltk_resource.startswith("corpora/"):
-        raise ValueError(f"{name!r} is not an nltk corpus; nltk corpora: " + ", ".join(
-            n for n, d in REGISTRY.items() if d.nltk_resource.startswith("corpora/")))
-    (fetch if download else locate)(ds.name)  # says how to get it, if it is missing
+    (fetch if download else locate)(ds.name)
     import nltk.corpus
 
     return getattr(nltk.corpus, ds.name)
 
 
 def ensure_nltk(*names: str) -> None:
-    """Make nltk data available: found where nltk looks, else ``nltk.download``-ed once.
-
-    Prints one line per name saying which happened. Offline with the data present (``NLTK_DATA``,
-    ``~/nltk_data``, ...) nothing is downloaded; online with it missing, it is downloaded into
-    nltk's default directory; offline and missing, the error says how to get it.
-
-    Args:
-        names: registry entries of kind nltk (``"brown"``, ``"wordnet"``, ...).
+    """Make nltk data (``"brown"``, ``"wordnet"``...) available: found where nltk looks
+    (``NLTK_DATA``, ``~/nltk_data``...), else ``nltk.download``-ed once; one line per name says
+    which happened.
 
     Raises:
-        ValueError: a name that is not an nltk dataset of the registry.
         DatasetNotAvailable: the download failed (with what to do instead).
     """
     for name in names:
         ds = get_dataset(name)
-        if ds.kind != "nltk":
-            raise ValueError(f"{name!r} is not nltk data; nltk data in the registry: " + ", ".join(
-                n for n, d in REGISTRY.items() if d.kind == "nltk"))
         if nltk_find(ds.nltk_resource) is not None:
             print(f"✓ {ds.name}: found (nltk data {ds.nltk_resource}), nothing to download")
             continue
@@ -120,7 +91,6 @@ def _document_sentences(reader, corpus: str, fileid: str) -> list:
     cheap, tokenizing words is not, and valid/test keep only a twentieth of the blocks.
     """
     if corpus in _RAW_TEXT:  # these readers' .sents() would need punkt
-
         return split_sentences(reader.raw(fileid))
     # Brown writes quotes LaTeX-style; tokenize() and the 1B Word Benchmark use a plain ".
     return [[_QUOTES.get(w, w) for w in s] for s in reader.sents(fileid)]
@@ -167,18 +137,9 @@ def english_mix(split: str = "train", max_sentences: int | None = None) -> list[
     return sentences
 
 
-def wikitext(split: str = "train", name: str = "wikitext-2") -> list[Sentence]:
-    """WikiText paragraphs (one per non-empty line), whitespace-tokenized; headings skipped.
-
-    Args:
-        split: ``"train"``, ``"valid"`` or ``"test"``.
-        name: the registry entry, ``"wikitext-2"`` or ``"wikitext-103"``.
-    """
-    return list(_wikitext_paragraphs(split, name))
-
-
 def _wikitext_paragraphs(split: str, name: str) -> Iterator[Sentence]:
-    """The paragraphs of :func:`wikitext`, read lazily (WikiText-103's train file is 0.5 GB)."""
+    """WikiText's paragraphs (one per non-empty line, headings skipped), whitespace-tokenized,
+    read lazily (WikiText-103's train file is 0.5 GB)."""
     path = locate(name) / f"wiki.{normalize_split(split)}.tokens"
     with open(path, encoding="utf-8") as lines:
         for line in lines:
@@ -232,7 +193,7 @@ def load_sentences(corpus: str, split: str, max_sentences: int | None = None) ->
     """Tokenized sentences of a training corpus's split (``"train"``, ``"valid"``, ``"test"``).
 
     Args:
-        corpus: one of :data:`LM_CORPORA`: ``embedded`` (shipped with the package),
+        corpus: one of :data:`LM_CORPORA`: ``embedded`` (shipped with the course),
             ``english_mix`` (offline nltk corpora), ``wikitext2`` and ``wikitext103``
             (paragraphs cut into sentences), ``one_billion_words`` (the paper's corpus) or
             ``auto`` (WikiText-2 if it is on disk or can be downloaded, 10 s timeout per

@@ -289,7 +289,8 @@ def test_wikitext_loader_skips_headings_and_blank_lines(dirs):
     for split in ("train", "valid", "test"):
         (folder / f"wiki.{split}.tokens").write_text(
             " \n = Robert Boulter = \n \n Robert is an <unk> actor . \n = = Career = = \n x y\n")
-    assert corpora.wikitext("valid") == [["Robert", "is", "an", "<unk>", "actor", "."], ["x", "y"]]
+    assert corpora.load_sentences("wikitext2", "valid") == [
+        ["Robert", "is", "an", "<unk>", "actor", "."], ["x", "y"]]
 
 
 def test_wikitext103_is_read_like_wikitext2_and_stops_at_max_sentences(dirs):
@@ -406,12 +407,6 @@ def test_english_mix_block_split_is_about_90_5_5():
     assert 0.03 < counts["valid"] / 4000 < 0.07 and 0.03 < counts["test"] / 4000 < 0.07
 
 
-@pytest.mark.parametrize("name", ["wnut17", "universal_tagset"])
-def test_nltk_corpus_rejects_what_is_not_an_nltk_corpus(name):
-    with pytest.raises(ValueError, match="not an nltk corpus"):
-        corpora.nltk_corpus(name)
-
-
 def test_ensure_nltk_downloads_only_what_is_missing(monkeypatch, tmp_path, capsys):
     present = {"corpora/wordnet": tmp_path / "wordnet"}
     downloads = []
@@ -440,8 +435,6 @@ def test_ensure_nltk_offline_and_missing_says_how_to_get_it(monkeypatch, tmp_pat
     monkeypatch.setattr(nltk, "download", lambda *a, **k: False)
     with pytest.raises(DatasetNotAvailable, match="NLTK_DATA"):
         corpora.ensure_nltk("brown")
-    with pytest.raises(ValueError, match="not nltk data"):
-        corpora.ensure_nltk("wnut17")
 
 
 # --------------------------------------------------------------------------- tampering
