@@ -16,10 +16,8 @@
 #
 # Notebooks 08-10 measured what the biLM's layers *know*. This one does what ELMo was built
 # for (Peters et al. 2018, §3.3): take an existing supervised model, add the frozen biLM's
-# layers to it, and measure how much better the model gets. The paper's headline (Table 1) is
-# that this helps every task it tried, and its Figure 1 that it helps most when labelled data
-# is scarce. Notebook 13 then takes the gain apart: characters or context, which layers, where,
-# and how much a better biLM buys.
+# layers to it, and measure how much better it gets. The paper's headline (Table 1) is that
+# this helps every task it tried. Notebook 13 then takes the gain apart.
 #
 # **You will:**
 # 1. build a task model from scratch: static word vectors → a bidirectional LSTM → pooled →
@@ -29,17 +27,15 @@
 # 3. run the comparison yourself on chunking with 200 labelled sentences, train every model
 #    until dev stops improving, and read the gain as a paired difference with its interval;
 # 4. predict, then read the shipped model's report: the paper's six tasks, Table 1 on three
-#    tasks of ours (SST-5 trained on its sentences and, as the paper did, on its phrases),
-#    Figure 1 (how much labelled data), the learning curves;
+#    tasks of ours, Figure 1 (how much labelled data), the learning curves;
 # 5. see why an interval must cover the test sentences as well as the seeds, and find out how
 #    many seeds a comparison needs.
 #
-# **Prerequisites:** notebook 07 (the scalar mix), notebook 10 (a BiLSTM tagger over frozen
-# layers, entity F1); an LSTM in PyTorch.
+# **Prerequisites:** notebooks 07 (the scalar mix) and 10 (a BiLSTM tagger over frozen layers,
+# entity F1); an LSTM in PyTorch.
 #
-# **Runtime:** about 45 s on 2 CPU cores, the first run included: the baseline's word vectors
-# ship with the report, and the biLM's layers of the 900 sentences section 3 uses take a few
-# seconds to compute, once (they go to the disk cache that `elmo-tutorial tasks` also uses).
+# **Runtime:** about 45 s on 2 CPU cores (the biLM's layers of section 3's 900 sentences are
+# computed once, into the disk cache `elmo-tutorial tasks` also uses).
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:
@@ -67,7 +63,7 @@ from elmo_tutorial import ELMo, Embedder, checks
 from elmo_tutorial.analyses.paired import paired_difference, t_quantile, verdict
 from elmo_tutorial.claims import approx, claim
 from elmo_tutorial.data.annotated import sst
-from elmo_tutorial.model.run_dir import shipped_model
+from elmo_tutorial import load_elmo, shipped_model
 from elmo_tutorial.model.scalar_mix import ScalarMix
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.tasks import (
@@ -89,19 +85,15 @@ report_dir = shipped_model("small")  # data/models/small, found from any folder
 # %% [markdown]
 # ## 1. The baseline from scratch
 #
-# To see what ELMo adds, the model without it must be a serious model with the best
-# *context-free* token vectors we can give it. The paper's baselines use GloVe; ours are
-# learned the same count-based way (notebook 00: co-occurrences within 4 words, PPMI, a
-# truncated SVD to 100 dimensions) from **the same text the biLM was trained on**
-# (`english_mix`, 4.7 million words). So the baseline and the ELMo model have seen the same
-# unlabelled text. (The report's baseline also reads each token's characters through a small
-# CNN trained with it, $x_k = [w_k; c_k]$, as the paper's baselines do; we leave $c_k$ out of
-# the model we build here to keep it short.)
+# To see what ELMo adds, the model without it must be serious, with the best *context-free*
+# token vectors we can give it. The paper's baselines use GloVe; ours are learned the same
+# count-based way (notebook 00: window of 4, PPMI, SVD to 100 dimensions) from **the same
+# text the biLM was trained on** (`english_mix`, 4.7 million words), so both have seen the
+# same unlabelled text. (The report's baseline also reads each token's characters through a
+# small CNN, $x_k = [w_k; c_k]$, as the paper's do; we leave $c_k$ out here.)
 #
-# Computing the vectors means reading those 4.7 million words first, about a minute
-# (`word_vectors("english_mix")` does it, for all 29,627 words seen at least 5 times). A task
-# model only ever looks up the words of its task's sentences, so the report keeps, beside its
-# results, the rows of the 16,574 words that its three tasks use, in a file whose sha256 is
+# Counting 4.7 million words takes about a minute (`word_vectors("english_mix")`), so the
+# report keeps the rows of the 16,574 words its three tasks use, in a file whose sha256 is
 # checked when it is read. We load those.
 
 # %%
@@ -112,13 +104,12 @@ for tokens, label in sentences[:2]:
 print(f"{vectors.shape[0] - 1:,} words with a vector (those the three tasks use)")
 
 # %% [markdown]
-# A sentence classifier, the "bidirectional RNN with a single output" of sentiment: each
-# word's vector $x_k$ goes into a BiLSTM; its states $h_k$ (forward and backward, $2 \times 64$)
-# are pooled over the sentence, by their mean and their maximum, so that both a general tone
-# and one strong word can decide; a linear layer and a softmax give the class. The word
-# vectors stay frozen; words without one share a trained `<UNK>` vector. Padding must stay out
-# of both pools: a padded position's state is 0, which would pull the mean towards 0 and could
-# win the maximum.
+# A sentence classifier, the "bidirectional RNN with a single output" of sentiment: each word's
+# vector $x_k$ goes into a BiLSTM; its states $h_k$ ($2 \times 64$) are pooled by their mean
+# and maximum, so that both a general tone and one strong word can decide; a linear layer and
+# a softmax give the class. Word vectors stay frozen; words without one share a trained
+# `<UNK>` vector. Padding must stay out of both pools: its state is 0, which would pull the
+# mean towards 0 and could win the maximum.
 
 # %%
 class SentenceClassifier(nn.Module):
@@ -171,15 +162,14 @@ print("same logits:", torch.allclose(ours(batch_words, batch_mask),
 # > concatenate the ELMo vector $\mathrm{ELMo}_k^{task}$ with $x_k$ and pass the ELMo enhanced
 # > representation $[x_k; \mathrm{ELMo}_k^{task}]$ into the task RNN."
 #
-# $\mathrm{ELMo}_k^{task} = \gamma \sum_j s_j h_{k,j}$ is the scalar mix of notebook 07, with
-# weights $s = \mathrm{softmax}(w)$ and scale $\gamma$ that *this task* learns, and no layer
-# norm (AllenNLP's reference task configurations switch it off). The paper regularises with
-# dropout and $\lambda \lVert w \rVert^2$ (here $\lambda = 0.001$). Only two things change: a
-# mix, and a wider LSTM input. The dropout we already have now acts on $[x_k;
-# \mathrm{ELMo}_k]$, once.
+# $\mathrm{ELMo}_k^{task} = \gamma \sum_j s_j h_{k,j}$ is notebook 07's scalar mix, with
+# $s = \mathrm{softmax}(w)$ and $\gamma$ learned by *this task*, and no layer norm (as in
+# AllenNLP's reference task configurations). The paper regularises with dropout and
+# $\lambda \lVert w \rVert^2$ ($\lambda = 0.001$). The dropout we have now acts on
+# $[x_k; \mathrm{ELMo}_k]$, once.
 #
-# Once matters. A separate dropout on ELMo *and* the model's own dropout on the concatenation
-# would drop each ELMo unit twice. With 0.5 and then 0.3:
+# Once matters. A dropout on ELMo *and* the model's own on the concatenation would drop each
+# ELMo unit twice. With 0.5 and then 0.3:
 
 # %%
 torch.manual_seed(0)
@@ -192,10 +182,10 @@ for name, dropped in (("twice (0.5, then 0.3)", twice), ("once (0.5)", once)):
           f"units, each scaled by {approx(kept.mean().item(), '.2f')}")
 
 # %% [markdown]
-# Twice keeps about a third of ELMo's units and multiplies them by 2.86: in training the model
-# sees a much noisier and larger ELMo than at test time (and after a max-pool the gap grows),
-# so it learns slowly and transfers badly. The course's `TaskModel` drops out once, and a test
-# checks that ELMo's units are kept with probability 1 - p and scaled by 1 / (1 - p).
+# Twice keeps about a third of ELMo's units, multiplied by 2.86: in training the model sees a
+# much noisier, larger ELMo than at test time, so it learns slowly and transfers badly.
+# `TaskModel` drops out once, and a test checks that ELMo's units are kept with probability
+# 1 - p and scaled by 1 / (1 - p).
 
 # %%
 class ElmoSentenceClassifier(SentenceClassifier):
@@ -226,22 +216,20 @@ print("same logits:", torch.allclose(ours(batch_words, batch_mask, fake_layers),
 # ## 3. Your own run: chunking with 200 labelled sentences
 #
 # Chunking (CoNLL-2000) cuts a sentence into phrases: each token gets B-NP, I-NP, B-VP, ... or
-# O, and a chunk counts only if its whole span and type are right (F1 of exact chunks, as
-# CoNLL's `conlleval` scores it). The same `TaskModel` tags tokens (a softmax per token instead
-# of the pooled one), and reads each token's characters, $x_k = [w_k; c_k]$, as the report's
-# taggers do. We take a random 200 training sentences, 200 dev and 500 test sentences.
+# O, and a chunk counts only if its whole span and type are right (`conlleval`'s F1). The same
+# `TaskModel` tags tokens (a softmax per token) and reads each token's characters,
+# $x_k = [w_k; c_k]$, as the report's taggers do. A random 200 training, 200 dev and 500 test
+# sentences.
 #
-# Each model trains as the report's do (`run_variant`): Adam, the dev F1 after every epoch,
-# the learning rate halved after 2 epochs without a better dev F1, **stop only when dev has
-# not improved for 5 epochs**, keep the best epoch. A model stopped
-# after a fixed number of epochs is compared at a point where one arm may still be learning:
-# the comparison would rank speed, not quality. One change for a notebook: a learning rate of
-# 0.005 instead of the report's 0.002 (200 sentences make only 7 updates an epoch). Three
-# seeds; seed i gives both arms the same batch order, and draws their initial weights and
-# dropout from the same seed. `train_arms` trains two models at a time, one per core.
+# Each model trains as the report's do (`run_variant`): Adam, dev F1 after every epoch, the
+# learning rate halved after 2 epochs without a better dev F1, **stop only when dev has not
+# improved for 5 epochs**, keep the best epoch. Here a learning rate of 0.005 instead of
+# 0.002 (200 sentences make 7 updates an epoch).
+# Three seeds; seed i gives both arms the same batch order, initial weights and dropout.
+# `train_arms` trains two models at a time, one per core.
 
 # %%
-embedder = Embedder(ELMo.from_run(report_dir))
+embedder = Embedder(load_elmo(report_dir))
 chunks = prepare_task("chunking", embedder, index,
                       samples={"train": 200, "valid": 200, "test": 500})
 print({split: len(s) for split, s in chunks.items()}, "sentences;",
@@ -287,8 +275,9 @@ plt.show()
 
 # %% [markdown]
 # Every curve rises and flattens, and each run stops five epochs after its best (the dot). The
-# ELMo model starts higher and stays higher: with 200 labelled sentences, the biLM's layers
-# carry much of what a chunker needs to know about the words around each token.
+# ELMo model starts higher and stays higher: with 200 labelled sentences, the biLM's layers add
+# much that the chunker cannot learn from its labels. This run does not say which part of the
+# biLM does it, its context or its context-free layer 0: notebook 13 measures that.
 #
 # ## 4. Before the full report: a prediction
 #
@@ -302,12 +291,12 @@ plt.show()
 # %% [markdown]
 # **Prediction.**
 # <!-- BEGIN ANSWER -->
-# (a) No difference the intervals can show, or a small one. Sentiment depends on context
-# (negation, contrast), but this biLM is small and read mostly edited prose, while the
-# baseline's static vectors were counted on the same text and its classifier reads every word.
-# (b) With 1 %: a task model trained on 79 sentences cannot learn much about words and their
-# contexts from its labels, so what the biLM learned from 4.7 million words matters most; with
-# 7,936 sentences the labels teach more of it themselves. Section 5 has the measurements.
+# (a) No difference the intervals can show, or a small one: sentiment depends on context, but
+# this biLM is small and read mostly edited prose, and the baseline's static vectors were
+# counted on the same text.
+# (b) With 1 %: a model trained on 79 sentences cannot learn much about words from its labels,
+# so what the biLM learned from 4.7 million words matters most; with 7,936 the labels teach
+# more of it themselves. The paper's Figure 1 finds the same.
 # <!-- END ANSWER -->
 
 # %% [markdown]
@@ -315,45 +304,34 @@ plt.show()
 #
 # ### First, the paper's Table 1: six tasks
 #
-# Table 1 of the paper takes a published model for each of six tasks, adds ELMo to it as
-# section 2 did, and reports the test score without and with it. What each task asks, with an
-# example of ours written in the task's format, and Table 1's scores (baseline → baseline +
-# ELMo):
+# Table 1 of the paper adds ELMo to a published model for each of six tasks, as section 2 did,
+# and reports the test score without and with it (baseline → + ELMo):
 #
-# - **Question answering** (SQuAD): a paragraph and a question → the span of the paragraph
-#   that answers it. "… the river flooded the town in 1953 …", *When did the river flood the
-#   town?* → "1953". F1 81.1 → 85.8.
-# - **Textual entailment** (SNLI): two sentences → does the first entail the second,
-#   contradict it, or neither? *A man plays a guitar on stage.* / *A man is performing
-#   music.* → entailment. Accuracy 88.0 → 88.7.
-# - **Semantic role labelling** (OntoNotes): a sentence and one of its verbs → who did what
-#   to whom, when, where. [ARG0 *The bank*] [V *raised*] [ARG1 *its rates*] [ARGM-TMP *on
-#   Monday*]. F1 81.4 → 84.6.
-# - **Coreference** (OntoNotes): a text → the groups of mentions that name one entity.
-#   {*The bank*} raised {*its*} rates because {*it*} needed money. Average F1 67.2 → 70.4.
-# - **Named entities** (CoNLL 2003): a sentence → its names, each a person, location,
-#   organisation or miscellaneous. [PER *Ada Lovelace*] wrote about [PER *Babbage*]'s engine
-#   in [LOC *London*]. F1 90.15 → 92.22.
-# - **Sentiment** (SST-5): a sentence → very negative, negative, neutral, positive or very
-#   positive. *A charming but overlong film.* → positive. Accuracy 51.4 → 54.7.
+# - **Question answering** (SQuAD): a paragraph and a question → the span that answers it.
+#   F1 81.1 → 85.8.
+# - **Textual entailment** (SNLI): does *A man plays a guitar on stage.* entail, contradict or
+#   neither *A man is performing music.*? Accuracy 88.0 → 88.7.
+# - **Semantic role labelling** (OntoNotes): who did what to whom: [ARG0 *The bank*] [V
+#   *raised*] [ARG1 *its rates*]. F1 81.4 → 84.6.
+# - **Coreference** (OntoNotes): the mentions that name one entity: {*The bank*} raised
+#   {*its*} rates. Average F1 67.2 → 70.4.
+# - **Named entities** (CoNLL 2003): persons, locations, organisations, miscellaneous.
+#   F1 90.15 → 92.22.
+# - **Sentiment** (SST-5): five classes from very negative to very positive. Accuracy
+#   51.4 → 54.7.
 #
-# The baselines are strong models of their time: an improved BiDAF (Clark and Gardner 2017)
-# for SQuAD, ESIM (Chen et al. 2017) for SNLI, the deep BiLSTM of He et al. (2017) for SRL,
-# the span-based model of Lee et al. (2017) for coreference, a BiLSTM-CRF for NER and the BCN
-# of McCann et al. (2017) for SST-5. Measured as the share of the baseline's errors that ELMo
-# removes (Exercise 2), the gains are largest on SQuAD, NER and SRL.
+# The baselines were strong models of their time. As a share of the baseline's errors removed
+# (Exercise 2), the gains are largest on SQuAD, NER and SRL.
 #
 # ### The course's report
 #
-# `elmo-tutorial tasks data/models/small` runs every experiment on three tasks: SST-5 (the
-# paper's sentiment task, five classes, accuracy), CoNLL-2000 chunking and WNUT-17 named
-# entities (F1 of exact chunks and entities). Table 1 uses the **full** training sets and
-# three arms on five seeds: the baseline ($x_k = [w_k; c_k]$, static vectors and a character
-# CNN, for every task), **+ layer 0** (the biLM's context-free layer alone, where ELMo would
-# go; notebook 13 reads it) and **+ ELMo** (the mix of all layers). For SST-5 it adds two
-# floors: always answering the commonest class, and a bag-of-words logistic regression. Every
-# run trains until dev stops improving; the report counts any run that ended at a cap. It
-# takes hours on a 2-core CPU, so we read the committed one:
+# `elmo-tutorial tasks data/models/small` runs every experiment on three tasks: SST-5
+# (accuracy), CoNLL-2000 chunking and WNUT-17 named entities (F1 of exact spans). Table 1 uses
+# the **full** training sets and three arms on five seeds: the baseline ($x_k = [w_k; c_k]$),
+# **+ layer 0** (the biLM's context-free layer alone, where ELMo would go; notebook 13 reads
+# it) and **+ ELMo**. For SST-5 it adds two floors: the commonest class and a bag-of-words
+# logistic regression. Every run trains until dev stops improving; the report counts any run
+# that ended at a cap. It takes hours on a 2-core CPU, so we read the committed one:
 
 # %%
 report = json.loads((report_dir / "tasks.json").read_text(encoding="utf-8"))
@@ -389,9 +367,9 @@ claim(verdict(tasks["chunking"]["differences"]["elmo_vs_baseline"]) == "gain",
 # %% [markdown]
 # ### Figure 1: how much labelled data
 #
-# The paper's Figure 1 trains both models on a part of the training set: ELMo's gain is largest
-# when labelled data is scarce. The report does the same with 1 % and 10 % of chunking's and
-# NER's training sets (another random part per seed, the same for every arm of a seed):
+# The paper's Figure 1 trains both models on part of the training set. The report does the same
+# with 1 % and 10 % of chunking's and NER's training sets (another random part per seed, the
+# same for every arm of a seed):
 
 # %%
 draw(report, "sample_efficiency", arms=("baseline", "elmo"))  # from its numbers; 13 adds layer 0
@@ -414,28 +392,26 @@ claim(verdict(ner_curve[0]["difference"]) != "gain"
       "on NER no gain is shown with 1 % of the training data, and a gain with 10 % and 100 %")
 
 # %% [markdown]
-# Chunking has the shape of the paper's Figure 1: with 1 % of the training set (79 sentences)
-# the ELMo model is about 10 F1 ahead, with 10 % about 5, with all of it about 2.5, and every
-# gap is a gain with its interval. NER (tweets, rare and mostly unseen entities) is harder for
-# every model and does not have that shape: with 34 sentences neither arm finds more than a
-# few entities and no difference is shown; with 339 and with all 3,394 the ELMo model gains,
-# by amounts whose intervals overlap. On NER the gain appears once the task model finds
-# entities at all, and these three points do not show it shrinking.
+# Chunking has the shape of the paper's Figure 1: with 1 % (79 sentences) the ELMo model is
+# about 10 F1 ahead, with 10 % about 5, with all of it about 2.5, each a gain with its
+# interval. NER does not: with 34 sentences neither arm finds more than a few entities and no
+# difference is shown; with 339 and 3,394 the ELMo model gains, by amounts whose intervals
+# overlap, so these points do not show the gain shrinking.
 
 # %%
 draw(report, "curves")
 plt.show()
 
 # %% [markdown]
-# The learning curves show each arm's dev score, epoch by epoch, averaged over the seeds still
-# training (dots: each seed's kept epoch). Chunking's curves climb for tens of epochs: a model
-# stopped after 5 would be compared half-trained.
+# Each arm's dev score epoch by epoch, averaged over the seeds still training (dots: each
+# seed's kept epoch). Chunking's curves climb for tens of epochs: a model stopped after 5
+# would be compared half-trained.
 
 # %% [markdown]
 # ### Reading it honestly
 #
 # The report's sentences are generated from the intervals, so they say no more than the
-# numbers. SST-5 is the task where this course's biLM is furthest from the paper:
+# numbers. SST-5 is where this biLM is furthest from the paper:
 
 # %%
 sst5 = tasks["sst5"]
@@ -481,48 +457,39 @@ claim(chunking_r > 0.88 and max(chunking_elmo) - min(chunking_elmo) < 0.6
       "far less than its gain")
 
 # %% [markdown]
-# The SST-5 rows are far from the paper's 51.4 → 54.7: ELMo from this biLM shows no difference
-# there, trained on the sentences or on the phrases. The baseline is a serious one (above the
-# bag-of-words regression, far above the commonest class), so the gap is not a weak baseline.
-# What was tested, and what was not:
+# ELMo from this biLM shows no difference on SST-5, trained on the sentences or on the phrases,
+# far from the paper's 51.4 → 54.7. The baseline is serious (above the bag-of-words regression,
+# far above the commonest class). What was tested, and what was not:
 #
 # - **the training data** was tested: trained on every labelled phrase, as the paper did, both
-#   arms score a point or two below their sentence-trained selves, and the phrase runs spread
-#   more over seeds;
-# - **the biLM** was not: 512-cell LSTMs trained for minutes on 4.7 million words of mostly
-#   edited prose, where the paper's has 4096 cells and read 800 million words for 10 epochs;
-# - **the task model** was not: one BiLSTM of 64 cells per direction, where the paper's BCN has
-#   biattention and maxout layers over GloVe vectors trained on 840 billion words;
-# - **the stopping rule** is least settled here: the baseline's runs on SST-5's sentences kept
-#   epochs 6 to 19, and the later a run's kept epoch, the higher its test score (the report's
-#   correlation, +0.94 over five seeds). The run that stopped earliest (seed 3, epoch 6,
-#   36.6 %) is the seed on which + ELMo leads most (+3.5). Dev accuracy on 1,101 sentences is
-#   noisy enough to stop a run early; a rule with more patience might move this row.
+#   arms score a point or two lower;
+# - **the biLM** was not: 512 cells trained for minutes on 4.7 million words, where the
+#   paper's has 4096 and read 800 million words for 10 epochs;
+# - **the task model** was not: one BiLSTM of 64 cells, where the paper's BCN has biattention
+#   and maxout layers over GloVe vectors from 840 billion words;
+# - **the stopping rule** is least settled: the baseline's SST-5 runs kept epochs 6 to 19, and
+#   the later the kept epoch, the higher the test score (correlation +0.94 over five seeds).
+#   The earliest stop (seed 3, epoch 6, 36.6 %) is the seed on which + ELMo leads most (+3.5).
+#   A rule with more patience might move this row.
 #
-# The same correlation is large on chunking's + ELMo arm (+0.96, printed above), where a
-# later stop also scores higher. There it moves a score by tenths of a point: the five runs lie
-# within half a point of each other, and the gain over the baseline is 2.5 F1. The report
-# computes eleven such correlations, so one or two beyond the ±0.88 line can be chance; still,
-# "trained until dev stops improving" is a rule every arm shares, not a proof that every run
-# has learned all it could.
+# On chunking's + ELMo arm the correlation is also large (+0.96, above) but moves scores by
+# tenths of a point against a 2.5 F1 gain. "Trained until dev stops improving" is a rule
+# every arm shares, not a proof that every run learned all it could.
 
 # %% [markdown]
 # ## 6. Two kinds of chance: the seeds and the test sentences
 #
-# A paired interval over seeds answers: *would another seed give the same difference?* It does
-# not answer: *would another test set?* The test sentences are a sample too. WNUT-17's test set
-# has 1,287 tweets with about a thousand entities; a few hundred other tweets could move an F1
-# difference as much as another seed does. So each run of the report keeps, per test
-# sentence, what its score is made of: whether the sentence's label is right (accuracy), or
-# its correct, predicted and gold spans (F1 is a ratio of sums, so those counts, not a
-# per-sentence F1). Drawing the test sentences again with replacement, the **same** draw for
-# both arms of every seed, and recomputing the seed-averaged difference 2,000 times gives its
-# standard error from the test sample, $\mathrm{SE}_{\text{test}}$. The interval adds the two
-# variances (the seeds do not choose the test sentences):
+# A paired interval over seeds answers: *would another seed give the same difference?* Not:
+# *would another test set?* WNUT-17's 1,287 test tweets hold about a thousand entities; other
+# tweets could move an F1 difference as much as another seed does. So each run keeps, per test
+# sentence, what its score is made of (right or wrong; or its correct, predicted and gold
+# spans, since F1 is a ratio of sums). Drawing the test sentences again, the **same** draw for
+# both arms of every seed, 2,000 times gives the standard error from the test sample,
+# $\mathrm{SE}_{\text{test}}$. The interval adds the two variances:
 #
 # $$\bar d \pm t_{0.975,\, n-1} \sqrt{s_d^2 / n + \mathrm{SE}_{\text{test}}^2}.$$
 #
-# `elmo_tutorial.analyses.paired` does it; here is what each part contributes to Table 1:
+# `elmo_tutorial.analyses.paired` does it; what each part contributes to Table 1:
 
 # %%
 print(f"{'task':<15} {'seeds: t·s/√n':>14} {'test: t·SE':>11} {'both':>6}   ELMo − baseline")
@@ -571,13 +538,12 @@ claim(abs(ours - chunking["error_reduction"]) < 1e-9, "your error reduction is t
 # %% [markdown]
 # ### Exercise 3 (experiment): how many seeds does a comparison need?
 #
-# The report's Table 1 (section 5) pairs five seeds per task. What would fewer have shown? For
-# every `n` in `seed_counts` and every task, compute the paired difference + ELMo − baseline
-# from the report's first `n` seeds only: `tasks[task]["arms"][arm]["runs"]` holds an arm's
-# test score per seed, in seed order, and `paired_difference(baseline, elmo)` pairs two such
-# lists. Keep the results in a dict `by_n` from `(task, n)` to the difference. The cell prints
-# each interval with the $t$ quantile it used and its verdict, and draws them. Nothing is
-# trained: it runs in an instant.
+# The report's Table 1 pairs five seeds per task. What would fewer have shown? For every `n` in
+# `seed_counts` and every task, compute the paired difference + ELMo − baseline from the
+# report's first `n` seeds only: `tasks[task]["arms"][arm]["runs"]` holds an arm's test score
+# per seed, in seed order, and `paired_difference(baseline, elmo)` pairs two such lists. Keep
+# the results in a dict `by_n` from `(task, n)` to the difference. The cell prints and draws
+# each interval with its $t$ quantile and verdict; nothing is trained.
 
 # %%
 seed_counts = [2, 3, 4, 5]  # the first n of the report's five seeds; keep 5 (the check)
@@ -612,43 +578,30 @@ plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# Read the table and the plot, and write down your reading before you open the model answer:
-# (a) Chunking's interval narrows from 2 seeds to 4, yet SST-5's and NER's are at their
-# narrowest with 2 seeds, where $t$ is 12.7: how can that be? (b) Chunking and NER show their
-# gain with 2 seeds already, SST-5 with none: what decides how many seeds a difference needs?
-# (c) NER's 2-seed interval does not hold its 5-seed mean: what does that say about an
-# interval from two seeds? (d) SST-5 on its phrases reads +4.6 with 2 seeds and +0.9 with 5:
-# what does that say about a result reported from two seeds? (e) Section 3 ran three seeds:
-# when can three seeds show a difference?
+# Write down your reading before you open the model answer: (a) Chunking's interval narrows
+# from 2 seeds to 4, yet SST-5's and NER's are at their narrowest with 2 seeds, where $t$ is
+# 12.7: how can that be? (b) Chunking and NER show their gain with 2 seeds already, SST-5 with
+# none: what decides how many seeds a difference needs? (c) NER's 2-seed interval does not
+# hold its 5-seed mean: what does that say about an interval from two seeds? (d) SST-5 on its
+# phrases reads +4.6 with 2 seeds and +0.9 with 5: what does that say about a result reported
+# from two seeds? (e) Section 3 ran three seeds: when can three seeds show a difference?
 #
 # **Model answer.**
 # <!-- BEGIN ANSWER -->
-# (a) The interval is the mean difference $\pm\, t \cdot s / \sqrt{n}$, with $s$ the standard
-# deviation of the per-seed differences. With 2 seeds $t = 12.7$ (one degree of freedom), but
-# $s$ comes from two numbers only, and two seeds may happen to agree: SST-5's first two
-# differences are −0.14 and −0.05, NER's 4.77 and 4.69, so $s$ is tiny and so is the
-# interval (SST-5 ±0.6, NER ±0.5). The third seed shows the real spread (SST-5 −1.22, NER
-# 7.06) and the interval widens several times over. Chunking's seeds agree throughout
-# (2.18 to 2.87), so there the smaller $t$ and the larger $\sqrt{n}$ narrow it as expected
-# (±1.1, ±0.6, ±0.3).
-# (b) The mean difference against the spread of the per-seed differences. Chunking's five
-# differences lie between 2.18 and 2.87: even $t = 12.7$ leaves its interval above 0. NER's
-# spread more (4.69 to 7.69) but their mean, about 6.3, is large against that spread. SST-5's
-# run from −1.22 to +3.53 around a mean of +0.47: five seeds do not decide it, and "no
-# difference shown" is not "no difference".
-# (c) That its width was a guess: with two seeds the spread $s$ is estimated from a single
-# degree of freedom, and here the first two seeds were the two closest together and the two
-# lowest; seeds 3 to 5 gave 7.06 to 7.69. A 95 % interval covers the truth 95 times in 100
-# only on average over many repetitions, and with two seeds its width is itself very noisy.
-# (These intervals also leave out the test sentences, which section 6 adds.)
-# (d) That a mean from two seeds means little: the phrase runs' per-seed differences range
-# from −4.21 to +5.34, and the first two happened to be the two largest. Its interval
-# (−4.3 to +13.5) said so; the mean alone would have reported a gain five times the
-# five-seed one.
-# (e) With 3 seeds the half-width is $4.3 \cdot s / \sqrt 3 \approx 2.5\, s$: a difference is
-# shown only if its mean is more than about two and a half times the spread of the three
-# per-seed differences, as section 3's chunking gain with 200 sentences is. Anything less
-# clear-cut needs more seeds.
+# (a) The interval is the mean $\pm\, t \cdot s / \sqrt{n}$. With 2 seeds $t = 12.7$, but $s$
+# comes from two numbers that may happen to agree: SST-5's first two differences are −0.14 and
+# −0.05, NER's 4.77 and 4.69, so the interval is tiny (±0.6, ±0.5); the third seed shows the
+# real spread (−1.22, 7.06). Chunking's seeds agree throughout (2.18 to 2.87), so its interval
+# narrows as expected (±1.1, ±0.6, ±0.3).
+# (b) The mean difference against the spread of the per-seed differences: chunking's lie
+# within 2.18–2.87, NER's spread more (4.69–7.69) around a large mean, SST-5's run from −1.22
+# to +3.53 around +0.47. "No difference shown" is not "no difference".
+# (c) That its width was a guess: $s$ from one degree of freedom, and the first two seeds were
+# the closest and lowest; seeds 3 to 5 gave 7.06 to 7.69.
+# (d) A two-seed mean means little: the per-seed differences range from −4.21 to +5.34, and
+# the first two were the largest. Its interval (−4.3 to +13.5) said so.
+# (e) With 3 seeds the half-width is about $2.5\, s$: a difference shows only if its mean is
+# more than two and a half times the spread, as section 3's chunking gain is.
 # <!-- END ANSWER -->
 
 # %% [markdown]
@@ -661,53 +614,45 @@ plt.show()
 # %% [markdown]
 # **Model answer.**
 # <!-- BEGIN ANSWER -->
-# A test set's part is large when few test items decide the score and the two arms disagree on
-# them. WNUT-17 NER has about a thousand gold entities, most of them rare names, and F1 moves
-# with each one an arm finds or misses: its test part is the largest (about 2.7 points, half as
-# much again as its seeds' part). Chunking's test set has over 20,000 chunks, most of which
-# both arms get right, so another draw of its sentences moves the difference least (about 0.4
-# points), yet that is still more than its seeds' part (0.3): its seeds agree so well that the
-# test sample is the larger part of its interval. SST-5's 2,210 sentences each count once,
-# right or wrong (about 1.5 points); there, and even more on the phrases (5.0 against 1.4), the
-# seeds' part is the larger. More seeds shrink only the seeds' part ($s_d / \sqrt{n}$); the
-# test set's part stays until the test set grows: the same sentences are scored on every seed.
+# A test set's part is large when few items decide the score and the arms disagree on them.
+# WNUT-17's thousand gold entities, mostly rare names, make its test part the largest (about
+# 2.7 points, more than its seeds' part). Chunking's 20,000 chunks, most right in both arms,
+# move least (about 0.4), yet more than its agreeing seeds (0.3). SST-5's 2,210 sentences give
+# about 1.5; there, and on the phrases (5.0 against 1.4), the seeds' part is larger. More seeds
+# shrink only the seeds' part ($s_d / \sqrt{n}$): the same test sentences are scored on every
+# seed.
 # <!-- END ANSWER -->
 
 # %% [markdown]
 # ## Summary
 #
 # - ELMo is added to an *existing* task model (§3.3): freeze the biLM, mix its layers with a
-#   task-specific scalar mix, concatenate the result with each token's own vector at the RNN's
-#   input (and optionally, with a second mix, at its output); one dropout on the concatenation
-#   and $\lambda \lVert w \rVert^2$ regularise it. `TaskModel` is that model for sentences
-#   and tokens.
+#   task-specific scalar mix, concatenate it with each token's vector at the RNN's input (and
+#   optionally, with a second mix, at its output); one dropout on the concatenation and
+#   $\lambda \lVert w \rVert^2$ regularise it. `TaskModel` is that model.
 # - A comparison is only as good as its protocol: every arm trained by the same rule until dev
-#   stops improving (the learning rate halved on a plateau, none stopped at a cap), the same
-#   seeds, and each difference paired by seed with an interval that covers both the seeds
-#   and the test sentences.
-# - The report's Table 1 and Figure 1 (section 5) say which gains this small biLM shows: read
-#   each against its interval. Notebook 13 takes the gain apart: the biLM's characters or its
-#   context, which layers, where, and what a better biLM buys.
+#   stops improving, the same seeds, each difference paired by seed with an interval covering
+#   both the seeds and the test sentences.
+# - Read each gain of the report's Table 1 and Figure 1 against its interval. Notebook 13
+#   takes the gain apart.
 #
 # **Further:** Peters et al. (2018) §3.3 (the recipe), §4 (Table 1), §5.4 (Figure 1); Peters
-# et al. (2017), *Semi-supervised sequence tagging with bidirectional language models* (TagLM:
-# the same idea for chunking and NER); Dror et al. (2018), *The Hitchhiker's Guide to Testing
-# Statistical Significance in NLP* (why the test set is a sample too); the `tasks` command
-# (`elmo-tutorial tasks --help`) runs the experiments on your own biLM.
+# et al. (2017), *Semi-supervised sequence tagging with bidirectional language models*
+# (TagLM); Dror et al. (2018), *The Hitchhiker's Guide to Testing Statistical Significance in
+# NLP*; `elmo-tutorial tasks --help` runs the experiments on your own biLM.
 
 # %% [markdown]
 # ## Check your understanding
 #
-# Short questions on the whole notebook; answer each in a sentence or two before you open the
-# instructor's answer.
+# Answer each in a sentence or two before you open the instructor's answer.
 #
 # 1. Why is the biLM frozen, and its layers computed once per sentence, rather than trained
 #    with the task model?
 #
 # <!-- BEGIN ANSWER -->
-# The paper's recipe (§3.3) adds ELMo to a task model as features: frozen, the layers can be
-# cached, so dozens of task models train in seconds, one biLM serves every task, and a small
-# labelled set cannot overwrite what the biLM learned from unlabelled text.
+# The recipe (§3.3) adds ELMo as features: frozen layers can be cached, so task models train
+# in seconds, one biLM serves every task, and a small labelled set cannot overwrite what the
+# biLM learned from unlabelled text.
 # <!-- END ANSWER -->
 #
 # 2. Two arms are trained for the same fixed number of epochs. Why is that not a fair
@@ -715,50 +660,42 @@ plt.show()
 #    stops improving"?
 #
 # <!-- BEGIN ANSWER -->
-# An arm that learns more slowly is stopped while it is still improving, so the comparison
-# ranks how fast the models learn, not how good they get. Every arm trains until its dev score
-# has stopped improving (patience) and keeps its best epoch; with a constant rate a run can
-# stop on a plateau that smaller steps would have left, so it tries half and a quarter of
-# the rate before it stops.
+# A slower learner is stopped while still improving, so the comparison ranks speed, not
+# quality. With a constant rate a run can stop on a plateau that smaller steps would leave, so
+# it tries half and a quarter of the rate first.
 # <!-- END ANSWER -->
 #
 # 3. Why is each difference "paired by seed", and what does its 95 % interval say?
 #
 # <!-- BEGIN ANSWER -->
-# Seed i gives both arms the same training sentences, batch order, and initial weights and
-# dropout drawn from the same seed, so the variation they share cancels in the difference.
-# The interval is where the true mean difference plausibly lies, given both the seeds and the
-# test sentences; a gain or loss is claimed only when it excludes 0.
+# Seed i gives both arms the same data order, initial weights and dropout, so shared variation
+# cancels in the difference. The interval is where the true mean difference plausibly lies,
+# given seeds and test sentences; a gain is claimed only when it excludes 0.
 # <!-- END ANSWER -->
 #
 # 4. What goes wrong when ELMo gets its own dropout of 0.5 and then the shared dropout at the
 #    input again?
 #
 # <!-- BEGIN ANSWER -->
-# Its units are dropped twice: with 0.5 and then 0.3, only 35 % survive, scaled by 2.86, so
-# ELMo's features in training look very different from those in evaluation. One dropout on the
-# concatenation $[x_k; \mathrm{ELMo}_k]$, as the reference configurations do, treats ELMo like
-# every other input.
+# Its units are dropped twice: only 35 % survive, scaled by 2.86, so ELMo in training looks
+# very different from ELMo in evaluation. One dropout on $[x_k; \mathrm{ELMo}_k]$ treats it
+# like every other input.
 # <!-- END ANSWER -->
 #
 # 5. Why could ELMo's gain shrink as the labelled training set grows, and why might a task not
 #    show it?
 #
 # <!-- BEGIN ANSWER -->
-# With few labelled sentences the task model cannot learn what the biLM knows about words and
-# contexts; with many it learns more from the labels, leaving the biLM less to add. A task
-# where every model stays near its floor with little data (WNUT-17 with a few dozen tweets
-# finds almost no entities) shows no gain there: both arms are at the floor and the spread
-# hides any difference.
+# With many labelled sentences the task model learns more from the labels, leaving the biLM
+# less to add. Where every model stays near its floor with little data (WNUT-17 with a few
+# dozen tweets), both arms are at the floor and no gain shows.
 # <!-- END ANSWER -->
 #
 # 6. Another research group reports "+0.8 F1 with ELMo, averaged over 5 seeds" on a test set
 #    of 300 sentences. What would you ask before believing it?
 #
 # <!-- BEGIN ANSWER -->
-# For the interval, not the mean: the per-seed differences (paired by seed), and how much a
-# test set of 300 sentences alone moves a difference (a bootstrap over its sentences). With
-# so few test sentences 0.8 F1 is likely within the test set's chance; also, whether both arms
-# were trained by the same rule until dev stopped improving, and how the setting was chosen
-# (on dev, not on test).
+# For the interval, not the mean: the per-seed paired differences and a bootstrap over the 300
+# test sentences, which alone may move 0.8 F1; whether both arms were trained by the same rule
+# until dev stopped improving; and whether settings were chosen on dev, not test.
 # <!-- END ANSWER -->
