@@ -1,5 +1,7 @@
-"""Write the embedded corpus, ``data/embedded/``, from the lexicon of the package's
-``elmo_tutorial/data/sense_corpus.py`` and the sentence templates below.
+"""Write the embedded corpus, ``data/embedded/``, from the lexicon and templates below.
+
+The package reads what this writes (``elmo_tutorial/data/sense_corpus.py`` says what the corpus
+is for): the sentences, the sense of every polysemous token, and each sense's cue words.
 
 Usage:  python .ci/make_sense_corpus.py data/embedded [SEED]
 
@@ -8,6 +10,11 @@ The committed corpus is this script's output at seed 0, byte for byte
 corpus, hence the shipped ``tiny`` model and the notebooks' outputs: regenerate, retrain and
 rebuild them together. Generation uses only ``random.Random(seed)``, so the same seed gives the
 same corpus on every platform and Python version.
+
+Every polysemous word (``bank``, ``play``, ``work``, ``point``, ``bat``, ``spring``) has a few
+senses. Each sense owns a small lexicon of *cue words* (nouns, verbs, adjectives) that occur
+near it and nowhere near the word's other senses. Lists are ordered by how often a word is
+drawn (the r-th item has a weight proportional to 1/r, a Zipf-like law).
 
 Template language: a template is a string of space-separated tokens; tokens starting with ``$``
 are slots:
@@ -38,18 +45,156 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from elmo_tutorial.data.sense_corpus import SENSES, Sense
-
 SPLITS = {"train": 21_500, "valid": 2_150, "test": 2_150}  # sentences per split
 MIN_TOKENS, MAX_TOKENS = 5, 30  # sentence length bounds (tokens, punctuation included)
 P_POLYSEMOUS = 0.6  # share of sentences with at least one polysemous word
 P_TWO_CLAUSES = 0.25  # share of those that join a second clause with its own polysemous word
-WORDS = tuple(dict.fromkeys(s.word for s in SENSES))  # the polysemous words, in lexicon order
+
+
+@dataclass(frozen=True)
+class Sense:
+    """One sense of a polysemous word and the cue words that signal it.
+
+    Attributes:
+        word: the polysemous word, lower case (``"bank"``).
+        sense: the sense label, upper case (``"RIVER"``); unique within ``word``.
+        pos: the universal POS tags (``"NOUN"``, ``"VERB"``) the word takes in this sense.
+        weight: relative frequency of this sense among all polysemous occurrences.
+        nouns, adjectives: cue words, most frequent first.
+        verbs: ``(base, past, objects)`` cue verbs, most frequent first; ``objects`` are the
+            nouns that may follow the verb (``"rowed the canoe"``, not ``"rowed the fish"``).
+        objects: what the word itself takes as a verb (``"play the piano"``, ``"work overtime"``),
+            phrases ending in one of ``nouns``; empty for senses that are only nouns.
+    """
+
+    word: str
+    sense: str
+    pos: tuple[str, ...]
+    weight: float
+    nouns: tuple[str, ...]
+    verbs: tuple[tuple[str, str, tuple[str, ...]], ...]
+    adjectives: tuple[str, ...]
+    objects: tuple[str, ...] = ()
+
+    @property
+    def cues(self) -> frozenset[str]:
+        """Every cue word of this sense (nouns, both verb forms, adjectives)."""
+        verbs = [form for base, past, _ in self.verbs for form in (base, past)]
+        return frozenset([*self.nouns, *verbs, *self.adjectives])
+
+
+def _sense(word, sense, pos, weight, nouns, verbs, adjectives, objects="") -> Sense:
+    """Parse the compact notation: verbs as ``base:past=object,object``, objects with ``|``."""
+    parsed = []
+    for verb in verbs.split():
+        forms, _, objects_of_verb = verb.partition("=")
+        base, past = forms.split(":")
+        parsed.append((base, past, tuple(objects_of_verb.split(","))))
+    return Sense(word, sense, tuple(pos.split()), weight, tuple(nouns.split()), tuple(parsed),
+                 tuple(adjectives.split()), tuple(_phrases(objects)) if objects else ())
 
 
 def _phrases(text: str) -> list[str]:
     """``"a | the b"`` → ``["a", "the b"]``: lists of multi-word phrases."""
     return [p.strip() for p in text.split("|")]
+
+
+SENSES: tuple[Sense, ...] = (
+    _sense("bank", "FINANCE", "NOUN", 6.0,
+           "money loan account cheque cash savings mortgage fee manager customer interest",
+           "deposit:deposited=money,cheque,cash,savings borrow:borrowed=money,cash "
+           "repay:repaid=loan,mortgage withdraw:withdrew=money,cash,savings "
+           "invest:invested=money,savings pay:paid=fee,interest,mortgage",
+           "financial wealthy private commercial national"),
+    _sense("bank", "RIVER", "NOUN", 4.0,
+           "river boat water canoe fish reeds stream ducks mud willows current fisherman",
+           "row:rowed=boat,canoe cross:crossed=river,stream paddle:paddled=canoe,boat "
+           "wade:waded=river,stream,water,mud feed:fed=ducks,fish",
+           "muddy grassy steep sandy shady wet"),
+    _sense("play", "THEATRE", "NOUN", 3.0,
+           "actors stage audience scene script theatre curtain costume playwright rehearsal",
+           "rehearse:rehearsed=scene,script perform:performed=scene "
+           "direct:directed=actors,scene,rehearsal applaud:applauded=actors,playwright "
+           "memorise:memorised=script,scene wear:wore=costume",
+           "tragic dramatic comic theatrical"),
+    _sense("play", "GAME", "VERB", 4.0,
+           "football chess tennis cards match team ball tournament referee",
+           "win:won=match,tournament lose:lost=match,tournament kick:kicked=ball "
+           "throw:threw=ball coach:coached=team shuffle:shuffled=cards",
+           "competitive athletic rough fair",
+           "football | chess | tennis | cards | a match | the ball"),
+    _sense("play", "MUSIC", "VERB", 3.0,
+           "piano guitar violin song melody band drums tune orchestra notes concert",
+           "sing:sang=song,melody,tune,notes compose:composed=song,melody,tune "
+           "tune:tuned=guitar,violin,piano practise:practised=song,notes,melody "
+           "record:recorded=song,concert,tune",
+           "musical loud melodic acoustic",
+           "the piano | the guitar | a song | the violin | the drums | a tune"),
+    _sense("work", "JOB", "NOUN VERB", 6.0,
+           "office boss salary colleagues shift overtime factory job desk meeting wages deadline",
+           "earn:earned=salary,wages hire:hired=colleagues "
+           "attend:attended=meeting miss:missed=deadline,meeting,shift "
+           "quit:quit=job leave:left=office,factory,job",
+           "busy tiring boring professional",
+           "overtime | a shift | the night shift | at the office | at the factory | "
+           "for the boss"),
+    _sense("work", "ARTWORK", "NOUN", 3.0,
+           "painting museum gallery artist canvas sculpture exhibition portrait masterpiece",
+           "paint:painted=portrait,canvas admire:admired=painting,sculpture,portrait "
+           "restore:restored=painting,sculpture,canvas exhibit:exhibited=painting,sculpture "
+           "sketch:sketched=portrait frame:framed=portrait,painting,canvas",
+           "priceless abstract colourful baroque original"),
+    _sense("point", "ARGUMENT", "NOUN", 3.0,
+           "debate argument lecture speaker essay opinion discussion professor thesis evidence",
+           "argue:argued=thesis refute:refuted=argument,thesis explain:explained=argument,thesis "
+           "dispute:disputed=evidence,opinion,thesis question:questioned=speaker,professor "
+           "write:wrote=essay,thesis",
+           "valid logical convincing subtle philosophical"),
+    _sense("point", "SCORE", "NOUN", 2.5,
+           "goal match team referee league player championship scoreboard basket penalty",
+           "score:scored=goal,basket,penalty win:won=match,championship,league "
+           "cheer:cheered=team,player concede:conceded=goal,penalty lose:lost=match",
+           "decisive winning crucial final"),
+    _sense("point", "LOCATION", "NOUN", 2.0,
+           "map mountain hill summit trail coast valley border compass path",
+           "climb:climbed=mountain,hill reach:reached=summit,coast,border,valley "
+           "hike:hiked=trail,path,valley mark:marked=map,trail study:studied=map,compass",
+           "highest remote distant northern scenic"),
+    _sense("point", "GESTURE", "VERB", 2.0,
+           "finger hand arm arrow signpost",
+           "raise:raised=finger,hand,arm lift:lifted=finger,hand,arm wave:waved=hand,arm "
+           "stretch:stretched=arm,finger",
+           "outstretched trembling accusing",
+           "a finger | the arrow | a trembling finger"),
+    _sense("bat", "ANIMAL", "NOUN", 1.5,
+           "cave wings insects moths colony roost fur owl darkness",
+           "hunt:hunted=insects,moths explore:explored=cave disturb:disturbed=colony,roost "
+           "startle:startled=colony,owl",
+           "nocturnal furry tiny blind sleeping"),
+    _sense("bat", "SPORT", "NOUN VERB", 1.5,
+           "cricket baseball ball pitcher batsman wicket innings glove umpire",
+           "swing:swung=glove hit:hit=ball,baseball bowl:bowled=ball,batsman "
+           "pitch:pitched=ball,baseball catch:caught=ball,batsman",
+           "wooden heavy sturdy cracked",
+           "the ball | the baseball | the cricket ball"),
+    _sense("spring", "SEASON", "NOUN", 2.0,
+           "flowers blossom tulips sunshine weather lambs daffodils seeds season winter",
+           "plant:planted=tulips,seeds,daffodils pick:picked=flowers,tulips,daffodils "
+           "enjoy:enjoyed=sunshine,weather,blossom sow:sowed=seeds",
+           "warm mild sunny early rainy green"),
+    _sense("spring", "WATER", "NOUN", 1.0,
+           "water bucket bottle rocks pool minerals well source",
+           "drink:drank=water fill:filled=bucket,bottle,pool taste:tasted=water,minerals "
+           "discover:discovered=source,well",
+           "fresh cold clear natural thermal underground"),
+    _sense("spring", "COIL", "NOUN", 1.0,
+           "mattress mechanism clock coil screw lever steel toy",
+           "compress:compressed=coil,mattress oil:oiled=mechanism,lever,screw "
+           "replace:replaced=coil,screw,lever tighten:tightened=screw,coil",
+           "rusty loose tight elastic broken metal"),
+)
+
+WORDS = tuple(dict.fromkeys(s.word for s in SENSES))  # the polysemous words, in lexicon order
 
 
 # --- shared words (no sense); Zipf order; "|" separates multi-word phrases --------------------
@@ -276,11 +421,12 @@ def generate(n_sentences: int, seed: int = 0) -> list[SenseSentence]:
 
 
 def write_corpus(out_dir, seed: int = 0) -> dict[str, Path]:
-    """Write ``{train,valid,test}.txt``, ``senses.{split}.tsv`` and ``README.md`` to ``out_dir``.
+    """Write ``{train,valid,test}.txt``, ``senses.{split}.tsv``, ``cues.tsv`` and ``README.md``.
 
     Each split has its own seed (``seed * 1000 + 0, 1, 2``), so splits never share a draw.
     ``*.txt``: one sentence per line, tokens separated by single spaces.
     ``senses.*.tsv``: a header, then ``sentence  token  word  sense  pos`` (0-based indices).
+    ``cues.tsv``: a header, then ``word  sense  cue words`` (space-separated, sorted).
 
     Returns:
         The written files by name.
@@ -300,6 +446,10 @@ def write_corpus(out_dir, seed: int = 0) -> dict[str, Path]:
         written[f"{split}.txt"].write_text(text, encoding="utf-8", newline="\n")
         written[f"senses.{split}.tsv"].write_text("".join(rows), encoding="utf-8", newline="\n")
         stats.append((split, len(sentences), sum(len(s.tokens) for s in sentences), len(rows) - 1))
+    written["cues.tsv"] = out / "cues.tsv"
+    cues = [f"{s.word}\t{s.sense}\t{' '.join(sorted(s.cues))}\n" for s in SENSES]
+    written["cues.tsv"].write_text("word\tsense\tcues\n" + "".join(cues), encoding="utf-8",
+                                   newline="\n")
     readme = out / "README.md"
     digests = {name: hashlib.sha256(path.read_bytes()).hexdigest()
                for name, path in written.items()}
@@ -312,15 +462,16 @@ def _readme(seed: int, stats, hashes: dict[str, str]) -> str:
     lines = [
         "# The embedded synthetic corpus",
         "",
-        "Generated by `.ci/make_sense_corpus.py` from the lexicon in",
-        "`elmo_tutorial/data/sense_corpus.py`; regenerate byte for byte with",
+        "Generated by `.ci/make_sense_corpus.py` (its lexicon and templates); regenerate",
+        "byte for byte with",
         "",
         "    python .ci/make_sense_corpus.py data/embedded"
         + ("" if seed == 0 else f" {seed}"),
         "",
         "Files: `{train,valid,test}.txt` hold one sentence per line, tokens separated by single",
         "spaces. `senses.{split}.tsv` list every polysemous token: sentence index and token",
-        "index (both 0-based), word, sense, universal POS tag.",
+        "index (both 0-based), word, sense, universal POS tag. `cues.tsv` lists each sense's",
+        "cue words.",
         "",
         "| split | sentences | tokens | labelled occurrences |",
         "|---|---|---|---|",

@@ -10,14 +10,12 @@ from pathlib import Path
 import pytest
 
 from elmo_tutorial.data import sense_corpus as corpus
-from elmo_tutorial.data.sense_corpus import SENSES
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "data" / "embedded"
 
 
-@pytest.fixture(scope="module")
-def script():
+def _script():
     """``.ci/make_sense_corpus.py``, the maintainer's script that wrote ``data/embedded/``."""
     spec = importlib.util.spec_from_file_location("make_sense_corpus",
                                                   ROOT / ".ci" / "make_sense_corpus.py")
@@ -27,13 +25,17 @@ def script():
     return module
 
 
+SCRIPT = _script()
+SENSES = SCRIPT.SENSES
+
+
 @pytest.fixture(scope="module")
 def test_examples():
     return corpus.sense_examples("test")
 
 
-def test_regenerated_corpus_is_byte_identical_to_the_committed_one(tmp_path, script):
-    written = script.write_corpus(tmp_path, seed=0)
+def test_regenerated_corpus_is_byte_identical_to_the_committed_one(tmp_path):
+    written = SCRIPT.write_corpus(tmp_path, seed=0)
     committed = sorted(p.name for p in COMMITTED.iterdir())
     assert committed == sorted(written), "data/embedded holds files the generator does not write"
     for name, path in written.items():
@@ -44,18 +46,18 @@ def test_regenerated_corpus_is_byte_identical_to_the_committed_one(tmp_path, scr
 
 
 @pytest.mark.parametrize("split", ["train", "valid", "test"])
-def test_sentences_respect_length_bounds_and_every_polysemous_token_is_labelled(split, script):
+def test_sentences_respect_length_bounds_and_every_polysemous_token_is_labelled(split):
     sentences = corpus.sense_corpus(split)
-    assert len(sentences) == script.SPLITS[split]
+    assert len(sentences) == SCRIPT.SPLITS[split]
     labelled = defaultdict(set)  # sentence -> its labelled token indices
     for row in (COMMITTED / f"senses.{split}.tsv").read_text().splitlines()[1:]:
         sentence, index, *_ = row.split("\t")
         labelled[int(sentence)].add(int(index))
     for number, tokens in enumerate(sentences):
-        assert script.MIN_TOKENS <= len(tokens) <= script.MAX_TOKENS
+        assert SCRIPT.MIN_TOKENS <= len(tokens) <= SCRIPT.MAX_TOKENS
         assert tokens[0][0].isupper() and tokens[-1] in {".", "?", "!"}, tokens
         assert all(t and " " not in t for t in tokens)
-        found = {i for i, t in enumerate(tokens) if t.lower() in script.WORDS}
+        found = {i for i, t in enumerate(tokens) if t.lower() in SCRIPT.WORDS}
         assert found == labelled[number], tokens
 
 
@@ -77,8 +79,8 @@ def test_sense_cue_words_are_disjoint_within_each_word():
                 assert not a.cues & b.cues, f"{word}: {a.sense}/{b.sense} share {a.cues & b.cues}"
 
 
-def test_verb_objects_are_nouns_of_their_sense_and_shared_words_are_no_cues(script):
-    lex = script
+def test_verb_objects_are_nouns_of_their_sense_and_shared_words_are_no_cues():
+    lex = SCRIPT
     shared = {w.lower() for group in (lex.SUBJECTS, lex.PLURAL_SUBJECTS, lex.NEUTRAL_NPS,
                                       lex.NEUTRAL_ADJECTIVES, lex.ADJUNCTS, lex.HABITUAL,
                                       lex.LONG_FILLERS, lex.PREPOSITIONS)
