@@ -15,13 +15,13 @@
 # # 13 · What ELMo's payoff is made of
 #
 # Notebook 12 added the frozen biLM to a task model and measured the gain (Table 1, Figure 1).
-# This notebook takes the gain apart, as the paper's sections 5.1-5.5 and Appendix A.1 do:
-# is it the biLM's characters or its context? Which layers, mixed how, and where in the task
-# model? Would a better biLM buy more? And does continuing the biLM's training on the task's
-# own text help?
+# This notebook takes the gain apart, as the paper's sections 5.1-5.5 and Appendix A.1 do: is
+# it the biLM's characters or its context? Which layers, mixed how, and where in the task
+# model? Would a better biLM buy more? Does continuing the biLM's training on the task's own
+# text help?
 #
 # **You will:**
-# 1. predict, then split the gain into what the biLM's context-free layer 0 gives and what its
+# 1. predict, then split the gain into what the context-free layer 0 gives and what the
 #    context layers add, with little and with much labelled data;
 # 2. read where ELMo goes (Table 3) and add it at the LSTM's output yourself;
 # 3. read which layers and how strongly regularised (Table 2, Figure 2), and train a tagger on
@@ -33,8 +33,7 @@
 #
 # **Prerequisites:** notebook 12 (the task model, the report, paired intervals).
 #
-# **Runtime:** about 30 s on 2 CPU cores: four small taggers for Exercise 3, on the chunking
-# sample notebook 12 cached.
+# **Runtime:** about 30 s on 2 CPU cores (four small taggers for Exercise 3).
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:
@@ -61,7 +60,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from elmo_tutorial import ELMo, Embedder, checks
 from elmo_tutorial.analyses.paired import paired_difference, verdict
 from elmo_tutorial.claims import approx, claim
-from elmo_tutorial.model.run_dir import shipped_model
+from elmo_tutorial import load_elmo, shipped_model
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.tasks import TaskSplit, draw, prepare_task, task_word_vectors, train_arms
 
@@ -102,12 +101,10 @@ def interval(d):  # a paired difference and its 95 % interval (seeds and test se
 # %% [markdown]
 # **Prediction.**
 # <!-- BEGIN ANSWER -->
-# With 79 sentences the task model's own character CNN has seen too few words to learn much
-# about spellings, so layer 0's characters, trained on 4.7 million words, should carry a large
-# share; context helps there too, because a chunk tag depends on the words around a token.
-# With all 7,936 sentences the task model learns more about words from its labels, so both
-# parts shrink; whether context still adds anything is exactly what needs an interval. The
-# next cell has the measurements.
+# With 79 sentences the task model's own character CNN has seen too few words, so layer 0's
+# characters, trained on 4.7 million words, should carry a large share; context helps too,
+# since a chunk tag depends on the words around a token. With all 7,936 sentences the labels
+# teach more, so both parts shrink; whether context still adds anything needs an interval.
 # <!-- END ANSWER -->
 
 # %%
@@ -144,31 +141,28 @@ claim(all(verdict(ner_1[d]) == "no difference shown"
 
 # %% [markdown]
 # Read each column against its interval: "layer 0 − baseline" is what the characters buy,
-# "ELMo − layer 0" what context adds on top. A verdict needs the whole interval on one side
-# of 0; an interval across 0 says "not shown", not "zero".
+# "ELMo − layer 0" what context adds on top. An interval across 0 says "not shown", not
+# "zero".
 #
-# - **Chunking**: layer 0 alone gives most of the gain, about three quarters of it with 79
-#   sentences and about three fifths with all of them, and context adds a gain of its own at
-#   every amount of data, shrinking as the labels grow (about 2.6, 1.5, then 1.0 F1). Both
-#   parts are real; the characters are the larger.
+# - **Chunking**: layer 0 alone gives most of the gain, about three quarters with 79
+#   sentences and three fifths with all of them; context adds a gain of its own at every
+#   amount of data, shrinking as the labels grow (about 2.6, 1.5, then 1.0 F1).
 # - **NER**: the parts change places as the labels grow. With 339 sentences layer 0 alone
-#   gives a gain (about 5 F1) and what context adds on top is not shown; with all 3,394 it is
-#   the other way round: layer 0 alone shows no gain, and context adds one (about 5 F1). With
-#   34 sentences, nothing is shown.
+#   gives a gain (about 5 F1) and context shows none on top; with all 3,394, layer 0 alone
+#   shows none and context adds one (about 5 F1). With 34 sentences nothing is shown.
 #
-# Notebook 10 asked the NER question of a tagger that reads the biLM's layers and nothing
-# else, and found the mix and layer 0 level on WNUT-17. `LAYERS.md` moves that tagger to this
-# task model's dropout, optimiser and mix without layer norm, one at a time: they stay level
-# at every step. What this task model has and that tagger lacks is inputs of its own, word
-# vectors and a character CNN, in both arms. So the two answers differ, and they differ in
-# what else the tagger reads; why those inputs let context show was not tested.
+# Notebook 10's tagger, which reads the biLM's layers and nothing else, found the mix and
+# layer 0 level on WNUT-17, and they stay level when it takes this task model's dropout,
+# optimiser and mix one at a time (`LAYERS.md`). This task model has inputs of its own, word
+# vectors and a character CNN, in both arms; with them, context shows a gain. Why those
+# inputs let it show was not tested.
 #
 # ## 2. Where ELMo goes (the paper's Table 3)
 #
 # The paper adds ELMo at the task RNN's input, and for some tasks also at its output with a
-# second mix of its own: it helps SNLI and SQuAD, whose models attend over the RNN's states,
-# and hurts SRL. The report tries the three places on chunking's 500-sentence sample and picks
-# the taggers' place by mean **dev** F1, before Table 1 is trained:
+# second mix: it helps SNLI and SQuAD, whose models attend over the RNN's states, and hurts
+# SRL. The report tries the three places on chunking's 500-sentence sample and picks the
+# taggers' place by mean **dev** F1, before Table 1 is trained:
 
 # %%
 display(Markdown(markdown[markdown.index("## Table 3"):markdown.index("## Table 2")]))
@@ -223,19 +217,19 @@ claim(verdict(top) == verdict(lambda1) == "no difference shown" and -0.7 < top["
 claim(verdict(layer0) == "loss", "layer 0 alone (no context) scores below the mix")
 
 # %% [markdown]
-# What this scale shows, and what it does not. On chunking with this biLM, the top layer alone
-# is level with the learned mix of all layers, and $\lambda = 1$ with $\lambda = 0.001$; only
-# taking context away (layer 0 alone) costs, about 1.8 F1. The top layer's interval runs from
-# about −0.5 to +0.4 points: an advantage of all layers as large as the paper's on SRL
-# (0.7 points) would have put it below that, but one as small as on SNLI (0.4) lies inside it.
-# So at this scale the paper's "all layers" finding is neither shown nor ruled out. It may
-# hold on SQuAD, SNLI and SRL, or with a deeper biLM whose layers differ more; one task and one
-# small biLM cannot tell.
+# On chunking with this biLM, the top layer alone is level with the learned mix, and
+# $\lambda = 1$ with $\lambda = 0.001$; only taking context away (layer 0 alone) costs, about
+# 1.8 F1. The top layer's interval (about −0.5 to +0.4) rules out an advantage of all layers
+# as large as the paper's on SRL (0.7) but not one as small as on SNLI (0.4). So this small
+# biLM **does not show** the paper's point that mixing all layers beats the top one: neither
+# shown nor ruled out. That is plausible: with two layers that differ little (notebooks
+# 08-10), the top layer already carries most of what the mix has; a deeper biLM trained on far
+# more text, like the paper's, has layers that differ more.
 #
 # **Figure 2** of the paper plots the weights $\mathrm{softmax}(w)$ each task learned (§5.5): at
 # the input every task favours the first biLSTM layer, strongly for coreference and SQuAD; at
-# the output the weights are nearly balanced, with a slight preference for the lower layers.
-# The report's weights, each bar against the uniform 1/3 (grey line):
+# the output the weights are nearly balanced. The report's weights, each bar against the
+# uniform 1/3 (grey line):
 
 # %%
 draw(report, "weights")
@@ -250,12 +244,10 @@ claim(all(max(range(3), key=w.__getitem__) == 1 for w in weights.values()),
       "at the input, every task puts its largest weight on the first LSTM layer")
 
 # %% [markdown]
-# As in the paper's Figure 2, every task's mix at the input leans on the **first LSTM layer**
-# (here 0.4 to 0.6 of the weight), chunking the most. The paper's input weights lean the same
-# way, most strongly for coreference and SQuAD. Weights are not an ablation, though: Table 2
-# just showed that the top layer alone does as well as this mix on chunking. A mix can put its
-# weight on layer 1 and lose nothing when layer 1 is taken away, if the next layer carries
-# much the same information.
+# As in the paper's Figure 2, every task's input mix leans on the **first LSTM layer** (here
+# 0.4 to 0.6 of the weight), chunking the most. Weights are not an ablation: Table 2 just
+# showed that the top layer alone does as well as this mix on chunking. A mix can weight
+# layer 1 and lose nothing when layer 1 is taken away, if the next layer carries much the same.
 
 # %% [markdown]
 # ### Exercise 3 (experiment): the top layer only
@@ -264,12 +256,11 @@ claim(all(max(range(3), key=w.__getitem__) == 1 for w in weights.values()),
 # sentences): complete `top_layer_only(split)`, which returns a copy of a `TaskSplit` whose
 # layers are the top LSTM layer alone (each sentence's `(T, 1, 256)`). The cell then trains the
 # ELMo tagger on those splits and on all layers with the first two seeds, and compares them
-# seed by seed: the same seed gives both the same batches and draws their initial weights from
-# the same seed.
+# seed by seed.
 
 # %%
 vectors, index = task_word_vectors(report_dir)  # (V + 1, 100); row 0 is <UNK>
-embedder = Embedder(ELMo.from_run(report_dir))
+embedder = Embedder(load_elmo(report_dir))
 chunks = prepare_task("chunking", embedder, index,
                       samples={"train": 200, "valid": 200, "test": 500})  # notebook 12's
 protocol = {"round_updates": 1, "lr": 5e-3}  # notebook 12's: dev after every epoch
@@ -304,10 +295,9 @@ claim(abs(top_gap) < 8, "on 200 sentences the top layer alone and the mix are wi
 #
 # The paper's biLM read 800 million words. Does a biLM that predicts words better give a larger
 # gain? The report runs + ELMo with biLMs of the same architecture, corpus and recipe, trained
-# for 5 %, 20 % and 100 % of the shipped model's optimiser steps (`data/models/quality`),
-# against the same baseline, and puts each gain beside the biLM's perplexity on the first
-# 2,000 test sentences of that corpus. Chunking's gains are on Table 2's 500-sentence sample,
-# NER's on its whole training set.
+# for 5 %, 20 % and 100 % of the shipped model's steps (`data/models/quality`), against the
+# same baseline, beside each biLM's perplexity on the first 2,000 test sentences of that
+# corpus. Chunking on Table 2's 500-sentence sample, NER on its whole training set.
 
 # %%
 draw(report, "quality")
@@ -336,37 +326,30 @@ claim(all(a["gains"][t]["mean"] < b["gains"][t]["mean"] for t in best["gains"]
       "on both tasks the mean gain rises as the perplexity falls")
 
 # %% [markdown]
-# What the figure shows: the perplexities span six times (about 650, 300 and 110). The best
-# biLM, the shipped one, buys a gain on both tasks, about 5 F1 on chunking and 6 on NER. The
-# middle one buys a small gain on chunking (about 0.6 F1, its interval just above 0) and none
-# that the intervals show on NER. The weakest shows no gain on either, and even leans below the
-# baseline on NER, within its interval. On both tasks the mean gains rise in the order the
-# perplexities fall, and most of the gain comes in the last step: from perplexity 300 to 110
-# chunking's gain grows about eightfold. So on this corpus a biLM's layers begin to add
-# something a task model can measure by the time its perplexity is down to about 300, and add
-# much more as it approaches the shipped one's. What the figure does not show is whether the
-# gain keeps growing beyond the shipped biLM: that needs a better one, trained for more words
-# than the shipped model read.
+# The perplexities span six times (about 650, 300 and 110). The shipped biLM buys a gain on
+# both tasks, about 5 F1 on chunking and 6 on NER; the middle one a small gain on chunking
+# (about 0.6, its interval just above 0) and none shown on NER; the weakest none on either. The
+# mean gains rise as the perplexities fall, most in the last step: from 300 to 110 chunking's
+# gain grows about eightfold. Whether it keeps growing beyond the shipped biLM needs a better
+# one, trained on more words.
 
 # %% [markdown]
 # ## 5. Fine-tuning the biLM on the task's text (the paper's Appendix A.1)
 #
-# Everything above used the biLM exactly as it was pre-trained. The paper also tried
-# continuing the biLM's *language-model* training on each task's training sentences (labels
-# ignored) for one epoch before freezing it (Appendix A.1): "In some cases, fine tuning the
+# The paper also continued the biLM's *language-model* training on each task's training
+# sentences (labels ignored) for one epoch before freezing it: "In some cases, fine tuning the
 # biLM on domain specific data leads to significant drops in perplexity and an increase in
-# downstream task performance" (§3.4). The drops are in *perplexity*; A.1 adds that the effect
-# on task scores depends on the task (a gain on SNLI, about none on sentiment).
+# downstream task performance" (§3.4); A.1 adds that the effect on task scores depends on the
+# task (a gain on SNLI, about none on sentiment).
 #
-# `elmo_tutorial.training.finetune` does the same with this package's training loop: it starts
-# from a run, trains on the domain's sentences and writes a **new** run. The shipped `small`
-# biLM has no softmax, so it first gets a new one over the domain's words, trained on its
-# frozen encoder; that model's perplexity is the "before". Then 40 steps train the whole biLM,
-# and, as a control, the same 40 steps train the softmax alone with the encoder frozen: only
-# the difference between the two is the encoder's. The command
-# `elmo-tutorial finetune data/models/small --out runs/small-sst` does it all and compares an
-# SST-2 task model (600 training, 200 dev, 500 test sentences) with ELMo from each biLM. It
-# takes about 11 minutes on a 2-core CPU, so we read its committed report:
+# `elmo_tutorial.training.finetune` starts from a run, trains on the domain's sentences and
+# writes a **new** run. The shipped biLM has no softmax, so it first gets a new one over the
+# domain's words, trained on its frozen encoder: that perplexity is the "before". Then 40
+# steps train the whole biLM, and, as a control, the same 40 steps train the softmax alone:
+# only the difference between the two is the encoder's. `elmo-tutorial finetune
+# data/models/small --out runs/small-sst` does it all and compares an SST-2 task model (600
+# training, 200 dev, 500 test sentences) with ELMo from each biLM, in about 11 minutes on a
+# 2-core CPU; we read its committed report:
 
 # %%
 tuned = json.loads((report_dir / "finetune.json").read_text(encoding="utf-8"))
@@ -386,37 +369,30 @@ claim(change["low"] < 0 < change["high"],
 # ## 6. After ELMo: GPT and BERT
 #
 # ELMo's recipe is *feature extraction*: pre-train a language model, freeze it, and let each
-# task learn a scalar mix of its layers as extra input to a task model of its own. Two papers
-# of the same year changed three things:
+# task learn a mix of its layers as extra input to its own model. Two papers of the same year
+# changed three things:
 #
-# - **The encoder**: a Transformer (Vaswani et al. 2017) instead of LSTMs, self-attention
-#   over the whole sentence at every layer, with many more layers (12 to 24).
-# - **The objective**: GPT (Radford et al. 2018) is a left-to-right language model only, like
+# - **The encoder**: a Transformer (Vaswani et al. 2017), self-attention over the whole
+#   sentence at every layer, with 12 to 24 layers.
+# - **The objective**: GPT (Radford et al. 2018) is a left-to-right language model, like
 #   ELMo's forward half; BERT (Devlin et al. 2019) predicts *masked* words from both sides at
-#   once (a masked LM, plus next-sentence prediction), where ELMo trains two one-directional
-#   LMs and only concatenates them, so no ELMo layer sees both sides of a word together.
+#   once, where no ELMo layer sees both sides of a word together.
 # - **The adaptation**: both *fine-tune the whole network* on each task, with a small output
-#   layer on top, instead of freezing it and learning a mix of its layers. Peters, Ruder and
-#   Smith (2019), *To Tune or Not to Tune?*, compare the two ways on ELMo and BERT: which is
+#   layer. Peters, Ruder and Smith (2019), *To Tune or Not to Tune?*, find that which way is
 #   better depends on how similar the task is to pre-training.
 #
 # What stayed: pre-train a deep model on unlabelled text with a language-modelling objective,
-# then reuse *all* of it for a task; and the layers still differ (BERT's lower layers, like
-# ELMo's, know more syntax: Tenney et al. 2019, *BERT Rediscovers the Classical NLP Pipeline*).
+# then reuse *all* of it; and the layers still differ (BERT's lower layers know more syntax:
+# Tenney et al. 2019, *BERT Rediscovers the Classical NLP Pipeline*).
 #
-# **Beyond labelling text.** All six tasks label their input or point into it. Contextual
-# vectors also feed models that *write* text. A sequence-to-sequence model (Sutskever et al.
-# 2014) encodes its input into one vector per token, each computed from the whole sentence,
-# and its decoder reads them through attention (Bahdanau et al. 2015) while it writes the
-# output: a translation, an answer in its own words, a headline for a news story (Rush et al.
-# 2015). Those encoder states are contextual vectors too. CoVe (McCann et al. 2017), which the
-# paper compares with ELMo in Tables 5 and 6 (notebook 09 prints its row), is exactly that:
-# the states of the encoder of an English-German translation model, reused as inputs for other
-# tasks, where ELMo reuses a language model's. The reuse also runs the other way: Edunov,
-# Baevski and Auli (2019) add a pre-trained language model's representations to translation
-# and summarisation models, and the pre-trained encoder-decoders that came after ELMo, T5
-# (Raffel et al. 2020) and BART (Lewis et al. 2020), are trained on unlabelled text and then
-# fine-tuned for translation, summarisation and question answering alike.
+# **Beyond labelling text.** Contextual vectors also feed models that *write* text: a
+# sequence-to-sequence model (Sutskever et al. 2014) encodes its input into one vector per
+# token and its decoder reads them through attention (Bahdanau et al. 2015). CoVe (McCann et
+# al. 2017), which the paper compares with ELMo in Tables 5 and 6, is exactly that: the
+# encoder states of an English-German translation model, reused for other tasks. The reuse
+# also runs the other way: Edunov, Baevski and Auli (2019) add a pre-trained language model to
+# translation, and T5 (Raffel et al. 2020) and BART (Lewis et al. 2020) pre-train whole
+# encoder-decoders on unlabelled text.
 
 # %% [markdown]
 # ### Exercise 4 (explain): frozen features or fine-tuning?
@@ -428,78 +404,68 @@ claim(change["low"] < 0 < change["high"],
 # %% [markdown]
 # **Model answer.**
 # <!-- BEGIN ANSWER -->
-# Frozen features: the biLM's layers are computed once per sentence and cached (this notebook
-# trains a dozen task models in seconds on them), one biLM serves every task, and a small
-# labelled set cannot make the task model forget what the biLM learned. Fine-tuning: every
-# layer can adapt to the task, which usually gives higher scores when the task differs from
-# the pre-training objective and enough labelled data is there (Peters, Ruder and Smith 2019),
-# at the cost of a copy of the whole network per task and a full backward pass per step.
-# Section 5's fine-tuning is neither: it continues the *language-model* training on the
-# task's text without labels, and the biLM is then frozen again for the task model.
+# Frozen features: the layers are computed once and cached (a dozen task models train in
+# seconds), one biLM serves every task, and a small labelled set cannot make it forget.
+# Fine-tuning: every layer adapts, usually scoring higher when the task differs from
+# pre-training and labels are plentiful, at the cost of a network copy per task and a full
+# backward pass. Section 5's fine-tuning is neither: it continues the *language-model*
+# training without labels, then freezes the biLM again.
 # <!-- END ANSWER -->
 
 # %% [markdown]
 # ## Summary
 #
-# - The + layer 0 arm separates what the biLM's characters buy from what its context adds
-#   (section 1): on chunking both add, the characters more; on NER the characters with a tenth
-#   of the data, context with all of it.
+# - The + layer 0 arm separates what the biLM's characters buy from what its context adds:
+#   on chunking both add, the characters more; on NER the characters with a tenth of the
+#   data, context with all of it.
 # - Where ELMo goes and which layers it mixes are choices a task makes on dev (Tables 2-3,
-#   Figure 2). On chunking at this scale the input is the place (output alone loses), and the
-#   top layer alone is level with the mix: the paper's all-layers advantage is neither shown
-#   nor ruled out here, though the mix leans on the first LSTM layer as in the paper's Figure 2.
-# - The quality figure puts each biLM's gain beside its perplexity on one corpus (section 4):
-#   of three biLMs, the best (the shipped one) buys a gain on both tasks, the middle one a
-#   small one on chunking only, the weakest none; most of the gain comes with the last step.
-# - Fine-tuning on the task's text lowers the perplexity on that text; only the part beyond
-#   the frozen-encoder control is the encoder's, and a task comparison needs the power to
-#   detect the change it looks for (section 5).
-# - After ELMo, GPT and BERT kept the pre-training and changed the encoder, the objective and
-#   the adaptation (fine-tuning everything).
+#   Figure 2). On chunking at this scale the input is the place, and the top layer alone is
+#   level with the mix: the paper's all-layers advantage is neither shown nor ruled out,
+#   though the mix leans on the first LSTM layer as in the paper's Figure 2.
+# - Of three biLMs of one corpus, the best buys a gain on both tasks, the middle one a small
+#   one on chunking only, the weakest none.
+# - Fine-tuning on the task's text lowers its perplexity; only the part beyond the
+#   frozen-encoder control is the encoder's.
+# - GPT and BERT kept the pre-training and changed the encoder, the objective and the
+#   adaptation.
 #
-# **Further:** Peters et al. (2018) §5.1-5.2 (Tables 2-3), §5.5 (Figure 2), Appendix A.1
-# (fine-tuning the biLM); Radford et al. (2018), *Improving Language Understanding by
-# Generative Pre-Training* (GPT); Devlin et al. (2019), *BERT*; Peters, Ruder and Smith (2019),
-# *To Tune or Not to Tune?*; the `tasks` and `finetune` commands (`elmo-tutorial tasks
-# --help`) run the experiments on your own biLM.
+# **Further:** Peters et al. (2018) §5.1-5.2 (Tables 2-3), §5.5 (Figure 2), Appendix A.1;
+# Radford et al. (2018) (GPT); Devlin et al. (2019), *BERT*; Peters, Ruder and Smith (2019),
+# *To Tune or Not to Tune?*; the `tasks` and `finetune` commands run the experiments on your
+# own biLM.
 
 # %% [markdown]
 # ## Check your understanding
 #
-# Short questions on the whole notebook; answer each in a sentence or two before you open the
-# instructor's answer.
+# Answer each in a sentence or two before you open the instructor's answer.
 #
 # 1. What does the "+ layer 0" arm separate that "baseline vs + ELMo" cannot?
 #
 # <!-- BEGIN ANSWER -->
-# Layer 0 is the biLM's character CNN and highway layers: no context, but trained on far more
-# text than the task's. "+ layer 0" measures what those characters buy; "+ ELMo − + layer 0"
+# "+ layer 0" measures what the biLM's context-free character layers buy; "+ ELMo − + layer 0"
 # is what the contextual layers add on top.
 # <!-- END ANSWER -->
 #
 # 2. Where does the taggers' ELMo go (input, output, both), and why was that decided on dev?
 #
 # <!-- BEGIN ANSWER -->
-# Where the Table 3 runs on the chunking sample scored best on *dev*, before Table 1 was
-# trained. Deciding on test scores would fit the choice to the test set, and every later test
-# score would then be too optimistic.
+# Where the Table 3 runs scored best on *dev*, before Table 1 was trained: deciding on test
+# would make every later test score too optimistic.
 # <!-- END ANSWER -->
 #
 # 3. What does $\lambda$ do to the scalar mix, and what does a large $\lambda$ (Table 2's
 #    $\lambda = 1$) force?
 #
 # <!-- BEGIN ANSWER -->
-# $\lambda \lVert w \rVert^2$ pulls the mix's weights $w$ towards 0, that is softmax(w)
-# towards uniform; with $\lambda = 1$ the mix stays close to the plain average of the layers,
-# with a small $\lambda$ (0.001) the task may prefer some layers.
+# $\lambda \lVert w \rVert^2$ pulls $w$ towards 0, softmax(w) towards uniform: with
+# $\lambda = 1$ the mix stays near the plain average, with 0.001 the task may prefer layers.
 # <!-- END ANSWER -->
 #
 # 4. Why can the quality figure compare perplexities only of biLMs trained on one corpus?
 #
 # <!-- BEGIN ANSWER -->
-# Perplexity measures how well a model predicts *its own* held-out text. A biLM trained on a
-# small generated corpus can reach a low perplexity there and still know nothing about the
-# words of newspapers or tweets; only biLMs scored on the same test text can be ranked by it.
+# Perplexity measures how well a model predicts *its own* held-out text; only biLMs scored on
+# the same test text can be ranked by it.
 # <!-- END ANSWER -->
 #
 # 5. Fine-tuning the biLM lowered the held-out perplexity. Why is that not yet evidence that
@@ -515,17 +481,16 @@ claim(change["low"] < 0 < change["high"],
 #    would settle it?
 #
 # <!-- BEGIN ANSWER -->
-# The perplexities cannot be compared: each is measured on its own test text, and tweets may
-# simply be easier to predict. The colleague's biLM read text like WNUT-17's, which argues for
-# it; only running both in the same task model, the same seeds, with paired intervals settles it.
+# The perplexities cannot be compared (different test texts). The colleague's biLM read text
+# like WNUT-17's, which argues for it; only both in the same task model, same seeds, paired
+# intervals, settles it.
 # <!-- END ANSWER -->
 #
 # 7. A task model's learned weights come out as softmax(w) = [0.1, 0.8, 0.1]. What does that
 #    tell you, and what does it not?
 #
 # <!-- BEGIN ANSWER -->
-# That this task, at this place, leaned on layer 1 when trained this way. Not that the other
-# layers are useless: the weights are one solution among many (γ rescales, and the next layer
-# of the model can compensate), and only an ablation, such as the top layer alone or layer 0
-# alone against the mix with paired intervals, measures what a layer adds.
+# That this task, at this place, leaned on layer 1. Not that the other layers are useless:
+# the weights are one solution among many, and only an ablation (the top layer alone against
+# the mix, with paired intervals) measures what a layer adds.
 # <!-- END ANSWER -->
