@@ -31,19 +31,37 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from elmo_tutorial.analyses.contextual_vectors import embed_text, shared_word_similarities
+    import numpy as np
 
-    tokens, vectors = embed_text(args.run_dir, args.sentences, args.layer)
+    from elmo_tutorial.analyses.embedder import Embedder
+    from elmo_tutorial.analyses.sense_separation import cosine_matrix, mix_layers
+    from elmo_tutorial.data.tokenize import tokenize_words
+    from elmo_tutorial.training.run_folder import load_elmo
+
+    model = load_elmo(args.run_dir)
+    tokens = [tokenize_words(s) for s in args.sentences]
+    empty = [i for i, sentence in enumerate(tokens, start=1) if not sentence]
+    if empty:
+        raise ValueError(f"sentence {empty[0]} is empty: give the text to embed, e.g. "
+                         '"She sat on the bank ."')
+    vectors = []  # (T_i, 2P) per sentence: layer 0 is duplicated to 2P, as in AllenNLP
+    for layers in Embedder(model, fast=False).embed_sentences(tokens):  # (3, T_i, 2P)
+        vectors.append(mix_layers(layers, model.scalar_mix) if args.layer == "elmo"
+                       else layers[int(args.layer)])
     for toks, vecs in zip(tokens, vectors, strict=True):
         print(f"layer {args.layer}, {len(toks)} tokens × {vecs.shape[1]} dims")
         for tok, v in zip(toks, vecs, strict=True):
             head = " ".join(f"{x:+.3f}" for x in v[: args.dims].tolist())
-            print(f"  {tok:<14} |v|={v.norm():7.3f}  [{head} ...]")
-    shared = shared_word_similarities(tokens, vectors) if len(tokens) > 1 else []
+            print(f"  {tok:<14} |v|={np.linalg.norm(v):7.3f}  [{head} ...]")
+    if len(tokens) < 2:
+        return 0
+    # every occurrence of a word in sentence 2 against each of the same word in sentence 1
+    cosines = cosine_matrix(vectors[0], vectors[1])  # (T_1, T_2)
+    shared = [(tok, i + 1, j + 1, cosines[i, j]) for j, tok in enumerate(tokens[1])
+              for i, other in enumerate(tokens[0]) if other == tok]
     if shared:
         print("How far context moved each shared word: cosine of its vectors in the two "
               "sentences (1.000 = not at all, what layer 0 gives every word):")
-    for word in shared:
-        print(f"  cos({word.token!r}, word {word.in_first} of sentence 1, word {word.in_second} "
-              f"of sentence 2) = {word.cosine:.3f}")
+    for tok, i, j, cosine in shared:
+        print(f"  cos({tok!r}, word {i} of sentence 1, word {j} of sentence 2) = {cosine:.3f}")
     return 0
