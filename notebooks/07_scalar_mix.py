@@ -24,19 +24,18 @@
 #
 # **You will:**
 # 1. build the mix from scratch: the weights $s_j$ as a softmax, the scale $\gamma$, the
-#    optional layer norm, and the $\lambda \lVert w \rVert^2$ penalty, checking each against
-#    our `ScalarMix`;
-# 2. watch how $\lambda$ pulls the learned weights towards the plain average (a plot);
-# 3. run the `ELMo` module on a biLM with official weights, feed it both of TF-Hub's input
-#    forms, and read its TF-Hub outputs;
-# 4. mix the layers of notebook 06's tiny biLM, trained to the end, yourself, with sliders,
-#    and see which layers tell the senses of a word apart;
-# 5. exercises: predict the length of a mixed vector, measure the mix without layer 0, sweep
-#    layer 0's weight and interpret what you see, explain why a task wants more than the top
-#    layer, and choose raw weights for a mix.
+#    optional layer norm, and the $\lambda \lVert w \rVert^2$ penalty, checked against
+#    `ScalarMix`, and watch $\lambda$ pull the weights towards the plain average;
+# 2. run the `ELMo` module on official weights, with both of TF-Hub's input forms, and read
+#    its TF-Hub outputs;
+# 3. mix the layers of notebook 06's tiny biLM yourself, with sliders, and see which layers
+#    tell a word's senses apart;
+# 4. exercises: predict a mixed vector's length, measure the mix without layer 0, sweep
+#    layer 0's weight, explain why a task wants more than the top layer, and choose raw
+#    weights for a mix.
 #
-# **Prerequisites:** notebook 01 (masked layer norm), notebook 06 (the trained biLM), softmax,
-# a gradient step.
+# **Prerequisites:** notebooks 01 (masked layer norm) and 06 (the trained biLM), softmax, a
+# gradient step.
 #
 # **Runtime:** about 15 s on 2 CPU cores.
 
@@ -62,7 +61,7 @@ from elmo_tutorial.claims import approx, claim
 from elmo_tutorial.data.registry import fetch
 from elmo_tutorial.data.sense_corpus import sense_examples
 from elmo_tutorial.model.layer_norm import masked_layer_norm
-from elmo_tutorial.model.run_dir import shipped_model
+from elmo_tutorial import load_elmo, shipped_model
 from elmo_tutorial.model.scalar_mix import ScalarMix
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.widgets import Choice, Slider, explore
@@ -140,22 +139,20 @@ print("matches masked_layer_norm:",
 # Sec. 3.3 of the paper sometimes regularises the mix "by adding $\lambda \lVert w \rVert^2_2$ to
 # the loss. This imposes an inductive bias on the ELMo weights to stay close to an average of all
 # biLM layers." bilm-tf applies it to the **raw** weights $w$, before the softmax
-# (`l2_coef * reduce_sum(square(ELMo_W))` in `bilm/elmo.py`), and AllenNLP's configs do the same
-# with an L2 regulariser on `scalar_parameters`. `ScalarMix.penalty()` returns this
-# $\sum_j w_j^2$; the caller multiplies by $\lambda$. Why does it pull towards the average?
-# $w = 0$ gives $s_j = 1/(L+1)$ for every layer, and the penalty pulls $w$ towards 0.
+# (`l2_coef * reduce_sum(square(ELMo_W))` in `bilm/elmo.py`), as do AllenNLP's configs.
+# `ScalarMix.penalty()` returns $\sum_j w_j^2$; the caller multiplies by $\lambda$. It pulls
+# towards the average because $w = 0$ gives $s_j = 1/(L+1)$ for every layer.
 #
 # A second reading penalises the normalised weights, $\lVert s \rVert^2 = \sum_j s_j^2$
-# (`penalty(on="weights")`), which is also smallest, $1/(L+1)$, at the average. The two are
-# not the same regulariser:
+# (`penalty(on="weights")`), also smallest, $1/(L+1)$, at the average. Not the same
+# regulariser:
 # - $\lVert w \rVert^2$ grows without bound as one layer takes over, while
-#   $\lVert s \rVert^2$ never exceeds 1, and its gradient fades as $s$ nears a single layer
-#   (the softmax saturates);
-# - the softmax ignores a constant added to every $w_j$, $\lVert s \rVert^2$ too, but
-#   $\lVert w \rVert^2$ does not: it also picks the smallest of those equivalent $w$.
+#   $\lVert s \rVert^2$ never exceeds 1, and its gradient fades as the softmax saturates;
+# - the softmax ignores a constant added to every $w_j$, but $\lVert w \rVert^2$ does not: it
+#   also picks the smallest of those equivalent $w$.
 #
 # So a $\lambda$ tuned for one does not carry over to the other. Sec. 5.1 (Table 2) compares
-# $\lambda = 1$ with $\lambda = 0.001$, with bilm-tf's penalty on $w$.
+# $\lambda = 1$ with $\lambda = 0.001$, with the penalty on $w$.
 
 # %%
 with torch.no_grad():
@@ -215,11 +212,10 @@ plt.show()
 # %% [markdown]
 # ## 5. The ELMo module on official weights
 #
-# `load_allennlp` reads a biLM in the official bilm-tf/AllenNLP format. Here it is AllenNLP's
-# small test model (16-dimensional projections, the same architecture as the released ones);
-# the released models load the same way. `ELMo` adds `<S>`/`</S>` itself, runs the biLM, mixes
-# the layers and returns the outputs under the TF-Hub module's names. The dataset registry finds
-# the files on disk, or downloads them once (0.6 MB, checked against their sha256).
+# `load_allennlp` reads a biLM in the official bilm-tf/AllenNLP format, here AllenNLP's small
+# test model (the released models' architecture, 16-dimensional projections). `ELMo` adds
+# `<S>`/`</S>` itself, runs the biLM, mixes the layers and returns TF-Hub's output names. The
+# registry finds the files on disk, or downloads them once (0.6 MB, sha256-checked).
 
 # %%
 fixture = fetch("allennlp-elmo-fixture")  # the folder with options.json and lm_weights.hdf5
@@ -247,12 +243,11 @@ for name, inputs in (("default", from_strings), ("tokens", from_tokens)):
     print(f"signature {name!r:9}: every output equal to the character ids' → {same}")
 
 # %% [markdown]
-# `word_emb` is layer 0 (width $P$ = 16); `lstm_outputs1`, `lstm_outputs2` are the two biLSTM
-# layers ($2P$); `elmo` is the scalar mix of the three, with layer 0 duplicated to $2P$;
-# `default` averages `elmo` over each sentence's real tokens (padding excluded). The mix's
-# four scalars, the three layer weights $w_j$ (softmax-normalised to $s_j$) and $\gamma$, are
-# the only parameters the TF-Hub module lets a task train (`trainable=True`): exactly the
-# task-specific part of Eq. 1, the biLM itself stays frozen.
+# `word_emb` is layer 0 (width $P$ = 16); `lstm_outputs1`, `lstm_outputs2` the biLSTM layers
+# ($2P$); `elmo` the scalar mix of the three, layer 0 duplicated to $2P$; `default` `elmo`
+# averaged over each sentence's real tokens. The mix's four scalars, $w_j$ and $\gamma$, are the
+# only parameters the TF-Hub module lets a task train (`trainable=True`): the task-specific
+# part of Eq. 1; the biLM stays frozen.
 
 # %%
 n = out["mask"][1].sum()
@@ -261,10 +256,9 @@ print("default == mean over the 5 real tokens:",
 print("padding is zero:", float(out["elmo"][1, n:].abs().max()))
 
 # %% [markdown]
-# The layers differ in scale, which is what $\gamma$ and the optional layer norm are for.
-# The next cell prints the mean vector norm per layer over the real tokens, then the mixed
-# vector's, with and without layer norm (uniform weights, $\gamma = 1$, as before any task
-# training).
+# The layers differ in scale, which is what $\gamma$ and the optional layer norm are for. The
+# next cell prints the mean vector norm per layer over the real tokens, then the mix's, with
+# and without layer norm (uniform weights, $\gamma = 1$).
 
 # %% [markdown]
 # ### Exercise 1 (predict): how long is the average of three vectors?
@@ -276,11 +270,10 @@ print("padding is zero:", float(out["elmo"][1, n:].abs().max()))
 # %% [markdown]
 # **Prediction.**
 # <!-- BEGIN ANSWER -->
-# Smaller, or at most equal. The triangle inequality gives
+# Smaller, or at most equal: by the triangle inequality,
 # $\lVert \tfrac13 (h_0 + h_1 + h_2) \rVert \le \tfrac13 (\lVert h_0 \rVert + \lVert h_1 \rVert +
-# \lVert h_2 \rVert)$ at every token, with equality only if the three vectors point the same
-# way. The layers of a biLM point in quite different directions (they encode different
-# things), so the average is clearly shorter: here about 3.6 against 4.9.
+# \lVert h_2 \rVert)$ at every token, with equality only if the three point the same way. A
+# biLM's layers point in quite different directions, so the average is clearly shorter.
 # <!-- END ANSWER -->
 
 # %%
@@ -312,20 +305,17 @@ print("elmo == lstm_outputs2:", bool(torch.allclose(out_top["elmo"], out_top["ls
 # %% [markdown]
 # ## 6. Mix the layers of your own biLM
 #
-# The fixture's weights come from a test model and mean little. Notebook 06 trained the
-# `tiny` preset on the course's corpus, whose polysemous words carry sense labels, for 80
-# steps, and compared it with the same preset trained to the end (600 steps). That finished
-# model ships with the course in `data/models/tiny`, made by exactly
-# `elmo-tutorial train --config tiny --out runs/tiny` (under a minute on two CPU cores; see its
-# `MODEL_CARD.md`), and we mix **its** layers here: not notebook 06's 80-step run, which
-# lives only in a temporary folder. If you ran that command yourself from the repository
-# root, load your own run instead: `ELMo.from_run("../runs/tiny")`.
+# The fixture's weights come from a test model and mean little. Notebook 06 trained the `tiny`
+# preset on the course's corpus, whose polysemous words carry sense labels; the run trained to
+# the end (600 steps) ships in `data/models/tiny`, made by exactly
+# `elmo-tutorial train --config tiny --out runs/tiny` (see its `MODEL_CARD.md`), and we mix
+# **its** layers. If you ran that command from the repository root, load your own run instead:
+# `load_elmo("../runs/tiny")`.
 #
-# Its layers for 80 test occurrences each of *play*, *work*, *point* and *bank*, in their
-# sentences:
+# Its layers for 80 test occurrences each of *play*, *work*, *point* and *bank*:
 
 # %%
-elmo_tiny = ELMo.from_run(shipped_model("tiny")).to(device)  # or ELMo.from_run("../runs/tiny")
+elmo_tiny = load_elmo(shipped_model("tiny")).to(device)  # or load_elmo("../runs/tiny")
 words = ("play", "work", "point", "bank")
 test_senses = sense_examples("test")
 examples = []  # 80 labelled occurrences per word, one sentence each
@@ -343,9 +333,9 @@ print(len(examples), "sentences; layers:", [tuple(h.shape) for h in tiny_layers]
 
 # %% [markdown]
 # How well does a layer tell the senses apart? A simple measure, the **sense gap**: the mean
-# cosine similarity between two occurrences of a word **with the same sense**, minus the mean
-# between two occurrences **with different senses**. 0 means the vectors ignore the sense.
-# (Notebook 08 measures it more carefully, with a classifier.)
+# cosine between two occurrences of a word **with the same sense**, minus the mean between two
+# **with different senses**. 0 means the vectors ignore the sense (notebook 08 measures it
+# more carefully).
 
 # %%
 def sense_gap(vectors, word):
@@ -366,18 +356,16 @@ for j, h in enumerate(tiny_layers):
           + f"   {at.norm(dim=-1).mean():8.2f}")
 
 # %% [markdown]
-# Layer 0 is the character CNN's vector: one per word type, so it cannot separate anything.
-# Both LSTM layers separate the senses of *play* and *point*, and *work* a little; the top
-# layer more than the first. *bank*'s gap is about 0 in every layer: this small biLM, trained
-# for under a minute, has not learned to tell its senses apart. The three layers have about
-# the same mean length here (14.8 to 16.3), so none dominates a mix by its length alone; in
-# other biLMs they differ (the fixture's above: 4.1 to 5.6), which is what the layer norm
-# option is for.
+# Layer 0, one vector per word type, cannot separate anything. Both LSTM layers separate the
+# senses of *play* and *point*, and *work* a little, the top layer more than the first.
+# *bank*'s gap is about 0 everywhere: this small biLM has not learned its senses. The three
+# layers are about equally long here (14.8 to 16.3), so none dominates a mix by length alone;
+# in other biLMs they differ (the fixture's: 4.1 to 5.6), which is what layer norm is for.
 #
-# **The explorer.** Set the raw weights $w_j$ (the softmax turns them into $s_j$), $\gamma$
-# and the layer norm, and see the cosine similarities of ten occurrences (two per sense of
-# *play* and of *work*) and every word's sense gap for that mix. It uses the package's
-# `ScalarMix`, exactly as `ELMo` does. The ten sentences, the labelled word in brackets:
+# **The explorer.** Set the raw weights $w_j$, $\gamma$ and the layer norm, and see the cosine
+# similarities of ten occurrences (two per sense of *play* and of *work*) and every word's
+# sense gap for that mix, with the package's `ScalarMix`. The ten sentences, the labelled word
+# in brackets:
 
 # %%
 shown = []  # indices into `examples`: two occurrences per sense
@@ -426,34 +414,32 @@ explore(draw_mix, {"w0": weight, "w1": weight, "w2": weight,
         static=[{}, {"layer_norm": True}, {"w0": -4.0, "w1": -4.0, "w2": 4.0}])
 
 # %% [markdown]
-# Above, three settings (with a running kernel, the controls below them redraw on every move):
+# Above, three settings (with a running kernel, the controls redraw on every move):
 #
 # 1. **uniform weights**, no layer norm: a third of every vector is layer 0, the same for
-#    every occurrence of a word, so occurrences look more alike (the matrix is brighter than
-#    in setting 3) and the gaps of *play*, *work* and *point* are smaller than either LSTM
-#    layer's own;
-# 2. **uniform weights with layer norm**: every layer is brought to the same scale first;
-#    the layers are about equally long already, so the gaps hardly change (they shrink a
-#    little); the vectors get shorter, as layer norm scales each layer to a root-mean-square
-#    length of $\sqrt{2P} = \sqrt{128} \approx 11$, less than their 14.8 to 16.3;
+#    every occurrence of a word, so occurrences look more alike and the gaps of *play*,
+#    *work* and *point* are smaller than either LSTM layer's own;
+# 2. **uniform weights with layer norm**: the layers are about equally long already, so the
+#    gaps hardly change; the vectors get shorter (root-mean-square length
+#    $\sqrt{2P} = \sqrt{128} \approx 11$);
 # 3. **the top layer alone** ($s_2 \approx 1$): *play* in the THEATRE sense (a noun) stands
 #    apart from the GAME and MUSIC senses (both verbs), which this layer barely tells apart;
-#    *work*'s two senses hardly differ. The gaps are the top layer's from the table above.
+#    *work*'s two senses hardly differ.
 #
-# Move $\gamma$: the mean length changes, no cosine does. $\gamma$ rescales every vector alike;
-# it matters to the task model that reads them (its weights see the scale), not to their
-# directions. A task that needs word senses would learn weights near setting 3; one that needs
-# the word's identity (or its spelling) would keep more of layer 0. That is why ELMo learns $s$
-# per task instead of fixing it.
+# Move $\gamma$: the mean length changes, no cosine does. $\gamma$ matters to the task model
+# that reads the vectors, not to their directions. In this tiny biLM the top layer has the
+# largest sense gaps, so a mix that keeps senses apart leans on it; that does not say where a
+# task's learned mix will put its weight: the task models of notebook 13 all put their largest
+# weight on layer 1. Which mix is best depends on the task, which is why ELMo learns $s$ per
+# task instead of fixing it.
 
 # %% [markdown]
 # ### Exercise 2 (experiment): the mix without layer 0
 #
-# Setting 1 showed that layer 0, the same vector for every occurrence of a word, dilutes the
-# uniform mix. Leave it out: choose raw weights `w` that give layer 0 (almost) no weight and
-# the two LSTM layers equal weights, mix with them ($\gamma = 1$, no layer norm), and measure
-# each word's sense gap. How much do the gaps grow compared with the uniform mix over all three
-# layers?
+# Setting 1 showed that layer 0 dilutes the uniform mix. Leave it out: choose raw weights `w`
+# that give layer 0 (almost) no weight and the two LSTM layers equal weights, mix with them
+# ($\gamma = 1$, no layer norm), and measure each word's sense gap. How much do the gaps grow
+# compared with the uniform mix over all three layers?
 
 # %%
 def mix_with(w):
@@ -474,10 +460,11 @@ for name, values in gaps.items():
                                       for word, g in zip(words, values, strict=True)))
 
 # %% [markdown]
-# Layer 0 holds no sense information (its gap is 0) and adds the same vector to every
-# occurrence of a word, pulling them towards each other. Without it the gaps of *play*, *work*
-# and *point* grow by 30 to 45 %, though they stay below the top layer's alone: layer 1
-# separates the senses less well than layer 2, so averaging with it dilutes them a little.
+# Layer 0 holds no sense information and adds the same vector to every occurrence of a word,
+# pulling them together. Without it the gaps of *play*, *work* and *point* grow by roughly a
+# quarter to a half (in the saved output: *work* 28 %, *play* 39 %, *point* 44 %), though they
+# stay below the top layer's alone: averaging with layer 1, which separates senses less well,
+# dilutes them a little.
 
 # %%
 # After your interpretation: the finding, checked on these measurements
@@ -489,10 +476,10 @@ claim(all(gaps["uniform"][i] < gaps["without layer 0"][i] < top_gaps[i] for i in
 # %% [markdown]
 # ### Exercise 3 (experiment): how much layer 0 can a mix take?
 #
-# Exercise 2 tried two settings of layer 0's raw weight $w_0$: $0$ (the uniform mix) and
-# $-10^4$ (no layer 0). Sweep the values in between and beyond: for each $w_0$ below, mix with
-# raw weights $(w_0, 0, 0)$ (one line, with `mix_with`); the cell measures each word's sense
-# gap and plots it against the weight the softmax gives layer 0, $s_0$.
+# Exercise 2 tried layer 0's raw weight $w_0 = 0$ (the uniform mix) and $-10^4$ (no layer 0).
+# Sweep the values in between and beyond: for each $w_0$ below, mix with raw weights
+# $(w_0, 0, 0)$ (one line, with `mix_with`); the cell measures each word's sense gap and plots
+# it against layer 0's weight $s_0$.
 
 # %%
 raw_w0 = [-4.0, -2.0, -1.0, 0.0, 1.0, 2.0, 4.0]
@@ -527,21 +514,17 @@ plt.show()
 #
 # **Model answer.**
 # <!-- BEGIN ANSWER -->
-# The gaps of *play*, *work* and *point* shrink steadily as layer 0's weight grows, and
-# vanish as it nears 1; *bank*'s stays at 0 throughout. The curve is not a straight line:
-# below $s_0 \approx 0.06$ ($w_0 = -2$) hardly anything is lost, at the uniform mix
-# ($s_0 = 1/3$) about a quarter of the gap is gone, and beyond $s_0 \approx 0.6$ most of it.
+# The gaps of *play*, *work* and *point* shrink as layer 0's weight grows and vanish as it
+# nears 1; *bank*'s stays at 0. Not a straight line: below $s_0 \approx 0.06$ ($w_0 = -2$)
+# hardly anything is lost, at the uniform mix about a quarter of the gap is gone, beyond
+# $s_0 \approx 0.6$ most of it.
 #
-# Why: layer 0 adds the same vector to every occurrence of a word, and the three layers are
-# about equally long. While its share is small, the LSTM layers' differences between
-# occurrences decide the cosines; as it grows, every occurrence gets closer to the one
-# layer-0 vector, all cosines approach 1, and the difference between same-sense and
-# different-sense cosines, the gap, is squeezed out. Nothing is gained by moving $w_0$ below
-# about $-2$: the softmax already gives layer 0 almost nothing there.
+# Layer 0 adds the same vector to every occurrence of a word. While its share is small, the
+# LSTM layers' differences decide the cosines; as it grows, every occurrence nears the one
+# layer-0 vector, all cosines approach 1, and the gap is squeezed out.
 #
-# For a task that needs senses, the lesson is that a learned mix does not have to find
-# $w_0 = -\infty$: a moderately negative $w_0$ does. The penalty $\lambda \lVert w \rVert^2$
-# pulls $w$ towards 0, that is towards $s_0 = 1/3$, so a large $\lambda$ would keep about a
+# So a learned mix need not find $w_0 = -\infty$: a moderately negative $w_0$ does. The
+# penalty pulls $w$ towards 0, that is $s_0 = 1/3$, so a large $\lambda$ would keep about a
 # quarter of the gap out of reach here (section 4).
 # <!-- END ANSWER -->
 
@@ -570,16 +553,13 @@ claim(all(sweep_gaps[k][i] > sweep_gaps[k + 1][i]
 # %% [markdown]
 # **Model answer.**
 # <!-- BEGIN ANSWER -->
-# The layers hold different information. Sec. 5.3 of the paper probes them: the first LSTM
-# layer is better for part-of-speech tagging (syntax), the top layer for word sense
-# disambiguation (semantics), and layer 0, the character CNN, carries the word's identity and
-# spelling (useful for rare words and names). A task needs a mix of these: NER needs the
-# spelling and the context, a parser mostly syntax, SQuAD or SNLI mostly meaning. The top
-# layer alone throws the rest away; the learned weights let each task take what it needs
-# (notebook 13 shows the weights learned per task). The $\lambda$ penalty pulls them towards
-# the average; how hard is a choice of its own (Table 2: a small $\lambda$ does better on
-# most tasks). Whether the lower layers pay depends on the task and the biLM: with this
-# course's small biLM, notebook 13 finds the top layer alone level with the mix on chunking.
+# The layers hold different information. The paper's probes (Sec. 5.3) find the first LSTM
+# layer better for part of speech, the top layer for word senses, and layer 0 carries the
+# word's spelling (rare words, names). A task needs a mix of these, and learned weights let
+# each task take what it needs; $\lambda$ pulls them towards the average (Table 2: a small
+# $\lambda$ does better). Whether the lower layers pay depends on the task and the biLM: this
+# course's small biLM does not show the paper's finding (notebook 13: the top layer alone is
+# level with the mix on chunking; notebook 10: layers 1 and 2 are level on part of speech).
 # <!-- END ANSWER -->
 
 # %% [markdown]
@@ -610,112 +590,84 @@ checks.check_scalar_parameters(my_raw_weights)
 # - ELMo is a learned, task-specific average of **all** biLM layers (Eq. 1, Sec. 3.2):
 #   softmax-normalised weights $s_j$ times one scale $\gamma$; layer 0 is the token embedding,
 #   duplicated so that every layer has width $2P$.
-# - Layer norm before mixing (optional) uses one mean and variance over the real tokens of the
-#   batch, so padding does not move the statistics (notebook 01); it keeps a layer with long
-#   vectors from dominating the mix.
+# - Layer norm before mixing (optional) uses one mean and variance over the batch's real tokens
+#   (notebook 01); it keeps a layer with long vectors from dominating the mix.
 # - $\lambda \lVert w \rVert^2$ on the raw weights (bilm-tf; `ScalarMix.penalty()`) keeps the
-#   mix near the plain average; $\lambda \lVert s \rVert^2$ (`penalty(on="weights")`) is a
-#   different, bounded regulariser. Sec. 5.1 (Table 2) finds $\lambda = 0.001$ better than
-#   $\lambda = 1$ on SQuAD, SNLI and SRL, and both better than the top layer alone.
-# - In notebook 06's tiny biLM (trained to the end, shipped with the course), the top layer
-#   separates word senses best and layer 0 not at all. Its three layers are about equally
-#   long, so none dominates a uniform mix by its length, but layer 0, the same vector for
-#   every occurrence of a word, dilutes the senses in it; which mix is best depends on the
-#   task, which is why the task learns it.
-# - Softmax ignores a constant added to every $w_j$: the $w$ for a mix $s$ is $\log s$ up to
-#   that constant, and $\lVert w \rVert^2$ is smallest for $\log s - \overline{\log s}$.
+#   mix near the plain average; $\lambda \lVert s \rVert^2$ is a different, bounded
+#   regulariser. Sec. 5.1 (Table 2) finds $\lambda = 0.001$ better than $\lambda = 1$ on SQuAD,
+#   SNLI and SRL, and both better than the top layer alone.
+# - In the tiny biLM the top layer has the largest sense gaps and layer 0 none; layer 0, the
+#   same vector for every occurrence of a word, dilutes the senses in a uniform mix.
+# - The $w$ for a mix $s$ is $\log s$ up to a constant; $\lVert w \rVert^2$ is smallest for
+#   $\log s - \overline{\log s}$.
 # - Sec. 3.3 shows where ELMo goes in a task model (concatenated with the task's own token
 #   input, sometimes also at its output), with dropout on the ELMo vectors.
-# - `ELMo` returns TF-Hub names: `word_emb`, `lstm_outputs1`, `lstm_outputs2`, `elmo`,
-#   `default`, `mask`; `ELMo.embed` takes TF-Hub's two input forms, untokenized strings
-#   (`default`) and padded token lists with lengths (`tokens`); `load_allennlp` reads the
-#   official weights (notebook 11).
+# - `ELMo` returns TF-Hub names (`word_emb`, `lstm_outputs1`, `lstm_outputs2`, `elmo`,
+#   `default`, `mask`) and takes TF-Hub's two input forms; `load_allennlp` reads the official
+#   weights (notebook 11).
 #
 # Next: notebook 08 looks at the same layers in a larger biLM trained on real English.
 
 # %% [markdown]
 # ## Check your understanding
 #
-# Short questions on the whole notebook; answer each in a sentence or two before you open the
-# instructor's answer.
+# Answer each in a sentence or two before you open the instructor's answer.
 #
 # 1. Why does the task learn unconstrained numbers $w$ and turn them into the weights with a
 #    softmax, instead of learning the weights $s$ directly?
 #
 # <!-- BEGIN ANSWER -->
-# The softmax makes the weights positive and sum to 1 whatever values $w$ takes, so the mix is
-# always a weighted average of the layers, and $w$ can be optimised freely, without constraints.
+# The softmax makes the weights positive and sum to 1 whatever $w$ is, so the mix is always a
+# weighted average, and $w$ can be optimised without constraints.
 # <!-- END ANSWER -->
 #
 # 2. What does $\gamma$ change in the ELMo vectors, and what does it leave unchanged?
 #
 # <!-- BEGIN ANSWER -->
-# It rescales every vector alike: their lengths change, no cosine does. It matters to the task
-# model that reads the vectors (its weights see their scale), and the paper notes that it helps
-# the optimisation.
+# It rescales every vector alike: lengths change, no cosine does. It matters to the task model
+# that reads them, and the paper notes it helps the optimisation.
 # <!-- END ANSWER -->
 #
 # 3. Why does the penalty $\lambda \lVert w \rVert^2$ pull the mix towards the plain average of
 #    the layers?
 #
 # <!-- BEGIN ANSWER -->
-# It pulls $w$ towards 0, and $w = 0$ gives every layer the weight $1/(L+1)$. The larger
-# $\lambda$, the closer the learned weights stay to uniform.
+# It pulls $w$ towards 0, and $w = 0$ gives every layer the weight $1/(L+1)$.
 # <!-- END ANSWER -->
 #
 # 4. Why does a $\lambda$ tuned for the penalty on $w$ not carry over to the penalty on
 #    $s = \mathrm{softmax}(w)$?
 #
 # <!-- BEGIN ANSWER -->
-# They are different regularisers: $\lVert w \rVert^2$ grows without bound as one layer takes
-# over, while $\lVert s \rVert^2$ never exceeds 1 and its gradient fades as the softmax
-# saturates; $\lVert w \rVert^2$ also tells apart the many $w$ that give the same $s$. At the
-# same $\lambda$, the penalty on $w$ pulled harder in the toy task.
+# $\lVert w \rVert^2$ grows without bound as one layer takes over, while $\lVert s \rVert^2$
+# never exceeds 1 and its gradient fades as the softmax saturates; $\lVert w \rVert^2$ also
+# tells apart the many $w$ that give the same $s$.
 # <!-- END ANSWER -->
 #
 # 5. Why is layer 0 duplicated to width $2P$ before it is mixed?
 #
 # <!-- BEGIN ANSWER -->
-# Layers 1 and 2 are forward and backward states side by side, $2P$ wide, while the character CNN
-# gives one $P$-wide vector per token. Written twice, it has the width of the other layers, so
-# that they can be summed.
+# Layers 1 and 2 are forward and backward states side by side, $2P$ wide; the character CNN
+# gives one $P$-wide vector. Written twice, it can be summed with them.
 # <!-- END ANSWER -->
 #
-# 6. How do you fix the mix to the top layer alone with `scalar_mix_parameters`?
-#
-# <!-- BEGIN ANSWER -->
-# Give the raw weights $(-\infty, -\infty, 0)$ (in practice $-10^4$ for $-\infty$): the softmax
-# turns them into $(0, 0, 1)$.
-# <!-- END ANSWER -->
-#
-# 7. In the tiny biLM, layer 0's sense gap is exactly 0. Why, and what does layer 0 do to the
+# 6. In the tiny biLM, layer 0's sense gap is exactly 0. Why, and what does layer 0 do to the
 #    gaps of a uniform mix?
 #
 # <!-- BEGIN ANSWER -->
-# Layer 0 is one vector per word, the same for every occurrence, so it cannot separate anything.
-# In a mix it adds that same vector to every occurrence, pulling them towards each other, so the
-# mix's gaps are smaller than those of the LSTM layers alone.
+# Layer 0 is the same vector for every occurrence of a word, so it separates nothing; in a mix
+# it pulls every occurrence towards that vector, so the gaps shrink.
 # <!-- END ANSWER -->
 #
-# 8. What does the optional layer norm protect a mix against, and why did it hardly change the
-#    tiny biLM's sense gaps?
+# 7. What is the `default` output, and why must padding be left out of it?
 #
 # <!-- BEGIN ANSWER -->
-# Against a layer with large activations dominating the sum merely by its scale. The tiny biLM's
-# three layers are already about equally long, so normalising them changes little (it mainly
-# shortens the vectors).
+# The mean of `elmo` over each sentence's real tokens. Padded positions hold zeros; counted
+# in, they would shrink a sentence's vector by an amount that depends on its batch.
 # <!-- END ANSWER -->
 #
-# 9. What is the `default` output, and why must padding be left out of it?
-#
-# <!-- BEGIN ANSWER -->
-# The mean of the `elmo` vectors over each sentence's real tokens: one vector per sentence. The
-# padded positions hold zeros; counted in, they would shrink a sentence's vector by an amount
-# that depends on how much its batch is padded.
-# <!-- END ANSWER -->
-#
-# 10. Three layers $h_0 = (1, 0)$, $h_1 = (0, 1)$, $h_2 = (1, 1)$, mix weights $w = (0, 0,
-#     \ln 2)$ and $\gamma = 2$, no layer norm: what is the ELMo vector?
+# 8. Three layers $h_0 = (1, 0)$, $h_1 = (0, 1)$, $h_2 = (1, 1)$, mix weights $w = (0, 0,
+#    \ln 2)$ and $\gamma = 2$, no layer norm: what is the ELMo vector?
 #
 # <!-- BEGIN ANSWER -->
 # $s = \mathrm{softmax}(w) = (1, 1, 2) / 4 = (0.25, 0.25, 0.5)$, so the mix is
