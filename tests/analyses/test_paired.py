@@ -72,12 +72,8 @@ def test_span_counts_give_entity_scores_f1_back():
         entity_scores(gold, predicted)["f1"], abs=1e-9)
 
 
-def test_label_counts_give_accuracy_back_and_mismatched_inputs_are_refused():
+def test_label_counts_give_accuracy_back():
     assert scores_from_counts([sentence_counts([1, 2, 3, 4], [1, 0, 3, 4])])[0] == 75.0
-    with pytest.raises(ValueError, match="3 gold sentences but 2"):
-        sentence_counts([1, 2, 3], [1, 2])
-    with pytest.raises(ValueError, match="same ≥ 2 test sentences"):
-        sentence_bootstrap_std([[1, 0, 1]], [[1, 1]])
 
 
 def test_the_bootstrap_standard_error_matches_the_closed_form_for_accuracy():
@@ -100,5 +96,3 @@ def test_agreeing_arms_have_no_test_sample_error_and_the_interval_adds_the_varia
     half = t_quantile(2) * math.sqrt(seeds.std**2 / 3 + 0.25)
     assert (d.low, d.high) == pytest.approx((d.mean - half, d.mean + half))
     assert d.low < seeds.low and d.high > seeds.high and seeds.test_std is None
-    with pytest.raises(ValueError, match="test_std"):
-        PairedDifference.between(a, b, test_std=float("nan"))
