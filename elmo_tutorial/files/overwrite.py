@@ -83,9 +83,7 @@ def check_fresh_run_dir(run_dir: str | Path, force: bool, resumable: bool = True
         the description of the run that :func:`remove_run` will delete.
 
     Raises:
-        NotADirectoryError: ``run_dir`` is a file.
-        WouldOverwrite: ``run_dir`` holds files that are not a run's, or a run and ``force``
-            is False; says what it holds.
+        WouldOverwrite: files that are not a run's, or a run and ``force`` is False.
     """
     check_not_a_file(run_dir, "a run directory (--out)")
     run_dir = Path(run_dir)
@@ -134,12 +132,8 @@ def remove_run(run_dir: str | Path) -> None:
 
 
 def check_output_folder(folder: str | Path, force: bool) -> None:
-    """Refuse to write into ``folder`` if it is a file, or a folder that is not empty.
-
-    Raises:
-        NotADirectoryError: ``folder`` is a file.
-        WouldOverwrite: ``folder`` has files in it and ``force`` is False; names them.
-    """
+    """Refuse to write into ``folder`` if it is a file (``NotADirectoryError``), or a folder
+    that is not empty while ``force`` is False (:class:`WouldOverwrite`, naming its files)."""
     folder = Path(folder)
     check_not_a_file(folder)
     if force or not folder.is_dir():
@@ -152,15 +146,9 @@ def check_output_folder(folder: str | Path, force: bool) -> None:
 
 
 def check_new_files(paths, force: bool) -> None:
-    """Refuse output files (``--json``, ``--markdown``, figures) that exist already.
-
-    Call it before a long computation, to fail in a second rather than after an hour; then
-    write with :func:`write_new_file`, which refuses again at the moment of writing.
-
-    Raises:
-        WouldOverwrite: some of ``paths`` (``None`` entries are skipped) exist and ``force``
-            is False; names them.
-    """
+    """Refuse (:class:`WouldOverwrite`) output files (``--json``, ``--markdown``, figures;
+    ``None`` is skipped) that exist already, unless ``force``: called before a long computation,
+    to fail in a second rather than after an hour (:func:`write_new_file` checks again)."""
     existing = [str(p) for p in paths if p and Path(p).exists()]
     if existing and not force:
         raise WouldOverwrite(f"{', '.join(existing)} already exists; choose another path or "
