@@ -14,14 +14,12 @@
 # %% [markdown]
 # # 09 · Word senses: which layer knows what a word means?
 #
-# Notebook 08 looked at the layers of a trained biLM and saw uses of one word move apart by
-# sense. Peters et al. (2018, §5.3) turned that into a measurement with **no parameters to
-# learn**: word sense disambiguation (WSD) by the nearest sense centroid. If a layer's
-# vectors place the uses of each sense of a word in their own region, averaging the vectors of
-# a sense's labelled examples gives a point that new uses of that sense are closest to. Table 5
-# of the paper reports F1 on the standard WSD benchmark: the biLM's first LSTM layer scores
-# 67.4, its second 69.0, and the simplest baseline, WordNet's first sense, 65.9. The top layer
-# knows more about meaning.
+# Notebook 08 saw uses of one word move apart by sense in a trained biLM's layers. Peters et
+# al. (2018, §5.3) turned that into a measurement with **no parameters to learn**: word sense
+# disambiguation (WSD) by the nearest sense centroid. If a layer places the uses of each sense
+# in their own region, the average of a sense's labelled examples is a point that new uses of
+# that sense are closest to. Table 5 of the paper reports F1 on the standard WSD benchmark:
+# first LSTM layer 67.4, second 69.0, WordNet's first sense (the simplest baseline) 65.9.
 #
 # **You will:**
 # 1. build the nearest-centroid classifier from scratch on a few sentences about *bank*, and
@@ -33,11 +31,11 @@
 # 4. explain why less training data can raise a score, and write the evaluation's scorer
 #    yourself.
 #
-# **Prerequisites:** notebook 00 (WordNet senses), notebook 07 (the layers and the scalar
-# mix), notebook 08 (contextual vectors of the shipped model); cosine similarity.
+# **Prerequisites:** notebooks 00 (WordNet senses), 07 (the scalar mix) and 08 (contextual
+# vectors of the shipped model); cosine similarity.
 #
-# **Runtime:** about 45 s on 2 CPU cores the first time (it embeds about 150,000 words);
-# less when run again, from the embedding cache.
+# **Runtime:** about 45 s on 2 CPU cores the first time (it embeds about 150,000 words), less
+# from the embedding cache.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:
@@ -62,7 +60,7 @@ from elmo_tutorial import ELMo, Embedder, checks
 from elmo_tutorial.analyses import lexical_sample, wsd
 from elmo_tutorial.data.annotated import wsd_framework
 from elmo_tutorial.data.corpora import nltk_corpus
-from elmo_tutorial.model.run_dir import shipped_model
+from elmo_tutorial import load_elmo, shipped_model
 from elmo_tutorial.runtime import setup_notebook
 
 device = setup_notebook(seed=0)
@@ -71,23 +69,22 @@ wordnet = nltk_corpus("wordnet")  # WordNet 3.0: the sense inventory (see `elmo-
 # %% [markdown]
 # ## 1. The model
 #
-# The course's small biLM (`data/models/small`, see its model card), as in notebook 08. Any
-# run directory of your own works the same, or official weights via `load_allennlp`
-# (notebook 11).
+# The course's small biLM (`data/models/small`), as in notebook 08; your own run or official
+# weights (notebook 11) work the same.
 
 # %%
 MODEL = shipped_model("small")  # data/models/small, found from any folder
-model = ELMo.from_run(MODEL)
+model = load_elmo(MODEL)
 embedder = Embedder(model.to(device))
 print(f"{model.config.n_layers} LSTM layers, vectors of {2 * model.config.projection_dim}")
 
 # %% [markdown]
 # ## 2. The nearest sense centroid, from scratch
 #
-# WordNet names every sense of a word by a **sense key**, e.g. `bank%1:14:00::` (the
-# financial institution) and `bank%1:17:01::` (sloping land beside water). A sense-annotated
-# corpus labels uses of words with these keys. Here is a tiny one: six training sentences and
-# two test sentences, each with one use of *bank*.
+# WordNet names every sense of a word by a **sense key**, e.g. `bank%1:14:00::` (the financial
+# institution) and `bank%1:17:01::` (sloping land beside water); a sense-annotated corpus
+# labels uses of words with these keys. A tiny one: six training and two test sentences, each
+# with one use of *bank*.
 
 # %%
 MONEY, RIVER = "bank%1:14:00::", "bank%1:17:01::"
@@ -128,11 +125,10 @@ print("train:", train_vectors.shape, " test:", test_vectors.shape)
 # %% [markdown]
 # **Prediction.**
 # <!-- BEGIN ANSWER -->
-# Layer 0 is the character CNN's vector of the string *bank*, the same in every sentence. Both
-# centroids are averages of that one vector, so they equal it, and so does every test vector:
-# both cosines are 1 (up to rounding), for both test sentences. The choice is a tie, broken by
-# whichever sense comes first in the list (here *money*): right for one test sentence, wrong
-# for the other, by accident.
+# Layer 0 is the character CNN's vector of the string *bank*, the same in every sentence, so
+# both centroids and every test vector equal it: both cosines are 1, for both test sentences.
+# The tie is broken by whichever sense comes first (*money*): right for one test sentence,
+# wrong for the other, by accident.
 # <!-- END ANSWER -->
 
 # %% [markdown]
@@ -164,16 +160,14 @@ for j, layer in enumerate(train_vectors):
               f"   “{text}”")
 
 # %% [markdown]
-# Layer 0 is the character CNN's vector of the *word*: the same in every sentence, so both
-# centroids are the same vector and the two cosines are equal. Layer 0 cannot tell the senses
-# apart; `argmax` merely takes the first. The LSTM layers have read the sentence, and their
-# cosines differ: here layer 2 gets both test sentences right and layer 1 one of them. With
-# six training sentences the margins are small and one example proves little; sections 3 and
-# 4 measure on thousands.
+# Layer 0 cannot tell the senses apart; `argmax` merely takes the first. The LSTM layers have
+# read the sentence, and their cosines differ: here layer 2 gets both test sentences right and
+# layer 1 one of them. With six training sentences one example proves little; sections 3 and 4
+# measure on thousands.
 #
-# The package's `wsd.SenseCentroids` does the same for many words at once: it keeps the
-# centroids of each *(lemma, part of speech)* separately, so a use of *bank* is compared only
-# with the senses of *bank*, and normalises them so that cosine is a dot product.
+# The package's `wsd.SenseCentroids` does the same for many words at once, keeping each
+# *(lemma, part of speech)*'s centroids apart, so a use of *bank* is compared only with the
+# senses of *bank*, and normalising them so that cosine is a dot product.
 
 # %%
 for j in range(len(train_vectors)):
@@ -198,13 +192,11 @@ for lemma, pos in (("bank", "NOUN"), ("gig", "NOUN"), ("serve", "VERB")):
 # ## 3. Four words, many uses: a lexical sample
 #
 # nltk's `senseval` corpus holds thousands of sense-tagged uses each of *hard* (3 senses),
-# *interest* (6), *line* (6) and *serve* (4), mostly from newspaper text. We take a random 300
-# uses per word (the table below counts the senses among them: the rarest sense of *interest*,
-# 11 of its 2,368 uses, is not among our 300), train the centroids on half and test on the
-# other half, for every layer and the ELMo mix (the model's own scalar mix as loaded: equal
-# weights $s_j = 1/3$ for a model without a task, see notebook 08). The baseline is the
-# **most frequent sense** of the training half. A printed mark `*` flags the best
-# representation per word.
+# *interest* (6), *line* (6) and *serve* (4), mostly from newspapers. We take a random 300 uses
+# per word (the table counts the senses among them: *interest*'s rarest, 11 of 2,368 uses, is
+# not among our 300), train the centroids on half and test on the other half, for every layer
+# and the ELMo mix (here the untrained, uniform mix as loaded, $s_j = 1/3$, notebook 08). The
+# baseline is the training half's **most frequent sense**; `*` marks the best per word.
 
 # %%
 lexical = lexical_sample.evaluate(embedder, per_word=300)
@@ -242,33 +234,27 @@ print("the ELMo mix is below the better LSTM layer on:",
 # %% [markdown]
 # What to read from this:
 #
-# - **Layer 0 knows only the spelling.** Its vectors differ between *interest* and
-#   *interests*, *serve* and *served*, nothing else, so its centroids differ only in how often
-#   each sense is written in each form. Its guesses are close to arbitrary, and often below
-#   the majority baseline.
-# - **The LSTM layers separate the senses**: far above layer 0 on every word. Layer 2 is
-#   ahead of layer 1 on the words printed above, but with 150 test uses per word a difference
-#   of 5 points is 7-8 uses; section 4 measures on six thousand.
-# - **The most frequent sense is a strong baseline when one sense dominates.** Centroids carry
-#   no notion of how common a sense is: a rare sense's centroid attracts as many uses as a
-#   frequent one's. On *hard* about 80% of the uses have one sense, and guessing it beats
-#   every layer; a real system would combine the two (e.g. weigh each centroid by its sense's
-#   frequency).
-# - **The ELMo mix with equal weights** is mostly below the better LSTM layer: the plain
-#   average mixes in layer 0's sense-blind vector. A task that learns the weights $s_j$
-#   (notebook 07) can give layer 0 less; here nothing is learned.
+# - **Layer 0 knows only the spelling** (*interest* or *interests*, *serve* or *served*), so
+#   its guesses are close to arbitrary, often below the majority baseline.
+# - **The LSTM layers separate the senses**, far above layer 0 on every word. Layer 2 is
+#   ahead of layer 1 on three words, but with 150 test uses per word 5 points is 7-8 uses;
+#   section 4 measures on six thousand.
+# - **The most frequent sense is a strong baseline when one sense dominates.** A rare sense's
+#   centroid attracts as many uses as a frequent one's: on *hard* about 80% of the uses have
+#   one sense, and guessing it beats every layer.
+# - **The uniform mix** is mostly below the better LSTM layer: it averages in layer 0's
+#   sense-blind vector. A task that learns $s_j$ (notebook 07) can give layer 0 less.
 #
 # ### Exercise 2 (experiment): how many labelled uses does a centroid need?
 #
-# Labelled uses are expensive: someone has to tag each one with its WordNet sense. Score the
-# same four words with fewer of each word's 150 training uses, once for every number in
-# `sizes` (`lexical_sample.evaluate` takes `max_train`, a seeded random sample of the
-# training uses; the 150 test uses stay the same), and keep the tables it returns in a dict
-# `curve` from the number of uses to the table. The cell then prints, per word, what 30 uses
-# change against all 150, and the mean accuracy over the four words at every size, and draws
-# it. Before you run it: which falls more, the layers' centroids or the most-frequent-sense
-# baseline? Afterwards, change `sizes` (one line; keep 30, which the check reads) and run the
-# cell again: it takes a few seconds.
+# Labelled uses are expensive: someone tags each with its WordNet sense. Score the same four
+# words with fewer of each word's 150 training uses, once for every number in `sizes`
+# (`lexical_sample.evaluate` takes `max_train`, a seeded random sample of the training uses;
+# the 150 test uses stay the same), and keep the tables it returns in a dict `curve` from the
+# number of uses to the table. The cell prints, per word, what 30 uses change against 150,
+# and the mean over the four words at every size, and draws it. Before you run it: which falls
+# more, the layers' centroids or the most-frequent-sense baseline? Afterwards, change `sizes`
+# (keep 30, which the check reads) and run the cell again.
 
 # %%
 sizes = [5, 10, 20, 30, 75, 150]  # labelled training uses per word (150: all of them)
@@ -299,32 +285,24 @@ plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# Read the two tables and the plot, and write down your reading before you open the model
-# answer: (a) which falls more as the labelled uses shrink, the centroids or the most
-# frequent sense, and why? (b) From how many labelled uses per word is the better LSTM layer
-# ahead of the most frequent sense, on average? (c) What do the last 75 uses add? (d) Why
-# does layer 0 stay far below at every size?
+# Write down your reading before you open the model answer: (a) which falls more as the
+# labelled uses shrink, the centroids or the most frequent sense, and why? (b) From how many
+# labelled uses per word is the better LSTM layer ahead of the most frequent sense, on
+# average? (c) What do the last 75 uses add? (d) Why does layer 0 stay far below at every size?
 #
 # **Model answer.**
 # <!-- BEGIN ANSWER -->
-# (a) The centroids fall; the most frequent sense does not move at all (55.0 at every size,
-# down to 5 uses): a handful of random uses already shows which sense is the majority. A
-# centroid needs examples of *every* sense, and a sense missing from the sample can never be
-# predicted. So the layers lose most where several senses need covering: with 30 uses layer 2
-# falls by 12 points on *line* (six senses) and 16 on *serve* (four), and gains a little on
-# *hard*, where one sense has 79 % of the uses; on average it falls from 63.3 with 150 uses to
-# about 55 with 30 or fewer.
-# (b) Up to 30 uses, the LSTM layers are only level with the majority guess on average (50 to
-# 57 against 55.0); with 75 or more they are clearly ahead (60.5 to 63.3). The mean hides
-# *hard*, whose majority sense (79 %) beats every layer at every size.
-# (c) Almost nothing: from 75 to 150 uses the LSTM layers gain half a point or less (60.5 →
-# 61.0, 62.7 → 63.3) and the mix loses half a point. The curves have flattened: the
-# centroids are as good as these vectors allow, and a higher score takes vectors that
-# separate the senses better (a larger biLM), not more labels.
-# (d) Layer 0 is the same vector for every use of a word form, so its centroids differ only in
-# how often each sense is written *interest* or *interests*, *serve* or *served*. Its score
-# moves with the luck of the sample (at 30 uses the jump is *interest*'s: 20.7 → 51.3), not
-# with the number of uses.
+# (a) The centroids fall; the most frequent sense does not move (55.0 at every size): a
+# handful of uses shows the majority. A centroid needs examples of *every* sense. Layer 2
+# falls by 12 points on *line* (six senses) and 16 on *serve* (four) with 30 uses, and gains a
+# little on *hard*; on average from 63.3 to about 55.
+# (b) Up to 30 uses the LSTM layers are level with the majority guess on average (50 to 57
+# against 55.0); with 75 or more they are ahead (60.5 to 63.3), in a mean over four words with
+# no interval, which hides *hard*, where the majority beats every layer at every size.
+# (c) Almost nothing: half a point or less. The centroids are as good as these vectors allow;
+# more takes better vectors, not more labels.
+# (d) Layer 0's centroids differ only in how often each sense is written in each form; its
+# score moves with the luck of the sample (at 30 uses, *interest*'s 20.7 → 51.3).
 # <!-- END ANSWER -->
 
 # %% [markdown]
@@ -333,19 +311,16 @@ plt.show()
 # The standard benchmark is the **WSD Evaluation Framework** of Raganato et al. (2017):
 # training on **SemCor** (37,176 sentences of the Brown corpus, 226,036 words tagged with
 # WordNet 3.0 sense keys) and testing on the all-words sets **Senseval-2**, **Senseval-3**,
-# **SemEval-2007** and **SemEval-2013**, about 6,300 tagged words in all. Every content word
-# of a test text is disambiguated, among all of WordNet's senses of its lemma.
+# **SemEval-2007** and **SemEval-2013**, about 6,300 tagged words. Every content word of a test
+# text is disambiguated among all of WordNet's senses of its lemma.
 #
-# Two notes on the data. The framework's own `ALL` concatenates these four sets *and*
-# SemEval-2015, which the offline copy used here lacks: **our `ALL` is the concatenation of
-# the four** and is not exactly the paper's test set. And the offline copy is a format-identical
-# reconstruction from the NAF release of the corpora (its README lists the differences: a few
-# dozen instances more or fewer per set); its WordNet first-sense scores agree with the
-# published ones to within 0.5 points.
+# Two notes on the data. The framework's `ALL` also includes SemEval-2015, which the offline
+# copy lacks: **our `ALL` is the four sets** and not exactly the paper's test set. And the
+# offline copy is a format-identical reconstruction from the corpora's NAF release (its README
+# lists the differences); its first-sense scores agree with the published ones within 0.5.
 #
-# Embedding all of SemCor takes about a minute on a 2-core CPU, so this notebook trains on
-# **every tenth SemCor sentence** (a uniform sample, not a chosen one). Each text is embedded
-# once per model and then read from the disk cache (`elmo_tutorial.analyses.embedding_cache`).
+# To stay fast this notebook trains on **every tenth SemCor sentence** (a uniform sample),
+# embedded once per model and then read from the disk cache.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -394,8 +369,7 @@ print("best layer above WordNet's first sense:",
 
 # %% [markdown]
 # How far is the sample from the full evaluation? The `layers` command wrote the shipped
-# model's full table to `data/models/small/layers.json` (and `LAYERS.md`); for a model of your
-# own, run it first (below).
+# model's full table to `data/models/small/layers.json` (and `LAYERS.md`):
 
 # %%
 report = MODEL / "layers.json"
@@ -417,37 +391,30 @@ else:
 # %% [markdown]
 # **Model answer.**
 # <!-- BEGIN ANSWER -->
-# Less data means more test lemmas that never occur in the training sample, and those are not
-# decided by the centroids at all: they get WordNet's first sense, the strongest answer on
-# these test sets (right about two times in three). The sample therefore swaps some centroid
-# decisions for first-sense decisions. That helps every representation whose centroids are
-# worse than the first sense, and it helps most the representation that is worst: layer 0,
-# whose centroids cannot separate the senses of a word form at all. The first-sense column
-# does not change, since it uses no training data. So the sample's scores are not comparable
-# with the full evaluation's: compare models on all of SemCor.
+# Less data means more test lemmas unseen in training, and those get WordNet's first sense,
+# the strongest answer here (right about two times in three). The sample swaps some centroid
+# decisions for first-sense ones, which helps every representation worse than the first sense,
+# most of all layer 0, whose centroids cannot separate the senses of a word form. So compare
+# models on all of SemCor.
 # <!-- END ANSWER -->
 
 # %% [markdown]
 # **Reading the table honestly.**
 #
-# - **Layer 2 is above layer 1** here, the paper's trend: the top layer's vectors group uses
-#   by sense better. Both are far above layer 0, which cannot separate the senses of a word at
-#   all (section 2) and so does worse than the back-off alone.
+# - **Layer 2 is above layer 1** here, the paper's direction, by under a point on ALL from a
+#   tenth of SemCor, with no interval. The `layers` command's full run (all of SemCor) finds
+#   layer 2 ahead by +1.21 [+0.53, +1.89] points, an interval over the test instances. Both
+#   layers are far above layer 0, which does worse than the back-off alone.
 # - **WordNet's first sense beats every layer of this model**, while the paper's biLM beats it
-#   by 1.5 (layer 1) and 3.1 points (layer 2). The paper's biLM has 4096-cell LSTMs projected
-#   to 512 and read about 800 million words of news for ten epochs; the shipped model has 512
-#   cells projected to 128 and was trained for minutes on a few million words (its model card
-#   has the numbers). Its vectors separate the frequent senses of common words, but a
-#   nearest-centroid decision ignores how frequent a sense is, and on these test sets the
-#   first sense alone is right two times in three. Only vectors that separate senses clearly
-#   beat that.
-# - **The sample flatters every column but the first sense**: with a tenth of SemCor, a
-#   quarter of the test lemmas are unseen (the column above) and take WordNet's first sense
-#   (Exercise 3). Compare models on the full evaluation.
+#   by 1.5 (layer 1) and 3.1 points (layer 2). The paper's biLM has 4096-cell LSTMs and read
+#   about 800 million words for ten epochs; ours has 512 cells and was trained for minutes on
+#   a few million words. A nearest-centroid decision ignores how frequent a sense is, so only
+#   vectors that separate senses clearly beat a baseline right two times in three.
+# - **The sample flatters every column but the first sense** (Exercise 3): compare models on
+#   the full evaluation.
 #
-# **The full evaluation** (all of SemCor; about a minute to embed once per model on a 2-core
-# CPU, then instant from the cache) is one call, `wsd.evaluate_all(embedder)`, or from a shell,
-# together with the POS probes of notebook 10 and this table beside the paper's:
+# **The full evaluation** (all of SemCor, about a minute to embed on a 2-core CPU) is
+# `wsd.evaluate_all(embedder)`, or from a shell, with notebook 10's POS probes:
 #
 # ```
 # elmo-tutorial layers data/models/small --no-ner --markdown layers.md
@@ -458,15 +425,15 @@ else:
 #
 # ### Exercise 4 (implement): the framework's scorer
 #
-# A WSD system may leave an instance unanswered (our nearest-centroid method does when the
-# lemma is neither in SemCor nor in WordNet). The framework therefore reports three numbers:
+# A WSD system may leave an instance unanswered (ours does when the lemma is neither in SemCor
+# nor in WordNet). The framework therefore reports three numbers:
 #
 # - **precision**: the share of *answered* instances whose answer is right;
 # - **recall**: the share of *all* instances whose answer is right;
 # - **F1** $= 2PR / (P + R)$, their harmonic mean.
 #
-# An answer is right when it is **among** the instance's gold keys: annotators sometimes give
-# two. Complete `my_score(predictions, gold)`: `predictions` maps an instance id to a sense
+# An answer is right when it is **among** the instance's gold keys (annotators sometimes give
+# two). Complete `my_score(predictions, gold)`: `predictions` maps an instance id to a sense
 # key or `None` (an id may also be missing), `gold` maps every id to its list of gold keys.
 # Return `(precision, recall, f1)` in percent. The check compares with the package's
 # `wsd.score` and refuses an answer that calls it.
@@ -498,119 +465,92 @@ print(f"wsd.score: P {package.precision:.2f}  R {package.recall:.2f}  F1 {packag
 
 # %% [markdown]
 # Every instance has an answer here (the back-off covers every lemma WordNet knows), so
-# precision, recall and F1 are equal, as in the table of section 4.
+# precision, recall and F1 are equal.
 #
 # ## Summary
 #
 # - **Nearest sense centroid** (Melamud et al. 2016; Peters et al. 2018, §5.3): average a
 #   sense's contextual vectors over a sense-tagged corpus; label a new use with the sense of
-#   the most similar centroid (cosine) among its lemma's senses; back off to WordNet's first
-#   sense for lemmas never seen. No parameters are learned, so the score measures the vectors.
-# - **Layer 0** is the same for every use of a word form and cannot separate senses; the
-#   **LSTM layers** can, and in the paper the **top layer** best (Table 5: 69.0 against 67.4
-#   F1), while POS tagging prefers the first layer (Table 6, notebook 10).
-# - **Baselines matter**: the most frequent sense (WordNet's first sense) is hard to beat, and
-#   only a large, well-trained biLM does; a small model shows the trend between its layers
-#   but not the win over the baseline.
-# - The framework's scorer: precision over answered instances, recall over all, F1; an answer
-#   is right when it is among the gold keys.
+#   the most similar centroid among its lemma's senses; back off to WordNet's first sense. No
+#   parameters are learned, so the score measures the vectors.
+# - **Layer 0** cannot separate senses; the **LSTM layers** can, and in the paper the **top
+#   layer** best (Table 5: 69.0 against 67.4 F1), while POS tagging prefers the first layer
+#   (Table 6, notebook 10). This biLM's top layer is ahead too, by about a point.
+# - **Baselines matter**: WordNet's first sense is hard to beat; only a large, well-trained
+#   biLM does.
+# - The framework's scorer: precision over answered instances, recall over all, F1.
 #
 # **Read more:** Peters et al. (2018), §5.3 and Table 5; Melamud et al. (2016), *context2vec*;
 # Raganato et al. (2017), *Word Sense Disambiguation: A Unified Evaluation Framework and
-# Empirical Comparison*. Next: notebook 10 probes the layers for syntax (POS tags) and uses
-# ELMo in a tagger.
+# Empirical Comparison*. Next: notebook 10 probes the layers for syntax and uses ELMo in a
+# tagger.
 
 # %% [markdown]
 # ## Check your understanding
 #
-# Short questions on the whole notebook; answer each in a sentence or two before you open the
-# instructor's answer.
+# Answer each in a sentence or two before you open the instructor's answer.
 #
 # 1. The nearest-centroid method learns no parameters. Why is that an advantage when asking what
 #    a layer knows?
 #
 # <!-- BEGIN ANSWER -->
-# Nothing is trained on top of the vectors that could make up for them, so the score measures
-# only how well the layer places the uses of each sense in their own region. A trained
-# classifier's score would mix the vectors' quality with its own.
+# Nothing trained on top of the vectors can make up for them, so the score measures only how
+# well the layer places each sense's uses in their own region.
 # <!-- END ANSWER -->
 #
 # 2. Why are the centroids kept per (lemma, part of speech), and a use compared only with the
 #    senses of its own lemma?
 #
 # <!-- BEGIN ANSWER -->
-# A sense belongs to a lemma: a use of *bank* has to get one of *bank*'s senses, so other words'
-# centroids are no candidates. Keeping the part of speech apart also keeps the noun's and the
-# verb's senses of one string apart.
+# A use of *bank* must get one of *bank*'s senses; keeping the part of speech apart also keeps
+# a noun's and a verb's senses of one string apart.
 # <!-- END ANSWER -->
 #
 # 3. On *hard* the most-frequent-sense baseline beats every layer. How can a centroid method lose
 #    to always giving the same answer?
 #
 # <!-- BEGIN ANSWER -->
-# Centroids carry no notion of how common a sense is: a rare sense's centroid attracts as many
-# uses as a frequent one's. When one sense has about 80 % of the uses, the errors a centroid
-# method makes on it outweigh what it gains on the rare senses.
+# A rare sense's centroid attracts as many uses as a frequent one's. When one sense has 80 % of
+# the uses, the errors on it outweigh the gains on the rare senses.
 # <!-- END ANSWER -->
 #
-# 4. With 30 labelled uses per word instead of 150, the baseline did not move while the centroids
-#    lost, most on *line* and *serve*. Why?
-#
-# <!-- BEGIN ANSWER -->
-# The majority guess needs only a count, and 30 random uses suffice to find the majority. A
-# centroid needs examples of every sense; with four (*serve*) or six senses (*line*) and 30 uses,
-# some centroids rest on a handful of examples.
-# <!-- END ANSWER -->
-#
-# 5. What happens to a test word whose lemma never occurs in the training corpus, and why is that
+# 4. What happens to a test word whose lemma never occurs in the training corpus, and why is that
 #    a strong answer?
 #
 # <!-- BEGIN ANSWER -->
-# It gets WordNet's first sense. WordNet orders a word's senses by how often they were tagged in
-# SemCor, so the first sense is a most-frequent-sense guess, and on these test sets that is right
-# about two times in three.
+# It gets WordNet's first sense, a most-frequent-sense guess (WordNet orders senses by their
+# SemCor counts), right about two times in three on these test sets.
 # <!-- END ANSWER -->
 #
-# 6. Why does the course's small biLM not beat WordNet's first sense, while the paper's biLM
+# 5. Why does the course's small biLM not beat WordNet's first sense, while the paper's biLM
 #    does?
 #
 # <!-- BEGIN ANSWER -->
-# A nearest-centroid decision ignores how frequent a sense is, so only vectors that separate
-# senses clearly beat a baseline that is right two times in three. The paper's biLM is far larger
-# and read far more text; ours separates the frequent senses of common words, but not clearly
-# enough.
+# A nearest-centroid decision ignores sense frequency, so only vectors that separate senses
+# clearly beat a baseline right two times in three. The paper's biLM is far larger and read
+# far more text.
 # <!-- END ANSWER -->
 #
-# 7. Why are precision, recall and F1 equal in the table of section 4?
+# 6. Why is the ELMo mix with equal weights mostly below the better LSTM layer?
 #
 # <!-- BEGIN ANSWER -->
-# Every instance gets an answer (the back-off covers every lemma WordNet knows), so the answered
-# instances are all the instances: precision equals recall, and so does their harmonic mean.
+# The plain average mixes in layer 0, which cannot separate senses; a task that learns the
+# weights could give it less.
 # <!-- END ANSWER -->
 #
-# 8. Why is the ELMo mix with equal weights mostly below the better LSTM layer?
-#
-# <!-- BEGIN ANSWER -->
-# The plain average mixes in layer 0, which is the same for every use of a word form and cannot
-# separate senses. A task that learns the weights could give layer 0 less; here nothing is
-# learned.
-# <!-- END ANSWER -->
-#
-# 9. A lemma has three senses in SemCor, with 40, 8 and 2 training uses. A test use lies
+# 7. A lemma has three senses in SemCor, with 40, 8 and 2 training uses. A test use lies
 #    nearest to the 2-use centroid. Why trust that answer less than one nearest to the 40-use
 #    centroid?
 #
 # <!-- BEGIN ANSWER -->
-# A centroid of 2 uses is mostly those two sentences' context, not the sense: another two
-# uses would put it elsewhere. The 40-use centroid averages the context away. Nearest-centroid
-# methods can favour rare senses whose few uses happen to look like the test sentence.
+# A centroid of 2 uses is mostly those two sentences' context, not the sense; 40 uses average
+# the context away.
 # <!-- END ANSWER -->
 #
-# 10. A method answers 800 of 1,000 test instances, 560 of them right, and leaves 200 without
-#     an answer. What are its precision, recall and F1?
+# 8. A method answers 800 of 1,000 test instances, 560 of them right, and leaves 200 without
+#    an answer. What are its precision, recall and F1?
 #
 # <!-- BEGIN ANSWER -->
 # Precision $560 / 800 = 0.70$, recall $560 / 1{,}000 = 0.56$, F1 $= 2 \cdot 0.70 \cdot 0.56
-# / (0.70 + 0.56) \approx 0.62$. With a backoff for the 200 (the first sense), every instance
-# gets an answer and the three become equal (question 7).
+# / (0.70 + 0.56) \approx 0.62$. With a back-off for the 200, the three become equal.
 # <!-- END ANSWER -->
