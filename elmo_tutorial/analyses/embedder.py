@@ -8,20 +8,13 @@ without autograd, and hands back one ``(L + 1, T_i, 2P)`` array per sentence, th
 AllenNLP's ``ElmoEmbedder``: layer 0 is the token embedding duplicated to ``2P``, layer ``j``
 the concatenated forward and backward outputs of LSTM layer ``j``.
 
-How it is fast (measurements in benchmarks/RESULTS.md):
-
-- **The model's fast modules** (:mod:`elmo_tutorial.fast`, notebook 11): ``Embedder`` switches
-  the model it is given to them, in place (``fast=False`` leaves it plain).
-- **Each distinct token through the character CNN once.** A token's layer-0 vector depends on
-  its characters only. ``embed_sentences`` first computes the vectors of all the sentences'
-  distinct tokens, in a few large matrix products (a CPU runs those at a higher rate than the
-  few new tokens of each batch), then every batch just indexes that table and goes into the
-  LSTMs through :meth:`~elmo_tutorial.model.lm.BidirectionalLM.encode_embeddings`. Each layer is
-  written once, straight into the result (not through ``ELMo.layers``, which would
-  concatenate, stack and mask: three more copies of every layer).
-- **Batching by length**: sentences are sorted by length and cut into batches of similar
-  lengths (little padding, so little wasted work), run, and returned in the caller's order.
-  The model is stateless, so a sentence's result does not depend on how it was batched.
+How it is fast (measured in benchmarks/RESULTS.md): the model's modules are switched to their
+fast versions (:mod:`elmo_tutorial.fast`, notebook 11; ``fast=False`` leaves it plain); each
+distinct token of the call goes through the character CNN once, in a few large products, and
+every batch indexes that table on its way into the LSTMs
+(:meth:`~elmo_tutorial.model.lm.BidirectionalLM.encode_embeddings`); sentences are batched by
+length (little padding) and returned in the caller's order. The model is stateless, so a
+sentence's result does not depend on how it was batched.
 """
 
 from __future__ import annotations

@@ -2,26 +2,16 @@
 
 Taught in notebook 09 (``09_word_senses``).
 
-Embedding SemCor's 37,000 sentences takes about a minute on a laptop CPU; the analyses of
-notebooks 08-10 and the ``layers`` and ``tasks`` reports read the same vectors again and
-again, and the biLM is frozen, so its layers do not change. :func:`embed_corpus` stores them
-in the package's cache directory (``$ELMO_TUTORIAL_CACHE/embeddings``), in a file named by
-
-- the **model's checksum**: sha256 of the biLM's architecture (its ``ModelConfig``: the
-  activation, the clipping, ...) and of its weights (names, shapes, dtypes and bytes), so
-  retraining, loading other weights or editing one number gives another file;
-- the **sentences' checksum**: sha256 of the token lists, so any change of the text does too.
-
-A stale entry is therefore never read: other inputs are another file. The file is a ``.npy``
-array ``(L + 1, N, 2P)`` holding every token's layers, the sentences one after the other
-(``N`` tokens in all), as **float16** (half the size of float32: about 1.2 GB for SemCor with
-the shipped model; the rounding, a relative 5e-4, is far below what separates word senses).
-It is written batch by batch (the corpus is never held in memory) under a temporary name and
-renamed when complete, so an interrupted run leaves no half entry.
-
-The result, :class:`EmbeddedSentences`, reads the ``.npy`` memory-mapped: loading costs no
-memory, and ``corpus[i]`` gives sentence ``i``'s ``(L + 1, T_i, 2P)`` float32 array as
-``Embedder.embed_sentences`` would (up to the float16 rounding).
+Embedding SemCor's 37,000 sentences takes about a minute on a laptop CPU, and the analyses of
+notebooks 08-10 and the ``layers`` and ``tasks`` reports read the same frozen layers again and
+again. :func:`embed_corpus` stores them in ``$ELMO_TUTORIAL_CACHE/embeddings``, in a file named
+by the sha256 of the model (its ``ModelConfig`` and every weight: :func:`model_checksum`) and of
+the token lists (:func:`sentences_checksum`): other inputs are another file, so a stale entry
+is never read. The file is a ``.npy`` array ``(L + 1, N, 2P)``, every token's layers, the
+sentences one after the other, in **float16** (half the size: about 1.2 GB for SemCor with the
+shipped model; its relative rounding of 5e-4 is far below what separates word senses). It is
+written batch by batch under a temporary name and renamed when complete, so an interrupted run
+leaves no half entry; :class:`EmbeddedSentences` reads it memory-mapped.
 """
 
 from __future__ import annotations
