@@ -109,10 +109,10 @@ def _umask() -> int:
     return mask
 
 
-def file_digest(path: str | Path, algorithm: str = "sha256") -> str:
-    """Hex digest of a file, read in chunks (works for multi-GB archives)."""
+def file_digest(path: str | Path) -> str:
+    """The sha256 of a file (hex), read in chunks."""
     with open(path, "rb") as f:
-        return hashlib.file_digest(f, algorithm).hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def write_sha256sums(folder: str | Path, names: list[str]) -> None:
@@ -124,14 +124,9 @@ def write_sha256sums(folder: str | Path, names: list[str]) -> None:
 def read_sha256sums(folder: str | Path) -> dict[str, str]:
     """``{file name: sha256}`` listed in ``folder/SHA256SUMS``; ``{}`` if there is none."""
     sums = Path(folder) / SUMS
-    if not sums.is_file():
-        return {}
-    expected = {}
-    for line in sums.read_text(encoding="utf-8", errors="replace").splitlines():
-        digest, _, name = line.strip().partition("  ")
-        if name:
-            expected[name.lstrip("*")] = digest.lower()
-    return expected
+    text = sums.read_text(encoding="utf-8", errors="replace") if sums.is_file() else ""
+    pairs = (line.strip().partition("  ") for line in text.splitlines())
+    return {name.lstrip("*"): digest.lower() for digest, _, name in pairs if name}
 
 
 def check_sha256sums(folder: str | Path, names: list[str], hint: str | None = None) -> None:
