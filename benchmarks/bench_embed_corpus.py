@@ -36,6 +36,7 @@ from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.analyses.embedding_cache import embed_corpus
 from elmo_tutorial.data.annotated import wsd_framework
 from elmo_tutorial.fast import speed_up
+from elmo_tutorial.training.run_folder import load_elmo
 
 
 def semcor_sentences() -> list[list[str]]:
@@ -64,7 +65,7 @@ def main() -> None:
     parser.add_argument("--full", action="store_true", help="also embed all of SemCor")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    model = speed_up(ELMo.from_run("data/models/small"))  # the fast modules, as Embedder runs
+    model = speed_up(load_elmo("data/models/small"))  # the fast modules, as Embedder runs
     corpus = semcor_sentences()
     subset = corpus[:: args.every]
     n_tokens = sum(map(len, subset))

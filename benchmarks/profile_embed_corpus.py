@@ -30,9 +30,9 @@ import torch
 from bench_embed_corpus import semcor_sentences
 from machine import cpu_name
 
-from elmo_tutorial import ELMo
 from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.analyses.embedding_cache import embed_corpus
+from elmo_tutorial.training.run_folder import load_elmo
 
 STAGES = [  # (stage, substrings of the profile's function names), first match wins
     ("LSTM (torch.lstm)", ("torch.lstm",)),
@@ -73,7 +73,7 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=6)
     args = parser.parse_args()
     torch.set_num_threads(1)
-    model = ELMo.from_run("data/models/small")
+    model = load_elmo("data/models/small")
     corpus = semcor_sentences()[:: args.every]
     profile = cProfile.Profile()
     with tempfile.TemporaryDirectory() as folder:

@@ -19,11 +19,11 @@ import time
 
 import torch
 
-from elmo_tutorial import ELMo, Embedder
-from elmo_tutorial.model.run_dir import shipped_model
+from elmo_tutorial import Embedder
 from elmo_tutorial.tasks.model import TaskModel
 from elmo_tutorial.tasks.training import CHAR_FILTERS, prepare_task, train_task_model
 from elmo_tutorial.tasks.vectors import word_vectors
+from elmo_tutorial.training.run_folder import load_elmo, shipped_model
 
 
 def one_epoch(splits, vectors, fast: bool = True) -> float:
@@ -45,7 +45,7 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(1)
     vectors, index = word_vectors("english_mix")
-    splits = prepare_task(args.task, Embedder(ELMo.from_run(shipped_model("small"))), index)
+    splits = prepare_task(args.task, Embedder(load_elmo(shipped_model("small"))), index)
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
         seconds = one_epoch(splits, vectors)
     print(f"one epoch of {args.task} (+ ELMo at the input) with dev: {seconds:.1f} s")

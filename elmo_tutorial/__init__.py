@@ -1,6 +1,7 @@
 """elmo_tutorial: ELMo (Peters et al. 2018) built step by step in PyTorch.
 
     from elmo_tutorial import batch_to_ids, ELMo, Embedder, load_allennlp, save_allennlp
+    from elmo_tutorial import load_elmo, shipped_model   # a run folder, the course's models
 
 The folders are the stages of the course; each imports only those above it
 (``tests/test_layering.py``). At the top: runtime.py, figures.py, widgets.py, claims.py.
@@ -30,6 +31,8 @@ _LAZY = {
     "Embedder": "elmo_tutorial.analyses.embedder",
     "load_allennlp": "elmo_tutorial.formats.allennlp_format",
     "save_allennlp": "elmo_tutorial.formats.allennlp_format",
+    "load_elmo": "elmo_tutorial.training.run_folder",
+    "shipped_model": "elmo_tutorial.training.run_folder",
     "ModelConfig": "elmo_tutorial.model.config",
     "Vocabulary": "elmo_tutorial.model.vocab",
 }

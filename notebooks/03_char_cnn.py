@@ -62,7 +62,7 @@ from elmo_tutorial.data.corpora import ensure_nltk, nltk_corpus
 from elmo_tutorial.model.char_cnn import CharCNN, Highway
 from elmo_tutorial.model.chars import batch_to_ids, word_to_char_ids
 from elmo_tutorial.model.config import ModelConfig
-from elmo_tutorial.model.run_dir import shipped_model
+from elmo_tutorial import load_elmo, shipped_model
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.widgets import Slider, explore
 
@@ -239,7 +239,7 @@ fig.tight_layout()
 # and the window it came from. In the n-grams, `^` marks the word's start, `$` its end.
 
 # %%
-trained_cnn = ELMo.from_run(shipped_model("small")).bilm.char_cnn
+trained_cnn = load_elmo(shipped_model("small")).bilm.char_cnn
 brown = nltk_corpus("brown")  # the Brown corpus, found through the registry
 counts = Counter(brown.words()[:200_000])
 word_list = [word for word, _ in counts.most_common(3000)]
@@ -408,7 +408,7 @@ with torch.no_grad():
 # characters, 128 filters of widths 1–4, one highway layer, projection to 64).
 
 # %%
-tiny = ELMo.from_run(shipped_model("tiny")).bilm.char_cnn.eval()
+tiny = load_elmo(shipped_model("tiny")).bilm.char_cnn.eval()
 print(tiny.config.filters, "highway layers:", tiny.config.n_highway,
       " P =", tiny.config.projection_dim)
 good = torch.tensor([word_to_char_ids("good")])  # (1, 50)

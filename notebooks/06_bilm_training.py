@@ -27,15 +27,12 @@
 # **You will:**
 # 1. compute the joint loss from the two directions' logits and match `BidirectionalLM`;
 # 2. see what sharing the softmax saves, and why the paper's 793 k-word vocabulary needs a
-#    *sampled* softmax;
-# 3. train a small biLM for real with our `Trainer` (checkpoints, log, loss curve);
-# 4. compare it, and the same preset trained to the end, with a Kneser-Ney trigram on the same
-#    sentences;
-# 5. generate sentences with the trained biLM: forward from a prefix, backward up to a suffix,
-#    at several temperatures;
-# 6. exercises: explain the shared softmax, predict the sampled loss, sweep the number of
-#    sampled candidates and interpret what you see, predict the two directions' perplexities
-#    and the effect of the temperature, and write the joint loss.
+#    *sampled* softmax (predict its loss, sweep its candidates);
+# 3. train a small biLM with our `Trainer` (checkpoints, log, loss curve), and compare it and
+#    the same preset trained to the end with a Kneser-Ney trigram;
+# 4. generate sentences forward from a prefix and backward up to a suffix, at several
+#    temperatures;
+# 5. write the joint loss yourself.
 #
 # **Prerequisites:** notebooks 02 (LM batches), 04-05 (the two LMs), cross-entropy.
 #
@@ -117,11 +114,9 @@ print(f"untrained perplexity ≈ exp(NLL) = {math.exp(fwd_nll.item()):.1f} "
 # %% [markdown]
 # ## 2. One softmax for both directions, and the cost of a large vocabulary
 #
-# Sharing $\Theta_s$ halves the output layer. For this corpus that is small change; for the
-# paper's vocabulary (793 471 words, $P = 512$) one softmax has $V (P + 1)$ = 407 M
-# parameters (weights and biases), over four times the rest of the model (the cell below
-# computes both). The full softmax also costs $V \cdot P$ multiply-adds **per predicted
-# token**.
+# Sharing $\Theta_s$ halves the output layer. For the paper's vocabulary (793 471 words,
+# $P = 512$) one softmax has $V (P + 1)$ = 407 M parameters, over four times the rest of the
+# model, and costs $V \cdot P$ multiply-adds **per predicted token**.
 
 # %%
 def n_params(module):
@@ -148,28 +143,25 @@ print(f"full softmax: {V * P / 1e6:.0f} M multiply-adds per token; sampled with 
 # %% [markdown]
 # **Model answer.**
 # <!-- BEGIN ANSWER -->
-# - **Size and cost.** With a large vocabulary the softmax is the largest block of the model
-#   (the numbers above: about 4 times the encoder); a second one would double it, for memory,
-#   optimiser state and training time.
-# - **Training signal.** Both directions predict the same words from states of the same
-#   width. A word's output vector $W_w$ then gets gradients from both directions' predictions
-#   of it, twice as many updates, which matters most for rare words.
-# - **One output space.** Both top layers must score words against the same $W$: "predicts
-#   *bank*" is the same direction in the forward and the backward state, which suits ELMo,
-#   which puts the two side by side in one vector.
+# - **Size and cost.** With a large vocabulary the softmax is the largest block (about 4 times
+#   the encoder); a second one would double it, for memory, optimiser state and time.
+# - **Training signal.** A word's output vector $W_w$ gets gradients from both directions'
+#   predictions of it, twice as many updates, which matters most for rare words.
+# - **One output space.** "Predicts *bank*" is the same direction in the forward and the
+#   backward state, which suits ELMo, which puts the two side by side.
 #
-# Sharing does not leak information: the softmax only reads each direction's state at each
-# position, and a state has read only its own side of the sentence (notebook 05). What the
-# two directions share are *parameters*, learnt from both, not *states*.
+# Sharing does not leak information: the softmax only reads each direction's state, and a
+# state has read only its own side of the sentence (notebook 05). The directions share
+# *parameters*, not *states*.
 # <!-- END ANSWER -->
 
 # %% [markdown]
-# The **sampled softmax** (Jean et al. 2015; bilm-tf uses `tf.nn.sampled_softmax_loss`) scores
-# the true word against $S$ candidates drawn once per batch from a log-uniform (Zipfian)
+# The **sampled softmax** (Jean et al. 2015; bilm-tf's `tf.nn.sampled_softmax_loss`) scores the
+# true word against $S$ candidates drawn once per batch from a log-uniform (Zipfian)
 # distribution $Q$ over the frequency-sorted ids, subtracting $\log e_w$ from each logit, with
-# $e_w$ the expected number of times word $w$ is among the candidates ($\approx S \cdot Q(w)$),
-# so the estimate is not biased towards frequent words. It is a training shortcut: evaluation
-# always uses the full softmax. Our `Softmax` module does both from the same weights.
+# $e_w \approx S \cdot Q(w)$ the expected number of times word $w$ is drawn, so the estimate is
+# not biased towards frequent words. It is a training shortcut: evaluation always uses the
+# full softmax. Our `Softmax` module does both from the same weights.
 
 # %% [markdown]
 # ### Exercise 2 (predict): the sampled loss of a model that knows nothing
@@ -183,12 +175,10 @@ print(f"full softmax: {V * P / 1e6:.0f} M multiply-adds per token; sampled with 
 # **Prediction.**
 # <!-- BEGIN ANSWER -->
 # Far below $\log V$: the sampled softmax normalises over $S + 1$ words, not $V$. With zero
-# logits the corrected logits are $-\log e_w$, and the loss of target $t$ is
-# $\log\bigl(1 + \sum_c e_t / e_c\bigr)$ (accidental hits, candidates equal to $t$, are
-# left out). That is $\log(S + 1)$ only when the target is as likely to be drawn as every
-# candidate. Here it is not: the candidates are drawn from $Q$, so they are mostly frequent
-# words (large $e_c$); the targets are uniform over the ids, so mostly rare words (small
-# $e_t$). Most ratios $e_t / e_c$ are below 1, and the loss is **below** $\log(S + 1)$.
+# logits the loss of target $t$ is $\log\bigl(1 + \sum_c e_t / e_c\bigr)$ (accidental hits
+# left out), which is $\log(S + 1)$ only when the target is as likely to be drawn as every
+# candidate. Here the candidates are mostly frequent words (large $e_c$), the uniform targets
+# mostly rare ones (small $e_t$), so the loss is **below** $\log(S + 1)$.
 # <!-- END ANSWER -->
 
 # %%
@@ -229,10 +219,10 @@ claim(abs(per_target.mean() - sampled / n) < 1e-4 and sampled / n < math.log(102
 # %% [markdown]
 # ### Exercise 3 (experiment): how many candidates?
 #
-# bilm-tf draws $S = 8192$ candidates for a vocabulary of 793 471 words. What does $S$ do to
-# the sampled loss? Sweep it: for each $S$ below, build the zero-weight softmax of Exercise 2
-# with $S$ candidates (one line), and the cell computes its sampled loss on the same 64 targets,
-# with the same seed. The plot puts it next to $\log(S + 1)$ and the full loss $\log V$.
+# bilm-tf draws $S = 8192$ candidates for 793 471 words. What does $S$ do to the sampled loss?
+# For each $S$ below, build the zero-weight softmax of Exercise 2 with $S$ candidates (one
+# line); the cell computes its sampled loss on the same 64 targets, same seed, and plots it
+# beside $\log(S + 1)$ and $\log V$.
 
 # %%
 sizes = [16, 64, 256, 1024, 4096, 16384]
@@ -272,22 +262,18 @@ plt.show()
 #
 # **Model answer.**
 # <!-- BEGIN ANSWER -->
-# The sampled loss grows with $S$, from far below the full loss $\log V$ towards it. It stays
-# below $\log(S + 1)$ at every $S$, by a gap that closes as $S$ grows large.
+# The sampled loss grows with $S$, from far below $\log V$ towards it, and stays below
+# $\log(S + 1)$ by a gap that closes as $S$ grows.
 #
-# The sampled loss compares the target with $S$ candidates, not with the whole vocabulary: it
-# measures how well the model ranks the target among $S + 1$ words, so its value depends on
-# $S$. Every extra candidate is one more competitor, and once the candidates cover most of
-# the vocabulary the sum runs over (almost) every word, as the full softmax does. The gap below
-# $\log(S + 1)$ is Exercise 2's mismatch: the candidates are mostly frequent words, the targets
-# mostly rare ones, so most ratios $e_t / e_c$ are below 1. With more draws the rare targets are
-# drawn more often ($e_t$ grows), while a frequent word's expected count cannot pass 1 (it is in
-# the candidate set or not), so the ratios approach 1 and the gap closes.
+# It measures how well the model ranks the target among $S + 1$ words, so its value depends on
+# $S$; once the candidates cover most of the vocabulary it approaches the full softmax. The gap
+# is Exercise 2's mismatch: with more draws the rare targets are drawn more often ($e_t$
+# grows), while a frequent word's expected count cannot pass 1, so the ratios approach 1.
 #
-# Two consequences. A sampled loss is not a perplexity and cannot be compared between runs
-# with different $S$: evaluation uses the full softmax (`evaluate_perplexity`). And $S$ trades
-# cost for fidelity: the work per token grows with $S$, and bilm-tf's 8192 candidates are about
-# 1 % of its vocabulary, enough to train with, a hundred times cheaper than the full softmax.
+# So a sampled loss is not a perplexity and cannot be compared between runs with different
+# $S$: evaluation uses the full softmax (`evaluate_perplexity`). And $S$ trades cost for
+# fidelity: bilm-tf's 8192 candidates are about 1 % of its vocabulary, a hundred times cheaper
+# than the full softmax.
 # <!-- END ANSWER -->
 
 # %%
@@ -303,15 +289,13 @@ claim(all(sampled_by_size[k] < sampled_by_size[k + 1] for k in range(len(sizes) 
 # %% [markdown]
 # ## 3. A real training run
 #
-# `Trainer` is the one training loop of the package. It trains on **whole sentences**,
-# bucketed by length: our LSTM is stateless and ELMo is used on sentences (bilm-tf instead
-# streamed 20-token windows and carried the LSTM state across them). Each step: joint loss,
-# backward, gradient clipping, optimiser step, learning-rate schedule; every few steps a log
-# line, a held-out evaluation and an atomic checkpoint. Here: the `tiny` preset, shortened to
-# 80 of its 600 steps of 32 sentences so that it fits in this notebook (`elmo-tutorial train
-# --config tiny` trains all 600, in under a minute on two CPU cores; section 4 shows the
-# result). It runs on this notebook's device: the CPU, or CUDA if you set
-# `ELMO_TUTORIAL_DEVICE=cuda`.
+# `Trainer` is the package's one training loop. It trains on **whole sentences**, bucketed by
+# length: our LSTM is stateless and ELMo is used on sentences (bilm-tf streamed 20-token
+# windows and carried the state across them). Each step: joint loss, backward, gradient
+# clipping, optimiser step, learning-rate schedule; every few steps a log line, a held-out
+# evaluation and an atomic checkpoint. Here: the `tiny` preset, cut to 80 of its 600 steps of
+# 32 sentences (`elmo-tutorial train --config tiny` trains all 600; section 4 shows the
+# result), on this notebook's device.
 
 # %%
 from elmo_tutorial.training.train import Trainer
@@ -336,20 +320,18 @@ print(f"{trainer.step} of {trainer.total_steps} steps done in {time.perf_counter
 
 # %% [markdown]
 # Numbers that come out of training are printed with `≈` from here on. The run is seeded, so
-# it gives the same numbers every time on one machine; another CPU (AVX-512 or AVX2, Intel or
-# AMD, Apple silicon) adds floats in another order, the last bits differ after the first
-# step, and 80 steps turn them into a perplexity a few units away (about 67 on the machine that
-# executed this notebook). The lesson's claims about those numbers are
-# checked on every machine and marked `✓`.
+# one machine gives the same numbers every time; another CPU adds floats in another order, and
+# 80 steps turn the last bits into a perplexity a few units away (about 67 here). The claims
+# marked `✓` are checked on every machine.
 #
 # The run directory holds everything needed to resume (`--resume`) or to use the model
-# (`ELMo.from_run(run_dir)`): `checkpoints/` keeps the two newest, each written under a
-# temporary name and renamed into place, so a crash never leaves half a checkpoint.
+# (`load_elmo(run_dir)`): `checkpoints/` keeps the two newest, each written under a temporary
+# name and renamed into place, so a crash never leaves half a checkpoint.
 #
-# **Same seed, same bits.** Every random draw of a step (the dropout masks, the sampled
-# softmax's candidates) comes from PyTorch's one global generator, which the trainer seeds once,
-# at the start. Each checkpoint keeps that generator's state (and NumPy's and Python's), and
-# `--resume` restores it, so a resumed run draws exactly what the uninterrupted run drew.
+# **Same seed, same bits.** Every random draw of a step (dropout masks, sampled candidates)
+# comes from PyTorch's global generator, seeded once. Each checkpoint keeps its state (and
+# NumPy's and Python's), and `--resume` restores it, so a resumed run draws exactly what the
+# uninterrupted run drew.
 
 # %%
 drop, units = torch.nn.Dropout(0.5), torch.ones(2, 6)  # a module in training mode
@@ -364,9 +346,8 @@ print(sorted(p.name for p in (run_dir / "checkpoints").iterdir()))
 print({k: approx(v, ".1f") for k, v in metrics.items() if k.endswith("ppl")})
 
 # %% [markdown]
-# `loss.png` is the loss curve that `Trainer` draws from `log.jsonl`; `plot_log` draws it here.
-# Left: the training loss per step and the held-out loss at each evaluation (NLL per token and
-# direction); right: the held-out perplexities.
+# `loss.png` is the loss curve `Trainer` draws from `log.jsonl`; `plot_log` draws it here: the
+# training and held-out loss (NLL per token and direction), and the held-out perplexities.
 
 # %%
 plot_log(read_log(run_dir))
@@ -375,52 +356,42 @@ plot_log(read_log(run_dir))
 # ## 4. Against a Kneser-Ney trigram
 #
 # Perplexity means something only next to a baseline. `KneserNeyBaseline` fits interpolated
-# Kneser-Ney trigrams (nltk.lm) in both directions with **our** vocabulary and `<UNK>` mapping,
-# and scores the same predictions on the same held-out sentences (the first 500 of `valid`).
-# Its discount $d$ is estimated from the training counts, $d = n_1 / (n_1 + 2 n_2)$ with
-# $n_1$, $n_2$ the trigrams seen once and twice (Chen & Goodman 1998): the standard choice,
-# close to the best $d$ on held-out text, and so a baseline worth beating.
+# Kneser-Ney trigrams (nltk.lm) in both directions with **our** vocabulary and `<UNK>`, and
+# scores the same predictions on the same held-out sentences (the first 500 of `valid`). Its
+# discount is estimated from the training counts, $d = n_1 / (n_1 + 2 n_2)$ with $n_1$, $n_2$
+# the trigrams seen once and twice (Chen & Goodman 1998): the standard choice, a baseline
+# worth beating.
 #
-# Next to our 80 steps, the same preset **trained to the end**: 600 steps of 32 sentences
-# (0.9 epochs). It ships with the course in `data/models/tiny`, made by
-# `elmo-tutorial train --config tiny --out runs/tiny`; that takes under a minute on two idle
-# CPU cores (its `MODEL_CARD.md` says how it was measured), too long for this notebook. Run the
-# command in a terminal from the repository root to train your own, then use
-# `load_run("../runs/tiny")` below instead. Your run will match the shipped one exactly only
-# on a CPU like the one that made it; elsewhere its perplexities differ a little (about 5.4
-# to 6.2), and it still passes the trigram.
+# Beside our 80 steps, the same preset **trained to the end** (600 steps, 0.9 epochs), shipped
+# in `data/models/tiny` and made by `elmo-tutorial train --config tiny --out runs/tiny` (about
+# a minute on one idle thread; see its `MODEL_CARD.md`). To use your own, run it from the
+# repository root and pass `load_run("../runs/tiny")` below; on another CPU its perplexities
+# differ a little, and it still passes the trigram.
 
 # %% [markdown]
 # ### Exercise 4 (predict): forward or backward, which is harder?
 #
 # The table below gives each model's forward and backward perplexity on the same 500
-# sentences: our 80-step run (its perplexities are printed above), the same preset trained to
-# the end, and the trigram. Before running it: for the model trained to the end and for the
-# trigram, will the backward perplexities be higher than the forward ones, lower, or about
-# the same? Why? And why may the 80-step run's two differ by more?
+# sentences: our 80-step run, the same preset trained to the end, and the trigram. Before
+# running it: for the model trained to the end and for the trigram, will the backward
+# perplexities be higher than the forward ones, lower, or about the same? Why? And why may the
+# 80-step run's two differ by more?
 
 # %% [markdown]
 # **Prediction.**
 # <!-- BEGIN ANSWER -->
-# About the same, for the model trained to the end and for the trigram. Both directions
-# factorise the same probability of the sentence,
-# $p(t_1 .. t_N) = \prod_k p(t_k \mid t_{<k}) = \prod_k p(t_k \mid t_{>k})$, and make the
-# same number of predictions per sentence (every word plus one boundary). A model that knew
-# the true distribution would therefore have *exactly* the same perplexity in both
-# directions. Real models differ a little, depending on which direction is easier to learn
-# with their capacity and data, and on the text (in English, the word before is sometimes
-# easier to guess from what follows than the other way round, sometimes harder). The table
-# bears this out: trained to the end, the biLM's two perplexities differ by less than 10 %
-# (checked below), and the trigram's agree to the printed digits. The 80-step run is
-# another matter: each direction has its own LSTM stack, started from its own random
-# weights, and after an eighth of an epoch one can simply be further along than the other.
-# That gap says how far training has got, not which direction is harder. The paper found
+# About the same. Both directions factorise the same probability of the sentence,
+# $p(t_1 .. t_N) = \prod_k p(t_k \mid t_{<k}) = \prod_k p(t_k \mid t_{>k})$, with the same
+# number of predictions, so a model that knew the true distribution would have *exactly* the
+# same perplexity both ways; real models differ a little. The 80-step run's two stacks start
+# from their own random weights, and after an eighth of an epoch one can simply be further
+# along: that says how far training has got, not which direction is harder. The paper found
 # its two "approximately equal, with the backward value slightly lower", and reports their
 # average (39.7, Sec. 3.4).
 # <!-- END ANSWER -->
 
 # %%
-from elmo_tutorial.model.run_dir import load_run, shipped_model
+from elmo_tutorial.training.run_folder import load_run, shipped_model
 from elmo_tutorial.training.evaluation import evaluate_perplexity
 from elmo_tutorial.training.ngram import KneserNeyBaseline
 
@@ -457,25 +428,19 @@ claim(abs(full["fwd_ppl"] - full["bwd_ppl"]) < 0.1 * full["avg_ppl"],
       detail=f"{full['fwd_ppl']:.2f} vs {full['bwd_ppl']:.2f}")
 
 # %% [markdown]
-# After 80 steps (an eighth of an epoch) the biLM is far behind the trigram: the corpus is
-# generated from templates, so the next word is very predictable from the previous two, which
-# is exactly what a trigram counts. Trained to the end, the same preset passes the trigram on
-# the same 500 sentences, in both directions. The margin is modest (about a sixth), because
-# a trigram already does well on templated text; what the LSTMs add is every earlier (or
-# later) word of the sentence, where the trigram sees only the nearest two. Notebook 07 mixes
-# this trained model's layers.
+# After 80 steps the biLM is far behind the trigram: the templated corpus makes the next word
+# very predictable from the previous two, exactly what a trigram counts. Trained to the end,
+# the same preset passes it in both directions, by about a sixth: the LSTMs add every earlier
+# (or later) word of the sentence. Notebook 07 mixes this model's layers.
 #
 # ## 5. What the biLM has learned: generating sentences
 #
-# A language model is a generator: draw the first word from its distribution after `<S>`,
-# feed it back, draw the next, until `</S>`. `sample_sentences` does this with the trained tiny
-# biLM. A **temperature** $\tau$ divides the logits before each draw, $p_\tau(w) \propto
-# p(w)^{1/\tau}$ ($\tau = 1$: the model's own distribution). A **prefix** conditions the
-# forward LM on the first
-# words. The backward LM generates too, from the other end: it starts from `</S>` (and an
-# optional **suffix**) and draws the word *before*, until it draws `<S>`; the sentence grows
-# to the left and is printed in reading order. Each sample also carries its log-probability
-# under the model at $\tau = 1$.
+# A language model is a generator: draw the first word after `<S>`, feed it back, draw the
+# next, until `</S>` (`sample_sentences`). A **temperature** $\tau$ divides the logits before
+# each draw, $p_\tau(w) \propto p(w)^{1/\tau}$. A **prefix** conditions the forward LM on the
+# first words. The backward LM starts from `</S>` (and an optional **suffix**) and draws the
+# word *before*, until `<S>`; the sentence is printed in reading order. Each sample carries its
+# log-probability under the model at $\tau = 1$.
 
 # %% [markdown]
 # ### Exercise 5 (predict): colder and hotter
@@ -486,12 +451,9 @@ claim(abs(full["fwd_ppl"] - full["bwd_ppl"]) < 0.1 * full["avg_ppl"],
 # %% [markdown]
 # **Prediction.**
 # <!-- BEGIN ANSWER -->
-# More likely and less varied. Dividing the logits by $\tau < 1$ sharpens the distribution
-# ($\tau \to 0$ always takes the most likely word): it moves probability mass to the words the
-# model already prefers, so the drawn words have higher probability (a higher mean
-# log-probability), and different samples repeat the same frequent phrases. At $\tau > 1$ the
-# distribution flattens and rare words come up more often: more varied, less likely, less
-# grammatical, and longer before `</S>` is drawn.
+# More likely and less varied. $\tau < 1$ sharpens the distribution towards the words the model
+# already prefers, so the drawn words have higher probability and samples repeat the same
+# phrases. At $\tau > 1$ it flattens: more varied, less likely, less grammatical.
 # <!-- END ANSWER -->
 
 # %% [markdown]
@@ -535,13 +497,10 @@ claim(mean_log_prob[0.5] > mean_log_prob[1.0] + 0.3,
       "τ = 0.5 draws likelier words than τ = 1 (by more than 0.3 nats per word)")
 
 # %% [markdown]
-# Most forward samples at $\tau \le 1$ follow the corpus's templates; whether they make
-# sense is another matter: a model of a few hundred thousand parameters, trained for under a
-# minute on templated text, knows which *kind* of word goes in a slot better than which word. The
-# backward samples read normally, though they were written from the last word to the first;
-# they are often less fluent, since each is built to end with the given suffix, and a start
-# chosen from the right need not fit a template from the left. (Your samples may differ from
-# the ones above: see the note before the cell.)
+# Most forward samples follow the corpus's templates; whether they make sense is another
+# matter: this small model knows which *kind* of word goes in a slot better than which word.
+# The backward samples, written from the last word to the first, are often less fluent: each
+# must end with the given suffix, and a start chosen from the right need not fit a template.
 #
 # ## 6. The joint loss
 
@@ -553,8 +512,8 @@ claim(mean_log_prob[0.5] > mean_log_prob[1.0] + 0.3,
 # NLL plus the backward mean NLL over real targets only, as `BidirectionalLM` does, from the
 # formula: the log-softmax over the vocabulary, each target's log-probability, minus their
 # mean over the positions that have a target (`F.cross_entropy` and `F.nll_loss` are not
-# available to it). (bilm-tf averages the two directions instead: half the sum, so the same
-# minimum and gradients half as large. The check accepts either and says which one you wrote.)
+# available to it). (bilm-tf averages the two directions instead; the check accepts either and
+# says which one you wrote.)
 
 # %%
 def my_joint_loss(fwd_logits, bwd_logits, fwd_targets, bwd_targets):
@@ -591,78 +550,57 @@ checks.check_joint_loss(my_joint_loss)
 # %% [markdown]
 # ## Check your understanding
 #
-# Short questions on the whole notebook; answer each in a sentence or two before you open the
-# instructor's answer.
+# Answer each in a sentence or two before you open the instructor's answer.
 #
 # 1. The joint loss adds the forward and the backward mean NLL. What does training them together
 #    give the shared character CNN and softmax that two separate models would not?
 #
 # <!-- BEGIN ANSWER -->
-# At every step they get gradients from both directions' predictions: a word's output vector, for
-# instance, learns from both directions' predictions of that word. Each LSTM stack still learns
-# only from its own direction.
+# Gradients from both directions at every step: a word's output vector learns from both
+# directions' predictions of it. Each LSTM stack still learns only from its own direction.
 # <!-- END ANSWER -->
 #
-# 2. Why does the paper's biLM need a sampled softmax for training?
+# 2. Why does the sampled softmax subtract $\log e_w$ from each candidate's logit?
 #
 # <!-- BEGIN ANSWER -->
-# With 793,471 words, the full softmax costs $V \cdot P$ multiply-adds for every predicted token,
-# far more than the rest of the model. The sampled softmax scores the true word against 8192
-# candidates drawn once per batch, about a hundred times less work.
+# Frequent words are drawn far more often than rare ones; subtracting the log of each word's
+# expected count corrects for that, so the estimate is not biased towards frequent words.
 # <!-- END ANSWER -->
 #
-# 3. Why does the sampled softmax subtract $\log e_w$ from each candidate's logit?
-#
-# <!-- BEGIN ANSWER -->
-# The candidates are drawn from a Zipfian distribution, so frequent words are among them far more
-# often than rare ones. Subtracting the log of each word's expected count corrects for that, so
-# the estimate is not biased towards frequent words.
-# <!-- END ANSWER -->
-#
-# 4. Why is perplexity always measured with the full softmax, even for a model trained with a
+# 3. Why is perplexity always measured with the full softmax, even for a model trained with a
 #    sampled one?
 #
 # <!-- BEGIN ANSWER -->
-# The sampled loss normalises over the $S + 1$ scored words, not the vocabulary, so it is not the
-# model's probability of the word: for a model that knows nothing it is far below $\log V$. Only
-# the full softmax gives a true NLL, and a perplexity that can be compared between models.
+# The sampled loss normalises over the $S + 1$ scored words, not the vocabulary, so it is not
+# the model's probability of the word. Only the full softmax gives a comparable perplexity.
 # <!-- END ANSWER -->
 #
-# 5. After 80 steps the biLM is far behind the Kneser-Ney trigram; trained to the end, it beats
+# 4. After 80 steps the biLM is far behind the Kneser-Ney trigram; trained to the end, it beats
 #    it. Why is the trigram so strong here, and what do the LSTMs add?
 #
 # <!-- BEGIN ANSWER -->
-# The corpus is generated from templates, so the next word is very predictable from the previous
-# two, which is exactly what a trigram counts, and counting needs no training. Trained, the LSTMs
-# add every earlier (or later) word of the sentence, where the trigram sees only the nearest two.
+# The templated corpus makes the next word predictable from the previous two, which a trigram
+# counts without training. Trained, the LSTMs add every earlier (or later) word.
 # <!-- END ANSWER -->
 #
-# 6. Why does the course's `Trainer` train on whole sentences, where bilm-tf streamed 20-token
+# 5. Why does the course's `Trainer` train on whole sentences, where bilm-tf streamed 20-token
 #    windows?
 #
 # <!-- BEGIN ANSWER -->
-# ELMo is used on sentences, and our LSTM is stateless: in training, as later when ELMo embeds a
-# sentence, every sentence starts from zero state. bilm-tf instead carried the LSTM state from
-# one window to the next.
+# ELMo is used on sentences and our LSTM is stateless: in training as in use, every sentence
+# starts from zero state. bilm-tf carried the state from window to window.
 # <!-- END ANSWER -->
 #
-# 7. The run is seeded, yet another CPU prints a somewhat different perplexity after 80 steps.
+# 6. The run is seeded, yet another CPU prints a somewhat different perplexity after 80 steps.
 #    Why, and how does the notebook deal with it?
 #
 # <!-- BEGIN ANSWER -->
-# Another CPU adds floats in another order, so the last bits differ after the first step, and
-# many steps turn them into visibly different numbers. Numbers that come out of training are
-# printed with ≈, and what the lesson claims about them is checked (✓) on every machine.
+# Another CPU adds floats in another order, and many steps turn the last bits into visible
+# differences. Such numbers are printed with ≈, and the lesson's claims are checked (✓) on
+# every machine.
 # <!-- END ANSWER -->
 #
-# 8. Why are the backward samples often less fluent than the forward ones?
-#
-# <!-- BEGIN ANSWER -->
-# Each is built from the end: it must end with the given suffix and grows to the left, and a
-# start chosen from the right need not fit a template that reads well from the left.
-# <!-- END ANSWER -->
-#
-# 9. On held-out text the forward LM's mean NLL is 4.5 nats per word and the backward one's
+# 7. On held-out text the forward LM's mean NLL is 4.5 nats per word and the backward one's
 #    4.7. What are the two perplexities, and the "average" `evaluate` prints?
 #
 # <!-- BEGIN ANSWER -->
@@ -670,11 +608,10 @@ checks.check_joint_loss(my_joint_loss)
 # \approx 99.5$, the geometric mean of the two perplexities (not their arithmetic mean, 100).
 # <!-- END ANSWER -->
 #
-# 10. With 30,000 words and projections of 128, how many multiply-adds does the full softmax
-#     spend per predicted word, and how many does a sampled softmax of 2,048 candidates?
+# 8. With 30,000 words and projections of 128, how many multiply-adds does the full softmax
+#    spend per predicted word, and how many does a sampled softmax of 2,048 candidates?
 #
 # <!-- BEGIN ANSWER -->
-# Full: $30{,}000 \times 128 = 3.84$ million (one logit per word of the vocabulary). Sampled:
-# $2{,}048 \times 128 \approx 262{,}000$ (the candidates, the true word among them), about 15
-# times fewer; the log-softmax over the logits adds work in proportion to their number too.
+# Full: $30{,}000 \times 128 = 3.84$ million. Sampled: $2{,}048 \times 128 \approx 262{,}000$,
+# about 15 times fewer.
 # <!-- END ANSWER -->

@@ -68,10 +68,10 @@ from elmo_tutorial.claims import approx, claim
 from elmo_tutorial.data.annotated import treebank_pos
 from elmo_tutorial.model.char_cnn import CharCNN
 from elmo_tutorial.model.chars import check_char_ids
-from elmo_tutorial.model.checkpoint import latest_checkpoint
+from elmo_tutorial.training.checkpoints import latest_checkpoint
 from elmo_tutorial.model.lm import LMOutput
 from elmo_tutorial.model.lstm import LSTMStack
-from elmo_tutorial.model.run_dir import shipped_model
+from elmo_tutorial import load_elmo, shipped_model
 from elmo_tutorial.model.softmax import Softmax
 from elmo_tutorial.runtime import REPOSITORY, setup_notebook
 from elmo_tutorial.training.ngram import KneserNeyBaseline
@@ -114,7 +114,7 @@ device = setup_notebook(seed=0)
 # - `__init__(config)`: a `char_cnn`, a `forward_lstm` and a `backward_lstm` (sizes, clipping,
 #   skip connections and dropout from `config`, a `ModelConfig`), a `softmax` over
 #   `config.vocab_size` words and a `dropout`. The names matter: the trainer saves your
-#   model's weights under them, and `ELMo.from_run` reads them back.
+#   model's weights under them, and `load_elmo` reads them back.
 # - `forward(batch, sampled=False)`: the embeddings of `batch.char_ids`, dropped out once for
 #   both directions; then per direction, forward first: its stack, its top layer dropped out,
 #   the softmax's NLL sum over its count, with `sampled=sampled and self.training`. Return
@@ -308,14 +308,14 @@ claim(all(later < earlier for earlier, later in zip(held_out, held_out[1:], stri
 #
 # Notebook 10 probed the shipped biLM's layers with a linear classifier for Penn Treebank
 # tags. The same probe on your biLM's layers, beside the shipped model's: 600 training
-# sentences, the whole test set. `ELMo.from_run` reads your run folder as it reads any
+# sentences, the whole test set. `load_elmo` reads your run folder as it reads any
 # other, because your model's parameters have `BidirectionalLM`'s names.
 
 # %% [markdown]
 # ### Exercise 4 (experiment): which of your layers knows the tags?
 #
 # Complete the loop: for each model (yours, then the shipped `small`), build an `Embedder`
-# from `ELMo.from_run(...)` and probe its layers with
+# from `load_elmo(...)` and probe its layers with
 # `probes.probe_layers(embedder, ptb_train, ptb_test, name, cache=False)`, storing the result
 # in `accuracy[name]`. Then interpret: which of your layers tags best, how far behind the
 # shipped model's layers are yours, and is the order of the layers the same in both?
@@ -327,7 +327,7 @@ models = {"yours": run_dir, "shipped small": shipped_model("small")}
 accuracy = {}
 for name, folder in models.items():
     # BEGIN SOLUTION
-    embedder = Embedder(ELMo.from_run(folder))
+    embedder = Embedder(load_elmo(folder))
     accuracy[name] = probes.probe_layers(embedder, ptb_train, ptb_test, name, cache=False)
     # END SOLUTION
 checks.check_probe_accuracies(accuracy, models, ptb_train, ptb_test)
@@ -410,7 +410,7 @@ claim(best["shipped small"] > best["yours"],
 #   from the characters alone; the shipped biLM, trained on six times more text with larger
 #   layers, is about 9 points ahead. The paper's biLM saw 10 epochs of 800 M words with LSTMs
 #   16 times wider (Sec. 3.4, notebook 11).
-# - Your run is in `runs/capstone`: `ELMo.from_run("runs/capstone")` gives its ELMo vectors,
+# - Your run is in `runs/capstone`: `load_elmo("runs/capstone")` gives its ELMo vectors,
 #   `elmo-tutorial evaluate runs/capstone --split test` its test perplexity beside the
 #   trigram's, and `elmo-tutorial train --config capstone --out runs/capstone --resume`
 #   goes on from a terminal.
@@ -421,7 +421,7 @@ claim(best["shipped small"] > best["yours"],
 # Short questions on the whole notebook; answer each in a sentence or two before you open the
 # instructor's answer.
 #
-# 1. Your biLM and `BidirectionalLM` are different classes. Why can `ELMo.from_run` load your
+# 1. Your biLM and `BidirectionalLM` are different classes. Why can `load_elmo` load your
 #    run as if the package had trained it?
 #
 # <!-- BEGIN ANSWER -->

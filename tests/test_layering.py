@@ -6,7 +6,8 @@ modules at the top level are placed by ``TOP_LEVEL``. The order, as ``elmo_tutor
 draws it: the foundations (``runtime``, ``files/``: files written whole and read guarded) under
 everything; what notebooks show (figures, widgets, claims), which imports nothing above the
 foundations; ``data/`` and ``model/``, which know nothing of each other; ``fast/``, the model
-made fast, and ``formats/``, its weights in other files, both on the model only; ``training/``;
+made fast, on the model only; ``training/`` with its run folders; ``formats/``, runs and official
+weights in other files;
 ``analyses/`` of what a trained model knows; ``tasks/``; the course tooling (``checks/``,
 ``course/``); and ``commands/``, the command line, on top.
 
@@ -34,15 +35,15 @@ TOP_LEVEL = {"runtime": "foundations", "figures": "display", "widgets": "display
 # Each folder's stage (a folder is a stage of its own unless listed here).
 FOLDER_STAGE = {"files": "foundations", "checks": "course", "course": "course"}
 # What each stage may import (itself included): the stages below it. Data and model are
-# independent of each other; fast and formats build on the model alone.
+# independent of each other; fast builds on the model alone; formats read and write runs.
 MAY_IMPORT = {
     "foundations": {"foundations"},
     "display": {"foundations", "display"},
     "data": {"foundations", "data"},
     "model": {"foundations", "model"},
     "fast": {"foundations", "model", "fast"},
-    "formats": {"foundations", "model", "formats"},
-    "training": {"foundations", "data", "model", "fast", "formats", "training"},
+    "training": {"foundations", "data", "model", "fast", "training"},
+    "formats": {"foundations", "data", "model", "fast", "training", "formats"},
     "analyses": {"foundations", "display", "data", "model", "fast", "formats", "training",
                  "analyses"},
     "tasks": {"foundations", "display", "data", "model", "fast", "formats", "training",

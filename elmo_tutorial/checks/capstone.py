@@ -112,7 +112,7 @@ def check_probe_accuracies(accuracy: dict, models: dict, train, test) -> None:
     """
     from elmo_tutorial.analyses import probes
     from elmo_tutorial.analyses.embedder import Embedder
-    from elmo_tutorial.model.elmo import ELMo
+    from elmo_tutorial.training.run_folder import load_elmo
 
     if not isinstance(accuracy, dict) or set(accuracy) != set(models):
         got = sorted(accuracy) if isinstance(accuracy, dict) else type(accuracy).__name__
@@ -125,7 +125,7 @@ def check_probe_accuracies(accuracy: dict, models: dict, train, test) -> None:
         if not all(0 <= float(v) <= 100 for v in result.values()):
             raise CheckFailed(f"accuracy[{name!r}] holds values outside 0-100: percentages.")
     first = next(iter(models))
-    expected = probes.probe_layers(Embedder(ELMo.from_run(models[first])), train, test,
+    expected = probes.probe_layers(Embedder(load_elmo(models[first])), train, test,
                                    "check", cache=False)
     for layer, value in expected.items():
         assert_close(float(accuracy[first][layer]), value, f"{first}'s {layer}",

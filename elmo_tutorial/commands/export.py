@@ -15,13 +15,13 @@ and back in this package with elmo_tutorial.load_allennlp(options, weights).
 With --encoder OUT_DIR it writes a small run directory instead: config.json (vocab_size 0),
 model.safetensors with the encoder only (no softmax: ELMo never uses it), optionally in
 float16 (--float16, half the size; loading casts back to float32), and SHA256SUMS. That is
-how the course's shipped model was made; ELMo.from_run(OUT_DIR) loads it.
+how the course's shipped model was made; load_elmo(OUT_DIR) loads it.
 From Python: elmo_tutorial.formats.export.export_allennlp, export_encoder and export_copy.
 
 With --copy OUT_DIR it writes a compact copy of the whole run: config.json, vocab.txt,
 log.jsonl and the final weights with the softmax (float16 with --float16), plus SHA256SUMS;
 no checkpoints. The copy can still be evaluated (`elmo-tutorial evaluate OUT_DIR`) and loads
-with ELMo.from_run and load_run; that is how data/models/tiny was made.
+with load_elmo and load_run; that is how data/models/tiny was made.
 
 An OUT_DIR that is not empty is refused (nothing is overwritten) unless --force is given.
 Each file is written whole or not at all (SHA256SUMS last): an interrupted export leaves no
@@ -60,7 +60,7 @@ def _check_arguments(args) -> None:
     from pathlib import Path
 
     from elmo_tutorial.files.overwrite import check_output_folder
-    from elmo_tutorial.model.run_dir import read_run_config
+    from elmo_tutorial.training.run_folder import read_run_config
 
     outs = {flag: Path(out) for flag, out in (("--encoder", args.encoder),
                                               ("--allennlp", args.allennlp),

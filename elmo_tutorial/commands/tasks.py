@@ -83,7 +83,7 @@ def _training_corpus(paths) -> str:
     """The corpus a run directory was trained on (its config.json), else english_mix."""
     from pathlib import Path
 
-    from elmo_tutorial.model.run_dir import read_run_config
+    from elmo_tutorial.training.run_folder import read_run_config
 
     if len(paths) == 1 and (Path(paths[0]) / "config.json").is_file():
         return read_run_config(paths[0])[1].get("corpus") or "english_mix"
@@ -94,8 +94,8 @@ def _quality_models(runs) -> dict:
     """``{name: (ELMo, held-out test perplexity)}`` for the quality figure's biLMs."""
     from pathlib import Path
 
-    from elmo_tutorial.model.elmo import ELMo
     from elmo_tutorial.tasks.quality import heldout_perplexity
+    from elmo_tutorial.training.run_folder import load_elmo
 
     models = {}
     for run in runs:
@@ -106,7 +106,7 @@ def _quality_models(runs) -> dict:
         if ppl is None:
             raise ValueError(f"{run} has no held-out perplexity (no softmax to score words "
                              "with, no heldout.json): the quality figure cannot place it")
-        models[name] = (ELMo.from_run(run), ppl)
+        models[name] = (load_elmo(run), ppl)
     return models
 
 

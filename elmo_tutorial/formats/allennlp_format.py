@@ -55,9 +55,10 @@ from elmo_tutorial.files.safe_files import atomic_write_text
 
 # the hdf5 weight file's datasets and their conversion; their names stay importable from here
 from elmo_tutorial.formats.bilm_hdf5 import read_bilm_weights, write_bilm_weights
+from elmo_tutorial.formats.weight_checks import check_options
 from elmo_tutorial.model.config import ModelConfig
 from elmo_tutorial.model.elmo import ELMo
-from elmo_tutorial.model.weight_checks import check_options
+from elmo_tutorial.training.run_folder import load_elmo
 
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 
@@ -130,7 +131,7 @@ def load_model(paths: str | Path | Sequence[str | Path]):
     if len(paths) == 1 and paths[0].is_dir():
         folder = paths[0]
         if (folder / "config.json").exists():
-            return ELMo.from_run(folder)
+            return load_elmo(folder)
         options, weights = sorted(folder.glob("*options*.json")), sorted(folder.glob("*.hdf5"))
         if len(options) == 1 and len(weights) == 1:
             return load_allennlp(options[0], weights[0])

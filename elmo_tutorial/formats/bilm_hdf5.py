@@ -22,8 +22,8 @@ import numpy as np
 import torch
 
 from elmo_tutorial.files.safe_files import DamagedFile, atomic_write
+from elmo_tutorial.formats.weight_checks import check_hdf5_layout, float_weights, open_weight_file
 from elmo_tutorial.model.config import ModelConfig
-from elmo_tutorial.model.weight_checks import check_hdf5_layout, float_weights, open_weight_file
 
 __all__ = ["read_bilm_weights", "write_bilm_weights"]
 

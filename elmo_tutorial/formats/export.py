@@ -5,7 +5,7 @@ Taught in notebook 11 (``11_pretrained_and_scale``).
 * :func:`export_encoder` writes a minimal run directory: ``config.json`` (``vocab_size`` 0),
   ``model.safetensors`` with the encoder only (no softmax: ELMo never uses it), optionally in
   float16 (half the size; loading casts back to float32), and ``SHA256SUMS``. That is how the
-  course's shipped model was made; ``ELMo.from_run(OUT_DIR)`` loads it.
+  course's shipped model was made; ``load_elmo(OUT_DIR)`` loads it.
 * :func:`export_copy` writes a compact copy of a whole run: ``config.json``, ``vocab.txt``,
   ``log.jsonl`` and the final weights with the softmax (optionally float16), plus
   ``SHA256SUMS``; no checkpoints. It can still be evaluated; ``data/models/tiny`` is one.
@@ -34,9 +34,8 @@ import torch
 from elmo_tutorial.files.overwrite import check_output_folder
 from elmo_tutorial.files.safe_files import atomic_write_bytes, write_sha256sums
 from elmo_tutorial.formats.allennlp_format import save_allennlp
-from elmo_tutorial.model.checkpoint import load_weights, save_weights
-from elmo_tutorial.model.elmo import ELMo
-from elmo_tutorial.model.run_dir import load_run, write_run_config
+from elmo_tutorial.training.checkpoints import load_weights, save_weights
+from elmo_tutorial.training.run_folder import load_elmo, load_run, write_run_config
 
 __all__ = ["export_allennlp", "export_copy", "export_encoder"]
 
@@ -107,6 +106,6 @@ def export_allennlp(run_dir: str | Path, out_dir: str | Path, checkpoint: bool =
     """
     out = Path(out_dir)
     check_output_folder(out, force)
-    model = ELMo.from_run(run_dir, checkpoint=checkpoint)
+    model = load_elmo(run_dir, checkpoint=checkpoint)
     save_allennlp(model, out / "options.json", out / "weights.hdf5")
     return out / "options.json", out / "weights.hdf5"

@@ -4,8 +4,8 @@ Tokens → character ids (``chars``, ``vocab``, ``batching``) → the character 
 (``char_cnn``, layer 0) → one LSTMP cell (``lstmp``) and the stacks of both directions
 (``lstm``) → the softmax and the joint loss of the biLM (``softmax``, ``lm``) → layer norm and
 the scalar mix (``layer_norm``, ``scalar_mix``) → ``ELMo`` (``elmo``). ``config`` holds the
-model's shape; ``checkpoint``, ``run_dir`` and ``weight_checks`` save, find and check weights;
-``generate`` samples sentences from a trained biLM.
+model's shape; ``generate`` samples sentences from a trained biLM. Saving and loading runs is
+the trainer's (:mod:`elmo_tutorial.training.run_folder`).
 
 Nothing here is written for speed: the faster versions of these modules live in
 :mod:`elmo_tutorial.fast`, with the same parameters, and are switched on in one place.

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from pathlib import Path
 
 import torch
 from torch import Tensor, nn
@@ -38,9 +37,7 @@ from torch import Tensor, nn
 from elmo_tutorial.model.chars import BOS_IDS, EOS_IDS, batch_to_ids, check_char_ids, ids_to_mask
 from elmo_tutorial.model.config import ModelConfig
 from elmo_tutorial.model.lm import BidirectionalLM
-from elmo_tutorial.model.run_dir import load_run
 from elmo_tutorial.model.scalar_mix import ScalarMix
-from elmo_tutorial.model.weight_checks import check_weights
 
 
 def add_sentence_boundaries(char_ids: Tensor, mask: Tensor) -> tuple[Tensor, Tensor]:
@@ -241,30 +238,6 @@ class ELMo(nn.Module):
         """
         device = next(self.parameters()).device
         return self(hub_char_ids(inputs, signature).to(device))
-
-    @classmethod
-    def from_run(cls, run_dir: str | Path, checkpoint: bool = False, **elmo_kwargs) -> ELMo:
-        """Load a biLM trained by this package (``elmo-tutorial train --out RUN_DIR``).
-
-        Args:
-            run_dir: the run directory (layout in :mod:`elmo_tutorial.model.run_dir`).
-            checkpoint: take the newest checkpoint's weights instead of the final ones.
-            **elmo_kwargs: passed to ``ELMo`` (``do_layer_norm``, ``dropout``, ...).
-
-        Returns:
-            An ``ELMo`` in eval mode; the run's softmax weights are not needed and not loaded.
-        """
-        config, state, _, _ = load_run(run_dir, checkpoint=checkpoint)
-        model = cls(config, **elmo_kwargs)
-        encoder = {k: v for k, v in state.items() if not k.startswith("softmax.")}
-        check_weights(f"{run_dir} (its weights)", encoder, model.bilm.state_dict())
-        missing, unexpected = model.bilm.load_state_dict(encoder, strict=False)
-        if missing or unexpected:
-            raise ValueError(
-                f"{run_dir}: its weights do not fit the biLM its config.json describes: "
-                f"missing {sorted(missing)[:5]}, unexpected {sorted(unexpected)[:5]}"
-            )
-        return model.eval()
 
 
 __all__ = ["ELMo", "add_sentence_boundaries", "hub_char_ids", "remove_sentence_boundaries"]

@@ -27,13 +27,12 @@ from elmo_tutorial.analyses.paired import verdict as paired_verdict
 from elmo_tutorial.data.annotated import sst
 from elmo_tutorial.files.records import Record, optional
 from elmo_tutorial.files.report_files import markdown_table, write_report_files
-from elmo_tutorial.model.elmo import ELMo
-from elmo_tutorial.model.run_dir import read_run_config
 from elmo_tutorial.tasks.report import paired
 from elmo_tutorial.tasks.results import Spread
 from elmo_tutorial.tasks.training import PROTOCOL, embed_split, run_variant, training_subset
 from elmo_tutorial.tasks.vectors import word_vectors
 from elmo_tutorial.training.finetune import finetune
+from elmo_tutorial.training.run_folder import load_elmo, read_run_config
 
 __all__ = ["SST2_SIZES", "FineTuning", "FinetuneReport", "Perplexity", "ReportSeconds",
            "SST2Accuracy", "domain_text", "finetune_report", "sst2_splits", "to_markdown",
@@ -149,7 +148,7 @@ def finetune_report(source: str | Path, out_dir: str | Path, steps: int = 60,
     vectors, index = word_vectors(tuned_corpus(out_dir))
     runs = {}  # arm → one run_variant result per seed
     for name, run in (("original", source), ("finetuned", out_dir)):
-        splits = sst2_splits(Embedder(ELMo.from_run(run)), index)
+        splits = sst2_splits(Embedder(load_elmo(run)), index)
         if name == "original":
             runs["baseline"] = [run_variant(splits, vectors, "baseline", s) for s in seeds]
         runs[name] = [run_variant(splits, vectors, "elmo", s) for s in seeds]

@@ -12,7 +12,7 @@ perplexity is the one measured on the full run before the export, kept beside th
 :func:`heldout_perplexity` reads back, checking that it was measured as the figure needs.
 
 Example:
-    >>> from elmo_tutorial.model.run_dir import shipped_model
+    >>> from elmo_tutorial.training.run_folder import shipped_model
     >>> round(heldout_perplexity(shipped_model("small")), 1)       # read from heldout.json
     107.5
 """
@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from elmo_tutorial.model.run_dir import read_run_config
+from elmo_tutorial.training.run_folder import read_run_config
 
 __all__ = ["HELDOUT_FILE", "SENTENCES", "SPLIT", "heldout_perplexity", "write_heldout"]
 

@@ -17,7 +17,7 @@ or F1); a difference between two arms is a
 
 Example:
     >>> from elmo_tutorial.analyses.paired import verdict
-    >>> from elmo_tutorial.model.run_dir import shipped_model
+    >>> from elmo_tutorial.training.run_folder import shipped_model
     >>> report = TaskReport.read(shipped_model("small") / "tasks.json")
     >>> row = report.tasks[report.table2.task]                # chunking
     >>> row.metric, len(row.arms["elmo"].runs), verdict(row.differences.elmo_vs_baseline)

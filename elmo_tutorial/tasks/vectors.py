@@ -61,9 +61,9 @@ from elmo_tutorial.files.safe_files import (
     read_sha256sums,
     write_sha256sums,
 )
-from elmo_tutorial.model.run_dir import read_run_config
-from elmo_tutorial.model.weight_checks import check_weights
 from elmo_tutorial.tasks.registry import TASKS, read_task
+from elmo_tutorial.training.checkpoints import check_weights
+from elmo_tutorial.training.run_folder import read_run_config
 
 __all__ = ["VECTORS_FILE", "corpus_vectors", "sparse_static_vectors", "task_word_vectors",
            "task_words", "vectors_recipe", "word_vectors", "word_vectors_recipe",

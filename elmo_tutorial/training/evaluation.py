@@ -28,12 +28,11 @@ import torch
 from elmo_tutorial.data.corpora import load_sentences
 from elmo_tutorial.fast import speed_up
 from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
-from elmo_tutorial.model.checkpoint import chosen_checkpoint
 from elmo_tutorial.model.lm import BidirectionalLM
-from elmo_tutorial.model.run_dir import load_run, read_run_config
-from elmo_tutorial.model.weight_checks import check_weights
 from elmo_tutorial.runtime import resolve_device
+from elmo_tutorial.training.checkpoints import check_weights
 from elmo_tutorial.training.ngram import ngram_perplexity
+from elmo_tutorial.training.run_folder import load_run, read_run_config, weights_file
 from elmo_tutorial.training.train_config import TrainConfig
 
 __all__ = ["evaluate_perplexity", "evaluate_run"]
@@ -102,12 +101,8 @@ def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int =
     device = resolve_device(device)  # before any loading: a device this machine lacks
     run = Path(run_dir)
     read_run_config(run)  # a run at all (says what is wrong) before its weights are chosen
-    final, chosen = run / "model.safetensors", None
-    if checkpoint is not True and checkpoint:
-        chosen = Path(checkpoint)
-    elif checkpoint or not (final.exists() or final.is_symlink()):
-        chosen = chosen_checkpoint(run, "scoring")  # names any newer one it passes over
-    config, state, vocab, train = load_run(run, checkpoint=chosen or False)
+    weights = weights_file(run, checkpoint)  # model.safetensors or a checkpoint's
+    config, state, vocab, train = load_run(run, checkpoint=weights.parent)
     if config.vocab_size == 0 or vocab is None:
         raise ValueError(f"{run_dir} holds an encoder without its softmax (e.g. a shipped "
                          "model): it cannot score words, so it has no perplexity")
@@ -123,8 +118,8 @@ def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int =
         raise ValueError(f"the {split} split of the corpus {train_cfg.corpus!r} has no sentence "
                          "with a word in it (its files empty or blank?): fetch it again with "
                          "`elmo-tutorial data download NAME --force`, or score another --split")
-    scored = Path(os.path.relpath(chosen or final, run))
-    result = {"split": split, "weights": scored.as_posix(),
+    scored = weights if weights.parent == run else weights.parent
+    result = {"split": split, "weights": Path(os.path.relpath(scored, run)).as_posix(),
               "n_sentences": len(sentences),
               "bilm": evaluate_perplexity(model, sentences, vocab, device), "ngram": None}
     if ngram:

@@ -8,7 +8,7 @@ fine-tunes for one epoch on a task's training sentences, labels ignored, and the
 biLM for task training. :class:`FineTuner` does that with the package's own training loop
 (:class:`~elmo_tutorial.training.train.Trainer`: the same batches, loss, clipping, checkpoints and
 logs), started from a run's weights and written to a **new** run directory, which
-``ELMo.from_run`` and ``elmo-tutorial tasks`` read like any other run.
+``load_elmo`` and ``elmo-tutorial tasks`` read like any other run.
 
 A run without a softmax (the shipped ``small`` encoder, ``vocab_size`` 0) cannot score words,
 so a fresh softmax over the domain's vocabulary is trained first with the encoder frozen
@@ -40,7 +40,7 @@ import torch
 from elmo_tutorial.files.overwrite import check_fresh_run_dir
 from elmo_tutorial.files.safe_files import atomic_write_text
 from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
-from elmo_tutorial.model.run_dir import load_run
+from elmo_tutorial.training.run_folder import load_run
 from elmo_tutorial.training.train import Trainer, TrainingInterrupted, counted_vocabulary
 from elmo_tutorial.training.train_config import TrainConfig
 

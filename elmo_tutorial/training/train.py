@@ -48,11 +48,9 @@ from elmo_tutorial.data.corpora import load_sentences
 from elmo_tutorial.fast import speed_up
 from elmo_tutorial.files.overwrite import check_fresh_run_dir, check_not_a_file, remove_run
 from elmo_tutorial.files.run_lock import lock_run_dir
-from elmo_tutorial.model import checkpoint as ckpt
 from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
 from elmo_tutorial.model.config import ModelConfig
 from elmo_tutorial.model.lm import BidirectionalLM
-from elmo_tutorial.model.run_dir import load_run_vocabulary, read_run_config, write_run_config
 from elmo_tutorial.model.vocab import SPECIALS, Vocabulary
 from elmo_tutorial.runtime import (
     available_cores,
@@ -62,9 +60,11 @@ from elmo_tutorial.runtime import (
     progress_bar,
     seed_everything,
 )
+from elmo_tutorial.training import checkpoints as ckpt
 from elmo_tutorial.training import distributed as D
 from elmo_tutorial.training.cost import check_step_fits
 from elmo_tutorial.training.evaluation import evaluate_perplexity
+from elmo_tutorial.training.run_folder import load_run_vocabulary, read_run_config, write_run_config
 from elmo_tutorial.training.train_config import (
     ARCHITECTURE_REASON,
     SET_BY_TRAINING,
@@ -112,7 +112,7 @@ class Trainer:
         build: makes the biLM from its ``ModelConfig`` instead of ``BidirectionalLM`` (a
             student's own assembly, notebook 14). Its parameters must have the names and
             shapes of ``BidirectionalLM``'s, so the run folder loads as any other run
-            (``ELMo.from_run``); its own ``forward`` computes every step's loss.
+            (``load_elmo``); its own ``forward`` computes every step's loss.
 
     Example:
         >>> trainer = Trainer(TrainConfig.preset("tiny"))          # doctest: +SKIP
@@ -405,18 +405,10 @@ class Trainer:
         return saved
 
     def _resume(self) -> None:
-        """Go on from the newest checkpoint that loads and fits the model; checkpoints passed
-        over (damaged, or of another model) are named and set aside."""
-        path, model_state, state, skipped = ckpt.load_latest_checkpoint(
-            self.out, expected=self.model.state_dict())
-        named = ckpt.named_in_latest(self.out)  # before set_aside moves the damaged ones
-        if self.dist.is_main:  # moved aside, so that `latest` and later resumes skip them
-            for warning in ckpt.set_aside(self.out, path, skipped):
-                print(f"warning: {warning}", file=sys.stderr)
-            gone = named is not None and not named.exists()
-            if gone and ckpt.step_of(named) > ckpt.step_of(path):
-                print(f"warning: {named} is missing (checkpoints/latest names it); resuming "
-                      f"from {path} instead", file=sys.stderr)
+        """Go on from the newest checkpoint that loads and fits the model (newer ones that do
+        not are named and deleted: :func:`~.checkpoints.load_latest_checkpoint`)."""
+        _, model_state, state = ckpt.load_latest_checkpoint(
+            self.out, self.model.state_dict(), clean=self.dist.is_main)
         self.model.load_state_dict(model_state)
         # The settings the resume may change (lr, weight decay) go into the state dicts before
         # they are loaded; unchanged, these are the very numbers the checkpoint holds.

@@ -6,6 +6,7 @@ from torch import nn
 from elmo_tutorial import checks
 from elmo_tutorial.checks import CheckFailed, Delegated, NotWrittenYet
 from elmo_tutorial.model.lm import BidirectionalLM
+from elmo_tutorial.training.run_folder import load_elmo
 from tests._assembled_bilm import AssembledBiLM, WrappedBiLM
 
 
@@ -61,15 +62,14 @@ def test_slips_fail_with_what_to_fix(answer, error, says):
 
 
 def test_probe_accuracies_are_recomputed_for_the_first_model():
-    from elmo_tutorial import ELMo
     from elmo_tutorial.analyses import probes
     from elmo_tutorial.analyses.embedder import Embedder
     from elmo_tutorial.data.annotated import treebank_pos
-    from elmo_tutorial.model.run_dir import shipped_model
+    from elmo_tutorial.training.run_folder import shipped_model
 
     train, test = treebank_pos("train")[:30], treebank_pos("test")[:10]
     models = {"tiny": shipped_model("tiny")}
-    right = probes.probe_layers(Embedder(ELMo.from_run(models["tiny"])), train, test, "t",
+    right = probes.probe_layers(Embedder(load_elmo(models["tiny"])), train, test, "t",
                                 cache=False)
     checks.check_probe_accuracies({"tiny": right}, models, train, test)
     with pytest.raises(CheckFailed, match="tiny's layer1"):

@@ -12,6 +12,7 @@ from elmo_tutorial import Embedder, load_allennlp
 from elmo_tutorial.commands.cli import main as cli
 from elmo_tutorial.model.config import MODEL_PRESETS, ModelConfig
 from elmo_tutorial.model.elmo import ELMo
+from elmo_tutorial.training.run_folder import load_elmo
 from elmo_tutorial.training.train_config import TrainConfig, apply_overrides, load_toml
 
 
@@ -150,7 +151,7 @@ def test_a_broken_config_json_is_named(run, tmp_path, capsys):
     broken = shutil.copytree(run, tmp_path / "run")
     (broken / "config.json").write_text('{"model": {"lstm_dim": 16,')
     with pytest.raises(ValueError, match="config.json") as error:
-        ELMo.from_run(broken)
+        load_elmo(broken)
     assert str(broken / "config.json") in str(error.value)
     assert cli(["embed", str(broken), "The bank ."]) == 2
     assert "config.json" in one_line(capsys.readouterr().err)
@@ -159,7 +160,7 @@ def test_a_broken_config_json_is_named(run, tmp_path, capsys):
 def test_a_config_json_that_is_not_a_run_config_is_named(tmp_path):
     (tmp_path / "config.json").write_text(json.dumps({"hidden_size": 768}))
     with pytest.raises(ValueError, match="not the config.json of a run"):
-        ELMo.from_run(tmp_path)
+        load_elmo(tmp_path)
 
 
 def test_a_file_given_as_run_directory_is_a_clear_error(run, capsys):
@@ -179,19 +180,19 @@ def test_a_path_that_does_not_exist_is_called_wrong_not_untrained(tmp_path, monk
     the path is wrong and where the course's models are, not that a model must be trained."""
     monkeypatch.chdir(tmp_path)
     with pytest.raises(FileNotFoundError) as error:
-        ELMo.from_run("../data/models/small")
+        load_elmo("../data/models/small")
     message = str(error.value)
     assert "does not exist" in message and str(tmp_path) in message
     assert "shipped_model('small')" in message and "train" not in message
     (tmp_path / "empty").mkdir()
     with pytest.raises(FileNotFoundError, match="is not a run directory. Train one"):
-        ELMo.from_run(tmp_path / "empty")
+        load_elmo(tmp_path / "empty")
 
 
 def test_a_folder_of_official_weights_points_to_load_allennlp(tmp_path):
     (tmp_path / "options.json").write_text("{}")
     with pytest.raises(FileNotFoundError, match="load_allennlp"):
-        ELMo.from_run(tmp_path)
+        load_elmo(tmp_path)
 
 
 # -- embed, evaluate -------------------------------------------------------------------------------
@@ -308,7 +309,7 @@ def test_embed_sentences_of_none_is_a_clear_error(embedder):
 
 
 def test_an_embedder_of_a_path_instead_of_a_model_says_what_it_takes():
-    with pytest.raises(TypeError, match=r"Embedder\(ELMo.from_run\(run_dir\)\)"):
+    with pytest.raises(TypeError, match=r"Embedder\(load_elmo\(run_dir\)\)"):
         Embedder("runs/tiny")
 
 

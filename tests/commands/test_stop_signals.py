@@ -47,7 +47,7 @@ def test_a_stop_signal_ends_any_command_with_one_line_not_a_silent_death(command
 
 def test_finetune_stopped_outside_its_steps_says_how_to_start_again(tmp_path, monkeypatch,
                                                                     capsys):
-    from elmo_tutorial.model.run_dir import shipped_model
+    from elmo_tutorial.training.run_folder import shipped_model
 
     monkeypatch.setattr("elmo_tutorial.tasks.finetune_report.finetune_report",
                         lambda *a, **k: signal.raise_signal(signal.SIGTERM))

@@ -1,6 +1,6 @@
 """Whatever writes into a run folder first takes its lock (files.run_lock); a second writer, or
 a folder this user may not write, is refused in one line. (A second writer in another process,
-through the command line: tests/model/test_run_folder.py.)"""
+through the command line: tests/training/test_run_folder.py.)"""
 
 import os
 

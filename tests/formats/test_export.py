@@ -12,9 +12,9 @@ from elmo_tutorial.model.config import MODEL_PRESETS
 
 @pytest.fixture
 def run(tmp_path):
-    from elmo_tutorial.model.checkpoint import save_weights
     from elmo_tutorial.model.lm import BidirectionalLM
-    from elmo_tutorial.model.run_dir import write_run_config
+    from elmo_tutorial.training.checkpoints import save_weights
+    from elmo_tutorial.training.run_folder import write_run_config
 
     config = replace(MODEL_PRESETS["tiny"], vocab_size=0)
     folder = tmp_path / "run"
@@ -42,7 +42,7 @@ def test_a_float16_copy_loads_as_the_run_and_its_checksums_hold(run, tmp_path):
     import torch
 
     from elmo_tutorial.files.safe_files import check_sha256sums
-    from elmo_tutorial.model.run_dir import load_run
+    from elmo_tutorial.training.run_folder import load_run
 
     out = tmp_path / "out"
     assert cli(["export", str(run), "--copy", str(out), "--float16"]) == 0

@@ -165,31 +165,6 @@ def test_fixed_mix_parameters_select_one_layer():
     assert not model.scalar_mix.scalar_parameters.requires_grad
 
 
-def test_from_run_loads_a_trained_biLM(tmp_path):
-    from elmo_tutorial.model.checkpoint import save_weights
-    from elmo_tutorial.model.lm import BidirectionalLM
-    from elmo_tutorial.model.run_dir import write_run_config
-
-    config = replace(CONFIG, vocab_size=50)  # a trained LM has a softmax, which ELMo drops
-    torch.manual_seed(1)
-    lm = BidirectionalLM(config)
-    write_run_config(tmp_path, config, {})
-    save_weights(tmp_path / "model.safetensors", lm.state_dict())
-    model = ELMo.from_run(tmp_path)
-    assert not model.training
-    for name, value in model.bilm.state_dict().items():
-        assert torch.equal(value, lm.state_dict()[name]), name
-    with torch.inference_mode():
-        word_emb = model(batch_to_ids([["Hello"]]))["word_emb"][0, 0]
-        expected = lm.char_cnn(batch_to_ids([["Hello"]]))[0, 0]
-    torch.testing.assert_close(word_emb, expected)
-
-
-def test_from_run_explains_a_directory_that_is_not_a_run(tmp_path):
-    with pytest.raises(FileNotFoundError, match="config.json"):
-        ELMo.from_run(tmp_path)
-
-
 def test_both_tf_hub_signatures_give_the_vectors_of_the_same_token_lists(elmo):
     expected = run(elmo, [["the", "cat", "is", "on", "the", "mat"], ["dogs", "in", "fog"]])
     with torch.inference_mode():

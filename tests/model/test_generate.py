@@ -8,7 +8,7 @@ import torch
 from elmo_tutorial.model.batching import make_lm_batch
 from elmo_tutorial.model.generate import sample_sentences
 from elmo_tutorial.model.lm import BidirectionalLM, ForwardLM
-from elmo_tutorial.model.run_dir import load_run, shipped_model
+from elmo_tutorial.training.run_folder import load_run, shipped_model
 
 
 @pytest.fixture(scope="module")

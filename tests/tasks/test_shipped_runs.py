@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from elmo_tutorial import ELMo
-from elmo_tutorial.model.run_dir import shipped_model
 from elmo_tutorial.tasks import report as task_report
+from elmo_tutorial.training.run_folder import load_elmo, shipped_model
 
 RUNS = Path(__file__).resolve().parents[2] / "benchmarks" / "task_report_runs.jsonl"
 
@@ -61,6 +60,6 @@ def test_the_runs_files_header_is_the_shipped_biLMs_setup():
     if not os.environ.get("NLTK_DATA") or not os.environ.get("ELMO_TUTORIAL_DATA"):
         pytest.skip("NLTK_DATA and ELMO_TUTORIAL_DATA are not set: no offline corpus or tasks")
     stored, _ = _runs_file()
-    expected, _ = task_report.run_store_key(ELMo.from_run(shipped_model("small")),
+    expected, _ = task_report.run_store_key(load_elmo(shipped_model("small")),
                                             "english_mix", quick=False)
     assert stored == json.loads(json.dumps(expected))

@@ -6,8 +6,8 @@ import shutil
 
 import pytest
 
-from elmo_tutorial.model.run_dir import shipped_model
 from elmo_tutorial.tasks.quality import HELDOUT_FILE, SENTENCES, heldout_perplexity
+from elmo_tutorial.training.run_folder import shipped_model
 
 
 def test_the_shipped_encoder_reads_its_measured_perplexity():

@@ -11,7 +11,6 @@ import torch
 from elmo_tutorial.analyses.embedding_cache import sentences_checksum
 from elmo_tutorial.analyses.static_vectors import cooccurrence_counts, ppmi
 from elmo_tutorial.files.safe_files import SUMS, file_digest
-from elmo_tutorial.model.run_dir import shipped_model
 from elmo_tutorial.tasks import vectors as cv
 from elmo_tutorial.tasks.vectors import (
     VECTORS_FILE,
@@ -20,6 +19,7 @@ from elmo_tutorial.tasks.vectors import (
     word_vectors,
     write_task_vectors,
 )
+from elmo_tutorial.training.run_folder import shipped_model
 
 
 def test_sparse_ppmi_equals_the_dense_one_of_static_vectors():
@@ -146,8 +146,8 @@ def test_sst5_phrases_need_no_vectors_beyond_sst5s():
     shipped report serve the phrases too, without reading the corpus again."""
     import warnings
 
-    from elmo_tutorial.model.run_dir import shipped_model
     from elmo_tutorial.tasks.vectors import task_word_vectors
+    from elmo_tutorial.training.run_folder import shipped_model
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # "computing the vectors from the corpus" would raise

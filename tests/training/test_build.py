@@ -6,8 +6,9 @@ import pytest
 import torch
 from torch import nn
 
-from elmo_tutorial import ELMo, batch_to_ids
-from elmo_tutorial.model import checkpoint as ckpt
+from elmo_tutorial import batch_to_ids
+from elmo_tutorial.training import checkpoints as ckpt
+from elmo_tutorial.training.run_folder import load_elmo
 from elmo_tutorial.training.train import Trainer
 from tests._assembled_bilm import AssembledBiLM
 from tests._train_helpers import micro_config
@@ -32,7 +33,7 @@ def test_its_run_folder_loads_as_elmo_and_resumes(tmp_path):
     resumed = Trainer(micro_config(tmp_path, max_steps=4), resume=True, build=AssembledBiLM)
     assert resumed.step == 2
     resumed.fit()
-    elmo = ELMo.from_run(tmp_path)  # the package's classes, the assembled model's weights
+    elmo = load_elmo(tmp_path)  # the package's classes, the assembled model's weights
     out = elmo(batch_to_ids([["a", "bank"], ["rivers"]]))
     assert out["elmo"].shape == (2, 2, 16)  # (B, T, 2P) with P = 8
     trained = resumed.model.state_dict()

@@ -68,7 +68,7 @@ def test_cli_nproc_runs_torchrun_with_two_processes(tmp_path):
         [sys.executable, "-m", "elmo_tutorial.commands.cli", "train", "--config", "tiny", "--out",
          str(out), "--nproc", "2", *args], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
-    assert (out / "model.safetensors").exists() and (out / "checkpoints" / "latest").exists()
+    assert (out / "model.safetensors").exists() and (out / "checkpoints").is_dir()
 
 
 @pytest.mark.slow

@@ -1,5 +1,8 @@
 """Scoring a biLM (``elmo_tutorial.training.evaluation``): no held-out text is an error that
-says so, never a perplexity of 1.00."""
+says so, never a perplexity of 1.00; a run's scores say which weights they are of."""
+
+import json
+import shutil
 
 import pytest
 import torch
@@ -32,3 +35,22 @@ def test_evaluate_on_a_blank_split_names_the_split_and_the_corpus(finished_run, 
     err = capsys.readouterr().err
     assert err.startswith("elmo-tutorial evaluate: the test split of the corpus 'embedded' has "
                           "no sentence") and err.count("\n") == 1, err
+
+
+def _scored(run, capsys, *flags):
+    code = cli(["evaluate", str(run), "--no-ngram", "--max-sentences", "5", "--json", *flags])
+    out, err = capsys.readouterr()
+    return (json.loads(out)["weights"] if code == 0 else None), err
+
+
+def test_evaluate_scores_the_final_weights_or_the_newest_complete_checkpoint(run_copy, capsys):
+    assert _scored(run_copy, capsys)[0] == "model.safetensors"
+    assert _scored(run_copy, capsys, "--checkpoint")[0] == "checkpoints/step_000004"
+    (run_copy / "checkpoints" / "step_000004" / "state.pt").unlink()  # a copy cut short
+    assert _scored(run_copy, capsys, "--checkpoint")[0] == "checkpoints/step_000002"
+    (run_copy / "model.safetensors").unlink()  # a run still training
+    assert _scored(run_copy, capsys)[0] == "checkpoints/step_000002"
+    shutil.rmtree(run_copy / "checkpoints" / "step_000002")
+    weights, err = _scored(run_copy, capsys, "--checkpoint")
+    assert weights is None and "has no complete checkpoint" in err
+    assert len(err.strip().splitlines()) == 1

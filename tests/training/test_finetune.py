@@ -10,11 +10,10 @@ from dataclasses import replace
 import pytest
 import torch
 
-from elmo_tutorial import ELMo
-from elmo_tutorial.model.checkpoint import save_weights
-from elmo_tutorial.model.run_dir import load_run, shipped_model, write_run_config
 from elmo_tutorial.model.vocab import SPECIALS
+from elmo_tutorial.training.checkpoints import save_weights
 from elmo_tutorial.training.finetune import FineTuner, finetune, finetune_config
+from elmo_tutorial.training.run_folder import load_elmo, load_run, shipped_model, write_run_config
 
 # A "domain": sentences the tiny model never read, in words it mostly knows.
 DOMAIN = [["the", "man", "sat", "on", "the", "bank", "."],
@@ -53,7 +52,7 @@ def test_finetuning_writes_a_new_run_leaves_the_source_and_lowers_perplexity(tmp
     saved = json.loads((tmp_path / "tuned" / "finetune.json").read_text())
     assert saved["after"]["avg_ppl"] == pytest.approx(result["after"]["avg_ppl"])
     assert load_run(tmp_path / "tuned").config == load_run(source).config
-    ELMo.from_run(tmp_path / "tuned")  # a run like any other
+    load_elmo(tmp_path / "tuned")  # a run like any other
 
 
 def test_the_encoder_changes_unless_frozen(tmp_path):

@@ -11,7 +11,7 @@ import pytest
 from _train_helpers import MICRO_CLI, start_endless_training
 
 from elmo_tutorial.commands.cli import main as cli
-from elmo_tutorial.model import checkpoint as ckpt
+from elmo_tutorial.training import checkpoints as ckpt
 from elmo_tutorial.training import launch
 from elmo_tutorial.training.launch import PROCESS_BYTES, check_process_count
 from elmo_tutorial.training.train_log import read_log

@@ -15,6 +15,8 @@ import time
 import pytest
 from safetensors.torch import load_file
 
+from elmo_tutorial.training.checkpoints import latest_checkpoint
+
 # The tiny preset with dropout: every step draws masks from the global generator.
 TRAIN = ["--config", "tiny", "--dropout=0.1", "--threads=1", "--max_steps=12",
          "--checkpoint_interval=2", "--eval_interval=0", "--eval_sentences=20",
@@ -51,11 +53,11 @@ def test_three_runs_started_together_with_dropout_train_identical_weights(tmp_pa
 def _kill_at_a_random_moment(out, rng: random.Random, busy: subprocess.Popen) -> bool:
     """Start (or resume) the run and SIGKILL it a random moment after its first checkpoint;
     True if it finished before the kill."""
-    resume = ["--resume"] if (out / "checkpoints" / "latest").exists() else []
+    resume = ["--resume"] if latest_checkpoint(out) else []
     proc = subprocess.Popen(_command(out, *resume), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300
-    while not (out / "checkpoints" / "latest").exists() and proc.poll() is None:
+    while not latest_checkpoint(out) and proc.poll() is None:
         assert time.monotonic() < deadline, "no checkpoint after 300 s"
         time.sleep(0.05)
     time.sleep(rng.uniform(0.0, 1.5))

@@ -9,6 +9,7 @@ from _train_helpers import micro_config
 from safetensors.torch import load_file
 
 from elmo_tutorial.commands.cli import main as cli
+from elmo_tutorial.training.run_folder import load_elmo
 from elmo_tutorial.training.train import Trainer, _lr_factor
 from elmo_tutorial.training.train_config import TrainConfig, apply_overrides
 
@@ -77,14 +78,13 @@ def test_cli_train_evaluate_embed_export(tmp_path, capsys):
     assert (tmp_path / "allennlp" / "weights.hdf5").exists()
 
 
-def test_encoder_export_is_half_size_and_loads_with_from_run(tmp_path):
+def test_encoder_export_is_half_size_and_loads_with_load_elmo(tmp_path):
     from elmo_tutorial import batch_to_ids
-    from elmo_tutorial.model.elmo import ELMo
 
     Trainer(micro_config(tmp_path / "run", max_steps=2)).fit()
     assert cli(["export", str(tmp_path / "run"), "--encoder", str(tmp_path / "enc"),
                 "--float16"]) == 0
-    full, small = ELMo.from_run(tmp_path / "run"), ELMo.from_run(tmp_path / "enc")
+    full, small = load_elmo(tmp_path / "run"), load_elmo(tmp_path / "enc")
     ids = batch_to_ids([["The", "bank", "."]])
     with torch.no_grad():
         torch.testing.assert_close(small(ids)["elmo"], full(ids)["elmo"], atol=1e-2, rtol=1e-2)
@@ -148,3 +148,16 @@ def test_cli_train_without_any_override_parses(capsys):
     assert cli(["train", "--config", "tiny", "--out", "runs/tiny", "--print-config"]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed["max_steps"] == 600 and printed["out_dir"] == "runs/tiny"
+
+
+def test_more_threads_than_cores_are_cut_to_the_cores_with_a_warning(tmp_path, capsys):
+    from elmo_tutorial.runtime import available_cores
+
+    threads = torch.get_num_threads()
+    try:
+        Trainer(micro_config(tmp_path / "run", threads=999)).release()
+        assert torch.get_num_threads() == available_cores()
+    finally:
+        torch.set_num_threads(threads)
+    err = capsys.readouterr().err
+    assert "threads=999" in err and f"{available_cores()} CPU cores" in err

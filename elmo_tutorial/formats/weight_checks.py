@@ -1,4 +1,4 @@
-"""Model files are input too: check weights and ``options.json`` before anything uses them.
+"""Official model files are input too: check ``options.json`` and hdf5 weights before use.
 
 A weight file can load and still be wrong: integer or boolean tensors (copied into the float
 parameters without a word), NaN or infinite values (every output NaN), finite values no
@@ -23,15 +23,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
 from elmo_tutorial.files.safe_files import DamagedFile
 
 if TYPE_CHECKING:  # h5py is imported where an hdf5 file is read, not with every model
     import h5py
 
-__all__ = ["MAX_PARAMETERS", "check_hdf5_layout", "check_options", "check_weights",
-           "float_weights", "open_weight_file"]
+__all__ = ["MAX_PARAMETERS", "check_hdf5_layout", "check_options", "float_weights",
+           "open_weight_file"]
 
 MAX_DIM = 32_768  # widths (lstm.dim, projection_dim, ...); the largest released ELMo uses 8192
 MAX_DEPTH = 16  # LSTM layers, highway layers
@@ -107,35 +106,6 @@ def check_options(options, source: str | Path = "options.json") -> None:
         raise ValueError(f"{source}: these sizes make an encoder of {parameters:,} parameters, "
                          f"more than {MAX_PARAMETERS:,} ({4 * parameters / 1e9:.0f} GB); the "
                          "file is not a real ELMo model's options")
-
-
-def check_weights(path: str | Path, state: dict[str, torch.Tensor],
-                  expected: dict[str, torch.Tensor] | None = None) -> None:
-    """Check that the tensors ``state`` read from ``path`` are weights: floating point (every
-    tensor of this package's models is) and finite; with ``expected`` (the model's own state
-    dict), also of its shapes. Names in only one of the two are left to the caller.
-
-    Raises:
-        ValueError: one line naming ``path``, the tensor and what is wrong with it.
-    """
-    for name, tensor in state.items():
-        want = tensor if expected is None else expected.get(name)
-        if want is None:
-            continue
-        if not tensor.is_floating_point():
-            raise ValueError(f"{path}: the tensor {name} is {str(tensor.dtype)[6:]}, but weights "
-                             "are floating point; the file is damaged or not a model's weights")
-        if tuple(tensor.shape) != tuple(want.shape):
-            hint = (" (transposed?)" if tuple(tensor.shape) == tuple(want.shape)[::-1]
-                    else "; are the weights and the config from the same model?")
-            raise ValueError(f"{path}: the tensor {name} has shape {tuple(tensor.shape)}, but the "
-                             f"config describes {tuple(want.shape)}{hint}")
-        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
-            bad = int((~torch.isfinite(tensor)).sum())
-            raise ValueError(f"{path}: the tensor {name} holds {bad} NaN or infinite values; "
-                             "these weights are damaged (or come from a diverged training)")
-        if tensor.numel() and float(tensor.detach().abs().max()) > MAX_ABS_WEIGHT:
-            raise ValueError(f"{path}: the tensor {name} {_too_large(tensor.abs().max())}")
 
 
 def _too_large(largest) -> str:
