@@ -364,7 +364,7 @@ plot_log(read_log(run_dir))
 #
 # Beside our 80 steps, the same preset **trained to the end** (600 steps, 0.9 epochs), shipped
 # in `data/models/tiny` and made by `elmo-tutorial train --config tiny --out runs/tiny` (about
-# a minute on one idle thread; see its `MODEL_CARD.md`). To use your own, run it from the
+# a minute on two free CPU cores; see its `MODEL_CARD.md`). To use your own, run it from the
 # repository root and pass `load_run("../runs/tiny")` below; on another CPU its perplexities
 # differ a little, and it still passes the trigram.
 
