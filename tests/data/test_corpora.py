@@ -58,7 +58,7 @@ def server(tmp_path):
     folder.mkdir()
     httpd = http.server.ThreadingHTTPServer(
         ("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    threading.Thread(target=httpd.serve_forever, args=(0.01,), daemon=True).start()  # quick stop
     yield folder, f"http://127.0.0.1:{httpd.server_port}/"
     httpd.shutdown()
     httpd.server_close()
