@@ -195,6 +195,17 @@ def nothing_returned(got: Any, what: str, expected: str) -> None:
         raise CheckFailed(f"{what} returned None: return {expected} (a `return` is missing?).")
 
 
+def tensor_of_shape(got: Any, shape, what: str, hint: str = "") -> torch.Tensor:
+    """``got`` if it is a tensor of ``shape``; else a :class:`CheckFailed` saying what it is."""
+    shape = tuple(shape)
+    nothing_returned(got, what, f"a tensor of shape {shape}")
+    if not isinstance(got, torch.Tensor) or got.shape != shape:
+        found = f"shape {tuple(got.shape)}" if isinstance(got, torch.Tensor) else type(got).__name__
+        raise CheckFailed(f"{what} returned {found}, expected a tensor of shape {shape}. {hint}"
+                          .rstrip())
+    return got
+
+
 def assert_close(got, expected, what: str, hint: str = "", atol: float = 1e-5) -> None:
     """Raise ``CheckFailed`` unless two tensors (or arrays, or numbers) agree to ``atol``."""
     expected_t = torch.as_tensor(expected)

@@ -12,8 +12,8 @@ from elmo_tutorial.checks._core import (
     assert_close,
     check,
     forbidding,
-    nothing_returned,
     passed,
+    tensor_of_shape,
 )
 from elmo_tutorial.model.layer_norm import LayerNorm, masked_layer_norm
 
@@ -54,10 +54,8 @@ def check_layer_norm(fn: Callable[..., torch.Tensor]) -> None:
                             (F, "layer_norm"), (torch, "layer_norm"), instead=(
                                 "compute μ and σ² over the last dimension yourself")):
                 got = fn(x.clone(), gamma.clone(), beta.clone(), 1e-5)
-        if not isinstance(got, torch.Tensor) or got.shape != x.shape:
-            shape = tuple(got.shape) if isinstance(got, torch.Tensor) else type(got).__name__
-            raise CheckFailed(f"layer_norm returned {shape}; it should keep the input's shape "
-                              f"{tuple(x.shape)}. Reduce with keepdim=True so μ and σ² broadcast.")
+        tensor_of_shape(got, x.shape, "layer_norm", "It keeps the input's shape: reduce with "
+                        "keepdim=True so μ and σ² broadcast.")
         unbiased = (x - x.mean(-1, keepdim=True)) / torch.sqrt(x.var(-1, keepdim=True) + 1e-5)
         centred = x - x.mean(-1, keepdim=True)
         eps_outside = centred / (centred.pow(2).mean(-1, keepdim=True).sqrt() + 1e-5)
@@ -88,11 +86,7 @@ def check_masked_layer_norm(fn: Callable[[torch.Tensor, torch.Tensor], torch.Ten
     with forbidding(fn, masked_layer_norm, instead=(
             "compute the masked mean and variance yourself")):
         got = fn(x.clone(), mask.clone())
-    nothing_returned(got, "masked layer norm", f"a tensor of shape {tuple(x.shape)}")
-    if not isinstance(got, torch.Tensor) or got.shape != x.shape:
-        shape = tuple(got.shape) if isinstance(got, torch.Tensor) else type(got).__name__
-        raise CheckFailed(f"masked layer norm returned {shape}, expected a tensor of shape "
-                          f"{tuple(x.shape)}.")
+    tensor_of_shape(got, x.shape, "masked layer norm")
     everything = masked_layer_norm(x, torch.ones_like(mask))
     if torch.allclose(got[mask], everything[mask], atol=1e-4):
         raise CheckFailed("Your statistics include the padded positions: the zeros there pull "
@@ -121,11 +115,7 @@ _OWN_STATISTICS = ("compute the mean and the variance over the real elements you
 
 
 def _real_part(got, x: torch.Tensor, mask: torch.Tensor, what: str) -> torch.Tensor:
-    nothing_returned(got, what, f"a tensor of the input's shape {tuple(x.shape)}")
-    if not isinstance(got, torch.Tensor) or got.shape != x.shape:
-        shape = tuple(got.shape) if isinstance(got, torch.Tensor) else type(got).__name__
-        raise CheckFailed(f"{what} returned {shape}; it should keep the input's shape "
-                          f"{tuple(x.shape)}.")
+    tensor_of_shape(got, x.shape, what, "It keeps the input's shape.")
     if not torch.isfinite(got[mask]).all():
         raise CheckFailed(f"{what} gave NaN or inf at real tokens.")
     return got[mask]

@@ -44,6 +44,13 @@ def _float64_sampler(seed: int) -> Callable[..., torch.Tensor]:
     return rand
 
 
+def _pair(got) -> None:
+    nothing_returned(got, "your step", "the pair (h_t, c_t)")
+    if not (isinstance(got, tuple | list) and len(got) == 2
+            and all(isinstance(t, torch.Tensor) for t in got)):
+        raise CheckFailed("Return the pair (h_t, c_t): the new output and the new memory.")
+
+
 @check
 def check_lstmp_step(fn: Callable[..., tuple[torch.Tensor, torch.Tensor]]) -> None:
     """``fn(x_t, h, c, w_ih, w_hh, b_ih, b_hh, w_hr, cell_clip, proj_clip)`` must return
@@ -61,10 +68,7 @@ def check_lstmp_step(fn: Callable[..., tuple[torch.Tensor, torch.Tensor]]) -> No
         with torch.no_grad(), forbidding(fn, *_PACKAGE_STEPS, instead=_OWN_STEP):
             got = fn(x.clone(), h.clone(), c.clone(), *(w.clone() for w in weights),
                      cell_clip, proj_clip)
-        nothing_returned(got, "your step", "the pair (h_t, c_t)")
-        if not (isinstance(got, tuple | list) and len(got) == 2
-                and all(isinstance(t, torch.Tensor) for t in got)):
-            raise CheckFailed("Return the pair (h_t, c_t): the new output and the new memory.")
+        _pair(got)
         what = "with clipping" if cell_clip else "without clipping"
         swapped = [_tf_gate_order(w) for w in weights[:4]] + [weights[4]]
         tf_order = lstmp_step(x, h, c, *swapped, cell_clip, proj_clip)
@@ -118,10 +122,7 @@ def check_tf_lstmp_step(fn: Callable[..., tuple[torch.Tensor, torch.Tensor]]) ->
         with torch.no_grad(), forbidding(fn, *_PACKAGE_STEPS, instead=(
                 "compute the step on bilm-tf's tensors directly, without converting them")):
             got = fn(*(a.clone() if isinstance(a, torch.Tensor) else a for a in args))
-        nothing_returned(got, "your step", "the pair (h_t, c_t)")
-        if not (isinstance(got, tuple | list) and len(got) == 2
-                and all(isinstance(t, torch.Tensor) for t in got)):
-            raise CheckFailed("Return the pair (h_t, c_t): the new output and the new memory.")
+        _pair(got)
         expected = _tf_reference(args, forget_bias=1.0)
         what = "with clipping" if cell_clip else "without clipping"
         if got[1].shape == expected[1].shape:

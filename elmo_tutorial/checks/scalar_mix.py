@@ -11,8 +11,8 @@ from elmo_tutorial.checks._core import (
     assert_close,
     check,
     forbidding,
-    nothing_returned,
     passed,
+    tensor_of_shape,
 )
 from elmo_tutorial.model.scalar_mix import ScalarMix
 
@@ -46,12 +46,8 @@ def check_scalar_mix(fn: Callable[[list[torch.Tensor], torch.Tensor, float], tor
             with forbidding(fn, (ScalarMix, "forward"), instead=(
                     "normalise w with a softmax and add up the weighted layers yourself")):
                 got = fn([h.clone() for h in layers], w.clone(), gamma)
-        if not isinstance(got, torch.Tensor) or got.shape != expected.shape:
-            shape = tuple(got.shape) if isinstance(got, torch.Tensor) else type(got).__name__
-            raise CheckFailed(
-                f"scalar mix returned {shape}; expected one tensor of a layer's shape "
-                f"{tuple(expected.shape)}: weight each layer by a number, then add them up."
-            )
+        tensor_of_shape(got, expected.shape, "scalar mix", "One tensor of a layer's shape: "
+                        "weight each layer by a number, then add them up.")
         raw = sum(wj * h for wj, h in zip(w, layers, strict=True)) * gamma
         if torch.allclose(got, raw, atol=1e-5):
             raise CheckFailed("You used w as it is: normalise it first, s = softmax(w), so the "
@@ -71,14 +67,8 @@ def check_scalar_parameters(fn: Callable[[torch.Tensor], torch.Tensor]) -> None:
     for s in ([0.25, 0.25, 0.5], [0.1, 0.1, 0.8], [0.5, 0.5], [0.05, 0.15, 0.3, 0.2, 0.3]):
         s = torch.tensor(s, dtype=torch.float64)
         got = fn(s.clone())
-        nothing_returned(got, "your function", f"the raw weights w, a tensor of shape "
-                         f"{tuple(s.shape)}")
-        if not isinstance(got, torch.Tensor) or got.shape != s.shape:
-            shape = (f"a tensor of shape {tuple(got.shape)}" if isinstance(got, torch.Tensor)
-                     else type(got).__name__)
-            raise CheckFailed(f"Return a tensor of one raw weight per layer, shape "
-                              f"{tuple(s.shape)}; got {shape}.")
-        got = got.double()
+        got = tensor_of_shape(got, s.shape, "your function", "Return the raw weights w, one "
+                              "per layer.").double()
         if torch.allclose(got, s):
             raise CheckFailed("You returned s itself, but the mix applies softmax to w first: "
                               f"softmax(s) = {[round(v, 3) for v in torch.softmax(s, 0).tolist()]}"
@@ -101,14 +91,10 @@ def check_lstm_layers_mix(mixed: torch.Tensor, layers: list[torch.Tensor], mask:
     """The experiment of notebook 07: ``mixed`` must be the scalar mix (``γ`` = 1, no layer
     norm) that leaves out layer 0 and weighs the LSTM layers equally, ``(h_1 + h_2) / 2``."""
     expected = (layers[1] + layers[2]) / 2
-    if not isinstance(mixed, torch.Tensor) or mixed.shape != expected.shape:
-        shape = tuple(mixed.shape) if isinstance(mixed, torch.Tensor) else type(mixed).__name__
-        raise CheckFailed(f"the mixed vectors are {shape}: expected a tensor of a layer's shape "
-                          f"{tuple(expected.shape)}, the output of the ScalarMix.")
+    tensor_of_shape(mixed, expected.shape, "the mix", "A layer's shape: the ScalarMix's output.")
 
     def near(other):
-        return (isinstance(mixed, torch.Tensor) and mixed.shape == other.shape
-                and torch.allclose(mixed[mask], other[mask], atol=1e-4))
+        return torch.allclose(mixed[mask], other[mask], atol=1e-4)
 
     if near(sum(layers) / 3):
         raise CheckFailed("This is the uniform mix of all three layers: layer 0 is still in. "
@@ -117,8 +103,7 @@ def check_lstm_layers_mix(mixed: torch.Tensor, layers: list[torch.Tensor], mask:
         raise CheckFailed("Only one LSTM layer is left: weigh both equally (equal raw weights).")
     if near(layers[1] + layers[2]):
         raise CheckFailed("The sum of the two layers: the weights s must sum to 1 (softmax).")
-    assert_close(mixed[mask] if isinstance(mixed, torch.Tensor) else mixed, expected[mask],
-                 "mixed vectors at real tokens", atol=1e-4, hint=(
+    assert_close(mixed[mask], expected[mask], "mixed vectors at real tokens", atol=1e-4, hint=(
                      "ScalarMix(3, initial_scalar_parameters=w) with w_0 far below w_1 = w_2, "
                      "γ = 1, no layer norm."))
     passed("the mix without layer 0: (h_1 + h_2) / 2 at every real token")

@@ -59,7 +59,7 @@ def test_scalar_parameters_check_accepts_the_smallest_w_and_names_the_misses():
         (lambda s: s.log(), "not the smallest"),
         (lambda s: s.log() - s.log().mean() + 1.0, r"\+1.000 from the best"),
         (lambda s: s.exp(), r"softmax\(w\) for s"),
-        (lambda s: s.tolist(), "Return a tensor"),
+        (lambda s: s.tolist(), "returned list, expected a tensor"),
     ]:
         with pytest.raises(checks.CheckFailed, match=message):
             checks.check_scalar_parameters(wrong)
