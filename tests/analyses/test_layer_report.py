@@ -28,6 +28,7 @@ from elmo_tutorial.commands import cli
 from elmo_tutorial.formats.allennlp_format import load_model
 
 SHIPPED = Path(__file__).resolve().parents[2] / "data" / "models" / "small"
+TINY = SHIPPED.parent / "tiny"  # quick to load, where the model does not matter
 
 
 def _fixture_dir() -> Path:
@@ -64,19 +65,14 @@ def _fake_result(layer1=60.0, layer2=62.0, pos1=95.0, pos2=94.0,
                        trends=trends(wsd, pos, outcomes))
 
 
-def test_load_model_from_a_run_directory():
-    model = load_model([SHIPPED])
-    out = model(torch.zeros(1, 2, 50, dtype=torch.long) + 5)
-    assert out["lstm_outputs2"].shape[-1] == 2 * model.config.projection_dim
-
-
-def test_load_model_takes_one_path_alone_as_a_path_not_as_its_characters():
+def test_load_model_takes_a_run_directory_alone_as_a_path_not_as_its_characters():
     ids = torch.zeros(1, 2, 50, dtype=torch.long) + 5
-    expected = load_model([SHIPPED])(ids)["elmo"]
-    for path in (SHIPPED, str(SHIPPED)):
-        torch.testing.assert_close(load_model(path)(ids)["elmo"], expected)
+    model = load_model([TINY])
+    expected = model(ids)
+    assert expected["lstm_outputs2"].shape[-1] == 2 * model.config.projection_dim
+    torch.testing.assert_close(load_model(str(TINY))(ids)["elmo"], expected["elmo"])
     with pytest.raises(ValueError, match=r"no such file or directory: \S*missing$"):
-        load_model(str(SHIPPED / "missing"))
+        load_model(str(TINY / "missing"))
 
 
 def test_load_model_from_an_options_weights_pair_in_either_order():
@@ -177,7 +173,7 @@ def test_layers_command_writes_json_and_markdown_and_refuses_to_overwrite(
     monkeypatch.setattr(layer_report, "layer_report",
                         lambda model, ner, progress, name, quick, ner_ladder: fake)
     out_json, out_md = tmp_path / "r.json", tmp_path / "r.md"
-    argv = ["layers", str(SHIPPED), "--json", str(out_json), "--markdown", str(out_md)]
+    argv = ["layers", str(TINY), "--json", str(out_json), "--markdown", str(out_md)]
     assert cli.main(argv) == 0
     data = json.loads(out_json.read_text())
     assert set(data["wsd"]["ALL"]) == {"layer0", "layer1", "layer2", "elmo", "first_sense"}
@@ -202,9 +198,8 @@ def test_layers_command_end_to_end_on_the_tiny_model(tmp_path, monkeypatch):
         if not os.environ.get(name):
             pytest.skip(f"{name} is not set: the offline datasets are unavailable")
     monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path / "cache"))
-    tiny = SHIPPED.parent / "tiny"
     out_json = tmp_path / "layers.json"
-    assert cli.main(["layers", str(tiny), "--quick", "--json", str(out_json)]) == 0
+    assert cli.main(["layers", str(TINY), "--quick", "--json", str(out_json)]) == 0
     data = json.loads(out_json.read_text())
     assert data["quick"] is True
     for name in layer_report.WSD_SETS:
@@ -230,7 +225,7 @@ def test_layers_command_refuses_a_file_another_run_wrote_while_it_worked(
         return fake
 
     monkeypatch.setattr(layer_report, "layer_report", other_run_finishes_first)
-    assert cli.main(["layers", str(SHIPPED), "--json", str(out_json)]) == 2
+    assert cli.main(["layers", str(TINY), "--json", str(out_json)]) == 2
     captured = capsys.readouterr()
     assert "# What the layers know" in captured.out  # the results are still shown
     assert "already exists" in captured.err and captured.err.count("\n") == 1
@@ -250,7 +245,7 @@ def test_layers_command_reports_an_unwritable_embedding_cache_in_one_line(
         embed_corpus(Embedder(model), [["a", "b"]], progress=False)
 
     monkeypatch.setattr(layer_report, "layer_report", embeds_a_corpus)
-    assert cli.main(["layers", str(SHIPPED)]) == 1
+    assert cli.main(["layers", str(TINY)]) == 1
     err = capsys.readouterr().err
     assert err.startswith("elmo-tutorial layers: the embedding cache cannot be written in ")
     assert "Not a directory" in err and err.count("\n") == 1

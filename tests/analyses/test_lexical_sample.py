@@ -17,6 +17,7 @@ from elmo_tutorial.model.elmo import ELMo
 needs_senseval = pytest.mark.skipif(not is_available("senseval"), reason="needs nltk's senseval")
 
 
+@pytest.mark.slow  # nltk's own reader takes seconds
 @needs_senseval
 def test_reader_gives_what_nltks_reader_gives():
     from nltk.corpus import senseval

@@ -131,19 +131,3 @@ def test_token_layers_concatenates_every_sentence_in_order(cache, tmp_path, monk
     assert flat.shape == expected.shape and flat.dtype == np.float16
     np.testing.assert_allclose(flat.astype(np.float32), expected, rtol=2e-3, atol=2e-3)
     assert bool(list(tmp_path.rglob("toy-*.npy"))) == cache  # only a cached call writes
-
-
-def test_evaluate_pos_end_to_end_on_a_few_sentences(one_thread):
-    from elmo_tutorial.analyses.probes import evaluate_pos
-    from elmo_tutorial.data.downloads import DatasetNotAvailable
-
-    torch.manual_seed(0)
-    embedder = Embedder(ELMo(MODEL_PRESETS["tiny"]))
-    try:
-        result = evaluate_pos(embedder, progress=False, max_sentences=20, cache=False)
-    except DatasetNotAvailable:
-        pytest.skip("the treebank sample or UD English-EWT is not available")
-    assert set(result) == {"ptb", "upos"}
-    for scores in result.values():
-        assert set(scores) == {"layer0", "layer1", "layer2", "most_frequent_tag"}
-        assert all(0.0 <= v <= 100.0 for v in scores.values())

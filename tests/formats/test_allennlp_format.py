@@ -246,20 +246,6 @@ def test_paper_configuration_has_93_6_million_parameters():
     assert total == 93_600_864 + 4 * 16_384
 
 
-def test_fused_and_faithful_lstm_give_the_same_elmo_without_clipping():
-    config = replace(SMALL, cell_clip=None, proj_clip=None)
-    model = _random_model(config)
-    ids = batch_to_ids([["A", "short", "one", "."], ["A", "much", "longer", "one", "here", "."]])
-    outputs = {}
-    for fused in (True, False):
-        for stack in (model.bilm.forward_lstm, model.bilm.backward_lstm):
-            stack.fused = fused
-        with torch.inference_mode():
-            outputs[fused] = model(ids)
-    for name, value in outputs[True].items():
-        torch.testing.assert_close(value, outputs[False][name], atol=1e-5, rtol=0, msg=name)
-
-
 def test_tensorflow_forget_bias_is_loaded_and_parity_depends_on_it(official):
     # TF's LSTMCell adds forget_bias=1.0 at run time; the file's B does not hold it. The loader
     # puts it in bias_hh (1.0 on the forget block, PyTorch order i, f, g, o; 0 elsewhere).
