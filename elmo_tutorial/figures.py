@@ -164,21 +164,13 @@ def architecture(highlight: str | Iterable[str] | None = None, *, ax: Axes | Non
     """Draw ELMo from characters to the ELMo vector, with some parts highlighted.
 
     Args:
-        highlight: a part (``chars``, ``char_cnn``, ``highway``, ``projection``,
-            ``forward_lstm``, ``backward_lstm``, ``softmax``, ``layer_norm``, ``scalar_mix``,
-            ``elmo``; below the model, what the course does with it: ``pretrained``,
-            ``layer_analysis``, ``sense_analysis``, ``tagging_analysis``, ``task``), a group
-            (``token_encoder``, ``bilstm``, ``bilm``, ``layers``, ``all``, and one per notebook
-            from 08 on: ``contextual``, ``word_senses``, ``tagging``, ``scale``,
-            ``task_model``), a list of them, or None for no highlight.
+        highlight: a part (a key of :data:`PARTS`), a group of them (of :data:`GROUPS`), a
+            list of those, or None for no highlight.
         ax: draw into these axes instead of a new figure.
         title: the figure's title; by default none.
 
     Returns:
         The figure, with ``figure.highlighted`` the set of highlighted part names.
-
-    Raises:
-        ValueError: for a name that is neither a part nor a group.
     """
     parts = resolve(highlight)
     if ax is None:
@@ -202,11 +194,8 @@ def architecture(highlight: str | Iterable[str] | None = None, *, ax: Axes | Non
 
 
 def you_are_here(*highlight: str) -> None:
-    """Show the architecture with this notebook's parts highlighted (the map atop a notebook).
-
-    Displays the figure (inline in Jupyter) and returns nothing, so a notebook cell shows it
-    once.
-    """
+    """Show the architecture with this notebook's parts highlighted (the map atop a notebook);
+    it returns nothing, so that a cell shows the figure once."""
     parts = resolve(highlight)
     named = ", ".join(box.name for part, box in PARTS.items() if part in parts)
     if parts == set(PARTS):
