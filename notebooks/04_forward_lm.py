@@ -24,21 +24,19 @@
 # LSTM layers carries the left context; a softmax over the vocabulary scores the next word.
 #
 # **You will:**
-# 1. write one LSTM step from its equations and check it against `torch.nn.LSTMCell`;
-# 2. add the projection of LSTMP (Sak et al. 2014) and check it against
+# 1. write one LSTM step from its equations and check it against `torch.nn.LSTMCell`, then
+#    bilm-tf's step from its weight file's tensors;
+# 2. add LSTMP's projection (Sak et al. 2014) and check it against
 #    `torch.nn.LSTM(proj_size=...)`;
-# 3. add the cell and projection clipping of the released ELMo weights, and see why
-#    the fast fused LSTM can no longer be used then;
-# 4. stack layers with a residual connection, as ELMo does, and see why it helps;
-# 5. assemble the forward LM, measure next-word NLL and perplexity, and train it briefly on
-#    the corpus that ships with the package;
-# 6. exercises: write bilm-tf's own LSTM step from its weight file's tensors, predict an
-#    untrained model's perplexity, measure what the residual does for the first layer, sweep
-#    the depth of the stack and interpret what you see, and explain what keeps the perplexity
-#    above 1.
+# 3. add the released weights' cell and projection clipping, and see why the fused LSTM can
+#    no longer be used then;
+# 4. stack layers with a residual connection, and measure what it does for the gradient at
+#    every depth;
+# 5. assemble the forward LM, predict and measure its perplexity, train it briefly, and
+#    explain what keeps the perplexity above 1.
 #
-# **Prerequisites:** notebook 02 (LM batches and targets), notebook 03 (the character CNN),
-# recurrent networks at the level of "an LSTM has gates and a memory cell".
+# **Prerequisites:** notebooks 02 (LM batches) and 03 (the character CNN); an LSTM's gates and
+# memory cell.
 #
 # **Runtime:** about 30 s on 2 CPU cores.
 
@@ -99,14 +97,12 @@ warnings.filterwarnings("ignore", message="LSTM with projections")
 # weight loader reorders the blocks.)
 #
 # TensorFlow's `LSTMCell` also adds a constant **`forget_bias` = 1.0** to the forget gate's
-# pre-activation at run time, $f_t = \sigma(\ldots + b_f + 1)$, and that constant is not in
-# the weight file. It makes a fresh LSTM keep its memory by default ($\sigma(1) \approx 0.73$
-# instead of 0.5; Józefowicz et al. 2015 found it helps). bilm-tf trained with it, so the
-# released weights are only right with it. PyTorch has no such constant but has two bias
-# vectors whose sum is what counts: `load_allennlp` puts the file's bias in `bias_ih` and the
-# constant in `bias_hh` (1.0 on the forget block, 0 elsewhere), and `save_allennlp` takes it out
-# again (`elmo_tutorial/formats/allennlp_format.py`; `tests/formats/test_allennlp_format.py`
-# checks that the outputs match bilm-tf's with it and not without it).
+# pre-activation, $f_t = \sigma(\ldots + b_f + 1)$, which is not in the weight file. It makes a
+# fresh LSTM keep its memory ($\sigma(1) \approx 0.73$; Józefowicz et al. 2015), and the
+# released weights are only right with it. PyTorch has two bias vectors whose sum is what
+# counts: `load_allennlp` puts the file's bias in `bias_ih` and the constant in `bias_hh`, and
+# `save_allennlp` takes it out again (`tests/formats/test_allennlp_format.py` checks that the
+# outputs match bilm-tf's with it and not without it).
 #
 # Take the weights from a `torch.nn.LSTMCell`:
 
@@ -216,19 +212,15 @@ print("faithful == fused:", torch.allclose(fused, faithful, atol=1e-5))
 #
 # $$h^{(1)}_t = \mathrm{LSTMP}_1(x)_t, \qquad h^{(2)}_t = \mathrm{LSTMP}_2(h^{(1)})_t + h^{(1)}_t.$$
 #
-# **Why.** A stack of recurrent layers is hard to train: the loss sits on top of the last
-# layer, and the gradient that reaches a lower layer has to pass through every layer above
-# it, shrinking (or growing) at each. With the residual, layer 2 no longer has to rebuild
-# its whole input: it only learns a *correction* $\mathrm{LSTMP}_2(h^{(1)})$ to what layer 1
-# already says, and starting from "change nothing" is easy. And since
+# **Why.** The gradient that reaches a lower layer has to pass through every layer above it,
+# shrinking (or growing) at each. With the residual, layer 2 only learns a *correction*
+# $\mathrm{LSTMP}_2(h^{(1)})$ to what layer 1 says, and since
 # $\partial h^{(2)} / \partial h^{(1)} = I + \partial\,\mathrm{LSTMP}_2 / \partial h^{(1)}$,
 # the gradient reaches layer 1 through the identity term directly, undiminished by layer 2
-# (He et al. 2016 made the argument for deep CNNs; Wu et al. 2016 stack eight LSTM layers
-# with residuals in GNMT). Exercise 3 measures this on our model. It needs equal widths,
-# which the projection provides: every layer reads and writes $P$ numbers.
+# (He et al. 2016 for deep CNNs; Wu et al. 2016 stack eight residual LSTM layers in GNMT).
+# Exercise 3 measures this. It needs equal widths, which the projection provides.
 #
-# With the skip connection switched off, the two stacks differ by exactly the first
-# layer's output:
+# With the skip connection off, the two stacks differ by exactly the first layer's output:
 
 # %%
 torch.manual_seed(0)
@@ -243,11 +235,9 @@ print("layer 2 with skip − without skip == layer 1:", torch.allclose(a2 - b2, 
 
 # %% [markdown] slideshow={"slide_type": "skip"}
 # How much does the fused path save? Measure rather than assume. On a CPU, when only running
-# the model, little or nothing: PyTorch has no oneDNN kernel for LSTMP, and the fused path may
-# even be the slower one. When training, more: the Python loop's backward pass is slow. On a
-# GPU the fused cuDNN kernel wins by far. Timings depend on your machine and its load, so each
-# path runs once untimed (the first call pays one-off costs), then the paths take turns three
-# times and each keeps its median; the last line says what your machine measured:
+# the model, little or nothing (PyTorch has no oneDNN kernel for LSTMP); when training, more:
+# the Python loop's backward pass is slow. On a GPU cuDNN wins by far. Each path runs once
+# untimed, then the paths take turns three times and keep their median:
 
 # %% slideshow={"slide_type": "skip"}
 # NBVAL_IGNORE_OUTPUT
@@ -292,8 +282,8 @@ print(f"the loop's time / the fused path's: {median[False, False] / median[True,
 # - the forget gate gets TensorFlow's constant `forget_bias` = 1.0, which is in no tensor;
 # - `proj_kernel` is `(C, P)`; `cell_clip`/`proj_clip` may be `None` (no clipping).
 #
-# Return `(h_t, c_t)`. The self-check converts the same tensors to torch's layout and compares
-# your step with the package's `lstmp_step`.
+# Return `(h_t, c_t)`. The self-check compares your step with the package's `lstmp_step` on
+# the same tensors.
 
 # %%
 def my_tf_lstmp_step(x_t, h, c, kernel, bias, proj_kernel, cell_clip, proj_clip):
@@ -315,11 +305,9 @@ checks.check_tf_lstmp_step(my_tf_lstmp_step)
 # %% [markdown]
 # ## 5. The forward language model
 #
-# The full model: characters → `CharCNN` (notebook 03) → `LSTMStack` → softmax over the
-# vocabulary. Dropout is applied to the LSTM's input and output while training. We use the
-# `tiny` preset and the synthetic corpus that ships with the package (no download). The model
-# and its batches go to the notebook's `device` (the CPU unless `ELMO_TUTORIAL_DEVICE` says
-# otherwise):
+# Characters → `CharCNN` (notebook 03) → `LSTMStack` → softmax over the vocabulary, with
+# dropout on the LSTM's input and output in training. We use the `tiny` preset and the
+# synthetic corpus that ships with the package, on the notebook's `device`:
 
 # %%
 train_sentences, valid_sentences = sense_corpus("train"), sense_corpus("valid")
@@ -424,15 +412,11 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# Layer 2's gradient hardly changes, although with the residual the softmax reads
-# $h^{(2)} + h^{(1)}$ instead of $h^{(2)}$: in both stacks the loss reaches layer 2 through
-# the softmax alone, and an untrained softmax is close to uniform whatever it reads, so the
-# error it sends down is nearly the same. Layer 1 gets several times less without the
-# residual: all it receives must then pass through layer 2's gates and projection, which
-# shrink it and mix it up. With the residual, most of it is the loss's gradient at the top,
-# passed down unchanged. (An adaptive optimiser such as Adam, or bilm-tf's Adagrad, rescales
-# the step size per weight, but not what the gradient says.) Two layers are few: Exercise 4
-# stacks more.
+# Layer 2's gradient hardly changes: in both stacks the loss reaches layer 2 through the
+# softmax alone, and an untrained softmax is close to uniform whatever it reads. Layer 1 gets
+# several times less without the residual: all it receives must pass through layer 2's gates
+# and projection. With the residual, most of it is the loss's gradient at the top, passed down
+# unchanged. (Adam or Adagrad rescale the step per weight, but not what the gradient says.)
 
 # %%
 # After your interpretation: the finding, checked on these measurements
@@ -447,9 +431,8 @@ claim(abs(with_residual[1] - without_residual[1]) < 0.01 * with_residual[1],
 #
 # ELMo stacks two layers; GNMT stacks eight, with residuals. Sweep the depth: build the config
 # for each number of layers, with and without the residual (one line, with `replace` as in
-# Exercise 3), and measure the gradients as before, on a batch of 32 sentences so that the
-# ten models take seconds. The plot shows the first layer's gradient (solid) and the top
-# layer's (dashed), on a log scale.
+# Exercise 3), and measure the gradients on a batch of 32 sentences. The plot shows the first
+# layer's gradient (solid) and the top layer's (dashed), on a log scale.
 
 # %%
 depths = [1, 2, 3, 4, 6]
@@ -492,30 +475,21 @@ plt.show()
 #
 # **Model answer.**
 # <!-- BEGIN ANSWER -->
-# With one layer there is no residual to switch off, so the two measurements coincide. With
-# the residual, the first layer's gradient stays about the same however deep the stack (within
-# a factor of 1.5): the identity path carries the loss's gradient down past every layer above
-# it. Without it, every layer added divides the first layer's gradient by roughly ten (7 to 10
-# here), so with six layers almost nothing arrives (over 10⁴ times less than with the
-# residual): the vanishing gradient, compounded at each layer; Exercise 3 saw its first step.
+# With one layer the two coincide. With the residual, the first layer's gradient stays about
+# the same at every depth (within 1.5×): the identity path carries it down past every layer.
+# Without it, each layer added divides it by roughly ten, so with six layers almost nothing
+# arrives: the vanishing gradient, compounded.
 #
-# The dashed lines add something: without the residual even the *top* layer's gradient
-# collapses. A weight's gradient is the error arriving at its layer times the input the layer
-# reads, and in a plain untrained stack the signal shrinks on its way *up* as well: each
-# layer's output is several times shorter than its input (the mean length of each layer's
-# output in `ForwardLM(configs[4, False]).encode(small_batch.char_ids)["forward"]` shows it),
-# so the upper layers read almost nothing, and so does the softmax. (The same product explains
-# why, with the residual, the first layer's gradient is larger than the top layer's: it reads
-# the token embeddings, about nine times longer than an untrained LSTM layer's output.) The
-# residual fixes both directions at once: it carries each layer's input up unchanged, and the
-# gradient down.
+# Without the residual even the *top* layer's gradient collapses. A weight's gradient is the
+# error arriving at its layer times the input it reads, and in a plain untrained stack the
+# signal also shrinks on its way *up*: each layer's output is several times shorter than its
+# input, so the upper layers read almost nothing. The residual fixes both directions: it
+# carries each layer's input up unchanged, and the gradient down.
 #
-# So a deep plain LSTM stack starts training with its lower layers (here all of them) nearly
-# frozen, which is why deep stacks such as GNMT's need residuals. ELMo's two layers lose one
-# factor of about ten (Exercise 3); the paper adds the residual all the same (Sec. 3.4). Two
-# cautions: this is one batch of an untrained model; and an optimiser that rescales each
-# weight's step (Adam, bilm-tf's Adagrad) makes up for a gradient's size, not for the signal
-# a plain stack fails to carry up to the softmax.
+# So a deep plain LSTM stack starts with its lower layers nearly frozen, which is why GNMT
+# needs residuals; ELMo's two layers lose one factor of about ten (Exercise 3). Caution: one
+# batch of an untrained model; and an optimiser that rescales each step makes up for a
+# gradient's size, not for a signal that never reaches the softmax.
 # <!-- END ANSWER -->
 
 # %%
@@ -549,10 +523,9 @@ unigram_perplexity = math.exp(-unigram[targets].log().mean().item())
 print(f"unigram perplexity: {unigram_perplexity:.1f}")
 
 # %% [markdown]
-# The numbers below come out of training, so they are printed with `≈`: the same seed gives
-# the same run on one machine, but another CPU sums floats in another order, and a few hundred
-# steps turn the last bits into a different last digit (notebook 06 says more). What the lesson
-# claims about them is checked on every machine (`✓`).
+# The numbers below come out of training, so they are printed with `≈`: another CPU sums
+# floats in another order, which changes the last digit (notebook 06). The `✓` claims hold on
+# every machine.
 
 # %%
 torch.manual_seed(0)
@@ -587,8 +560,8 @@ ax.legend()
 fig.tight_layout()
 
 # %% [markdown]
-# What does it predict next? The five most likely continuations of a prefix (which words
-# make the list, and their order below the first, can differ on another machine):
+# The five most likely continuations of a prefix (the list below the first can differ on
+# another machine):
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -603,10 +576,9 @@ for lp, word_id in zip(best.values, best.indices, strict=True):
     print(f"   {vocab.word(int(word_id)):>10}  p = {approx(lp.exp(), '.3f')}")
 
 # %% [markdown]
-# A unigram model would rank the most frequent words first (`the`, `</S>`, `.`) whatever came
-# before. The trained LM has learned what may follow *the*: every one of its five guesses
-# appears right after *the* somewhere in the training text, and the first is far likelier here
-# than in text at large.
+# A unigram model ranks the most frequent words first (`the`, `</S>`, `.`) whatever came
+# before. Every one of the trained LM's five guesses follows *the* somewhere in the training
+# text, and the first is far likelier here than in text at large.
 
 # %%
 print("the unigram's first three:", [vocab.word(int(i)) for i in unigram.topk(3).indices])
@@ -630,13 +602,10 @@ claim(best.values[0].exp() > 10 * unigram[first],
 # **Model answer.**
 # <!-- BEGIN ANSWER -->
 # Perplexity 1 means every next word is certain. The corpus is generated from templates with
-# words drawn at random for their slots (which noun, which name, which adverb), and a random
-# choice cannot be predicted from the words before it: the best possible model spreads its
-# probability over the words that fit the slot. Its perplexity is $e^{H}$, with $H$ the
-# entropy per word of the generator itself (the average "number of equally likely choices"
-# per word). A model can only approach that floor from above; the gap between our model and
-# the floor is what more data, steps or capacity could still win. Real text has a floor too,
-# and no one knows exactly where it lies.
+# words drawn at random for their slots, and a random choice cannot be predicted: the best
+# model spreads its probability over the words that fit. Its perplexity is $e^{H}$, $H$ the
+# generator's entropy per word. A model approaches that floor from above; the gap is what
+# more data, steps or capacity could still win. Real text has a floor too, unknown.
 # <!-- END ANSWER -->
 
 # %% [markdown]
@@ -651,9 +620,8 @@ claim(best.values[0].exp() > 10 * unigram[first],
 # * The released weights **clip** the memory (after its update) and the output (after the
 #   projection) to ±3; then only the explicit loop is exact, which is why `LSTMStack` has a
 #   faithful and a fused path over the same parameters.
-# * Layers are stacked with a **residual** connection from the second layer on: each upper
-#   layer learns a correction to its input, and the gradient reaches the lower layer directly
-#   (several times more of it in our untrained model).
+# * Layers are stacked with a **residual** connection from the second layer on: the gradient
+#   reaches the lower layer directly (several times more of it in our untrained model).
 # * The **forward LM** = character CNN + LSTM stack + softmax, trained on next-word NLL;
 #   perplexity $= e^{\text{NLL}}$ (Sec. 3.1).
 #
@@ -669,89 +637,66 @@ claim(best.values[0].exp() > 10 * unigram[first],
 # %% [markdown]
 # ## Check your understanding
 #
-# Short questions on the whole notebook; answer each in a sentence or two before you open the
-# instructor's answer.
+# Answer each in a sentence or two before you open the instructor's answer.
 #
 # 1. Why are ELMo's 4096-cell LSTM outputs projected down to 512 (LSTMP)?
 #
 # <!-- BEGIN ANSWER -->
 # The output is fed back into the gates at every step: at 4096 wide, $W_{hh}$ alone would be
-# 4 × 4096 × 4096 weights per layer. The projection makes the recurrent weights $4C \times P$ and
-# keeps the interface to the next layer and the softmax narrow, while the 4096 cells keep a large
-# memory.
+# 4 × 4096 × 4096 weights per layer. The projection makes it $4C \times P$ and keeps the
+# interface narrow, while the 4096 cells keep a large memory.
 # <!-- END ANSWER -->
 #
 # 2. Why can the fused `nn.LSTM` (cuDNN on a GPU) not run the released ELMo weights exactly?
 #
 # <!-- BEGIN ANSWER -->
-# The released weights clip the memory and the projected output at ±3, and `nn.LSTM` has no
-# clipping: once a value would be clipped it computes a different function. Only the step-by-step
-# loop is exact; without clipping the two paths agree.
+# The released weights clip at ±3 and `nn.LSTM` cannot: once a value would be clipped it
+# computes a different function.
 # <!-- END ANSWER -->
 #
 # 3. What goes wrong if bilm-tf's weights are loaded without TensorFlow's constant forget
 #    bias of 1?
 #
 # <!-- BEGIN ANSWER -->
-# Every forget gate's pre-activation is 1 lower than in training, so the cells forget faster and
-# every output differs from bilm-tf's. The constant is in no weight file, so the loader has to
-# add it (to `bias_hh`).
+# Every forget gate's pre-activation is 1 lower than in training, so the cells forget faster
+# and every output differs from bilm-tf's.
 # <!-- END ANSWER -->
 #
 # 4. And if the gate blocks are not reordered from TensorFlow's (i, j, f, o) to PyTorch's
 #    (i, f, g, o)?
 #
 # <!-- BEGIN ANSWER -->
-# The shapes still match, so nothing fails: the gates silently use each other's weights (the
-# forget gate the candidate memory's, and so on), and the outputs are wrong.
+# The shapes still match, so nothing fails: the gates silently use each other's weights, and
+# the outputs are wrong.
 # <!-- END ANSWER -->
 #
-# 5. How does the residual connection help the first LSTM layer to learn?
+# 5. Switching the residual off hardly changes layer 2's own gradient. Why?
 #
 # <!-- BEGIN ANSWER -->
-# With $h^{(2)} = \mathrm{LSTMP}_2(h^{(1)}) + h^{(1)}$, the gradient reaches layer 1 through the
-# identity term, unchanged by layer 2. Without it, all that layer 1 gets must pass through layer
-# 2's gates and projection, which shrink it and mix it up.
+# The loss reaches layer 2 only through the softmax, and an untrained softmax is close to
+# uniform whatever it reads. The residual changes only the path to layer 1.
 # <!-- END ANSWER -->
 #
-# 6. Switching the residual off hardly changes layer 2's own gradient. Why?
+# 6. What does a perplexity of $k$ mean, and what does the gap to the unigram model measure?
 #
 # <!-- BEGIN ANSWER -->
-# In both stacks the loss reaches layer 2 only through the softmax, and an untrained softmax is
-# close to uniform whatever it reads, so the error it sends down is nearly the same. The residual
-# changes only the path to layer 1.
+# The model is as unsure as a uniform choice among $k$ words. A unigram model ignores the
+# context, so the gap measures what the context adds.
 # <!-- END ANSWER -->
 #
-# 7. Why does the residual need every layer to read and write vectors of the same width, and what
-#    provides that?
-#
-# <!-- BEGIN ANSWER -->
-# A layer's input is added to its output, which needs the two to have the same size. The
-# projection provides it: every layer reads and writes $P$ numbers.
-# <!-- END ANSWER -->
-#
-# 8. What does a perplexity of $k$ mean, and what does the gap to the unigram model measure?
-#
-# <!-- BEGIN ANSWER -->
-# Perplexity $= e^{\text{NLL}} = k$ means the model is as unsure as a uniform choice among $k$
-# words. A unigram model ignores the context, so the gap between it and the LSTM measures what
-# the context adds to the prediction.
-# <!-- END ANSWER -->
-#
-# 9. At the position of *bank* in a sentence, which words has the forward LM's state read, and
+# 7. At the position of *bank* in a sentence, which words has the forward LM's state read, and
 #    what can it therefore not know?
 #
 # <!-- BEGIN ANSWER -->
-# Only *bank* and the words before it. A cue that comes after *bank* is invisible to it, so a
-# sense that only the right context gives away cannot be in its state: that is the backward LM's
-# part (notebook 05).
+# Only *bank* and the words before it: a sense that only the right context gives away is the
+# backward LM's part (notebook 05).
 # <!-- END ANSWER -->
 #
-# 10. You feed the trained forward LM a sentence written backwards. What does its state at
-#     position $k$ now summarise, and could it serve as the backward LM without training?
+# 8. You feed the trained forward LM a sentence written backwards. What does its state at
+#    position $k$ now summarise, and could it serve as the backward LM without training?
 #
 # <!-- BEGIN ANSWER -->
-# The words after $k$ in the original sentence, read from the end: the backward LM's context.
-# But its weights learned English read left to right, so it would predict badly; the backward
-# LM has its own stack, trained on reversed sentences (notebook 05).
+# The words after $k$ in the original sentence: the backward LM's context. But its weights
+# learned English left to right, so it would predict badly; the backward LM has its own stack
+# (notebook 05).
 # <!-- END ANSWER -->
