@@ -61,19 +61,27 @@ def test_slips_fail_with_what_to_fix(answer, error, says):
         checks.check_bilm_assembly(answer)
 
 
-def test_probe_accuracies_are_recomputed_for_the_first_model():
+# Tagged sentences small enough to probe in a fraction of a second (the check's rules do not
+# depend on the corpus); "bank" and "ran" take two tags, so no layer scores 100 %.
+_WORDS = "the bank of a river gave money to people who ran fast".split()
+_TAGS = "DT NN IN DT NN VBD NN TO NNS WP VBD RB".split()
+_TRAIN = [(tuple(_WORDS[i:i + 6]), tuple(_TAGS[i:i + 6])) for i in range(6)]
+_TEST = [(("they", "bank", "money"), ("PRP", "VBP", "NN")), (("we", "ran", "a", "bank"),
+                                                           ("PRP", "VBD", "DT", "NN"))]
+
+
+def test_probe_accuracies_are_recomputed_for_the_first_model(one_thread):
     from elmo_tutorial.analyses import probes
     from elmo_tutorial.analyses.embedder import Embedder
-    from elmo_tutorial.data.annotated import treebank_pos
     from elmo_tutorial.training.run_folder import shipped_model
 
-    train, test = treebank_pos("train")[:30], treebank_pos("test")[:10]
+    train, test = _TRAIN, _TEST
     models = {"tiny": shipped_model("tiny")}
     right = probes.probe_layers(Embedder(load_elmo(models["tiny"])), train, test, "t",
                                 cache=False)
     checks.check_probe_accuracies({"tiny": right}, models, train, test)
     with pytest.raises(CheckFailed, match="tiny's layer1"):
-        checks.check_probe_accuracies({"tiny": {**right, "layer1": right["layer1"] + 1}},
+        checks.check_probe_accuracies({"tiny": {**right, "layer1": right["layer1"] / 2}},
                                       models, train, test)
     with pytest.raises(CheckFailed, match="one entry per model"):
         checks.check_probe_accuracies({}, models, train, test)
