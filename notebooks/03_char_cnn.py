@@ -56,13 +56,12 @@ import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
 
-from elmo_tutorial import ELMo, checks, claims
+from elmo_tutorial import ELMo, checks, claims, load_elmo, shipped_model
 from elmo_tutorial.analyses.char_filters import filter_responses
 from elmo_tutorial.data.corpora import ensure_nltk, nltk_corpus
 from elmo_tutorial.model.char_cnn import CharCNN, Highway
 from elmo_tutorial.model.chars import batch_to_ids, word_to_char_ids
 from elmo_tutorial.model.config import ModelConfig
-from elmo_tutorial import load_elmo, shipped_model
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.widgets import Slider, explore
 
@@ -162,10 +161,9 @@ checks.check_conv_max_pool(conv_max_pool)
 # %% [markdown]
 # ### A filter is a soft n-gram detector
 #
-# Max-pooling asks *"does this pattern occur anywhere in the word?"*. To see it, build one
-# width-3 filter by hand whose weights are the embeddings of `i`, `n`, `g`: its score is a sum
-# of dot products, largest where a window spells "ing". Trained filters learn such templates
-# (prefixes, suffixes, capitalisation, digits) from data.
+# Max-pooling asks *"does this pattern occur anywhere in the word?"*. Build one width-3 filter
+# by hand whose weights are the embeddings of `i`, `n`, `g`: its score, a sum of dot products,
+# is largest where a window spells "ing". Trained filters learn such templates from data.
 #
 # ### Exercise 1 (predict): where does the "ing" filter fire?
 #
@@ -177,14 +175,11 @@ checks.check_conv_max_pool(conv_max_pool)
 #
 # **Prediction.**
 # <!-- BEGIN ANSWER -->
-# A window's score depends only on the three characters in it, not on where they are in the
-# word. So every word that contains "ing" gets the same maximum, from its "ing" window:
-# *sing* at window 2, *ingot* at window 1, *walking* at 5, *thinking* at 6 (its earlier
-# "ink" matches only two letters), *banking* at 5. Position in the word does not matter to
-# max-pooling: a prefix scores like a suffix. *bank* and *nag* have no "ing" window and score
-# lower: *nag* has the letters but in the wrong order, and each position of the filter is
-# matched separately. (They need not be low by much: a score is a sum of dot products of
-# random embeddings, and a partial match still adds up.)
+# A window's score depends only on its three characters, not on where they are. So every word
+# containing "ing" gets the same maximum, from its "ing" window: *sing* at window 2, *ingot*
+# at 1, *walking* and *banking* at 5, *thinking* at 6 (its "ink" matches only two letters): a
+# prefix scores like a suffix. *bank* and *nag* score lower: *nag* has the letters in the
+# wrong order, and each position of the filter is matched separately.
 # <!-- END ANSWER -->
 
 # %%
@@ -232,11 +227,10 @@ fig.tight_layout()
 # %% [markdown]
 # ### What trained filters detect
 #
-# Random filters respond to nothing in particular. Trained ones do: here is the character CNN
-# of the `small` biLM that ships with the course (trained on English text; notebook 08 uses it):
-# 16-dim characters and 512 filters of widths 1 to 5. `filter_responses` runs every filter over
-# 3000 frequent words of the Brown corpus and keeps, per word, the maximum (before the ReLU)
-# and the window it came from. In the n-grams, `^` marks the word's start, `$` its end.
+# Trained filters respond to something: the character CNN of the course's `small` biLM
+# (notebook 08), 16-dim characters and 512 filters of widths 1 to 5. `filter_responses` runs
+# every filter over 3000 frequent Brown words and keeps, per word, the maximum (before the
+# ReLU) and its window. `^` marks the word's start, `$` its end.
 
 # %%
 trained_cnn = load_elmo(shipped_model("small")).bilm.char_cnn
@@ -283,14 +277,12 @@ explore(draw_filter, {"filter_index": Slider(0, 511, clearest[3][0], step=1,
         static=[{"filter_index": clearest[width][0]} for width in (3, 4, 5)])
 
 # %% [markdown]
-# Words that share the winning n-gram tie: a window's score depends only on the characters in
-# it. Many winning windows reach past the end-of-word mark `$` into the padding `·`: those
-# filters detect how a word ends. A filter is a *soft* detector: among its top words there are
-# near misses too, windows that share only part of its favourite n-gram. The list above shows
-# the kinds of detectors: single characters, a full stop at the end of a word (abbreviations
-# such as *Mr.*), endings such as *-ly*, *-ed* or *-ing*, letter pairs inside a word. Many
-# filters are less clear-cut, and no single one makes the word's vector: the 512 maxima
-# together, then the highway layers and the projection, do.
+# Words that share the winning n-gram tie. Many winning windows reach past the end-of-word
+# mark `$` into the padding `·`: those filters detect how a word ends. Among a filter's top
+# words there are near misses too. The kinds of detectors: single characters, a full stop at
+# the end of a word (*Mr.*), endings such as *-ly*, *-ed* or *-ing*, letter pairs inside a
+# word. No single filter makes the word's vector: the 512 maxima together, then the highway
+# layers and the projection, do.
 
 # %% [markdown]
 # ## 3. Seven widths: the paper's 2048 filters
@@ -341,7 +333,7 @@ print(f"{'CharCNN':16s} {sum(p.numel() for p in cnn.parameters()):>11,}")
 
 # %% [markdown]
 # The highway layers hold most of the encoder's parameters (and most of its arithmetic per
-# token). The four LSTM layers behind it hold several times more (notebook 11 counts them).
+# token); the LSTM layers behind it hold several times more (notebook 11).
 #
 # ## 4. Highway layers and the projection
 #
@@ -352,20 +344,17 @@ print(f"{'CharCNN':16s} {sum(p.numel() for p in cnn.parameters()):>11,}")
 #    z' = g \odot z + (1 - g) \odot h .$$
 #
 # In `Highway`, one `nn.Linear(D, 2D)` computes both: output rows `[:D]` are $h$'s
-# pre-activation, rows `[D:]` the gate's. $g$ is the **carry** gate ($g = 1$ keeps $z$). bilm-tf
-# names its gate the other way round (its `W_carry` multiplies the transform), so loading
-# its weights negates that gate: $W_g = -W_{carry}^\top$, $b_g = -b_{carry}$.
+# pre-activation, rows `[D:]` the gate's. $g$ is the **carry** gate ($g = 1$ keeps $z$).
+# bilm-tf names its gate the other way round (its `W_carry` multiplies the transform), so
+# loading its weights negates that gate: $W_g = -W_{carry}^\top$, $b_g = -b_{carry}$.
 #
-# **Why a gate that can carry the input.** Highway networks (Srivastava et al. 2015) were
-# made to train *deep* stacks, the same problem residual connections solve (notebook 04,
-# section 4). Where $g \approx 1$ a feature passes through unchanged: the forward signal is
-# not squashed by a random weight matrix or cut off by the ReLU, and backwards the gradient
-# reaches the convolutions through the carry path with a factor $g$, not only through $W_h$
-# and the ReLU's zeros. Initialised with $b_g = +2$ ($g = \sigma(2) \approx 0.88$), as bilm-tf does,
-# each layer starts close to the identity and learns to transform only the features where
-# that helps. The 2048 max-pooled features are a bag of n-gram detections; the highway layers
-# let the model combine them (e.g. "a capital letter *and* the suffix -son") without losing
-# the detections themselves.
+# **Why a gate that can carry the input.** Highway networks were made to train *deep* stacks,
+# the problem residual connections solve (notebook 04). Where $g \approx 1$ a feature passes
+# through unchanged, and backwards the gradient reaches the convolutions through the carry
+# path, not only through $W_h$ and the ReLU's zeros. Initialised with $b_g = +2$
+# ($g \approx 0.88$), as bilm-tf does, each layer starts close to the identity and learns to
+# transform only where that helps, combining n-gram detections (e.g. "a capital letter *and*
+# the suffix -son") without losing them.
 #
 # ### Exercise 3 (implement): one highway layer
 #
@@ -458,16 +447,14 @@ with torch.no_grad():
           torch.allclose(token_vector, tiny(good[None])[0, 0], atol=1e-5))
 
 # %% [markdown]
-# So a word is 50 ids, then 50 × E numbers, then for each width one score per window, then
-# one number per filter (whether and how strongly its n-gram occurs anywhere in the word),
-# mixed by the highway layer and projected to the P-dim token vector that the LSTMs read.
+# So a word is 50 ids, then 50 × E numbers, one score per window and width, one number per
+# filter, mixed by the highway layer and projected to the P-dim token vector the LSTMs read.
 #
 # ## 6. Every string gets a vector
 #
 # A word-table model maps unseen words to `<UNK>`. The character CNN reads any UTF-8 string:
 # inflections, names, typos, emoji. Even untrained, words sharing character n-grams share
-# max-pooled features, so their vectors are closer (cosine similarity after removing the
-# common mean direction):
+# max-pooled features, so their vectors are closer (cosine after removing the mean direction):
 
 # %%
 oov = ["bank", "banks", "banking", "bnak", "river", "rivers", "Zürich", "🙂", "ELMo-ish"]
@@ -483,12 +470,11 @@ for word in ("bank", "river"):
 # %% [markdown] slideshow={"slide_type": "subslide"}
 # ## 7. Each distinct token once
 #
-# A token's vector depends on its characters only, never on its neighbours. Real batches
-# repeat tokens ("the", ",", "."), and padded positions are all alike. The package's
-# `CharCNN.forward` does the plain computation: the network runs at every position of the
-# batch, padding included. It would be enough to run it once per **distinct** row of ids
-# (`torch.unique(..., dim=0, return_inverse=True)`) and copy the results back to every
-# position. How many rows does that leave, for 32 sentences of the Brown corpus?
+# A token's vector depends on its characters only. Real batches repeat tokens ("the", ",",
+# "."), and padded positions are all alike. `CharCNN.forward` runs the network at every
+# position, padding included; it would be enough to run it once per **distinct** row of ids
+# (`torch.unique(..., dim=0, return_inverse=True)`) and copy the results back. How many rows
+# does that leave, for 32 sentences of the Brown corpus?
 
 # %%
 sentences = [s for s in brown.sents()[:400] if 5 <= len(s) <= 30][:32]
@@ -517,10 +503,8 @@ def each_distinct_token_once(char_ids):
 
 # %% [markdown] slideshow={"slide_type": "skip"}
 # Fewer rows is not yet less time: `torch.unique` sorts the rows, and the copy back costs too.
-# Time both ways, fairly: the first call of a module pays one-off costs (memory allocation,
-# choosing kernels), so each path runs once untimed, then the two alternate three times (a
-# slow moment of the machine hits both) and we keep each one's median. The printed times
-# vary from machine to machine ...
+# Timed fairly: each path runs once untimed (the first call pays one-off costs), then the two
+# alternate three times and keep their medians. The times vary from machine to machine ...
 
 # %% slideshow={"slide_type": "skip"}
 # NBVAL_IGNORE_OUTPUT
@@ -540,15 +524,10 @@ print("   ".join(f"{name}: {ms:.0f} ms" for name, ms in median_ms.items()),
 shared, every_position = results["distinct tokens"], results["every position"]
 
 # %% [markdown]
-# ... and the distinct path comes out faster (the ratio printed above is this machine's, and
-# it moves with whatever else the machine runs: on a 2-core machine shared with other jobs we
-# saw from under 2× to almost 5× for this batch). The saving is of the order of the ratio of
-# rows, 3×: the network, its highway layers above all, runs on a third of the rows, while
-# `torch.unique` and the copy back cost comparatively little. It grows with the batch, which
-# repeats more words: 128 sentences chosen the same way (from the first 2,000) fill 3,840
-# positions with only 988 distinct rows. A single cold timing of each would mislead: the
-# first call pays the one-off costs. Now check that the results agree (the package's
-# `CharCNN` already gives zeros at padded positions), and that a word's vector is the same
+# ... and the distinct path comes out faster (on a shared 2-core machine we saw from under 2×
+# to almost 5× for this batch). The saving is of the order of the ratio of rows, 3×; it grows
+# with the batch, which repeats more: 128 sentences fill 3,840 positions with only 988
+# distinct rows. Now check that the results agree, and that a word's vector is the same
 # whatever batch it is in:
 
 # %%
@@ -565,66 +544,52 @@ print("same vector alone and in the batch:  ", torch.allclose(shared[0, 1], alon
 #
 # **Model answer.**
 # <!-- BEGIN ANSWER -->
-# The encoder is a deterministic function of the token's 50 ids alone: no neighbour, no
-# position and nothing random enters it, so equal rows give equal vectors and computing one
-# and copying it is the same computation. It breaks as soon as anything else enters: a
-# position embedding (the same word at two positions should then differ), dropout inside the
-# encoder in training (each position should draw its own mask; copies would share one), or
-# batch normalisation over the tokens (its statistics would count each distinct token once
-# instead of as often as it occurs).
+# The encoder is a deterministic function of the token's 50 ids alone, so equal rows give
+# equal vectors. It breaks as soon as anything else enters: a position embedding, dropout
+# inside the encoder in training (copies would share one mask), or batch normalisation over
+# the tokens (its statistics would count each distinct token once).
 # <!-- END ANSWER -->
 
 # %% [markdown]
-# The package's `CharCNN` stays plain, so that it reads like the paper. Its faster twin,
-# `elmo_tutorial.fast.char_cnn.FastCharCNN` (taught in notebook 11), has the same parameters
-# and computes each distinct token once, as above, with two more savings that are exact too:
+# The package's `CharCNN` stays plain, to read like the paper. Its faster twin,
+# `elmo_tutorial.fast.char_cnn.FastCharCNN` (notebook 11), has the same parameters, computes
+# each distinct token once, and saves twice more, exactly:
 #
-# * **Fewer columns.** Most words are far shorter than 50 characters. `FastCharCNN` sorts the
-#   distinct tokens by length, cuts them into groups, and each group drops the trailing
-#   columns that are PAD in all its tokens, but keeps `max width` of them. A window made only
-#   of PAD characters gives the same score for every word and can be a filter's maximum (see
-#   the right panel above), so at least one such window must remain; the dropped ones are
-#   copies of it.
-# * **Convolution as one matrix product**, the way `conv_max_pool` computes it: `unfold` lists
-#   the windows, and one `addmm` scores them all (`elmo_tutorial.fast.char_cnn.conv1d_max`);
-#   the `nn.Conv1d` modules only hold the weights. On a CPU this runs 2-3× faster than calling
-#   `nn.Conv1d` for these shapes (16 input channels, up to 1024 filters).
+# * **Fewer columns.** Length groups of distinct tokens drop the trailing columns that are PAD
+#   in all their tokens, but keep `max width` of them: a window of only PAD gives the same
+#   score for every word and can be a filter's maximum, so one such window must remain.
+# * **Convolution as one matrix product**: `unfold` lists the windows, and one `addmm` scores
+#   them all (`conv1d_max`); on a CPU 2-3× faster than `nn.Conv1d` for these shapes.
 #
 # ## Summary
 #
 # * Characters → 16-dim embeddings (262 rows, row 0 = padding) → one `Conv1d` per width
 #   (1–7, 2048 filters) → max over the word → ReLU → 2 highway layers → projection to 512
-#   (`elmo_tutorial.model.char_cnn.CharCNN`, about 18 M parameters, most in the highway layers).
+#   (`CharCNN`, about 18 M parameters, most in the highway layers).
 # * A filter is a soft character n-gram detector; max-pooling asks whether it occurs anywhere.
 # * Highway: $z' = g \odot z + (1-g) \odot \mathrm{ReLU}(W_h z + b_h)$ with a carry gate $g$;
-#   bilm-tf's `W_carry` is the opposite gate, so it is negated on loading. The gate lets
-#   signal and gradient pass unchanged, so each layer starts near the identity.
-# * *good* in the tiny model: (1, 50) ids → (1, 50, 8) characters → one score per window and
-#   filter → 128 pooled features → highway → a 64-dim token vector.
-# * Any string gets a vector. `CharCNN` computes it at every position; computing each distinct
-#   token of a batch once instead is faster (timed fairly) and exact, because a token's vector
-#   depends on its characters only. `FastCharCNN` (notebook 11) does that, and more.
+#   bilm-tf's `W_carry` is the opposite gate, negated on loading.
+# * Any string gets a vector. Computing each distinct token of a batch once is faster and
+#   exact, because a token's vector depends on its characters only.
 #
 # **Read more:** Peters et al. (2018), Sec. 3.4 (the character CNN of the pre-trained biLM)
 # and Sec. 3.1 (the biLM it feeds). Kim, Jernite, Sontag & Rush (2016), *Character-Aware
-# Neural Language Models* (convolutions + max-pool + highway). Srivastava, Greff & Schmidhuber
-# (2015), *Highway Networks*. Józefowicz et al. (2016) for the 2048-filter configuration.
+# Neural Language Models*. Srivastava, Greff & Schmidhuber (2015), *Highway Networks*.
+# Józefowicz et al. (2016) for the 2048-filter configuration.
 #
 # **Next:** notebook 04 feeds these token vectors into LSTMs to build the forward LM.
 
 # %% [markdown]
 # ## Check your understanding
 #
-# Short questions on the whole notebook; answer each in a sentence or two before you open the
-# instructor's answer.
+# Answer each in a sentence or two before you open the instructor's answer.
 #
 # 1. Why does the encoder keep only each filter's best window (max-pooling over the word) instead
 #    of every window's score?
 #
 # <!-- BEGIN ANSWER -->
-# The token vector needs a fixed size whatever the word's length, and one number per filter gives
-# it. The maximum asks "does this pattern occur anywhere in the word?", so a pattern counts the
-# same at the start and at the end.
+# The token vector needs a fixed size whatever the word's length: one number per filter, which
+# asks "does this pattern occur anywhere?".
 # <!-- END ANSWER -->
 #
 # 2. bilm-tf max-pools first and applies the ReLU after. Why would the reverse order give the
@@ -647,9 +612,8 @@ print("same vector alone and in the batch:  ", torch.allclose(shared[0, 1], alon
 #    carry (a gate bias of +2)?
 #
 # <!-- BEGIN ANSWER -->
-# Where the gate is near 1 a feature passes through unchanged: the signal is not squashed by a
-# random matrix or cut by the ReLU, and the gradient reaches the convolutions directly. Starting
-# near the identity, each layer learns to transform only the features where that helps.
+# Where the gate is near 1 a feature passes through unchanged, forwards and backwards; starting
+# near the identity, each layer learns to transform only where that helps.
 # <!-- END ANSWER -->
 #
 # 5. bilm-tf's `W_carry` multiplies the transform, not the input. Why does loading it negate its
@@ -663,17 +627,16 @@ print("same vector alone and in the batch:  ", torch.allclose(shared[0, 1], alon
 # 6. Even with untrained weights, *bank* is closer to *banks* and *bnak* than to *river*. Why?
 #
 # <!-- BEGIN ANSWER -->
-# Words that share character n-grams share windows, so the same filters reach the same maxima on
-# them: their max-pooled features, and so their vectors, overlap. That needs no training.
+# Shared character n-grams give the same filters the same maxima, so their features overlap,
+# with no training.
 # <!-- END ANSWER -->
 #
 # 7. Many trained filters win on windows that reach past the end-of-word mark into the padding.
 #    What do they detect?
 #
 # <!-- BEGIN ANSWER -->
-# How a word ends: a window that contains the end-of-word mark is anchored at the end of the
-# word, so such filters detect endings such as *-ed*, *-ing* and *-ly*, or the full stop of an
-# abbreviation.
+# How a word ends: a window containing the end-of-word mark is anchored there (*-ed*, *-ing*,
+# *-ly*, an abbreviation's full stop).
 # <!-- END ANSWER -->
 #
 # 8. Computing each distinct token of a batch once runs the network on a third of its rows.
@@ -681,10 +644,8 @@ print("same vector alone and in the batch:  ", torch.allclose(shared[0, 1], alon
 #    slower?
 #
 # <!-- BEGIN ANSWER -->
-# It sorts the rows (`torch.unique`) and copies each result back to every position where its
-# token occurs. A batch with hardly any repeats (one sentence of distinct words, no padding)
-# runs the network on almost as many rows as the plain computation and pays those costs on
-# top.
+# It sorts the rows (`torch.unique`) and copies each result back. A batch with hardly any
+# repeats runs the network on almost as many rows and pays those costs on top.
 # <!-- END ANSWER -->
 #
 # 9. When trailing PAD columns are dropped, why must at least "max width" of them be kept?
