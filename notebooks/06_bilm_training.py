@@ -391,9 +391,9 @@ plot_log(read_log(run_dir))
 # <!-- END ANSWER -->
 
 # %%
-from elmo_tutorial.training.run_folder import load_run, shipped_model
 from elmo_tutorial.training.evaluation import evaluate_perplexity
 from elmo_tutorial.training.ngram import KneserNeyBaseline
+from elmo_tutorial.training.run_folder import load_run, shipped_model
 
 tiny_dir = shipped_model("tiny")  # or Path("../runs/tiny"), your own run
 tiny_config, tiny_state, tiny_vocab, tiny_settings = load_run(tiny_dir)

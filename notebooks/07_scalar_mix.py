@@ -56,12 +56,11 @@ import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
 
-from elmo_tutorial import ELMo, batch_to_ids, checks, load_allennlp
+from elmo_tutorial import ELMo, batch_to_ids, checks, load_allennlp, load_elmo, shipped_model
 from elmo_tutorial.claims import approx, claim
 from elmo_tutorial.data.registry import fetch
 from elmo_tutorial.data.sense_corpus import sense_examples
 from elmo_tutorial.model.layer_norm import masked_layer_norm
-from elmo_tutorial import load_elmo, shipped_model
 from elmo_tutorial.model.scalar_mix import ScalarMix
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.widgets import Choice, Slider, explore

@@ -52,7 +52,7 @@ from collections import Counter
 import matplotlib.pyplot as plt
 import numpy as np
 
-from elmo_tutorial import ELMo, Embedder, checks, load_allennlp
+from elmo_tutorial import ELMo, Embedder, checks, load_allennlp, load_elmo, shipped_model
 from elmo_tutorial.analyses.embedding_cache import embed_corpus
 from elmo_tutorial.analyses.neighbours import NeighbourIndex, neighbour_explorer
 from elmo_tutorial.analyses.sense_separation import (
@@ -71,7 +71,6 @@ from elmo_tutorial.claims import claim
 from elmo_tutorial.data.annotated import wsd_framework
 from elmo_tutorial.data.sense_corpus import sense_corpus, sense_examples
 from elmo_tutorial.figures import label_points
-from elmo_tutorial import load_elmo, shipped_model
 from elmo_tutorial.runtime import setup_notebook
 
 # One thread: the biLM runs one small LSTM step after another, and a second thread costs

@@ -56,11 +56,10 @@ import time
 import matplotlib.pyplot as plt
 import numpy as np
 
-from elmo_tutorial import ELMo, Embedder, checks
+from elmo_tutorial import ELMo, Embedder, checks, load_elmo, shipped_model
 from elmo_tutorial.analyses import lexical_sample, wsd
 from elmo_tutorial.data.annotated import wsd_framework
 from elmo_tutorial.data.corpora import nltk_corpus
-from elmo_tutorial import load_elmo, shipped_model
 from elmo_tutorial.runtime import setup_notebook
 
 device = setup_notebook(seed=0)

@@ -60,11 +60,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from elmo_tutorial import ELMo, Embedder, checks
+from elmo_tutorial import ELMo, Embedder, checks, load_elmo, shipped_model
 from elmo_tutorial.analyses import probes, tagger
 from elmo_tutorial.claims import approx, claim
 from elmo_tutorial.data.annotated import treebank_pos, ud_english_ewt, wnut17
-from elmo_tutorial import load_elmo, shipped_model
 from elmo_tutorial.runtime import setup_notebook
 
 # One thread: the results do not depend on the machine's core count, and the tagger's small

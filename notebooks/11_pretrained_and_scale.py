@@ -61,7 +61,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from elmo_tutorial import ELMo, batch_to_ids, checks, load_allennlp
+from elmo_tutorial import ELMo, batch_to_ids, checks, load_allennlp, load_elmo, shipped_model
 from elmo_tutorial.claims import claim
 from elmo_tutorial.data import registry
 from elmo_tutorial.data.corpora import load_sentences
@@ -72,7 +72,6 @@ from elmo_tutorial.formats.export import export_allennlp
 from elmo_tutorial.model.batching import make_lm_batch
 from elmo_tutorial.model.config import MODEL_PRESETS
 from elmo_tutorial.model.lm import BidirectionalLM
-from elmo_tutorial import load_elmo, shipped_model
 from elmo_tutorial.model.vocab import Vocabulary
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.training.cost import (

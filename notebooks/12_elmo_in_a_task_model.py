@@ -59,11 +59,10 @@ from IPython.display import Markdown, display
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from elmo_tutorial import ELMo, Embedder, checks
+from elmo_tutorial import ELMo, Embedder, checks, load_elmo, shipped_model
 from elmo_tutorial.analyses.paired import paired_difference, t_quantile, verdict
 from elmo_tutorial.claims import approx, claim
 from elmo_tutorial.data.annotated import sst
-from elmo_tutorial import load_elmo, shipped_model
 from elmo_tutorial.model.scalar_mix import ScalarMix
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.tasks import (

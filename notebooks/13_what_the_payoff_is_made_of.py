@@ -57,10 +57,9 @@ import torch
 from IPython.display import Markdown, display
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from elmo_tutorial import ELMo, Embedder, checks
+from elmo_tutorial import ELMo, Embedder, checks, load_elmo, shipped_model
 from elmo_tutorial.analyses.paired import paired_difference, verdict
 from elmo_tutorial.claims import approx, claim
-from elmo_tutorial import load_elmo, shipped_model
 from elmo_tutorial.runtime import setup_notebook
 from elmo_tutorial.tasks import TaskSplit, draw, prepare_task, task_word_vectors, train_arms
 

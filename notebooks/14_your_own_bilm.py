@@ -61,19 +61,18 @@ import matplotlib.pyplot as plt
 import torch
 from torch import nn
 
-from elmo_tutorial import ELMo, checks
+from elmo_tutorial import ELMo, checks, load_elmo, shipped_model
 from elmo_tutorial.analyses import probes
 from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.claims import approx, claim
 from elmo_tutorial.data.annotated import treebank_pos
 from elmo_tutorial.model.char_cnn import CharCNN
 from elmo_tutorial.model.chars import check_char_ids
-from elmo_tutorial.training.checkpoints import latest_checkpoint
 from elmo_tutorial.model.lm import LMOutput
 from elmo_tutorial.model.lstm import LSTMStack
-from elmo_tutorial import load_elmo, shipped_model
 from elmo_tutorial.model.softmax import Softmax
 from elmo_tutorial.runtime import REPOSITORY, setup_notebook
+from elmo_tutorial.training.checkpoints import latest_checkpoint
 from elmo_tutorial.training.ngram import KneserNeyBaseline
 from elmo_tutorial.training.train import Trainer
 from elmo_tutorial.training.train_config import TrainConfig, apply_overrides
