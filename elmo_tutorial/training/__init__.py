@@ -1,6 +1,7 @@
 """Training a biLM: the settings (``train_config``), the trainer, its set-up, loop and resume
-(``train``), its log (``train_log``), distributed runs (``distributed``, ``launch``),
-perplexities (``evaluation``) beside a Kneser-Ney baseline (``ngram``), what a model costs in
-parameters, FLOPs and memory (``cost``) and fine-tuning on a task's text (``finetune``).
-Notebooks 06, 11 and 14 use them.
+(``train``), its run folder (``run_folder``: what is written, and ``load_run``/``load_elmo``
+that read it back) and checkpoints (``checkpoints``), its log (``train_log``), distributed
+runs (``distributed``, ``launch``, ``workers``), perplexities (``evaluation``) beside a
+Kneser-Ney baseline (``ngram``), what a model costs (``cost``) and fine-tuning (``finetune``).
+Notebooks 06, 11, 13 and 14 use them.
 """

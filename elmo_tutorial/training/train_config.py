@@ -13,7 +13,7 @@ Presets:
 - ``tiny``: the embedded corpus on a CPU, 600 steps of 32 sentences (0.9 epochs) in under a
   minute on two cores; beats a Kneser-Ney trigram on held-out sentences
   (``tests/training/test_train.py``). The course ships it trained in ``data/models/tiny``
-  (``run_dir.shipped_model("tiny")``).
+  (``shipped_model("tiny")``).
 - ``small``: WikiText-2 when it can be downloaded, otherwise the offline nltk English mix;
   one GPU in minutes, a CPU in about half an hour. The course ships a model trained with it.
 - ``paper``: Peters et al. (2018) with the optimiser of bilm-tf's ``train_elmo.py``: Adagrad,
@@ -58,23 +58,15 @@ def setting(default=dataclasses.MISSING, help: str = "", *, default_factory=data
 # Reading settings: TOML files, types and ranges
 # ----------------------------------------------------------------------------------------------
 
-def _toml(text: str, what: str) -> dict:
-    import tomllib  # Python ≥ 3.11
-
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise ValueError(f"{what} is not valid TOML: {err}") from None
-
-
 def load_toml(path) -> dict:
     """Read settings from a TOML file (top-level TrainConfig keys, a [model] table)."""
-    try:
-        text = open(path, encoding="utf-8").read()
-    except UnicodeDecodeError as err:
-        raise ValueError(f"{path} is not valid TOML: it is not UTF-8 text ({err.reason} at "
-                         f"byte {err.start})") from None
-    return _toml(text, str(path))
+    import tomllib  # Python ≥ 3.11
+
+    with open(path, "rb") as f:
+        try:
+            return tomllib.load(f)
+        except ValueError as err:  # TOMLDecodeError, or UnicodeDecodeError: not UTF-8 text
+            raise ValueError(f"{path} is not valid TOML: {err}") from None
 
 
 def _type_ok(value, hint) -> bool:
