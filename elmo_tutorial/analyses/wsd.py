@@ -84,22 +84,19 @@ def instance_vectors(layers, instances: Sequence[Instance], weights: np.ndarray)
     """Each instance's vector per representation: ``{"layer0": (n, 2P), ..., "elmo": (n, 2P)}``.
 
     Args:
-        layers: per sentence ``(L + 1, T_i, 2P)`` arrays (a list, or the
-            :class:`~elmo_tutorial.analyses.embedding_cache.EmbeddedSentences` of ``embed_corpus``).
-        instances: from :func:`split_words`, spans into those sentences.
+        layers: the corpus's :class:`~elmo_tutorial.analyses.embedding_cache.EmbeddedSentences`
+            (from ``embed_corpus``): every word of every span is read in one go.
+        instances: from :func:`split_words`, spans into those sentences (a span's vector is
+            the mean of its words').
         weights: ``(L + 1,)`` scalar-mix weights for ``"elmo"``.
     """
-    if hasattr(layers, "offsets"):  # stored corpus: gather every word of every span at once
-        positions = np.concatenate([np.arange(layers.offsets[i.sentence] + i.start,
-                                              layers.offsets[i.sentence] + i.end)
-                                    for i in instances]) if instances else np.zeros(0, int)
-        words = layers.tokens(positions)  # (L + 1, Σ span lengths, 2P)
-        starts = np.cumsum([0] + [i.end - i.start for i in instances[:-1]])
-        sums = np.add.reduceat(words, starts, axis=1) if instances else words
-        vectors = sums / np.array([i.end - i.start for i in instances], np.float32)[:, None]
-    else:
-        vectors = np.stack([layers[i.sentence][:, i.start : i.end].mean(axis=1)
-                            for i in instances], axis=1)  # (L + 1, n, 2P)
+    positions = np.concatenate([np.arange(layers.offsets[i.sentence] + i.start,
+                                          layers.offsets[i.sentence] + i.end)
+                                for i in instances]) if instances else np.zeros(0, int)
+    words = layers.tokens(positions)  # (L + 1, Σ span lengths, 2P)
+    starts = np.cumsum([0] + [i.end - i.start for i in instances[:-1]])
+    sums = np.add.reduceat(words, starts, axis=1) if instances else words
+    vectors = sums / np.array([i.end - i.start for i in instances], np.float32)[:, None]
     out = {f"layer{j}": vectors[j] for j in range(len(vectors))}
     out["elmo"] = np.tensordot(weights, vectors, axes=1)  # Σ_j s_j h_j, (n, 2P)
     return out
