@@ -10,8 +10,8 @@ The folders are the stages of the course; each imports only those above it
   model/      the plain ELMo of notebooks 01-07  fast/      the same, fast, proven equal
   formats/    official AllenNLP/bilm-tf files    training/  trainer, evaluation, DDP
   analyses/   what the layers know (08-10)       tasks/     ELMo in a task model (12-13)
-  checks/     the notebooks' self-checks         course/    student copies, slides, doctor
-  commands/   the ``elmo-tutorial`` command line
+  checks/     the notebooks' self-checks         course/    student copies, slides, pages
+  commands/   the ``elmo-tutorial`` command line, its doctor
 
 Shapes in the docstrings: B sentences, T tokens, N tokens of a corpus end to end, C characters
 per token (50), L + 1 layers, D dimensions of a layer, V words in a vocabulary. The heavier
