@@ -1,4 +1,4 @@
-"""Notebook 08's analysis tools against hand-computed cases and the package's own modules."""
+"""Notebook 08's sense-separation tools against hand-computed cases and the model's own mix."""
 
 from __future__ import annotations
 
