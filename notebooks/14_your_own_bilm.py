@@ -17,7 +17,7 @@
 # Notebooks 01-06 built the parts of ELMo's biLM one at a time, and 06 trained one on a
 # 600-word synthetic corpus. The biLM of notebooks 08-12 was trained elsewhere, on more text
 # than a lecture allows. Here you put the parts together yourself and train the result on
-# real English, on your own machine, in about a quarter of an hour.
+# real English, on your own machine.
 #
 # **You will:**
 # 1. assemble ELMo's biLM from the plain parts of the package: the character CNN (03), two
@@ -268,7 +268,7 @@ print(f"{trainer.step} of {trainer.total_steps} steps; the run is in "
 # bigrams and single words, while the biLM reads every earlier word and the spelling of each.
 # It closes the gap over the run and catches up in its last quarter, its curve still falling:
 # more steps over more text would take it further below (the shipped `small` biLM, notebook
-# 08 on, saw six times more text).
+# 08 on, read about six times as many sentences: four passes over 1.4 times as much text).
 # <!-- END ANSWER -->
 
 # %%
@@ -357,9 +357,10 @@ plt.show()
 # and both LSTM layers about 3 points better than layer 0 (the characters alone): context
 # helps. Layers 1 and 2 are close (84.2 and 84.9 on the machine that executed this notebook,
 # a difference this notebook does not test). The shipped model is about 9 points ahead at its
-# LSTM layers and 8 at layer 0; there too layers 1 and 2 are level (93.7 and 93.6), and both
-# well above layer 0, as in the paper's Table 6. The order of the layers is the same; the
-# level is not. A quick run (50 steps) has LSTM layers that have learned little, and its
+# LSTM layers and 8 at layer 0; its layers 1 and 2 are level too (93.7 and 93.6), both well
+# above layer 0. The order of the two LSTM layers is not the same (layer 2 a little ahead in
+# yours, layer 1 in the shipped model), and neither difference is tested: what both models
+# show is context over characters, not an order between their LSTM layers. A quick run (50 steps) has LSTM layers that have learned little, and its
 # numbers say little.
 # <!-- END ANSWER -->
 
@@ -381,9 +382,10 @@ claim(best["shipped small"] > best["yours"],
 # %% [markdown]
 # **Model answer.**
 # <!-- BEGIN ANSWER -->
-# *Text.* The shipped model was trained on about 17 M tokens of `english_mix` (2,700 steps of
-# 256 sentences), yours on about 2.6 M: it has seen six times as many words in context,
-# including far more of the rare ones. Check: train yours for twice and four times as many
+# *Text.* The shipped model read about 17 M tokens of `english_mix` (2,700 steps of 256
+# sentences, about four passes over its 168,622 training sentences), yours about 2.6 M (one
+# pass over 120,000): about six times as many words in context, from 1.4 times as much
+# distinct text. Check: train yours for twice and four times as many
 # steps on more sentences (`train_sentences`), and probe each.
 #
 # *Size.* Its LSTMs have 512 cells projected to 128 and its character CNN more filters and two
@@ -406,8 +408,8 @@ claim(best["shipped small"] > best["yours"],
 #   at this scale counting is a strong baseline, and a biLM needs more text and steps to
 #   leave it behind.
 # - A linear probe reads part of speech from its layers, better from the LSTM layers than
-#   from the characters alone; the shipped biLM, trained on six times more text with larger
-#   layers, is about 9 points ahead. The paper's biLM saw 10 epochs of 800 M words with LSTMs
+#   from the characters alone; the shipped biLM, which read about six times as many sentences
+#   with larger layers, is about 9 points ahead. The paper's biLM saw 10 epochs of 800 M words with LSTMs
 #   16 times wider (Sec. 3.4, notebook 11).
 # - Your run is in `runs/capstone`: `load_elmo("runs/capstone")` gives its ELMo vectors,
 #   `elmo-tutorial evaluate runs/capstone --split test` its test perplexity beside the
