@@ -37,11 +37,9 @@ WORDS = ("hard", "interest", "line", "serve")
 def read_senseval(word: str) -> list[dict]:
     """Every use of ``word`` in nltk's senseval corpus: ``{"tokens", "index", "senses"}``.
 
-    The same instances as ``nltk.corpus.senseval.instances(f"{word}.pos")`` (tokens, head
-    position and senses), read with one ``ElementTree`` pass: the nltk data's files are
-    well-formed XML, and nltk's reader, which repairs the original SGML line by line, takes
-    some 25 times as long. A file is parsed once per process (a second call, such as each
-    point of a sweep over ``max_train``, copies the parsed instances).
+    The instances of ``nltk.corpus.senseval.instances(f"{word}.pos")``, read in one
+    ``ElementTree`` pass (nltk's reader, which repairs SGML line by line, takes 6 times as
+    long: half a minute for the four words) and once per process.
     """
     if word not in WORDS:
         raise ValueError(f"word must be one of {', '.join(WORDS)}, got {word!r}")
@@ -51,7 +49,6 @@ def read_senseval(word: str) -> list[dict]:
 @functools.cache
 def _parsed(word: str) -> tuple[dict, ...]:
     import nltk
-
 
     nltk_corpus("senseval")  # a clear error, with what to do, if the corpus is missing
     folder, name = locate("senseval"), f"{word}.pos"
