@@ -200,7 +200,7 @@ def most_frequent_tag_accuracy(train: TaggedSentences, test: TaggedSentences) ->
 
 
 def evaluate_pos(embedder, progress: bool = True, max_sentences: int | None = None,
-                 cache: bool = True, details: dict | None = None) -> dict[str, dict[str, float]]:
+                 details: dict | None = None) -> dict[str, dict[str, float]]:
     """The POS probes of Table 6 on PTB tags and UD English-EWT UPOS, accuracy in percent.
 
     Args:
@@ -208,7 +208,6 @@ def evaluate_pos(embedder, progress: bool = True, max_sentences: int | None = No
         progress: show progress bars while embedding.
         max_sentences: use only the first this many training and test sentences of each
             dataset (for a quick look; the full run uses all of them).
-        cache: keep the embedded layers in the disk cache (see :func:`token_layers`).
         details: if a dict is given, it receives per dataset (``details["ptb"]``,
             ``details["upos"]``) the token-level test outcomes of :func:`probe_layers`.
 
@@ -219,7 +218,7 @@ def evaluate_pos(embedder, progress: bool = True, max_sentences: int | None = No
     for name, reader in (("ptb", treebank_pos), ("upos", ud_english_ewt)):
         train, test = reader("train")[:max_sentences], reader("test")[:max_sentences]
         outcomes = {}
-        results[name] = probe_layers(embedder, train, test, name, progress, cache, outcomes)
+        results[name] = probe_layers(embedder, train, test, name, progress, True, outcomes)
         if details is not None:
             details[name] = outcomes
         results[name]["most_frequent_tag"] = most_frequent_tag_accuracy(train, test)

@@ -206,9 +206,9 @@ def train_tagger(model: BiLSTMTagger, inputs: Sequence[torch.Tensor],
             for r, s in zip(result.history, scores, strict=True)]
 
 
-def ner_data(embedder, max_sentences: int | None = None, progress: bool = True,
-             cache: bool = True) -> tuple[dict, dict, list[str], dict]:
-    """WNUT-17's splits and the biLM's layers of every sentence.
+def ner_data(embedder, max_sentences: int | None = None, progress: bool = True
+             ) -> tuple[dict, dict, list[str], dict]:
+    """WNUT-17's splits and the biLM's layers of every sentence (kept in the embedding cache).
 
     Returns:
         ``(data, labels, tags, layers)``: per split the ``(tokens, tags)`` pairs, the tag
@@ -219,7 +219,7 @@ def ner_data(embedder, max_sentences: int | None = None, progress: bool = True,
     labels = {split: [tags for _, tags in d] for split, d in data.items()}
     tags = ["O", *sorted({t for ts in labels["train"] for t in ts} - {"O"})]
     layers = {split: sentence_layers(token_layers(embedder, [s for s, _ in d], f"wnut17-{split}",
-                                                  progress, cache), [len(s) for s, _ in d])
+                                                  progress), [len(s) for s, _ in d])
               for split, d in data.items()}  # per sentence (T, L + 1, D)
     return data, labels, tags, layers
 
@@ -260,7 +260,7 @@ def _train_arm(arm: str, seeds: Sequence[int], data: dict, labels: dict, tags: l
 
 def evaluate_ner(embedder, progress: bool = True, epochs: int = 30,
                  max_sentences: int | None = None, seeds: Sequence[int] = (0, 1, 2, 3, 4),
-                 cache: bool = True, converge: bool = True) -> dict[str, dict]:
+                 converge: bool = True) -> dict[str, dict]:
     """WNUT-17 entity F1 (percent) of the same tagger on three inputs, over several seeds.
 
     - ``elmo``: the learned scalar mix of all biLM layers (with layer norm; λ = 0.001);
@@ -276,7 +276,6 @@ def evaluate_ner(embedder, progress: bool = True, epochs: int = 30,
         embedder: an :class:`~elmo_tutorial.analyses.embedder.Embedder`.
         max_sentences: use only the first this many sentences of each split (a quick look).
         seeds: each seeds a tagger's initial weights, batch order and dropout.
-        cache: keep the embedded layers in the disk cache (:func:`.probes.token_layers`).
         converge: stop on dev (see above); False trains exactly ``epochs`` (a smoke test).
 
     Returns:
@@ -286,7 +285,7 @@ def evaluate_ner(embedder, progress: bool = True, epochs: int = 30,
         tagger, "gamma": its γ, "scores": {name: precision, recall, F1, counts, best and last
         epoch of the first seed}, "seeds"}}``.
     """
-    data, labels, tags, layers = ner_data(embedder, max_sentences, progress, cache)
+    data, labels, tags, layers = ner_data(embedder, max_sentences, progress)
     result, scores = {"runs": {}, "seeds": list(seeds)}, {}
     for name in ("elmo", "layer0", "word_type"):
         runs = _train_arm(name, seeds, data, labels, tags, layers, epochs, converge, progress)
@@ -327,7 +326,7 @@ STEPS: tuple[tuple[str, str, dict], ...] = (
 def protocol_ladder(embedder, seeds: Sequence[int] = (0, 1, 2, 3, 4),
                     steps: Sequence[str] | None = None, epochs: int = 30,
                     max_sentences: int | None = None, progress: bool = False,
-                    cache: bool = True, converge: bool = True) -> dict[str, dict]:
+                    converge: bool = True) -> dict[str, dict]:
     """Train the mix of all layers and layer 0 alone at every step of :data:`STEPS`.
 
     Arguments as :func:`evaluate_ner`'s; ``steps``: the names of the steps to run (default
@@ -343,7 +342,7 @@ def protocol_ladder(embedder, seeds: Sequence[int] = (0, 1, 2, 3, 4),
     unknown = [s for s in chosen if s not in names]
     if unknown:
         raise ValueError(f"unknown step(s) {unknown}; choose from {', '.join(names)}")
-    data, labels, tags, layers = ner_data(embedder, max_sentences, progress, cache)
+    data, labels, tags, layers = ner_data(embedder, max_sentences, progress)
     settings, result = dict(PROBE), {}
     for name, label, change in STEPS:
         settings.update(change)  # the ladder: every step keeps the ones before it

@@ -95,13 +95,14 @@ def _tiny_embedder():
     return Embedder(ELMo(MODEL_PRESETS["tiny"]))
 
 
-def test_evaluate_ner_end_to_end_on_a_few_sentences(one_thread):
+def test_evaluate_ner_end_to_end_on_a_few_sentences(one_thread, tmp_path, monkeypatch):
     from elmo_tutorial.analyses.tagger import evaluate_ner
     from elmo_tutorial.data.downloads import DatasetNotAvailable
 
     try:
+        monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path))
         result = evaluate_ner(_tiny_embedder(), progress=False, epochs=2, max_sentences=25,
-                              cache=False, seeds=(0, 1))["wnut17"]
+                              seeds=(0, 1))["wnut17"]
     except DatasetNotAvailable:
         pytest.skip("WNUT-17 is not available (ELMO_TUTORIAL_DATA)")
     assert set(result) == {"elmo", "layer0", "word_type", "s", "gamma", "scores", "runs",
@@ -119,15 +120,17 @@ def test_evaluate_ner_end_to_end_on_a_few_sentences(one_thread):
     assert result["scores"]["elmo"]["gold"] > 0
 
 
-def test_the_protocol_ladder_keeps_each_step_s_changes_and_pairs_the_arms(one_thread):
+def test_the_protocol_ladder_keeps_each_step_s_changes_and_pairs_the_arms(one_thread, tmp_path,
+                                                                          monkeypatch):
     from elmo_tutorial.analyses.tagger import STEPS, protocol_ladder
     from elmo_tutorial.data.downloads import DatasetNotAvailable
 
     with pytest.raises(ValueError, match="unknown step"):
         protocol_ladder(_tiny_embedder(), steps=["dropout", "nonsense"])
     try:
+        monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path))
         result = protocol_ladder(_tiny_embedder(), seeds=(0, 1), steps=["probe", "optimiser"],
-                                 epochs=1, max_sentences=25, cache=False, converge=False)
+                                 epochs=1, max_sentences=25, converge=False)
     except DatasetNotAvailable:
         pytest.skip("WNUT-17 is not available (ELMO_TUTORIAL_DATA)")
     assert list(result) == ["probe", "optimiser"]
