@@ -7,6 +7,8 @@ Training settings live in ``elmo_tutorial.training.train_config`` (``TrainConfig
 
 from __future__ import annotations
 
+import types
+import typing
 from dataclasses import asdict, dataclass, field, fields
 
 from elmo_tutorial.model.chars import MAX_CHARS, N_CHAR_IDS
@@ -167,35 +169,42 @@ SIZE_LIMITS = {"char_embed_dim": 4096, "n_highway": 64,
 MAX_PARAMETERS = 2_000_000_000  # 8 GB of float32 weights, before the optimiser's state
 
 
+def fits_type(value, hint) -> bool:
+    """Whether ``value``, as JSON or TOML gives it, has the annotated type ``hint``: a size is
+    an int (not ``256.5``, ``"256"`` or ``true``), a float may be given as an int."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(fits_type(value, a) for a in args)
+    if hint is type(None):
+        return value is None
+    if hint in (int, float):
+        return isinstance(value, int | hint) and not isinstance(value, bool)
+    if origin in (tuple, list):
+        if not isinstance(value, list | tuple):
+            return False
+        if origin is tuple and args and args[-1] is not Ellipsis:  # tuple[int, int]
+            return len(value) == len(args) and all(map(fits_type, value, args))
+        return all(fits_type(v, args[0]) for v in value) if args else True
+    return isinstance(value, origin or hint)
+
+
+def type_name(cls, name: str) -> str:
+    """The type of the dataclass field ``name`` in words: ``int``, or the annotation and its
+    help line (``tuple[tuple[int, int], ...] ((width, count) per Conv1d)``)."""
+    hint = typing.get_type_hints(cls)[name]
+    if isinstance(hint, type):
+        return hint.__name__
+    help = next(f.metadata.get("help") for f in fields(cls) if f.name == name)
+    return f"{hint}".replace("typing.", "") + (f" ({help})" if help else "")
+
+
 def _check_types(config: ModelConfig) -> None:
-    """Raise a one-line ``ValueError`` naming the first field whose value has the wrong type
-    (``256.5``, ``"256"`` or ``true`` for a size; a table where a list belongs)."""
-    def is_int(v) -> bool:
-        return isinstance(v, int) and not isinstance(v, bool)
-
-    def number_or_none(v) -> bool:
-        return v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
-
-    expected = {"char_embed_dim": (is_int, "an integer"), "n_highway": (is_int, "an integer"),
-                "max_chars": (is_int, "an integer"), "n_characters": (is_int, "an integer"),
-                "lstm_dim": (is_int, "an integer"), "projection_dim": (is_int, "an integer"),
-                "n_layers": (is_int, "an integer"), "vocab_size": (is_int, "an integer"),
-                "activation": (lambda v: isinstance(v, str), "a string"),
-                "cell_clip": (number_or_none, "a number or null"),
-                "proj_clip": (number_or_none, "a number or null"),
-                "use_skip_connections": (lambda v: isinstance(v, bool), "true or false"),
-                "dropout": (lambda v: number_or_none(v) and v is not None, "a number")}
-    for name, (ok, what) in expected.items():
+    """A one-line ``ValueError`` naming the first field whose value has the wrong type."""
+    for name, hint in typing.get_type_hints(ModelConfig).items():
         value = getattr(config, name)
-        if not ok(value):
-            raise ValueError(f"invalid ModelConfig: {name} must be {what}, got {value!r} "
-                             f"({type(value).__name__})")
-    filters = config.filters
-    if not (isinstance(filters, (list, tuple)) and all(
-            isinstance(f, (list, tuple)) and len(f) == 2 and all(map(is_int, f))
-            for f in filters)):
-        raise ValueError("invalid ModelConfig: filters must be (width, count) pairs of "
-                         f"integers, e.g. [[1, 32], [2, 32], [3, 64]], got {filters!r}")
+        if not fits_type(value, hint):
+            raise ValueError(f"invalid ModelConfig: {name} must be {type_name(ModelConfig, name)}"
+                             f", got {value!r} ({type(value).__name__})")
 
 
 def _absurd_sizes(config: ModelConfig) -> list[str]:

@@ -28,12 +28,17 @@ from __future__ import annotations
 import copy
 import dataclasses
 import math
-import types
 import typing
 from dataclasses import asdict, dataclass, replace
 
 from elmo_tutorial.data.corpora import LM_CORPORA
-from elmo_tutorial.model.config import MODEL_PRESETS, SIZE_LIMITS, ModelConfig
+from elmo_tutorial.model.config import (
+    MODEL_PRESETS,
+    SIZE_LIMITS,
+    ModelConfig,
+    fits_type,
+    type_name,
+)
 
 # Reasons that several settings give for refusing a change on --resume (fixed=).
 _VOCABULARY = "the vocabulary is the run's vocab.txt, and the softmax has its size"
@@ -69,25 +74,6 @@ def load_toml(path) -> dict:
             raise ValueError(f"{path} is not valid TOML: {err}") from None
 
 
-def _type_ok(value, hint) -> bool:
-    """True when ``value`` (as parsed from TOML) fits the annotation ``hint``."""
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if origin in (typing.Union, types.UnionType):
-        return any(_type_ok(value, a) for a in args)
-    if hint is type(None):
-        return value is None
-    if hint is float:
-        return isinstance(value, int | float) and not isinstance(value, bool)
-    if hint is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if origin in (tuple, list):
-        return isinstance(value, list | tuple) and (not args or all(
-            _type_ok(v, args[0]) for v in value))
-    if origin is dict or hint is dict:
-        return isinstance(value, dict)
-    return isinstance(value, hint)
-
-
 def require_table(values, where: str, source: str | None) -> dict:
     """``values``, if it is a table (a dict); else a one-line error naming ``source``."""
     if not isinstance(values, dict):
@@ -110,9 +96,8 @@ def typed_fields(cls, values: dict, where: str, source: str | None = None) -> di
         if key not in hints:
             known = ", ".join(f.name for f in dataclasses.fields(cls))
             raise ValueError(f"unknown {where} key {key!r}; known keys: {known}")
-        if not _type_ok(value, hints[key]):
-            expected = getattr(hints[key], "__name__", str(hints[key]))  # "float", not "<class…>"
-            raise ValueError(f"{where} key {key!r} expects {expected}, got {value!r} "
+        if not fits_type(value, hints[key]):
+            raise ValueError(f"{where} key {key!r} expects {type_name(cls, key)}, got {value!r} "
                              f"({type(value).__name__}); fix the value in "
                              + (source or f"your TOML or --{key}="))
         checked[key] = float(value) if hints[key] is float and isinstance(value, int) else value
