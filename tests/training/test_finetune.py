@@ -164,12 +164,12 @@ def test_a_full_disk_loses_no_result_it_is_printed_first(tmp_path, monkeypatch, 
 
     from elmo_tutorial.files import safe_files as safe_files
 
-    def full(path, write, publish):
-        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+    def full():  # called by every atomic write once its content is written
+        raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr("elmo_tutorial.tasks.finetune_report.finetune_report",
                         lambda *a, **k: _canned_result())
-    monkeypatch.setattr(safe_files, "_write_then_publish", full)
+    monkeypatch.setattr(safe_files, "_umask", full)
     assert _finetune_cli(tmp_path, "--json", tmp_path / "r.json") == 1  # failed on the way
     out, err = capsys.readouterr()
     assert "# Fine-tuning the biLM on the task's text" in out
