@@ -107,13 +107,10 @@ def svd_vectors(matrix: np.ndarray, dim: int, method: str = "full") -> np.ndarra
     elif method == "randomized":
         import torch
 
-        generator_state = torch.random.get_rng_state()
-        torch.manual_seed(0)  # the random start fixes the result: same input, same vectors
-        try:
+        with torch.random.fork_rng(devices=[]):  # the caller's random state is left alone
+            torch.manual_seed(0)  # the random start fixes the result: same input, same vectors
             u, s, _ = torch.svd_lowrank(torch.from_numpy(np.asarray(matrix, dtype=np.float64)),
                                         q=min(dim + 10, *np.shape(matrix)), niter=4)
-        finally:
-            torch.random.set_rng_state(generator_state)
         u, s = u.numpy(), s.numpy()
     else:
         raise ValueError(f"method must be 'full' or 'randomized', got {method!r}")
