@@ -543,8 +543,7 @@ for name in ("bank.n.01", "depository_financial_institution.n.01"):
 # %% [markdown]
 # ## Check your understanding
 #
-# Short questions on the whole notebook; answer each in a sentence or two before you open the
-# instructor's answer.
+# Answer each in a sentence or two before you open the instructor's answer.
 #
 # 1. The static vector of *bank* has both FINANCE and RIVER cue words among its nearest
 #    neighbours. Why does one vector end up near both?
