@@ -365,8 +365,7 @@ for name, norm in [("whole batch", masked_layer_norm),
 # %% [markdown]
 # ## Check your understanding
 #
-# Short questions on the whole notebook; answer each in a sentence or two before you open the
-# instructor's answer.
+# Answer each in a sentence or two before you open the instructor's answer.
 #
 # 1. Layer norm and batch norm both standardise with a mean and a variance. Over what does each
 #    compute them?
