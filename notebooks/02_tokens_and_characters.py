@@ -488,8 +488,7 @@ print(f"{len(streams)} windows of shape {tuple(window.char_ids.shape)}")
 # %% [markdown]
 # ## Check your understanding
 #
-# Short questions on the whole notebook; answer each in a sentence or two before you open the
-# instructor's answer.
+# Answer each in a sentence or two before you open the instructor's answer.
 #
 # 1. ELMo's input is characters, yet the biLM still has a word vocabulary. What is the vocabulary
 #    for?
