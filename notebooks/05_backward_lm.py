@@ -423,8 +423,7 @@ fig.tight_layout()
 # %% [markdown]
 # ## Check your understanding
 #
-# Short questions on the whole notebook; answer each in a sentence or two before you open the
-# instructor's answer.
+# Answer each in a sentence or two before you open the instructor's answer.
 #
 # 1. Why is `torch.flip` wrong for running a backward LSTM over a right-padded batch?
 #
