@@ -419,8 +419,7 @@ claim(best["shipped small"] > best["yours"],
 # %% [markdown]
 # ## Check your understanding
 #
-# Short questions on the whole notebook; answer each in a sentence or two before you open the
-# instructor's answer.
+# Answer each in a sentence or two before you open the instructor's answer.
 #
 # 1. Your biLM and `BidirectionalLM` are different classes. Why can `load_elmo` load your
 #    run as if the package had trained it?
