@@ -72,11 +72,9 @@ from elmo_tutorial.runtime import setup_notebook
 setup_notebook(seed=0)  # seeds, threads, print precision; small enough for the CPU
 
 # %% [markdown]
-# **Data.** This notebook reads WordNet and the Brown corpus from the NLTK data. Every notebook
-# that needs NLTK data starts with a cell like the next one: it finds the data where NLTK
-# looks (`NLTK_DATA`, `~/nltk_data`, ...) and downloads nothing then; if the data is missing
-# and you are online, it downloads it once with `nltk.download` (Brown: 10 MB); offline, it
-# tells you how to get it.
+# **Data.** This notebook reads WordNet and the Brown corpus from the NLTK data. The next cell
+# finds them where NLTK looks (`NLTK_DATA`, `~/nltk_data`, ...); if they are missing and you
+# are online, it downloads them once (Brown: 10 MB); offline, it tells you how to get them.
 # `elmo-tutorial data list` shows every dataset of the course and whether it is here.
 
 # %%
@@ -248,10 +246,8 @@ print("cos(bank in a, bank in b) =", round(float(cosine_similarity(bank_in_a, ba
 #   \text{ is to ?"}$$
 #
 # Our synthetic corpus has no *king*, *queen* or *has*, so we build static vectors the same way
-# (counts → PPMI → SVD) from the Brown corpus: 57,340 sentences, 1.16 M tokens of 1961
-# American English, keeping the 3,615 words seen at least 30 times. (The raw files list one
-# sentence per line as `word/TAG` pairs; reading them directly is faster than NLTK's
-# `brown.sents()`, which builds the same lists.)
+# from the Brown corpus: 1.16 M tokens of 1961 American English, keeping the 3,615 words seen
+# at least 30 times.
 
 # %%
 brown = nltk_corpus("brown")
@@ -307,17 +303,13 @@ claims.claim(all(ranks[dim, "is"] <= 2 for dim in (25, 50, 100)),
              "had : has :: was : is puts 'is' first or second at every size")
 
 # %% [markdown]
-# Honestly, then: at this corpus size the grammatical relations (tense, possessives, plural)
-# mostly work (the right answer first, or second: *is* behind *remarkable* at d = 25, *women*
-# behind the related *girls* at d = 50), and
-# *king − man + woman* finds *queen* near the top but not first; the words ahead of it are
-# names (*mary*, *lewis*, *alex*) or female and family words (*miss*, *daughter*, *parents*). A
-# million tokens is small for this: *king* and *queen* occur 88 and 41 times, so their
-# vectors rest on a few hundred co-occurrences with whatever the few texts that mention them
-# are about, while *had*, *has*, *was* and *is* occur thousands of times in regular syntactic
-# contexts. The published analogy results come from corpora of hundreds of millions to
-# billions of words. Either way an analogy is a relation between word *types*: it does not
-# help with *bank*, whose single vector still has to serve both senses.
+# So at this corpus size the grammatical relations mostly work (the right answer first or
+# second), and *king − man + woman* finds *queen* near the top but not first, behind names and
+# family words. A million tokens is small for this: *king* and *queen* occur 88 and 41 times,
+# so their vectors rest on a few hundred co-occurrences, while *had*, *has*, *was* and *is*
+# occur thousands of times in regular contexts; published analogy results come from hundreds
+# of millions of words or more. Either way an analogy relates word *types*: it does not help
+# with *bank*, whose one vector still serves both senses.
 
 # %% [markdown]
 # ## 4. A first contextual vector
@@ -501,42 +493,36 @@ for name in ("bank.n.01", "depository_financial_institution.n.01"):
 # %% [markdown]
 # ## 7. Why ELMo learns this from a language model
 #
-# The window average works here because we chose the window and the corpus is clean. It has
-# obvious limits:
+# The window average works here because we chose the window and the corpus is clean. Its
+# limits: every neighbour counts the same (*the*, *,* and *canoe* alike) and a cue 9 tokens
+# away is invisible; word order is lost (*the boat near the bank*, *the bank near the boat*);
+# nothing is learned about which contexts matter for which word.
 #
-# * every neighbour counts the same: *the*, *,* and *canoe* weigh alike, and a cue 9 tokens
-#   away is invisible;
-# * word order is lost, so *the boat near the bank* and *the bank near the boat* look the same;
-# * nothing is learned: the recipe cannot discover which contexts matter for which word.
-#
-# ELMo replaces the average by the hidden states of two deep LSTM language models: a forward
-# LM that predicts each word from the words before it and a backward LM that predicts it from
-# the words after it. To predict well, the LMs must keep in their states whatever the context
-# says about the current word, sense included. The resulting vectors are a learned function
-# of the whole sentence, in both directions, at several depths (notebooks 04–08).
+# ELMo replaces the average by the hidden states of two deep LSTM language models, a forward
+# LM that predicts each word from the words before it and a backward LM from the words after
+# it. To predict well, the LMs must keep whatever the context says about the current word,
+# sense included: a learned function of the whole sentence, in both directions, at several
+# depths (notebooks 04–08).
 #
 # ## Summary
 #
 # * WordNet lists 10 noun and 8 verb senses for *bank*; a static embedding has one vector for
 #   all of them, and its nearest neighbours mix the senses.
 # * Count-based static vectors: co-occurrence counts → PPMI → truncated SVD
-#   (`elmo_tutorial.analyses.static_vectors`). Their differences encode some relations between word
-#   types (3CosAdd analogies): on the million tokens of the Brown corpus the grammatical ones
-#   mostly work, *king − man + woman* puts *queen* near the top but not first.
-# * A context-window average already separates the senses of the synthetic corpus (though not
-#   always in a 2-D picture); left-only and right-only windows each miss the cues on the other
-#   side, both together classify 88–97 % of the test occurrences correctly.
-# * ELMo learns contextual vectors with a bidirectional language model instead of a fixed
-#   recipe.
+#   (`elmo_tutorial.analyses.static_vectors`). Their differences encode some relations between
+#   word types (3CosAdd): on the Brown corpus the grammatical ones mostly work, *queen* comes
+#   near the top but not first.
+# * A context-window average already separates the synthetic corpus's senses; left-only and
+#   right-only windows each miss the cues on the other side, both together classify 88–97 %
+#   of the test occurrences correctly.
 #
 # **Read more:** Peters et al. (2018), *Deep contextualized word representations*: Sec. 1
-# (motivation: polysemy and context), Sec. 3 (ELMo: the biLM and the layer mix), Sec. 5.3
-# (what the biLM layers capture: Table 4 contrasts GloVe's neighbours of *play* with the biLM's,
-# Table 5 measures word sense disambiguation with the biLM's layers). PPMI and SVD: Levy,
-# Goldberg & Dagan (2015), *Improving Distributional Similarity with Lessons Learned from Word
-# Embeddings*. Analogies: Mikolov, Yih & Zweig (2013), *Linguistic Regularities in Continuous
-# Space Word Representations*; Levy & Goldberg (2014), *Linguistic Regularities in Sparse and
-# Explicit Word Representations* (3CosAdd and 3CosMul).
+# (polysemy and context), Sec. 3 (the biLM and the layer mix), Sec. 5.3 (Table 4, GloVe's
+# neighbours of *play* against the biLM's; Table 5, word sense disambiguation). Levy, Goldberg
+# & Dagan (2015), *Improving Distributional Similarity with Lessons Learned from Word
+# Embeddings*. Mikolov, Yih & Zweig (2013), *Linguistic Regularities in Continuous Space Word
+# Representations*; Levy & Goldberg (2014), *Linguistic Regularities in Sparse and Explicit
+# Word Representations* (3CosAdd and 3CosMul).
 #
 # **Next:** notebook 01 builds layer normalisation, the first piece of the ELMo machinery.
 
@@ -549,19 +535,17 @@ for name in ("bank.n.01", "depository_financial_institution.n.01"):
 #    neighbours. Why does one vector end up near both?
 #
 # <!-- BEGIN ANSWER -->
-# It is computed from the counts of all occurrences of *bank* together, so it summarises the
-# contexts of both senses, weighted by how often each occurs. It is therefore similar to the cue
-# words of each sense, and stands for neither sense alone.
+# It is computed from all occurrences of *bank* together, so it summarises the contexts of both
+# senses, weighted by frequency, and stands for neither alone.
 # <!-- END ANSWER -->
 #
 # 2. What does PPMI correct in the raw co-occurrence counts, and why are negative values clipped
 #    to 0?
 #
 # <!-- BEGIN ANSWER -->
-# Raw counts are dominated by frequent words such as *the* and *.*, which occur next to
-# everything; PMI asks instead how much more often two words co-occur than they would if they
-# were independent. Negative values (less often than chance) rest on few counts and are noisy,
-# and a pair never seen would give log 0 = −∞.
+# Raw counts are dominated by frequent words (*the*, *.*); PMI asks how much more often two
+# words co-occur than if they were independent. Negative values rest on few counts and are
+# noisy, and a pair never seen would give log 0 = −∞.
 # <!-- END ANSWER -->
 #
 # 3. Why does 3CosAdd leave the three query words out of the possible answers?
@@ -575,20 +559,17 @@ for name in ("bank.n.01", "depository_financial_institution.n.01"):
 #    not put *queen* first. What explains the difference?
 #
 # <!-- BEGIN ANSWER -->
-# Frequency. *had*, *has*, *was* and *is* occur thousands of times in regular syntactic contexts;
-# *king* and *queen* occur only tens of times, so their vectors rest on a few hundred
-# co-occurrences with whatever the few texts that mention them are about. Relations between rarer
-# words need far more text.
+# Frequency: *had*, *has*, *was* and *is* occur thousands of times in regular contexts, *king*
+# and *queen* only tens of times. Relations between rarer words need far more text.
 # <!-- END ANSWER -->
 #
 # 5. The window-average vectors of *bank* have cosines around 0.95 both within and across senses;
 #    only after their mean is subtracted does a clear gap appear. Why?
 #
 # <!-- BEGIN ANSWER -->
-# Every occurrence contains the same static vector of *bank*, and the neighbour averages share
-# frequent words, so most of each vector is common to all occurrences and dominates the cosine.
-# Subtracting the mean removes that shared part and leaves what the context changes, which is
-# where the senses differ.
+# Every occurrence contains *bank*'s static vector and shares frequent neighbours, so most of
+# each vector is common to all and dominates the cosine. Subtracting the mean leaves what the
+# context changes, where the senses differ.
 # <!-- END ANSWER -->
 #
 # 6. In the PCA picture *bank*'s two senses overlap completely, yet the centroid classifier
@@ -604,35 +585,31 @@ for name in ("bank.n.01", "depository_financial_institution.n.01"):
 #    does this have to do with ELMo's design?
 #
 # <!-- BEGIN ANSWER -->
-# Most occurrences have their cue words on one side only, and the two sides are about equally
-# common, so each one-sided window misses the cues of many occurrences. A forward LM sees only
-# the left context and a backward LM only the right: that is why ELMo runs both and concatenates
+# Most occurrences have their cues on one side only, either side about equally often. A forward
+# LM sees only the left and a backward LM only the right: so ELMo runs both and concatenates
 # their states.
 # <!-- END ANSWER -->
 #
 # 8. Name two limits of the window average that a language model's hidden state can overcome.
 #
 # <!-- BEGIN ANSWER -->
-# Any two of: every neighbour counts the same (*the* weighs as much as *canoe*); a cue beyond the
-# window is invisible; word order is lost (*the boat near the bank* looks like *the bank near the
-# boat*); nothing is learned about which contexts matter for which word. An LSTM language model
-# reads the whole sentence in order and learns what to keep of it.
+# Any two of: every neighbour counts the same; a cue beyond the window is invisible; word order
+# is lost; nothing is learned about which contexts matter. An LSTM LM reads the whole sentence
+# in order and learns what to keep.
 # <!-- END ANSWER -->
 #
 # 9. A language model is never told the senses of its words. Why should its states carry sense
 #    information at all?
 #
 # <!-- BEGIN ANSWER -->
-# To predict the next (or previous) word well, it must keep whatever the context says about the
-# current word, and the sense changes what is likely to follow: other words come after a muddy
-# *bank* than after a national *bank*. Sense information is a by-product of predicting words.
+# To predict the next (or previous) word it must keep what the context says about the current
+# word, and the sense changes what is likely to follow (a muddy *bank*, a national *bank*).
 # <!-- END ANSWER -->
 #
 # 10. You rotate every static vector by the same orthogonal matrix. Which of this notebook's
 #     results change: the nearest neighbours, the analogies, the value of dimension 7?
 #
 # <!-- BEGIN ANSWER -->
-# Only the value of dimension 7. A rotation keeps every length and every angle, so every
-# cosine, and with them the neighbours and the 3CosAdd answers, stay the same; a single
-# coordinate has no meaning of its own (section 3).
+# Only dimension 7's value: a rotation keeps every length and angle, so every cosine, the
+# neighbours and the 3CosAdd answers stay the same.
 # <!-- END ANSWER -->
