@@ -19,5 +19,5 @@ def test_no_notebook_code_reads_the_repository_by_a_relative_path(source):
             if not line.lstrip().startswith("#")]
     found = [line.strip() for line in code if RELATIVE.search(line)]
     assert not found, (f"{source.name} reads {found}: use shipped_model('small') / "
-                       "shipped_model('tiny') (elmo_tutorial.training.run_folder), which work from any "
-                       "folder")
+                       "shipped_model('tiny') (elmo_tutorial.training.run_folder), which work "
+                       "from any folder")
