@@ -32,7 +32,7 @@
 #
 # **Prerequisites:** notebooks 00 (static vectors, the window average) and 07 (the scalar mix).
 #
-# **Runtime:** about 45 s on 2 CPU cores the first time, less on a rerun (cached on disk).
+# **Runtime:** about 45 s on 2 CPU cores the first time.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:
@@ -418,9 +418,8 @@ for name, v in play_all.items():
 # least two senses, 20 occurrences of each sense from its test split (all six qualify).
 #
 # **Baselines**, from notebook 00: the word's static vector (PPMI + SVD on the same corpus),
-# and the static vector plus the mean static vector of its neighbours within 4 or 8 tokens
-# (the "window average"). And the same window average of the biLM's layer-0 vectors: the
-# LSTMs' input, combined by averaging instead of by a language model.
+# plus the mean of its neighbours' within 4 or 8 tokens (the "window average"); and the same
+# average of the biLM's layer-0 vectors, the LSTMs' input combined without a language model.
 
 # %%
 def representations(sample, embeddings, static):
@@ -526,8 +525,8 @@ plt.show()
 # layer with the best window average of each kind word by word, which removes the differences
 # between words from the noise. One or two standard errors is a hint, not a finding.)
 #
-# * **Static vectors score chance** on the course corpus; on SemCor a little above, because a
-#   lemma's form (*play*, *played*) says something about its sense.
+# * **Static vectors score chance** on the course corpus; on SemCor a little above (a lemma's
+#   form says something about its sense).
 # * **On SemCor, layer 2 scores highest**, ahead of layer 1 and the mix by about one standard
 #   error of either mean; no paired test here compares the layers, so their order is a hint.
 #   The paper finds layer 2 ahead in Table 5 (notebook 09 runs that test).
@@ -545,10 +544,9 @@ plt.show()
 #
 # ### Exercise 1 (experiment): the mix without layer 0
 #
-# The reading above blames the mix's score on layer 0. Test it: change one thing, the weights,
-# to $s = (0, \tfrac12, \tfrac12)$, so that layer 0 drops out, and score that mix on the SemCor
-# sample with the same per-lemma score (`sense_separation`, which centres each lemma's
-# vectors). Before you run it: will it land below layer 1, between the two layers, or above
+# The reading above blames the mix's score on layer 0. Test it: set the weights to
+# $s = (0, \tfrac12, \tfrac12)$, so that layer 0 drops out, and score that mix on the SemCor
+# sample with the same per-lemma score (`sense_separation`, which centres each lemma's vectors). Before you run it: will it land below layer 1, between the two layers, or above
 # layer 2? (Hint: centring removes whatever is the same in all occurrences of a lemma. How
 # much of layer 0 is left after that?)
 
@@ -631,9 +629,8 @@ plt.show()
 # adds words that say nothing about the sense; real text has no planted distance. A window
 # average is only as good as its window's match to where the text keeps its cues.
 #
-# Also: the paired lines compare the *best* of two windows with the *best* of two layers, each
-# chosen on the same words, which flatters a little; on SemCor there was almost no choice, on
-# the course corpus a great deal.
+# Also: the paired lines compare the *best* window with the *best* layer, chosen on the same
+# words, which flatters a little.
 # <!-- END ANSWER -->
 
 # %%
@@ -702,10 +699,9 @@ for layer, label in zip(index.layers, labels, strict=True):
           f"{neighbour_rate[layer]:9.4f}")
 
 # %% [markdown]
-# Layer 1 lets the context in: two occurrences of a word are less alike, and fewer tokens have
-# their own word as nearest neighbour. Layer 2 goes further. In every layer a word stays far
-# more similar to itself than to other words: context adds to the word's identity rather than
-# replacing it.
+# Layer 1 lets the context in, layer 2 more: two occurrences of a word are less alike, and
+# fewer tokens have their own word as nearest neighbour. Still, a word stays far more similar
+# to itself than to other words: context adds to its identity rather than replacing it.
 #
 # A common explanation: the top layer feeds the softmax that predicts the *next* and
 # *previous* word, so training pushes it to carry what the sentence says, while layer 1 keeps
@@ -837,9 +833,8 @@ explorer = neighbour_explorer(index, embedder, "The children went out to play in
 # 3. Why does the sense score use the same number of occurrences of every sense?
 #
 # <!-- BEGIN ANSWER -->
-# Then a vector that knows nothing, or a static one, scores exactly chance,
-# $1/\#\text{senses}$. With unbalanced senses, always choosing the frequent sense would look
-# like knowledge.
+# Then a vector that knows nothing scores exactly chance; with unbalanced senses, always
+# choosing the frequent sense would look like knowledge.
 # <!-- END ANSWER -->
 #
 # 4. On the course corpus the PPMI window average beats every biLM layer. Why is that not
