@@ -291,9 +291,8 @@ plt.show()
 #   level on UD's universal tags, −0.02 [−0.23, +0.18]; those intervals cover the test
 #   sentences, not the probe's settings, on which the sign also depends. So this biLM shows
 #   the paper's direction on PTB in one setting; that is **not established** as a trend. The
-#   paper's own gap is small (97.3 vs 96.8), from a biLM about 25 times larger, trained on 200
-#   times more text. Why our layers are so close is not measured here (not the residual
-#   connection alone: the paper's biLM has it too, §3.4).
+#   paper's own gap is small (97.3 vs 96.8), from a far larger biLM; why ours are so close is
+#   not measured here.
 # - Our absolute numbers are lower: 600 training sentences instead of 40,000, a small biLM,
 #   news text unlike what it read.
 #
@@ -569,11 +568,10 @@ claim(all(step["difference"]["low"] <= 0 <= step["difference"]["high"]
 # - **WNUT-17 is hard**: rare, new entities in tweets far from what our biLM read. Systems of
 #   2017 scored about 40 F1; our taggers find few entities and are right a fifth to a third of
 #   the time.
-# - **The mix against layer 0**: after 6 epochs the mix led by a few points, a lead the test
-#   sample and the CPU can move. Trained to convergence with five seeds, the two are level:
-#   the paired interval holds 0. The short runs measured how fast the taggers learn, not how
-#   good they get: **a comparison needs every arm trained until it stops improving, several
-#   seeds, and an interval**.
+# - **The mix against layer 0**: after 6 epochs the mix led by a few points; trained to
+#   convergence with five seeds, the two are level. The short runs measured learning speed:
+#   **a comparison needs every arm trained until it stops improving, several seeds, and an
+#   interval**.
 # - **What context adds depends on the model reading it.** In this tagger, which reads the
 #   biLM's layers and nothing else, the mix and layer 0 are level, and stay level with the
 #   task model's dropout, optimiser and mix without layer norm (the ladder above): this
@@ -589,8 +587,8 @@ claim(all(step["difference"]["low"] <= 0 <= step["difference"]["high"]
 #   no single layer was much better, and the task rescaled the normalised layers as a whole,
 #   the job the paper gives $\gamma$ (§3.2).
 #
-# `tagger.evaluate_ner(embedder)` runs that protocol; `elmo-tutorial layers data/models/small`
-# runs it with every table of notebooks 09 and 10, in about 20 minutes on two CPU cores.
+# `tagger.evaluate_ner(embedder)` runs that protocol (`elmo-tutorial layers` with every table of
+# notebooks 09 and 10: about 20 minutes on two CPU cores).
 
 # %% [markdown]
 # ## 6. From BIO tags to entities
@@ -689,8 +687,8 @@ print({k: round(v, 1) for k, v in tagger.entity_scores(gold, guess).items()})
 # 5. Why is the bootstrap paired, scoring both taggers on the same draws of test sentences?
 #
 # <!-- BEGIN ANSWER -->
-# Hard sentences move both scores alike on the same draw, and that shared variation cancels in
-# the difference, so what remains measures how much the difference depends on the sample.
+# Hard sentences move both scores alike on the same draw, so their shared variation cancels
+# in the difference.
 # <!-- END ANSWER -->
 #
 # 6. After 6 epochs the mix led layer 0 by a few points, and on some CPUs the bootstrap's range
@@ -698,20 +696,11 @@ print({k: round(v, 1) for k, v in tagger.entity_scores(gold, guess).items()})
 #    was the first comparison misleading, and why could the bootstrap not warn you?
 #
 # <!-- BEGIN ANSWER -->
-# Both taggers were still improving, so the faster learner won. The bootstrap measures only
-# the choice of test sentences, not the training run. Trained until dev F1 stopped improving,
-# with five seeds, the paired interval held 0.
+# Both taggers were still improving, so the faster learner won; the bootstrap measures only
+# the choice of test sentences, not the training run.
 # <!-- END ANSWER -->
 #
-# 7. The tagger learned weights $s_j$ close to uniform and a $\gamma$ above 1. What does that
-#    say?
-#
-# <!-- BEGIN ANSWER -->
-# No single layer was much better, and the task rescaled the normalised layers as a whole.
-# With $\lambda = 0.001$ the penalty was too weak to be what held the weights near uniform.
-# <!-- END ANSWER -->
-#
-# 8. A tagger finds 300 entities, 90 of them exactly right, in a test set of 1,000 gold
+# 7. A tagger finds 300 entities, 90 of them exactly right, in a test set of 1,000 gold
 #    entities. What are its precision, recall and F1, and what would predicting nothing
 #    score?
 #
