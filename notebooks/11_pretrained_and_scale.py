@@ -32,11 +32,10 @@
 # left in place so that the notebook runs top to bottom. Skip them and the **(bonus)** parts in
 # a lecture, but run them.
 #
-# **Prerequisites:** notebooks 03 (character CNN), 04 (LSTM with projection) and 07 (the ELMo
-# module and its outputs).
+# **Prerequisites:** notebooks 03, 04 and 07.
 #
-# **Runtime:** about 15 s on 2 CPU cores; no GPU is needed. Nothing is downloaded but
-# AllenNLP's 0.6 MB test model, if it is not on disk already.
+# **Runtime:** about 15 s on 2 CPU cores, no GPU; nothing is downloaded but AllenNLP's 0.6 MB
+# test model.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:
@@ -381,10 +380,8 @@ claim(counts["lstm"] == 2 * 2 * one_layer, "the lstm row is 2 layers × 2 direct
 # multiplied by $W_{hh}$ at every step, read by the next layer and scored by the softmax.
 # Without the projection, $W_{hh}$ alone would be $4 \cdot 4096 \cdot 4096 \approx 67$ M
 # per layer and direction (not 8.4 M), and the softmax $793{,}471 \times 4096 \approx 3.25$
-# billion parameters (not 407 M). Projecting to $P = 512$ (the LSTMP of Sak et al. 2014, used
-# for language models by Jozefowicz et al. 2016) keeps a large memory behind a narrow
-# interface: cost grows with $C \cdot P$, not $C^2$, and every layer ELMo mixes is $2P = 1024$
-# wide.
+# billion parameters (not 407 M). Projecting to $P = 512$ (LSTMP, Sak et al. 2014) keeps a
+# large memory behind a narrow interface: cost grows with $C \cdot P$, not $C^2$.
 # <!-- END ANSWER -->
 #
 # ### FLOPs per token
@@ -724,9 +721,9 @@ with torch.no_grad():
 # In the saved run the character CNN gains most, 76.5×: these sentences repeat "the", "," and
 # the sentence marks, most words are far shorter than 50 characters, and the plain module
 # convolves every padded position. The column-major LSTM loop gains nothing here (0.9×), the
-# cheaper dropout mask 3.9×, the whole encoder 3.1× (the LSTMs take most of its time once the
-# CNN is fast). Your ratios depend on the machine. `benchmarks/RESULTS.md` measures every
-# trick; `tests/fast/` proves each fast module equal to its plain twin.
+# cheaper dropout mask 3.9×, the whole encoder 3.1× (once the CNN is fast, the LSTMs take most
+# of its time). Your ratios depend on the machine; `tests/fast/` proves each fast module equal
+# to its plain twin.
 #
 # ## Summary
 #
@@ -743,9 +740,8 @@ with torch.no_grad():
 # - Appendices: `ELMO_TUTORIAL_DEVICE=cuda` for a GPU; `torchrun` (or `--nproc`) trains
 #   data-parallel, `batch_size` counted over all processes; `fast.speed_up` switches on fast
 #   modules with the same parameters, proven equal: the model you read is the model that runs.
-# - Further: Peters et al. (2018), Sec. 3 (the biLM and ELMo), Sec. 3.4 (the pre-trained
-#   model), Appendix A.1 (fine-tuning the biLM) and A.2-A.8 (γ and the task models); bilm-tf's
-#   `bin/train_elmo.py` and its README's FAQ; AllenNLP's `allennlp/modules/elmo.py`.
+# - Further: Peters et al. (2018), Sec. 3 and 3.4, Appendix A; bilm-tf's `bin/train_elmo.py`
+#   and its README's FAQ; AllenNLP's `allennlp/modules/elmo.py`.
 
 # %% [markdown]
 # ## Check your understanding
@@ -755,16 +751,14 @@ with torch.no_grad():
 # 1. Why does the dataset registry refuse to download the released ELMo weights?
 #
 # <!-- BEGIN ANSWER -->
-# AllenNLP publishes no checksum, so a corrupted or substituted file would pass unnoticed. The
-# registry says where to get them, and `load_allennlp` checks every shape against the options.
+# AllenNLP publishes no checksum, so a corrupted or substituted file would pass unnoticed.
 # <!-- END ANSWER -->
 #
 # 2. Why does the official-format model run the step-by-step LSTM loop even on a GPU, while the
 #    shipped tiny model uses cuDNN?
 #
 # <!-- BEGIN ANSWER -->
-# The official weights clip at 3, which `nn.LSTM` cannot do. The tiny and small presets do not
-# clip, and there the fused kernel computes the same thing faster.
+# The official weights clip at 3, which `nn.LSTM` cannot do; the tiny preset does not clip.
 # <!-- END ANSWER -->
 #
 # 3. A run trains with `batch_size=128` on 4 GPUs. How many sentences does each GPU read per
