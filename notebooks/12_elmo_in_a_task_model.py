@@ -34,8 +34,7 @@
 # **Prerequisites:** notebooks 07 (the scalar mix) and 10 (a BiLSTM tagger over frozen layers,
 # entity F1); an LSTM in PyTorch.
 #
-# **Runtime:** about 45 s on 2 CPU cores (the biLM's layers of section 3's 900 sentences are
-# computed once, into the disk cache `elmo-tutorial tasks` also uses).
+# **Runtime:** about 45 s on 2 CPU cores.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:
@@ -167,8 +166,8 @@ print("same logits:", torch.allclose(ours(batch_words, batch_mask),
 # $\lambda \lVert w \rVert^2$ ($\lambda = 0.001$). The dropout we have now acts on
 # $[x_k; \mathrm{ELMo}_k]$, once.
 #
-# Once matters. A dropout on ELMo *and* the model's own on the concatenation would drop each
-# ELMo unit twice. With 0.5 and then 0.3:
+# Once matters: a dropout on ELMo *and* one on the concatenation would drop each ELMo unit
+# twice. With 0.5 and then 0.3:
 
 # %%
 torch.manual_seed(0)
@@ -214,10 +213,9 @@ print("same logits:", torch.allclose(ours(batch_words, batch_mask, fake_layers),
 # %% [markdown]
 # ## 3. Your own run: chunking with 200 labelled sentences
 #
-# Chunking (CoNLL-2000) cuts a sentence into phrases: each token gets B-NP, I-NP, B-VP, ... or
-# O, and a chunk counts only if its whole span and type are right (`conlleval`'s F1). The same
-# `TaskModel` tags tokens (a softmax per token) and reads each token's characters,
-# $x_k = [w_k; c_k]$, as the report's taggers do. A random 200 training, 200 dev and 500 test
+# Chunking (CoNLL-2000) cuts a sentence into phrases (B-NP, I-NP, B-VP, ... or O per token),
+# scored by exact chunks (`conlleval`'s F1). `TaskModel` tags tokens with a softmax per token
+# and reads their characters, $x_k = [w_k; c_k]$, as the report's taggers do. A random 200 training, 200 dev and 500 test
 # sentences.
 #
 # Each model trains as the report's do (`run_variant`): Adam, dev F1 after every epoch, the
@@ -225,7 +223,6 @@ print("same logits:", torch.allclose(ours(batch_words, batch_mask, fake_layers),
 # improved for 5 epochs**, keep the best epoch. Here a learning rate of 0.005 instead of
 # 0.002 (200 sentences make 7 updates an epoch).
 # Three seeds; seed i gives both arms the same batch order, initial weights and dropout.
-# `train_arms` trains two models at a time, one per core.
 
 # %%
 embedder = Embedder(load_elmo(report_dir))
@@ -306,18 +303,14 @@ plt.show()
 # Table 1 of the paper adds ELMo to a published model for each of six tasks, as section 2 did,
 # and reports the test score without and with it (baseline → + ELMo):
 #
-# - **Question answering** (SQuAD): a paragraph and a question → the span that answers it.
-#   F1 81.1 → 85.8.
-# - **Textual entailment** (SNLI): does *A man plays a guitar on stage.* entail, contradict or
-#   neither *A man is performing music.*? Accuracy 88.0 → 88.7.
-# - **Semantic role labelling** (OntoNotes): who did what to whom: [ARG0 *The bank*] [V
-#   *raised*] [ARG1 *its rates*]. F1 81.4 → 84.6.
-# - **Coreference** (OntoNotes): the mentions that name one entity: {*The bank*} raised
-#   {*its*} rates. Average F1 67.2 → 70.4.
-# - **Named entities** (CoNLL 2003): persons, locations, organisations, miscellaneous.
-#   F1 90.15 → 92.22.
-# - **Sentiment** (SST-5): five classes from very negative to very positive. Accuracy
-#   51.4 → 54.7.
+# - **Question answering** (SQuAD, the span of a paragraph that answers a question): F1
+#   81.1 → 85.8.
+# - **Textual entailment** (SNLI: does one sentence entail, contradict or neither another?):
+#   accuracy 88.0 → 88.7.
+# - **Semantic role labelling** (OntoNotes, who did what to whom): F1 81.4 → 84.6.
+# - **Coreference** (OntoNotes, the mentions that name one entity): average F1 67.2 → 70.4.
+# - **Named entities** (CoNLL 2003): F1 90.15 → 92.22.
+# - **Sentiment** (SST-5, five classes): accuracy 51.4 → 54.7.
 #
 # The baselines were strong models of their time. As a share of the baseline's errors removed
 # (Exercise 2), the gains are largest on SQuAD, NER and SRL.
@@ -462,10 +455,9 @@ claim(chunking_r > 0.88 and max(chunking_elmo) - min(chunking_elmo) < 0.6
 #
 # - **the training data** was tested: trained on every labelled phrase, as the paper did, both
 #   arms score a point or two lower;
-# - **the biLM** was not: 512 cells trained for minutes on 4.7 million words, where the
-#   paper's has 4096 and read 800 million words for 10 epochs;
-# - **the task model** was not: one BiLSTM of 64 cells, where the paper's BCN has biattention
-#   and maxout layers over GloVe vectors from 840 billion words;
+# - **the biLM** was not: 512 cells and 4.7 million words, against the paper's 4096 cells and
+#   800 million words;
+# - **the task model** was not: one BiLSTM of 64 cells, against the paper's BCN;
 # - **the stopping rule** is least settled: the baseline's SST-5 runs kept epochs 6 to 19, and
 #   the later the kept epoch, the higher the test score (correlation +0.94 over five seeds).
 #   The earliest stop (seed 3, epoch 6, 36.6 %) is the seed on which + ELMo leads most (+3.5).
