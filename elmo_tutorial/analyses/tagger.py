@@ -13,12 +13,10 @@ with the penalty ``λ · ScalarMix.penalty()`` added to the loss. Here the task 
 BiLSTM-softmax tagger; the paper's NER model adds a CRF and character features). Because the
 biLM is frozen, its layers are computed once and training touches only the tagger.
 
-Scoring is at the level of entities (:mod:`elmo_tutorial.analyses.spans`, re-exported here for
-notebook 10): an entity is right only if both its span and its type match a gold entity.
-
-Data (``evaluate_ner``): WNUT-17 (tweets, Reddit, YouTube and StackExchange comments; six
-entity types, many of them unseen in training by design). Train on ``train``, keep the epoch
-with the best F1 on ``valid``, report F1 on ``test``.
+Scored by entities (:mod:`elmo_tutorial.analyses.spans`, re-exported here for notebook 10) on
+WNUT-17 (``evaluate_ner``: tweets, Reddit, YouTube and StackExchange comments; six entity types,
+many unseen in training by design): trained on ``train``, the epoch with the best F1 on
+``valid`` kept, F1 reported on ``test``.
 """
 
 from __future__ import annotations
@@ -147,8 +145,7 @@ def train_tagger(model: BiLSTMTagger, inputs: Sequence[torch.Tensor],
                  min_updates: int = 0) -> list[dict]:
     """Train ``model`` with Adam on cross-entropy (+ ``mix_penalty`` · the mix's penalty).
 
-    The course's one training loop, :func:`~elmo_tutorial.analyses.supervised.fit`, does the work,
-    as for notebook 12's task model.
+    The course's one training loop, :func:`~elmo_tutorial.analyses.supervised.fit`, does the work.
 
     Args:
         inputs: one ``(T_i, ...)`` tensor per training sentence; ``labels`` their tags.
@@ -161,10 +158,8 @@ def train_tagger(model: BiLSTMTagger, inputs: Sequence[torch.Tensor],
             F1) and, at the end, the weights of the best epoch are put back.
         converge: train until the validation F1 has not improved for ``patience`` epochs
             (the cap grows while it might; needs ``valid``), instead of exactly ``epochs``.
-        lr_patience, min_updates: as :func:`~elmo_tutorial.analyses.supervised.fit`'s (halve
-            the learning rate on a dev plateau; never stop before this many updates). The
-            defaults are notebook 10's protocol; notebook 12's task model halves after 2 and
-            trains for at least 1,000 (:func:`protocol_ladder` compares).
+        lr_patience, min_updates: as :func:`~elmo_tutorial.analyses.supervised.fit`'s; the
+            defaults are notebook 10's protocol (:func:`protocol_ladder` tries the task model's).
 
     Returns:
         One dict per epoch: ``{"epoch", "loss"}`` plus the validation scores if ``valid``.
