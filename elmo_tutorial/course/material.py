@@ -140,13 +140,11 @@ def main(argv: list[str] | None = None) -> int:
             command.add_argument("--reveal-prefix", default=None, metavar="URL",
                                  help="where reveal.js is loaded from (default: a CDN); e.g. a "
                                       "local copy 'reveal.js' beside the decks, for offline use")
+        if name != "student":
             command.add_argument("--mathjax-url", default=None, metavar="URL",
-                                 help="MathJax 2's MathJax.js?config=... (default: a CDN, or "
-                                      "with a local --reveal-prefix, mathjax/ beside it)")
-        if name == "html":
-            command.add_argument("--mathjax-url", default=None, metavar="URL",
-                                 help="MathJax 2's MathJax.js?config=... (default: mathjax/ "
-                                      "beside the pages, for reading them offline)")
+                                 help="MathJax 2's MathJax.js?config=... (default: for pages, "
+                                      "mathjax/ beside them; for slides a CDN, or mathjax/ "
+                                      "beside a local --reveal-prefix)")
     args = parser.parse_args(argv)
     try:
         files = made_from_notebooks(args)
