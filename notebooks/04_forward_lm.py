@@ -414,7 +414,8 @@ plt.show()
 # %% [markdown]
 # Layer 2's gradient hardly changes: in both stacks the loss reaches layer 2 through the
 # softmax alone, and an untrained softmax is close to uniform whatever it reads. Layer 1 gets
-# about nine times less without the residual (≈9× in the check above, on one batch): all it receives must pass through layer 2's gates
+# about nine times less without the residual (≈9× in the check above, on one batch): all it
+# receives must pass through layer 2's gates
 # and projection. With the residual, most of it is the loss's gradient at the top, passed down
 # unchanged. (Adam or Adagrad rescale the step per weight, but not what the gradient says.)
 
@@ -621,7 +622,8 @@ claim(best.values[0].exp() > 10 * unigram[first],
 #   projection) to ±3; then only the explicit loop is exact, which is why `LSTMStack` has a
 #   faithful and a fused path over the same parameters.
 # * Layers are stacked with a **residual** connection from the second layer on: the gradient
-#   reaches the lower layer directly (about nine times more of it in our untrained two-layer model).
+#   reaches the lower layer directly (about nine times more of it in our untrained two-layer
+#   model).
 # * The **forward LM** = character CNN + LSTM stack + softmax, trained on next-word NLL;
 #   perplexity $= e^{\text{NLL}}$ (Sec. 3.1).
 #
