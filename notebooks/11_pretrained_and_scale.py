@@ -506,7 +506,8 @@ for part, n in runs.items():
 # The LSTMs (all $B \times T$ positions, padding included), the softmax and the highway and
 # projection layers agree exactly. The fast character CNN (section 9) runs once per
 # **distinct** token and keeps only the columns each group needs, so it costs less than the
-# formula, an upper bound (the plain `CharCNN` costs exactly the formula). Backward adds two products per forward product:
+# formula, an upper bound (the plain `CharCNN` costs exactly the formula). Backward adds two
+# products per forward product:
 
 # %%
 both, _ = measure_flops(lambda: lm(batch).loss.backward())
