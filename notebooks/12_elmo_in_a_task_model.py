@@ -215,7 +215,8 @@ print("same logits:", torch.allclose(ours(batch_words, batch_mask, fake_layers),
 #
 # Chunking (CoNLL-2000) cuts a sentence into phrases (B-NP, I-NP, B-VP, ... or O per token),
 # scored by exact chunks (`conlleval`'s F1). `TaskModel` tags tokens with a softmax per token
-# and reads their characters, $x_k = [w_k; c_k]$, as the report's taggers do. A random 200 training, 200 dev and 500 test
+# and reads their characters, $x_k = [w_k; c_k]$, as the report's taggers do. A random 200
+# training, 200 dev and 500 test
 # sentences.
 #
 # Each model trains as the report's do (`run_variant`): Adam, dev F1 after every epoch, the
