@@ -360,7 +360,8 @@ plt.show()
 # LSTM layers and 8 at layer 0; its layers 1 and 2 are level too (93.7 and 93.6), both well
 # above layer 0. The order of the two LSTM layers is not the same (layer 2 a little ahead in
 # yours, layer 1 in the shipped model), and neither difference is tested: what both models
-# show is context over characters, not an order between their LSTM layers. A quick run (50 steps) has LSTM layers that have learned little, and its
+# show is context over characters, not an order between their LSTM layers. A quick run (50 steps)
+# has LSTM layers that have learned little, and its
 # numbers say little.
 # <!-- END ANSWER -->
 
@@ -409,7 +410,8 @@ claim(best["shipped small"] > best["yours"],
 #   leave it behind.
 # - A linear probe reads part of speech from its layers, better from the LSTM layers than
 #   from the characters alone; the shipped biLM, which read about six times as many sentences
-#   with larger layers, is about 9 points ahead. The paper's biLM saw 10 epochs of 800 M words with LSTMs
+#   with larger layers, is about 9 points ahead. The paper's biLM saw 10 epochs of 800 M words
+#   with LSTMs
 #   16 times wider (Sec. 3.4, notebook 11).
 # - Your run is in `runs/capstone`: `load_elmo("runs/capstone")` gives its ELMo vectors,
 #   `elmo-tutorial evaluate runs/capstone --split test` its test perplexity beside the
