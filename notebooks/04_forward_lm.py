@@ -596,8 +596,8 @@ claim(best.values[0].exp() > 10 * unigram[first],
 # ### Exercise 5 (explain): what keeps the perplexity above 1?
 #
 # After 250 steps the validation perplexity is far below the unigram's, and notebook 06's
-# fully trained model reaches about 5.4. Even a perfect model of this corpus would not reach
-# 1. Why not, and what decides where its floor lies?
+# fully trained model reaches about 5.4. Even a perfect model of this corpus would not
+# reach 1. Why not, and what decides where its floor lies?
 
 # %% [markdown]
 # **Model answer.**
