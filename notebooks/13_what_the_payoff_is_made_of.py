@@ -87,8 +87,8 @@ def interval(d):  # a paired difference and its 95 % interval (seeds and test se
 # ELMo's layer 0 is the biLM's character CNN and highway layers: no context, but trained on
 # 4.7 million words, far more text than any task's labels. So part of "ELMo's gain" could be
 # what those characters learned about spellings and word shapes. The report's **+ layer 0**
-# arm adds layer 0 alone where ELMo goes; what the context layers add on top is
-# + ELMo − (+ layer 0).
+# arm adds layer 0 alone where ELMo goes; what the context layers add on top is the
+# difference + ELMo − (+ layer 0).
 #
 # ### Exercise 1 (predict): how much of the gain is context?
 #
