@@ -8,41 +8,25 @@ from elmo_tutorial.commands import add_report_arguments, at_least, print_and_wri
 
 DESCRIPTION = """\
 Add a biLM to a task model the way the paper does (Peters et al. 2018, Sec. 3.3) and measure
-what it buys. The baseline is a BiLSTM over static word vectors learned from the biLM's own
-training text and a character CNN's vector per token; + layer 0 adds the biLM's context-free
-layer, + ELMo the learned scalar mix of all its layers. Every arm is trained on dev by the same
-rule (the learning rate halved after 2 epochs without a better dev score, a stop after 5; no
-run stops at a cap while it may improve), on 5 seeds, and every comparison is a paired
-difference whose 95 % interval covers both the seeds and the choice of test sentences.
+what it buys: a BiLSTM over static word vectors learned from the biLM's own training text and
+a character CNN (the baseline), + the biLM's layer 0, + ELMo (the learned mix of all its
+layers). Every arm is trained to convergence on dev by the same rule, on 5 seeds; every
+comparison is a paired difference with a 95 % interval over the seeds and the test sentences.
 
-  Table 1   baseline, + layer 0, + ELMo on SST-5 (accuracy; also bag-of-words logistic
-            regression; trained on the sentences, and as the paper did on every labelled
-            phrase), CoNLL-2000 chunking and WNUT-17 NER (F1): full training sets
-  Table 2   top layer only, λ = 1 and layer 0 only vs the mix of all layers (chunking sample)
-  Table 3   ELMo at the input / input and output / output (chunking sample; the taggers
-            use the better one on dev)
-  Figure 1  baseline, + layer 0, + ELMo with 1 %, 10 % and 100 % of the training data
-            (chunking, NER)
-  Curves    dev score per epoch, per arm and task
-  Figure 2  the learned layer weights softmax(w) per task and place
+  Table 1   the three arms on SST-5 (sentences, and every labelled phrase), CoNLL-2000
+            chunking and WNUT-17 NER, beside the paper; SST-5's bag-of-words floor
+  Table 2   top layer only, λ = 1, layer 0 only vs the mix of all layers (chunking sample)
+  Table 3   ELMo at the input / input and output / output (chunking sample)
+  Figure 1  the arms on 1 %, 10 % and 100 % of the training data (chunking, NER)
+  Figure 2  the learned layer weights; and the learning curves
   Quality   with --quality MODEL ...: the gain against each biLM's held-out perplexity
 
-Prints a markdown report with the paper's numbers beside ours; --json and --markdown also
-write it to files (the figures, and the baseline's vectors for the tasks' words, go
-beside the markdown file).
-
-MODEL is a run directory (from `train`), the shipped data/models/small, a folder holding an
-official options.json and weights.hdf5, or those two files.
-
-Data: sst, conll2000 and wnut17 (elmo-tutorial data list) and the biLM's training corpus for
-the static vectors (--corpus; a run directory names its own). The full report trains 150
-small models, 10 more per --quality biLM, two at a time on one CPU thread each: 2 h 18 min
-from scratch on a 2-core CPU with two --quality biLMs (benchmarks/RESULTS.md), a quarter of
-it SST-5's phrases (--tasks sst5 chunking ner leaves them out); a committed TASKS.md gives the
-CPU-hours its runs took. Each finished run is kept
-in a runs file (--runs; by default in the
-cache folder, named after the biLM and the protocol): run the same command again after an
-interruption and it continues where it stopped.
+Prints a markdown report; --json and --markdown also write it (the figures and the baseline's
+vectors go beside the markdown). MODEL is a run directory, the shipped data/models/small, or
+an official options.json and weights.hdf5. Needs the sst, conll2000 and wnut17 data and the
+biLM's corpus. The full report trains 150 small models, two at a time: about 2 h 20 min on a
+2-core CPU (benchmarks/RESULTS.md). Each finished run is kept in a runs file (--runs): the
+same command again continues where an interrupted one stopped.
 
 Examples:
   elmo-tutorial tasks data/models/small --json tasks.json --markdown TASKS.md
@@ -60,15 +44,13 @@ def add_arguments(parser) -> None:
                                           "the baseline's vectors beside it",
                          force="overwrite existing --json/--markdown files and figures")
     parser.add_argument("--tasks", nargs="+", choices=TASKS, default=list(TASKS),
-                        help="which tasks (default: all four; sst5_phrases is SST-5 trained on "
-                             "every labelled phrase, the costliest)")
+                        help="which tasks (default: all four; sst5_phrases is the costliest)")
     parser.add_argument("--runs", metavar="PATH",
                         help="keep each finished run in this JSON-lines file and resume from it "
                              "(default: a file in the cache folder named after the biLM)")
     parser.add_argument("--quality", nargs="+", metavar="RUN", default=[],
                         help="more biLMs of the same corpus for the quality figure (run "
-                             "directories with their softmax, or encoders with a heldout.json, "
-                             "e.g. one architecture trained for more and fewer steps)")
+                             "directories with their softmax, or encoders with a heldout.json)")
     parser.add_argument("--corpus", metavar="NAME", choices=LM_CORPORA,
                         help="the biLM's training corpus, for the baseline's static vectors "
                              "(default: the run's own, else english_mix)")
@@ -76,38 +58,7 @@ def add_arguments(parser) -> None:
                         help="training runs at a time, one CPU thread each (default 2)")
     parser.add_argument("--quick", action="store_true",
                         help="a smoke test on subsets (200 sentences per split, 2 seeds, at "
-                             "most 3 epochs, 10 %% for Figure 1); not comparable with anything")
-
-
-def _training_corpus(paths) -> str:
-    """The corpus a run directory was trained on (its config.json), else english_mix."""
-    from pathlib import Path
-
-    from elmo_tutorial.training.run_folder import read_run_config
-
-    if len(paths) == 1 and (Path(paths[0]) / "config.json").is_file():
-        return read_run_config(paths[0])[1].get("corpus") or "english_mix"
-    return "english_mix"
-
-
-def _quality_models(runs) -> dict:
-    """``{name: (ELMo, held-out test perplexity)}`` for the quality figure's biLMs."""
-    from pathlib import Path
-
-    from elmo_tutorial.tasks.quality import heldout_perplexity
-    from elmo_tutorial.training.run_folder import load_elmo
-
-    models = {}
-    for run in runs:
-        name = Path(run).name
-        if name in models or name == "main":
-            raise ValueError(f"two quality runs are named {name!r}: give them distinct folders")
-        ppl = heldout_perplexity(run)
-        if ppl is None:
-            raise ValueError(f"{run} has no held-out perplexity (no softmax to score words "
-                             "with, no heldout.json): the quality figure cannot place it")
-        models[name] = (load_elmo(run), ppl)
-    return models
+                             "most 3 epochs); not comparable with anything")
 
 
 def run(args) -> int:
@@ -117,25 +68,27 @@ def run(args) -> int:
 
     from elmo_tutorial.files.overwrite import check_new_files
     from elmo_tutorial.formats.allennlp_format import load_model
-    from elmo_tutorial.tasks.quality import heldout_perplexity
-    from elmo_tutorial.tasks.report import open_run_store, task_report
+    from elmo_tutorial.tasks.quality import heldout_perplexity, quality_models
+    from elmo_tutorial.tasks.report import task_report
     from elmo_tutorial.tasks.report_markdown import FIGURES, to_markdown, write_report
-    from elmo_tutorial.tasks.vectors import VECTORS_FILE, write_task_vectors
+    from elmo_tutorial.tasks.runs import open_run_store
+    from elmo_tutorial.tasks.vectors import VECTORS_FILE, trained_on, write_task_vectors
 
     outputs = [args.json, args.markdown]
     if args.markdown:  # the figures and the baseline's vectors go beside the markdown
-        outputs += [str(Path(args.markdown).parent / f) for f in (*FIGURES.values(),
-                                                                  VECTORS_FILE)]
+        folder = Path(args.markdown).parent
+        outputs += [str(folder / f) for f in (*FIGURES.values(), VECTORS_FILE)]
     check_new_files(outputs, args.force)
-    corpus = args.corpus or _training_corpus(args.model)
+    one = args.model[0] if len(args.model) == 1 else None  # a folder, not options + weights
+    corpus = args.corpus or (trained_on(one) if one else "english_mix")
     model = load_model(args.model)
-    quality = _quality_models(args.quality)
-    perplexity = heldout_perplexity(args.model[0]) if len(args.model) == 1 else None
+    quality = quality_models(args.quality)
     store = open_run_store(model, corpus, args.quick, args.runs, args.tasks)
     try:
         result = task_report(model, corpus=corpus, tasks=args.tasks, quick=args.quick,
                              workers=args.workers, progress=True, name=" ".join(args.model),
-                             store=store, quality=quality, perplexity=perplexity)
+                             store=store, quality=quality,
+                             perplexity=heldout_perplexity(one) if one else None)
     except KeyboardInterrupt:  # the pool's workers are ended; the finished runs are kept
         raise KeyboardInterrupt("interrupted; " + (
             f"the {len(store)} runs finished so far are kept in {store.path}: run the same "

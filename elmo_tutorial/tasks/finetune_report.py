@@ -1,17 +1,11 @@
 """Does fine-tuning the biLM on a task's text help the task? (paper Appendix A.1, on SST-2)
 
 :func:`finetune_report` fine-tunes a run on SST's training sentences (labels ignored, as in
-A.1) into a new run with :func:`~elmo_tutorial.training.finetune.finetune`, reports the held-out
-perplexity on SST dev sentences before and after, and then trains notebook 12's SST-2 task
-model (600 training, 200 dev, 500 test sentences: :func:`sst2_splits`) with ELMo from the
-original and from the fine-tuned biLM, on several seeds, beside the baseline without ELMo.
-The result is a :class:`FinetuneReport`, a tree of typed records
-(:mod:`elmo_tutorial.files.records`): ``finetune.json`` is its JSON, and
-``FinetuneReport.read(path)`` gives it back, every field checked.
-
-:func:`to_markdown` writes it as the report ``elmo-tutorial finetune`` prints, and
-:func:`write_report` into its ``--json`` and ``--markdown`` files (never over an existing one
-without ``force``).
+A.1) into a new run (:func:`~elmo_tutorial.training.finetune.finetune`), measures the held-out
+perplexity on SST dev sentences before and after, and trains notebook 12's SST-2 task model
+(:func:`sst2_splits`) with ELMo from the original and from the fine-tuned biLM on several
+seeds, beside the baseline without ELMo. The result, a :class:`FinetuneReport`, is
+``finetune.json``; :func:`to_markdown` is the report ``elmo-tutorial finetune`` prints.
 """
 
 from __future__ import annotations
@@ -30,9 +24,9 @@ from elmo_tutorial.files.report_files import markdown_table, write_report_files
 from elmo_tutorial.tasks.report import paired
 from elmo_tutorial.tasks.results import Spread
 from elmo_tutorial.tasks.training import PROTOCOL, embed_split, run_variant, training_subset
-from elmo_tutorial.tasks.vectors import word_vectors
+from elmo_tutorial.tasks.vectors import trained_on, word_vectors
 from elmo_tutorial.training.finetune import finetune
-from elmo_tutorial.training.run_folder import load_elmo, read_run_config
+from elmo_tutorial.training.run_folder import load_elmo
 
 __all__ = ["SST2_SIZES", "FineTuning", "FinetuneReport", "Perplexity", "ReportSeconds",
            "SST2Accuracy", "domain_text", "finetune_report", "sst2_splits", "to_markdown",
@@ -145,7 +139,7 @@ def finetune_report(source: str | Path, out_dir: str | Path, steps: int = 60,
             control = finetune(source, train, held_out, Path(scratch) / "frozen", steps=steps,
                                head_steps=head_steps, **{**overrides, "freeze_encoder": True})
     tuning_done = time.perf_counter()
-    vectors, index = word_vectors(tuned_corpus(out_dir))
+    vectors, index = word_vectors(trained_on(out_dir))
     runs = {}  # arm → one run_variant result per seed
     for name, run in (("original", source), ("finetuned", out_dir)):
         splits = sst2_splits(Embedder(load_elmo(run)), index)
@@ -161,11 +155,6 @@ def finetune_report(source: str | Path, out_dir: str | Path, steps: int = 60,
                               tasks=time.perf_counter() - tuning_done),
         control=FineTuning.from_dict(control, "control") if control else None,
         difference=paired(runs["original"], runs["finetuned"]))
-
-
-def tuned_corpus(run_dir: str | Path) -> str:
-    """The pre-training corpus a fine-tuned run names (the baseline's vectors come from it)."""
-    return read_run_config(run_dir)[1].get("corpus") or "english_mix"
 
 
 def _ppl(metrics: Perplexity) -> str:

@@ -10,30 +10,22 @@ The paper's recipe for adding ELMo to an existing supervised model: freeze the b
 - regularise with dropout and :math:`λ \lVert w \rVert^2` on the mix weights.
 
 :class:`TaskModel` is that "existing model": frozen pre-trained word vectors ``w_k`` and,
-with ``char_filters`` > 0, each token's characters through a small CNN trained with it
-(:class:`TokenChars`), :math:`x_k = [w_k; c_k]`, as the paper's
-baselines do → dropout → one bidirectional LSTM → dropout → either a score per token
+with ``char_filters`` > 0, a small character CNN trained with it (:class:`TokenChars`),
+:math:`x_k = [w_k; c_k]` → dropout → one bidirectional LSTM → dropout → a score per token
 (``task="tag"``: chunking, NER) or, pooled over the sentence (the mean and the maximum of the
-states), a score per sentence (``task="classify"``: sentiment). Without ``elmo_at`` it is the
-baseline.
+states), per sentence (``task="classify"``: sentiment). Without ``elmo_at`` it is the baseline.
 
-Dropout acts **once** on what it regularises, as in AllenNLP's reference configurations
-(e.g. its BCN + ELMo for SST-5: one dropout of 0.5 on [GloVe; ELMo]): on the concatenated
-input :math:`[x_k; \mathrm{ELMo}_k]` and on the concatenated output
-:math:`[h_k; \mathrm{ELMo}'_k]`. (A dropout on ELMo followed by the shared one would drop
-ELMo's units twice: 0.5, then 0.3, keeps 35 % of them, scaled by 2.86.) The mix uses no layer
-norm by default, as those configurations (``do_layer_norm=False``).
+Dropout acts **once** on what it regularises, as in AllenNLP's reference configurations (its
+BCN + ELMo for SST-5: one dropout of 0.5 on [GloVe; ELMo]): on the whole input
+:math:`[x_k; \mathrm{ELMo}_k]` and the whole output :math:`[h_k; \mathrm{ELMo}'_k]`. (A
+dropout on ELMo and then the shared one would drop ELMo's units twice: 0.5, then 0.3, keeps
+35 % of them, scaled by 2.86.) The mix has no layer norm by default, as those configurations.
 
-The baseline's character features :math:`c_k`. The paper's tagging baselines (its NER model,
-after Lample et al. 2016, and TagLM, Peters et al. 2017, for chunking) represent token ``k`` by
-a pre-trained word vector *and* a vector computed from its characters. Without :math:`c_k` a
-tagger over lower-cased word vectors sees neither capitals nor the spelling of a word it has
-no vector for, and the gain from ELMo, whose biLM reads characters, would largely be those,
-not context. :class:`TokenChars` computes :math:`c_k`: a small embedding per character, one
-convolution of width 3 over the token (``BOW c_1 … c_n EOW``, the ids of
-:mod:`elmo_tutorial.model.chars`), the maximum of each filter over the windows inside the
-token, then ReLU; :func:`encode_chars` computes every sentence's character ids once, before
-training.
+Why :math:`c_k`: the paper's tagging baselines (its NER model, after Lample et al. 2016, and
+TagLM for chunking) represent a token by a word vector *and* a vector of its characters.
+Without it a tagger over lower-cased word vectors sees neither capitals nor the spelling of a
+word it has no vector for, and the gain from ELMo, whose biLM reads characters, would largely
+be those, not context.
 
 Example:
     >>> torch.manual_seed(0) and None
@@ -150,7 +142,6 @@ class TokenChars(nn.Module):
         return f"n_filters={self.n_filters}, width={self.width}"
 
 
-
 class TaskModel(nn.Module):
     r"""A BiLSTM tagger or sentence classifier over static word vectors, optionally with ELMo.
 
@@ -193,8 +184,6 @@ class TaskModel(nn.Module):
                  hidden_size: int = 64, dropout: float = 0.5, do_layer_norm: bool = False,
                  char_filters: int = 0) -> None:
         super().__init__()
-        if not 0.0 <= dropout < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), got {dropout}: 1 would drop every unit")
         if task not in ("tag", "classify"):
             raise ValueError(f"task must be 'tag' or 'classify', got {task!r}")
         unknown = set(elmo_at) - set(ELMO_PLACES)

@@ -1,15 +1,12 @@
 """How good is a biLM as a language model: the quality figure's held-out perplexity, measured.
 
-The task report's quality figure puts the gain of + ELMo beside each biLM's perplexity. The
-perplexities must be measured the same way to be put on one axis: the first
-:data:`SENTENCES` sentences of the ``test`` split of the corpus the biLM was trained on, every
-word predicted by the full softmax (:func:`~elmo_tutorial.training.evaluation.evaluate_run`).
-
-A run directory with its softmax is scored when the report starts. An encoder without it (a
-shipped model: ELMo never needs the softmax, so the export drops it) cannot score a word; its
-perplexity is the one measured on the full run before the export, kept beside the weights in
-``heldout.json`` (:data:`HELDOUT_FILE`), which :func:`write_heldout` writes and
-:func:`heldout_perplexity` reads back, checking that it was measured as the figure needs.
+The task report's quality figure puts the gain of + ELMo beside each biLM's perplexity, all
+measured one way: the first :data:`SENTENCES` sentences of the ``test`` split of the biLM's
+corpus, every word predicted by the full softmax
+(:func:`~elmo_tutorial.training.evaluation.evaluate_run`). A run with its softmax is scored
+when the report starts. An encoder without it (ELMo never needs the softmax, so an export
+drops it) keeps the perplexity measured before the export in ``heldout.json``
+(:func:`write_heldout`), which :func:`heldout_perplexity` reads back.
 
 Example:
     >>> from elmo_tutorial.training.run_folder import shipped_model
@@ -24,7 +21,8 @@ from pathlib import Path
 
 from elmo_tutorial.training.run_folder import read_run_config
 
-__all__ = ["HELDOUT_FILE", "SENTENCES", "SPLIT", "heldout_perplexity", "write_heldout"]
+__all__ = ["HELDOUT_FILE", "SENTENCES", "SPLIT", "heldout_perplexity", "quality_models",
+           "write_heldout"]
 
 HELDOUT_FILE = "heldout.json"
 SPLIT, SENTENCES = "test", 2000  # the first 2000 sentences of the test split
@@ -44,20 +42,18 @@ def write_heldout(run_dir: str | Path, out_dir: str | Path,
 
 def heldout_perplexity(model_dir: str | Path) -> float | None:
     """The average (forward and backward) perplexity of a biLM on the first 2000 test
-    sentences of its corpus; None for a model that has neither a softmax nor a
-    ``heldout.json`` (an official hdf5 file, for instance).
+    sentences of its corpus; None for a model with neither a softmax nor a ``heldout.json``
+    (an official hdf5 file, for instance).
 
     Raises:
-        ValueError: ``heldout.json`` is not a result of that measurement (another split,
-            another number of sentences).
+        ValueError: ``heldout.json`` was measured otherwise (another split or length).
     """
     from elmo_tutorial.training.evaluation import evaluate_run
 
     folder = Path(model_dir)
     if not (folder / "config.json").is_file():
         return None  # options.json + weights.hdf5: not one of ours
-    config = read_run_config(folder)[0]
-    if config.vocab_size > 0:  # it has its softmax: measure it now
+    if read_run_config(folder)[0].vocab_size > 0:  # it has its softmax: measure it now
         return evaluate_run(folder, SPLIT, SENTENCES, ngram=False)["bilm"]["avg_ppl"]
     path = folder / HELDOUT_FILE
     if not path.exists():
@@ -68,3 +64,20 @@ def heldout_perplexity(model_dir: str | Path) -> float | None:
                          f"{SENTENCES} sentences of the {SPLIT!r} split (write it with "
                          "elmo_tutorial.tasks.quality.write_heldout from the full run)")
     return float(result["bilm"]["avg_ppl"])
+
+
+def quality_models(runs) -> dict:
+    """``{name: (ELMo, held-out perplexity)}`` of the quality figure's biLMs (``--quality``)."""
+    from elmo_tutorial.training.run_folder import load_elmo
+
+    models = {}
+    for run in runs:
+        name = Path(run).name
+        if name in models or name == "main":
+            raise ValueError(f"two quality runs are named {name!r}: give them distinct folders")
+        ppl = heldout_perplexity(run)
+        if ppl is None:
+            raise ValueError(f"{run} has no held-out perplexity (no softmax to score words "
+                             "with, no heldout.json): the quality figure cannot place it")
+        models[name] = (load_elmo(run), ppl)
+    return models

@@ -2,26 +2,20 @@
 
 :func:`task_report` is a short pipeline: **plan** the runs (:func:`plan`), **run** those the
 runs file does not hold yet (:func:`run`: one CPU thread per run, ``workers`` at a time, each
-kept in a :class:`~elmo_tutorial.tasks.runs.RunStore` as it finishes, so that an interrupted
-report resumes), **summarise** them (:func:`summarise`) into the
-:class:`~elmo_tutorial.tasks.results.TaskReport` that :mod:`~elmo_tutorial.tasks.report_markdown`
-writes. Every arm is trained under one protocol
-(:data:`~elmo_tutorial.tasks.training.PROTOCOL`: to convergence on dev, the same seeds for
-every arm). In order:
+kept as it finishes, so that an interrupted report resumes), **summarise** them
+(:func:`summarise`) into a :class:`~elmo_tutorial.tasks.results.TaskReport`. Every arm is
+trained under one protocol (:data:`~elmo_tutorial.tasks.training.PROTOCOL`), on the same seeds.
+In order:
 
-1. **Where ELMo goes in a tagger** (Table 3, on the layer-study task's training sample, from
-   the registry: chunking): input only, input and output, output only; the place with the best
-   mean *dev* score is used by every tagger from then on. A sentence classifier gets ELMo at
-   its input (the reference SST-5 setup).
-2. **Table 1**, on the full training sets: the baseline (static vectors and a character CNN),
-   + the biLM's layer 0 alone (its context-free half), + ELMo; beside a task with ``floors``
-   (SST-5) a bag-of-words logistic regression and the majority class.
+1. **Where ELMo goes in a tagger** (Table 3, on the layer-study task's sample: chunking): the
+   place with the best mean *dev* score is used by every tagger from then on; a sentence
+   classifier gets ELMo at its input (the reference SST-5 setup).
+2. **Table 1**, on the full training sets: the baseline, + the biLM's layer 0 alone (its
+   context-free half), + ELMo; beside SST-5 a bag-of-words regression and the majority class.
 3. **Table 2** (the layer-study task's sample): the top layer alone, λ = 1, layer 0 alone.
-4. **Figure 1**: the three arms on 1 % and 10 % of the ``figure1`` tasks' training sets
-   (another part per seed).
+4. **Figure 1**: the three arms on 1 % and 10 % of the ``figure1`` tasks' training sets.
 5. **The biLM's quality** (optional ``quality`` biLMs of the same corpus): the gain of + ELMo
-   over the baseline on the ``quality`` tasks, against each biLM's held-out perplexity
-   (:mod:`elmo_tutorial.tasks.quality`).
+   against each biLM's held-out perplexity (:mod:`elmo_tutorial.tasks.quality`).
 
 Every run keeps, per test sentence, what its score is made of, so that each paired
 difference's interval covers the test sample as well as the seeds
@@ -41,37 +35,14 @@ import numpy as np
 from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.analyses.paired import PairedDifference, sentence_bootstrap_std
 from elmo_tutorial.runtime import available_cores, progress_bar
-from elmo_tutorial.tasks.bag_of_words import bag_of_words_baseline
+from elmo_tutorial.tasks import results
+from elmo_tutorial.tasks.bag_of_words import bag_of_words_baseline, majority_rate
 from elmo_tutorial.tasks.registry import PAPER, TASKS, read_task
-from elmo_tutorial.tasks.results import (
-    BagOfWords,
-    Convergence,
-    FractionPoint,
-    PaperNumbers,
-    Protocol,
-    QualityPoint,
-    RunRecord,
-    RunResult,
-    Spread,
-    Table1Differences,
-    TaskReport,
-    TaskRow,
-    VariantTable,
-)
-from elmo_tutorial.tasks.runs import (
-    FULL,
-    QUICK,
-    Job,
-    RunStore,
-    open_run_store,
-    quality_id,
-    run_store_key,
-)
+from elmo_tutorial.tasks.runs import FULL, QUICK, Job, RunStore, quality_id
 from elmo_tutorial.tasks.training import (
     CHAR_FILTERS,
     PROTOCOL,
     VARIANTS,
-    majority_rate,
     prepare_task,
     run_variant,
     training_subset,
@@ -79,8 +50,7 @@ from elmo_tutorial.tasks.training import (
 from elmo_tutorial.tasks.vectors import word_vectors
 from elmo_tutorial.training.workers import pool_worker_start
 
-__all__ = ["open_run_store", "paired", "plan", "run", "run_store_key", "summarise",
-           "task_report", "train_arms"]
+__all__ = ["paired", "plan", "run", "summarise", "task_report", "train_arms"]
 
 PLACES = ("input", "input_output", "output")  # Table 3's variants: where ELMo goes
 TAGGER_PLACES = ("input", "input_output")  # the candidates of step 1 ("output" is shown too)
@@ -104,8 +74,8 @@ def place_jobs(study: str, setting: dict) -> list[Job]:
 
 def plan(tasks: Sequence[str], setting: dict, places: dict[str, tuple[str, ...]],
          bilms: Sequence[str] = ()) -> list[Job]:
-    """Every run of steps 2-5 (module docstring), the longest first: the full sets, the
-    costliest tasks first (the registry's ``minutes``), so that the workers finish together."""
+    """Every run of steps 2-5 (module docstring), the longest first (the full sets, the
+    registry's costliest tasks), so that the workers finish together."""
     seeds, sample, study = setting["seeds"], setting["sample"], _study(tasks)
     jobs = [Job(t, v, s, places=_where(v, places[t]))
             for t in tasks for v in TASKS[t].arms for s in seeds]
@@ -119,7 +89,7 @@ def plan(tasks: Sequence[str], setting: dict, places: dict[str, tuple[str, ...]]
              for t in tasks if TASKS[t].figure1 for f in setting["fractions"]
              for v in setting["fraction_variants"] for s in setting["fraction_seeds"]]
     return sorted(jobs, key=lambda j: (j.fraction < 1, j.sample is not None,
-                                       -TASKS[j.task].minutes if j.task in TASKS else 0))
+                                       -TASKS[j.task].minutes))
 
 
 def _train(job: Job, splits: dict, vectors, protocol: dict) -> tuple[Job, dict]:
@@ -149,9 +119,9 @@ def _train_here(job: Job) -> tuple[Job, dict]:
 
 def run(jobs: Sequence[Job], store: RunStore, state: tuple, workers: int,
         progress: bool = False) -> None:
-    """Train the jobs ``store`` does not hold yet, ``workers`` at a time; each result is
-    stored as it finishes. ``state`` is ``(splits, vectors, protocol)`` for :func:`_train`:
-    forked workers get it when they start, without copying it."""
+    """Train the jobs ``store`` does not hold yet, ``workers`` at a time, storing each result
+    as it finishes. Forked workers get ``state`` (``(splits, vectors, protocol)``) when they
+    start, without copying it."""
     todo = [job for job in dict.fromkeys(jobs) if job not in store]
     bar = progress_bar(progress, total=len(todo), desc="training task models", unit="run")
     workers = min(workers, available_cores(), len(todo))  # a run more than cores only waits
@@ -172,11 +142,8 @@ def train_arms(splits: dict, vectors, arms: Sequence[str], seeds: Sequence[int],
                places: Sequence[str] = ("input",), protocol: dict | None = None,
                workers: int = 2) -> dict[str, list[dict]]:
     """Train each variant in ``arms`` on each seed of one task's ``splits``, ``workers`` runs at
-    a time on one thread each (as the report does); ``{arm: [run_variant's result per seed]}``.
-
-    A run's result does not depend on the worker that trained it: every run seeds its own
-    weights, dropout and batch order.
-    """
+    a time on one thread each, as the report does: ``{arm: [run_variant's result per seed]}``.
+    (Every run seeds its own weights, dropout and batch order: no worker changes a result.)"""
     jobs = {(arm, seed): Job("task", arm, seed, places=_where(arm, places))
             for arm in arms for seed in seeds}
     store = RunStore(None)
@@ -188,23 +155,18 @@ def train_arms(splits: dict, vectors, arms: Sequence[str], seeds: Sequence[int],
 def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = tuple(TASKS),
                 quick: bool = False, workers: int = 2, progress: bool = True, name: str = "",
                 store: RunStore | None = None, quality: dict | None = None,
-                perplexity: float | None = None) -> TaskReport:
-    """Train and score every experiment on ``model`` (see the module docstring).
+                perplexity: float | None = None) -> results.TaskReport:
+    """Train and score every experiment on ``model`` (an ``ELMo``; see the module docstring).
 
     Args:
-        model: an ``ELMo`` (:func:`~elmo_tutorial.formats.allennlp_format.load_model`).
         corpus: the biLM's training text, for the baseline's static vectors.
-        tasks: names of the registry's tasks; Tables 2-3 need the layer-study task.
+        tasks: the registry's tasks; Tables 2-3 need the layer-study task.
         quick: the subsets of :data:`QUICK` (a smoke test; marked in the result).
-        workers: training runs at a time, one CPU thread each.
-        store: where finished runs are kept (default: in memory only, no resuming;
-            :func:`~elmo_tutorial.tasks.runs.open_run_store` opens the file to resume from).
+        store: where finished runs are kept (default: in memory only;
+            :func:`~elmo_tutorial.tasks.runs.open_run_store` opens a file to resume from).
         quality: ``{name: (ELMo, held-out perplexity)}``: more biLMs for the quality figure.
         perplexity: ``model``'s own held-out perplexity, measured as the quality biLMs' are.
     """
-    unknown = [t for t in tasks if t not in TASKS]
-    if unknown or not tasks:
-        raise ValueError(f"unknown task(s) {unknown}; choose from {', '.join(TASKS)}")
     started = time.perf_counter()
     setting = QUICK if quick else FULL
     store = store if store is not None else RunStore(None)
@@ -224,8 +186,8 @@ def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = tu
                                              if j not in store):
             if (bilm, t, sample) not in splits:
                 splits[(bilm, t, sample)] = prepare_task(
-                    t, Embedder(models[bilm]), state[2], setting["max_sentences"], sample,
-                    progress)
+                    t, Embedder(models[bilm]), state[2], setting["max_sentences"],
+                    {"train": sample} if sample else None, progress)
         return (splits, state[1], state[3]) if state else ()
 
     places = {t: ("input",) for t in tasks}  # a classifier's ELMo goes at its input
@@ -268,25 +230,29 @@ def paired(runs_a: Sequence[dict], runs_b: Sequence[dict]) -> PairedDifference:
     return PairedDifference.between(a, b, test_std)
 
 
-def _spreads(found: dict[str, list[dict]]) -> dict[str, Spread]:
+def _spreads(found: dict[str, list[dict]]) -> dict[str, results.Spread]:
     """Each arm's test scores over seeds."""
-    return {v: Spread.of([r["score"] for r in runs]) for v, runs in found.items()}
+    return {v: results.Spread.of([r["score"] for r in runs]) for v, runs in found.items()}
+
+
+def _comparisons(found: dict[str, list[dict]]) -> tuple:
+    """+ ELMo − baseline, + layer 0 − baseline, + ELMo − (+ layer 0) (None: no layer 0)."""
+    if "layer0" not in found:
+        return paired(found["baseline"], found["elmo"]), None, None
+    return (paired(found["baseline"], found["elmo"]), paired(found["baseline"], found["layer0"]),
+            paired(found["layer0"], found["elmo"]))
 
 
 def _fraction_point(fraction: float, sentences: int, found: dict[str, list[dict]]
-                    ) -> FractionPoint:
-    table, layer0 = _spreads(found), "layer0" in found
-    return FractionPoint(fraction, sentences, table["baseline"], table["elmo"],
-                         paired(found["baseline"], found["elmo"]),
-                         layer0=table["layer0"] if layer0 else None,
-                         layer0_difference=paired(found["baseline"], found["layer0"])
-                         if layer0 else None,
-                         context_difference=paired(found["layer0"], found["elmo"])
-                         if layer0 else None)
+                    ) -> results.FractionPoint:
+    table, (elmo, layer0, context) = _spreads(found), _comparisons(found)
+    return results.FractionPoint(fraction, sentences, table["baseline"], table["elmo"], elmo,
+                         layer0=table.get("layer0"), layer0_difference=layer0,
+                         context_difference=context)
 
 
 def summarise(store: RunStore, tasks: Sequence[str], setting: dict, facts: dict,
-              **about) -> TaskReport:
+              **about) -> results.TaskReport:
     """The report from its runs: each arm a :class:`~elmo_tutorial.tasks.results.Spread` over
     seeds, each comparison a paired difference of two arms over the same seeds, in points.
 
@@ -296,7 +262,7 @@ def summarise(store: RunStore, tasks: Sequence[str], setting: dict, facts: dict,
         facts: what the runs do not hold: ``places`` and ``place_dev`` (step 1's choice),
             ``sizes`` of each task's splits, ``perplexity`` and ``names`` of the quality
             biLMs, the ``majority`` rate and ``bag_of_words`` result of the tasks with floors.
-        about: the :class:`TaskReport`'s ``model``, ``quick``, ``corpus``, ... fields.
+        about: the TaskReport's ``model``, ``quick``, ``corpus``, ... fields.
     """
     places, sample, seeds = facts["places"], setting["sample"], setting["seeds"]
     study = _study(tasks)
@@ -313,18 +279,15 @@ def summarise(store: RunStore, tasks: Sequence[str], setting: dict, facts: dict,
     rows, sample_efficiency, weights, best_vs_test = {}, {}, {}, {}
     for t in tasks:
         found = arms(t, TASKS[t].arms)
-        table, layer0 = _spreads(found), "layer0" in found
+        table = _spreads(found)
         base, elmo = table["baseline"].mean, table["elmo"].mean
-        rows[t] = row = TaskRow(
+        rows[t] = row = results.TaskRow(
             metric=TASKS[t].metric, sizes=facts["sizes"][t], arms=table,
             error_reduction=100.0 * (elmo - base) / (100.0 - base),
-            differences=Table1Differences(
-                elmo_vs_baseline=paired(found["baseline"], found["elmo"]),
-                layer0_vs_baseline=paired(found["baseline"], found["layer0"]) if layer0 else None,
-                elmo_vs_layer0=paired(found["layer0"], found["elmo"]) if layer0 else None),
+            differences=results.Table1Differences(*_comparisons(found)),
             curves={v: [r["curve"] for r in found[v]] for v in table},
             epochs_per_round=found["elmo"][0]["epochs_per_round"],
-            bag_of_words=BagOfWords.from_dict(facts["bag_of_words"][t])
+            bag_of_words=results.BagOfWords.from_dict(facts["bag_of_words"][t])
             if t in facts["bag_of_words"] else None,
             majority=facts["majority"].get(t))
         weights[t] = {p: np.mean([r["weights"][p] for r in found["elmo"]], axis=0).tolist()
@@ -346,10 +309,10 @@ def summarise(store: RunStore, tasks: Sequence[str], setting: dict, facts: dict,
     if study:
         variants, on = setting["table2_variants"], setting["table2_seeds"]
         t2 = arms(study, ("baseline", "elmo", *variants), on=on, sample=sample)
-        table2 = VariantTable(study, sample, list(on), _spreads(t2),
+        table2 = results.VariantTable(study, sample, list(on), _spreads(t2),
                               {v: paired(t2["elmo"], t2[v]) for v in variants})
         t3 = {v: runs(study, v, where=VARIANTS[v][0], sample=sample) for v in PLACES}
-        table3 = VariantTable(study, sample, list(seeds), _spreads(t3),
+        table3 = results.VariantTable(study, sample, list(seeds), _spreads(t3),
                               {v: paired(t3["input"], t3[v]) for v in PLACES[1:]})
     quality = []
     for bilm, perplexity in [("main", facts["perplexity"].get("main")),
@@ -362,24 +325,24 @@ def summarise(store: RunStore, tasks: Sequence[str], setting: dict, facts: dict,
                 gains[t] = paired(runs(t, "baseline", sample=on_sample),
                                   runs(t, "elmo", sample=on_sample, bilm=bilm))
         if gains:
-            quality.append(QualityPoint(facts.get("names", {}).get(bilm, bilm), perplexity,
-                                        gains))
+            name = facts.get("names", {}).get(bilm, bilm)
+            quality.append(results.QualityPoint(name, perplexity, gains))
     everything = list(store.items())
-    convergence = Convergence(
+    convergence = results.Convergence(
         runs=len(everything),
         at_cap=sum(r["stopped"] == "cap" for _, r in everything),
         extended=sum(r["cap"] > setting["protocol"]["max_epochs"] for _, r in everything),
         # passes begun: a phrase run's epoch is half a pass (PROTOCOL's max_round_updates)
         longest=max(math.ceil(r["last_epoch"] * r["epochs_per_round"]) for _, r in everything),
         best_epoch_vs_test=best_vs_test)
-    kept = [RunRecord(j, RunResult.from_dict({k: v for k, v in r.items() if k != "test_counts"},
-                                             f"runs[{i}].result"))
-            for i, (j, r) in enumerate(everything)]  # the per-sentence counts stay in the file
-    return TaskReport(
+    kept = [results.RunRecord(j, results.RunResult.from_dict(  # the counts stay in the file
+        {k: v for k, v in r.items() if k != "test_counts"}, f"runs[{i}].result"))
+        for i, (j, r) in enumerate(everything)]
+    return results.TaskReport(
         seeds=list(seeds), fraction_seeds=list(setting["fraction_seeds"]),
-        protocol=Protocol.from_dict(setting["protocol"], "protocol"), sample=sample,
+        protocol=results.Protocol.from_dict(setting["protocol"], "protocol"), sample=sample,
         fractions=list(setting["fractions"]), char_filters=CHAR_FILTERS,
         places={t: list(p) for t, p in places.items()}, place_dev=facts["place_dev"],
         tasks=rows, sample_efficiency=sample_efficiency, weights=weights,
-        paper=PaperNumbers.from_dict(PAPER, "paper"), table2=table2, table3=table3,
+        paper=results.PaperNumbers.from_dict(PAPER, "paper"), table2=table2, table3=table3,
         quality=quality, convergence=convergence, runs=kept, **about)

@@ -158,22 +158,19 @@ _DRAW = {"sample_efficiency": _sample_efficiency, "curves": _curves, "weights": 
 
 
 def draw(result: TaskReport | Mapping, key: str, *, arms: Sequence[str] | None = None):
-    """Figure ``key`` (one of :data:`FIGURES`) of a report's ``result``, as a matplotlib
-    figure, or ``None`` when the report has no data for it (``quality`` without quality
-    biLMs). ``result`` is a :class:`~elmo_tutorial.tasks.results.TaskReport` or the dict of
-    its json (``json.loads`` of ``tasks.json``, as notebook 12 reads it), checked on the way.
-    ``arms`` draws only some of Figure 1's arms (``"baseline"``, ``"layer0"``, ``"elmo"``;
-    ``sample_efficiency`` only): notebook 12 shows baseline and + ELMo, 13 adds layer 0.
+    """Figure ``key`` (one of :data:`FIGURES`) of a report's ``result`` (a
+    :class:`~elmo_tutorial.tasks.results.TaskReport` or the dict of its json, as notebook 12
+    reads it), or ``None`` when the report has no data for it (``quality`` without quality
+    biLMs). ``arms`` draws only some of Figure 1's arms (``"baseline"``, ``"layer0"``,
+    ``"elmo"``): notebook 12 shows baseline and + ELMo, 13 adds layer 0.
     """
     import matplotlib.pyplot as plt
 
     if key not in _DRAW:
         raise ValueError(f"key must be one of {', '.join(_DRAW)}, got {key!r}")
-    if arms is not None:
-        if key != "sample_efficiency":
-            raise ValueError(f"arms chooses the lines of sample_efficiency, not of {key!r}")
-        if unknown := [a for a in arms if a not in ARMS]:
-            raise ValueError(f"unknown arm(s) {unknown}; choose from {', '.join(ARMS)}")
+    if unknown := [a for a in arms or () if a not in ARMS or key != "sample_efficiency"]:
+        raise ValueError(f"arms {unknown} are not lines of {key!r}; Figure 1's are "
+                         f"{', '.join(ARMS)}")
     if isinstance(result, Mapping):
         result = TaskReport.from_dict(result)
     fig = _DRAW[key](result, plt, arms) if arms is not None else _DRAW[key](result, plt)
@@ -189,7 +186,6 @@ def write_figures(result: TaskReport, folder: str | Path, force: bool = True) ->
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
 
     written = []
     for key, drawing in _DRAW.items():

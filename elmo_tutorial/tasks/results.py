@@ -1,19 +1,10 @@
 """The task report's result, typed: what ``tasks.json`` holds, field by field.
 
 :func:`~elmo_tutorial.tasks.report.summarise` makes a :class:`TaskReport` from the runs;
-:mod:`~elmo_tutorial.tasks.report_markdown` and :mod:`~elmo_tutorial.tasks.report_figures`
-read it; ``tasks.json`` is its ``to_json()`` (:mod:`elmo_tutorial.files.records`), and
-``TaskReport.read(path)`` gives it back, every field checked. Scores are percent (accuracy
-or F1); a difference between two arms is a
-:class:`~elmo_tutorial.analyses.paired.PairedDifference` over the same seeds, in points::
-
-    TaskReport
-      tasks: {task: TaskRow}             Table 1: arms, paired differences, curves
-      table2, table3: VariantTable       the layer-study task's sample (chunking)
-      sample_efficiency: {task: [FractionPoint]}    Figure 1
-      weights: {task: {place: softmax(w)}}          Figure 2
-      quality: [QualityPoint]            the gain against each biLM's perplexity
-      convergence, runs: [RunRecord]     how every run ended; every run itself
+``tasks.json`` is its ``to_json()`` and ``TaskReport.read(path)`` gives it back, every field
+checked (:mod:`elmo_tutorial.files.records`). Scores are percent (accuracy or F1); a
+difference between two arms is a :class:`~elmo_tutorial.analyses.paired.PairedDifference`
+over the same seeds, in points.
 
 Example:
     >>> from elmo_tutorial.analyses.paired import verdict
@@ -202,7 +193,7 @@ class PaperNumbers(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class TaskReport(Record):
-    """The whole task report (see the module docstring); fields in the JSON's order."""
+    """The whole task report, fields in the JSON's order."""
 
     JSON_INDENT: ClassVar[int] = 1  # tasks.json keeps every run (200 kB): one space per level
 

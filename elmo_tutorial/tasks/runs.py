@@ -1,16 +1,11 @@
-"""The task report's runs: its settings, each run's name, and the runs file that keeps them.
+"""The task report's runs: its settings (:data:`FULL`, :data:`QUICK`), each run's name
+(:class:`Job`), and the runs file that keeps them (:class:`RunStore`).
 
-:data:`FULL` and :data:`QUICK` say which runs the report makes (seeds, samples, fractions).
-
-A :class:`Job` names one training run: task, variant, seed, training fraction, where ELMo goes,
-the training sample and the biLM. A :class:`RunStore` keeps ``job → result`` and, given a path,
-appends each result to a JSON-lines file as soon as it exists (synced: a run killed a moment
-later loses nothing). Opening the file again reads its runs back, so ``elmo-tutorial tasks``
-started again trains only what is missing; a last line cut short by a kill is trained again.
-
-The file's first line says what the runs belong to (:func:`run_store_key`: the biLM, the
-protocol, the static vectors' recipe, the task data); a store opened with another header
-refuses the file rather than mix runs of two setups, naming what differs.
+A :class:`RunStore` appends each result to a JSON-lines file as soon as it exists (synced: a
+run killed a moment later loses nothing), and reads the file back when opened again, so that
+``elmo-tutorial tasks`` started again trains only what is missing (a last line cut short by a
+kill is trained again). The file's first line says what its runs belong to
+(:func:`run_store_key`); a store of another setup refuses the file, naming what differs.
 
 Example:
     >>> store = RunStore(None, header={"model": "abc"})
@@ -176,11 +171,8 @@ def run_store_key(model, corpus: str, quick: bool,
 
 def open_run_store(model, corpus: str, quick: bool, path: str | Path | None = None,
                    tasks: Sequence[str] = tuple(TASKS)) -> RunStore:
-    """The runs file of ``model`` in the full or ``quick`` setting: ``path``, or the cache's
-    file named by :func:`run_store_key`; the runs it already holds are read back.
-
-    Raises:
-        StoreMismatch: ``path`` holds the runs of another biLM, protocol, corpus or task data.
-    """
+    """The runs file of ``model`` in the full or ``quick`` setting (``path``, or the cache's
+    file named by :func:`run_store_key`), its runs read back; a file of another setup is
+    refused (:class:`StoreMismatch`)."""
     header, name = run_store_key(model, corpus, quick, tasks)
     return RunStore(path or cache_dir() / "task_runs" / name, header)

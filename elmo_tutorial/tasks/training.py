@@ -1,21 +1,14 @@
 """Training a :class:`~elmo_tutorial.tasks.model.TaskModel`: the data, the protocol, one run.
 
 :func:`prepare_task` turns a task of :mod:`~elmo_tutorial.tasks.registry` into one
-:class:`TaskSplit` per split: per sentence its word ids ``(T,)`` (the baseline's static
-vectors, :mod:`~elmo_tutorial.tasks.vectors`), its biLM layers ``(T, L + 1, D)`` (float16,
-embedded once and cached: the biLM is frozen), its character ids ``(T, C)`` (the character
-CNN) and its target, a label (sentence classification) or a tag id per token (tagging).
-
-:func:`train_task_model` pads the training batches once and hands them to the course's one
-training loop, :func:`~elmo_tutorial.analyses.supervised.fit`: Adam on cross-entropy plus
-``λ · Σ‖w‖²`` of the mixes, dev scored after every epoch, the best epoch's weights kept, and a
-stop only when dev has not improved for ``patience`` epochs (the cap grows while it might):
-the baseline and the ELMo model are each trained to convergence on dev by the same rule,
-:data:`PROTOCOL`. :func:`run_variant` trains one variant on one seed and scores it on test.
-
-Scores (percent): accuracy for sentence labels; for tags, the F1 of exact spans (chunks or
-entities, :func:`~elmo_tutorial.analyses.spans.entity_scores`), as CoNLL's ``conlleval`` counts
-them. The variants (``places`` says where ELMo goes: ``("input",)`` or
+:class:`TaskSplit` per split: per sentence its word ids (the baseline's static vectors), its
+biLM layers (float16, embedded once and cached: the biLM is frozen), its character ids and its
+target, a label or a tag id per token. :func:`train_task_model` hands the padded batches to the
+course's one training loop (:func:`~elmo_tutorial.analyses.supervised.fit`): Adam on
+cross-entropy plus ``λ · Σ‖w‖²`` of the mixes until dev stops improving, the best epoch kept,
+under one :data:`PROTOCOL` for every arm. :func:`run_variant` trains one variant on one seed
+and scores it on test: accuracy for labels, for tags the F1 of exact spans as ``conlleval``
+counts them. The variants (``places``: where ELMo goes, ``("input",)`` or
 ``("input", "output")``)::
 
     baseline    x_k = [w_k; c_k] → BiLSTM (no biLM)
@@ -23,13 +16,11 @@ them. The variants (``places`` says where ELMo goes: ``("input",)`` or
     layer0      + the biLM's layer 0 alone at ``places``: its context-free half  (Table 1)
     top         + the top layer alone at ``places`` (no mix)                     (Table 2)
     lambda1     as ``elmo`` with λ = 1: the mix held near the average           (Table 2)
-    layernorm   as ``elmo`` with layer norm inside the mix     (an option; not in the report)
     input, input_output, output: as ``elmo``, at that place whatever ``places`` (Table 3)
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -49,34 +40,29 @@ from elmo_tutorial.tasks.model import TaskModel, encode_chars, pad_chars
 from elmo_tutorial.tasks.registry import read_task
 
 __all__ = ["CHAR_FILTERS", "PROTOCOL", "VARIANTS", "TaskSplit", "embed_split", "encode_words",
-           "evaluate", "majority_rate", "predict", "prepare_task", "run_variant",
-           "score_and_counts", "train_task_model", "training_subset"]
+           "evaluate", "predict", "prepare_task", "run_variant",
+           "train_task_model", "training_subset"]
 
 CHAR_FILTERS = 40  # the character features c_k (filters of width 3 over 16-dim characters)
-# One protocol for every arm (notebook 12, the `tasks` report): Adam, batches of 32 sentences
-# of similar length, one dropout of 0.5 on the LSTM's input and one on its output (AllenNLP's
-# reference configurations), dev scored after every epoch, the learning rate halved after 2
-# epochs without a better dev score, a stop after 5 (by then half the rate was tried for 2
-# epochs and a quarter for 1; the cap of 30 grows while patience has not acted), the best
-# epoch kept. A small training set gets at least 1,000 updates, and an epoch of at least 50.
-# An "epoch" (a round: what patience counts) is at most 2,500 updates (80,000 examples). Every
-# training set but SST-5's phrases makes fewer batches (chunking's pass: 248); the phrases'
-# pass of 4,978 is scored on dev twice. (Rounds of 500 updates stopped the phrase runs within
-# one pass, at 31-34 % accuracy: dev is too noisy to judge 16,000 phrases of training, and two
-# such rounds without a better score already halve the learning rate.)
+# One protocol for every arm: Adam, batches of 32 sentences of similar length, dropout 0.5 on
+# the LSTM's input and on its output (AllenNLP's reference configurations), the learning rate
+# halved after 2 epochs without a better dev score, a stop after 5 (the cap of 30 grows while
+# patience has not acted), the best epoch kept. A small training set gets at least 1,000
+# updates, and an epoch of at least 50. An epoch (what patience counts) is at most 2,500
+# updates: SST-5's phrases' pass of 4,978 is scored twice. (Rounds of 500 stopped the phrase
+# runs within one pass at 31-34 %: dev is too noisy to judge 16,000 phrases of training.)
 PROTOCOL = {"max_epochs": 30, "patience": 5, "lr_patience": 2, "wait_while_zero": True,
             "min_updates": 1000, "round_updates": 50, "max_round_updates": 2500, "hard_cap": 200,
             "batch_size": 32, "lr": 2e-3, "dropout": 0.5, "hidden_size": 64}
-VARIANTS = {  # name: (where ELMo goes (None: the run's places), λ, layers used, layer norm)
-    "baseline": ((), 0.0, None, False),
-    "elmo": (None, 1e-3, slice(None), False),
-    "layer0": (None, 0.0, slice(0, 1), False),
-    "top": (None, 0.0, slice(-1, None), False),
-    "lambda1": (None, 1.0, slice(None), False),
-    "layernorm": (None, 1e-3, slice(None), True),
-    "input": (("input",), 1e-3, slice(None), False),
-    "input_output": (("input", "output"), 1e-3, slice(None), False),
-    "output": (("output",), 1e-3, slice(None), False),
+VARIANTS = {  # name: (where ELMo goes (None: the run's places), λ, the layers it mixes)
+    "baseline": ((), 0.0, None),
+    "elmo": (None, 1e-3, slice(None)),
+    "layer0": (None, 0.0, slice(0, 1)),
+    "top": (None, 0.0, slice(-1, None)),
+    "lambda1": (None, 1.0, slice(None)),
+    "input": (("input",), 1e-3, slice(None)),
+    "input_output": (("input", "output"), 1e-3, slice(None)),
+    "output": (("output",), 1e-3, slice(None)),
 }
 
 
@@ -129,25 +115,20 @@ def encode_words(sentences: Sequence[Sequence[str]], index: dict[str, int]) -> l
 
 
 def _inputs(model: TaskModel, split: TaskSplit, index: Sequence[int]):
-    """The model's inputs for the sentences at ``index``, and the targets ``y``."""
-    words, mask, layers, y = _batch(split, index, bool(model.elmo_at))
-    chars = pad_chars([split.chars[i] for i in index]) if model.chars is not None else None
-    return (words, mask, layers, chars), y  # chars (B, T, C) or None
-
-
-def _batch(split: TaskSplit, index: Sequence[int], with_layers: bool):
-    """``words (B, T)``, ``mask (B, T)``, ``layers (B, T, L + 1, D)`` or None, ``y``."""
+    """The model's inputs ``(words, mask, layers, chars)`` for the sentences at ``index``,
+    and the targets ``y``."""
     words = pad_sequence([split.words[i] for i in index], batch_first=True)  # (B, T)
     lengths = torch.tensor([len(split.words[i]) for i in index])
     mask = torch.arange(words.shape[1]) < lengths.unsqueeze(1)  # (B, T)
     layers = (pad_sequence([split.layers[i] for i in index], batch_first=True)
-              if with_layers else None)  # (B, T, L + 1, D)
+              if model.elmo_at else None)  # (B, T, L + 1, D)
+    chars = pad_chars([split.chars[i] for i in index]) if model.chars is not None else None
     if split.is_tagging:
         y = pad_sequence([split.targets[i] for i in index], batch_first=True,
                          padding_value=IGNORE_INDEX)  # (B, T)
     else:
         y = torch.tensor([split.targets[i] for i in index])  # (B,)
-    return words, mask, layers, y
+    return (words, mask, layers, chars), y  # chars (B, T, C) or None
 
 
 @torch.no_grad()
@@ -164,31 +145,19 @@ def predict(model: TaskModel, split: TaskSplit, batch_size: int = 128) -> list:
     return out
 
 
-def evaluate(model: TaskModel, split: TaskSplit) -> float:
-    """Accuracy (sentence labels) or span F1 (tags), in percent."""
-    return _score(split, predict(model, split))
-
-
-def score_and_counts(model: TaskModel, split: TaskSplit) -> tuple[float, list]:
-    """:func:`evaluate`'s score and what each sentence adds to it
-    (:func:`~elmo_tutorial.analyses.paired.sentence_counts`: 1/0 per sentence, or its
-    correct, predicted and gold spans), from one pass of predictions."""
+def evaluate(model: TaskModel, split: TaskSplit, counts: bool = False):
+    """Accuracy (sentence labels) or span F1 (tags), in percent; with ``counts``, also what
+    each sentence adds to it (:func:`~elmo_tutorial.analyses.paired.sentence_counts`: 1/0, or
+    its correct, predicted and gold spans), for the test-sample bootstrap."""
     predicted = predict(model, split)
     if not split.is_tagging:
-        return _score(split, predicted), sentence_counts(split.targets, predicted)
-    names = split.classes
-    gold = [[names[t] for t in tags.tolist()] for tags in split.targets]
-    return _score(split, predicted), sentence_counts(
-        gold, [[names[t] for t in tags] for tags in predicted], bio_spans)
-
-
-def _score(split: TaskSplit, predicted: list) -> float:
-    if not split.is_tagging:
-        return 100.0 * float(np.mean([p == t for p, t in zip(predicted, split.targets,
-                                                              strict=True)]))
-    names = split.classes
-    gold = [[names[t] for t in tags.tolist()] for tags in split.targets]
-    return entity_scores(gold, [[names[t] for t in tags] for tags in predicted])["f1"]
+        score = 100.0 * float(np.mean([p == t for p, t in zip(predicted, split.targets,
+                                                               strict=True)]))
+        return (score, sentence_counts(split.targets, predicted)) if counts else score
+    gold = [[split.classes[t] for t in tags.tolist()] for tags in split.targets]
+    guess = [[split.classes[t] for t in tags] for tags in predicted]
+    score = entity_scores(gold, guess)["f1"]
+    return (score, sentence_counts(gold, guess, bio_spans)) if counts else score
 
 
 def train_task_model(model: TaskModel, train: TaskSplit, valid: TaskSplit,
@@ -197,28 +166,13 @@ def train_task_model(model: TaskModel, train: TaskSplit, valid: TaskSplit,
                      min_updates: int = 0, round_updates: int = 1, hard_cap: int = 200,
                      lr_patience: int | None = None, wait_while_zero: bool = False,
                      max_round_updates: int | None = None, fast: bool = True) -> Fit:
-    """Adam on cross-entropy + ``mix_penalty · model.penalty()`` until dev stops improving.
+    """Adam on cross-entropy + ``mix_penalty · model.penalty()`` (λ of Sec. 3.3) until dev
+    stops improving; the model ends with the weights of its best epoch.
 
-    Args:
-        max_epochs: the planned cap, extended while patience has not acted
-            (:func:`~elmo_tutorial.analyses.supervised.fit`).
-        patience: stop after this many epochs (rounds) without a better dev score.
-        mix_penalty: λ of Sec. 3.3 (the paper's Table 2 compares 1 and 0.001).
-        seed: seeds dropout and the batch order (seed torch before building the model for
-            reproducible initial weights).
-        min_updates, round_updates: for small training sets (see ``fit``).
-        hard_cap: the most epochs in any case.
-        lr_patience: halve the learning rate after this many epochs without a better dev
-            score (None: a constant rate; see ``fit``).
-        wait_while_zero: epochs before the first dev score above 0 count for neither (``fit``).
-        max_round_updates: score dev at least every this many updates (None: once a pass).
-        fast: first switch the model's modules to their fast versions, in place
-            (:func:`elmo_tutorial.fast.speed_up`: its dropout draws its masks with
-            ``rand_like``, the same distribution, faster); False trains it as built.
-
-    Returns:
-        The :class:`~elmo_tutorial.analyses.supervised.Fit`: the dev score of every epoch, the
-        best and the last one; the model ends with the weights of the best.
+    The schedule's arguments are :func:`~elmo_tutorial.analyses.supervised.fit`'s; ``seed``
+    seeds dropout and the batch order (seed torch before building the model for its initial
+    weights). ``fast`` first switches the model's dropout to its fast version
+    (:func:`elmo_tutorial.fast.speed_up`: the same distribution), in place.
     """
     if fast:
         speed_up(model)  # before any draw: the reports' numbers were made with it
@@ -241,23 +195,16 @@ def train_task_model(model: TaskModel, train: TaskSplit, valid: TaskSplit,
 
 
 def prepare_task(name: str, embedder, index: dict[str, int], max_sentences: int | None = None,
-                 max_train: int | None = None, progress: bool = False,
-                 samples: dict[str, int] | None = None) -> dict[str, TaskSplit]:
-    """Every split of task ``name`` as a :class:`TaskSplit` with word ids and biLM layers.
+                 samples: dict[str, int] | None = None,
+                 progress: bool = False) -> dict[str, TaskSplit]:
+    """Every split of task ``name`` as a :class:`TaskSplit`, its layers from ``embedder``
+    (cached on disk) and its word ids from ``index`` (the baseline's ``{word: row}``).
 
-    Args:
-        embedder: an :class:`~elmo_tutorial.analyses.embedder.Embedder` (layers are cached on disk).
-        index: ``{word: row}`` of the baseline's vectors
-            (:func:`~elmo_tutorial.tasks.vectors.word_vectors`).
-        max_sentences: keep only the first this many sentences of each split (quick runs).
-        max_train: train on a fixed random sample of this many training sentences (the same
-            sample for every model and seed); dev and test stay whole.
-        samples: ``{split: n}``: a fixed random sample of ``n`` sentences of each split named
-            (e.g. a notebook's small ``train``, ``valid`` and ``test``).
+    ``max_sentences`` keeps the first sentences of each split (quick runs); ``samples``
+    (``{split: n}``) a fixed random sample of ``n`` sentences of a split, the same every time.
     """
     data = {split: pairs[:max_sentences] for split, pairs in read_task(name).items()}
-    samples = {**(samples or {}), **({"train": max_train} if max_train is not None else {})}
-    for split, n in samples.items():
+    for split, n in (samples or {}).items():
         if len(data[split]) > n:
             keep = training_subset(len(data[split]), n / len(data[split]), seed=0)
             data[split] = [data[split][i] for i in keep]
@@ -300,18 +247,14 @@ def run_variant(splits: dict[str, TaskSplit], vectors: torch.Tensor, variant: st
     """Train one variant (see :data:`VARIANTS`) on one seed, to convergence; score it on test.
 
     A fraction below 1 trains on a seeded random part of ``train`` (the same part for every
-    variant of a seed, another part for each seed) in batches of 8, with at least
-    ``protocol["min_updates"]`` updates; dev and test stay whole.
+    variant of a seed) in batches of 8, with at least ``protocol["min_updates"]`` updates.
 
     Returns:
-        ``{"score": test score (percent), "valid": best dev score, "best_epoch", "last_epoch",
-        "cap": the cap in the end, "stopped": "patience" or "cap", "updates", "curve": the dev
-        score after every epoch (round), "epochs_per_round", "weights": {place: softmax(w)},
-        "gamma": {place: γ}, "places", "test_counts": what each test sentence adds to the
-        score (1/0, or correct, predicted and gold spans; for the test-sample bootstrap)}``.
+        the fields of :class:`~elmo_tutorial.tasks.results.RunResult`, and ``test_counts``:
+        what each test sentence adds to the score (for the test-sample bootstrap).
     """
     protocol = {**PROTOCOL, **(protocol or {})}
-    own_places, penalty, which, layer_norm = VARIANTS[variant]
+    own_places, penalty, which = VARIANTS[variant]
     places = tuple(places if own_places is None else own_places)
     train, valid, test = splits["train"], splits["valid"], splits["test"]
     batch_size = protocol["batch_size"]
@@ -325,17 +268,16 @@ def run_variant(splits: dict[str, TaskSplit], vectors: torch.Tensor, variant: st
     model = TaskModel(vectors, len(train.classes), "tag" if train.is_tagging else "classify",
                       elmo_layers=n_layers, elmo_dim=width, elmo_at=places,
                       hidden_size=protocol["hidden_size"], dropout=protocol["dropout"],
-                      do_layer_norm=layer_norm, char_filters=CHAR_FILTERS)
+                      char_filters=CHAR_FILTERS)
     result = train_task_model(
         model, train, valid, max_epochs=protocol["max_epochs"], patience=protocol["patience"],
         batch_size=batch_size, lr=protocol["lr"], mix_penalty=penalty, seed=seed,
         min_updates=protocol["min_updates"] if fraction < 1.0 else 0,
         round_updates=protocol["round_updates"], hard_cap=protocol["hard_cap"],
-        lr_patience=protocol.get("lr_patience"),
-        wait_while_zero=protocol.get("wait_while_zero", False),
-        max_round_updates=protocol.get("max_round_updates"))
+        lr_patience=protocol["lr_patience"], wait_while_zero=protocol["wait_while_zero"],
+        max_round_updates=protocol["max_round_updates"])
     history = result.history
-    score, counts = score_and_counts(model, test)
+    score, counts = evaluate(model, test, counts=True)
     return {"score": score, "valid": result.best_valid,
             "best_epoch": result.best_round, "last_epoch": result.last_round, "cap": result.cap,
             "stopped": result.stopped, "updates": history[-1]["updates"],
@@ -343,9 +285,3 @@ def run_variant(splits: dict[str, TaskSplit], vectors: torch.Tensor, variant: st
             "places": list(places), "weights": model.mix_weights(),
             "gamma": {p: m.gamma.item() for p, m in model.mixes.items()},
             "test_counts": counts}
-
-
-def majority_rate(labels: Sequence) -> float:
-    """The accuracy (percent) of always answering the commonest of ``labels``."""
-    counts = Counter(str(label) for label in labels)
-    return 100.0 * float(max(counts.values())) / max(1, len(labels))

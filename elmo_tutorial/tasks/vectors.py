@@ -1,19 +1,12 @@
 r"""The baseline's word vectors: static vectors learned from the biLM's own training text.
 
-To measure what ELMo adds to a task model, the model without ELMo needs the best token vectors
-that do *not* use context, learned from the *same text* as the biLM: then a gain of the ELMo
-model is a gain of context, not of more or other data. The paper's baselines use GloVe
-(Peters et al. 2018, Sec. 4), learned by counting co-occurrences; so do we, with the count
-method of :mod:`elmo_tutorial.analyses.static_vectors` (PPMI, then a truncated SVD), made to scale
-to a corpus of millions of words:
-
-- the co-occurrence matrix is **sparse**: a 30,000-word vocabulary has 9·10⁸ cells but only a
-  few million pairs ever occur within ``window`` tokens of each other;
-- the SVD is randomized (``torch.svd_lowrank`` on the sparse PPMI matrix, Halko et al. 2011);
-- the result is **cached** on disk (``$ELMO_TUTORIAL_CACHE/static_vectors``) under its
-  *recipe* (:func:`vectors_recipe`): the sha256 of the corpus's sentences and the settings.
-  The same text gives the same vectors once computed, and other text (``english_mix`` is read
-  from whichever NLTK data is installed) gives other vectors, never the old ones.
+A gain of + ELMo over the baseline should be a gain of context, not of more or other text, so
+the baseline's vectors are learned from the *same text* as the biLM. The paper's baselines use
+GloVe (Peters et al. 2018, Sec. 4), learned by counting co-occurrences; so do we, with the count
+method of :mod:`elmo_tutorial.analyses.static_vectors` (PPMI, then a truncated SVD), sparse
+throughout to scale to millions of words: a 30,000-word vocabulary has 9·10⁸ cells, of which a
+few million pairs ever occur within ``window`` tokens, and the SVD is randomized
+(``torch.svd_lowrank`` on the sparse PPMI matrix, Halko et al. 2011).
 
 .. math::
     \mathrm{PPMI}(w, c) = \max\Bigl(0,\ \log \frac{\#(w,c)\, \sum_{c'} \#(c')^{α}}
@@ -21,13 +14,14 @@ to a corpus of millions of words:
     E = U_d \Sigma_d^{1/2}
 
 Words are lower-cased; words seen fewer than ``min_count`` times get no vector (the task model
-gives them a learned ``<UNK>`` vector).
+gives them a learned ``<UNK>`` vector). The vectors are cached on disk under their *recipe*
+(:func:`word_vectors_recipe`: the sha256 of the text and the settings), so other text
+(``english_mix`` read from other NLTK data) never gets the old vectors.
 
-A task model only ever looks up the words of its task's sentences, so the rows of the words
-the tasks use (16,574 of ``english_mix``'s 29,627) give every task model the numbers of the
-full table. ``elmo-tutorial tasks`` writes those rows beside its report
-(:func:`write_task_vectors`, ``baseline_vectors.safetensors``) and :func:`task_word_vectors`
-reads them back: notebook 12 starts in a second instead of reading 4.7 million words.
+A task model only looks up the words of its task, so ``elmo-tutorial tasks`` writes those rows
+beside its report (:func:`write_task_vectors`, ``baseline_vectors.safetensors``) and
+:func:`task_word_vectors` reads them back: notebook 12 starts in a second instead of reading
+4.7 million words.
 
 Example:
     >>> sv = sparse_static_vectors([["a", "b", "c"], ["a", "c", "b"]], dim=2, window=1,
@@ -48,14 +42,14 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from safetensors.torch import load_file, save
+from safetensors import safe_open
+from safetensors.torch import save
 
 from elmo_tutorial.analyses.embedding_cache import sentences_checksum
 from elmo_tutorial.analyses.static_vectors import StaticVectors
 from elmo_tutorial.data.corpora import load_sentences
 from elmo_tutorial.data.downloads import cache_dir
 from elmo_tutorial.files.safe_files import (
-    atomic_write,
     atomic_write_bytes,
     check_sha256sums,
     read_sha256sums,
@@ -65,12 +59,13 @@ from elmo_tutorial.tasks.registry import TASKS, read_task
 from elmo_tutorial.training.checkpoints import check_weights
 from elmo_tutorial.training.run_folder import read_run_config
 
-__all__ = ["VECTORS_FILE", "corpus_vectors", "sparse_static_vectors", "task_word_vectors",
-           "task_words", "vectors_recipe", "word_vectors", "word_vectors_recipe",
-           "write_task_vectors"]
+__all__ = ["VECTORS_FILE", "sparse_static_vectors", "task_word_vectors", "task_words",
+           "trained_on", "word_vectors", "word_vectors_recipe", "write_task_vectors"]
 
 FORMAT = 2  # bump when the counting changes: old cache files then miss instead of misread
+WINDOW = 4
 VECTORS_FILE = "baseline_vectors.safetensors"
+_text_checksums: dict[str, str] = {}  # corpus → sha256 of its train text: read once a process
 
 
 def _sparse_counts(sentences: Sequence[Sequence[str]], index: dict[str, int], window: int
@@ -107,8 +102,9 @@ def _sparse_ppmi(counts: torch.Tensor, alpha: float) -> torch.Tensor:
                                    check_invariants=True).coalesce()
 
 
-def sparse_static_vectors(sentences: Sequence[Sequence[str]], dim: int = 100, window: int = 4,
-                          min_count: int = 5, alpha: float = 0.75) -> StaticVectors:
+def sparse_static_vectors(sentences: Sequence[Sequence[str]], dim: int = 100,
+                          window: int = WINDOW, min_count: int = 5,
+                          alpha: float = 0.75) -> StaticVectors:
     """Count → PPMI → randomized truncated SVD, sparse throughout (see the module docstring).
 
     Vocabulary: lower-cased words seen at least ``min_count`` times, most frequent first.
@@ -132,76 +128,63 @@ def sparse_static_vectors(sentences: Sequence[Sequence[str]], dim: int = 100, wi
     return StaticVectors(words, (u * signs * np.sqrt(s)).astype(np.float32))  # (V, dim)
 
 
-def vectors_recipe(corpus: str = "english_mix", dim: int = 100, window: int = 4,
-                   min_count: int = 5, sentences: Sequence[Sequence[str]] | None = None) -> dict:
-    """What :func:`corpus_vectors` computes its vectors from: the counting's format, the
-    settings and the sha256 of the corpus's ``train`` sentences (read unless given).
-
-    Two computations of one recipe agree to float rounding, not bit for bit: the SVD's sparse
-    products sum in an order that depends on the threads (entries differ by a few 1e-9 from
-    one run to the next on one machine). So what depends on the vectors, such as a runs file,
-    names them by this recipe, never by the sha256 of their bytes.
-
-    Example:
-        >>> recipe = vectors_recipe("embedded", min_count=1)
-        >>> recipe["corpus"], recipe["dim"], recipe["min_count"], len(recipe["sentences"])
-        ('embedded', 100, 1, 64)
-    """
-    if sentences is None:
-        sentences = load_sentences(corpus, "train")
-    return {"format": FORMAT, "corpus": corpus, "dim": dim, "window": window,
-            "min_count": min_count, "sentences": sentences_checksum(sentences)}
-
-
-def corpus_vectors(corpus: str = "english_mix", dim: int = 100, window: int = 4,
-                   min_count: int = 5, directory: str | Path | None = None) -> StaticVectors:
-    """:func:`sparse_static_vectors` of a corpus's ``train`` split, cached on disk.
-
-    The first call counts (english_mix: 4.7 M words, about a minute on a laptop CPU); later
-    calls read the text for its sha256 and load a ``.npz`` of a few MB.
-
-    Args:
-        corpus: a name :func:`~elmo_tutorial.data.corpora.load_sentences` knows (``"english_mix"``
-            for the shipped small biLM, ``"embedded"`` for the tiny one).
-        directory: where the cache lives; default ``downloads.cache_dir() / "static_vectors"``.
-    """
-    sentences = load_sentences(corpus, "train")
-    recipe = vectors_recipe(corpus, dim, window, min_count, sentences)
-    key = hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()
-    folder = Path(directory) if directory is not None else cache_dir() / "static_vectors"
-    path = folder / f"{corpus}-{key[:24]}.npz"
-    if path.exists():
-        with np.load(path, allow_pickle=False) as stored:
-            return StaticVectors([str(w) for w in stored["words"]], stored["vectors"])
-    vectors = sparse_static_vectors(sentences, dim=dim, window=window, min_count=min_count)
-
-    def write(tmp: str) -> None:
-        buffer = io.BytesIO()
-        np.savez(buffer, words=np.array(vectors.words), vectors=vectors.vectors)
-        Path(tmp).write_bytes(buffer.getvalue())
-
-    atomic_write(path, write)
-    return vectors
-
-
 def _min_count(corpus: str) -> int:
     return 1 if corpus == "embedded" else 5  # the embedded corpus is too small to leave words out
 
 
+def word_vectors_recipe(corpus: str, dim: int = 100,
+                        sentences: Sequence[Sequence[str]] | None = None) -> dict:
+    """What :func:`word_vectors` computes its vectors from: the counting's format, the
+    settings and the sha256 of the corpus's ``train`` sentences (read unless given).
+
+    Two computations of one recipe agree to float rounding, not bit for bit (the SVD's sparse
+    products sum in an order that follows the threads), so what depends on the vectors, such
+    as a runs file, names them by this recipe, never by the sha256 of their bytes.
+
+    Example:
+        >>> recipe = word_vectors_recipe("embedded")
+        >>> recipe["corpus"], recipe["dim"], recipe["min_count"], len(recipe["sentences"])
+        ('embedded', 100, 1, 64)
+    """
+    if corpus not in _text_checksums:
+        text = sentences if sentences is not None else load_sentences(corpus, "train")
+        _text_checksums[corpus] = sentences_checksum(text)
+    return {"format": FORMAT, "corpus": corpus, "dim": dim, "window": WINDOW,
+            "min_count": _min_count(corpus), "sentences": _text_checksums[corpus]}
+
+
 def word_vectors(corpus: str, dim: int = 100) -> tuple[torch.Tensor, dict[str, int]]:
-    """The baseline's static vectors from ``corpus``: ``(V + 1, dim)`` (row 0: ``<UNK>``,
-    zeros) scaled to unit variance, and ``{word: row}``."""
-    static = corpus_vectors(corpus, dim=dim, min_count=_min_count(corpus))
+    """The baseline's static vectors from ``corpus``'s ``train`` split: ``(V + 1, dim)`` (row 0:
+    ``<UNK>``, zeros) scaled to unit variance, and ``{word: row}``.
+
+    Computed once (english_mix: 4.7 M words, about a minute on a laptop CPU), then read from
+    ``$ELMO_TUTORIAL_CACHE/static_vectors`` (a few MB).
+    """
+    sentences = None if corpus in _text_checksums else load_sentences(corpus, "train")
+    recipe = word_vectors_recipe(corpus, dim, sentences)
+    key = hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()
+    path = cache_dir() / "static_vectors" / f"{corpus}-{key[:24]}.npz"
+    if path.exists():
+        with np.load(path, allow_pickle=False) as stored:
+            static = StaticVectors([str(w) for w in stored["words"]], stored["vectors"])
+    else:
+        sentences = sentences if sentences is not None else load_sentences(corpus, "train")
+        static = sparse_static_vectors(sentences, dim, min_count=_min_count(corpus))
+        buffer = io.BytesIO()
+        np.savez(buffer, words=np.array(static.words), vectors=static.vectors)
+        atomic_write_bytes(path, buffer.getvalue())
     vectors = torch.from_numpy(np.asarray(static.vectors, dtype=np.float32))  # (V, dim)
     vectors = vectors / vectors.std()  # the scale of a usual embedding initialisation
     table = torch.cat([torch.zeros(1, vectors.shape[1]), vectors])  # (V + 1, dim)
     return table, {w: i for i, w in enumerate(static.words, start=1)}
 
 
-def word_vectors_recipe(corpus: str, dim: int = 100) -> dict:
-    """The recipe (:func:`vectors_recipe`) of :func:`word_vectors` ``(corpus, dim)``: runs
-    trained on them are named by it."""
-    return vectors_recipe(corpus, dim=dim, min_count=_min_count(corpus))
+def trained_on(model: str | Path) -> str:
+    """The corpus a run folder's biLM was trained on (its ``config.json``), else
+    ``english_mix`` (the shipped small biLM's)."""
+    if not (Path(model) / "config.json").is_file():
+        return "english_mix"
+    return read_run_config(model)[1].get("corpus") or "english_mix"
 
 
 def task_words(tasks: Sequence[str] = tuple(TASKS)) -> set[str]:
@@ -217,12 +200,9 @@ def _covers(tasks: Sequence[str]) -> set[str]:
 
 def write_task_vectors(folder: str | Path, corpus: str,
                        tasks: Sequence[str] = tuple(TASKS)) -> Path:
-    """Write the rows of :func:`word_vectors` ``(corpus)`` for the words of ``tasks`` to
-    ``folder/baseline_vectors.safetensors``; a ``SHA256SUMS`` in ``folder`` lists it too.
-
-    The rows keep their values bit for bit (row 0 stays the zero ``<UNK>`` row); only their
-    order follows the sorted words.
-    """
+    """Write the rows of :func:`word_vectors` ``(corpus)`` for the words of ``tasks``, bit for
+    bit (row 0 stays the zero ``<UNK>`` row), to ``folder/baseline_vectors.safetensors``; a
+    ``SHA256SUMS`` in ``folder`` lists it too."""
     full, index = word_vectors(corpus)  # (V + 1, dim), {word: row}
     words = sorted(task_words(tasks) & index.keys())
     table = full[[0, *(index[w] for w in words)]].contiguous()  # (len(words) + 1, dim)
@@ -236,28 +216,22 @@ def write_task_vectors(folder: str | Path, corpus: str,
     return path
 
 
-def task_word_vectors(run_dir: str | Path, corpus: str | None = None,
-                      tasks: Sequence[str] = tuple(TASKS)) -> tuple[torch.Tensor, dict[str, int]]:
+def task_word_vectors(run_dir: str | Path, tasks: Sequence[str] = tuple(TASKS)
+                      ) -> tuple[torch.Tensor, dict[str, int]]:
     """The baseline's ``(V + 1, dim)`` vectors (row 0: ``<UNK>``) and ``{word: row}`` for
-    task models of ``tasks`` over the biLM in ``run_dir``.
-
-    Read from ``run_dir/baseline_vectors.safetensors`` when it is there and covers ``tasks``
-    (checked against the folder's ``SHA256SUMS``, finite); else computed from ``corpus``
-    (default: the corpus the run was trained on) by :func:`word_vectors`.
-    """
+    task models of ``tasks`` over the biLM in ``run_dir``: read from its
+    ``baseline_vectors.safetensors`` when that covers ``tasks`` (checked against the folder's
+    ``SHA256SUMS``, finite), else computed by :func:`word_vectors` from its corpus."""
     path = Path(run_dir) / VECTORS_FILE
     if not path.exists():
-        return word_vectors(corpus or read_run_config(run_dir)[1].get("corpus") or "embedded")
+        return word_vectors(trained_on(run_dir))
     check_sha256sums(run_dir, [VECTORS_FILE])
-    with open(path, "rb") as f:  # the header: 8 bytes of length, then JSON
-        metadata = json.loads(f.read(int.from_bytes(f.read(8), "little")))["__metadata__"]
-    table, words = load_file(path)["vectors"], json.loads(metadata["words"])
+    with safe_open(path, "pt") as f:
+        metadata, table = f.metadata(), f.get_tensor("vectors")
+    words = json.loads(metadata["words"])
     check_weights(path, {"vectors": table})  # floating point and finite
     if table.shape[0] != len(words) + 1:
         raise ValueError(f"{path}: {table.shape[0]} rows for {len(words)} words and <UNK>")
-    if corpus is not None and metadata["corpus"] != corpus:
-        raise ValueError(f"{path} holds vectors of {metadata['corpus']!r}, not of {corpus!r}: "
-                         "delete it to compute them from the corpus")
     missing = _covers(tasks) - _covers(metadata["tasks"].split(","))
     if missing:  # written by a report of other tasks: its words are not all there
         warnings.warn(f"{path} has no vectors for the words of {', '.join(sorted(missing))}; "

@@ -88,7 +88,7 @@ TASKS_SCRIPT = """
 import sys, time
 from elmo_tutorial.commands.cli import main
 from elmo_tutorial.formats import allennlp_format
-from elmo_tutorial.tasks import report
+from elmo_tutorial.tasks import report, runs
 from elmo_tutorial.tasks.runs import Job, RunStore
 
 def slow_train(job, *state):  # a training run of the report, in a pool worker: two short first
@@ -100,7 +100,7 @@ def the_report(model, *, workers, store, **settings):
 
 report._train = slow_train
 report.task_report = the_report
-report.open_run_store = lambda *args: RunStore({runs!r}, {{"test": 1}})
+runs.open_run_store = lambda *args: RunStore({runs!r}, {{"test": 1}})
 allennlp_format.load_model = lambda paths: None
 sys.exit(main(["tasks", "no-model", "--workers", "2"]))
 """

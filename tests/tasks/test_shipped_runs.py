@@ -11,8 +11,10 @@ import os
 from pathlib import Path
 
 import pytest
+import torch
 
-from elmo_tutorial.tasks import report as task_report
+from elmo_tutorial.tasks import runs as task_runs
+from elmo_tutorial.tasks.vectors import task_word_vectors, task_words, word_vectors
 from elmo_tutorial.training.run_folder import load_elmo, shipped_model
 
 RUNS = Path(__file__).resolve().parents[2] / "benchmarks" / "task_report_runs.jsonl"
@@ -51,15 +53,22 @@ def test_the_shipped_markdown_is_the_markdown_of_the_shipped_json():
 
 
 @pytest.mark.slow
-def test_the_runs_files_header_is_the_shipped_biLMs_setup():
-    """The header this checkout computes for the shipped biLM (its weights, the recipe of the
-    baseline's static vectors, the protocol, each task's data) is the file's: a change to any
-    of them would make `tasks --runs` refuse the file, and the report could not be written
-    again without hours of training. Reads english_mix's text for its sha256 (about a minute
-    without the cache)."""
+def test_the_runs_files_header_and_the_shipped_vectors_are_what_this_checkout_computes():
+    """The vectors notebook 12 reads hold, for every word of the three tasks, the row that
+    `word_vectors("english_mix")` computes from the offline NLTK data; and the header this
+    checkout computes for the shipped biLM (its weights, the recipe of those vectors, the
+    protocol, each task's data) is the runs file's: a change to any of them would make
+    `tasks --runs` refuse the file, and the report could not be written again without hours
+    of training. english_mix is read once for both (about a minute)."""
     if not os.environ.get("NLTK_DATA") or not os.environ.get("ELMO_TUTORIAL_DATA"):
         pytest.skip("NLTK_DATA and ELMO_TUTORIAL_DATA are not set: no offline corpus or tasks")
+    shipped, index = task_word_vectors(shipped_model("small"))
+    full, full_index = word_vectors("english_mix")
+    assert list(index) == sorted(task_words() & full_index.keys())
+    rows = torch.stack([full[full_index[w]] for w in index])  # (V', 100)
+    # to float rounding: the SVD's sparse sums follow the threads, on any machine
+    torch.testing.assert_close(shipped[1:], rows, rtol=0, atol=1e-5)
     stored, _ = _runs_file()
-    expected, _ = task_report.run_store_key(load_elmo(shipped_model("small")),
+    expected, _ = task_runs.run_store_key(load_elmo(shipped_model("small")),
                                             "english_mix", quick=False)
     assert stored == json.loads(json.dumps(expected))

@@ -100,11 +100,11 @@ def _toy_split(n, seed):
                      [int((w == 1).any()) for w in words], ["no", "yes"])
 
 
-def test_training_learns_a_toy_task_and_keeps_the_best_dev_epoch():
+def test_training_learns_a_toy_task_and_keeps_the_best_dev_epoch(one_thread):
     torch.manual_seed(0)
     model = TaskModel(torch.randn(V, D), 2, "classify", L, 8, ("input",), hidden_size=8,
                       dropout=0.0)
-    train, valid = _toy_split(200, 0), _toy_split(60, 1)
+    train, valid = _toy_split(100, 0), _toy_split(60, 1)
     result = train_task_model(model, train, valid, max_epochs=8, patience=8, lr=1e-2)
     history = result.history
     assert max(r["valid"] for r in history) > 90, history
@@ -152,9 +152,3 @@ def test_elmo_is_dropped_out_once_with_the_rate_of_the_whole_input(places):
 def test_the_mix_uses_no_layer_norm_unless_asked():
     assert not _model("tag", ("input",)).mixes["input"].do_layer_norm
     assert _model("tag", ("input",), do_layer_norm=True).mixes["input"].do_layer_norm
-
-
-@pytest.mark.parametrize("dropout", [-0.1, 1.0])
-def test_a_dropout_outside_zero_to_one_is_refused(dropout):
-    with pytest.raises(ValueError, match=r"dropout must be in \[0, 1\)"):
-        TaskModel(torch.randn(5, 4), n_classes=2, dropout=dropout)

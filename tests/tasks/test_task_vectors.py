@@ -1,7 +1,6 @@
 """The baseline's static vectors: sparse PPMI-SVD of the biLM's text, cached, and the rows
 shipped beside a task report (the rows `word_vectors` computes)."""
 
-import os
 import warnings
 
 import numpy as np
@@ -15,8 +14,6 @@ from elmo_tutorial.tasks import vectors as cv
 from elmo_tutorial.tasks.vectors import (
     VECTORS_FILE,
     task_word_vectors,
-    task_words,
-    word_vectors,
     write_task_vectors,
 )
 from elmo_tutorial.training.run_folder import shipped_model
@@ -30,26 +27,33 @@ def test_sparse_ppmi_equals_the_dense_one_of_static_vectors():
     np.testing.assert_allclose(sparse, ppmi(dense, alpha=0.75), atol=1e-12)
 
 
-def test_corpus_vectors_are_computed_once_then_read_from_the_cache(tmp_path, monkeypatch):
-    sentences = [["the", "cat", "sat"], ["the", "dog", "sat"], ["a", "cat", "ran"]] * 3
-    monkeypatch.setattr("elmo_tutorial.tasks.vectors.load_sentences",
-                        lambda corpus, split: sentences)
-    first = cv.corpus_vectors("toy", dim=2, min_count=1, directory=tmp_path)
+@pytest.fixture(autouse=True)
+def _fresh_process(monkeypatch):
+    """No text read before (a process reads each corpus once, for its sha256)."""
+    monkeypatch.setattr(cv, "_text_checksums", {})
+
+
+def test_word_vectors_are_computed_once_then_read_from_the_cache(tmp_path, monkeypatch):
+    sentences = [["the", "cat", "sat"], ["the", "dog", "sat"], ["a", "cat", "ran"]] * 5
+    monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path))
+    monkeypatch.setattr(cv, "load_sentences", lambda corpus, split: sentences)
+    first, index = cv.word_vectors("toy", dim=2)
     monkeypatch.setattr(cv, "sparse_static_vectors", lambda *a, **k: pytest.fail("recomputed"))
-    second = cv.corpus_vectors("toy", dim=2, min_count=1, directory=tmp_path)
-    assert second.words == first.words and second.vectors.shape == (6, 2)
-    np.testing.assert_array_equal(second.vectors, first.vectors)
+    monkeypatch.setattr(cv, "_text_checksums", {})  # a new process
+    second, again = cv.word_vectors("toy", dim=2)
+    assert again == index and second.shape == (7, 2)  # <UNK> and six words
+    assert torch.equal(first, second)
 
 
 def test_the_recipe_names_the_text_and_the_settings(monkeypatch):
     """A report names its runs file by the vectors' recipe: other text, another recipe."""
     texts = {"a": [["the", "cat", "sat"]] * 3, "b": [["the", "dog", "sat"]] * 3}
     text = "a"
-    monkeypatch.setattr("elmo_tutorial.tasks.vectors.load_sentences",
-                        lambda corpus, split: texts[text])
+    monkeypatch.setattr(cv, "load_sentences", lambda corpus, split: texts[text])
     recipe = cv.word_vectors_recipe("embedded")
     assert recipe["sentences"] == sentences_checksum(texts["a"]) and recipe["min_count"] == 1
     text = "b"
+    monkeypatch.setattr(cv, "_text_checksums", {})  # another process, other NLTK data
     assert cv.word_vectors_recipe("embedded")["sentences"] != recipe["sentences"]
 
 
@@ -104,12 +108,6 @@ def test_a_file_of_values_no_vectors_have_is_refused(tmp_path, fake_corpus):
         task_word_vectors(tmp_path)
 
 
-def test_vectors_of_another_corpus_are_refused(tmp_path, fake_corpus):
-    write_task_vectors(tmp_path, "mix")
-    with pytest.raises(ValueError, match="not of 'other'"):
-        task_word_vectors(tmp_path, corpus="other")
-
-
 def test_without_the_file_the_vectors_come_from_the_runs_corpus(tmp_path, fake_corpus):
     _, calls = fake_corpus
     (tmp_path / "config.json").write_text('{"model": {}, "train": {"corpus": "mix"}}')
@@ -127,28 +125,9 @@ def test_a_file_of_other_tasks_is_not_used_for_these(tmp_path, fake_corpus):
     assert calls == ["mix", "mix"] and len(index) == len(WORDS)  # computed: every word
 
 
-@pytest.mark.slow
-def test_the_shipped_small_models_vectors_are_recomputed_from_its_text():
-    """The file notebook 12 reads holds, for every word of the three tasks, the row that
-    `word_vectors("english_mix")` computes from the offline NLTK data (about a minute)."""
-    if not os.environ.get("NLTK_DATA") or not os.environ.get("ELMO_TUTORIAL_DATA"):
-        pytest.skip("NLTK_DATA and ELMO_TUTORIAL_DATA are not set: no offline corpus or tasks")
-    shipped, index = task_word_vectors(shipped_model("small"), corpus="english_mix")
-    full, full_index = word_vectors("english_mix")
-    assert list(index) == sorted(task_words() & full_index.keys())
-    rows = torch.stack([full[full_index[w]] for w in index])  # (V', 100)
-    # to float rounding: the SVD's sparse sums follow the threads, on any machine
-    torch.testing.assert_close(shipped[1:], rows, rtol=0, atol=1e-5)
-
-
 def test_sst5_phrases_need_no_vectors_beyond_sst5s():
     """Every phrase is a span of an SST-5 sentence: vectors written for the three tasks of the
     shipped report serve the phrases too, without reading the corpus again."""
-    import warnings
-
-    from elmo_tutorial.tasks.vectors import task_word_vectors
-    from elmo_tutorial.training.run_folder import shipped_model
-
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # "computing the vectors from the corpus" would raise
         table, index = task_word_vectors(shipped_model("small"))
