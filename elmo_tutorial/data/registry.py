@@ -272,7 +272,7 @@ def how_to_get(name: str) -> str:
              f"({', '.join(ds.required_paths()[:3])}), then set ELMO_TUTORIAL_DATA=DIR")
     if not ds.verifiable:
         sources = " and ".join(f.urls[0] for f in ds.files)
-        return f"{ds.note} Download it yourself from {sources} and place it {where}."
+        return f"{ds.note} Download the files yourself from {sources} and place them {where}."
     return f"Run `elmo-tutorial data download {ds.name}`, or place the official files {where}."
 
 
