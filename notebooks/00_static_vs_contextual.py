@@ -108,8 +108,8 @@ for synset in wn.synsets("program"):
 # ## 2. A corpus where we know every sense
 #
 # Real text does not come with sense labels, so the course ships a small synthetic
-# English-like corpus (`data/embedded/`, ≈250k training tokens; `elmo_tutorial.data.sense_corpus`
-# generates it). Six words occur in contexts of known senses; each sense has its own cue
+# English-like corpus (`data/embedded/`, ≈250k training tokens; `.ci/make_sense_corpus.py`
+# wrote it). Six words occur in contexts of known senses; each sense has its own cue
 # words, sometimes next to the word, sometimes 3–8 tokens before or after it.
 
 # %%
