@@ -316,8 +316,8 @@ for n in sizes:
         fitted[j, n] = probes.fit_probe(train_layers[j][:rows], y_train[:rows], C, l2=l2)
 # END SOLUTION
 curve = {(j, n): probes.accuracy(p, test_layers[j], y_test) for (j, n), p in fitted.items()}
-checks.check_half_data_probe(fitted[1, 300], curve[1, 300], train_layers[1],
-                             [len(words) for words, _ in train], test_layers[1], y_test)
+checks.check_probes_on_fewer_sentences(fitted, sizes, train_layers, y_train,
+                                       [len(words) for words, _ in train], l2=l2)
 every = sorted({*sizes, len(train)})
 curve.update({(j, len(train)): accuracy[f"layer{j}"] for j in (0, 1)})
 baseline = {n: probes.most_frequent_tag_accuracy(train[:n], test) for n in every}

@@ -153,7 +153,7 @@ FUNCTION_CHECKS = {
 }
 VALUE_CHECKS = ("check_fewer_training_uses", "check_probe_accuracies",
                 "check_mix_without_layer0", "check_lstm_layers_mix", "check_residual_experiment",
-                "check_half_data_probe")
+                "check_probes_on_fewer_sentences")
 
 
 def test_every_check_of_the_package_is_listed_here():
@@ -240,8 +240,8 @@ VALUE_CASES = [
         MODEL_PRESETS["tiny"].__class__(**{**vars(MODEL_PRESETS["tiny"]),
                                            "use_skip_connections": False}),
         MODEL_PRESETS["tiny"], value, 0.005), [None, [], float("nan")]),
-    (lambda value: checks.check_half_data_probe(value, 50.0, np.zeros((4, 2)), [2, 2],
-                                                np.zeros((2, 2)), np.zeros(2)), [None, {}]),
+    (lambda value: checks.check_probes_on_fewer_sentences(
+        value, [1], [np.zeros((4, 2))] * 2, np.zeros(4), [2, 2]), [None, {}, []]),
 ]
 
 

@@ -58,41 +58,62 @@ def test_check_rejects_wrong_readers_with_a_hint(answer, hint):
 
 
 def _probe_data():
+    """Two layers of 23 tokens in 6 sentences, their labels, and a sweep over the first 2 and
+    3 sentences (8 and 10 tokens)."""
     rng = np.random.default_rng(0)
-    lengths = [3, 5, 2, 4, 6, 3]  # 23 tokens; the first 3 sentences hold 10
-    n = sum(lengths)
-    labels = rng.integers(0, 3, size=n)
-    features = rng.normal(size=(n, 4)) + labels[:, None]
-    test_labels = rng.integers(0, 3, size=12)
-    test = rng.normal(size=(12, 4)) + test_labels[:, None]
-    return features, labels, lengths, test, test_labels
+    lengths = [3, 5, 2, 4, 6, 3]
+    labels = rng.integers(0, 3, size=sum(lengths))
+    layers = [rng.normal(size=(len(labels), 4)) + labels[:, None] * (j + 1) for j in (0, 1)]
+    return layers, labels, lengths, [2, 3]
 
 
-def test_half_data_probe_passes_the_first_half_of_the_sentences(capsys):
-    features, labels, lengths, test, test_labels = _probe_data()
-    probe = probes.fit_probe(features[:10], labels[:10], 3)
-    checks.check_half_data_probe(probe, probes.accuracy(probe, test, test_labels), features,
-                                 lengths, test, test_labels)
-    assert "10 tokens" in capsys.readouterr().out
+def _sweep(layers, labels, lengths, sizes, rows_of=None, labels_of=lambda y: y):
+    """The exercise's answer; ``rows_of`` and ``labels_of`` make the usual mistakes."""
+    rows_of = rows_of or (lambda n: sum(lengths[:n]))
+    return {(j, n): probes.fit_probe(layers[j][:rows_of(n)], labels_of(labels[:rows_of(n)]), 3)
+            for n in sizes for j in (0, 1)}
 
 
-@pytest.mark.parametrize(("rows", "message"), [
-    (slice(None), "all the training tokens"),
-    (slice(0, 11), "first half of the \\*tokens\\*"),
-    (slice(10, None), "not that of the first half"),
+def test_probes_on_fewer_sentences_pass_when_every_probe_is_right(capsys):
+    layers, labels, lengths, sizes = _probe_data()
+    checks.check_probes_on_fewer_sentences(_sweep(layers, labels, lengths, sizes), sizes, layers,
+                                           labels, lengths)
+    assert "4 probes, layers 0 and 1 on the first 2, 3 sentences" in capsys.readouterr().out
+
+
+def test_a_probe_trained_on_shuffled_labels_fails_at_any_point_of_the_sweep():
+    layers, labels, lengths, sizes = _probe_data()
+    for n in sizes:  # the last point, and one before it
+        fitted = _sweep(layers, labels, lengths, sizes)
+        fitted[1, n] = _sweep(layers, labels, lengths, [n],
+                              labels_of=np.random.default_rng(1).permutation)[1, n]
+        with pytest.raises(checks.CheckFailed, match=f"fitted\\[1, {n}\\] is not the probe "
+                                                     "that fits the tags"):
+            checks.check_probes_on_fewer_sentences(fitted, sizes, layers, labels, lengths)
+
+
+def test_a_probe_of_the_other_layer_fails():
+    layers, labels, lengths, sizes = _probe_data()
+    fitted = _sweep(layers, labels, lengths, sizes)
+    fitted[0, 2] = fitted[1, 2]
+    with pytest.raises(checks.CheckFailed, match="fitted\\[0, 2\\]'s standardisation"):
+        checks.check_probes_on_fewer_sentences(fitted, sizes, layers, labels, lengths)
+
+
+@pytest.mark.parametrize(("rows_of", "message"), [
+    (lambda n: 23, "all the training tokens"),
+    (lambda n: 11 if n == 3 else 8, "first half of the \\*tokens\\*"),
+    (lambda n: 5 * n, "not that of the first 2 training sentences"),
 ])
-def test_half_data_probe_names_the_wrong_rows(rows, message):
-    features, labels, lengths, test, test_labels = _probe_data()
-    probe = probes.fit_probe(features[rows], labels[rows], 3)
+def test_probes_on_fewer_sentences_name_the_wrong_rows(rows_of, message):
+    layers, labels, lengths, sizes = _probe_data()
+    fitted = _sweep(layers, labels, lengths, sizes, rows_of=rows_of)
     with pytest.raises(checks.CheckFailed, match=message):
-        checks.check_half_data_probe(probe, probes.accuracy(probe, test, test_labels), features,
-                                     lengths, test, test_labels)
+        checks.check_probes_on_fewer_sentences(fitted, sizes, layers, labels, lengths)
 
 
-def test_half_data_probe_wants_the_test_accuracy():
-    features, labels, lengths, test, test_labels = _probe_data()
-    probe = probes.fit_probe(features[:10], labels[:10], 3)
-    on_training_rows = probes.accuracy(probe, features[:10], labels[:10])
-    with pytest.raises(checks.CheckFailed, match="on the test tokens"):
-        checks.check_half_data_probe(probe, on_training_rows + 0.5, features, lengths, test,
-                                     test_labels)
+def test_probes_on_fewer_sentences_want_every_size():
+    layers, labels, lengths, sizes = _probe_data()
+    fitted = _sweep(layers, labels, lengths, sizes[:1])
+    with pytest.raises(checks.CheckFailed, match="no probe for \\(0, 3\\)"):
+        checks.check_probes_on_fewer_sentences(fitted, sizes, layers, labels, lengths)
