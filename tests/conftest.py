@@ -15,6 +15,13 @@ from elmo_tutorial.commands.cli import main as cli
 os.environ.setdefault("ELMO_TUTORIAL_CAPSTONE", "quick")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _temporary_runs(tmp_path_factory):
+    """Notebook 14 trains into ELMO_TUTORIAL_RUNS: a notebook a test runs never writes into the
+    repository's runs/, where a student's own run may be training."""
+    os.environ["ELMO_TUTORIAL_RUNS"] = str(tmp_path_factory.mktemp("runs"))
+
+
 class Hung(Exception):
     """A reader waited on a planted FIFO (raised by the ``alarm`` fixture)."""
 

@@ -37,12 +37,18 @@ from elmo_tutorial.course.slides import MATHJAX_CONFIG, deck
 from elmo_tutorial.runtime import REPOSITORY
 
 NOTEBOOKS = REPOSITORY / "notebooks"
+# A student copy trains the capstone (notebook 14) into a folder of its own: a student who ran
+# the instructor's notebook "to look" must get neither its trained biLM nor its lock.
+STUDENT_RUNS = {'RUNS / ("capstone-quick" if QUICK else "capstone")':
+                'RUNS / ("student-capstone-quick" if QUICK else "student-capstone")',
+                "runs/capstone": "runs/student-capstone"}  # the prose that names it
 
 
 def student_copy(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """A copy of ``notebook`` for students: every solution block stubbed (its cell's outputs
     cleared), every model answer replaced by a blank, and the outputs of the cells that show
-    what a *predict* exercise asks to predict cleared (the student runs them after predicting).
+    what a *predict* exercise asks to predict cleared (the student runs them after predicting);
+    the capstone's run folder is the student's own (:data:`STUDENT_RUNS`).
     """
     copy = nbformat.from_dict(json.loads(json.dumps(notebook)))  # deep copy, same class
     hidden = set()
@@ -55,6 +61,7 @@ def student_copy(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
             hidden.add(index)
             _tag(cell, "exercise")
     for index, cell in enumerate(copy.cells):
+        cell.source = student_run_folder(cell.source)
         if cell.cell_type == "markdown":
             cell.source = student_wording(cell.source)
             if ANSWER_MARKER.search(cell.source):
@@ -64,6 +71,13 @@ def student_copy(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
             cell.outputs = []
             cell.execution_count = None
     return copy
+
+
+def student_run_folder(source: str) -> str:
+    """``source`` naming the student's capstone run folder where it names the instructor's."""
+    for instructor, student in STUDENT_RUNS.items():
+        source = source.replace(instructor, student)
+    return source
 
 
 def _tag(cell: nbformat.NotebookNode, tag: str) -> None:
