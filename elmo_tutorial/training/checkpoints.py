@@ -74,7 +74,7 @@ def check_weights(path: str | Path, state: dict[str, torch.Tensor],
                              "are floating point; the file is damaged or not a model's weights")
         if tensor.shape != want.shape:
             hint = (" (transposed?)" if tuple(tensor.shape) == tuple(want.shape)[::-1]
-                    else "; are the weights and the config from the same model?")
+                    else " (the weights of another model?)")
             raise ValueError(f"{path}: the tensor {name} has shape {tuple(tensor.shape)}, but the "
                              f"config describes {tuple(want.shape)}{hint}")
         if not bool(torch.isfinite(tensor).all()):

@@ -116,8 +116,9 @@ def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int =
     sentences = load_sentences(train_cfg.corpus, split, max_sentences or None)
     if not sentences:
         raise ValueError(f"the {split} split of the corpus {train_cfg.corpus!r} has no sentence "
-                         "with a word in it (its files empty or blank?): fetch it again with "
-                         "`elmo-tutorial data download NAME --force`, or score another --split")
+                         "with a word in it (its files empty or blank?): fetch its datasets "
+                         "again (`elmo-tutorial data list` shows them; `elmo-tutorial data "
+                         "download <dataset> --force` fetches one), or score another --split")
     scored = weights if weights.parent == run else weights.parent
     result = {"split": split, "weights": Path(os.path.relpath(scored, run)).as_posix(),
               "n_sentences": len(sentences),

@@ -61,8 +61,8 @@ def _read_payload(run_dir: Path) -> dict:
     if not run_dir.exists():  # a wrong path, most often relative to another folder
         raise FileNotFoundError(
             f"{run_dir} does not exist (looked for it from {Path.cwd()}): check the path; "
-            "the course's own models are shipped_model('small') and shipped_model('tiny') "
-            "(from elmo_tutorial import shipped_model), from any folder")
+            f"the course's own models are {REPOSITORY / 'data' / 'models'}/small and /tiny "
+            "(in Python, from any folder: shipped_model('small'))")
     if not path.exists():
         official = " (it holds options.json: load it with load_allennlp)" if (
             run_dir / "options.json").exists() else ""

@@ -211,9 +211,9 @@ class Trainer:
             if not sentences:
                 raise ValueError(
                     f"the corpus {c.corpus!r} has no {split} sentence with a word in it (its "
-                    "files empty or blank?): fetch it again with `elmo-tutorial data download "
-                    "NAME --force` (`elmo-tutorial data list` names them), or train on another "
-                    "--corpus=")
+                    "files empty or blank?): fetch its datasets again (`elmo-tutorial data "
+                    "list` shows them; `elmo-tutorial data download <dataset> --force` fetches "
+                    "one), or train on another --corpus=")
         self.train_sents, self.valid_sents = train, valid[: c.eval_sentences or None]
 
     def _make_vocabulary(self, resume: bool) -> Vocabulary:

@@ -12,6 +12,7 @@ from elmo_tutorial import Embedder, load_allennlp
 from elmo_tutorial.commands.cli import main as cli
 from elmo_tutorial.model.config import MODEL_PRESETS, ModelConfig
 from elmo_tutorial.model.elmo import ELMo
+from elmo_tutorial.runtime import REPOSITORY
 from elmo_tutorial.training.run_folder import load_elmo
 from elmo_tutorial.training.train_config import TrainConfig, apply_overrides, load_toml
 
@@ -175,10 +176,14 @@ def test_a_damaged_vocabulary_is_named(run, tmp_path, capsys):
     assert "vocab.txt is not a UTF-8 text file" in one_line(capsys.readouterr().err)
 
 
-def test_a_path_that_does_not_exist_is_called_wrong_not_untrained(tmp_path, monkeypatch):
+def test_a_path_that_does_not_exist_is_called_wrong_not_untrained(tmp_path, monkeypatch,
+                                                                   capsys):
     """A notebook copied to another folder finds no "../data/models/small": the message says
-    the path is wrong and where the course's models are, not that a model must be trained."""
+    the path is wrong and where the course's models are (a path the shell user can type, and
+    the function for Python), not that a model must be trained."""
     monkeypatch.chdir(tmp_path)
+    assert cli(["evaluate", "nothere"]) == 2
+    assert f"{REPOSITORY}/data/models/small" in one_line(capsys.readouterr().err)
     with pytest.raises(FileNotFoundError) as error:
         load_elmo("../data/models/small")
     message = str(error.value)

@@ -170,6 +170,8 @@ WRONG = {
     "int32 weights": (lambda k, v: v.to(torch.int32), "is int32, but weights are floating"),
     "transposed": (lambda k, v: v.t() if v.dim() == 2 and v.shape[0] != v.shape[1] else v,
                    "(transposed?)"),
+    "another model's": (lambda k, v: torch.zeros(v.shape[0] + 1, *v.shape[1:])
+                        if k == "softmax.weight" else v, "(the weights of another model?)"),
     "NaN": (lambda k, v: torch.full_like(v, float("nan")) if k == "softmax.weight" else v,
             "NaN or infinite"),
     "other names": (None, "not those of the model"),

@@ -153,7 +153,7 @@ DAMAGE = {
     "nan": (lambda t: t.clone().index_fill_(0, torch.tensor([3]), float("nan")),
             "holds 64 NaN or infinite values"),
     "transposed": (lambda t: t.T.contiguous(), "(transposed?)"),
-    "other shape": (lambda t: t[:-4].contiguous(), "are the weights and the config"),
+    "other shape": (lambda t: t[:-4].contiguous(), "(the weights of another model?)"),
 }
 TENSOR = "forward_lstm.layers.0.weight_ih_l0"
 

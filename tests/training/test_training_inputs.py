@@ -40,6 +40,7 @@ def test_a_blank_split_is_refused_instead_of_looping_or_scoring_nothing(
     which = {"train": "training", "valid": "held-out (valid)"}[split]
     assert err.startswith(f"elmo-tutorial train: the corpus 'embedded' has no {which} sentence")
     assert "--corpus=" in err and err.count("\n") == 1, err
+    assert "`elmo-tutorial data download <dataset> --force`" in err, "a placeholder unexplained"
     assert not run.exists()
 
 
