@@ -88,10 +88,13 @@ unit: install
 notebooks: install
 	$(BIN)/python .ci/build_notebooks.py
 
+# A second `make demo` resumes the first one's run (finished, or stopped by Ctrl-C).
+DEMO_DIR ?= runs/demo
+DEMO_CONFIG ?= --config tiny
 demo: install
-	$(BIN)/elmo-tutorial train --config tiny --out runs/demo
-	$(BIN)/elmo-tutorial evaluate runs/demo
-	$(BIN)/elmo-tutorial embed runs/demo "She sat on the bank of the river ." "He paid the money into the bank ."
+	$(BIN)/elmo-tutorial train $(DEMO_CONFIG) --out $(DEMO_DIR) $(if $(wildcard $(DEMO_DIR)/checkpoints/step_*),--resume)
+	$(BIN)/elmo-tutorial evaluate $(DEMO_DIR)
+	$(BIN)/elmo-tutorial embed $(DEMO_DIR) "She sat on the bank of the river ." "He paid the money into the bank ."
 
 doctor: install
 	$(BIN)/elmo-tutorial doctor
