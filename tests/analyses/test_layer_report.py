@@ -350,3 +350,13 @@ def test_an_interval_survives_the_json_and_the_shipped_report_renders_as_shipped
     assert again == report and again.trends["wsd_layer2_above_layer1"].low == 4.03
     shipped = LayerReport.read(SHIPPED / "layers.json")
     assert to_markdown(shipped) == (SHIPPED / "LAYERS.md").read_text(encoding="utf-8")
+
+
+def test_a_probe_trend_above_zero_at_one_setting_is_not_called_reproduced():
+    # The shipped PTB lead's interval is above 0, but it covers the test sentences, not the
+    # probe's settings: the report says so instead of "reproduced".
+    shipped = LayerReport.read(SHIPPED / "layers.json")
+    assert shipped.trends["pos_layer1_at_least_layer2"].low > 0
+    pos_line = next(line for line in to_markdown(shipped).splitlines()
+                    if line.startswith("- POS (ptb)"))
+    assert "not established" in pos_line and "reproduced" not in pos_line
