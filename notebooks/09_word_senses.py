@@ -260,7 +260,7 @@ sizes = [5, 10, 20, 30, 75, 150]  # labelled training uses per word (150: all of
 # BEGIN SOLUTION
 curve = {n: lexical_sample.evaluate(embedder, per_word=300, max_train=n) for n in sizes}
 # END SOLUTION
-checks.check_fewer_training_uses(curve[30], embedder, per_word=300, max_train=30)
+checks.check_fewer_training_uses(curve, embedder, per_word=300)
 print(f"{'150 → 30 uses':13s} " + " ".join(f"{r:>20s}" for r in reps))
 for word in curve[30]:
     print(f"{word:13s} " + " ".join(f"{lexical[word][r]:>9.1f} → {curve[30][word][r]:>5.1f}    "

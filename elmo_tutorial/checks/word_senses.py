@@ -74,39 +74,57 @@ def check_wsd_scorer(fn: Callable[[dict, dict], tuple[float, float, float]]) -> 
 
 
 @check
-def check_fewer_training_uses(few: dict, embedder, per_word: int = 300, max_train: int = 30,
+def check_fewer_training_uses(curve: dict, embedder, per_word: int = 300,
                               words: tuple[str, ...] = lexical_sample.WORDS) -> None:
-    """``few`` must be :func:`elmo_tutorial.analyses.lexical_sample.evaluate`'s table of ``words``
-    for the same ``per_word`` uses per word and test uses, with the centroids and the most frequent
-    sense taken from only ``max_train`` training uses of each word (a seeded random sample)."""
+    """``curve[n]``, for every ``n`` it holds, must be
+    :func:`elmo_tutorial.analyses.lexical_sample.evaluate`'s table of ``words`` for the same
+    ``per_word`` uses per word and test uses, with the centroids and the most frequent sense
+    taken from only ``n`` training uses of each word (``max_train=n``, a seeded random sample).
+    Every table is recomputed (the embeddings are cached, so each costs a few centroids)."""
+    if not isinstance(curve, dict) or not curve:
+        shown = "empty" if isinstance(curve, dict) else f"{type(curve).__name__}, not a dict"
+        raise CheckFailed(f"curve is {shown}: it must map each number of training uses n to "
+                          f"the table lexical_sample.evaluate(embedder, per_word={per_word}, "
+                          "max_train=n) returns.")
+    for n, few in curve.items():
+        _check_table(f"curve[{n!r}]", few, embedder, per_word, n, words)
+    passed(f"the lexical sample with {', '.join(map(str, curve))} training uses per word, "
+           "every table recomputed, the same test uses")
+
+
+def _check_table(where: str, few, embedder, per_word: int, max_train, words) -> None:
+    """Raise ``CheckFailed`` unless ``few`` is evaluate's table for ``max_train`` uses."""
+    if not isinstance(max_train, int) or max_train < 1:
+        raise CheckFailed(f"{where}: the keys of curve are the numbers of training uses, "
+                          "whole numbers of at least 1.")
     if not isinstance(few, dict) or not few:
         shown = "empty" if isinstance(few, dict) else f"{type(few).__name__}, not a dict"
-        raise CheckFailed(f"few is {shown}: it must hold the scores of {', '.join(words)}, "
+        raise CheckFailed(f"{where} is {shown}: it must hold the scores of {', '.join(words)}, "
                           f"as lexical_sample.evaluate(embedder, per_word={per_word}, "
                           f"max_train={max_train}) returns them.")
     missing, extra = [w for w in words if w not in few], sorted(set(few) - set(words))
     if missing or extra:
-        raise CheckFailed(f"few holds the words {sorted(few)}, expected {sorted(words)}: score "
-                          "the same words as the table above, each with fewer training uses.")
+        raise CheckFailed(f"{where} holds the words {sorted(few)}, expected {sorted(words)}: "
+                          "score the same words as the table above, each with fewer training "
+                          "uses.")
     expected = lexical_sample.evaluate(embedder, words=tuple(words), per_word=per_word,
                                        max_train=max_train)
     for word, scores in few.items():
         want = expected[word]
         if not isinstance(scores, dict):
-            raise CheckFailed(f"few[{word!r}] is {type(scores).__name__}: each word's entry is "
-                              "the dict of scores lexical_sample.evaluate returns.")
+            raise CheckFailed(f"{where}[{word!r}] is {type(scores).__name__}: each word's entry "
+                              "is the dict of scores lexical_sample.evaluate returns.")
         if scores.get("n_test") != want["n_test"]:
-            raise CheckFailed(f"{word}: {scores.get('n_test')} test uses, expected "
+            raise CheckFailed(f"{where}, {word}: {scores.get('n_test')} test uses, expected "
                               f"{want['n_test']}: keep per_word={per_word}, so that the test "
                               "uses stay the same, and cut only the training uses.")
-        if scores.get("n_train") != max_train:
-            raise CheckFailed(f"{word}: {scores.get('n_train')} training uses, expected "
-                              f"{max_train}: pass max_train={max_train}.")
+        if scores.get("n_train") != want["n_train"]:
+            raise CheckFailed(f"{where}, {word}: {scores.get('n_train')} training uses, "
+                              f"expected {want['n_train']}: pass max_train={max_train}.")
         for name in (*lexical_sample.REPRESENTATIONS, "most_frequent_sense"):
             value = scores.get(name)
             if not isinstance(value, numbers.Real) or not abs(value - want[name]) <= 1e-9:
-                raise CheckFailed(f"{word}, {name}: {scores.get(name)}, expected {want[name]}: "
-                                  "score the same words with lexical_sample.evaluate and change "
-                                  "nothing but the number of training uses.")
-    passed(f"the lexical sample with {max_train} training uses per word instead of "
-           f"{per_word // 2}, the same test uses")
+                raise CheckFailed(f"{where}, {word}, {name}: {scores.get(name)}, expected "
+                                  f"{want[name]}: score the same words with "
+                                  "lexical_sample.evaluate and change nothing but the number "
+                                  "of training uses.")

@@ -70,16 +70,19 @@ def _stub(predictions, gold):
     raise NotImplementedError("Exercise 4: the framework's scorer. " + STUB_ADVICE)
 
 
-@pytest.mark.parametrize("few, message", [
-    ({}, "few is empty"),
-    (None, "few is NoneType, not a dict"),
-    ({"interest": {}}, r"few holds the words \['interest'\], expected \['hard', 'interest', "),
+@pytest.mark.parametrize("curve, message", [
+    ({}, "curve is empty"),
+    (None, "curve is NoneType, not a dict"),
+    ({30: {}}, r"curve\[30\] is empty"),
+    ({30: None}, r"curve\[30\] is NoneType, not a dict"),
+    ({30: {"interest": {}}},
+     r"curve\[30\] holds the words \['interest'\], expected \['hard', 'interest', "),
 ])
-def test_fewer_training_uses_fails_on_an_empty_or_partial_table(few, message):
-    # what `few = {}` before a loop that never runs leaves behind, and its cousins; the check
+def test_fewer_training_uses_fails_on_an_empty_or_partial_table(curve, message):
+    # what `curve = {}` before a loop that never runs leaves behind, and its cousins; the check
     # reads no data for them
     with pytest.raises(CheckFailed, match=message):
-        checks.check_fewer_training_uses(few, embedder=None, per_word=300, max_train=30)
+        checks.check_fewer_training_uses(curve, embedder=None, per_word=300)
 
 
 def _tiny_embedder():
@@ -109,8 +112,8 @@ def test_fewer_training_uses_passes_the_right_table_and_names_the_mistakes(tmp_p
     def table(**kwargs):
         return lexical_sample.evaluate(embedder, words=("interest",), **kwargs)
 
-    def check(few):
-        checks.check_fewer_training_uses(few, embedder, per_word=40, max_train=5,
+    def check(few, more=None):  # `few` for 5 uses, and more points of the sweep
+        checks.check_fewer_training_uses({5: few, **(more or {})}, embedder, per_word=40,
                                          words=("interest",))
 
     check(table(per_word=40, max_train=5))
@@ -128,3 +131,12 @@ def test_fewer_training_uses_passes_the_right_table_and_names_the_mistakes(tmp_p
         check(doctored)
     with pytest.raises(CheckFailed, match="expected \\['interest'\\]"):
         check({**table(per_word=40, max_train=5), "hard": {}})
+    right = table(per_word=40, max_train=5)
+    check(right, {20: table(per_word=40, max_train=20)})  # every point is read, not only one
+    with pytest.raises(CheckFailed, match="curve\\[20\\], interest: 5 training uses, "
+                                          "expected 20: pass max_train=20"):
+        check(right, {20: table(per_word=40, max_train=5)})
+    later = table(per_word=40, max_train=20)
+    later["interest"]["most_frequent_sense"] += 1
+    with pytest.raises(CheckFailed, match="curve\\[20\\], interest, most_frequent_sense"):
+        check(right, {20: later})
