@@ -107,8 +107,8 @@ def check_probe_accuracies(accuracy: dict, models: dict, train, test) -> None:
     """``accuracy[name]`` must be ``probes.probe_layers``'s result for each model of ``models``
     (``{name: run folder}``) on ``train`` and ``test``: layers 0 to 2, in percent.
 
-    The first model's probes are recomputed and compared (the same code and data give the
-    same numbers); the others are checked for their form.
+    Every model's probes are recomputed and compared, entry by entry (the same code and data
+    give the same numbers): numbers of the wrong model, or of another run, fail.
     """
     from elmo_tutorial.analyses import probes
     from elmo_tutorial.analyses.embedder import Embedder
@@ -124,10 +124,12 @@ def check_probe_accuracies(accuracy: dict, models: dict, train, test) -> None:
                               "{'layer0': ..., 'layer1': ..., 'layer2': ...}.")
         if not all(0 <= float(v) <= 100 for v in result.values()):
             raise CheckFailed(f"accuracy[{name!r}] holds values outside 0-100: percentages.")
-    first = next(iter(models))
-    expected = probes.probe_layers(Embedder(load_elmo(models[first])), train, test,
-                                   "check", cache=False)
-    for layer, value in expected.items():
-        assert_close(float(accuracy[first][layer]), value, f"{first}'s {layer}",
-                     "probe the given training and test sentences, with cache=False", atol=1e-6)
-    passed(f"each model's three layers probed; the accuracies of {first!r} recomputed and equal")
+    for name, folder in models.items():
+        expected = probes.probe_layers(Embedder(load_elmo(folder)), train, test, "check",
+                                       cache=False)
+        for layer, value in expected.items():
+            assert_close(float(accuracy[name][layer]), value, f"{name}'s {layer}",
+                         f"probe the model in {folder} on the given training and test "
+                         "sentences, with cache=False", atol=1e-6)
+    passed(f"the three layers of {len(models)} models probed, each accuracy recomputed and "
+           "equal")

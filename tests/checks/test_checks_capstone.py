@@ -70,20 +70,24 @@ _TEST = [(("they", "bank", "money"), ("PRP", "VBP", "NN")), (("we", "ran", "a", 
                                                            ("PRP", "VBD", "DT", "NN"))]
 
 
-def test_probe_accuracies_are_recomputed_for_the_first_model(one_thread):
+def test_probe_accuracies_are_recomputed_for_every_model(one_thread):
     from elmo_tutorial.analyses import probes
     from elmo_tutorial.analyses.embedder import Embedder
     from elmo_tutorial.training.run_folder import shipped_model
 
     train, test = _TRAIN, _TEST
-    models = {"tiny": shipped_model("tiny")}
-    right = probes.probe_layers(Embedder(load_elmo(models["tiny"])), train, test, "t",
-                                cache=False)
-    checks.check_probe_accuracies({"tiny": right}, models, train, test)
-    with pytest.raises(CheckFailed, match="tiny's layer1"):
-        checks.check_probe_accuracies({"tiny": {**right, "layer1": right["layer1"] / 2}},
-                                      models, train, test)
-    with pytest.raises(CheckFailed, match="one entry per model"):
-        checks.check_probe_accuracies({}, models, train, test)
-    with pytest.raises(CheckFailed, match="what probes.probe_layers returns"):
-        checks.check_probe_accuracies({"tiny": [1, 2, 3]}, models, train, test)
+    models = {"tiny": shipped_model("tiny"), "small": shipped_model("small")}
+    right = {name: probes.probe_layers(Embedder(load_elmo(folder)), train, test, "t",
+                                       cache=False) for name, folder in models.items()}
+    assert right["tiny"] != right["small"], "choose sentences on which the two models differ"
+    checks.check_probe_accuracies(right, models, train, test)
+    for wrong, says in [
+            ({**right, "small": {**right["small"], "layer2": right["small"]["layer2"] / 2}},
+             "small's layer2"),  # any number for the second model
+            ({**right, "small": right["tiny"]}, "small's layer"),  # the first model probed twice
+            ({**right, "tiny": {**right["tiny"], "layer1": right["tiny"]["layer1"] / 2}},
+             "tiny's layer1"),
+            ({}, "one entry per model"),
+            ({**right, "tiny": [1, 2, 3]}, "what probes.probe_layers returns")]:
+        with pytest.raises(CheckFailed, match=says):
+            checks.check_probe_accuracies(wrong, models, train, test)
