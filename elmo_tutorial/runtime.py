@@ -12,6 +12,7 @@ import random
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -259,13 +260,52 @@ def interrupt_requests() -> Iterator[Callable[[], str]]:
         yield lambda: requested[0] if requested else ""
 
 
+PROJECT_AFTER = 10  # updates: past the first (slower) ones, the pace is the job's
+
+
+def projected_finish(done: int, total: int, seconds: float, unit: str = "step",
+                     notebook: bool = False) -> str | None:
+    """One line saying when a job ``done`` of ``total`` units into it after ``seconds`` ends at
+    this pace, or ``None`` if that is within two minutes. Hours away, training in a
+    ``notebook`` is told that this is the machine's load, and of the capstone's quick mode.
+
+    >>> projected_finish(10, 1875, 3.5)[:46]
+    'at 0.35 s a step: about 11 min to go, finished'
+    """
+    left = seconds / done * (total - done)
+    if left < 120:
+        return None
+    hours, minutes = divmod(round(left / 60), 60)
+    finish = time.strftime("%H:%M", time.localtime(time.time() + left))
+    line = (f"at {seconds / done:.2f} s a {unit}: about {f'{hours} h ' if hours else ''}"
+            f"{minutes} min to go, finished near {finish}")
+    if hours and unit == "step" and notebook:
+        line += (" (a busy or shared machine is that slow; for a one-minute look at notebook "
+                 "14, start JupyterLab with ELMO_TUTORIAL_CAPSTONE=quick)")
+    return line
+
+
 def progress_bar(enabled: bool = True, **options):
     """A ``tqdm`` progress bar, shown only where someone watches it: in a notebook, or on a
     terminal. Written to a log (``make demo > log``, a batch job), a bar that redraws would
     be hundreds of lines of carriage returns, so there it is off; ``enabled=False`` turns it
-    off anywhere. ``options`` go to ``tqdm`` (``total``, ``desc``, ``unit``, ...)."""
+    off anywhere. ``options`` go to ``tqdm`` (``total``, ``desc``, ``unit``, ...). After
+    :data:`PROJECT_AFTER` steps, a training bar prints its :func:`projected_finish` once (on a
+    loaded machine a step can take 30 times as long: a silent bar looks hung)."""
     from tqdm.auto import tqdm
+
+    class ProjectingBar(tqdm):
+        def update(self, n: float = 1) -> bool | None:
+            shown = super().update(n)
+            done = self.n - self.initial
+            if (not self.disable and self.total and self.unit == "step"
+                    and done - n < PROJECT_AFTER <= done):
+                line = projected_finish(done, self.total - self.initial,
+                                        self.format_dict["elapsed"], self.unit, in_notebook)
+                if line:
+                    self.write(line, file=sys.stderr)
+            return shown
 
     in_notebook = "ipykernel" in sys.modules
     on_terminal = sys.stderr is not None and sys.stderr.isatty()
-    return tqdm(disable=not (enabled and (in_notebook or on_terminal)), **options)
+    return ProjectingBar(disable=not (enabled and (in_notebook or on_terminal)), **options)

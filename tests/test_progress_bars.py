@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from elmo_tutorial.runtime import REPOSITORY, progress_bar
+from elmo_tutorial.runtime import PROJECT_AFTER, REPOSITORY, progress_bar, projected_finish
 
 
 class _Terminal(io.StringIO):
@@ -23,6 +23,30 @@ def test_a_bar_is_off_in_a_log_and_on_a_terminal(monkeypatch):
     monkeypatch.setattr(sys, "stderr", _Terminal())
     assert not progress_bar(total=3).disable
     assert progress_bar(False, total=3).disable  # asked off, off everywhere
+
+
+def test_a_long_bar_says_once_when_it_will_finish(monkeypatch):
+    """On a loaded machine a capstone step took 30 times as long, and the bar looked hung."""
+    monkeypatch.delitem(sys.modules, "ipykernel", raising=False)
+    monkeypatch.setattr(sys, "stderr", _Terminal())
+    bar = progress_bar(total=1875 + 100, initial=100, unit="step")
+    bar.start_t -= 30.0  # 30 s for the first updates: 3 s a step
+    for _ in range(PROJECT_AFTER + 5):
+        bar.update(1)
+    bar.close()
+    printed = [line for line in sys.stderr.getvalue().replace("\r", "\n").splitlines()
+               if line.startswith("at ")]
+    assert len(printed) == 1 and "s a step: about 1 h 3" in printed[0], printed
+    assert "min to go, finished near" in printed[0] and "quick" not in printed[0]  # no notebook
+
+
+@pytest.mark.parametrize("seconds, says", [
+    (0.5, None), (3.5, "about 11 min to go"), (100.0, "about 5 h 11 min to go")])
+def test_the_projection_counts_what_is_left(seconds, says):
+    line = projected_finish(10, 1875, seconds, notebook=True)
+    assert line == says if says is None else says in line
+    if line and "h " in line:  # hours away, in a notebook: the load, and the quick mode
+        assert "busy or shared machine" in line and "ELMO_TUTORIAL_CAPSTONE=quick" in line
 
 
 @pytest.mark.slow  # a subprocess
