@@ -297,9 +297,10 @@ def progress_bar(enabled: bool = True, **options):
     class ProjectingBar(tqdm):
         def update(self, n: float = 1) -> bool | None:
             shown = super().update(n)
+            if self.disable or not self.total or self.unit != "step":
+                return shown
             done = self.n - self.initial
-            if (not self.disable and self.total and self.unit == "step"
-                    and done - n < PROJECT_AFTER <= done):
+            if done - n < PROJECT_AFTER <= done:
                 line = projected_finish(done, self.total - self.initial,
                                         self.format_dict["elapsed"], self.unit, in_notebook)
                 if line:

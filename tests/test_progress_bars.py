@@ -58,3 +58,12 @@ def test_training_into_a_log_writes_no_bar(tmp_path):
         capture_output=True, text=True, env=env, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "step/s" not in done.stderr and "\r" not in done.stderr, done.stderr[-500:]
+
+
+def test_a_bar_that_is_off_counts_without_projecting(monkeypatch):
+    monkeypatch.delitem(sys.modules, "ipykernel", raising=False)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    bar = progress_bar(total=100, unit="step")
+    for _ in range(PROJECT_AFTER + 1):
+        bar.update(1)
+    assert bar.disable and sys.stderr.getvalue() == ""
