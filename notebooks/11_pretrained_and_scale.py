@@ -436,6 +436,7 @@ for C in cells:
     cost[C] = (parameter_counts(config, vocab_size=V_PAPER),
                flops_per_token(config, vocab_size=V_PAPER, sampled_softmax=SAMPLED))
 # END SOLUTION
+checks.check_cell_costs(cost, paper, V_PAPER, SAMPLED)
 claim(cost[4096] == (counts, forward), "your row for 4096 cells is the paper's model above")
 encoder_params = {C: sum(n.values()) - n["softmax"] for C, (n, _) in cost.items()}
 training_flops = {C: TRAINING_FACTOR * sum(f.values()) for C, (_, f) in cost.items()}  # per token

@@ -546,6 +546,7 @@ for task, entry in tasks.items():
         by_n[task, n] = paired_difference(entry["arms"]["baseline"]["runs"][:n],
                                           entry["arms"]["elmo"]["runs"][:n])
 # END SOLUTION
+checks.check_seed_counts(by_n, tasks, seed_counts)
 claim(all(abs(by_n[task, 5][k] - e["differences"]["elmo_vs_baseline"][k]) < 1e-9
           for task, e in tasks.items() for k in ("mean", "std")),
       "with all five seeds, your differences and their spread are the report's Table 1 (its "

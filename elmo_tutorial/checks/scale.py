@@ -1,18 +1,19 @@
-"""Self-check for notebook 11 (what the paper's model costs): FLOPs of one LSTMP layer."""
+"""Self-checks for notebook 11 (what the paper's model costs): FLOPs of one LSTMP layer, and
+the cost of every cell count of a sweep."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from elmo_tutorial.checks._core import CheckFailed, check, forbidding, nothing_returned, passed
 from elmo_tutorial.model.lstm import LSTMStack
-from elmo_tutorial.training import cost
-from elmo_tutorial.training.cost import measure_flops
+from elmo_tutorial.training.cost import flops_per_token, measure_flops, parameter_counts
 
-__all__ = ["check_lstm_flops", "measured_lstm_flops"]
+__all__ = ["check_cell_costs", "check_lstm_flops", "measured_lstm_flops"]
 
 # (input_size, cell_size, proj_size): input ≠ projection, projection ≪ cells, and a small one.
 _SHAPES = ((12, 40, 8), (8, 64, 16), (5, 6, 3))
@@ -43,7 +44,7 @@ def check_lstm_flops(fn: Callable[[int, int, int], int]) -> None:
     """
     for inputs, cells, proj in _SHAPES:
         expected = measured_lstm_flops(inputs, cells, proj)
-        with forbidding(fn, measured_lstm_flops, cost.measure_flops, cost.flops_per_token,
+        with forbidding(fn, measured_lstm_flops, measure_flops, flops_per_token,
                         (FlopCounterMode, "__enter__"),  # however it was imported
                         instead="count the multiply-adds of the three matrix products yourself"):
             got = fn(inputs, cells, proj)
@@ -68,3 +69,45 @@ def check_lstm_flops(fn: Callable[[int, int, int], int]) -> None:
         raise CheckFailed(f"{where} Count 2 FLOPs per multiply-add in W_ih (4C × input), "
                           "W_hh (4C × P) and W_hr (P × C).")
     passed("FLOPs per token of an LSTMP layer agree with FlopCounterMode (3 shapes)")
+
+
+@check
+def check_cell_costs(cost: dict, config, vocab_size: int, sampled_softmax: int) -> None:
+    """``cost[C]``, for every cell count ``C`` it holds, must be the pair
+    ``(parameter_counts(c, vocab_size=vocab_size), flops_per_token(c, vocab_size=vocab_size,
+    sampled_softmax=sampled_softmax))`` of ``c = replace(config, lstm_dim=C)``: every pair is
+    recomputed (counting is arithmetic, instant)."""
+    if not isinstance(cost, dict) or not cost:
+        shown = "empty" if isinstance(cost, dict) else f"{type(cost).__name__}, not a dict"
+        raise CheckFailed(f"cost is {shown}: it must map each cell count C to the pair "
+                          "(parameter counts, FLOPs per token) of the model with C cells.")
+    for cells, got in cost.items():
+        if not isinstance(cells, int) or cells < 1:
+            raise CheckFailed(f"cost has the key {cells!r}: the keys are cell counts, whole "
+                              "numbers.")
+        sized = replace(config, lstm_dim=cells)
+        params = parameter_counts(sized, vocab_size=vocab_size)
+        flops = flops_per_token(sized, vocab_size=vocab_size, sampled_softmax=sampled_softmax)
+        if not isinstance(got, tuple | list) or len(got) != 2:
+            raise CheckFailed(f"cost[{cells}] is {got!r:.60}: it must be the pair (parameter "
+                              "counts, FLOPs per token).")
+        if tuple(got) == (params, flops):
+            continue
+        if tuple(got) == (flops, params):
+            raise CheckFailed(f"cost[{cells}] holds the FLOPs first: the pair is (parameter "
+                              "counts, FLOPs per token).")
+        if cells != config.lstm_dim and tuple(got) == (
+                parameter_counts(config, vocab_size=vocab_size),
+                flops_per_token(config, vocab_size=vocab_size, sampled_softmax=sampled_softmax)):
+            raise CheckFailed(f"cost[{cells}] is the cost of {config.lstm_dim} cells: count "
+                              f"replace(config, lstm_dim={cells}), not the paper's config.")
+        if got[0] != params:
+            raise CheckFailed(f"cost[{cells}]'s parameter counts are {got[0]!r:.80}, expected "
+                              f"{params}: parameter_counts(replace(paper, lstm_dim={cells}), "
+                              f"vocab_size={vocab_size}).")
+        full = flops_per_token(sized, vocab_size=vocab_size)
+        hint = f" That is the full softmax: pass sampled_softmax={sampled_softmax}."
+        hint = hint if got[1] == full else ""
+        raise CheckFailed(f"cost[{cells}]'s FLOPs are {got[1]!r:.80}, expected {flops}.{hint}")
+    passed(f"the parameters and FLOPs of {', '.join(f'{c:,}' for c in cost)} cells, each "
+           "recomputed and equal")

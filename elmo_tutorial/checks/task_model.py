@@ -1,6 +1,6 @@
 """Self-checks for notebooks 12 and 13 (ELMo in a task model): ELMo at the BiLSTM's output, and the
 relative error reduction the paper's Table 1 reports, and the split of the top-layer-only
-experiment (the paper's Table 2)."""
+experiment (the paper's Table 2), and the paired differences of fewer seeds."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import torch
 
+from elmo_tutorial.analyses.paired import paired_difference
 from elmo_tutorial.checks._core import (
     CheckFailed,
     assert_close,
@@ -20,7 +21,8 @@ from elmo_tutorial.checks._core import (
 from elmo_tutorial.tasks.model import TaskModel
 from elmo_tutorial.tasks.training import TaskSplit
 
-__all__ = ["check_elmo_at_output", "check_error_reduction", "check_top_layer_only"]
+__all__ = ["check_elmo_at_output", "check_error_reduction", "check_seed_counts",
+           "check_top_layer_only"]
 
 
 @check
@@ -114,3 +116,39 @@ def check_top_layer_only(fn: Callable) -> None:
         raise CheckFailed("the characters were lost: pass split.chars on too (the task model's "
                           "character CNN reads them)")
     passed("top layer only: each sentence keeps layer L alone, as (T, 1, D)")
+
+
+@check
+def check_seed_counts(by_n: dict, tasks: dict, seed_counts) -> None:
+    """``by_n[task, n]``, for every task of the report's ``tasks`` and every ``n`` in
+    ``seed_counts``, must be ``paired_difference`` of the baseline's and ELMo's first ``n``
+    runs, baseline first: every entry is recomputed (a few sums, instant)."""
+    if not isinstance(by_n, dict) or not by_n:
+        shown = "empty" if isinstance(by_n, dict) else f"{type(by_n).__name__}, not a dict"
+        raise CheckFailed(f"by_n is {shown}: it must map (task, n) to the paired difference "
+                          "of the task's first n seeds.")
+    for task, entry in tasks.items():
+        baseline, elmo = (entry["arms"][arm]["runs"] for arm in ("baseline", "elmo"))
+        for n in seed_counts:
+            if (task, n) not in by_n:
+                raise CheckFailed(f"by_n has no entry for ({task!r}, {n}): one for every task "
+                                  "and every n in seed_counts.")
+            got, want = by_n[task, n], paired_difference(baseline[:n], elmo[:n])
+            where = f"by_n[{task!r}, {n}]"
+            if not isinstance(got, dict) or not all(isinstance(got.get(k), int | float)
+                                                    for k in ("mean", "std", "low", "high")):
+                raise CheckFailed(f"{where} is not what paired_difference returns: a dict "
+                                  "with the mean, std, low and high of the differences.")
+            if all(abs(got[k] - want[k]) <= 1e-9 or got[k] == want[k]
+                   for k in ("mean", "std", "low", "high")):
+                continue
+            hint = "pair the first n runs of each arm, baseline first: runs[:n]"
+            if abs(got["mean"] + want["mean"]) <= 1e-9 and want["mean"]:
+                hint = "ELMo − baseline, not baseline − ELMo: pass the baseline's runs first"
+            elif n < len(elmo) and abs(got["mean"] - paired_difference(
+                    baseline[-n:], elmo[-n:])["mean"]) <= 1e-9:
+                hint = "those are the last n seeds: take the first n, runs[:n]"
+            raise CheckFailed(f"{where}: mean {got['mean']:.4g}, std {got['std']:.4g}, "
+                              f"expected {want['mean']:.4g} and {want['std']:.4g}: {hint}.")
+    passed(f"the paired differences of {len(tasks)} tasks from their first "
+           f"{', '.join(map(str, seed_counts))} seeds, each recomputed and equal")

@@ -153,7 +153,7 @@ FUNCTION_CHECKS = {
 }
 VALUE_CHECKS = ("check_fewer_training_uses", "check_probe_accuracies",
                 "check_mix_without_layer0", "check_lstm_layers_mix", "check_residual_experiment",
-                "check_probes_on_fewer_sentences")
+                "check_probes_on_fewer_sentences", "check_cell_costs", "check_seed_counts")
 
 
 def test_every_check_of_the_package_is_listed_here():
@@ -240,6 +240,9 @@ VALUE_CASES = [
         MODEL_PRESETS["tiny"].__class__(**{**vars(MODEL_PRESETS["tiny"]),
                                            "use_skip_connections": False}),
         MODEL_PRESETS["tiny"], value, 0.005), [None, [], float("nan")]),
+    (partial(checks.check_cell_costs, config=None, vocab_size=1, sampled_softmax=0),
+     [None, {}, []]),
+    (partial(checks.check_seed_counts, tasks={}, seed_counts=[2]), [None, {}, []]),
     (lambda value: checks.check_probes_on_fewer_sentences(
         value, [1], [np.zeros((4, 2))] * 2, np.zeros(4), [2, 2]), [None, {}, []]),
 ]

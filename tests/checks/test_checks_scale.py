@@ -61,3 +61,37 @@ def test_lstm_flops_refuses_pytorchs_own_counter_however_imported():
 
     with pytest.raises(checks.CheckFailed, match="count the multiply-adds"):
         checks.check_lstm_flops(measured)
+
+
+def _cell_costs(cells=(512, 4096, 8192), resize=True, sampled=8192):
+    """Notebook 11's sweep of cell counts; ``resize`` and ``sampled`` make the usual slips."""
+    from dataclasses import replace
+
+    from elmo_tutorial.model.config import MODEL_PRESETS
+    from elmo_tutorial.training.cost import flops_per_token, parameter_counts
+
+    paper = MODEL_PRESETS["paper"]
+    sized = {C: replace(paper, lstm_dim=C) if resize else paper for C in cells}
+    return paper, {C: (parameter_counts(c, vocab_size=793_471),
+                       flops_per_token(c, vocab_size=793_471, sampled_softmax=sampled))
+                   for C, c in sized.items()}
+
+
+def test_cell_costs_pass_when_every_count_is_right(capsys):
+    paper, cost = _cell_costs()
+    checks.check_cell_costs(cost, paper, 793_471, 8192)
+    assert "512, 4,096, 8,192 cells, each recomputed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("slip", "says"), [
+    (lambda cost: {**cost, 512: cost[8192]}, r"cost\[512\]'s parameter counts"),  # any pair
+    (lambda cost: _cell_costs(resize=False)[1], r"cost\[512\] is the cost of 4096 cells"),
+    (lambda cost: _cell_costs(sampled=0)[1], r"cost\[512\]'s FLOPs .* the full softmax"),
+    (lambda cost: {C: pair[::-1] for C, pair in cost.items()}, "holds the FLOPs first"),
+    (lambda cost: {**cost, 8192: cost[8192][0]}, r"cost\[8192\] is .* the pair"),
+    (lambda cost: {}, "cost is empty"),
+])
+def test_cell_costs_fail_on_a_wrong_point_of_the_sweep(slip, says):
+    paper, cost = _cell_costs()
+    with pytest.raises(checks.CheckFailed, match=says):
+        checks.check_cell_costs(slip(cost), paper, 793_471, 8192)

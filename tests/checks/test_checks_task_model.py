@@ -98,3 +98,42 @@ def test_error_reduction_refuses_a_table_of_the_cases_the_prompt_prints():
     known = {(51.4, 54.7): 6.8, (90.15, 92.22): 21.0, (80.0, 80.0): 0.0, (60.0, 50.0): -25.0}
     with pytest.raises(checks.CheckFailed, match="error before"):
         checks.check_error_reduction(lambda b, e: known.get((b, e), 0.0))
+
+
+_TASKS = {"chunk": {"arms": {"baseline": {"runs": [90.0, 90.5, 89.8, 90.2, 90.1]},
+                             "elmo": {"runs": [92.1, 93.0, 92.4, 92.9, 92.6]}}},
+          "ner": {"arms": {"baseline": {"runs": [80.0, 81.0, 79.5, 80.2, 80.9]},
+                           "elmo": {"runs": [85.0, 85.5, 87.1, 86.0, 86.6]}}}}
+SEED_COUNTS = [2, 3, 5]
+
+
+def _by_n(first=True, baseline_first=True):
+    """Notebook 12's Exercise 3 on two tasks; the flags make the usual slips."""
+    from elmo_tutorial.analyses.paired import paired_difference
+
+    by_n = {}
+    for task, entry in _TASKS.items():
+        a, b = (entry["arms"][arm]["runs"] for arm in ("baseline", "elmo"))
+        a, b = (a, b) if baseline_first else (b, a)
+        for n in SEED_COUNTS:
+            by_n[task, n] = paired_difference(a[:n], b[:n]) if first else paired_difference(
+                a[-n:], b[-n:])
+    return by_n
+
+
+def test_seed_counts_pass_when_every_entry_is_right(capsys):
+    checks.check_seed_counts(_by_n(), _TASKS, SEED_COUNTS)
+    assert "2 tasks from their first 2, 3, 5 seeds" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("by_n", "says"), [
+    ({**_by_n(), ("ner", 2): _by_n()["ner", 3]}, r"by_n\['ner', 2\]"),  # any point, not only 5
+    (_by_n(first=False), "the last n seeds"),
+    (_by_n(baseline_first=False), "pass the baseline's runs first"),
+    ({k: v for k, v in _by_n().items() if k != ("chunk", 3)}, r"no entry for \('chunk', 3\)"),
+    ({**_by_n(), ("chunk", 2): 1.5}, "not what paired_difference returns"),
+    ({}, "by_n is empty"),
+])
+def test_seed_counts_fail_on_a_wrong_entry(by_n, says):
+    with pytest.raises(checks.CheckFailed, match=says):
+        checks.check_seed_counts(by_n, _TASKS, SEED_COUNTS)
