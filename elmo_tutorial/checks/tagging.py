@@ -68,8 +68,9 @@ def check_bio_spans(fn: Callable[[Sequence[str]], set]) -> None:
 def _gradient_ratio(probe, rows: torch.Tensor, labels: torch.Tensor, l2: float) -> float:
     """How far ``probe`` is from the minimum of :func:`~elmo_tutorial.analyses.probes.fit_probe`'s
     loss on ``rows`` and ``labels``: the gradient's norm there, over its norm at fit_probe's
-    start (zero weights). A probe fitted to these labels has a ratio of 1e-4 or less; one fitted
-    to other labels (shuffled, another layer's rows), about 1."""
+    start (zero weights). On notebook 10's data a probe fitted to these labels has a ratio of
+    at most 0.4 % (L-BFGS stops after 100 iterations, short of the minimum); one fitted to
+    shuffled labels, about 1."""
     z = (rows - probe.mean.detach()) / probe.std.detach()  # (N, D), standardised as it does
     weight = probe.linear.weight.detach().clone().requires_grad_()  # (C, D)
     bias = probe.linear.bias.detach().clone().requires_grad_()  # (C,)
@@ -133,10 +134,10 @@ def check_probes_on_fewer_sentences(fitted: dict, sizes: Sequence[int], train_la
                               f"sentences (the first {rows} rows of train_layers[{j}]): train it "
                               "with probes.fit_probe on those rows and their labels.")
         ratio = _gradient_ratio(probe, features[:rows], labels[:rows], l2)
-        if not ratio < 0.01:
+        if not ratio < 0.05:
             raise CheckFailed(f"{where} is not the probe that fits the tags of its rows (the "
                               f"loss's gradient there is {ratio:.0%} of that at the start, "
-                              "expected below 1%): train it on the first "
+                              "expected below 5%): train it on the first "
                               f"{rows} rows' own labels, y_train[:{rows}], in order, with "
                               f"l2={l2:g}.")
     passed(f"{len(wanted)} probes, layers 0 and 1 on the first {', '.join(map(str, sizes))} "
