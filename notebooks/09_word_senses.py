@@ -253,7 +253,7 @@ print("the ELMo mix is below the better LSTM layer on:",
 # number of uses to the table. The cell prints, per word, what 30 uses change against 150,
 # and the mean over the four words at every size, and draws it. Before you run it: which falls
 # more, the layers' centroids or the most-frequent-sense baseline? Afterwards, change `sizes`
-# (keep 30, which the check reads) and run the cell again.
+# (keep 30, which the printout reads) and run the cell again.
 
 # %%
 sizes = [5, 10, 20, 30, 75, 150]  # labelled training uses per word (150: all of them)

@@ -304,7 +304,7 @@ plt.show()
 # (`train_layers[j]` holds the tokens sentence after sentence, `y_train` their tags) and keep
 # them in a dict `fitted` from `(j, n)` to the probe. The cell measures every probe's test
 # accuracy beside the most-frequent-tag baseline on the same sentences, adds section 4's
-# probes at 600, and draws the curves. Then try other sizes (keep 300, which the check reads).
+# probes at 600, and draws the curves. Then try other sizes (keep 300, which the claim below reads).
 
 # %%
 sizes = [75, 150, 300]  # training sentences; 600 is section 4
