@@ -87,8 +87,8 @@ def run(args) -> int:
     try:
         result = task_report(model, corpus=corpus, tasks=args.tasks, quick=args.quick,
                              workers=args.workers, progress=True, name=" ".join(args.model),
-                             store=store, quality=quality,
-                             perplexity=heldout_perplexity(one) if one else None)
+                             store=store, quality=quality,  # its perplexity: a quality point
+                             perplexity=heldout_perplexity(one) if one and quality else None)
     except KeyboardInterrupt:  # the pool's workers are ended; the finished runs are kept
         raise KeyboardInterrupt("interrupted; " + (
             f"the {len(store)} runs finished so far are kept in {store.path}: run the same "

@@ -89,7 +89,7 @@ def _capitals_split(n, seed, vocabulary):
                      encode_chars(sentences))
 
 
-def test_characters_learn_a_capitalisation_task_that_lower_cased_vectors_cannot():
+def test_characters_learn_a_capitalisation_task_that_lower_cased_vectors_cannot(one_thread):
     vocabulary = ["cat", "dog", "sun", "tree", "road", "bird", "lamp", "fish", "rock", "cup"]
     train, valid = _capitals_split(150, 0, vocabulary), _capitals_split(80, 1, vocabulary)
     scores = {}
