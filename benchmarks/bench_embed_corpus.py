@@ -5,15 +5,14 @@ Usage (the WSD Evaluation Framework must be available, e.g. through ELMO_TUTORIA
     python benchmarks/bench_embed_corpus.py [--every 8] [--rounds 3] [--threads 2] [--full]
 
 SemCor's sentences (multiword expressions split into their words, as ``elmo_tutorial.analyses.wsd``
-embeds them) go through three jobs, interleaved round by round so that a change in the
+embeds them) go through two jobs, interleaved round by round so that a change in the
 machine's load hits them alike; ``--every N`` takes every N-th sentence:
 
 - **model**: length-sorted batches of 64 through ``ELMo.layers(batch_to_ids(batch))``, the
   model's own forward with its fast modules (``fast.speed_up``: the character CNN on each
-  batch's distinct tokens), one direction after the other;
-- **embedder, sequential**: ``Embedder(model).embed_sentences``: the
-  token table, LSTM directions one after the other on all threads;
-- **embedder**: ``Embedder.embed_sentences`` as shipped (both directions at once).
+  batch's distinct tokens);
+- **embedder**: ``Embedder(model).embed_sentences`` as shipped: one table of token vectors
+  per call, which the batches index.
 
 ``--full`` then embeds all of SemCor with ``embed_corpus`` into a temporary directory, twice:
 cold (embedding and writing the float16 file) and warm (checksum and memory map only).
@@ -71,8 +70,6 @@ def main() -> None:
     n_tokens = sum(map(len, subset))
     jobs = {
         "model": lambda: plain_model(model, subset),
-        "embedder, sequential": lambda: Embedder(model)
-        .embed_sentences(subset),
         "embedder": lambda: Embedder(model).embed_sentences(subset),
     }
     walls = {name: [] for name in jobs}
@@ -91,11 +88,10 @@ def main() -> None:
         cpu = [n_tokens / (t / args.threads) for t in cpus[name]]
         print(f"{name:<22} {statistics.median(wall):>8.0f} ({min(wall):.0f}-{max(wall):.0f})"
               f" {statistics.median(cpu):>12.0f} ({min(cpu):.0f}-{max(cpu):.0f})")
-    for base in ("model", "embedder, sequential"):
-        ratios = [b / e for b, e in zip(walls[base], walls["embedder"], strict=True)]
-        print(f"embedder vs {base}: {statistics.median(ratios):.2f}x wall-clock "
-              f"(rounds {min(ratios):.2f}-{max(ratios):.2f}), "
-              f"{statistics.median(cpus[base]) / statistics.median(cpus['embedder']):.2f}x CPU")
+    ratios = [b / e for b, e in zip(walls["model"], walls["embedder"], strict=True)]
+    print(f"embedder vs model: {statistics.median(ratios):.2f}x wall-clock "
+          f"(rounds {min(ratios):.2f}-{max(ratios):.2f}), "
+          f"{statistics.median(cpus['model']) / statistics.median(cpus['embedder']):.2f}x CPU")
     if args.full:
         n_all = sum(map(len, corpus))
         with tempfile.TemporaryDirectory() as folder:
