@@ -289,7 +289,7 @@ plt.show()
 #   a direction that can change from one CPU to another. The `layers` command's full run
 #   (all PTB training sentences) finds layer 1 ahead on PTB tags, +0.30 [+0.10, +0.50], but
 #   level on UD's universal tags, −0.02 [−0.23, +0.18]; those intervals cover the test
-#   sentences, not the probe's settings, on which the sign also depends. So this biLM shows
+#   sentences, not the probe's settings, which were not varied. So this biLM shows
 #   the paper's direction on PTB in one setting; that is **not established** as a trend. The
 #   paper's own gap is small (97.3 vs 96.8), from a far larger biLM; why ours are so close is
 #   not measured here.
