@@ -14,6 +14,7 @@ from pathlib import Path
 import filelock
 import pytest
 import torch
+from _folder_helpers import one_line, snapshot
 from _train_helpers import MICRO_CLI, micro_config
 from safetensors.torch import load_file, save_file
 
@@ -35,17 +36,6 @@ from elmo_tutorial.training.train import Trainer
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 SMALL, TINY = REPOSITORY / "data" / "models" / "small", REPOSITORY / "data" / "models" / "tiny"
-
-
-def _snapshot(folder: Path) -> dict:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file()}
-
-
-def _one_line(text: str) -> str:
-    lines = text.strip().splitlines()
-    assert len(lines) == 1, f"expected one line, got:\n{text}"
-    return lines[0]
 
 
 def _python(code_or_args, **kwargs) -> subprocess.Popen:
@@ -99,11 +89,11 @@ def other_writer():
 def test_a_second_writer_is_refused_in_one_line_and_changes_nothing(run_copy, capsys, flags):
     other = filelock.FileLock(run_copy / LOCK_FILE, timeout=0)  # another writer's open file
     other.acquire()
-    before = _snapshot(run_copy)
+    before = snapshot(run_copy)
     assert cli(["train", "--out", str(run_copy), *MICRO_CLI, *flags]) == 2
     message = capsys.readouterr().err.strip().splitlines()[-1]  # after notices of a resume
     assert str(run_copy) in message and "another process" in message
-    assert _snapshot(run_copy) == before, "a refused train changed the run"
+    assert snapshot(run_copy) == before, "a refused train changed the run"
     other.release()
 
 
@@ -172,7 +162,7 @@ def test_weights_that_are_not_weights_are_one_line_errors_naming_file_and_tensor
     assert str(run) in message and DAMAGE[damage][1] in message and "\n" not in message
     if damage == "nan":  # and so is what every command says
         assert cli(["evaluate", str(run), "--max-sentences", "2", "--no-ngram"]) == 2
-        assert TENSOR in _one_line(capsys.readouterr().err)
+        assert TENSOR in one_line(capsys.readouterr().err)
 
 
 def _swap_two_words(run: Path) -> None:
@@ -186,7 +176,7 @@ def _swap_two_words(run: Path) -> None:
 def test_a_vocabulary_that_is_not_the_runs_is_named_in_one_line(run_copy, capsys, command):
     _swap_two_words(run_copy)
     assert cli([a.format(run=run_copy) for a in command]) == 2
-    message = _one_line(capsys.readouterr().err)
+    message = one_line(capsys.readouterr().err)
     assert str(run_copy / "vocab.txt") in message and "trained with" in message
 
 
@@ -209,7 +199,7 @@ def test_a_config_json_value_of_the_wrong_type_or_size_is_named(run_copy, capsys
     table[keys[-1]] = value
     (run_copy / "config.json").write_text(json.dumps(payload))
     assert cli(["evaluate", str(run_copy), "--no-ngram"]) == 2
-    message = _one_line(capsys.readouterr().err)
+    message = one_line(capsys.readouterr().err)
     assert str(run_copy / "config.json") in message and named in message
 
 
@@ -272,5 +262,5 @@ def test_a_shipped_model_with_flipped_bytes_is_refused_naming_the_file_and_the_f
     with pytest.raises(ValueError, match="model.safetensors.*SHA256SUMS"):
         load_run(copy)
     assert cli(["evaluate", str(copy), "--no-ngram", "--max-sentences", "5"]) == 2
-    error = _one_line(capsys.readouterr().err)
+    error = one_line(capsys.readouterr().err)
     assert str(weights) in error and "git checkout -- data/models/tiny" in error
