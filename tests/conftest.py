@@ -40,6 +40,14 @@ def alarm():
 
 
 @pytest.fixture
+def keep_threads():
+    """Training and setup_notebook set the process's thread count; put it back afterwards."""
+    threads = torch.get_num_threads()
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture
 def one_thread():
     """Small recurrent models run fastest, and steadiest on a busy machine, on one thread."""
     threads = torch.get_num_threads()

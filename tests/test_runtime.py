@@ -7,13 +7,6 @@ import torch
 from elmo_tutorial.runtime import setup_notebook
 
 
-@pytest.fixture
-def keep_threads():
-    threads = torch.get_num_threads()
-    yield
-    torch.set_num_threads(threads)
-
-
 def test_default_device_is_the_cpu(monkeypatch, keep_threads):
     monkeypatch.delenv("ELMO_TUTORIAL_DEVICE", raising=False)
     assert setup_notebook(seed=0) == torch.device("cpu")

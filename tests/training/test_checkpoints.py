@@ -106,15 +106,7 @@ def test_rng_state_round_trips():
 
 # -- threads: part of the run, like its seed --------------------------------------------------
 
-@pytest.fixture
-def threads_kept():
-    """Training sets the process's thread count; put it back for the tests that follow."""
-    threads = torch.get_num_threads()
-    yield
-    torch.set_num_threads(threads)
-
-
-def test_a_resumed_run_keeps_the_thread_count_its_config_records(tmp_path, threads_kept):
+def test_a_resumed_run_keeps_the_thread_count_its_config_records(tmp_path, keep_threads):
     """Another thread count adds large sums in another order: a resumed run without --threads
     trains on the count it started with, and ends with the weights of the run left alone."""
     Trainer(micro_config(tmp_path / "alone", threads=1, **THREAD_SENSITIVE)).fit()
@@ -139,7 +131,7 @@ def _recorded_threads(run) -> int:
 
 
 def test_resume_keeps_the_runs_thread_count_or_warns_of_another(run_copy, capsys, monkeypatch,
-                                                                threads_kept):
+                                                                keep_threads):
     import elmo_tutorial.training.train
 
     assert _resume(run_copy) == 0 and "threads" not in capsys.readouterr().err
