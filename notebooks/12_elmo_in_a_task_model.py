@@ -17,7 +17,7 @@
 # Notebooks 08-10 measured what the biLM's layers *know*. This one does what ELMo was built
 # for (Peters et al. 2018, §3.3): take an existing supervised model, add the frozen biLM's
 # layers to it, and measure how much better it gets. The paper's headline (Table 1) is that
-# this helps every task it tried. Notebook 13 then takes the gain apart.
+# this helps every task it tried.
 #
 # **You will:**
 # 1. build a task model from scratch: static word vectors → a bidirectional LSTM → pooled →
@@ -27,7 +27,7 @@
 # 3. run the comparison yourself on chunking with 200 labelled sentences, train every model
 #    until dev stops improving, and read the gain as a paired difference with its interval;
 # 4. predict, then read the shipped model's report: the paper's six tasks, Table 1 on three
-#    tasks of ours, Figure 1 (how much labelled data), the learning curves;
+#    tasks of ours, Figure 1 and the learning curves;
 # 5. see why an interval must cover the test sentences as well as the seeds, and find out how
 #    many seeds a comparison needs.
 #
@@ -302,7 +302,7 @@ plt.show()
 # ### First, the paper's Table 1: six tasks
 #
 # Table 1 of the paper adds ELMo to a published model for each of six tasks, as section 2 did,
-# and reports the test score without and with it (baseline → + ELMo):
+# and reports the test score (baseline → + ELMo):
 #
 # - **Question answering** (SQuAD, the span of a paragraph that answers a question): F1
 #   81.1 → 85.8.
@@ -312,9 +312,6 @@ plt.show()
 # - **Coreference** (OntoNotes, the mentions that name one entity): average F1 67.2 → 70.4.
 # - **Named entities** (CoNLL 2003): F1 90.15 → 92.22.
 # - **Sentiment** (SST-5, five classes): accuracy 51.4 → 54.7.
-#
-# The baselines were strong models of their time. As a share of the baseline's errors removed
-# (Exercise 2), the gains are largest on SQuAD, NER and SRL.
 #
 # ### The course's report
 #
@@ -451,8 +448,8 @@ claim(chunking_r > 0.88 and max(chunking_elmo) - min(chunking_elmo) < 0.6
 
 # %% [markdown]
 # ELMo from this biLM shows no difference on SST-5, trained on the sentences or on the phrases,
-# far from the paper's 51.4 → 54.7. The baseline is serious (above the bag-of-words regression,
-# far above the commonest class). What was tested, and what was not:
+# far from the paper's 51.4 → 54.7. The baseline is above the bag-of-words regression,
+# though not by much, and far above the commonest class. What was tested, and what was not:
 #
 # - **the training data** was tested: trained on every labelled phrase, as the paper did, both
 #   arms score a point or two lower;
@@ -680,8 +677,8 @@ plt.show()
 #
 # <!-- BEGIN ANSWER -->
 # With many labelled sentences the task model learns more from the labels, leaving the biLM
-# less to add. Where every model stays near its floor with little data (WNUT-17 with a few
-# dozen tweets), both arms are at the floor and no gain shows.
+# less to add. With very little data (WNUT-17 with a few dozen tweets) both arms stay at
+# the floor and no gain shows.
 # <!-- END ANSWER -->
 #
 # 6. Another research group reports "+0.8 F1 with ELMo, averaged over 5 seeds" on a test set
