@@ -116,51 +116,6 @@ def resolve_device(name: str, local_rank: int = 0) -> torch.device:
     return device
 
 
-def available_memory(device: torch.device) -> tuple[int | None, str]:
-    """``(bytes free for new tensors, where)`` on ``device``; ``None`` when nothing says.
-
-    On the CPU, the least of: the kernel's MemAvailable, what the cgroup's limit leaves (a
-    container or a batch job), and what ``ulimit -v`` leaves of the address space. On CUDA,
-    the GPU's free memory.
-    """
-    if device.type == "cuda":
-        return torch.cuda.mem_get_info(device)[0], f"GPU {device}"
-    if device.type != "cpu":
-        return None, str(device)
-    found = []
-    try:
-        with open("/proc/meminfo") as meminfo:
-            found += [int(line.split()[1]) * 1024 for line in meminfo
-                      if line.startswith("MemAvailable:")]
-    except OSError:
-        pass
-    for limit, usage in (("memory.max", "memory.current"),
-                         ("memory/memory.limit_in_bytes", "memory/memory.usage_in_bytes")):
-        try:
-            folder = Path("/sys/fs/cgroup")
-            found.append(int((folder / limit).read_text()) - int((folder / usage).read_text()))
-        except (OSError, ValueError):  # no such cgroup, or "max": no limit
-            pass
-    import resource
-
-    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    if soft != resource.RLIM_INFINITY:
-        try:
-            with open("/proc/self/statm") as statm:
-                found.append(soft - int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE"))
-        except OSError:
-            pass
-    return (max(0, min(found)) if found else None), "this machine"
-
-
-def fused_adam_supported(device: torch.device) -> bool:
-    """Whether this torch has a fused Adam kernel for ``device`` (CUDA; CPU since torch 2.4)."""
-    if device.type == "cuda":
-        return True
-    major, minor = (int(part) for part in torch.__version__.split(".")[:2])
-    return device.type == "cpu" and (major, minor) >= (2, 4)
-
-
 def available_cores() -> int:
     """CPU cores this process may run on (its affinity mask where the OS has one)."""
     if hasattr(os, "sched_getaffinity"):

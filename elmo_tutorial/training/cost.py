@@ -1,6 +1,4 @@
-r"""What a biLM costs: parameters, floating-point operations (FLOPs) per token by part, and the
-memory of one training step (:func:`step_memory`; :func:`check_step_fits` refuses a batch that
-cannot fit, in one line, before anything is allocated).
+r"""What a biLM costs: parameters and floating-point operations (FLOPs) per token, by part.
 
 Taught in notebook 11 (``11_pretrained_and_scale``).
 
@@ -39,16 +37,12 @@ Example:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 from elmo_tutorial.model.config import ModelConfig
-from elmo_tutorial.runtime import available_memory
 
-__all__ = [
-    "PARTS", "TRAINING_FACTOR", "check_step_fits", "flops_by_part", "flops_per_token",
-    "measure_flops", "parameter_counts", "step_memory",
-]
+__all__ = ["PARTS", "TRAINING_FACTOR", "flops_by_part", "flops_per_token", "measure_flops",
+           "parameter_counts"]
 
 PARTS = ("char_embedding", "convolutions", "highway", "projection", "lstm", "softmax")
 TRAINING_FACTOR = 3  # forward + backward, where backward is two products per forward product
@@ -150,86 +144,3 @@ def flops_by_part(by_module: dict[str, int]) -> dict[str, int]:
         "lstm": total("forward_lstm") + total("backward_lstm"),
         "softmax": total("softmax"),
     }
-
-
-# -- memory: one training step, and a batch that cannot fit -------------------------------------
-
-# Autograd and the allocator keep more than the tensors counted below (views, masks,
-# rounding); this factor makes the estimate an upper bound of the peak measured on the CPU
-# (tests/training/test_train_config.py), not a prediction of it.
-SLACK = 1.3
-FLOAT = 4  # bytes
-
-
-def step_memory(model: ModelConfig, optimizer: str, sampled_softmax: int, sentences: int,
-                tokens_per_sentence: int) -> tuple[int, int]:
-    """``(bytes of the weights and the optimiser, bytes of the batch)`` at the peak of one
-    training step on ``sentences`` sentences of ``tokens_per_sentence`` tokens (float32).
-
-    Per token position, what backward keeps: in each LSTM layer of both directions, its four
-    gates before and after their nonlinearity, cell, hidden state and projections (about
-    9C + 2P numbers, as measured); in the softmax, two numbers per candidate word and
-    direction (scores and their log-softmax). The character CNN runs once per distinct
-    token (at most one per vocabulary word, or per position) over all ``max_chars`` columns,
-    and its output is copied to every position.
-    """
-    weights = sum(parameter_counts(model).values())
-    fixed = weights * FLOAT * (2 + (2 if optimizer == "adam" else 1))  # + gradients + state
-    tokens = sentences * tokens_per_sentence
-    P, C, F = model.projection_dim, model.lstm_dim, model.n_filters
-    columns = model.max_chars
-    per_distinct = columns * model.char_embed_dim + sum(
-        n * (columns - w + 1) for w, n in model.filters) + F * (1 + 4 * model.n_highway) + P
-    candidates = sampled_softmax + 1 if 0 < sampled_softmax < model.vocab_size \
-        else model.vocab_size
-    per_position = 2 * model.n_layers * (9 * C + 2 * P) + 2 * 2 * candidates + P
-    distinct = min(tokens, max(model.vocab_size, 1))
-    batch = (per_position * tokens + per_distinct * distinct) * FLOAT
-    return fixed, math.ceil(batch * SLACK)
-
-
-def check_step_fits(config, model: ModelConfig, sentences: list, dist) -> None:
-    """Refuse a run whose step would not fit in its device's free memory, before it allocates.
-
-    ``sentences`` are the training sentences: the batches are bucketed by length, so the
-    largest batch holds ``batch_size`` sentences about as long as the longest (plus ``<S>``
-    and ``</S>``). ``dist`` (``distributed.init_distributed``) gives the device and the number
-    of processes: on the CPU they share the memory; on GPUs each has its own.
-
-    Raises:
-        ValueError: one line: the estimate, the memory available, the largest batch_size that
-            fits (or that the model alone does not fit).
-    """
-    device, processes = dist.device, dist.world_size
-    available, where = available_memory(device)
-    if available is None:  # nothing says (another kind of device): go ahead
-        return
-    longest = min(max(map(len, sentences), default=0), config.max_sentence_words)
-    sharing = processes if device.type == "cpu" else 1  # processes whose memory is counted
-
-    def needed(batch_size: int) -> int:
-        fixed, batch = step_memory(model, config.optimizer, config.sampled_softmax,
-                                   math.ceil(batch_size / processes), longest + 2)
-        return (fixed + batch) * sharing
-
-    if needed(config.batch_size) <= available:
-        return
-    low, high = 0, config.batch_size  # the largest batch_size that fits: needed() grows with it
-    while low < high:
-        middle = (low + high + 1) // 2
-        low, high = (middle, high) if needed(middle) <= available else (low, middle - 1)
-    fixed = step_memory(model, config.optimizer, config.sampled_softmax, 0, 0)[0]
-    advice = (f"the largest batch_size that fits is about {low:,}: give --batch_size={low}"
-              if low >= processes else "the model alone does not fit: choose a smaller one "
-              "(--model.lstm_dim=, --model.projection_dim=, fewer words with --vocab_max_size=)")
-    raise ValueError(f"one training step needs about {_gb(needed(config.batch_size))} "
-                     f"(batch_size={config.batch_size:,}, sentences of up to {longest:,} words, "
-                     f"{_gb(fixed * sharing)} of weights and optimiser state), but {where} has "
-                     f"{_gb(available)} free; {advice}")
-
-
-def _gb(size: int) -> str:
-    """``23.8 GB``, ``512 MB`` or ``40 kB``: enough digits to compare two sizes."""
-    return next(f"{size / scale:.{digits}f} {unit}" for scale, unit, digits in (
-        (1e9, "GB", 1), (1e6, "MB", 0), (1e3, "kB", 0), (1, "bytes", 0))
-        if size >= scale or unit == "bytes")

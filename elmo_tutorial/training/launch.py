@@ -4,10 +4,7 @@ as the machine can run, that stop when the launcher stops.
 What each of the N processes does is :mod:`~elmo_tutorial.training.distributed`'s.
 
 How many (:func:`check_process_count`): data parallelism runs one process per GPU (nccl) or,
-on the CPU, one per core (gloo; a second process on a core only waits for it). Each process
-also holds Python, torch and the corpus before its model: about 240 MB measured, so
-:data:`PROCESS_BYTES` of memory each must be free. A typo (``--nproc 200``) would otherwise
-start 200 processes that fill a 24 GB machine in a minute.
+on the CPU, one per core (gloo; a second process on a core only waits for it).
 
 Stopping together (:func:`launch_torchrun`): torchrun starts each worker in a session of its
 own, so a kill of the launcher's process group does not reach them, and a launcher that dies
@@ -26,13 +23,12 @@ import sys
 
 import torch
 
-from elmo_tutorial.runtime import available_cores, available_memory, resolve_device
+from elmo_tutorial.runtime import available_cores, resolve_device
 from elmo_tutorial.training.workers import die_with_parent, passing_stop_signals
 
-__all__ = ["PROCESS_BYTES", "LaunchStopped", "check_process_count", "launch_torchrun",
+__all__ = ["LaunchStopped", "check_process_count", "launch_torchrun",
            "stop_with_launcher"]
 
-PROCESS_BYTES = 300 * 10**6  # one process before its model: 240 MB measured with torch
 # The pid of the process that started this one: the launcher for torchrun, torchrun for a
 # worker (from the environment, which they inherit: a parent that died before the child
 # asked for its pid would otherwise be missed)
@@ -51,9 +47,9 @@ class LaunchStopped(Exception):
 
 
 def check_process_count(nproc: int, device: str, batch_size: int) -> None:
-    """Refuse ``nproc`` training processes that ``device`` (a ``TrainConfig.device``) and
-    this machine's memory cannot run side by side, or that a batch of ``batch_size``
-    sentences (summed over the processes) cannot give a sentence each.
+    """Refuse ``nproc`` training processes that ``device`` (a ``TrainConfig.device``) cannot
+    run side by side, or that a batch of ``batch_size`` sentences (summed over the processes)
+    cannot give a sentence each.
 
     Raises:
         ValueError: one line: what there is, and the largest ``--nproc`` that fits.
@@ -70,13 +66,6 @@ def check_process_count(nproc: int, device: str, batch_size: int) -> None:
             raise ValueError(f"--nproc {nproc} would start {nproc} training processes on the "
                              f"CPU, one core each, but this process may use {cores} "
                              f"core{'s' * (cores != 1)}: give --nproc {cores} or fewer")
-    free, place = available_memory(torch.device("cpu"))  # every process's Python and torch
-    if free is not None and nproc * PROCESS_BYTES > free:
-        fits = free // PROCESS_BYTES
-        raise ValueError(f"--nproc {nproc} would start {nproc} processes of about "
-                         f"{PROCESS_BYTES // 10**6} MB each before their model, but {place} "
-                         f"has {free / 1e9:.1f} GB free: give --nproc {max(fits, 1)} or fewer"
-                         + (" (or free some memory)" if fits < 2 else ""))
     if batch_size < nproc:  # every batch would be skipped: epochs without a step, for ever
         raise ValueError(f"--batch_size={batch_size} is the sentences of a step summed over "
                          f"the processes: each of the {nproc} needs one; give --nproc "
