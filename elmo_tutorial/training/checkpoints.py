@@ -170,13 +170,9 @@ def load_latest_checkpoint(run_dir: str | Path, expected: dict, clean: bool = Tr
     resumed run writes their steps again and the next resume does not pass over them again.
 
     Raises:
-        FileNotFoundError: the run has no checkpoint.
         ValueError: no checkpoint loads and fits; names each one and what was wrong.
     """
     found, problems = checkpoints(run_dir), []
-    if not found:
-        raise FileNotFoundError(f"--resume: {run_dir} has no checkpoint to resume from; start "
-                                "without --resume (or point --out at the run)")
     for path in found:
         try:
             model_state, state = load_checkpoint(path)
