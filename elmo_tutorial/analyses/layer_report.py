@@ -19,7 +19,7 @@ The result is a :class:`LayerReport`, typed field by field below (F1 and accurac
 gives it back (:mod:`elmo_tutorial.files.records`).
 :func:`~elmo_tutorial.analyses.layer_markdown.to_markdown` writes it as ``LAYERS.md``.
 
-A trend counts as reproduced only when the 95 % interval of its margin excludes 0: a paired
+A trend counts as reproduced only when the 95 % interval of its margin lies above 0: a paired
 bootstrap over the test items, both layers scored on the same draw
 (:func:`~elmo_tutorial.analyses.paired.paired_interval`). Each item adds ``[correct,
 predicted, gold]`` to the sums, and the score is ``2 · correct / (predicted + gold)``. For
@@ -27,6 +27,8 @@ predicted, gold]`` to the sums, and the score is ``2 · correct / (predicted + g
 first-sense backoff every instance is answered: F1 is the accuracy); for **POS** they are the
 test *sentences* (one odd sentence makes several errors: its tokens are not independent), each
 ``[right tokens, tokens, tokens]``, which gives the token accuracy over the drawn sentences.
+A POS trend is never called reproduced: its interval covers the test sentences, not the
+probe's settings, and a probe trend's sign can follow the regularisation or the tag set.
 
 Example:
     >>> report = LayerReport.read("data/models/small/layers.json")
@@ -57,7 +59,7 @@ class WsdScores(Record):
     layer0: float  # the biLM's context-free token layer
     layer1: float  # the first LSTM layer
     layer2: float  # the second (top) LSTM layer
-    elmo: float  # the model's own scalar mix of all layers
+    elmo: float  # the model's scalar mix as loaded (untrained: the uniform mix, s_j = 1/3)
     first_sense: float  # always WordNet's first sense: the baseline to beat
 
 
@@ -134,7 +136,9 @@ class Trend(Record):
     """
 
     claim: str  # what the paper found, in words
-    reproduced: bool  # the whole interval lies on the paper's side of 0 (low > 0)
+    # "reproduced" (the interval above 0), "not established" (a probe's trend above 0 at one
+    # probe setting), "opposite" (the interval below 0) or "within noise" (it holds 0)
+    verdict: str
     margin: float  # by how many points, in the claim's direction (negative: the other way)
     low: float  # the margin's 95 % interval
     high: float
@@ -232,8 +236,8 @@ def trends(wsd: dict[str, WsdScores], pos: dict[str, PosScores],
         outcomes: per test set scored (``"ALL"``, ``"ptb"``, ``"upos"``) layers 1 and 2's
             per-item counts (:func:`item_outcomes`). Each margin gets its 95 % interval: the
             margin ± 1.96 standard errors of a paired bootstrap over the items
-            (:func:`~elmo_tutorial.analyses.paired.paired_interval`), and the trend is
-            reproduced when the interval's low end is above 0.
+            (:func:`~elmo_tutorial.analyses.paired.paired_interval`), which decides the
+            verdict (:class:`Trend`).
 
     >>> right = lambda n: np.array([[1, 1, 1]] * n + [[0, 1, 1]] * (1000 - n))  # of 1,000
     >>> senses = {"ALL": WsdScores(layer0=50.0, layer1=60.0, layer2=62.5, elmo=61.0,
@@ -241,8 +245,8 @@ def trends(wsd: dict[str, WsdScores], pos: dict[str, PosScores],
     >>> tags = {"ptb": PosScores(layer0=88.0, layer1=90.0, layer2=91.0, most_frequent_tag=85.0)}
     >>> r = trends(senses, tags, {"ALL": {"layer1": right(600), "layer2": right(625)},
     ...                           "ptb": {"layer1": right(900), "layer2": right(910)}})
-    >>> r["wsd_layer2_above_layer1"].reproduced, r["pos_layer1_at_least_layer2"].reproduced
-    (True, False)
+    >>> r["wsd_layer2_above_layer1"].verdict, r["pos_layer1_at_least_layer2"].verdict
+    ('reproduced', 'opposite')
     """
     out = {}
     wsd_all = wsd.get("ALL")
@@ -255,18 +259,22 @@ def trends(wsd: dict[str, WsdScores], pos: dict[str, PosScores],
         if scores:
             key = "pos_layer1_at_least_layer2" + ("" if name == "ptb" else f"_{name}")
             out[key] = _trend(f"POS ({name}): layer 1 ≥ layer 2 (paper, PTB: 97.3 vs 96.8)",
-                              outcomes[name], "layer1", "layer2")
+                              outcomes[name], "layer1", "layer2", probe=True)
     return out
 
 
-def _trend(claim: str, counts: Mapping[str, np.ndarray], favoured: str, other: str) -> Trend:
+def _trend(claim: str, counts: Mapping[str, np.ndarray], favoured: str, other: str,
+           probe: bool = False) -> Trend:
     """A :class:`Trend` whose margin is ``score(favoured) − score(other)`` (the paper's side is
-    above 0), ``reproduced`` when its interval, from ``counts`` (layer → per-item counts),
-    lies above 0."""
+    above 0), its interval from ``counts`` (layer → per-item counts); ``probe``: a trend
+    measured at one probe setting, which the interval does not cover."""
     difference, low, high = paired_interval(counts[other], counts[favoured])
     low, high = round(low, 2), round(high, 2)
-    return Trend(claim=claim, reproduced=low > 0, margin=round(difference, 2), low=low,
-                 high=high)
+    if low > 0:
+        verdict = "not established" if probe else "reproduced"
+    else:
+        verdict = "opposite" if high < 0 else "within noise"
+    return Trend(claim=claim, verdict=verdict, margin=round(difference, 2), low=low, high=high)
 
 
 def wsd_instance_counts(details: Mapping, rep: str) -> np.ndarray:

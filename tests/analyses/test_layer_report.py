@@ -96,12 +96,12 @@ def test_load_model_refuses_what_is_not_a_model(tmp_path):
 
 def test_trends_follow_the_numbers_both_ways():
     held = _fake_result(layer1=60.0, layer2=62.0, pos1=95.0, pos2=94.0).trends
-    assert held["wsd_layer2_above_layer1"].reproduced
-    assert held["pos_layer1_at_least_layer2"].reproduced
+    assert held["wsd_layer2_above_layer1"].verdict == "reproduced"
+    assert held["pos_layer1_at_least_layer2"].verdict == "not established"  # one probe setting
     flipped = _fake_result(layer1=62.0, layer2=60.0, pos1=94.0, pos2=95.0).trends
-    assert not flipped["wsd_layer2_above_layer1"].reproduced
+    assert flipped["wsd_layer2_above_layer1"].verdict == "opposite"
     assert flipped["wsd_layer2_above_layer1"].margin == -2.0
-    assert not flipped["pos_layer1_at_least_layer2"].reproduced
+    assert flipped["pos_layer1_at_least_layer2"].verdict == "opposite"
 
 
 def test_markdown_has_every_table_the_papers_numbers_and_the_verdicts():
@@ -300,14 +300,14 @@ def test_a_clear_difference_on_many_instances_has_an_interval_above_zero():
     assert difference == pytest.approx(5.0)
     assert 3.8 < low < 4.2 and 5.8 < high < 6.2  # 5 ± 1.96 · 100 · √(0.05 · 0.95 / 2000)
     trend = _report(counts, _clustered_tokens([10] * 100)).trends["wsd_layer2_above_layer1"]
-    assert trend.reproduced and trend.margin == 5.0 and trend.low > 0
+    assert trend.verdict == "reproduced" and trend.margin == 5.0 and trend.low > 0
 
 
 def test_a_small_difference_on_few_instances_has_an_interval_that_includes_zero():
     """50 instances, layer 2 gains 3 and loses 1: +4 points, SE about 4: not beyond noise."""
     counts = _layers(50, right1=30, gained=3, lost=1)
     trend = _report(counts, _clustered_tokens([10] * 100)).trends["wsd_layer2_above_layer1"]
-    assert trend.margin == 4.0 and trend.low < 0 < trend.high and not trend.reproduced
+    assert trend.margin == 4.0 and trend.low < 0 < trend.high and trend.verdict == "within noise"
 
 
 def test_the_pos_interval_resamples_sentences_not_tokens():
@@ -321,7 +321,7 @@ def test_the_pos_interval_resamples_sentences_not_tokens():
     assert tokens[0] == pytest.approx(4.0) and sentences[0] == pytest.approx(4.0)
     assert tokens[1] > 0 and sentences[1] < 0 < sentences[2]
     trend = _report(_layers(2000, 1200, 100, 0), by_sentence).trends["pos_layer1_at_least_layer2"]
-    assert trend.margin == 4.0 and not trend.reproduced
+    assert trend.margin == 4.0 and trend.verdict == "within noise"
 
 
 def test_the_markdown_says_reproduced_only_when_the_interval_excludes_zero():
@@ -356,7 +356,8 @@ def test_a_probe_trend_above_zero_at_one_setting_is_not_called_reproduced():
     # The shipped PTB lead's interval is above 0, but it covers the test sentences, not the
     # probe's settings: the report says so instead of "reproduced".
     shipped = LayerReport.read(SHIPPED / "layers.json")
-    assert shipped.trends["pos_layer1_at_least_layer2"].low > 0
+    trend = shipped.trends["pos_layer1_at_least_layer2"]
+    assert trend.low > 0 and trend.verdict == "not established"
     pos_line = next(line for line in to_markdown(shipped).splitlines()
                     if line.startswith("- POS (ptb)"))
     assert "not established" in pos_line and "reproduced" not in pos_line
