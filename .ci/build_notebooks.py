@@ -27,7 +27,8 @@ def build(source: Path) -> float:
         "display_name": "Python 3 (ipykernel)",  # what the kernel reports: no churn on save
         "language": "python",
     }
-    notebook.metadata.pop("jupytext", None)
+    # What a jupytext save writes in the .ipynb, so that a save without an edit changes nothing
+    notebook.metadata["jupytext"] = {"formats": "ipynb,py:percent"}
     start = time.perf_counter()
     # A cell may run for 30 minutes: the capstone (notebook 14) trains a biLM in one cell
     NotebookClient(notebook, timeout=1800, kernel_name="python3",
