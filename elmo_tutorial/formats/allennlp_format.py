@@ -79,8 +79,11 @@ def read_options(options_file: str | Path) -> ModelConfig:
     except (ValueError, RecursionError) as error:
         raise ValueError(f"{options_file} is not valid JSON ({str(error)[:100]}); is it the "
                          "options.json of an ELMo model, and whole?") from None
-    check_options(options, options_file)  # types and sizes, before anything is allocated
-    return ModelConfig.from_options(options)
+    check_options(options, options_file)  # its structure; ModelConfig checks types and sizes
+    try:
+        return ModelConfig.from_options(options)
+    except ValueError as error:
+        raise ValueError(f"{options_file}: {error}") from None
 
 
 def load_allennlp(options_file: str | Path, weight_file: str | Path, **elmo_kwargs):

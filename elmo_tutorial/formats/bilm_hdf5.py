@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 from elmo_tutorial.files.safe_files import DamagedFile, atomic_write
-from elmo_tutorial.formats.weight_checks import check_hdf5_layout, float_weights, open_weight_file
+from elmo_tutorial.formats.weight_checks import check_hdf5_layout, float_weights
 from elmo_tutorial.model.config import ModelConfig
 
 __all__ = ["read_bilm_weights", "write_bilm_weights"]
@@ -99,8 +99,13 @@ def read_bilm_weights(weight_file: str | Path, config: ModelConfig) -> dict[str,
     E, P, C = config.char_embed_dim, config.projection_dim, config.lstm_dim
     F = config.n_filters
     out: dict[str, np.ndarray] = {}
+    if not Path(weight_file).exists():
+        raise FileNotFoundError(f"{weight_file} not found")
+    if not h5py.is_hdf5(weight_file):  # no hdf5 signature at all: another kind of file
+        raise ValueError(f"{weight_file} is not an hdf5 weight file (e.g. lm_weights.hdf5 or "
+                         "weights.hdf5 of an official ELMo model)")
     try:
-        with open_weight_file(weight_file) as file:
+        with h5py.File(weight_file, "r") as file:
             layout = _layout(config, with_projection="CNN_proj" in file or F != P)
             check_hdf5_layout(file, str(weight_file), layout)
             w = {name: float_weights(f"{weight_file}: the dataset {name!r} ({why})", file[name])

@@ -7,8 +7,9 @@ never written (an hdf5 chunk or dataset that reads as its fill value, zeros by d
 matrix stored transposed or of another model (PyTorch's ``load_state_dict`` answers with a
 40-line ``size mismatch``). An ``options.json`` can hold ``256.5``, ``"256"``, ``true`` or ``1e12``
 where a size belongs, which becomes a ``TypeError`` deep inside, or gigabytes allocated before
-anything fails. The functions here turn each of these into one ``ValueError`` line that names
-the file and the tensor or field, before a single parameter is allocated.
+anything fails. The functions here (and ``ModelConfig``'s own checks of types and sizes) turn
+each of these into one ``ValueError`` line that names the file and the tensor or field, before
+a single parameter is allocated.
 
 Example:
     >>> check_options({"lstm": [256]}, "options.json")  # doctest: +ELLIPSIS
@@ -24,28 +25,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from elmo_tutorial.files.safe_files import DamagedFile
-
 if TYPE_CHECKING:  # h5py is imported where an hdf5 file is read, not with every model
     import h5py
 
-__all__ = ["MAX_PARAMETERS", "check_hdf5_layout", "check_options", "float_weights",
-           "open_weight_file"]
+__all__ = ["check_hdf5_layout", "check_options", "float_weights"]
 
-MAX_DIM = 32_768  # widths (lstm.dim, projection_dim, ...); the largest released ELMo uses 8192
-MAX_DEPTH = 16  # LSTM layers, highway layers
-MAX_VOCAB = 10_000_000  # n_tokens_vocab; the released models have 793,471 words
-MAX_PARAMETERS = 2_000_000_000  # 8 GB of float32 encoder weights: far beyond any ELMo
 # Trained and freshly initialised biLM weights are small numbers (the shipped models' largest
 # is 2.3); a value beyond this is garbage or a diverged training, whose outputs overflow.
 MAX_ABS_WEIGHT = 1e4
-
-
-def _whole(value, where: str, source, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ValueError(f"{source}: {where} must be a whole number between {low} and {high}, "
-                         f"got {value!r:.40}; is it an ELMo options file, and unedited?")
-    return value
 
 
 def _section(options, key: str, source) -> dict:
@@ -57,55 +44,22 @@ def _section(options, key: str, source) -> dict:
 
 
 def check_options(options, source: str | Path = "options.json") -> None:
-    """Check the types and sizes of an ``options.json`` (bilm-tf / AllenNLP) dictionary.
+    """Check the structure of an ``options.json`` (bilm-tf / AllenNLP) dictionary: the objects
+    and the list of filters that ``ModelConfig.from_options`` reads. The values' types and sizes
+    are then checked by ``ModelConfig`` itself, before anything is allocated.
 
     Raises:
-        ValueError: one line naming ``source`` and the first field of a wrong type or an
-            absurd size (``lstm.dim``, ``char_cnn.filters[2]``, ...), or a model whose encoder
-            would exceed :data:`MAX_PARAMETERS`.
+        ValueError: one line naming ``source`` and the first part that is not of its shape.
     """
     if not isinstance(options, dict):
         raise ValueError(f"{source}: expected a JSON object, got {type(options).__name__}")
-    lstm, cnn = _section(options, "lstm", source), _section(options, "char_cnn", source)
-    embedding = _section(cnn, "embedding", f"{source}: char_cnn")
-    C = _whole(lstm.get("dim"), "lstm.dim", source, 1, MAX_DIM)
-    P = _whole(lstm.get("projection_dim"), "lstm.projection_dim", source, 1, MAX_DIM)
-    layers = _whole(lstm.get("n_layers"), "lstm.n_layers", source, 1, MAX_DEPTH)
-    E = _whole(embedding.get("dim"), "char_cnn.embedding.dim", source, 1, MAX_DIM)
-    highway = _whole(cnn.get("n_highway"), "char_cnn.n_highway", source, 0, MAX_DEPTH)
-    max_chars = _whole(cnn.get("max_characters_per_token", 50),
-                       "char_cnn.max_characters_per_token", source, 3, 1000)
+    _section(options, "lstm", source)
+    cnn = _section(options, "char_cnn", source)
+    _section(cnn, "embedding", f"{source}: char_cnn")
     filters = cnn.get("filters")
-    if not isinstance(filters, list) or not filters:
+    if not isinstance(filters, list) or not all(isinstance(p, list) for p in filters):
         raise ValueError(f"{source}: char_cnn.filters must be a list of [width, count] pairs, "
                          f"got {filters!r:.40}")
-    F = 0
-    for i, pair in enumerate(filters):
-        if not isinstance(pair, list) or len(pair) != 2:
-            raise ValueError(f"{source}: char_cnn.filters[{i}] must be a [width, count] pair, "
-                             f"got {pair!r:.40}")
-        width = _whole(pair[0], f"char_cnn.filters[{i}] width", source, 1, max_chars)
-        F += _whole(pair[1], f"char_cnn.filters[{i}] count", source, 1, MAX_DIM) * width * E
-    n_filters = sum(pair[1] for pair in filters)
-    _whole(n_filters, "the total filter count of char_cnn.filters", source, 1, MAX_DIM)
-    if "n_tokens_vocab" in options:
-        _whole(options["n_tokens_vocab"], "n_tokens_vocab", source, 0, MAX_VOCAB)
-    for key in ("cell_clip", "proj_clip"):
-        value = lstm.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
-            raise ValueError(f"{source}: lstm.{key} must be a number or null, got {value!r:.40}")
-    for key, kind in (("use_skip_connections", bool), ("activation", str)):
-        where = lstm if key == "use_skip_connections" else cnn
-        if key in where and not isinstance(where[key], kind):
-            raise ValueError(f"{source}: {key} must be a {kind.__name__}, got {where[key]!r:.40}")
-    # The big matrices: convolutions, highway, projection, and per LSTM layer and direction
-    # W (2P × 4C) and the projection (C × P).
-    parameters = F + highway * 2 * n_filters * n_filters + n_filters * P + 2 * layers * (
-        8 * P * C + C * P)
-    if parameters > MAX_PARAMETERS:
-        raise ValueError(f"{source}: these sizes make an encoder of {parameters:,} parameters, "
-                         f"more than {MAX_PARAMETERS:,} ({4 * parameters / 1e9:.0f} GB); the "
-                         "file is not a real ELMo model's options")
 
 
 def _too_large(largest) -> str:
@@ -178,9 +132,6 @@ def check_hdf5_layout(file: h5py.File, path: str, layout: dict) -> None:
             raise ValueError(
                 f"{path}: the dataset {name!r} ({why}) has shape {tuple(data.shape)}, but "
                 f"options.json implies {shape}. Are the options and weights a pair?")
-        if np.dtype(data.dtype).kind != "f":
-            raise ValueError(f"{path}: the dataset {name!r} ({why}) is {data.dtype}, but weights "
-                             "are floating point; the file is damaged or not a model's weights")
         unwritten = _unwritten(data)
         if unwritten:
             raise ValueError(f"{path}: the dataset {name!r} ({why}) {unwritten}, which would "
@@ -205,26 +156,3 @@ def _unwritten(data) -> str | None:
     if layout == h5py.h5d.CONTIGUOUS and data.id.get_offset() is None:
         return "has no storage written at all"
     return None
-
-
-def open_weight_file(weight_file: str | Path) -> h5py.File:
-    """The hdf5 file, open for reading, once h5py can open it.
-
-    Raises:
-        FileNotFoundError: nothing at the path.
-        ValueError: it is not an hdf5 file at all.
-        DamagedFile: h5py cannot open it: cut short (a download cut off), or overwritten.
-    """
-    import h5py
-
-    if not Path(weight_file).exists():
-        raise FileNotFoundError(f"{weight_file} not found")
-    if not h5py.is_hdf5(weight_file):  # no hdf5 signature at all: another kind of file
-        raise ValueError(f"{weight_file} is not an hdf5 weight file (e.g. lm_weights.hdf5 or "
-                         "weights.hdf5 of an official ELMo model)")
-    try:
-        return h5py.File(weight_file, "r")
-    except OSError as error:  # truncated (a cut download), overwritten, not hdf5 at all
-        raise DamagedFile(Path(weight_file), f"h5py: {str(error).splitlines()[0][:100]}", (
-            "it is damaged or not an hdf5 file: download the weights again (a download cut "
-            "short?), or give the .hdf5 file of an official ELMo model")) from None

@@ -99,7 +99,7 @@ def test_a_weight_file_cut_short_is_damaged_not_a_traceback(official, cut):
     options, weights = official
     data = weights.read_bytes()
     weights.write_bytes(data[:int(len(data) * cut)])
-    with pytest.raises(ValueError, match=rf"^{weights} is damaged .*damaged or not an hdf5 file"):
+    with pytest.raises(ValueError, match=rf"^{weights} is damaged .*download the weights again"):
         load_allennlp(options, weights)
 
 
@@ -148,9 +148,9 @@ def test_absurd_options_say_the_size_in_words(official):
     options, weights = official
     settings = json.loads(options.read_text())
     settings["lstm"]["n_layers"], settings["lstm"]["dim"] = 16, 32_768
-    settings["lstm"]["projection_dim"] = 32_768
+    settings["lstm"]["projection_dim"] = 16_384
     options.write_text(json.dumps(settings))
-    with pytest.raises(ValueError, match=r"parameters, more than .* GB\)"):
+    with pytest.raises(ValueError, match=r"parameters, more than .* GB"):
         load_allennlp(options, weights)
 
 
