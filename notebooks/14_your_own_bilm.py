@@ -187,7 +187,8 @@ settings = ({"train_sentences": 10_000, "max_steps": 50, "eval_interval": 10,
              "checkpoint_interval": 20} if QUICK else {})
 config = apply_overrides(TrainConfig.preset("capstone"),
                          {**settings, "out_dir": str(run_dir), "device": device.type})
-started = latest_checkpoint(run_dir) is not None  # resume what a complete checkpoint holds
+# A checkpoint to resume from, or the final weights of a run complete (checkpoints deleted)
+started = latest_checkpoint(run_dir) is not None or (run_dir / "model.safetensors").exists()
 trainer = Trainer(config, resume=started, build=MyBiLM)  # no force: it never deletes a run
 words = Counter(w for sentence in trainer.train_sents for w in sentence)
 kept = sum(n for w, n in words.items() if w in trainer.vocab) / sum(words.values())
