@@ -111,7 +111,7 @@ for j in range(len(layers)):
 # %% [markdown]
 # **The mix as loaded.** ELMo gives a task $\gamma \sum_j s_j h_j$ with weights it *learns*
 # for that task (notebook 07). A model fresh from pre-training has no task yet, so its mix is
-# at its initial values. Everywhere below, "ELMo mix" means **this untrained, uniform mix**,
+# at its initial values. Everywhere below, "uniform mix" means **this untrained mix**,
 # not a mix a task has learned:
 
 # %%
@@ -138,7 +138,7 @@ WORK = [
     ("They work in the fields from dawn to dusk .", "activity"),
     ("Hard work in the fields made him strong .", "activity"),
 ]
-NAMES = ["layer 0", "layer 1", "layer 2", "ELMo mix"]
+NAMES = ["layer 0", "layer 1", "layer 2", "uniform mix"]
 
 
 def word_layers(sentences, word):
@@ -209,11 +209,11 @@ def report(word, vectors, groups):
     print(f"'{word}': mean cosine (centred) within a group / across groups")
     for name, v in zip(NAMES, vectors, strict=True):
         if np.allclose(v, v[0], atol=1e-5):  # equal up to float rounding
-            print(f"  {name:9s} the same vector in every sentence: nothing to compare")
+            print(f"  {name:11s} the same vector in every sentence: nothing to compare")
             continue
         sims = centred_cosines(v)
         within, across = sims[same & off_diagonal].mean(), sims[~same].mean()
-        print(f"  {name:9s} {within:+.4f} / {across:+.4f}   gap {within - across:+.4f}")
+        print(f"  {name:11s} {within:+.4f} / {across:+.4f}   gap {within - across:+.4f}")
 
 
 report("work", work, [use for _, use in WORK])
@@ -375,7 +375,7 @@ for query, papers_neighbour in QUERIES.items():
         theirs = next(h.similarity for h in hits if " ".join(h.tokens) == papers_neighbour)
         best, worst = (sims > theirs + 1e-6).sum() + 1, (sims >= theirs - 1e-6).sum()
         rank = f"rank {best}" if best == worst else f"tied at ranks {best}-{worst}"
-        name = "ELMo mix" if layer == "elmo" else f"layer {layer}"
+        name = "uniform mix" if layer == "elmo" else f"layer {layer}"
         print(f"  {name} (the paper's neighbour: {rank} of {len(hits)}):")
         for hit in hits[:3]:
             print(f"    {hit.similarity:.3f}  {hit.context(7)}")
@@ -393,12 +393,12 @@ for query, papers_neighbour in QUERIES.items():
 # %%
 play_vectors = example_vectors([layers_of[tuple(e.tokens)] for e in play_tagged], play_tagged)
 play_all = {f"layer {j}": v for j, v in enumerate(play_vectors)}
-play_all["ELMo mix"] = mix_layers(play_vectors, model.scalar_mix)
+play_all["uniform mix"] = mix_layers(play_vectors, model.scalar_mix)
 print(f"{len(play_tagged)} tagged occurrences of 'play', "
       f"{len({e.sense for e in play_tagged})} senses")
-print(f"{'':10s}{'same sense':>12s}{'same POS':>10s}")
+print(f"{'':12s}{'same sense':>12s}{'same POS':>10s}")
 for name, v in play_all.items():
-    print(f"{name:10s}{nearest_neighbour_agreement(v, [e.sense for e in play_tagged]):12.4f}"
+    print(f"{name:12s}{nearest_neighbour_agreement(v, [e.sense for e in play_tagged]):12.4f}"
           f"{nearest_neighbour_agreement(v, [e.pos for e in play_tagged]):10.4f}")
 
 # %% [markdown]
@@ -433,7 +433,7 @@ def representations(sample, embeddings, static):
             context_vector(layers[0], list(range(len(e.tokens))), e.index, window)
             for layers, e in zip(embeddings, sample, strict=True)])
     out.update({f"layer {j}": v for j, v in enumerate(layer_vectors)})
-    out["ELMo mix"] = mix_layers(layer_vectors, model.scalar_mix)
+    out["uniform mix"] = mix_layers(layer_vectors, model.scalar_mix)
     return out
 
 
@@ -563,7 +563,7 @@ mix_scores = np.array(list(sense_separation(without_layer0, semcor_lemmas,
 # END SOLUTION
 checks.check_mix_without_layer0(mix_scores, semcor_layers, semcor_lemmas, semcor_senses)
 for name, scores in (("layer 1", semcor_scores["layer 1"]), ("layer 2", semcor_scores["layer 2"]),
-                     ("ELMo mix (1/3 each)", semcor_scores["ELMo mix"]),
+                     ("uniform mix (1/3)", semcor_scores["uniform mix"]),
                      ("mix (0, 1/2, 1/2)", mix_scores)):
     print(f"{name:20s}{cell(scores):>19s}")
 
@@ -663,7 +663,7 @@ claim(all(course_means[k] < course_means[k + 1] for k in range(at_8))
 # ### Exercise 3 (predict): the same word in two contexts
 #
 # Before you run the next cell: in which layer will two occurrences of the same word be most
-# alike (after centring), and in which least? Where will the ELMo mix land?
+# alike (after centring), and in which least? Where will the uniform mix land?
 
 # %% [markdown]
 # **Prediction.**
@@ -679,7 +679,7 @@ raw = {layer: index.same_word_similarity(layer) for layer in index.layers}
 centred = {layer: index.same_word_similarity(layer, centre=True)[0] for layer in index.layers}
 neighbour_rate = {layer: index.same_word_neighbour_rate(layer, queries=1000)
                   for layer in index.layers}
-labels = ["ELMo mix" if layer == "elmo" else f"layer {layer}" for layer in index.layers]
+labels = ["uniform mix" if layer == "elmo" else f"layer {layer}" for layer in index.layers]
 fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
 at = np.arange(len(labels))
 left.bar(at, [centred[layer] for layer in index.layers], 0.5)
@@ -694,9 +694,9 @@ for ax in (left, right):
     ax.tick_params(labelsize=11)
 fig.tight_layout()
 plt.show()
-print(f"{'':10s}{'same word':>10s}{'(raw)':>8s}{'different words (raw)':>23s}{'nearest':>9s}")
+print(f"{'':12s}{'same word':>10s}{'(raw)':>8s}{'different words (raw)':>23s}{'nearest':>9s}")
 for layer, label in zip(index.layers, labels, strict=True):
-    print(f"{label:10s}{centred[layer]:10.4f}{raw[layer][0]:8.4f}{raw[layer][1]:23.4f}"
+    print(f"{label:12s}{centred[layer]:10.4f}{raw[layer][0]:8.4f}{raw[layer][1]:23.4f}"
           f"{neighbour_rate[layer]:9.4f}")
 
 # %% [markdown]
@@ -767,7 +767,7 @@ checks.check_nearest_centroid_accuracy(my_nearest_centroid_accuracy)
 bank_senses = [sense for _, sense in BANK]
 for bank_layer, bank_vectors in zip(NAMES[1:], vectors["bank"][1:], strict=True):
     bank_centred = bank_vectors - bank_vectors.mean(axis=0)
-    print(f"{bank_layer:9s} {my_nearest_centroid_accuracy(bank_centred, bank_senses):.4f}")
+    print(f"{bank_layer:11s} {my_nearest_centroid_accuracy(bank_centred, bank_senses):.4f}")
 
 # %% [markdown] slideshow={"slide_type": "subslide"}
 # ## 8. Explore: neighbours in context (bonus)

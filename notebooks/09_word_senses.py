@@ -194,13 +194,15 @@ for lemma, pos in (("bank", "NOUN"), ("gig", "NOUN"), ("serve", "VERB")):
 # *interest* (6), *line* (6) and *serve* (4), mostly from newspapers. We take a random 300 uses
 # per word (the table counts the senses among them: *interest*'s rarest, 11 of 2,368 uses, is
 # not among our 300), train the centroids on half and test on the other half, for every layer
-# and the ELMo mix (here the untrained, uniform mix as loaded, $s_j = 1/3$, notebook 08). The
+# and the model's mix as loaded: untrained, so the uniform mix $s_j = 1/3$ (notebook 08). The
 # baseline is the training half's **most frequent sense**; `*` marks the best per word.
 
 # %%
 lexical = lexical_sample.evaluate(embedder, per_word=300)
 reps = ["layer0", "layer1", "layer2", "elmo", "most_frequent_sense"]
-print(f"{'word':9s} {'senses':>6s} " + " ".join(f"{r:>20s}" for r in reps))
+LABEL = {"elmo": "uniform mix", "most_frequent_sense": "most frequent sense",
+         "first_sense": "first sense"}  # "elmo" is the mix as loaded: untrained, 1/3 each
+print(f"{'word':9s} {'senses':>6s} " + " ".join(f"{LABEL.get(r, r):>20s}" for r in reps))
 for word, scores in lexical.items():
     best = max(reps, key=scores.get)
     cells = [f"{scores[r]:.1f}{'*' if r == best else ' '}" for r in reps]
@@ -211,7 +213,7 @@ fig, ax = plt.subplots(figsize=(9, 3.4))
 width = 0.16
 for k, rep in enumerate(reps):
     values = [lexical[w][rep] for w in lexical]
-    ax.bar(np.arange(len(lexical)) + (k - 2) * width, values, width, label=rep.replace("_", " "))
+    ax.bar(np.arange(len(lexical)) + (k - 2) * width, values, width, label=LABEL.get(rep, rep))
 ax.set_xticks(range(len(lexical)), list(lexical))
 ax.set_ylabel("accuracy (%)")
 ax.set_title("Nearest sense centroid per layer, 150 test uses per word")
@@ -227,7 +229,7 @@ mfs_wins = [w for w, s in lexical.items()
 print("an LSTM layer beats layer 0 on every word:", lstm_beats_layer0)
 print("layer 2 beats layer 1 on:", top_wins)
 print("the most frequent sense beats every layer on:", mfs_wins)
-print("the ELMo mix is below the better LSTM layer on:",
+print("the uniform mix is below the better LSTM layer on:",
       [w for w, s in lexical.items() if s["elmo"] < max(s["layer1"], s["layer2"])])
 
 # %% [markdown]
@@ -261,18 +263,18 @@ sizes = [5, 10, 20, 30, 75, 150]  # labelled training uses per word (150: all of
 curve = {n: lexical_sample.evaluate(embedder, per_word=300, max_train=n) for n in sizes}
 # END SOLUTION
 checks.check_fewer_training_uses(curve, embedder, per_word=300)
-print(f"{'150 → 30 uses':13s} " + " ".join(f"{r:>20s}" for r in reps))
+print(f"{'150 → 30 uses':13s} " + " ".join(f"{LABEL.get(r, r):>20s}" for r in reps))
 for word in curve[30]:
     print(f"{word:13s} " + " ".join(f"{lexical[word][r]:>9.1f} → {curve[30][word][r]:>5.1f}    "
                                     for r in reps))
 mean = {r: [np.mean([curve[n][w][r] for w in curve[n]]) for n in sizes] for r in reps}
 print(f"\n{'mean of 4 words':<20s}" + "".join(f"{n:>7d}" for n in sizes) + "  uses per word")
 for r in reps:
-    print(f"{r.replace('_', ' '):<20s}" + "".join(f"{a:>7.1f}" for a in mean[r]))
+    print(f"{LABEL.get(r, r):<20s}" + "".join(f"{a:>7.1f}" for a in mean[r]))
 
 fig, ax = plt.subplots(figsize=(8.5, 3.4))
 for r in reps:
-    ax.plot(sizes, mean[r], marker="o", label=r.replace("_", " "),
+    ax.plot(sizes, mean[r], marker="o", label=LABEL.get(r, r),
             linestyle="--" if r == "most_frequent_sense" else "-")
 ax.set_xscale("log")
 ax.set_xticks(sizes, [str(n) for n in sizes])
@@ -330,7 +332,7 @@ print(f"embedded (or loaded from the disk cache) and scored in {time.perf_counte
 
 # %%
 columns = ["first_sense", "layer0", "layer1", "layer2", "elmo"]
-header = " ".join(f"{c:>11s}" for c in columns)
+header = " ".join(f"{LABEL.get(c, c):>11s}" for c in columns)
 print(f"{'test set':12s} {'instances':>9s} {'unseen':>7s} {header}")
 for name, scores in table5.items():
     n, unseen = details[name]["layer1"].total, details["unseen"][name]
@@ -352,7 +354,7 @@ ax.bar(range(len(names)), ours, color="tab:blue", label="this model, SemCor samp
 marked = [i for i, n in enumerate(names) if n in paper]
 ax.scatter(marked, [paper[names[i]] for i in marked], color="tab:red", marker="_", s=900,
            linewidths=3, label="paper (biLM on 1B Word)", zorder=3)
-ax.set_xticks(range(len(names)), [n.replace("_", " ") for n in names])
+ax.set_xticks(range(len(names)), [LABEL.get(n, n) for n in names])
 ax.set_ylim(30, 75)
 ax.set_ylabel("F1 on ALL (%)")
 ax.set_title("Table 5: nearest sense centroid per layer")
@@ -374,7 +376,7 @@ print("best layer above WordNet's first sense:",
 report = MODEL / "layers.json"
 if report.exists():
     full = json.loads(report.read_text())["wsd"]["ALL"]
-    print(f"{'ALL':22s} " + " ".join(f"{c:>11s}" for c in columns))
+    print(f"{'ALL':22s} " + " ".join(f"{LABEL.get(c, c):>11s}" for c in columns))
     print(f"{'all of SemCor':22s} " + " ".join(f"{full[c]:>11.1f}" for c in columns))
     print(f"{'every 10th sentence':22s} " + " ".join(f"{all_scores[c]:>11.1f}" for c in columns))
 else:
@@ -530,7 +532,7 @@ print(f"wsd.score: P {package.precision:.2f}  R {package.recall:.2f}  F1 {packag
 # far more text.
 # <!-- END ANSWER -->
 #
-# 6. Why is the ELMo mix with equal weights mostly below the better LSTM layer?
+# 6. Why is the uniform mix (untrained, equal weights) mostly below the better LSTM layer?
 #
 # <!-- BEGIN ANSWER -->
 # The plain average mixes in layer 0, which cannot separate senses; a task that learns the
