@@ -15,10 +15,9 @@
 # # 13 · What ELMo's payoff is made of
 #
 # Notebook 12 added the frozen biLM to a task model and measured the gain (Table 1, Figure 1).
-# This notebook takes the gain apart, as the paper's sections 5.1-5.5 and Appendix A.1 do: is
-# it the biLM's characters or its context? Which layers, mixed how, and where in the task
-# model? Would a better biLM buy more? Does continuing the biLM's training on the task's own
-# text help?
+# This notebook takes the gain apart, as the paper's sections 5.1-5.5 do: is it the biLM's
+# characters or its context? Which layers, mixed how, and where in the task model? Would a
+# better biLM buy more?
 #
 # **You will:**
 # 1. predict, then split the gain into what the context-free layer 0 gives and what the
@@ -27,9 +26,7 @@
 # 3. read which layers and how strongly regularised (Table 2, Figure 2), and train a tagger on
 #    the top layer alone;
 # 4. see what biLMs of one corpus, trained for more or fewer words, buy (the quality figure);
-# 5. read what fine-tuning the biLM on the task's text changes, against its control
-#    (Appendix A.1);
-# 6. see what changed after ELMo, in GPT and BERT.
+# 5. see what changed after ELMo, in GPT and BERT.
 #
 # **Prerequisites:** notebook 12 (the task model, the report, paired intervals).
 #
@@ -333,39 +330,7 @@ claim(all(a["gains"][t]["mean"] < b["gains"][t]["mean"] for t in best["gains"]
 # one, trained on more words.
 
 # %% [markdown]
-# ## 5. Fine-tuning the biLM on the task's text (the paper's Appendix A.1)
-#
-# The paper also continued the biLM's *language-model* training on each task's training
-# sentences (labels ignored) for one epoch before freezing it: "In some cases, fine tuning the
-# biLM on domain specific data leads to significant drops in perplexity and an increase in
-# downstream task performance" (§3.4); A.1 adds that the effect on task scores depends on the
-# task (a gain on SNLI, about none on sentiment).
-#
-# `elmo_tutorial.training.finetune` starts from a run, trains on the domain's sentences and
-# writes a **new** run. The shipped biLM has no softmax, so it first gets a new one over the
-# domain's words, trained on its frozen encoder: that perplexity is the "before". Then 40
-# steps train the whole biLM, and, as a control, the same 40 steps train the softmax alone:
-# only the difference between the two is the encoder's. `elmo-tutorial finetune
-# data/models/small --out runs/small-sst` does it all and compares an SST-2 task model (600
-# training, 200 dev, 500 test sentences) with ELMo from each biLM, in about 11 minutes on a
-# 2-core CPU; we read its committed report:
-
-# %%
-tuned = json.loads((report_dir / "finetune.json").read_text(encoding="utf-8"))
-display(Markdown((report_dir / "FINETUNE.md").read_text(encoding="utf-8").split("\n", 2)[2]))
-before, after = (tuned["finetune"][k]["avg_ppl"] for k in ("before", "after"))
-frozen = tuned["control"]["after"]["avg_ppl"]
-print(f"held-out perplexity: before {before:.1f}, after the whole biLM {after:.1f}, after the "
-      f"softmax alone {frozen:.1f}: the encoder's share {frozen - after:+.1f}")
-change = tuned["difference"]  # finetuned − original, paired by seed, with the test sample
-print(f"SST-2, fine-tuned − original biLM: {change['mean']:+.1f} points, 95 % interval "
-      f"[{change['low']:+.1f}, {change['high']:+.1f}] over {change['n']} seeds and the test "
-      "sentences")
-claim(change["low"] < 0 < change["high"],
-      "SST-2 accuracy shows no difference between the fine-tuned and the original biLM")
-
-# %% [markdown]
-# ## 6. After ELMo: GPT and BERT
+# ## 5. After ELMo: GPT and BERT
 #
 # ELMo's recipe is *feature extraction*: pre-train a language model, freeze it, and let each
 # task learn a mix of its layers as extra input to its own model. Two papers of the same year
@@ -397,8 +362,9 @@ claim(change["low"] < 0 < change["high"],
 # ### Exercise 4 (explain): frozen features or fine-tuning?
 #
 # ELMo freezes the biLM and learns only a scalar mix of its layers; BERT fine-tunes every
-# weight for each task. Give one advantage of each, and say which one section 5's
-# fine-tuning is (it changes the biLM's weights too).
+# weight for each task. Give one advantage of each, and say which one the paper's domain
+# fine-tuning is (§3.4: it continues the biLM's language-model training on the task's
+# sentences, labels ignored, before the task model is trained).
 
 # %% [markdown]
 # **Model answer.**
@@ -407,7 +373,7 @@ claim(change["low"] < 0 < change["high"],
 # seconds), one biLM serves every task, and a small labelled set cannot make it forget.
 # Fine-tuning: every layer adapts, usually scoring higher when the task differs from
 # pre-training and labels are plentiful, at the cost of a network copy per task and a full
-# backward pass. Section 5's fine-tuning is neither: it continues the *language-model*
+# backward pass. The paper's domain fine-tuning is neither: it continues the *language-model*
 # training without labels, then freezes the biLM again.
 # <!-- END ANSWER -->
 
@@ -423,15 +389,13 @@ claim(change["low"] < 0 < change["high"],
 #   though the mix leans on the first LSTM layer as in the paper's Figure 2.
 # - Of three biLMs of one corpus, the best buys a gain on both tasks, the middle one a small
 #   one on chunking only, the weakest none.
-# - Fine-tuning on the task's text lowers its perplexity; only the part beyond the
-#   frozen-encoder control is the encoder's.
 # - GPT and BERT kept the pre-training and changed the encoder, the objective and the
 #   adaptation.
 #
-# **Further:** Peters et al. (2018) §5.1-5.2 (Tables 2-3), §5.5 (Figure 2), Appendix A.1;
+# **Further:** Peters et al. (2018) §3.4 and Appendix A.1 (domain fine-tuning), §5.1-5.2
+# (Tables 2-3), §5.5 (Figure 2);
 # Radford et al. (2018) (GPT); Devlin et al. (2019), *BERT*; Peters, Ruder and Smith (2019),
-# *To Tune or Not to Tune?*; the `tasks` and `finetune` commands run the experiments on your
-# own biLM.
+# *To Tune or Not to Tune?*; the `tasks` command runs the experiments on your own biLM.
 
 # %% [markdown]
 # ## Check your understanding
@@ -467,15 +431,7 @@ claim(change["low"] < 0 < change["high"],
 # the same test text can be ranked by it.
 # <!-- END ANSWER -->
 #
-# 5. Fine-tuning the biLM lowered the held-out perplexity. Why is that not yet evidence that
-#    the encoder, which ELMo uses, got better at the domain?
-#
-# <!-- BEGIN ANSWER -->
-# The softmax trained during the same steps; its longer training alone lowers the perplexity.
-# Only the drop beyond the control, the same steps with the encoder frozen, is the encoder's.
-# <!-- END ANSWER -->
-#
-# 6. Your biLM reaches a test perplexity of 200 on its English corpus; a colleague's, trained
+# 5. Your biLM reaches a test perplexity of 200 on its English corpus; a colleague's, trained
 #    on tweets, reaches 80 on tweets. Which would you expect to help WNUT-17 NER more, and what
 #    would settle it?
 #
@@ -485,7 +441,7 @@ claim(change["low"] < 0 < change["high"],
 # intervals, settles it.
 # <!-- END ANSWER -->
 #
-# 7. A task model's learned weights come out as softmax(w) = [0.1, 0.8, 0.1]. What does that
+# 6. A task model's learned weights come out as softmax(w) = [0.1, 0.8, 0.1]. What does that
 #    tell you, and what does it not?
 #
 # <!-- BEGIN ANSWER -->

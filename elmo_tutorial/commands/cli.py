@@ -36,7 +36,6 @@ COMMANDS = {
     "export": "Export a trained run to the official options.json + weights.hdf5 format.",
     "layers": "What each layer knows: WSD, POS probes and NER, beside the paper's numbers.",
     "tasks": "What ELMo adds to a task model: baseline vs +ELMo on SST-5, chunking and NER.",
-    "finetune": "Fine-tune a biLM on SST's text; perplexity before/after and the SST-2 effect.",
 }
 
 INTERRUPTED = ("interrupted before it finished; the files it writes are written whole, so none "

@@ -1,5 +1,4 @@
-"""The task family: what ELMo adds to a task model (``elmo-tutorial tasks`` and
-``elmo-tutorial finetune``).
+"""The task family: what ELMo adds to a task model (``elmo-tutorial tasks``).
 
 Taught in notebooks 12 and 13.
 
@@ -13,7 +12,6 @@ Taught in notebooks 12 and 13.
   results          its result, typed: TaskReport, the schema of tasks.json
   report_markdown  the report as markdown; report_figures: its figures
   quality          the held-out perplexity of the quality figure's biLMs
-  finetune_report  fine-tuning the biLM on the task's text (paper Appendix A.1)
 
 What notebooks 12 and 13 use is importable from here::
 

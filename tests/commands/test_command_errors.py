@@ -61,7 +61,7 @@ def test_fail_on_a_closed_terminal_still_returns_the_exit_code(monkeypatch):
     assert commands.fail("train", "interrupted", 130) == 130
 
 
-@pytest.mark.parametrize("name", ["tasks", "layers", "finetune"])
+@pytest.mark.parametrize("name", ["tasks", "layers"])
 def test_report_commands_take_json_markdown_and_force_from_one_helper(name):
     source = (COMMANDS_DIR / f"{name}.py").read_text(encoding="utf-8")
     assert "add_report_arguments(" in source

@@ -20,8 +20,7 @@ ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(
 
 # Arguments each command parses (the run is replaced: only the wrapper around it is tested)
 ARGUMENTS = {"doctor": [], "data": ["list"], "evaluate": ["runs/x"], "embed": ["runs/x", "Hi"],
-             "export": ["runs/x", "--copy", "out"], "layers": ["runs/x"], "tasks": ["runs/x"],
-             "finetune": ["runs/x", "--out", "out"]}
+             "export": ["runs/x", "--copy", "out"], "layers": ["runs/x"], "tasks": ["runs/x"]}
 
 
 def test_every_command_but_train_has_its_arguments_listed_here():
@@ -43,19 +42,6 @@ def test_a_stop_signal_ends_any_command_with_one_line_not_a_silent_death(command
     assert err.startswith(f"elmo-tutorial {command}: interrupted") and err.count("\n") == 1, err
     assert "run the same command again" in err
     assert signal.getsignal(signal.SIGTERM) is not signal.default_int_handler  # handed back
-
-
-def test_finetune_stopped_outside_its_steps_says_how_to_start_again(tmp_path, monkeypatch,
-                                                                    capsys):
-    from elmo_tutorial.training.run_folder import shipped_model
-
-    monkeypatch.setattr("elmo_tutorial.tasks.finetune_report.finetune_report",
-                        lambda *a, **k: signal.raise_signal(signal.SIGTERM))
-    assert cli(["finetune", str(shipped_model("tiny")), "--out", str(tmp_path / "tuned")]) == 130
-    err = capsys.readouterr().err
-    assert err.startswith("elmo-tutorial finetune: interrupted before the report was written: "
-                          "run the same command again") and err.count("\n") == 1, err
-    assert "--resume" not in err and "--threads" not in err
 
 
 # -- in a process of their own: the tasks' pool of workers, the layers' cache -----------------

@@ -11,12 +11,10 @@ from _train_helpers import MICRO_CLI
 
 from elmo_tutorial.commands.cli import main as cli
 from elmo_tutorial.files.overwrite import check_fresh_run_dir
-from elmo_tutorial.training.run_folder import shipped_model
 
 USERS_OWN = {  # files of a user's own that happen to have a run's names
     "config.json": {"config.json": '{"my": "settings"}\n'},
-    "no config.json": {"vocab.txt": "my\nwords\n", "log.jsonl": "my notes\n",
-                       "finetune.json": '{"mine": true}\n'},
+    "no config.json": {"vocab.txt": "my\nwords\n", "log.jsonl": "my notes\n"},
 }
 
 
@@ -32,18 +30,6 @@ def test_train_refuses_the_users_own_files_under_a_runs_names_even_with_force(tm
         assert all(name in line for name in files) and "would overwrite" in line, line
         assert "not a run's" in line and "--force replaces only a run of this package" in line
         assert snapshot(tmp_path) == before, "the user's files were changed"
-
-
-def test_finetune_refuses_the_users_own_files_in_its_out_folder(tmp_path, capsys, monkeypatch):
-    out = tmp_path / "tuned"
-    out.mkdir()
-    (out / "config.json").write_text('{"my": "settings"}\n')
-    monkeypatch.setattr("elmo_tutorial.tasks.finetune_report.finetune_report",
-                        lambda *a, **k: pytest.fail("it went on"))
-    assert cli(["finetune", str(shipped_model("tiny")), "--out", str(out)]) == 2
-    line = one_line(capsys.readouterr().err)
-    assert "config.json" in line and "fine-tuning into it would overwrite" in line
-    assert (out / "config.json").read_text() == '{"my": "settings"}\n'
 
 
 def test_a_run_stopped_before_its_first_checkpoint_is_started_again_without_force(run_copy):
@@ -76,16 +62,12 @@ def test_empty_files_under_a_runs_names_hold_nothing_to_lose(tmp_path):
 
 @pytest.mark.parametrize("command", [
     ["train", "--out", "{out}", *MICRO_CLI],
-    ["finetune", "{source}", "--out", "{out}"],
     ["export", "{run}", "--allennlp", "{out}"],
-], ids=["train", "finetune", "export"])
+], ids=["train", "export"])
 def test_an_out_below_a_file_is_one_line_naming_the_file(run_copy, tmp_path, capsys,
                                                          monkeypatch, command):
-    monkeypatch.setattr("elmo_tutorial.tasks.finetune_report.finetune_report",
-                        lambda *a, **k: pytest.fail("it went on"))
     (tmp_path / "notes.txt").write_text("mine")
-    argv = [a.format(out=tmp_path / "notes.txt" / "run", run=run_copy,
-                     source=shipped_model("tiny")) for a in command]
+    argv = [a.format(out=tmp_path / "notes.txt" / "run", run=run_copy) for a in command]
     assert cli(argv) == 2
     line = one_line(capsys.readouterr().err)
     assert f"{tmp_path / 'notes.txt'} is a file, not a folder" in line, line

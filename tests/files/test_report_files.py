@@ -1,4 +1,4 @@
-"""The three reports share one table shape, one quick-run banner and one way to write files;
+"""The two reports share one table shape, one quick-run banner and one way to write files;
 each shipped report's JSON is exactly its typed result's serialisation."""
 
 import dataclasses
@@ -11,21 +11,17 @@ from elmo_tutorial.analyses.layer_report import LayerReport
 from elmo_tutorial.files.overwrite import WouldOverwrite
 from elmo_tutorial.files.records import Record, RecordFormatError
 from elmo_tutorial.files.report_files import markdown_table, quick_banner, write_report_files
-from elmo_tutorial.tasks import finetune_report as finetune_report
 from elmo_tutorial.tasks import report_markdown as task_markdown
-from elmo_tutorial.tasks.finetune_report import FinetuneReport
 from elmo_tutorial.tasks.results import TaskReport
 from elmo_tutorial.training.run_folder import shipped_model
 
 REPORTS = [  # (module, its typed result, the shipped JSON, the shipped markdown)
     (layer_markdown, LayerReport, "layers.json", "LAYERS.md"),
     (task_markdown, TaskReport, "tasks.json", "TASKS.md"),
-    (finetune_report, FinetuneReport, "finetune.json", "FINETUNE.md"),
 ]
 # A field of each shipped JSON, and what a damaged file puts there instead.
 DAMAGE = {"layers.json": (("wsd", "ALL", "layer2"), "high"),
-          "tasks.json": (("tasks", "chunking", "arms", "elmo", "std"), None),
-          "finetune.json": (("finetune", "after", "n_tokens"), 6126.5)}
+          "tasks.json": (("tasks", "chunking", "arms", "elmo", "std"), None)}
 
 
 def test_a_table_has_a_rule_and_one_line_per_row():
