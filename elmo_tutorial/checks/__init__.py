@@ -5,7 +5,7 @@ fresh inputs, prints ``✓ ...`` when they agree, and raises ``CheckFailed`` wit
 (in Jupyter, just its one-line message). A stub fails as ``NotWrittenYet``; an answer that calls
 the package's implementation instead of computing it fails as ``Delegated``.
 One module per notebook; everything is re-exported here so notebooks write
-``from elmo_tutorial import checks; checks.check_layer_norm(my_layer_norm)``.
+``from elmo_tutorial import checks; checks.check_highway_layer(my_highway)``.
 """
 
 from elmo_tutorial.checks._core import (

@@ -195,6 +195,14 @@ def nothing_returned(got: Any, what: str, expected: str) -> None:
         raise CheckFailed(f"{what} returned None: return {expected} (a `return` is missing?).")
 
 
+def filled_dict(got: Any, name: str, must: str) -> None:
+    """Raise :class:`CheckFailed` unless ``got`` is a non-empty dict; ``must`` says what it
+    maps (``"it must map (task, n) to ..."``)."""
+    if not isinstance(got, dict) or not got:
+        shown = "empty" if isinstance(got, dict) else f"{type(got).__name__}, not a dict"
+        raise CheckFailed(f"{name} is {shown}: {must}")
+
+
 def tensor_of_shape(got: Any, shape, what: str, hint: str = "") -> torch.Tensor:
     """``got`` if it is a tensor of ``shape``; else a :class:`CheckFailed` saying what it is."""
     shape = tuple(shape)

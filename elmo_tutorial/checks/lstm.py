@@ -1,4 +1,4 @@
-"""Self-checks for notebook 04 (the forward LM): LSTMP steps, and the residual experiment."""
+"""Self-checks for notebook 04 (the forward LM): bilm-tf's LSTMP step, the residual experiment."""
 
 from __future__ import annotations
 
@@ -19,69 +19,18 @@ from elmo_tutorial.checks._core import (
 from elmo_tutorial.model import lstmp
 from elmo_tutorial.model.lstmp import lstmp_step
 
-__all__ = ["check_lstmp_step", "check_residual_experiment", "check_tf_lstmp_step"]
+__all__ = ["check_residual_experiment", "check_tf_lstmp_step"]
 
 
 # The package's own LSTMP step, which a step under test may not call.
 _PACKAGE_STEPS = (lstmp.lstmp_step, lstmp.lstmp_sequence,
                   (lstmp.LSTMCellWithProjection, "forward"))
-_OWN_STEP = "compute the gates, the memory and the projected output yourself"
 
 
 def _tf_gate_order(w: torch.Tensor) -> torch.Tensor:
     """Read our (i, f, g, o) blocks as if they were TensorFlow's (i, j, f, o)."""
     i, f, g, o = w.chunk(4, dim=0)
     return torch.cat([i, g, f, o])
-
-
-def _float64_sampler(seed: int) -> Callable[..., torch.Tensor]:
-    """``rand(*shape, scale=1.0)``: reproducible float64 normal samples for a check's inputs."""
-    generator = torch.Generator().manual_seed(seed)
-
-    def rand(*shape, scale=1.0):
-        return torch.randn(*shape, generator=generator, dtype=torch.float64) * scale
-
-    return rand
-
-
-def _pair(got) -> None:
-    nothing_returned(got, "your step", "the pair (h_t, c_t)")
-    if not (isinstance(got, tuple | list) and len(got) == 2
-            and all(isinstance(t, torch.Tensor) for t in got)):
-        raise CheckFailed("Return the pair (h_t, c_t): the new output and the new memory.")
-
-
-@check
-def check_lstmp_step(fn: Callable[..., tuple[torch.Tensor, torch.Tensor]]) -> None:
-    """``fn(x_t, h, c, w_ih, w_hh, b_ih, b_hh, w_hr, cell_clip, proj_clip)`` must return
-    ``(h_t, c_t)`` of one LSTMP step: gates in torch's order (i, f, g, o), the memory clipped
-    after its update, the output projected by ``w_hr`` (P, C) and clipped after projecting.
-    Compared with :func:`elmo_tutorial.model.lstmp.lstmp_step`, with and without clipping; ``fn``
-    runs with the package's LSTMP step unavailable."""
-    rand = _float64_sampler(seed=4)
-    B, I, C, P = 3, 5, 6, 4
-
-    for cell_clip, proj_clip in ((None, None), (0.5, 0.1)):
-        x, h, c = rand(B, I), rand(B, P), rand(B, C, scale=2.0)
-        weights = [rand(4 * C, I), rand(4 * C, P), rand(4 * C), rand(4 * C), rand(P, C)]
-        expected = lstmp_step(x, h, c, *weights, cell_clip, proj_clip)
-        with torch.no_grad(), forbidding(fn, *_PACKAGE_STEPS, instead=_OWN_STEP):
-            got = fn(x.clone(), h.clone(), c.clone(), *(w.clone() for w in weights),
-                     cell_clip, proj_clip)
-        _pair(got)
-        what = "with clipping" if cell_clip else "without clipping"
-        swapped = [_tf_gate_order(w) for w in weights[:4]] + [weights[4]]
-        tf_order = lstmp_step(x, h, c, *swapped, cell_clip, proj_clip)
-        if got[1].shape == expected[1].shape and torch.allclose(got[1], tf_order[1]):
-            raise CheckFailed("Your gates are in TensorFlow's order (i, j, f, o); ours and "
-                              "torch's are (i, f, g, o): chunk(4) gives i, f, g, o.")
-        assert_close(got[1], expected[1], f"c_t {what}", hint=(
-            "c_t = sigmoid(f) * c + sigmoid(i) * tanh(g), then clamp to ±cell_clip (if set); "
-            "the gates are x @ w_ih.T + b_ih + h @ w_hh.T + b_hh, split with .chunk(4, dim=-1)."))
-        assert_close(got[0], expected[0], f"h_t {what}", hint=(
-            "h_t = (sigmoid(o) * tanh(c_t)) @ w_hr.T with the CLIPPED c_t, then clamp the "
-            "projected result to ±proj_clip (clip after projecting, not before)."))
-    passed("LSTMP step agrees with elmo_tutorial.model.lstmp.lstmp_step, with and without clipping")
 
 
 def _from_tf(kernel: torch.Tensor, bias: torch.Tensor, n_inputs: int, forget_bias: float):
@@ -112,7 +61,11 @@ def check_tf_lstmp_step(fn: Callable[..., tuple[torch.Tensor, torch.Tensor]]) ->
     the forget gate gets the constant ``forget_bias`` = 1.0 that the file leaves out, and
     ``proj_kernel`` is ``(C, P)``. Compared with :func:`elmo_tutorial.model.lstmp.lstmp_step` on the
     same weights in torch's layout; ``fn`` runs with the package's LSTMP step unavailable."""
-    rand = _float64_sampler(seed=14)
+    generator = torch.Generator().manual_seed(14)
+
+    def rand(*shape, scale=1.0):
+        return torch.randn(*shape, generator=generator, dtype=torch.float64) * scale
+
     B, I, C, P = 3, 5, 6, 4
 
     for cell_clip, proj_clip in ((None, None), (0.5, 0.3)):
@@ -122,7 +75,10 @@ def check_tf_lstmp_step(fn: Callable[..., tuple[torch.Tensor, torch.Tensor]]) ->
         with torch.no_grad(), forbidding(fn, *_PACKAGE_STEPS, instead=(
                 "compute the step on bilm-tf's tensors directly, without converting them")):
             got = fn(*(a.clone() if isinstance(a, torch.Tensor) else a for a in args))
-        _pair(got)
+        nothing_returned(got, "your step", "the pair (h_t, c_t)")
+        if not (isinstance(got, tuple | list) and len(got) == 2
+                and all(isinstance(t, torch.Tensor) for t in got)):
+            raise CheckFailed("Return the pair (h_t, c_t): the new output and the new memory.")
         expected = _tf_reference(args, forget_bias=1.0)
         what = "with clipping" if cell_clip else "without clipping"
         if got[1].shape == expected[1].shape:

@@ -9,7 +9,14 @@ from dataclasses import replace
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from elmo_tutorial.checks._core import CheckFailed, check, forbidding, nothing_returned, passed
+from elmo_tutorial.checks._core import (
+    CheckFailed,
+    check,
+    filled_dict,
+    forbidding,
+    nothing_returned,
+    passed,
+)
 from elmo_tutorial.model.lstm import LSTMStack
 from elmo_tutorial.training.cost import flops_per_token, measure_flops, parameter_counts
 
@@ -77,10 +84,8 @@ def check_cell_costs(cost: dict, config, vocab_size: int, sampled_softmax: int) 
     ``(parameter_counts(c, vocab_size=vocab_size), flops_per_token(c, vocab_size=vocab_size,
     sampled_softmax=sampled_softmax))`` of ``c = replace(config, lstm_dim=C)``: every pair is
     recomputed (counting is arithmetic, instant)."""
-    if not isinstance(cost, dict) or not cost:
-        shown = "empty" if isinstance(cost, dict) else f"{type(cost).__name__}, not a dict"
-        raise CheckFailed(f"cost is {shown}: it must map each cell count C to the pair "
-                          "(parameter counts, FLOPs per token) of the model with C cells.")
+    filled_dict(cost, "cost", "it must map each cell count C to the pair (parameter counts, "
+                "FLOPs per token) of the model with C cells.")
     for cells, got in cost.items():
         if not isinstance(cells, int) or cells < 1:
             raise CheckFailed(f"cost has the key {cells!r}: the keys are cell counts, whole "

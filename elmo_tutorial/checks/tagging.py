@@ -9,7 +9,14 @@ import numpy as np
 import torch
 
 from elmo_tutorial.analyses.spans import bio_spans
-from elmo_tutorial.checks._core import CheckFailed, check, forbidding, nothing_returned, passed
+from elmo_tutorial.checks._core import (
+    CheckFailed,
+    check,
+    filled_dict,
+    forbidding,
+    nothing_returned,
+    passed,
+)
 
 __all__ = ["check_bio_spans", "check_probes_on_fewer_sentences"]
 
@@ -98,10 +105,8 @@ def check_probes_on_fewer_sentences(fitted: dict, sizes: Sequence[int], train_la
     recomputed here for every probe: near zero for the right labels, as large as at the start
     for shuffled ones. Cheap (one gradient a probe), so no probe is fitted again.
     """
-    if not isinstance(fitted, dict) or not fitted:
-        shown = "empty" if isinstance(fitted, dict) else f"{type(fitted).__name__}, not a dict"
-        raise CheckFailed(f"fitted is {shown}: it must map (j, n) to the probe of layer j "
-                          "trained on the first n sentences.")
+    filled_dict(fitted, "fitted", "it must map (j, n) to the probe of layer j trained on the "
+                "first n sentences.")
     wanted = [(j, n) for n in sizes for j in (0, 1)]
     missing = [key for key in wanted if key not in fitted]
     if missing:

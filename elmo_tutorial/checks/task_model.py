@@ -14,6 +14,7 @@ from elmo_tutorial.checks._core import (
     CheckFailed,
     assert_close,
     check,
+    filled_dict,
     forbidding,
     nothing_returned,
     passed,
@@ -123,10 +124,8 @@ def check_seed_counts(by_n: dict, tasks: dict, seed_counts) -> None:
     """``by_n[task, n]``, for every task of the report's ``tasks`` and every ``n`` in
     ``seed_counts``, must be ``paired_difference`` of the baseline's and ELMo's first ``n``
     runs, baseline first: every entry is recomputed (a few sums, instant)."""
-    if not isinstance(by_n, dict) or not by_n:
-        shown = "empty" if isinstance(by_n, dict) else f"{type(by_n).__name__}, not a dict"
-        raise CheckFailed(f"by_n is {shown}: it must map (task, n) to the paired difference "
-                          "of the task's first n seeds.")
+    filled_dict(by_n, "by_n", "it must map (task, n) to the paired difference of the task's "
+                "first n seeds.")
     for task, entry in tasks.items():
         baseline, elmo = (entry["arms"][arm]["runs"] for arm in ("baseline", "elmo"))
         for n in seed_counts:

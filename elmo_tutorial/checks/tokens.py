@@ -1,8 +1,8 @@
-"""Self-checks for notebook 02 (tokens and characters): character ids, back to words, LM targets."""
+"""Self-checks for notebook 02 (tokens and characters): character ids back to words, LM targets."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import torch
 
@@ -18,64 +18,16 @@ from elmo_tutorial.model.chars import (
     BOS_TOKEN,
     EOS_TOKEN,
     MAX_CHARS,
-    MAX_WORD_BYTES,
-    batch_to_ids,
     char_ids_to_word,
     word_to_char_ids,
 )
 
-__all__ = ["check_char_ids_to_word", "check_lm_targets", "check_word_to_char_ids"]
+__all__ = ["check_char_ids_to_word", "check_lm_targets"]
 
 # Plain ASCII, the two boundaries, two-byte and three-byte UTF-8, a 4-byte emoji, a word that
 # is cut at 48 bytes, and one that is cut in the middle of a multi-byte character.
 _WORDS = ["Hi", "the", "<S>", "</S>", "café", "日本", "naïve🙂", "a" * 60,
           "x" + "é" * 30, "<S>x", "S", "0"]
-
-
-def _as_list(ids) -> list[int]:
-    if isinstance(ids, torch.Tensor):
-        return [int(i) for i in ids.reshape(-1).tolist()]
-    return [int(i) for i in ids]
-
-
-def _hint(word: str, got: list[int], expected: list[int]) -> str:
-    if got == [e - 1 for e in expected]:
-        return "Every id is one too small: add 1 to every id, so that 0 can mean 'no token'."
-    if word in (BOS_TOKEN, EOS_TOKEN):
-        return (f"{word!r} is a boundary token: it is the one-character word made of "
-                "BOS (256) or EOS (257), not the bytes of the string.")
-    if len(word.encode("utf-8")) > MAX_WORD_BYTES:
-        return ("Long words keep their first 48 UTF-8 *bytes* (not characters), then EOW; "
-                "a multi-byte character cut in half keeps its first bytes.")
-    if not word.isascii():
-        return "Use the UTF-8 bytes (word.encode('utf-8')), not ord() of each character."
-    return "The layout is [BOW, bytes..., EOW, PAD, ...] with 50 entries, then +1 everywhere."
-
-
-@check
-def check_word_to_char_ids(fn: Callable[[str], Sequence[int]]) -> None:
-    """Compare ``fn(word)`` with :func:`elmo_tutorial.model.chars.word_to_char_ids` on tricky words;
-    ``fn`` runs with that function (and ``batch_to_ids``) unavailable."""
-    for word in _WORDS:
-        expected = word_to_char_ids(word)
-        with forbidding(fn, word_to_char_ids, batch_to_ids, instead=(
-                "build the 50 ids from the word's UTF-8 bytes yourself")):
-            got = fn(word)
-        nothing_returned(got, "your function", f"a list of {MAX_CHARS} ids")
-        got = _as_list(got)
-        if len(got) != MAX_CHARS:
-            raise CheckFailed(
-                f"word_to_char_ids({word!r}) returned {len(got)} ids; every token has exactly "
-                f"{MAX_CHARS} (BOW, at most {MAX_WORD_BYTES} bytes, EOW, then PAD)."
-            )
-        if got != expected:
-            first = next(i for i, (g, e) in enumerate(zip(got, expected, strict=True)) if g != e)
-            raise CheckFailed(
-                f"word_to_char_ids({word!r}) differs at position {first}: got "
-                f"{got[first]}, expected {expected[first]}. {_hint(word, got, expected)}"
-            )
-    passed(f"word_to_char_ids agrees with elmo_tutorial.model.chars on {len(_WORDS)} words "
-           "(ASCII, <S>/</S>, multi-byte UTF-8, truncation at 48 bytes)")
 
 
 def _decode_hint(ids: list[int], got, expected) -> str:

@@ -8,7 +8,14 @@ from collections.abc import Callable
 
 from elmo_tutorial.analyses import lexical_sample
 from elmo_tutorial.analyses.wsd import score
-from elmo_tutorial.checks._core import CheckFailed, check, forbidding, nothing_returned, passed
+from elmo_tutorial.checks._core import (
+    CheckFailed,
+    check,
+    filled_dict,
+    forbidding,
+    nothing_returned,
+    passed,
+)
 
 __all__ = ["check_fewer_training_uses", "check_wsd_scorer"]
 
@@ -81,11 +88,8 @@ def check_fewer_training_uses(curve: dict, embedder, per_word: int = 300,
     ``per_word`` uses per word and test uses, with the centroids and the most frequent sense
     taken from only ``n`` training uses of each word (``max_train=n``, a seeded random sample).
     Every table is recomputed (the embeddings are cached, so each costs a few centroids)."""
-    if not isinstance(curve, dict) or not curve:
-        shown = "empty" if isinstance(curve, dict) else f"{type(curve).__name__}, not a dict"
-        raise CheckFailed(f"curve is {shown}: it must map each number of training uses n to "
-                          f"the table lexical_sample.evaluate(embedder, per_word={per_word}, "
-                          "max_train=n) returns.")
+    filled_dict(curve, "curve", "it must map each number of training uses n to the table "
+                f"lexical_sample.evaluate(embedder, per_word={per_word}, max_train=n) returns.")
     for n, few in curve.items():
         _check_table(f"curve[{n!r}]", few, embedder, per_word, n, words)
     passed(f"the lexical sample with {', '.join(map(str, curve))} training uses per word, "
@@ -97,11 +101,9 @@ def _check_table(where: str, few, embedder, per_word: int, max_train, words) -> 
     if not isinstance(max_train, int) or max_train < 1:
         raise CheckFailed(f"{where}: the keys of curve are the numbers of training uses, "
                           "whole numbers of at least 1.")
-    if not isinstance(few, dict) or not few:
-        shown = "empty" if isinstance(few, dict) else f"{type(few).__name__}, not a dict"
-        raise CheckFailed(f"{where} is {shown}: it must hold the scores of {', '.join(words)}, "
-                          f"as lexical_sample.evaluate(embedder, per_word={per_word}, "
-                          f"max_train={max_train}) returns them.")
+    filled_dict(few, where, f"it must hold the scores of {', '.join(words)}, as "
+                f"lexical_sample.evaluate(embedder, per_word={per_word}, "
+                f"max_train={max_train}) returns them.")
     missing, extra = [w for w in words if w not in few], sorted(set(few) - set(words))
     if missing or extra:
         raise CheckFailed(f"{where} holds the words {sorted(few)}, expected {sorted(words)}: "

@@ -29,47 +29,9 @@ def per_row(shift_back):
 
 
 def test_checks_accept_the_package_formulas_and_refuse_its_functions():
-    checks.check_word_to_char_ids(my_word_to_char_ids)
     checks.check_lm_targets(package_targets)
-    with pytest.raises(checks.Delegated, match="chars.word_to_char_ids"):
-        checks.check_word_to_char_ids(lambda word: word_to_char_ids(word))
     with pytest.raises(checks.Delegated, match="chars.char_ids_to_word"):
         checks.check_char_ids_to_word(lambda ids: char_ids_to_word(ids))
-
-
-def without_shift(word):
-    return [i - 1 for i in my_word_to_char_ids(word)]
-
-
-def characters_not_bytes(word):
-    codes = [ord(c) for c in word][:48]
-    return [259, *(c + 1 for c in codes), 260] + [261] * (48 - len(codes))
-
-
-def no_truncation(word):
-    if len(word.encode("utf-8")) <= 48:
-        return my_word_to_char_ids(word)
-    ids = [259, *(b + 1 for b in word.encode("utf-8")), 260]
-    return ids + [261] * (50 - len(ids))
-
-
-def boundaries_as_text(word):
-    ids = [259, *(b + 1 for b in word.encode("utf-8")[:48]), 260]
-    return ids + [261] * (50 - len(ids))
-
-
-@pytest.mark.parametrize(
-    "wrong, message",
-    [
-        (without_shift, "add 1"),
-        (characters_not_bytes, "differs at position"),
-        (no_truncation, "returned"),
-        (boundaries_as_text, "boundary token"),
-    ],
-)
-def test_check_word_to_char_ids_rejects_wrong_versions(wrong, message):
-    with pytest.raises(checks.CheckFailed, match=message):
-        checks.check_word_to_char_ids(wrong)
 
 
 @pytest.mark.parametrize(

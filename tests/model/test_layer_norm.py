@@ -138,68 +138,6 @@ def _layer_norm_from_the_package(x, gamma, beta, eps):
     return norm(x)
 
 
-def _layer_norm_by_the_formula(x, gamma, beta, eps):
-    mean = x.mean(-1, keepdim=True)
-    variance = (x - mean).pow(2).mean(-1, keepdim=True)
-    return gamma * (x - mean) / torch.sqrt(variance + eps) + beta
-
-
-def _layer_norm_unbiased(x, gamma, beta, eps):
-    mean = x.mean(-1, keepdim=True)
-    return gamma * (x - mean) / torch.sqrt(x.var(-1, keepdim=True) + eps) + beta
-
-
-def _layer_norm_eps_outside_the_root(x, gamma, beta, eps):
-    centred = x - x.mean(-1, keepdim=True)
-    return gamma * centred / (centred.pow(2).mean(-1, keepdim=True).sqrt() + eps) + beta
-
-
-def _layer_norm_over_the_whole_tensor(x, gamma, beta, eps):
-    return gamma * (x - x.mean()) / torch.sqrt(x.var(unbiased=False) + eps) + beta
-
-
-def test_check_layer_norm_accepts_the_formula_and_refuses_the_package_and_torch(capsys):
-    checks.check_layer_norm(_layer_norm_by_the_formula)
-    assert capsys.readouterr().out.count("✓") == 1
-    for delegating, name in [
-        (_layer_norm_from_the_package, "LayerNorm.forward"),
-        (lambda x, g, b, eps: torch.nn.functional.layer_norm(x, x.shape[-1:], g, b, eps),
-         "torch.nn.functional.layer_norm"),
-        (lambda x, g, b, eps: torch.layer_norm(x, x.shape[-1:], g, b, eps), "torch.layer_norm"),
-    ]:
-        with pytest.raises(checks.Delegated, match=name):
-            checks.check_layer_norm(delegating)
-
-
-@pytest.mark.parametrize("wrong", [_layer_norm_unbiased, _layer_norm_over_the_whole_tensor,
-                                   _layer_norm_eps_outside_the_root])
-def test_check_layer_norm_rejects_wrong_answers(wrong):
-    with pytest.raises(checks.CheckFailed):
-        checks.check_layer_norm(wrong)
-
-
-def test_check_layer_norm_names_the_unbiased_variance_mistake():
-    with pytest.raises(checks.CheckFailed, match="unbiased"):
-        checks.check_layer_norm(_layer_norm_unbiased)
-
-
-def test_check_layer_norm_names_epsilon_outside_the_square_root():
-    with pytest.raises(checks.CheckFailed, match="outside the square root"):
-        checks.check_layer_norm(_layer_norm_eps_outside_the_root)
-
-
-def test_check_masked_layer_norm_accepts_the_formula_and_rejects_padding_in_the_statistics():
-    checks.check_masked_layer_norm(my_masked_layer_norm)
-    with pytest.raises(checks.Delegated, match="layer_norm.masked_layer_norm"):
-        checks.check_masked_layer_norm(masked_layer_norm)
-    with pytest.raises(checks.CheckFailed, match="padded positions"):
-        checks.check_masked_layer_norm(
-            lambda x, mask: my_masked_layer_norm(x, torch.ones_like(mask)))
-    per_token = LayerNorm(4, eps=1e-12, elementwise_affine=False)
-    with pytest.raises(checks.CheckFailed):
-        checks.check_masked_layer_norm(lambda x, mask: per_token(x))
-
-
 def _left_padded_norm(x, lengths, left=True, count_padding=False):
     T = x.shape[1]
     positions = torch.arange(T)
