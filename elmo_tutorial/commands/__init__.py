@@ -2,7 +2,6 @@
 the option types and report arguments they share."""
 
 import argparse
-import math
 import sys
 
 
@@ -19,17 +18,6 @@ def at_least(minimum: int):
         return value
 
     return whole_number
-
-
-def positive_number(text: str) -> float:
-    """An argparse ``type``: a finite number > 0 (a learning rate)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expects a number, got {text!r}") from None
-    if not 0 < value < math.inf:  # "not" also refuses nan
-        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text}")
-    return value
 
 
 def fail(command: str, error: object, code: int = 2) -> int:
