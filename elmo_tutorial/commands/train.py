@@ -147,7 +147,6 @@ def run(args) -> int:
     from elmo_tutorial.files.overwrite import check_fresh_run_dir
     from elmo_tutorial.files.run_lock import lock_run_dir
     from elmo_tutorial.training.launch import (
-        LaunchStopped,
         check_process_count,
         launch_torchrun,
         stop_with_launcher,
@@ -167,9 +166,9 @@ def run(args) -> int:
             lock_run_dir(config.out_dir).release()  # refuse here, once, if another writes there
             if not args.resume:  # refuse here, once, rather than in every process
                 check_fresh_run_dir(config.out_dir, args.force)
-            return launch_torchrun(args.nproc, _torchrun_arguments())
+            launch_torchrun(args.nproc, _torchrun_arguments())  # becomes torchrun
         metrics = train(config, resume=args.resume, force=args.force)
-    except (TrainingInterrupted, LaunchStopped) as stopped:  # saved where it stopped
+    except TrainingInterrupted as stopped:  # saved where it stopped
         if os.environ.get("RANK", "0") != "0":  # process 0 says it, with the checkpoint
             return 130
         raise KeyboardInterrupt(str(stopped)) from None

@@ -10,10 +10,7 @@ kill of the starting process must not leave workers training for nobody:
   for a parent that is gone;
 - :func:`pool_worker_start` (a pool's ``initializer``) leaves the stop signals to the parent:
   a terminal sends Ctrl-C to every process of the foreground group, and each worker would
-  print a traceback of its own; the parent stops, and ends its pool;
-- :func:`passing_stop_signals` sends a child the stop signal its launcher receives, so that
-  the child stops as it would have alone (torchrun passes it on to its workers, which save a
-  checkpoint), and says which one came.
+  print a traceback of its own; the parent stops, and ends its pool.
 """
 
 from __future__ import annotations
@@ -22,12 +19,8 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 
-from elmo_tutorial.runtime import STOP_SIGNALS, _handling
-
-__all__ = ["die_with_parent", "passing_stop_signals", "pool_worker_start"]
+__all__ = ["die_with_parent", "pool_worker_start"]
 
 
 def die_with_parent(signum: int = signal.SIGTERM, parent: int | None = None,
@@ -61,22 +54,3 @@ def pool_worker_start(parent: int) -> None:
             signal.signal(getattr(signal, name), signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's handler came with the fork
     die_with_parent(signal.SIGTERM, parent)
-
-
-@contextmanager
-def passing_stop_signals(child) -> Iterator[Callable[[], str]]:
-    """Inside the block, a stop signal this process receives is sent on to ``child`` (a
-    ``subprocess.Popen``, which decides how to stop) instead of stopping this process.
-
-    Yields a function that gives the name of the first signal passed on (``"SIGTERM"``), or
-    ``""`` while none has been. Signals that are ignored stay ignored (``nohup``).
-    """
-    received: list[str] = []
-
-    def pass_on(signum, frame) -> None:
-        received.append(signal.Signals(signum).name)
-        if child.poll() is None:
-            child.send_signal(signum)
-
-    with _handling(STOP_SIGNALS, pass_on):
-        yield lambda: received[0] if received else ""

@@ -46,8 +46,7 @@ def test_a_gpu_count_beyond_the_machines_is_refused(monkeypatch):
 @pytest.mark.parametrize("flags", [["--nproc", "200"], ["--nproc", "2", "--batch_size=1"]])
 def test_the_command_refuses_before_starting_any_process(tmp_path, monkeypatch, capsys, flags):
     monkeypatch.setattr(launch, "available_cores", lambda: 2)
-    monkeypatch.setattr(launch.subprocess, "Popen",
-                        lambda *a, **k: pytest.fail("a process was started"))
+    monkeypatch.setattr(launch.os, "execv", lambda *a: pytest.fail("torchrun was started"))
     run = tmp_path / "run"
     assert cli(["train", "--out", str(run), *MICRO_CLI, *flags]) == 2
     err = capsys.readouterr().err
@@ -105,7 +104,7 @@ def test_the_processes_stop_with_their_launcher_and_save_where_they_stopped(tmp_
             time.sleep(0.2)
             waited += 0.2
         started = _descendants(launcher.pid)
-        assert len(started) >= 3, started  # torchrun and its two processes
+        assert len(started) >= 2, started  # the launcher became torchrun: its two processes
         if how == "SIGKILL to the launcher":
             os.killpg(launcher.pid, signal.SIGKILL)  # the launcher's whole process group
         else:

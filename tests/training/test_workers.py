@@ -1,15 +1,12 @@
 """Workers that stop with the process that started them (``elmo_tutorial.training.workers``):
-a worker ends, once, with its parent; a launcher passes its stop signal on."""
+a worker ends, once, with its parent."""
 
 import os
-import signal
 import subprocess
 import sys
 import textwrap
 import time
 from pathlib import Path
-
-from elmo_tutorial.training.workers import passing_stop_signals
 
 REPOSITORY = str(Path(__file__).resolve().parents[2])
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(
@@ -57,21 +54,3 @@ def test_a_worker_gets_one_sigterm_when_its_parent_is_killed_outright(tmp_path):
     finally:
         if parent.poll() is None:
             parent.kill()
-
-
-def test_a_stop_signal_to_the_launcher_is_passed_on_to_its_child():
-    child = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
-        import signal, sys, time
-        signal.signal(signal.SIGTERM, lambda *a: sys.exit(7))
-        print("ready", flush=True)
-        time.sleep(60)
-    """)], stdout=subprocess.PIPE, text=True)
-    try:
-        assert child.stdout.readline().strip() == "ready"
-        with passing_stop_signals(child) as received:
-            signal.raise_signal(signal.SIGTERM)  # this process goes on
-            assert child.wait(timeout=30) == 7
-        assert received() == "SIGTERM"
-    finally:
-        if child.poll() is None:
-            child.kill()
