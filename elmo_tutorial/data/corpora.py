@@ -41,12 +41,11 @@ Sentence = list[str]
 LM_CORPORA = ("embedded", "english_mix", "wikitext2", "wikitext103", "one_billion_words", "auto")
 
 
-def nltk_corpus(name: str, download: bool = False):
+def nltk_corpus(name: str):
     """The nltk corpus reader ``nltk.corpus.<name>`` (``"brown"``, ``"wordnet"``...), after
-    checking that its data is there; ``download``: ``nltk.download`` it if it is missing
-    (otherwise raise, saying how to get it)."""
+    checking that its data is there (otherwise raise, saying how to get it)."""
     ds = get_dataset(name)
-    (fetch if download else locate)(ds.name)
+    locate(ds.name)
     import nltk.corpus
 
     return getattr(nltk.corpus, ds.name)

@@ -121,12 +121,6 @@ _NLTK = [  # name, resource, size on disk, licence, description
      "Senseval-2 lexical sample: hard, interest, line, serve"),
     ("conll2000", "corpora/conll2000", "3.4 MB", "not stated; WSJ text, research only",
      "CoNLL-2000 chunking (WSJ): POS and chunk tags"),
-    ("sentence_polarity", "corpora/sentence_polarity", "1.2 MB", "CC BY 4.0",
-     "Pang & Lee sentence polarity v1.0: 10,662 movie-review snippets, positive/negative"),
-    ("subjectivity", "corpora/subjectivity", "1.3 MB", "CC BY 4.0",
-     "Pang & Lee subjectivity v1.0: 10,000 sentences, subjective/objective"),
-    ("universal_tagset", "taggers/universal_tagset", "41 KB", "CC BY-SA 4.0",
-     "maps to the 12 universal POS tags (for tagset='universal')"),
 ]
 
 _WIKITEXT_SITES = (  # the official bucket, then the dataset author's own site
