@@ -21,7 +21,7 @@ from filelock import FileLock, Timeout
 
 from elmo_tutorial.files.overwrite import check_not_a_file
 
-__all__ = ["LOCK_FILE", "NotWritable", "RunInUse", "RunLock", "lock_run_dir"]
+__all__ = ["LOCK_FILE", "RunInUse", "RunLock", "lock_run_dir"]
 
 LOCK_FILE = ".lock"
 _HELD: dict[str, RunLock] = {}  # folder (resolved) → this process's lock on it
@@ -29,10 +29,6 @@ _HELD: dict[str, RunLock] = {}  # folder (resolved) → this process's lock on i
 
 class RunInUse(FileExistsError):
     """Another process is writing into the run folder (it holds the folder's lock)."""
-
-
-class NotWritable(PermissionError):
-    """This user may not write into a folder (read-only, another user's)."""
 
 
 class RunLock:
@@ -62,7 +58,7 @@ def lock_run_dir(run_dir: str | Path) -> RunLock:
     Raises:
         RunInUse: another process holds the lock; nothing in the folder has been changed.
         NotADirectoryError: ``run_dir`` (or a folder above it) is a file.
-        NotWritable: this user may not create or write the folder.
+        PermissionError: this user may not create or write the folder (the system's words).
     """
     folder = Path(run_dir)
     check_not_a_file(folder, "a run directory (--out)")
@@ -78,9 +74,5 @@ def lock_run_dir(run_dir: str | Path) -> RunLock:
         raise RunInUse(f"{folder} is being written by another process: one run folder takes "
                        "one writer at a time. Wait for it to finish (or stop it), or choose "
                        "another --out") from None
-    except PermissionError:
-        raise NotWritable(f"cannot write into {folder}: permission denied (a read-only folder, "
-                          "or another user's); nothing was changed. Choose a folder you may "
-                          "write to, or make this one writable") from None
     _HELD[str(folder.resolve())] = RunLock(folder, lock, created)
     return _HELD[str(folder.resolve())]
