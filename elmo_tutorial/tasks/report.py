@@ -104,33 +104,45 @@ def _train(job: Job, splits: dict, vectors, protocol: dict) -> tuple[Job, dict]:
     return job, result
 
 
-_worker_state: tuple = ()  # a worker's (splits, vectors, protocol), given when it starts
-
-
-def _start_worker(parent: int, state: tuple) -> None:
-    global _worker_state
+def _worker(parent: int, state: tuple, jobs, results) -> None:
+    """A forked worker: trains each job it is handed on ``state`` (an argument: the fork
+    shares it without copying) until it is handed None; an error goes back as the result."""
     pool_worker_start(parent)  # Ctrl-C is the parent's; the worker ends with it
-    _worker_state = state
-
-
-def _train_here(job: Job) -> tuple[Job, dict]:
-    return _train(job, *_worker_state)
+    for job in iter(jobs.get, None):
+        try:
+            results.put(_train(job, *state))
+        except Exception as error:  # raised again in the parent
+            results.put((job, error))
 
 
 def run(jobs: Sequence[Job], store: RunStore, state: tuple, workers: int,
         progress: bool = False) -> None:
     """Train the jobs ``store`` does not hold yet, ``workers`` at a time, storing each result
-    as it finishes. Forked workers get ``state`` (``(splits, vectors, protocol)``) when they
-    start, without copying it."""
+    as it finishes. Forked workers get ``state`` (``(splits, vectors, protocol)``) as their
+    arguments, without copying it."""
     todo = [job for job in dict.fromkeys(jobs) if job not in store]
     bar = progress_bar(progress, total=len(todo), desc="training task models", unit="run")
     workers = min(workers, available_cores(), len(todo))  # a run more than cores only waits
     if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
-        with multiprocessing.get_context("fork").Pool(
-                workers, initializer=_start_worker, initargs=(os.getpid(), state)) as pool:
-            for job, result in pool.imap_unordered(_train_here, todo):
+        fork = multiprocessing.get_context("fork")
+        queue, results = fork.SimpleQueue(), fork.SimpleQueue()
+        pool = [fork.Process(target=_worker, args=(os.getpid(), state, queue, results))
+                for _ in range(workers)]
+        for worker in pool:
+            worker.start()
+        try:
+            for job in [*todo, *[None] * workers]:
+                queue.put(job)
+            for _ in todo:
+                job, result = results.get()
+                if isinstance(result, Exception):
+                    raise result
                 store.add(job, result)
                 bar.update()
+        finally:  # also on Ctrl-C or an error: no worker outlives the report
+            for worker in pool:
+                worker.terminate()
+                worker.join()
     else:
         for job in todo:
             store.add(*_train(job, *state))

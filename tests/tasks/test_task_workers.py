@@ -1,50 +1,38 @@
-"""The task report's pool (``elmo_tutorial.tasks.report.run``): no more workers than cores,
-whatever is asked (``task_report(workers=200)`` from Python, where no option checks it), and
-workers that get their state when they start and leave stop signals to the report."""
+"""The task report's workers (``elmo_tutorial.tasks.report.run``): no more than cores or jobs,
+whatever is asked (``task_report(workers=200)`` from Python, where no option checks it), each
+given its state as an argument, and an error in a worker raised in the report."""
 
 import os
+
+import pytest
 
 from elmo_tutorial.tasks import report
 from elmo_tutorial.tasks.runs import Job, RunStore
 
-
-class PoolSpy:
-    """A pool that records how it was made and runs the jobs here, one after the other."""
-
-    made: list = []
-
-    def __init__(self, processes, initializer=None, initargs=()):
-        PoolSpy.made.append((processes, initializer, initargs))
-        initializer(*initargs)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def imap_unordered(self, function, jobs):
-        return map(function, jobs)
+STATE = ("splits", "vectors", "protocol")
 
 
-def test_a_pool_never_has_more_workers_than_cores_or_jobs(monkeypatch):
-    class Context:
-        Pool = PoolSpy
+def _fake_train(job, *state):
+    if job.seed == 99:
+        raise ValueError("a run failed")
+    return job, {"state": list(state), "pid": os.getpid()}
 
-    seen = []
-    monkeypatch.setattr(report.multiprocessing, "get_context", lambda method: Context)
-    monkeypatch.setattr(report, "pool_worker_start", lambda parent: None)
-    monkeypatch.setattr(report, "_train", lambda job, *state: (seen.append(state), (job, {}))[1])
+
+def test_workers_get_their_state_and_never_outnumber_cores_or_jobs(monkeypatch):
+    monkeypatch.setattr(report, "_train", _fake_train)  # the forked workers inherit it
     monkeypatch.setattr(report, "available_cores", lambda: 3)
-    state = ("splits", "vectors", "protocol")
-    PoolSpy.made = []
     store = RunStore(None)
-    report.run([Job("sst5", "baseline", seed) for seed in range(10)], store, state, 200)
-    assert len(store) == 10 and seen == [state] * 10  # each run read the state it was given
-    assert PoolSpy.made == [(3, report._start_worker, (os.getpid(), state))]
-    PoolSpy.made = []
-    report.run([Job("ner", "elmo", seed) for seed in range(2)], RunStore(None), state, 200)
-    assert PoolSpy.made[0][0] == 2  # two jobs: two workers, not three
-    PoolSpy.made = []
-    report.run([Job("ner", "elmo", 9)], RunStore(None), state, 200)
-    assert PoolSpy.made == []  # one job runs here, without a pool
+    report.run([Job("a_task", "baseline", seed) for seed in range(10)], store, STATE, 200)
+    results = [result for _, result in store.items()]
+    assert len(results) == 10 and all(r["state"] == list(STATE) for r in results)
+    pids = {r["pid"] for r in results}
+    assert os.getpid() not in pids and len(pids) <= 3
+    one = RunStore(None)
+    report.run([Job("a_task", "elmo", 9)], one, STATE, 200)  # one job runs here, no worker
+    assert one[Job("a_task", "elmo", 9)]["pid"] == os.getpid()
+
+
+def test_an_error_in_a_worker_is_raised_in_the_report(monkeypatch):
+    monkeypatch.setattr(report, "_train", _fake_train)
+    with pytest.raises(ValueError, match="a run failed"):
+        report.run([Job("a_task", "elmo", s) for s in (0, 99)], RunStore(None), STATE, 2)
