@@ -373,13 +373,15 @@ with torch.no_grad():
 print(f"by hand: {nll.item():.3f} nats")
 
 # %% [markdown]
-# ### Exercise 3 (experiment): what the residual does for the first layer
+# ### Exercise 3 (experiment): design the control for the residual
 #
 # Section 4 claimed that the residual lets the gradient reach the first LSTM layer directly.
-# Measure it: `layer_gradients` builds an untrained forward LM from a config (same seed, so
-# the same weights), computes the loss on one batch and returns the norms of the gradients
-# that reach each layer's input weights, first layer first. Build `no_residual`, the same
-# config with the residual switched off, and compare.
+# `layer_gradients` builds an untrained forward LM from a config (same seed, so the same
+# weights), computes the loss on one batch and returns the norms of the gradients that reach
+# each layer's input weights, first layer first. Design the control: which second model,
+# compared with `config`, would show that the residual and nothing else decides what reaches
+# layer 1? Build its config as `no_residual`; the check fails on a control that differs from
+# `config` in anything more.
 
 # %%
 def layer_gradients(config, batch=valid_batch):
@@ -423,7 +425,7 @@ plt.show()
 
 # %%
 # After your interpretation: the finding, checked on these measurements
-checks.exercise_done(3, "what the residual does for the first layer",
+checks.exercise_done(3, "design the control for the residual",
                      "without_residual" in globals())
 claim(abs(with_residual[1] - without_residual[1]) < 0.01 * with_residual[1],
       "layer 2's gradient norm is the same with and without the residual, to within 1 %",
@@ -433,7 +435,7 @@ claim(abs(with_residual[1] - without_residual[1]) < 0.01 * with_residual[1],
 # ### Exercise 4 (experiment): deeper stacks
 #
 # ELMo stacks two layers; GNMT stacks eight, with residuals. Sweep the depth: build the config
-# for each number of layers, with and without the residual (one line, with `replace` as in
+# for each number of layers, with and without the residual (the same kind of control as in
 # Exercise 3), and measure the gradients on a batch of 32 sentences. The plot shows the first
 # layer's gradient (solid) and the top layer's (dashed), on a log scale.
 
@@ -453,9 +455,7 @@ for depth in depths:
     print(f"{depth:>6}  " + "  ".join(f"{approx(norms[depth, r][0], '.1e')} / "
                                       f"{approx(norms[depth, r][-1], '.1e')}"
                                       for r in (True, False)))
-claim(all(c == replace(config, n_layers=d, use_skip_connections=r)
-          for (d, r), c in configs.items()),
-      "each model differs from the tiny preset in its depth and its residual only")
+checks.check_depth_sweep(configs, config, depths)
 
 fig, ax = plt.subplots(figsize=(7, 3.6))
 for residual, color in ((True, "C0"), (False, "C1")):

@@ -12,6 +12,7 @@ from elmo_tutorial.checks._core import (
     CheckFailed,
     assert_close,
     check,
+    filled_dict,
     forbidding,
     nothing_returned,
     passed,
@@ -19,7 +20,7 @@ from elmo_tutorial.checks._core import (
 from elmo_tutorial.model import lstmp
 from elmo_tutorial.model.lstmp import lstmp_step
 
-__all__ = ["check_residual_experiment", "check_tf_lstmp_step"]
+__all__ = ["check_depth_sweep", "check_residual_experiment", "check_tf_lstmp_step"]
 
 
 # The package's own LSTMP step, which a step under test may not call.
@@ -98,6 +99,14 @@ def check_tf_lstmp_step(fn: Callable[..., tuple[torch.Tensor, torch.Tensor]]) ->
            "lstmp_step on the same weights")
 
 
+def _changed(config, base, name: str) -> list[str]:
+    """The fields in which ``config`` (a ``ModelConfig``) differs from ``base``."""
+    if not hasattr(config, "use_skip_connections"):
+        raise CheckFailed(f"{name} must be a ModelConfig, got {type(config).__name__}: build "
+                          "it with dataclasses.replace(config, ...)")
+    return [f.name for f in fields(base) if getattr(config, f.name) != getattr(base, f.name)]
+
+
 @check
 def check_residual_experiment(changed, base, with_residual: float, without_residual: float
                               ) -> None:
@@ -105,13 +114,11 @@ def check_residual_experiment(changed, base, with_residual: float, without_resid
     with only ``use_skip_connections`` switched off, and the two measured gradient norms must
     show what the residual does for the first layer of an untrained stack: several times more
     gradient reaches it (a direction with a wide margin, true on any CPU)."""
-    if not hasattr(changed, "use_skip_connections"):
-        raise CheckFailed(f"changed must be a ModelConfig, got {type(changed).__name__}: build "
-                          "it with dataclasses.replace(config, ...)")
-    others = [f.name for f in fields(base) if f.name != "use_skip_connections"
-              and getattr(changed, f.name) != getattr(base, f.name)]
+    others = [name for name in _changed(changed, base, "changed")
+              if name != "use_skip_connections"]
     if others:
-        raise CheckFailed(f"Change only use_skip_connections; you also changed {others}.")
+        raise CheckFailed(f"A control differs in one thing only, the residual; yours also "
+                          f"changes {others}, so a difference could come from those.")
     if changed.use_skip_connections:
         raise CheckFailed("changed still has use_skip_connections=True: switch the residual off.")
     for name, value in (("with_residual", with_residual), ("without_residual", without_residual)):
@@ -128,3 +135,29 @@ def check_residual_experiment(changed, base, with_residual: float, without_resid
             "layer other than the first?")
     passed(f"without the residual the first layer gets ≈{with_residual / without_residual:.0f}× "
            "less gradient")
+
+
+@check
+def check_depth_sweep(configs: dict, base, depths) -> None:
+    """``configs[depth, residual]``, for every depth of ``depths`` and both residual settings,
+    must be ``base`` (a ``ModelConfig``) with ``depth`` LSTM layers and the residual on or off,
+    and nothing else changed: the sweep of notebook 04's Exercise 4."""
+    filled_dict(configs, "configs", "it must map (depth, residual) to that model's config.")
+    for depth in depths:
+        for residual in (True, False):
+            where = f"configs[{depth}, {residual}]"
+            if (depth, residual) not in configs:
+                raise CheckFailed(f"{where} is missing: one config for every depth, with and "
+                                  "without the residual.")
+            config = configs[depth, residual]
+            others = [name for name in _changed(config, base, where)
+                      if name not in ("n_layers", "use_skip_connections")]
+            if others:
+                raise CheckFailed(f"{where} also changes {others}: change only the depth and "
+                                  "the residual, so that the sweep measures them alone.")
+            if (config.n_layers, config.use_skip_connections) != (depth, residual):
+                raise CheckFailed(f"{where} has {config.n_layers} layers and "
+                                  f"use_skip_connections={config.use_skip_connections}, "
+                                  f"expected {depth} and {residual}.")
+    passed(f"{2 * len(depths)} configs: each differs from the preset in its depth and its "
+           "residual only")

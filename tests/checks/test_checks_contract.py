@@ -132,7 +132,7 @@ FUNCTION_CHECKS = {
         lambda inputs, cells, proj: [],
         [lambda inputs, cells, proj: checks.measured_lstm_flops(inputs, cells, proj)]),
 }
-VALUE_CHECKS = ("check_fewer_training_uses", "check_probe_accuracies",
+VALUE_CHECKS = ("check_depth_sweep", "check_fewer_training_uses", "check_probe_accuracies",
                 "check_mix_without_layer0", "check_lstm_layers_mix", "check_residual_experiment",
                 "check_probes_on_fewer_sentences", "check_cell_costs", "check_seed_counts")
 
@@ -221,6 +221,8 @@ VALUE_CASES = [
         MODEL_PRESETS["tiny"].__class__(**{**vars(MODEL_PRESETS["tiny"]),
                                            "use_skip_connections": False}),
         MODEL_PRESETS["tiny"], value, 0.005), [None, [], float("nan")]),
+    (partial(checks.check_depth_sweep, base=MODEL_PRESETS["tiny"], depths=[1]),
+     [None, {}, [], {(1, True): None}]),
     (partial(checks.check_cell_costs, config=None, vocab_size=1, sampled_softmax=0),
      [None, {}, []]),
     (partial(checks.check_seed_counts, tasks={}, seed_counts=[2]), [None, {}, []]),

@@ -47,13 +47,34 @@ def test_residual_check_accepts_the_experiment_and_names_what_is_wrong():
     checks.check_residual_experiment(changed, base, 0.056, 0.0062)
     for args, message in [
         ((base, base, 0.056, 0.056), "still has use_skip_connections=True"),
-        ((replace(changed, n_layers=3), base, 0.056, 0.0062), r"also changed \['n_layers'\]"),
+        ((replace(changed, n_layers=3), base, 0.056, 0.0062), r"also changes \['n_layers'\]"),
         ((changed, base, 0.056, 0.056), "Both measurements are equal"),
         ((changed, base, 0.0062, 0.056), "swap"),
         (({"use_skip_connections": False}, base, 0.056, 0.0062), "ModelConfig"),
     ]:
         with pytest.raises(checks.CheckFailed, match=message):
             checks.check_residual_experiment(*args)
+
+
+def test_depth_sweep_check_accepts_the_sweep_and_names_a_wrong_config():
+    from dataclasses import replace
+
+    from elmo_tutorial.model.config import MODEL_PRESETS
+    base, depths = MODEL_PRESETS["tiny"], [1, 3]
+    sweep = {(d, r): replace(base, n_layers=d, use_skip_connections=r)
+             for d in depths for r in (True, False)}
+    checks.check_depth_sweep(sweep, base, depths)
+    for change, message in [
+        ({(3, False): replace(base, n_layers=3)}, "use_skip_connections=True, expected 3 and "
+                                                  "False"),
+        ({(1, True): replace(base, n_layers=1, dropout=0.0)}, r"also changes \['dropout'\]"),
+        ({(3, True): replace(base, use_skip_connections=True)}, "has 2 layers"),
+    ]:
+        with pytest.raises(checks.CheckFailed, match=message):
+            checks.check_depth_sweep({**sweep, **change}, base, depths)
+    with pytest.raises(checks.CheckFailed, match=r"configs\[3, False\] is missing"):
+        checks.check_depth_sweep({k: v for k, v in sweep.items() if k != (3, False)}, base,
+                                 depths)
 
 
 def reverse_left_padded(x, lengths):
