@@ -123,18 +123,15 @@ def available_cores() -> int:
     return os.cpu_count() or 1
 
 
-def default_threads(processes: int | None = None) -> int:
+def default_threads() -> int:
     """CPU threads per training process when none are asked for: PyTorch's one per core,
-    shared among this machine's training processes (``processes``, default
-    ``$LOCAL_WORLD_SIZE`` as torchrun sets it, else 1).
+    shared among this machine's training processes (``$LOCAL_WORLD_SIZE``, as torchrun sets it).
 
     Example:
         >>> 1 <= default_threads() <= available_cores()
         True
     """
-    if processes is None:
-        processes = int(os.environ.get("LOCAL_WORLD_SIZE", "1"))
-    return max(1, available_cores() // max(1, processes))
+    return max(1, available_cores() // int(os.environ.get("LOCAL_WORLD_SIZE", "1")))
 
 
 @contextmanager

@@ -30,7 +30,8 @@ def test_default_threads_is_one_per_core_shared_by_the_processes(monkeypatch, co
     from elmo_tutorial import runtime
 
     monkeypatch.setattr(runtime, "available_cores", lambda: cores)
-    assert runtime.default_threads(processes) == expected
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", str(processes))
+    assert runtime.default_threads() == expected
 
 
 # -- stop signals ----------------------------------------------------------------------------------

@@ -349,17 +349,12 @@ def show_value(value) -> str:
                                              else value)
 
 
-def resume_changes(saved: TrainConfig, new: TrainConfig) -> list[tuple[str, object, object]]:
-    """``(key, old, new)`` for every setting that differs, architecture fields as
-    ``model.FIELD`` (compared after the preset and its overrides are applied)."""
-    changes = [(name, getattr(saved, name), getattr(new, name)) for name in CHANGEABLE_ON_RESUME
-               + tuple(k for k in FIXED_ON_RESUME if "." not in k)
-               if getattr(saved, name) != getattr(new, name)]
-    old, now = saved.model_config(vocab_size=1), new.model_config(vocab_size=1)
-    changes += [(f"model.{f.name}", getattr(old, f.name), getattr(now, f.name))
-                for f in dataclasses.fields(ModelConfig) if f.name not in SET_BY_TRAINING
-                and getattr(old, f.name) != getattr(now, f.name)]
-    return changes
+def _as_resume_compares(config: TrainConfig) -> dict:
+    """Every setting of ``config``, the architecture as ``model.FIELD`` after the preset and its
+    overrides are applied."""
+    model = config.model_config(vocab_size=1).to_dict()
+    return {**{k: v for k, v in config.to_dict().items() if k not in ("model", "model_overrides")},
+            **{f"model.{k}": v for k, v in model.items() if k not in SET_BY_TRAINING}}
 
 
 def check_resume(saved: TrainConfig, new: TrainConfig, run_dir: str = "the run") -> list[str]:
@@ -371,7 +366,8 @@ def check_resume(saved: TrainConfig, new: TrainConfig, run_dir: str = "the run")
     Raises:
         ValueError: one line naming every change a checkpoint cannot continue under, and why.
     """
-    changes = resume_changes(saved, new)
+    old, now = _as_resume_compares(saved), _as_resume_compares(new)
+    changes = [(key, old[key], now[key]) for key in now if old[key] != now[key]]
     refused = [f"{key}: {show_value(a)} → {show_value(b)} ({FIXED_ON_RESUME[key]})"
                for key, a, b in changes if key in FIXED_ON_RESUME]
     if refused:
