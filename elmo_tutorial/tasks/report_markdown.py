@@ -315,21 +315,16 @@ def _quality(result: TaskReport) -> list[str]:
 
 
 def _discussion(result: TaskReport) -> list[str]:
-    lines = ["## Every verdict, from its interval", ""]
+    lines = ["## Table 1's verdicts, from their intervals", ""]
     for task, r in result.tasks.items():
         d = r.differences
-        line = f"- Table 1, {TASKS[task].title}: "
+        line = f"- {TASKS[task].title}: "
         if d.elmo_vs_layer0 is not None:
             line += (f"what context adds, + ELMo − (+ layer 0), {ci(d.elmo_vs_layer0)}: "
                      f"{_word(d.elmo_vs_layer0)}; + layer 0 alone − baseline "
                      f"{ci(d.layer0_vs_baseline)}: {_word(d.layer0_vs_baseline)}; ")
         line += f"+ ELMo − baseline {ci(d.elmo_vs_baseline)}: {_word(d.elmo_vs_baseline)}"
         lines.append(line + ".")
-    for table, title, names, against in ((result.table2, "Table 2", TABLE2, "elmo"),
-                                         (result.table3, "Table 3", TABLE3, "input")):
-        if table:
-            parts = [f"{names[v]} {ci(d)} ({_word(d)})" for v, d in table.differences.items()]
-            lines.append(f"- {title}, against {names[against]}: " + "; ".join(parts) + ".")
     return lines + [""]
 
 

@@ -39,7 +39,7 @@ from elmo_tutorial.model.softmax import IGNORE_INDEX
 from elmo_tutorial.tasks.model import TaskModel, encode_chars, pad_chars
 from elmo_tutorial.tasks.registry import read_task
 
-__all__ = ["CHAR_FILTERS", "PROTOCOL", "VARIANTS", "TaskSplit", "embed_split", "encode_words",
+__all__ = ["CHAR_FILTERS", "PROTOCOL", "VARIANTS", "TaskSplit", "encode_words",
            "evaluate", "predict", "prepare_task", "run_variant",
            "train_task_model", "training_subset"]
 
@@ -217,22 +217,15 @@ def prepare_task(name: str, embedder, index: dict[str, int], max_sentences: int 
     ids = {c: i for i, c in enumerate(classes)}
     splits = {}
     for split, pairs in data.items():
+        sentences = [tokens for tokens, _ in pairs]
         targets = ([torch.tensor([ids.get(t, 0) for t in tags]) for _, tags in pairs] if tagging
                    else [ids[str(label)] for _, label in pairs])
-        splits[split] = embed_split(embedder, index, [tokens for tokens, _ in pairs], targets,
-                                    classes, f"{name}-{split}", progress)
+        # the biLM's layers, embedded once and then read from the cache
+        embedded = embed_corpus(embedder, sentences, f"{name}-{split}", progress)  # (L+1, N, D)
+        layers = sentence_layers(embedded.data, np.diff(embedded.offsets).tolist())  # (T_i, L+1, D)
+        splits[split] = TaskSplit(encode_words(sentences, index), layers, targets, classes,
+                                  encode_chars(sentences))
     return splits
-
-
-def embed_split(embedder, index: dict[str, int], sentences: Sequence[Sequence[str]],
-                targets: list, classes: Sequence[str], name: str,
-                progress: bool = False) -> TaskSplit:
-    """One split of ``sentences``: word ids, character ids and the biLM layers, embedded once
-    and then read from the cache under ``name``."""
-    embedded = embed_corpus(embedder, sentences, name, progress)  # (L + 1, N, D) float16
-    layers = sentence_layers(embedded.data, np.diff(embedded.offsets).tolist())  # (T_i, L+1, D)
-    return TaskSplit(encode_words(sentences, index), layers, targets, classes,
-                     encode_chars(sentences))
 
 
 def training_subset(n: int, fraction: float, seed: int) -> list[int]:

@@ -89,7 +89,7 @@ def test_verdicts_come_from_paired_intervals_and_the_text_from_the_numbers():
     assert "+ ELMo − baseline -5.0" in text and "**loss**" in text
     assert "**What context adds**, + ELMo − (+ layer 0)" in text
     assert "relative error reduction" not in text  # the paper's bases are not ours
-    assert "output only -7.0" in text
+    assert "| output only | " in text and "-7.0 [-7.0, -7.0] | **loss** |" in text
     assert "still improving" not in text and "within the spread" not in text
 
 
