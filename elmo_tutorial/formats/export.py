@@ -1,23 +1,10 @@
-"""Writing a trained run in other forms: an encoder-only run, or the official AllenNLP files.
+"""Writing a trained run in other forms: an encoder-only run, a compact copy, or the official
+AllenNLP files (taught in notebook 11, ``11_pretrained_and_scale``; ``elmo-tutorial export``
+calls these).
 
-Taught in notebook 11 (``11_pretrained_and_scale``).
-
-* :func:`export_encoder` writes a minimal run directory: ``config.json`` (``vocab_size`` 0),
-  ``model.safetensors`` with the encoder only (no softmax: ELMo never uses it), optionally in
-  float16 (half the size; loading casts back to float32), and ``SHA256SUMS``. That is how the
-  course's shipped model was made; ``load_elmo(OUT_DIR)`` loads it.
-* :func:`export_copy` writes a compact copy of a whole run: ``config.json``, ``vocab.txt``,
-  ``log.jsonl`` and the final weights with the softmax (optionally float16), plus
-  ``SHA256SUMS``; no checkpoints. It can still be evaluated; ``data/models/tiny`` is one.
-* :func:`export_allennlp` writes ``options.json`` and ``weights.hdf5`` in the format of bilm-tf
-  and AllenNLP (:mod:`elmo_tutorial.formats.allennlp_format`); they load in AllenNLP's ``Elmo`` and
-  back here with ``load_allennlp``.
-
-``elmo-tutorial export`` calls these. ``OUT_DIR`` must be new or empty unless ``force``. Each
-file is written atomically (a temporary file renamed into place), and ``SHA256SUMS`` last: an
-export cut short leaves no half-written file, and files whose checksums do not match refuse
-to load, so the next export (with ``force``) simply writes them again. The run itself is only
-read.
+``out_dir`` must be new or empty unless ``force``. Each file is written atomically and
+``SHA256SUMS`` last: an export cut short leaves no half-written file, and files that do not
+match their checksums refuse to load. The run itself is only read.
 
 Example:
     >>> export_encoder("runs/small", "my_model", float16=True)     # doctest: +SKIP
@@ -46,19 +33,18 @@ def _half(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
 
 
 def export_encoder(run_dir: str | Path, out_dir: str | Path, float16: bool = False,
-                   checkpoint: bool = False, force: bool = False) -> Path:
+                   force: bool = False) -> Path:
     """Write the encoder of a run (no softmax) as a minimal run directory; return it.
 
     Args:
         run_dir: a run directory (from ``elmo-tutorial train``).
         out_dir: where ``config.json``, ``model.safetensors`` and ``SHA256SUMS`` go.
         float16: store the floating-point weights as float16.
-        checkpoint: export the newest checkpoint instead of the final weights.
         force: write even if ``out_dir`` is not empty (else ``overwrite.WouldOverwrite``).
     """
     out = Path(out_dir)
     check_output_folder(out, force)
-    config, state, _, _ = load_run(run_dir, checkpoint=checkpoint)
+    config, state, _, _ = load_run(run_dir)
     encoder = {k: v for k, v in state.items() if not k.startswith("softmax.")}
     out.mkdir(parents=True, exist_ok=True)
     save_weights(out / "model.safetensors", _half(encoder) if float16 else encoder)
@@ -97,7 +83,7 @@ def export_copy(run_dir: str | Path, out_dir: str | Path, float16: bool = False,
     return out
 
 
-def export_allennlp(run_dir: str | Path, out_dir: str | Path, checkpoint: bool = False,
+def export_allennlp(run_dir: str | Path, out_dir: str | Path,
                     force: bool = False) -> tuple[Path, Path]:
     """Write a run's biLM as ``OUT_DIR/options.json`` and ``OUT_DIR/weights.hdf5``; return both.
 
@@ -106,6 +92,6 @@ def export_allennlp(run_dir: str | Path, out_dir: str | Path, checkpoint: bool =
     """
     out = Path(out_dir)
     check_output_folder(out, force)
-    model = load_elmo(run_dir, checkpoint=checkpoint)
+    model = load_elmo(run_dir)
     save_allennlp(model, out / "options.json", out / "weights.hdf5")
     return out / "options.json", out / "weights.hdf5"
