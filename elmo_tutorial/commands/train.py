@@ -24,16 +24,12 @@ bare word is a string, none is None). A TOML file (--config-file) takes the same
 (max_steps = 100, and a [model] table). Order: preset < --config-file < options.
 
 The run directory (--out) receives config.json, vocab.txt, log.jsonl, loss.png,
-checkpoints/ and finally model.safetensors. Ctrl-C, SIGTERM (a scheduler) and SIGHUP (a
-closed terminal) stop after the current step and save a checkpoint there; --resume continues
-it (settings the checkpoint cannot continue under, such as the architecture, the corpus or
-the batch size, are refused; others, such as max_steps or lr, are taken and announced).
-A run directory that already holds a run is never overwritten: --resume continues it,
---force replaces it (only a run of this package). One train at a time may write into a run
-directory.
-
-CPU threads: --threads N; by default one per core. The count is recorded in config.json and
-kept by --resume (another count gives other weights in the last bits).
+checkpoints/ and finally model.safetensors; one train at a time may write there. Ctrl-C,
+SIGTERM and SIGHUP stop after the current step and save a checkpoint there. A run is never
+overwritten: --resume continues it (refusing settings the checkpoint cannot continue under,
+such as the architecture or the batch size; taking others, such as max_steps or lr, and
+saying so; keeping the run's thread count unless --threads asks for another), --force
+replaces it (only a run of this package).
 
 Examples:
   elmo-tutorial train --config tiny --out runs/tiny

@@ -22,7 +22,6 @@ Only rank 0 evaluates, logs and writes checkpoints.
 from __future__ import annotations
 
 import os
-import socket
 from dataclasses import dataclass
 
 import torch
@@ -37,7 +36,6 @@ class DistInfo:
 
     rank: int = 0
     world_size: int = 1
-    local_rank: int = 0
     device: torch.device = torch.device("cpu")
 
     @property
@@ -59,7 +57,7 @@ def init_distributed(device: str = "auto") -> DistInfo:
         if dev.type == "cuda":
             torch.cuda.set_device(dev)
         dist.init_process_group(backend=backend, rank=rank, world_size=world)
-    return DistInfo(rank=rank, world_size=world, local_rank=local, device=dev)
+    return DistInfo(rank=rank, world_size=world, device=dev)
 
 
 def shutdown() -> None:
@@ -103,12 +101,5 @@ def barrier(info: DistInfo) -> None:
         dist.barrier()
 
 
-def free_port() -> int:
-    """An unused TCP port on this machine, for a local rendezvous (tests, --nproc)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 __all__ = ["DistInfo", "init_distributed", "shutdown", "shard", "wrap", "all_reduce_sum",
-           "all_gather_objects", "barrier", "free_port"]
+           "all_gather_objects", "barrier"]
