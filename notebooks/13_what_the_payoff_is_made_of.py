@@ -246,13 +246,16 @@ claim(all(max(range(3), key=w.__getitem__) == 1 for w in weights.values()),
 # layer 1 and lose nothing when layer 1 is taken away, if the next layer carries much the same.
 
 # %% [markdown]
-# ### Exercise 3 (experiment): the top layer only
+# ### Exercise 3 (experiment): design the control for the mix
 #
-# Do Table 2's first comparison yourself on notebook 12's chunking data (200 training
-# sentences): complete `top_layer_only(split)`, which returns a copy of a `TaskSplit` whose
-# layers are the top LSTM layer alone (each sentence's `(T, 1, 256)`). The cell then trains the
-# ELMo tagger on those splits and on all layers with the first two seeds, and compares them
-# seed by seed.
+# Table 2's case for mixing every layer is a comparison with the top layer alone, the one
+# representation earlier systems fed their task models. Design that control on notebook 12's
+# chunking data (200 training sentences): `top_layer_only(split)` returns the split the
+# control trains on, a copy of the `TaskSplit` that differs in one thing only, so that a
+# difference in F1 can come from the mix and nothing else. Decide what changes and what must
+# stay; the check says when your control differs in more, or keeps the wrong layer. The cell
+# then trains the ELMo tagger on your splits and on all layers with the first two seeds, and
+# compares them seed by seed.
 
 # %%
 vectors, index = task_word_vectors(report_dir)  # (V + 1, 100); row 0 is <UNK>
