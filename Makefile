@@ -13,12 +13,11 @@ LAB_ARGS ?=
 ROOT_ARGS := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 # Where `make student` and `make slides` write; FORCE=1 lets them replace changed files
 # (which are first moved to a backup folder); REVEAL_PREFIX loads reveal.js from a local copy
-# (and MathJax from mathjax/ beside it, unless MATHJAX_URL says where).
+# (and MathJax 2 from mathjax/ beside it), for slides that need no network.
 STUDENT_DIR ?= student
 SLIDES_DIR ?= slides
 FORCE ?=
 REVEAL_PREFIX ?=
-MATHJAX_URL ?=
 # Arguments of `make cli`, e.g. make cli ARGS="doctor"
 ARGS ?= --help
 
@@ -52,15 +51,12 @@ student-lab: install
 # One reveal.js deck per notebook, from the committed (executed) notebooks.
 slides: install
 	$(BIN)/python -m elmo_tutorial.course slides $(SLIDES_DIR) \
-		$(if $(REVEAL_PREFIX),--reveal-prefix $(REVEAL_PREFIX)) \
-		$(if $(MATHJAX_URL),--mathjax-url '$(MATHJAX_URL)') $(if $(FORCE),--force)
+		$(if $(REVEAL_PREFIX),--reveal-prefix $(REVEAL_PREFIX)) $(if $(FORCE),--force)
 
-# One web page per executed notebook, its formulas from MathJax 2 in html/mathjax/ (offline):
-#   make html && npm pack mathjax@2 && tar xzf mathjax-2.*.tgz && mv package html/mathjax
+# One web page per executed notebook, as nbconvert writes it.
 HTML_DIR ?= html
 html: install
-	$(BIN)/python -m elmo_tutorial.course html $(HTML_DIR) \
-		$(if $(MATHJAX_URL),--mathjax-url '$(MATHJAX_URL)') $(if $(FORCE),--force)
+	$(BIN)/jupyter nbconvert --to html --output-dir $(HTML_DIR) notebooks/[0-9][0-9]_*.ipynb
 
 # The elmo-tutorial command without activating .venv: make cli ARGS="train --help"
 cli: install

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from dataclasses import dataclass, field
 
 import nbformat
@@ -43,8 +44,7 @@ STUB_WIDTH = 92  # characters per stub line: the editor's width, less a margin
 _HEADING = re.compile(r"^(?P<hashes>#+)\s*Exercise\s+(?P<number>\d+)\s*\((?P<kind>[^)]*)\)"
                       r"\s*:\s*(?P<task>.+)$", re.MULTILINE)
 _ANY_HEADING = re.compile(r"^(?P<hashes>#{1,6})\s", re.MULTILINE)
-_BEGIN = re.compile(r"^(?P<indent>[ \t]*)# BEGIN SOLUTION[ \t]*$")
-_END = re.compile(r"^[ \t]*# END SOLUTION[ \t]*$")
+SOLUTION_MARKER = re.compile(r"^(?P<indent>[ \t]*)# (?P<which>BEGIN|END) SOLUTION[ \t]*$")
 ANSWER_MARKER = re.compile(r"<!--\s*(?P<which>BEGIN|END)\s+ANSWER\s*-->")
 # "**Model answer.**" above a model answer goes with it in a student copy ("**Prediction.**"
 # stays: it tells the student what to write there).
@@ -83,86 +83,42 @@ class Exercise:
 
     @property
     def message(self) -> str:
-        """The text of the stub's NotImplementedError: the task as plain text, then what to do.
+        r"""The text of the stub's NotImplementedError: the task as plain text (no math,
+        emphasis or code markup), then what to do.
 
-        >>> Exercise(4, "implement", "which $w$ gives the mix?", 3, 5).message.split(" Replace")[0]
-        'Exercise 4: which w gives the mix?'
+        >>> Exercise(4, "implement", r"which $w$ gives `mix` of $\gamma \mathrm{ELMo}_k$?", 3,
+        ...          5).message.split(" Replace")[0]
+        'Exercise 4: which w gives mix of gamma ELMo_k?'
         """
-        task = plain_text(self.task)
+        task = re.sub(r"\\[A-Za-z]+\{|[{}$`*]", "", self.task).replace("\\", "")
         end = "" if task.endswith((".", "?", "!")) else "."
         return f"Exercise {self.number}: {task}{end} {STUB_ADVICE}"
 
 
-_MATH = re.compile(r"\$(?P<math>[^$]+)\$")
-_LATEX_COMMAND = re.compile(r"\\(?P<name>[A-Za-z]+)")
-_GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε",
-          "varepsilon": "ε", "lambda": "λ", "mu": "μ", "sigma": "σ", "tau": "τ", "theta": "θ",
-          "Sigma": "Σ"}
+def marker_blocks(lines: list[str], marker: re.Pattern, cell: int) -> list[tuple[int, int, str]]:
+    """(first line, last line, indentation) of each BEGIN ... END block of ``marker``
+    (:data:`SOLUTION_MARKER` or :data:`ANSWER_MARKER`), markers included.
 
-
-def plain_text(markdown: str) -> str:
-    r"""A heading's markdown as plain text, for a message: math without its ``$`` markup and
-    LaTeX commands, no emphasis stars, no code backticks.
-
-    >>> plain_text("which $w$ gives *the* mix of `h_j`, $\\gamma \\mathrm{ELMo}_k$?")
-    'which w gives the mix of h_j, γ ELMo_k?'
+    Raises:
+        CourseError: naming the cell and the line of an unbalanced marker.
     """
-    def math(match: re.Match) -> str:
-        text = _LATEX_COMMAND.sub(lambda m: _GREEK.get(m["name"], ""), match["math"])
-        return text.replace("{", "").replace("}", "").strip()
-
-    text = re.sub(r"\*{1,2}(\S(?:.*?\S)?)\*{1,2}", r"\1", _MATH.sub(math, markdown))
-    return text.replace("`", "").replace("$", "")
-
-
-def solution_blocks(lines: list[str], cell: int) -> list[tuple[int, int, str]]:
-    """(first line, last line, indentation) of each BEGIN ... END SOLUTION block, markers
-    included. Raises :class:`CourseError` naming the cell and line of an unbalanced marker."""
-    blocks, begin, indent = [], None, ""
-    for number, line in enumerate(lines):
-        if _BEGIN.match(line):
-            if begin is not None:
-                raise CourseError(f"cell {cell}: '# BEGIN SOLUTION' on line {number + 1} inside "
-                                  f"another solution block; close the first with '# END SOLUTION'")
-            begin, indent = number, _BEGIN.match(line)["indent"]
-        elif _END.match(line):
-            if begin is None:
-                raise CourseError(f"cell {cell}: '# END SOLUTION' on line {number + 1} has no "
-                                  f"'# BEGIN SOLUTION' before it")
-            blocks.append((begin, number, indent))
-            begin = None
-    if begin is not None:
-        raise CourseError(f"cell {cell}: '# BEGIN SOLUTION' on line {begin + 1} is never closed "
-                          f"by '# END SOLUTION'")
-    return blocks
-
-
-def answer_blocks(text: str, cell: int = 0) -> list[tuple[int, int]]:
-    """(first line, last line) of each answer block of a markdown cell's ``text``, markers
-    included. Raises :class:`CourseError` naming the cell and line of a marker that is
-    unbalanced or shares its line with other text."""
     blocks, begin = [], None
-    for number, line in enumerate(text.split("\n")):
-        marker = ANSWER_MARKER.search(line)
-        if not marker:
+    for number, line in enumerate(lines):
+        found = marker.search(line)
+        if not found:
             continue
-        where = f"cell {cell}: '<!-- {marker['which']} ANSWER -->' on line {number + 1}"
-        if line.strip() != marker[0]:
-            raise CourseError(f"{where} shares its line with other text; put it on a line "
-                              f"of its own")
-        if marker["which"] == "BEGIN":
-            if begin is not None:
-                raise CourseError(f"{where} is inside another answer block; close the first "
-                                  f"with '<!-- END ANSWER -->'")
-            begin = number
-        elif begin is None:
-            raise CourseError(f"{where} has no '<!-- BEGIN ANSWER -->' before it")
+        if line.strip() != found[0].strip() or (found["which"] == "BEGIN") != (begin is None):
+            raise CourseError(f"cell {cell}: {found[0].strip()!r} on line {number + 1} is out "
+                              f"of place: each BEGIN needs its END after it, each marker on a "
+                              f"line of its own")
+        if begin is None:
+            begin = (number, line[:len(line) - len(line.lstrip())])
         else:
-            blocks.append((begin, number))
+            blocks.append((begin[0], number, begin[1]))
             begin = None
     if begin is not None:
-        raise CourseError(f"cell {cell}: '<!-- BEGIN ANSWER -->' on line {begin + 1} is never "
-                          f"closed by '<!-- END ANSWER -->'")
+        raise CourseError(f"cell {cell}: {lines[begin[0]].strip()!r} on line {begin[0] + 1} is "
+                          f"never closed")
     return blocks
 
 
@@ -170,7 +126,7 @@ def strip_answers(text: str, cell: int = 0) -> str:
     """``text`` (markdown) with every answer block, markers included, replaced by
     :data:`ANSWER_BLANK`; a "**Model answer.**" line just above a block goes with it."""
     lines = text.split("\n")
-    for first, last in reversed(answer_blocks(text, cell)):
+    for first, last, _ in reversed(marker_blocks(lines, ANSWER_MARKER, cell)):
         above = first - 1
         while above >= 0 and not lines[above].strip():  # blank lines between label and block
             above -= 1
@@ -200,38 +156,24 @@ def stub_source(source: str, message: str, cell: int = 0) -> str:
         raise NotImplementedError("Exercise 1: return x")
     """
     lines = source.splitlines()
-    for first, last, indent in reversed(solution_blocks(lines, cell)):
+    for first, last, indent in reversed(marker_blocks(lines, SOLUTION_MARKER, cell)):
         one = f"{indent}raise NotImplementedError({json.dumps(message, ensure_ascii=False)})"
         if len(one) <= STUB_WIDTH:
             lines[first:last + 1] = [one]
             continue
-        room, pieces = STUB_WIDTH - len(indent) - 7, [""]  # the pieces' indent, quotes, ")"
-        for word in message.split(" "):
-            if pieces[-1] and len(pieces[-1]) + 1 + len(word) > room:
-                pieces[-1] += " "
-                pieces.append(word)
-            else:
-                pieces[-1] = f"{pieces[-1]} {word}" if pieces[-1] else word
-        quoted = [f"{indent}    {json.dumps(p, ensure_ascii=False)}" for p in pieces]
-        lines[first:last + 1] = [f"{indent}raise NotImplementedError(", *quoted[:-1],
-                                 quoted[-1] + ")"]
+        pieces = textwrap.wrap(message, STUB_WIDTH - len(indent) - 7)  # indent, quotes, ")"
+        quoted = [f"{indent}    {json.dumps(p + ' ', ensure_ascii=False)}" for p in pieces[:-1]]
+        lines[first:last + 1] = [f"{indent}raise NotImplementedError(", *quoted,
+                                 f"{indent}    {json.dumps(pieces[-1], ensure_ascii=False)})"]
     return "\n".join(lines)
-
-
-def _answer_before_next_heading(source: str, level: int) -> bool:
-    """Whether a markdown cell that ends an exercise holds its answer above the heading that
-    ends it (a model answer followed, in the same cell, by the next section)."""
-    marker = ANSWER_MARKER.search(source)
-    ending = [m.start() for m in _ANY_HEADING.finditer(source) if len(m["hashes"]) <= level]
-    ending += [m.start() for m in [_HEADING.search(source)] if m]
-    return marker is not None and marker.start() < min(ending, default=len(source))
 
 
 def list_exercises(notebook: nbformat.NotebookNode) -> list[Exercise]:
     """Every exercise of ``notebook``, in order, with its kind and its cells.
 
     An exercise runs from its heading to the next heading of the same or a higher level
-    (``###`` ends at the next ``#``, ``##`` or ``###``), the next exercise, or the end.
+    (``###`` ends at the next ``#``, ``##`` or ``###``), the next exercise, or the end. A cell
+    that ends it still belongs to it if its model answer comes before that heading.
 
     Raises:
         CourseError: for a kind not in :data:`KINDS`, unbalanced markers, or a solution block
@@ -240,31 +182,30 @@ def list_exercises(notebook: nbformat.NotebookNode) -> list[Exercise]:
     exercises: list[Exercise] = []
     current, level = None, 0
     for index, cell in enumerate(notebook.cells):
-        answers = answer_blocks(cell.source, index) if cell.cell_type == "markdown" else []
-        if cell.cell_type == "markdown":
-            heading = _HEADING.search(cell.source)
-            levels = [len(m["hashes"]) for m in _ANY_HEADING.finditer(cell.source)]
-            if current is not None and (heading or any(n <= level for n in levels)):
-                if answers and _answer_before_next_heading(cell.source, level):
-                    current.answer_cells.append(index)  # the answer, then the next section
-                current.end, current = index, None
-            if heading:
-                kind = heading["kind"].strip().lower()
-                if kind not in KINDS:
-                    raise CourseError(f"cell {index}: exercise kind {heading['kind']!r} is not "
-                                      f"one of {', '.join(KINDS)}")
-                current = Exercise(int(heading["number"]), kind,
-                                   heading["task"].strip().rstrip("."), index,
-                                   len(notebook.cells))
-                level = len(heading["hashes"])
-                exercises.append(current)
-        solutions = (solution_blocks(cell.source.splitlines(), index)
-                     if cell.cell_type == "code" else [])
-        if solutions and current is None:
-            raise CourseError(f"cell {index}: a solution block outside an exercise; put it "
-                              f"below a '### Exercise N (kind): task' heading")
-        if solutions:
-            current.solution_cells.append(index)
-        elif answers and current is not None:
+        text = cell.source
+        if cell.cell_type == "code":
+            if marker_blocks(text.splitlines(), SOLUTION_MARKER, index):
+                if current is None:
+                    raise CourseError(f"cell {index}: a solution block outside an exercise; "
+                                      f"put it below a '### Exercise N (kind): task' heading")
+                current.solution_cells.append(index)
+            continue
+        answers = marker_blocks(text.split("\n"), ANSWER_MARKER, index)
+        ending = [m.start() for m in _ANY_HEADING.finditer(text) if len(m["hashes"]) <= level]
+        if current is not None and ending:
+            if answers and ANSWER_MARKER.search(text).start() < min(ending):
+                current.answer_cells.append(index)  # its answer, then the next section
+            current.end, current = index, None
+        heading = _HEADING.search(text)
+        if heading:
+            kind = heading["kind"].strip().lower()
+            if kind not in KINDS:
+                raise CourseError(f"cell {index}: exercise kind {heading['kind']!r} is not one "
+                                  f"of {', '.join(KINDS)}")
+            current = Exercise(int(heading["number"]), kind, heading["task"].strip().rstrip("."),
+                               index, len(notebook.cells))
+            level = len(heading["hashes"])
+            exercises.append(current)
+        if answers and current is not None:
             current.answer_cells.append(index)
     return exercises

@@ -1,25 +1,23 @@
-"""Course material made from the notebooks: student copies, slides and web pages.
+"""Course material made from the notebooks: student copies and slides.
 
 The committed notebooks are the instructor's version: executed, every exercise solved
 (:mod:`elmo_tutorial.course.exercises`). A student copy stubs each solution block and clears
 that cell's outputs, blanks each model answer, and clears the outputs a *predict* exercise asks
 to predict; everything else, figures included, stays, so students can compare. ``make
-student``, ``make slides`` and ``make html`` run::
+student`` and ``make slides`` run::
 
     python -m elmo_tutorial.course student student/
-    python -m elmo_tutorial.course slides slides/ [--reveal-prefix URL] [--mathjax-url URL]
-    python -m elmo_tutorial.course html html/ [--mathjax-url URL]
+    python -m elmo_tutorial.course slides slides/ [--reveal-prefix URL]
 
-A page is the executed notebook as ``nbconvert --to html`` writes it, its formulas from MathJax 2
-in ``mathjax/`` beside the pages (readable offline). No command overwrites a file changed since
-it wrote it without ``--force`` (:mod:`elmo_tutorial.course.generated`).
+No command overwrites a file changed since it wrote it without ``--force``
+(:mod:`elmo_tutorial.course.generated`).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+from copy import deepcopy
 from pathlib import Path
 
 import nbformat
@@ -33,7 +31,7 @@ from elmo_tutorial.course.exercises import (
     student_wording,
 )
 from elmo_tutorial.course.generated import write_generated
-from elmo_tutorial.course.slides import MATHJAX_CONFIG, deck
+from elmo_tutorial.course.slides import deck
 from elmo_tutorial.runtime import REPOSITORY
 
 NOTEBOOKS = REPOSITORY / "notebooks"
@@ -50,7 +48,7 @@ def student_copy(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     what a *predict* exercise asks to predict cleared (the student runs them after predicting);
     the capstone's run folder is the student's own (:data:`STUDENT_RUNS`).
     """
-    copy = nbformat.from_dict(json.loads(json.dumps(notebook)))  # deep copy, same class
+    copy = deepcopy(notebook)
     hidden = set()
     for exercise in list_exercises(notebook):
         if exercise.kind == "predict":
@@ -96,45 +94,20 @@ def notebook_paths(folder: Path = NOTEBOOKS) -> list[Path]:
     return paths
 
 
-def read_notebook(path: Path) -> nbformat.NotebookNode:
-    """The notebook at ``path`` (version 4). Raises :class:`CourseError` naming a file that
-    is not a notebook."""
-    try:
-        return nbformat.read(path, as_version=4)
-    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
-        raise CourseError(f"{path} cannot be read as a notebook ({type(error).__name__}); "
-                          f"restore it with `git checkout -- {path.name}` in its folder, or "
-                          f"fix it in Jupyter") from None
-
-
-LOCAL_MATHJAX = "mathjax/MathJax.js?" + MATHJAX_CONFIG  # MathJax 2 beside the pages
-
-
 def made_from_notebooks(args: argparse.Namespace) -> dict[str, bytes]:
-    """name → content of what ``args.command`` (student, slides, html) makes of each notebook."""
-    from nbconvert import HTMLExporter
-
-    pages = HTMLExporter(mathjax_url=getattr(args, "mathjax_url", None) or LOCAL_MATHJAX)
+    """name → content of what ``args.command`` (student, slides) makes of each notebook."""
     files = {}
     for path in notebook_paths(args.notebooks):
-        notebook = read_notebook(path)
+        notebook = nbformat.read(path, as_version=4)
         try:
             if args.command == "student":
                 files[path.name] = nbformat.writes(student_copy(notebook)).encode() + b"\n"
-            elif args.command == "slides":
-                files[f"{path.stem}.slides.html"] = deck(notebook, args.reveal_prefix,
-                                                            args.mathjax_url).encode()
             else:
-                files[f"{path.stem}.html"] = pages.from_notebook_node(notebook)[0].encode()
+                files[f"{path.stem}.slides.html"] = deck(notebook, path.stem,
+                                                            args.reveal_prefix).encode()
         except CourseError as error:
             raise CourseError(f"{path.name}: {error}") from None
     return files
-
-
-DONE = {"student": "wrote {n} student notebooks to {out}/",
-        "slides": "wrote {n} reveal.js decks to {out}/",
-        "html": "wrote {n} pages to {out}/ (formulas need MathJax 2 in {out}/mathjax/ unless "
-                "--mathjax-url says otherwise)"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -142,35 +115,30 @@ def main(argv: list[str] | None = None) -> int:
                                      description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     for name, summary in [("student", "student copies: exercises stubbed, their outputs cleared"),
-                          ("slides", "one reveal.js deck per notebook (.slides.html)"),
-                          ("html", "one web page per executed notebook (.html), MathJax local")]:
+                          ("slides", "one reveal.js deck per notebook (.slides.html)")]:
         command = commands.add_parser(name, help=summary, description=summary)
         command.add_argument("out", type=Path, help="the folder to write into")
         command.add_argument("--notebooks", type=Path, default=NOTEBOOKS,
                              help="the executed NN_*.ipynb notebooks (default: %(default)s)")
         command.add_argument("--force", action="store_true",
                              help="write even over changed files (they are backed up first)")
-        if name == "slides":
-            command.add_argument("--reveal-prefix", default=None, metavar="URL",
-                                 help="where reveal.js is loaded from (default: a CDN); e.g. a "
-                                      "local copy 'reveal.js' beside the decks, for offline use")
-        if name != "student":
-            command.add_argument("--mathjax-url", default=None, metavar="URL",
-                                 help="MathJax 2's MathJax.js?config=... (default: for pages, "
-                                      "mathjax/ beside them; for slides a CDN, or mathjax/ "
-                                      "beside a local --reveal-prefix)")
+    commands.choices["slides"].add_argument(
+        "--reveal-prefix", default=None, metavar="URL",
+        help="where reveal.js is loaded from (default: a CDN); e.g. a local copy 'reveal.js' "
+             "beside the decks, with MathJax 2 in 'mathjax' beside it, for offline use")
     args = parser.parse_args(argv)
     try:
         files = made_from_notebooks(args)
         write_generated(args.out, files, args.command, force=args.force)
-    except CourseError as error:
+    except (CourseError, ValueError) as error:  # ValueError: a file that is not a notebook
         print(f"error: {error}", file=sys.stderr)
         return 1
     except OSError as error:  # a folder it may not write, a full disk: each file is whole
         print(f"error: {error.strerror or error} on {error.filename or args.out}: choose a "
               f"folder you may write to, with room for the files", file=sys.stderr)
         return 1
-    print(DONE[args.command].format(n=len(files), out=args.out))
+    made = "student notebooks" if args.command == "student" else "reveal.js decks"
+    print(f"wrote {len(files)} {made} to {args.out}/")
     return 0
 
 

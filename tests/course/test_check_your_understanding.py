@@ -8,7 +8,7 @@ import re
 import nbformat
 import pytest
 
-from elmo_tutorial.course.exercises import ANSWER_BLANK, answer_blocks
+from elmo_tutorial.course.exercises import ANSWER_BLANK, ANSWER_MARKER, marker_blocks
 from elmo_tutorial.course.material import notebook_paths, student_copy
 
 HEADING = "## Check your understanding"
@@ -22,7 +22,8 @@ def questionnaire(notebook):
     assert cell.cell_type == "markdown" and cell.source.startswith(HEADING + "\n"), (
         f"the last cell must be markdown starting with {HEADING!r}")
     lines = cell.source.split("\n")
-    blocks = answer_blocks(cell.source, len(notebook.cells) - 1)
+    blocks = [(first, last) for first, last, _ in
+              marker_blocks(lines, ANSWER_MARKER, len(notebook.cells) - 1)]
     starts = [i for i, line in enumerate(lines) if QUESTION.match(line)]
     assert starts and starts[0] > 1, "an introduction line, then questions numbered '1. ...'"
     items = []

@@ -76,11 +76,11 @@ def test_student_copy_strips_every_answer_and_hides_what_a_prediction_is_about()
 
 @pytest.mark.parametrize("broken, line", [
     ("<!-- BEGIN ANSWER -->\nnever closed", "'<!-- BEGIN ANSWER -->' on line 1 is never closed"),
-    ("text\n<!-- END ANSWER -->", "'<!-- END ANSWER -->' on line 2 has no"),
+    ("text\n<!-- END ANSWER -->", "'<!-- END ANSWER -->' on line 2 is out of place"),
     ("<!-- BEGIN ANSWER -->\n<!-- BEGIN ANSWER -->\n<!-- END ANSWER -->",
-     "'<!-- BEGIN ANSWER -->' on line 2 is inside another"),
+     "'<!-- BEGIN ANSWER -->' on line 2 is out of place"),
     ("Answer: <!-- BEGIN ANSWER -->\nx\n<!-- END ANSWER -->",
-     "'<!-- BEGIN ANSWER -->' on line 1 shares its line"),
+     "'<!-- BEGIN ANSWER -->' on line 1 is out of place"),
 ])
 def test_unbalanced_answer_markers_are_a_clear_error(broken, line):
     notebook = make_notebook(("md", "### Exercise 1 (explain): why?"), ("md", broken))

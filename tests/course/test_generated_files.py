@@ -38,5 +38,5 @@ def test_a_run_cut_short_between_two_files_leaves_a_folder_the_next_run_accepts(
     write_generated(out, {"a.ipynb": b"a3", "b.ipynb": b"b3"}, "student")
     assert [(out / n).read_bytes() for n in ("a.ipynb", "b.ipynb")] == [b"a3", b"b3"]
     assert not list(out.glob("backup-*")) and not list(out.glob(".*.tmp"))
-    assert json.loads((out / MANIFEST).read_text())["files"]["a.ipynb"] == [
-        hashlib.sha256(b"a3").hexdigest()]
+    assert hashlib.sha256(b"a3").hexdigest() in json.loads(
+        (out / MANIFEST).read_text())["files"]["a.ipynb"]

@@ -2,7 +2,7 @@
 and the folder as it was."""
 
 import errno
-import tempfile
+from pathlib import Path
 
 from elmo_tutorial.course.material import main
 
@@ -12,10 +12,10 @@ def test_a_read_only_folder_is_one_line_and_changes_nothing(tmp_path, capsys, mo
     out.mkdir()
     (out / "mine.txt").write_text("kept")
 
-    def read_only(*args, dir=None, **kwargs):
-        raise PermissionError(errno.EACCES, "Permission denied", str(dir))
+    def read_only(path, data):
+        raise PermissionError(errno.EACCES, "Permission denied", str(path))
 
-    monkeypatch.setattr(tempfile, "mkstemp", read_only)
+    monkeypatch.setattr(Path, "write_bytes", read_only)
     assert main(["student", str(out), "--force"]) == 1
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1, lines

@@ -21,10 +21,11 @@ from _notebook_slices import defined_and_read, dependents, exercise_slice
 from nbclient import NotebookClient
 
 from elmo_tutorial.course.exercises import (
+    SOLUTION_MARKER,
     STUB_ADVICE,
     CourseError,
     list_exercises,
-    solution_blocks,
+    marker_blocks,
     strip_answers,
     stub_source,
     student_wording,
@@ -72,7 +73,7 @@ def test_stub_messages_are_plain_text_without_math_or_markdown_markup():
         ("code", "def g():\n    # BEGIN SOLUTION\n    pass\n    # END SOLUTION"))
     first, second = list_exercises(notebook)
     assert first.message == "Exercise 4: which w gives the mix you want? " + STUB_ADVICE
-    assert second.message == "Exercise 5: my_mix of γ and ELMo_k. " + STUB_ADVICE
+    assert second.message == "Exercise 5: my_mix of gamma and ELMo_k. " + STUB_ADVICE
     stubbed = {}
     exec(student_copy(notebook).cells[1].source, stubbed)  # the stub, wrapped to fit the editor
     with pytest.raises(NotImplementedError) as raised:
@@ -114,8 +115,9 @@ def _solutions_put_back(student: str, solved: str) -> tuple[str, list[str]]:
     """The student copy's source with each stub put back to the solution block it stands for
     (``solved``'s, markers included), and the messages the stubs raise."""
     lines, solution, messages = student.splitlines(), solved.splitlines(), []
-    for first, last, indent in solution_blocks(solution, 0):  # in order: the lines above are
-        start = end = first  # put back already, so each block starts where it did
+    # In order: the lines above are put back already, so each block starts where it did.
+    for first, last, indent in marker_blocks(solution, SOLUTION_MARKER, 0):
+        start = end = first
         assert lines[start].startswith(f"{indent}raise NotImplementedError("), lines[start]
         while not lines[end].endswith(")"):
             end += 1
