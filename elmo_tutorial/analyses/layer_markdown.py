@@ -32,6 +32,11 @@ def _fmt(value) -> str:
     return "–" if value is None else f"{value:.1f}"
 
 
+def _interval(d) -> str:
+    """A paired difference as ``+1.0 [-0.5, +2.5]`` (points, its 95 % interval)."""
+    return f"{d.mean:+.1f} [{d.low:+.1f}, {d.high:+.1f}]"
+
+
 def _wsd_section(wsd: dict[str, WsdScores]) -> list[str]:
     columns = ("first_sense", "layer0", "layer1", "layer2", "elmo")
     rows = [[name] + [_fmt(getattr(wsd[name], c)) for c in columns]
@@ -84,7 +89,7 @@ def _ner_section(ner: dict[str, NerScores], quick: bool = False) -> list[str]:
                        ("elmo_vs_word_type", "word-type vectors")):
         d = (w.differences or {}).get(key)
         if d:
-            compared.append(f"ELMo − {label}: {d.mean:+.1f} [{d.low:+.1f}, {d.high:+.1f}]")
+            compared.append(f"ELMo − {label}: {_interval(d)}")
     return ([f"## Named entities, WNUT-17: entity-level F1 (exact span and type), mean ± std "
              f"over {n} seed{'s' if n > 1 else ''}", ""]
             + markdown_table(("features", "F1"), [
@@ -100,10 +105,6 @@ def _ner_section(ner: dict[str, NerScores], quick: bool = False) -> list[str]:
                "paper evaluates NER on CoNLL-2003 (92.22 F1 with ELMo), which is not freely "
                "redistributable; WNUT-17 (tweets and web text) is much harder for every model.",
                ""] + few)
-
-
-def _interval(d) -> str:
-    return f"{d.mean:+.1f} [{d.low:+.1f}, {d.high:+.1f}]"
 
 
 def _ladder_section(ladder: dict[str, NerStep], ner: NerScores | None) -> list[str]:
@@ -193,7 +194,7 @@ def _discussion(result: LayerReport) -> list[str]:
     if versus and versus.low <= 0:
         lines.append(f"- NER: the learned mix of all layers ({ner.elmo:.1f}) does not beat "
                      f"layer 0 alone ({ner.layer0:.1f}) beyond its 95 % interval "
-                     f"({versus.mean:+.1f} [{versus.low:+.1f}, {versus.high:+.1f}]). This "
+                     f"({_interval(versus)}). This "
                      "tagger reads the biLM's layers alone; the task model of `TASKS.md` adds "
                      "word vectors and a character CNN of its own and trains with other "
                      "dropout, learning rate, batch size and layer norm, and there the mix "

@@ -138,9 +138,9 @@ def predict_tags(model: BiLSTMTagger, inputs: Sequence[torch.Tensor], tags: Sequ
 
 
 def train_tagger(model: BiLSTMTagger, inputs: Sequence[torch.Tensor],
-                 labels: Sequence[Sequence[str]], tags: Sequence[str], epochs: int = 10,
-                 batch_size: int = 16, lr: float = 5e-3, mix_penalty: float = 1e-3,
-                 seed: int = 0, valid: tuple | None = None, progress: bool = False,
+                 labels: Sequence[Sequence[str]], tags: Sequence[str], valid: tuple,
+                 epochs: int = 10, batch_size: int = 16, lr: float = 5e-3,
+                 mix_penalty: float = 1e-3, seed: int = 0, progress: bool = False,
                  converge: bool = False, patience: int = 5, lr_patience: int | None = None,
                  min_updates: int = 0) -> list[dict]:
     """Train ``model`` with Adam on cross-entropy (+ ``mix_penalty`` · the mix's penalty).
@@ -157,15 +157,13 @@ def train_tagger(model: BiLSTMTagger, inputs: Sequence[torch.Tensor],
         valid: ``(inputs, labels)``: after every epoch the model is scored on them (entity
             F1) and, at the end, the weights of the best epoch are put back.
         converge: train until the validation F1 has not improved for ``patience`` epochs
-            (the cap grows while it might; needs ``valid``), instead of exactly ``epochs``.
+            (the cap grows while it might), instead of exactly ``epochs``.
         lr_patience, min_updates: as :func:`~elmo_tutorial.analyses.supervised.fit`'s; the
             defaults are notebook 10's protocol (:func:`protocol_ladder` tries the task model's).
 
     Returns:
-        One dict per epoch: ``{"epoch", "loss"}`` plus the validation scores if ``valid``.
+        One dict per epoch: ``{"epoch", "loss"}`` plus the validation scores.
     """
-    if converge and valid is None:
-        raise ValueError("converge=True needs valid=(inputs, labels) to converge on")
     tag_id = {t: k for k, t in enumerate(tags)}
     targets = [torch.tensor([tag_id[t] for t in sentence]) for sentence in labels]
     mix = getattr(model.inputs, "mix", None)
@@ -186,9 +184,6 @@ def train_tagger(model: BiLSTMTagger, inputs: Sequence[torch.Tensor],
     scores: list[dict] = []
 
     def score_dev() -> float:
-        if valid is None:  # nothing to select on: every epoch counts as the best so far
-            scores.append({})
-            return float(len(scores))
         scores.append(entity_scores(valid[1], predict_tags(model, valid[0], tags)))
         return scores[-1]["f1"]
 
@@ -246,9 +241,9 @@ def _train_arm(arm: str, seeds: Sequence[int], data: dict, labels: dict, tags: l
         model = BiLSTMTagger(inputs_module, width, len(tags), dropout=dropout)
         with one_thread():  # small recurrent models run fastest, and steadiest, on one
             history = train_tagger(model, inputs["train"], labels["train"], tags,
-                                   epochs=epochs, seed=seed, progress=progress,
-                                   valid=(inputs["valid"], labels["valid"]),
-                                   converge=converge, **training)
+                                   (inputs["valid"], labels["valid"]), epochs=epochs,
+                                   seed=seed, progress=progress, converge=converge,
+                                   **training)
             runs.append((model, history, predict_tags(model, inputs["test"], tags)))
     return runs
 

@@ -33,7 +33,8 @@ def test_tagger_learns_a_trivially_learnable_tag_from_frozen_layers(one_thread):
     tags = ["O", "B-thing"]
     torch.manual_seed(0)
     model = BiLSTMTagger(FrozenLayers(3), 8, len(tags), hidden_size=16, dropout=0.0)
-    history = train_tagger(model, train_x, train_y, tags, epochs=15, lr=1e-2, seed=0)
+    history = train_tagger(model, train_x, train_y, tags, _toy_layers(30, seed=2), epochs=15,
+                           lr=1e-2, seed=0)
     assert history[-1]["loss"] < history[0]["loss"] / 3
     assert entity_scores(test_y, predict_tags(model, test_x, tags))["f1"] > 90
     # Only layer 1 carries the signal, and the mix learned to weigh it most.
@@ -41,16 +42,14 @@ def test_tagger_learns_a_trivially_learnable_tag_from_frozen_layers(one_thread):
     assert weights[1] == max(weights), weights
 
 
-def test_converging_needs_a_validation_set_and_stops_for_patience(one_thread):
+def test_converging_stops_for_patience(one_thread):
     train_x, train_y = _toy_layers(40, seed=0)
     valid_x, valid_y = _toy_layers(20, seed=1)
     tags = ["O", "B-thing"]
-    with pytest.raises(ValueError, match="needs valid"):
-        train_tagger(BiLSTMTagger(FrozenLayers(3), 8, 2), train_x, train_y, tags, converge=True)
     torch.manual_seed(0)
     model = BiLSTMTagger(FrozenLayers(3), 8, len(tags), hidden_size=8)
-    history = train_tagger(model, train_x, train_y, tags, epochs=3, lr=1e-2, seed=0,
-                           valid=(valid_x, valid_y), converge=True, patience=2)
+    history = train_tagger(model, train_x, train_y, tags, (valid_x, valid_y), epochs=3,
+                           lr=1e-2, seed=0, converge=True, patience=2)
     best = max(range(len(history)), key=lambda i: history[i]["f1"])  # first best epoch
     assert len(history) == best + 1 + 2  # two epochs without a better F1, then stop
 
@@ -62,7 +61,7 @@ def test_training_is_deterministic_for_a_seed(one_thread):
     for _ in range(2):
         torch.manual_seed(0)
         model = BiLSTMTagger(FrozenLayers(3), 8, len(tags), hidden_size=8)
-        train_tagger(model, train_x, train_y, tags, epochs=2, seed=3)
+        train_tagger(model, train_x, train_y, tags, (train_x, train_y), epochs=2, seed=3)
         runs.append(torch.cat([p.detach().flatten() for p in model.parameters()]))
     assert torch.equal(runs[0], runs[1])
 
@@ -73,8 +72,8 @@ def test_validation_keeps_the_best_epoch(one_thread):
     tags = ["O", "B-thing"]
     torch.manual_seed(0)
     model = BiLSTMTagger(FrozenLayers(3), 8, len(tags), hidden_size=8, dropout=0.0)
-    history = train_tagger(model, train_x, train_y, tags, epochs=4, lr=1e-2, seed=0,
-                           valid=(valid_x, valid_y))
+    history = train_tagger(model, train_x, train_y, tags, (valid_x, valid_y), epochs=4,
+                           lr=1e-2, seed=0)
     best = max(r["f1"] for r in history)
     assert entity_scores(valid_y, predict_tags(model, valid_x, tags))["f1"] == best
 
