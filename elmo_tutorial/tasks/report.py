@@ -356,5 +356,5 @@ def summarise(store: RunStore, tasks: Sequence[str], setting: dict, facts: dict,
         fractions=list(setting["fractions"]), char_filters=CHAR_FILTERS,
         places={t: list(p) for t, p in places.items()}, place_dev=facts["place_dev"],
         tasks=rows, sample_efficiency=sample_efficiency, weights=weights,
-        paper=results.PaperNumbers.from_dict(PAPER, "paper"), table2=table2, table3=table3,
+        paper=PAPER, table2=table2, table3=table3,
         quality=quality, convergence=convergence, runs=kept, **about)

@@ -146,7 +146,7 @@ def _table1(result: TaskReport, layer0: bool = True) -> list[str]:
     header = ("task", "metric", "train sentences", "baseline", "+ layer 0", "+ ELMo",
               "ELMo − layer 0 (context)", "ELMo − baseline", "paper")
     keep = [layer0 or "layer 0" not in column for column in header]
-    rows, paper = [], result.paper.table1
+    rows, paper = [], result.paper["table1"]
     for task, r in result.tasks.items():
         a, d, p = r.arms, r.differences, paper.get(task)
         row = [TASKS[task].title, r.metric, f"{r.sizes['train']:,}", _pm(a["baseline"]),
@@ -232,7 +232,7 @@ def _variants(result: TaskReport, key: str, names: dict, title: str, against: st
              f"{len(table.seeds)} seeds; "
              f"differences against {against}, paired by seed.", ""]
     lines += _table(("variant", "test F1", f"− {against}", "verdict"), rows)
-    paper = getattr(result.paper, key)
+    paper = result.paper[key]
     cols = [v for v in names if v in next(iter(paper.values()))]
     lines += _table(("paper", *[names[v] for v in cols]),
                     [[task.upper(), *[f"{paper[task][v]:.1f}" for v in cols]] for task in paper])

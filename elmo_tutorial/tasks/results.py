@@ -27,7 +27,7 @@ from elmo_tutorial.analyses.paired import PairedDifference
 from elmo_tutorial.files.records import Record, optional
 from elmo_tutorial.tasks.runs import Job
 
-__all__ = ["BagOfWords", "Convergence", "FractionPoint", "PaperNumbers", "Protocol",
+__all__ = ["BagOfWords", "Convergence", "FractionPoint", "Protocol",
            "QualityPoint", "RunRecord", "RunResult", "Spread", "Table1Differences",
            "TaskReport", "TaskRow", "VariantTable"]
 
@@ -182,15 +182,6 @@ class RunRecord(Record):
     result: RunResult
 
 
-@dataclass(frozen=True)
-class PaperNumbers(Record):
-    """Peters et al. (2018) Tables 1-3 (chunking: TagLM, Peters et al. 2017)."""
-
-    table1: dict[str, dict[str, float]]  # task → "baseline", "elmo"
-    table2: dict[str, dict[str, float]]  # task → "baseline", "top", "lambda1", "elmo"
-    table3: dict[str, dict[str, float]]  # task → "input", "input_output", "output"
-
-
 @dataclass(frozen=True, kw_only=True)
 class TaskReport(Record):
     """The whole task report, fields in the JSON's order."""
@@ -208,7 +199,7 @@ class TaskReport(Record):
     tasks: dict[str, TaskRow]  # Table 1
     sample_efficiency: dict[str, list[FractionPoint]]  # Figure 1, the fractions then 100 %
     weights: dict[str, dict[str, list[float]]]  # Figure 2: task → place → softmax(w)
-    paper: PaperNumbers
+    paper: dict[str, dict[str, dict[str, float]]]  # the registry's PAPER: table → task → arm
     table2: VariantTable | None = optional()  # with the layer-study task only
     table3: VariantTable | None = optional()  # with the layer-study task only
     quality: list[QualityPoint]
