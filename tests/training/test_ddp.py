@@ -1,6 +1,7 @@
 """Data parallelism: 2 gloo processes on the CPU compute the single-process gradient."""
 
 import os
+import socket
 import subprocess
 import sys
 
@@ -9,10 +10,15 @@ import torch
 import torch.multiprocessing as mp
 from _train_helpers import micro_config
 
-from elmo_tutorial.training.distributed import free_port
-
 # No dropout and the full softmax: the only randomness left would be the data split itself.
 EXACT = {"dropout": 0.0, "sampled_softmax": 0}
+
+
+def free_port() -> int:
+    """An unused TCP port on this machine, for the processes' rendezvous."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def _gradients(trainer, batch):
