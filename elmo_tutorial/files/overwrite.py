@@ -24,10 +24,9 @@ from pathlib import Path
 
 from elmo_tutorial.files.safe_files import atomic_write
 
-# What a run directory holds (see elmo_tutorial.training.run_folder), newest work first;
-# finetune.json: the report of a fine-tuned run (training.finetune).
+# What a run directory holds (see elmo_tutorial.training.run_folder), newest work first.
 RUN_FILES = ("model.safetensors", "checkpoints", "log.jsonl", "loss.png", "config.json",
-             "vocab.txt", "finetune.json")
+             "vocab.txt")
 
 
 class WouldOverwrite(FileExistsError):

@@ -1,6 +1,6 @@
 """A report's results as typed records: a frozen dataclass per part, its JSON read by its fields.
 
-A report (``tasks``, ``layers``, ``finetune``) is a tree of small dataclasses whose typed,
+A report (``tasks``, ``layers``) is a tree of small dataclasses whose typed,
 commented fields are its schema. Subclassing :class:`Record` gives each of them ``to_dict()``
 (keys in field order; a field made with :func:`optional` is left out while ``None``),
 ``to_json()`` (the file's text; ``from_dict(json.loads(text)).to_json() == text``: an ``int``

@@ -1,5 +1,5 @@
-"""What the three reports (``layers``, ``tasks``, ``finetune``) share: markdown tables, the
-quick-run banner, and writing their ``--json``/``--markdown`` files.
+"""What the two reports (``layers``, ``tasks``) share: markdown tables, the quick-run banner,
+and writing their ``--json``/``--markdown`` files.
 
 Each report keeps its own sections, figures and typed result (a
 :class:`~elmo_tutorial.files.records.Record`); the shape of a table, the quick run's warning and
