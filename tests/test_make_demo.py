@@ -1,30 +1,34 @@
-"""`make demo` runs a second time: the second train resumes the first one's run, which a fresh
-start would refuse to replace."""
+"""`make demo` runs a second time: its second train resumes the first one's finished run (a
+fresh start would refuse to replace it), and evaluate and embed run again on it."""
 
 import shlex
-import shutil
 import subprocess
 
+import pytest
 from _train_helpers import MICRO_CLI
 
 from elmo_tutorial.commands.cli import main as cli
 from elmo_tutorial.runtime import REPOSITORY
 
 
-def _demo_train(run) -> list[str]:
-    """The arguments `make demo` gives `elmo-tutorial train` (the micro model into ``run``)."""
+def _demo_commands(run) -> list[list[str]]:
+    """The elmo-tutorial commands `make demo` runs now (the micro model into ``run``)."""
     config = " ".join(shlex.quote(flag) for flag in MICRO_CLI)
     printed = subprocess.run(
         ["make", "-n", "-s", "-C", str(REPOSITORY), "demo", f"DEMO_DIR={run}",
          f"DEMO_CONFIG={config}"], capture_output=True, text=True, check=True).stdout
-    line = next(line for line in printed.splitlines() if "elmo-tutorial train" in line)
-    return shlex.split(line)[1:]
+    return [shlex.split(line)[1:] for line in printed.splitlines()
+            if line.split(" ")[0].endswith("/elmo-tutorial")]
 
 
-def test_a_second_make_demo_resumes_the_first_run(finished_run, tmp_path):
-    fresh = _demo_train(tmp_path / "new")
-    assert "--resume" not in fresh and fresh[fresh.index("--out") + 1] == str(tmp_path / "new")
-    run = shutil.copytree(finished_run, tmp_path / "run")
-    again = _demo_train(run)
-    assert "--resume" in again
-    assert cli(again) == 0 and (run / "model.safetensors").exists()
+@pytest.mark.slow  # two trainings, and two evaluations of the whole test split
+def test_make_demo_runs_twice(tmp_path, capsys):
+    run = tmp_path / "demo"
+    for time in ("first", "second"):
+        commands = _demo_commands(run)
+        assert [c[0] for c in commands] == ["train", "evaluate", "embed"], commands
+        assert ("--resume" in commands[0]) == (time == "second"), commands[0]
+        for command in commands:
+            assert cli(command) == 0, f"the {time} make demo: {command[0]} failed"
+    assert (run / "model.safetensors").exists()
+    assert "bank" in capsys.readouterr().out, "embed printed nothing about its sentences"
