@@ -33,14 +33,13 @@ def fail(command: str, error: object, code: int = 2) -> int:
     return code
 
 
-def add_report_arguments(parser: argparse.ArgumentParser, *, models: bool = True,
+def add_report_arguments(parser: argparse.ArgumentParser, *,
                          markdown: str = "also write the markdown report",
                          force: str = "overwrite existing --json/--markdown files") -> None:
-    """The arguments of a command that prints a report: the biLM(s) to report on (``models``),
-    ``--json`` and ``--markdown`` files to write it to, and ``--force`` to replace them."""
-    if models:
-        parser.add_argument("model", nargs="+", metavar="MODEL",
-                            help="a run directory, or options.json and weights.hdf5")
+    """The arguments of a command that prints a report: the biLM(s) to report on, ``--json``
+    and ``--markdown`` files to write it to, and ``--force`` to replace them."""
+    parser.add_argument("model", nargs="+", metavar="MODEL",
+                        help="a run directory, or options.json and weights.hdf5")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     parser.add_argument("--markdown", metavar="PATH", help=markdown)
     parser.add_argument("--force", action="store_true", help=force)
