@@ -389,7 +389,7 @@ plot_log(read_log(run_dir))
 # from their own random weights, and after an eighth of an epoch one can simply be further
 # along: that says how far training has got, not which direction is harder. The paper found
 # its two "approximately equal, with the backward value slightly lower", and reports their
-# average (39.7, Sec. 3.4).
+# average (39.7 on the 1B Word Benchmark, over its 793,471-word vocabulary; Sec. 3.4).
 # <!-- END ANSWER -->
 
 # %%
