@@ -101,6 +101,30 @@ def test_a_save_from_make_lab_reaches_both_files_even_after_a_checkout(source, t
         "the committed kernel name is not the one a save writes: every save would change it")
 
 
+def test_a_save_without_an_edit_leaves_both_files_as_committed(tmp_path):
+    """`make lab` serves notebooks/: opening a notebook and saving it unedited rewrites its
+    .ipynb and its script; both must come out byte for byte as committed (jupytext's
+    metadata and the widgets' state included), or every save dirties `git status`."""
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    shutil.copy(NOTEBOOKS / "jupytext.toml", folder)
+    for source in SOURCES:
+        for suffix in (".py", ".ipynb"):
+            shutil.copy(source.with_suffix(suffix), folder)
+
+    async def save_all() -> None:
+        manager = AsyncTextFileContentsManager(root_dir=str(folder))
+        for source in SOURCES:
+            model = await manager.get(f"{source.stem}.ipynb")
+            await manager.save(model, f"{source.stem}.ipynb")
+    asyncio.run(save_all())
+
+    changed = [f"{source.stem}{suffix}" for source in SOURCES for suffix in (".py", ".ipynb")
+               if (folder / f"{source.stem}{suffix}").read_bytes()
+               != source.with_suffix(suffix).read_bytes()]
+    assert not changed, f"a save without an edit rewrites {changed}"
+
+
 def _free_port() -> int:
     import socket
 
