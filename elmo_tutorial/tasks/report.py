@@ -187,20 +187,22 @@ def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = tu
     quality = {ids[b]: entry for b, entry in (quality or {}).items()}
     study = _study(tasks)
     models = {"main": model, **{b: m for b, (m, _) in quality.items()}}
-    splits, state = {}, []  # (biLM, task, sample) → {split: TaskSplit}; (splits, vectors, ..)
+    splits, vectors = {}, None  # (biLM, task, sample) → {split: TaskSplit}; (table, index)
 
     def prepared(jobs: list[Job]) -> tuple:
         """The state of :func:`run` for ``jobs``: only the data of runs the store lacks is
         embedded (a report written again from its runs file trains and embeds nothing)."""
-        if not state and any(j not in store for j in jobs):
-            state.extend((splits, *word_vectors(corpus), setting["protocol"]))
-        for bilm, t, sample in dict.fromkeys((j.bilm, j.task, j.sample) for j in jobs
-                                             if j not in store):
+        nonlocal vectors
+        todo = dict.fromkeys((j.bilm, j.task, j.sample) for j in jobs if j not in store)
+        if not todo:
+            return ()
+        vectors = vectors or word_vectors(corpus)
+        for bilm, t, sample in todo:
             if (bilm, t, sample) not in splits:
                 splits[(bilm, t, sample)] = prepare_task(
-                    t, Embedder(models[bilm]), state[2], setting["max_sentences"],
+                    t, Embedder(models[bilm]), vectors[1], setting["max_sentences"],
                     {"train": sample} if sample else None, progress)
-        return (splits, state[1], state[3]) if state else ()
+        return splits, vectors[0], setting["protocol"]
 
     places = {t: ("input",) for t in tasks}  # a classifier's ELMo goes at its input
     tagging = [t for t in tasks if TASKS[t].tagging]
