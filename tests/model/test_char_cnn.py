@@ -130,7 +130,7 @@ def test_char_cnn_gradcheck_float64():
         return torch.func.functional_call(model, dict(zip(names, tensors, strict=True)), (ids,))
 
     inputs = tuple(params[n].detach().clone().requires_grad_(True) for n in names)
-    assert torch.autograd.gradcheck(encode, inputs)
+    assert torch.autograd.gradcheck(encode, inputs, fast_mode=True)  # random projections
 
 
 def test_embed_tokens_and_filter_features_are_what_forward_computes():
