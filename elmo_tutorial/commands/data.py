@@ -15,7 +15,8 @@ def add_arguments(parser) -> None:
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     actions.add_parser("list", help="list the datasets with size, licence and local availability")
     download = actions.add_parser("download", help="download one dataset (verified)")
-    download.add_argument("name", metavar="NAME", help="dataset name, as shown by `elmo-tutorial data list`")
+    download.add_argument("name", metavar="NAME",
+                          help="dataset name, as shown by `elmo-tutorial data list`")
     download.add_argument("--force", action="store_true",
                           help="download again even if the dataset is already available")
     download.add_argument("--quiet", action="store_true", help="no progress bar")
