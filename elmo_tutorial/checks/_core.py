@@ -195,6 +195,18 @@ def nothing_returned(got: Any, what: str, expected: str) -> None:
         raise CheckFailed(f"{what} returned None: return {expected} (a `return` is missing?).")
 
 
+def one_number(got: Any, what: str) -> float:
+    """``got`` as a float, or a :class:`CheckFailed` asking for one number, ``what``."""
+    nothing_returned(got, "your function", f"one number, {what}")
+    try:
+        if isinstance(got, bool):  # float(True) is 1.0, but True is no count
+            raise TypeError
+        return float(got)
+    except (TypeError, ValueError, RuntimeError):
+        raise CheckFailed(f"your function returned {type(got).__name__} {str(got)[:40]}: "
+                          f"return one number, {what}.") from None
+
+
 def filled_dict(got: Any, name: str, must: str) -> None:
     """Raise :class:`CheckFailed` unless ``got`` is a non-empty dict; ``must`` says what it
     maps (``"it must map (task, n) to ..."``)."""

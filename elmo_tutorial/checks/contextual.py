@@ -8,7 +8,13 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from elmo_tutorial.analyses.sense_separation import nearest_centroid_accuracy, sense_separation
-from elmo_tutorial.checks._core import CheckFailed, check, forbidding, nothing_returned, passed
+from elmo_tutorial.checks._core import (
+    CheckFailed,
+    check,
+    forbidding,
+    one_number,
+    passed,
+)
 
 __all__ = ["check_mix_without_layer0", "check_nearest_centroid_accuracy"]
 
@@ -68,13 +74,7 @@ def check_nearest_centroid_accuracy(fn: Callable[[np.ndarray, list], float]) -> 
         except (IndexError, ValueError, ZeroDivisionError, TypeError) as error:
             raise CheckFailed(f"your function raised {type(error).__name__}: {error} on "
                               f"{x.shape[0]} vectors of {len(set(labels))} senses.") from None
-        nothing_returned(got, "your function", "the fraction predicted right, one number")
-        try:
-            got = float(got)
-        except (TypeError, ValueError):
-            raise CheckFailed(f"your function returned {type(got).__name__} "
-                              f"{str(got)[:40]}: return one number, the fraction of "
-                              "occurrences predicted right.") from None
+        got = one_number(got, "the fraction of occurrences predicted right")
         if np.isclose(got, expected, atol=1e-9):
             continue
         if got > 1:

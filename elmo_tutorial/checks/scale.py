@@ -14,7 +14,7 @@ from elmo_tutorial.checks._core import (
     check,
     filled_dict,
     forbidding,
-    nothing_returned,
+    one_number,
     passed,
 )
 from elmo_tutorial.model.lstm import LSTMStack
@@ -55,12 +55,10 @@ def check_lstm_flops(fn: Callable[[int, int, int], int]) -> None:
                         (FlopCounterMode, "__enter__"),  # however it was imported
                         instead="count the multiply-adds of the three matrix products yourself"):
             got = fn(inputs, cells, proj)
-        nothing_returned(got, "your function", "one number, the FLOPs per token")
-        if not isinstance(got, (int, float)) or isinstance(got, bool):
-            raise CheckFailed(f"return one number (FLOPs per token), got {type(got).__name__}")
+        got = one_number(got, "the FLOPs per token")
         if got == expected:
             continue
-        where = f"for input {inputs}, {cells} cells, projection {proj}: got {got}, expected "
+        where = f"for input {inputs}, {cells} cells, projection {proj}: got {got:.10g}, expected "
         where += f"{expected}."
         if 2 * got == expected:
             raise CheckFailed(f"{where} You counted multiply-adds: each is 2 FLOPs.")

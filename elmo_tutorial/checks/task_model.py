@@ -17,6 +17,7 @@ from elmo_tutorial.checks._core import (
     filled_dict,
     forbidding,
     nothing_returned,
+    one_number,
     passed,
 )
 from elmo_tutorial.tasks.model import TaskModel
@@ -71,12 +72,7 @@ def check_error_reduction(fn: Callable[[float, float], float]) -> None:
         cases.append((baseline, elmo, 100.0 * (elmo - baseline) / (100.0 - baseline)))
     for baseline, elmo, expected in cases:
         got = fn(baseline, elmo)
-        nothing_returned(got, "your function", "the reduction in percent, one number")
-        try:
-            got = float(got)
-        except (TypeError, ValueError):
-            raise CheckFailed(f"got {type(got).__name__}; return one number, the reduction "
-                              "in percent.") from None
+        got = one_number(got, "the reduction in percent")
         if not abs(got - expected) <= 0.05:
             raise CheckFailed(
                 f"baseline {baseline}, +ELMo {elmo}: got {got:.2f}, expected {expected:.1f}. "
