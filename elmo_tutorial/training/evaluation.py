@@ -73,7 +73,7 @@ def evaluate_perplexity(model, sentences, vocab, device="cpu", batch_size: int =
 
 def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int = 0,
                  ngram: bool = True, checkpoint: bool | str | Path = False, device: str = "cpu",
-                 ngram_train_sentences: int | None = 50_000, fast: bool = True) -> dict:
+                 ngram_train_sentences: int | None = 50_000) -> dict:
     """Perplexities of a trained run on a held-out split of the corpus it was trained on.
 
     Args:
@@ -86,8 +86,6 @@ def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int =
         device: ``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"mps"`` or ``"auto"``.
         ngram_train_sentences: fit the trigram on at most this many training sentences
             (nltk.lm is pure Python; ``None`` = all), of those the run trained on.
-        fast: score with the model's fast modules (:func:`elmo_tutorial.fast.speed_up`);
-            ``False``: with the plain ones (the same perplexities up to float rounding).
 
     Returns:
         ``{"split", "weights", "n_sentences", "bilm": {...}, "ngram": {...} or None}``:
@@ -111,8 +109,7 @@ def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int =
     check_weights(f"{run_dir} (its weights)", state, model.state_dict())
     model.load_state_dict(state)
     model.to(device)
-    if fast:
-        speed_up(model)
+    speed_up(model)  # the fast modules: the same perplexities up to float rounding
     sentences = load_sentences(train_cfg.corpus, split, max_sentences or None)
     if not sentences:
         raise ValueError(f"the {split} split of the corpus {train_cfg.corpus!r} has no sentence "

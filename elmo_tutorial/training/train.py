@@ -179,7 +179,7 @@ class Trainer:
         torch.set_num_threads(threads)
         self.config = replace(self.config, threads=threads)
 
-    # What the run trains on and with (finetune.FineTuner replaces these three).
+    # What the run trains on and with.
     def _load_sentences(self) -> None:
         """The training sentences (cut to ``max_sentence_words``) and the held-out ones.
 
@@ -479,12 +479,11 @@ def check_same_parameters(model: nn.Module, reference: nn.Module) -> None:
                      f"parameters differ from BidirectionalLM's ({'; '.join(parts)})")
 
 
-def run(config: TrainConfig, resume: bool = False, force: bool = False,
-        fast: bool = True) -> dict:
+def run(config: TrainConfig, resume: bool = False, force: bool = False) -> dict:
     """Train (or resume) a run and return its final held-out metrics ({} on processes > 0).
 
-    See ``Trainer`` for ``resume``, ``force`` and ``fast``."""
-    trainer = Trainer(config, resume=resume, force=force, fast=fast)
+    See ``Trainer`` for ``resume`` and ``force``."""
+    trainer = Trainer(config, resume=resume, force=force)
     try:
         return trainer.fit()
     finally:
