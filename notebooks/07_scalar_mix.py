@@ -473,6 +473,9 @@ checks.exercise_done(2, "the mix without layer 0", "without_layer_0" in globals(
 top_gaps = [sense_gap(tiny_layers[2][rows, at_word], word) for word in words]
 claim(all(gaps["uniform"][i] < gaps["without layer 0"][i] < top_gaps[i] for i in range(3)),
       "without layer 0, the gaps of play, work and point grow, and stay below the top layer's")
+growth = [gaps["without layer 0"][i] / gaps["uniform"][i] - 1 for i in range(3)]
+claim(all(0.2 < g < 0.5 for g in growth), "they grow by roughly a quarter to a half (20 to 50 %)",
+      detail=", ".join(f"{g:.0%}" for g in growth))
 
 # %% [markdown]
 # ### Exercise 3 (experiment): how much layer 0 can a mix take?
