@@ -11,8 +11,8 @@ TORCH_INDEX ?=
 LAB_ARGS ?=
 # JupyterLab refuses to start as root without --allow-root; a container often runs as root.
 ROOT_ARGS := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
-# Where `make student` and `make slides` write; FORCE=1 lets them replace changed files
-# (which are first moved to a backup folder); REVEAL_PREFIX loads reveal.js from a local copy
+# Where `make student` and `make slides` write; FORCE=1 lets `make student` replace changed
+# copies (which are first moved to a backup folder); REVEAL_PREFIX loads reveal.js from a local copy
 # (and MathJax 2 from mathjax/ beside it), for slides that need no network.
 STUDENT_DIR ?= student
 SLIDES_DIR ?= slides
@@ -45,13 +45,13 @@ student: install
 
 # JupyterLab on the students' copies (made first if there are none yet).
 student-lab: install
-	@test -f $(STUDENT_DIR)/.elmo-tutorial-generated.json || $(MAKE) --no-print-directory student
+	@test -f $(STUDENT_DIR)/00_static_vs_contextual.ipynb || $(MAKE) --no-print-directory student
 	$(BIN)/jupyter lab $(ROOT_ARGS) $(LAB_ARGS) $(STUDENT_DIR)/00_static_vs_contextual.ipynb
 
 # One reveal.js deck per notebook, from the committed (executed) notebooks.
 slides: install
 	$(BIN)/python -m elmo_tutorial.course slides $(SLIDES_DIR) \
-		$(if $(REVEAL_PREFIX),--reveal-prefix $(REVEAL_PREFIX)) $(if $(FORCE),--force)
+		$(if $(REVEAL_PREFIX),--reveal-prefix $(REVEAL_PREFIX))
 
 # One web page per executed notebook, as nbconvert writes it.
 HTML_DIR ?= html

@@ -1,5 +1,5 @@
-"""``python -m elmo_tutorial.course student|slides|html DIR``: what ``make student``,
-``make slides`` and ``make html`` run (:mod:`elmo_tutorial.course.material`)."""
+"""``python -m elmo_tutorial.course student|slides DIR``: what ``make student`` and ``make
+slides`` run."""
 
 import sys
 

@@ -9,14 +9,17 @@ student`` and ``make slides`` run::
     python -m elmo_tutorial.course student student/
     python -m elmo_tutorial.course slides slides/ [--reveal-prefix URL]
 
-No command overwrites a file changed since it wrote it without ``--force``
-(:mod:`elmo_tutorial.course.generated`).
+A student copy that differs from a fresh one may hold the student's work: it is replaced only
+with ``--force``, and then first moved to ``backup-<time>/`` beside it. Decks are replaced.
+Every file is written whole (a temporary file renamed into place).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import time
 from copy import deepcopy
 from pathlib import Path
 
@@ -30,7 +33,6 @@ from elmo_tutorial.course.exercises import (
     stub_source,
     student_wording,
 )
-from elmo_tutorial.course.generated import write_generated
 from elmo_tutorial.course.slides import deck
 from elmo_tutorial.runtime import REPOSITORY
 
@@ -110,6 +112,30 @@ def made_from_notebooks(args: argparse.Namespace) -> dict[str, bytes]:
     return files
 
 
+def write_files(out: Path, files: dict[str, bytes], protect: bool, force: bool) -> None:
+    """Write ``files`` (name → content) into ``out``, each whole. With ``protect``, files there
+    that differ from their fresh content are somebody's work: without ``force`` nothing is
+    written (:class:`CourseError`); with it, they first move to ``out/backup-<time>/``."""
+    out.mkdir(parents=True, exist_ok=True)
+    changed = [name for name, data in files.items() if protect and (out / name).is_file()
+               and (out / name).read_bytes() != data]
+    if changed and not force:
+        raise CourseError(f"{', '.join(str(out / name) for name in changed)} differ from fresh "
+                          f"copies (your work?); nothing was written. Move them away, write to "
+                          f"another folder, or pass --force (FORCE=1) to move them to "
+                          f"{out}/backup-<time>/ and write fresh copies")
+    if changed:
+        backup = out / time.strftime("backup-%Y%m%d-%H%M%S")
+        backup.mkdir()
+        for name in changed:
+            os.replace(out / name, backup / name)
+        print(f"moved {len(changed)} changed file(s) to {backup}", file=sys.stderr)
+    for name, data in files.items():
+        temporary = out / f".{name}.tmp"
+        temporary.write_bytes(data)
+        os.replace(temporary, out / name)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m elmo_tutorial.course",
                                      description=__doc__.split("\n\n")[0])
@@ -120,8 +146,9 @@ def main(argv: list[str] | None = None) -> int:
         command.add_argument("out", type=Path, help="the folder to write into")
         command.add_argument("--notebooks", type=Path, default=NOTEBOOKS,
                              help="the executed NN_*.ipynb notebooks (default: %(default)s)")
-        command.add_argument("--force", action="store_true",
-                             help="write even over changed files (they are backed up first)")
+    commands.choices["student"].add_argument(
+        "--force", action="store_true",
+        help="replace changed copies (they move to a backup folder first)")
     commands.choices["slides"].add_argument(
         "--reveal-prefix", default=None, metavar="URL",
         help="where reveal.js is loaded from (default: a CDN); e.g. a local copy 'reveal.js' "
@@ -129,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         files = made_from_notebooks(args)
-        write_generated(args.out, files, args.command, force=args.force)
+        student = args.command == "student"
+        write_files(args.out, files, protect=student, force=student and args.force)
     except (CourseError, ValueError) as error:  # ValueError: a file that is not a notebook
         print(f"error: {error}", file=sys.stderr)
         return 1

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import json
 import re
 from pathlib import Path
 
@@ -30,12 +29,12 @@ from elmo_tutorial.course.exercises import (
     stub_source,
     student_wording,
 )
-from elmo_tutorial.course.generated import MANIFEST, write_generated
 from elmo_tutorial.course.material import (
     main,
     notebook_paths,
     student_copy,
     student_run_folder,
+    write_files,
 )
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
@@ -185,38 +184,21 @@ def test_a_slice_holds_what_an_exercise_needs_and_what_needs_it():
 
 # --- the output folder: never lose a student's work -----------------------------------------
 
-def test_regenerating_unchanged_copies_is_allowed(tmp_path):
-    write_generated(tmp_path / "out", {"a.ipynb": b"one"}, "student")
-    write_generated(tmp_path / "out", {"a.ipynb": b"two", "b.ipynb": b"new"}, "student")
-    assert (tmp_path / "out" / "a.ipynb").read_bytes() == b"two"
-    assert set(json.loads((tmp_path / "out" / MANIFEST).read_text())["files"]) == {
-        "a.ipynb", "b.ipynb"}
-
-
 def test_a_changed_copy_is_never_overwritten_without_force(tmp_path):
     out = tmp_path / "out"
-    write_generated(out, {"a.ipynb": b"one", "b.ipynb": b"two"}, "student")
+    write_files(out, {"a.ipynb": b"one", "b.ipynb": b"two"}, protect=True, force=False)
+    write_files(out, {"a.ipynb": b"one", "b.ipynb": b"two"}, protect=True, force=False)
     (out / "a.ipynb").write_bytes(b"the student's answers")
-    with pytest.raises(CourseError, match=r"a\.ipynb.*Nothing was written"):
-        write_generated(out, {"a.ipynb": b"new", "b.ipynb": b"new"}, "student")
+    with pytest.raises(CourseError, match=r"a\.ipynb.*differ from fresh copies.*nothing was"):
+        write_files(out, {"a.ipynb": b"new", "b.ipynb": b"new"}, protect=True, force=False)
     assert (out / "a.ipynb").read_bytes() == b"the student's answers"
     assert (out / "b.ipynb").read_bytes() == b"two"
 
-    write_generated(out, {"a.ipynb": b"new", "b.ipynb": b"new"}, "student", force=True)
+    write_files(out, {"a.ipynb": b"new", "b.ipynb": b"new"}, protect=True, force=True)
     assert (out / "a.ipynb").read_bytes() == b"new"
-    backups = list(out.glob("backup-*/a.ipynb"))
-    assert [b.read_bytes() for b in backups] == [b"the student's answers"]
-
-
-def test_a_folder_not_made_by_the_tool_is_refused(tmp_path):
-    (tmp_path / "mine.txt").write_text("keep me")
-    with pytest.raises(CourseError, match="was not made by `make student`"):
-        write_generated(tmp_path, {"a.ipynb": b"x"}, "student")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.txt"]
-    write_generated(tmp_path / "s", {"a": b"x"}, "student")
-    with pytest.raises(CourseError, match="holds generated student"):
-        write_generated(tmp_path / "s", {"a": b"x"}, "slides")
-    write_generated(tmp_path / "empty", {"a.ipynb": b"x"}, "student")  # new or empty is fine
+    backups = list(out.glob("backup-*/*.ipynb"))
+    assert sorted(b.read_bytes() for b in backups) == [b"the student's answers", b"two"]
+    assert not list(out.glob(".*.tmp"))
 
 
 def test_command_writes_one_student_copy_per_notebook(tmp_path, capsys):
@@ -227,7 +209,7 @@ def test_command_writes_one_student_copy_per_notebook(tmp_path, capsys):
     assert main(["student", str(tmp_path / "student")]) == 0, "unchanged copies: regenerate"
     (tmp_path / "student" / written[0]).write_text("{}")
     assert main(["student", str(tmp_path / "student")]) == 1
-    assert "changed since `make student`" in capsys.readouterr().err
+    assert "differ from fresh copies" in capsys.readouterr().err
 
 
 # --- executing the copies -------------------------------------------------------------------
