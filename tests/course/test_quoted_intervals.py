@@ -2,9 +2,9 @@
 
 The model card, the README and the notebooks' text quote differences with their 95 % interval,
 ``+2.5 [+2.0, +3.0]``, from ``data/models/small``'s ``tasks.json`` and ``layers.json``. Those
-files are written again whenever a report is rerun (another CPU moves
-every number), and prose that is not read again goes stale: this test finds a quoted interval
-that no report holds, to the digits it is quoted with.
+files are written again whenever a report is rerun (another CPU moves every number), and prose
+that is not read again goes stale: this test finds a quoted interval that no report holds, to
+the digits it is quoted with.
 """
 
 import json
