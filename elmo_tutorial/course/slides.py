@@ -45,6 +45,7 @@ _HIDDEN_LINE = re.compile(r"^\s*# (NBVAL_[A-Z_]+|BEGIN SOLUTION|END SOLUTION)\s*
 _ANSWER = re.compile(r"(^\*\*[^*\n]+\*\*[ \t]*\n\s*)?^[ \t]*<!--\s*BEGIN ANSWER\s*-->[ \t]*\n"
                      r"(.*?)^[ \t]*<!--\s*END ANSWER\s*-->[ \t]*$", re.MULTILINE | re.DOTALL)
 
+
 def _heading_level(cell: nbformat.NotebookNode) -> int:
     """1 for '# ...', 2 for '## ...', ...; 0 if the cell does not open with a heading."""
     match = re.match(r"(#{1,6})\s", cell.source) if cell.cell_type == "markdown" else None
