@@ -166,27 +166,44 @@ def load_latest_checkpoint(run_dir: str | Path, expected: dict, clean: bool = Tr
                            ) -> tuple[Path, dict, dict]:
     """``(path, model_state, state)`` of the newest checkpoint that loads and fits the model
     whose ``state_dict()`` is ``expected`` (its names, shapes, finite values). With ``clean``
-    (the main process), newer ones that do not are named in a warning and deleted, so that the
-    resumed run writes their steps again and the next resume does not pass over them again.
+    (the main process), newer ones that do not are named in a warning and moved out of the way,
+    so that the resumed run writes their steps again and the next resume does not pass over
+    them again: one that does not load (a half-written file of this run) is deleted; one that
+    loads but does not fit (another model's weights, a diverged step) is kept, renamed
+    ``unfit-step_N``, since it may be somebody's work.
 
     Raises:
         ValueError: no checkpoint loads and fits; names each one and what was wrong.
     """
-    found, problems = checkpoints(run_dir), []
+    found, problems, loaded = checkpoints(run_dir), [], []
     for path in found:
         try:
             model_state, state = load_checkpoint(path)
+        except (ValueError, FileNotFoundError) as error:  # DamagedFile is a ValueError
+            problems.append(str(error))
+            loaded.append(False)
+            continue
+        try:
             if model_state.keys() != expected.keys():
                 raise ValueError(f"{path / 'model.safetensors'}: its tensors are not those of "
                                  "the model that config.json describes")
             check_weights(path / "model.safetensors", model_state, expected)
-        except (ValueError, FileNotFoundError) as error:  # DamagedFile is a ValueError
+        except ValueError as error:
             problems.append(str(error))
+            loaded.append(True)
             continue
-        for newer, problem in zip(found, problems, strict=False) if clean else ():
-            print(f"warning: {problem}; resuming from {path} instead, and deleting {newer.name}",
+        for newer, problem, kept in zip(found, problems, loaded, strict=False) if clean else ():
+            if kept:
+                aside = newer.with_name(f"unfit-{newer.name}")
+                while aside.exists():
+                    aside = aside.with_name(aside.name + "+")
+                newer.rename(aside)
+                done = f"moving {newer.name} to {aside.name}"
+            else:
+                shutil.rmtree(newer, ignore_errors=True)
+                done = f"deleting {newer.name}"
+            print(f"warning: {problem}; resuming from {path} instead, and {done}",
                   file=sys.stderr)
-            shutil.rmtree(newer, ignore_errors=True)
         return path, model_state, state
     raise ValueError(f"{run_dir} has no intact checkpoint to resume from: {'; '.join(problems)}."
                      " If its config.json was edited or replaced, restore it; otherwise train "

@@ -191,7 +191,10 @@ def test_a_newest_checkpoint_that_loads_but_does_not_fit_is_passed_over(run_copy
     assert path.name == "step_000002" and state["step"] == 2
     err = capsys.readouterr().err
     assert f"warning: {broken}" in err and WRONG[wrong][1] in err and "--force" not in err
-    assert not broken.exists()
+    assert not broken.exists()  # out of the way of the step the resumed run writes again ...
+    aside = run_copy / "checkpoints" / "unfit-step_000004" / "model.safetensors"
+    assert "moving step_000004 to unfit-step_000004" in err
+    assert aside.exists() and ckpt.checkpoints(run_copy)[0].name == "step_000002"  # ... kept
 
 
 def test_when_no_checkpoint_fits_the_one_line_names_each_and_config_json(run_copy, capsys):
