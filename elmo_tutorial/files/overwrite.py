@@ -24,6 +24,10 @@ from pathlib import Path
 
 from elmo_tutorial.files.safe_files import atomic_write
 
+# config.json of every run says it was written by this package: a user's own config.json,
+# even one with the same tables, is then never taken for a run (and overwritten).
+WRITTEN_BY = "elmo-tutorial"
+
 # What a run directory holds (see elmo_tutorial.training.run_folder), newest work first.
 RUN_FILES = ("model.safetensors", "checkpoints", "log.jsonl", "loss.png", "config.json",
              "vocab.txt")
@@ -70,8 +74,8 @@ def check_fresh_run_dir(run_dir: str | Path, force: bool, resumable: bool = True
     """Make sure that training afresh into ``run_dir`` loses nothing the user did not give up.
 
     ``--force`` replaces a run of this package, and only that: a run is recognised by its
-    ``config.json``, which holds the ``"model"`` and ``"train"`` tables that only this package
-    writes. Files under a run's names without it (another tool's ``model.safetensors``,
+    ``config.json``, which says ``"written_by": "elmo-tutorial"`` beside its ``"model"`` and
+    ``"train"`` tables. Files under a run's names without it (another tool's ``model.safetensors``,
     ``config.json`` and ``vocab.txt``, a user's notes) are never deleted, even with ``--force``.
     ``doing`` names what would delete the run; ``resumable``: whether the command has a
     ``--resume`` to offer instead.
@@ -110,14 +114,13 @@ def _holds_weights(folder: Path) -> bool:
 
 
 def _is_run_config(path: Path) -> bool:
-    """Whether ``path`` is a run's ``config.json``: a JSON object with ``"model"`` and
-    ``"train"`` tables."""
+    """Whether ``path`` is the ``config.json`` of a run of this package."""
     try:
         payload = json.loads(path.read_bytes())
     except (OSError, ValueError):  # missing, or not JSON: not a run's
         return False
-    return isinstance(payload, dict) and all(isinstance(payload.get(key), dict)
-                                             for key in ("model", "train"))
+    return (isinstance(payload, dict) and payload.get("written_by") == WRITTEN_BY
+            and all(isinstance(payload.get(key), dict) for key in ("model", "train")))
 
 
 def remove_run(run_dir: str | Path) -> None:

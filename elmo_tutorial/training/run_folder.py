@@ -27,6 +27,7 @@ from typing import NamedTuple
 
 import torch
 
+from elmo_tutorial.files.overwrite import WRITTEN_BY
 from elmo_tutorial.files.safe_files import DamagedFile, atomic_write_text, check_sha256sums
 from elmo_tutorial.model.config import ModelConfig
 from elmo_tutorial.model.elmo import ELMo
@@ -46,7 +47,7 @@ def write_run_config(run_dir: str | Path, model_config: ModelConfig, train_confi
     """Write ``config.json``; with ``vocab``, also its digest, which loading checks against
     ``vocab.txt`` (the softmax's rows are the vocabulary's ids: another order is another
     model)."""
-    payload = {"model": model_config.to_dict(), "train": train_config}
+    payload = {"written_by": WRITTEN_BY, "model": model_config.to_dict(), "train": train_config}
     if vocab is not None:
         payload["vocab_sha256"] = vocab.digest()
     atomic_write_text(Path(run_dir) / "config.json", json.dumps(payload, indent=2) + "\n")

@@ -14,6 +14,8 @@ from elmo_tutorial.files.overwrite import check_fresh_run_dir
 
 USERS_OWN = {  # files of a user's own that happen to have a run's names
     "config.json": {"config.json": '{"my": "settings"}\n'},
+    "config.json with a run's tables": {  # the user's own, not written by a run
+        "config.json": '{"model": {"lstm_dim": 64}, "train": {"lr": 0.01}}\n'},
     "no config.json": {"vocab.txt": "my\nwords\n", "log.jsonl": "my notes\n"},
 }
 
