@@ -1,6 +1,7 @@
 """Writing a trained run in other forms: an encoder-only run, a compact copy, or the official
-AllenNLP files (taught in notebook 11, ``11_pretrained_and_scale``; ``elmo-tutorial export``
-calls these).
+AllenNLP files; ``elmo-tutorial export`` calls these.
+
+Taught in notebook 11 (``11_pretrained_and_scale``).
 
 ``out_dir`` must be new or empty unless ``force``. Each file is written atomically and
 ``SHA256SUMS`` last: an export cut short leaves no half-written file, and files that do not
