@@ -22,7 +22,7 @@ from elmo_tutorial.analyses.layer_report import (
     Trend,
     WsdScores,
 )
-from elmo_tutorial.analyses.paired import DRAWS, Z_95, verdict
+from elmo_tutorial.analyses.paired import DRAWS, Z_95, ci, verdict
 from elmo_tutorial.files.report_files import markdown_table, quick_banner, write_report_files
 
 __all__ = ["to_markdown", "write_report"]
@@ -30,11 +30,6 @@ __all__ = ["to_markdown", "write_report"]
 
 def _fmt(value) -> str:
     return "–" if value is None else f"{value:.1f}"
-
-
-def _interval(d) -> str:
-    """A paired difference as ``+1.0 [-0.5, +2.5]`` (points, its 95 % interval)."""
-    return f"{d.mean:+.1f} [{d.low:+.1f}, {d.high:+.1f}]"
 
 
 def _wsd_section(wsd: dict[str, WsdScores]) -> list[str]:
@@ -89,7 +84,7 @@ def _ner_section(ner: dict[str, NerScores], quick: bool = False) -> list[str]:
                        ("elmo_vs_word_type", "word-type vectors")):
         d = (w.differences or {}).get(key)
         if d:
-            compared.append(f"ELMo − {label}: {_interval(d)}")
+            compared.append(f"ELMo − {label}: {ci(d)}")
     return ([f"## Named entities, WNUT-17: entity-level F1 (exact span and type), mean ± std "
              f"over {n} seed{'s' if n > 1 else ''}", ""]
             + markdown_table(("features", "F1"), [
@@ -111,7 +106,7 @@ def _ladder_section(ladder: dict[str, NerStep], ner: NerScores | None) -> list[s
     rows = []
     for step in ladder.values():
         mean = sum(step.elmo) / len(step.elmo), sum(step.layer0) / len(step.layer0)
-        rows.append([step.label, _fmt(mean[0]), _fmt(mean[1]), _interval(step.difference),
+        rows.append([step.label, _fmt(mean[0]), _fmt(mean[1]), ci(step.difference),
                      verdict(step.difference)])
     n = len(next(iter(ladder.values())).elmo)
     return (["### The same question under the task model's settings, one at a time", "",
@@ -194,7 +189,7 @@ def _discussion(result: LayerReport) -> list[str]:
     if versus and versus.low <= 0:
         lines.append(f"- NER: the learned mix of all layers ({ner.elmo:.1f}) does not beat "
                      f"layer 0 alone ({ner.layer0:.1f}) beyond its 95 % interval "
-                     f"({_interval(versus)}). This "
+                     f"({ci(versus)}). This "
                      "tagger reads the biLM's layers alone; the task model of `TASKS.md` adds "
                      "word vectors and a character CNN of its own and trains with other "
                      "dropout, learning rate, batch size and layer norm, and there the mix "

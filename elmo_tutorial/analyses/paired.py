@@ -71,9 +71,9 @@ import numpy as np
 
 from elmo_tutorial.files.records import Record, optional
 
-__all__ = ["DRAWS", "Z_95", "PairedDifference", "paired_difference", "paired_interval",
-           "scores_from_counts", "sentence_bootstrap_std", "sentence_counts", "t_quantile",
-           "verdict"]
+__all__ = ["DRAWS", "Z_95", "PairedDifference", "ci", "paired_difference", "paired_interval",
+           "paired_runs", "scores_from_counts", "sentence_bootstrap_std", "sentence_counts",
+           "t_quantile", "verdict"]
 
 DRAWS = 2000  # resamples of the test sentences: the standard error to about 2 % of itself
 Z_95 = 1.96  # the normal quantile of a two-sided 95 % interval
@@ -142,6 +142,16 @@ class PairedDifference(Record):
                 test_std: float | None = None) -> PairedDifference:
         """:func:`paired_difference` of ``a`` and ``b``, typed."""
         return cls(**paired_difference(a, b, test_std))
+
+
+def ci(d: PairedDifference) -> str:
+    """A paired difference and its 95 % (confidence) interval as the reports write it:
+    ``+1.0 [-0.5, +2.5]`` (points).
+
+    >>> ci(PairedDifference(mean=1.04, low=-0.5, high=2.5, std=1.2, n=5, differences=[]))
+    '+1.0 [-0.5, +2.5]'
+    """
+    return f"{d.mean:+.1f} [{d.low:+.1f}, {d.high:+.1f}]"
 
 
 def verdict(difference: PairedDifference | Mapping) -> str:
@@ -251,3 +261,13 @@ def paired_interval(counts_a, counts_b, draws: int = DRAWS, seed: int = 0
     difference = float(scores_from_counts(b)[0] - scores_from_counts(a)[0])
     half = Z_95 * sentence_bootstrap_std(a, b, draws=draws, seed=seed)
     return difference, difference - half, difference + half
+
+
+def paired_runs(scores_a: Sequence[float], scores_b: Sequence[float],
+                counts_a=None, counts_b=None) -> PairedDifference:
+    """``b − a`` of two arms' test scores (same seeds, same order): with the test sample's
+    standard error (:func:`sentence_bootstrap_std`) when both arms' per-seed sentence counts
+    (:func:`sentence_counts`) are given, over the seeds alone otherwise."""
+    counted = counts_a is not None and counts_b is not None
+    test_std = sentence_bootstrap_std(counts_a, counts_b) if counted else None
+    return PairedDifference.between(scores_a, scores_b, test_std)

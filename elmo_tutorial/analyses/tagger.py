@@ -29,12 +29,7 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence, pad_sequence
 
-from elmo_tutorial.analyses.paired import (
-    PairedDifference,
-    paired_difference,
-    sentence_bootstrap_std,
-    sentence_counts,
-)
+from elmo_tutorial.analyses.paired import paired_difference, paired_runs, sentence_counts
 from elmo_tutorial.analyses.probes import sentence_layers, token_layers
 from elmo_tutorial.analyses.spans import bio_spans, entity_scores
 from elmo_tutorial.analyses.supervised import fit, length_batches
@@ -344,8 +339,8 @@ def protocol_ladder(embedder, seeds: Sequence[int] = (0, 1, 2, 3, 4),
                               progress, **settings)
             scores[arm] = [entity_scores(labels["test"], p)["f1"] for _, _, p in runs]
             counts[arm] = [sentence_counts(labels["test"], p, bio_spans) for _, _, p in runs]
-        test_std = sentence_bootstrap_std(counts["layer0"], counts["elmo"])
-        difference = PairedDifference.between(scores["layer0"], scores["elmo"], test_std)
+        difference = paired_runs(scores["layer0"], scores["elmo"], counts["layer0"],
+                                 counts["elmo"])
         result[name] = {"label": label, "settings": dict(settings), **scores,
                         "difference": difference.to_dict()}
     return result

@@ -33,7 +33,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from elmo_tutorial.analyses.embedder import Embedder
-from elmo_tutorial.analyses.paired import PairedDifference, sentence_bootstrap_std
+from elmo_tutorial.analyses.paired import PairedDifference, paired_runs
 from elmo_tutorial.runtime import available_cores, progress_bar
 from elmo_tutorial.tasks import results
 from elmo_tutorial.tasks.bag_of_words import bag_of_words_baseline, majority_rate
@@ -234,14 +234,14 @@ def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = tu
 
 
 def paired(runs_a: Sequence[dict], runs_b: Sequence[dict]) -> PairedDifference:
-    """The paired difference of two arms' runs (same seeds, same order), ``b − a`` in points:
-    with the test sample's standard error when every run kept its sentences' counts
-    (:mod:`elmo_tutorial.analyses.paired`), over the seeds alone otherwise."""
-    a, b = [r["score"] for r in runs_a], [r["score"] for r in runs_b]
+    """:func:`~elmo_tutorial.analyses.paired.paired_runs` of two arms' stored runs (same seeds,
+    same order), ``b − a``: with the test sample's share of chance when every run kept its
+    sentences' counts, over the seeds alone otherwise."""
     counted = all("test_counts" in r for r in (*runs_a, *runs_b))
-    test_std = sentence_bootstrap_std([r["test_counts"] for r in runs_a],
-                                      [r["test_counts"] for r in runs_b]) if counted else None
-    return PairedDifference.between(a, b, test_std)
+    counts_a = [r["test_counts"] for r in runs_a] if counted else None
+    counts_b = [r["test_counts"] for r in runs_b] if counted else None
+    return paired_runs([r["score"] for r in runs_a], [r["score"] for r in runs_b],
+                       counts_a, counts_b)
 
 
 def _spreads(found: dict[str, list[dict]]) -> dict[str, results.Spread]:

@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from elmo_tutorial.analyses.paired import PairedDifference, verdict
+from elmo_tutorial.analyses.paired import PairedDifference, ci, verdict
 from elmo_tutorial.files.report_files import markdown_table, quick_banner, write_report_files
 from elmo_tutorial.tasks.registry import TASKS
 from elmo_tutorial.tasks.report_figures import FIGURES, write_figures
 from elmo_tutorial.tasks.results import Spread, TaskReport
 
-__all__ = ["FIGURES", "ci", "table1_markdown", "to_markdown", "write_report"]
+__all__ = ["FIGURES", "table1_markdown", "to_markdown", "write_report"]
 
 ARMS = {"baseline": "baseline", "layer0": "+ layer 0", "elmo": "+ ELMo"}
 PLACES = {("input",): "input", ("input", "output"): "input and output",
@@ -30,15 +30,6 @@ TABLE3 = {"input": "input only", "input_output": "input and output", "output": "
 
 def _pm(x: Spread) -> str:
     return f"{x.mean:.1f} ± {x.std:.1f}"
-
-
-def ci(d: PairedDifference) -> str:
-    """A paired difference as ``+1.0 [-0.5, +2.5]`` (points, 95 % interval).
-
-    >>> ci(PairedDifference(mean=1.04, low=-0.5, high=2.5, std=1.2, n=5, differences=[]))
-    '+1.0 [-0.5, +2.5]'
-    """
-    return f"{d.mean:+.1f} [{d.low:+.1f}, {d.high:+.1f}]"
 
 
 def _word(d: PairedDifference) -> str:

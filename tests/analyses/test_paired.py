@@ -11,6 +11,7 @@ import pytest
 from elmo_tutorial.analyses.paired import (
     PairedDifference,
     paired_difference,
+    paired_runs,
     scores_from_counts,
     sentence_bootstrap_std,
     sentence_counts,
@@ -96,3 +97,12 @@ def test_agreeing_arms_have_no_test_sample_error_and_the_interval_adds_the_varia
     half = t_quantile(2) * math.sqrt(seeds.std**2 / 3 + 0.25)
     assert (d.low, d.high) == pytest.approx((d.mean - half, d.mean + half))
     assert d.low < seeds.low and d.high > seeds.high and seeds.test_std is None
+
+
+def test_paired_runs_adds_the_test_sample_only_when_both_arms_kept_their_counts():
+    a, b = [62.5, 62.5], [87.5, 75.0]
+    counts_a = [[1, 0, 1, 1, 0, 1, 0, 1], [1, 1, 0, 1, 0, 1, 0, 1]]
+    counts_b = [[1, 1, 1, 1, 0, 1, 1, 1], [1, 1, 1, 1, 0, 1, 0, 1]]
+    counted = paired_runs(a, b, counts_a, counts_b)
+    assert counted == PairedDifference.between(a, b, sentence_bootstrap_std(counts_a, counts_b))
+    assert paired_runs(a, b, counts_a, None) == paired_runs(a, b) == PairedDifference.between(a, b)
