@@ -14,6 +14,11 @@ from elmo_tutorial.commands.cli import main as cli
 # JupyterLab saves) take its one-minute version, as nbval does (Makefile).
 os.environ.setdefault("ELMO_TUTORIAL_CAPSTONE", "quick")
 
+# The tests' models are tiny: on one intra-op thread they run as fast, and use a third of the
+# CPU time on a busy machine, where two threads wait for each other at every operation. Tests
+# of thread counts set the count they test (training sets the run's own).
+torch.set_num_threads(1)
+
 
 @pytest.fixture(autouse=True, scope="session")
 def _temporary_runs(tmp_path_factory):
