@@ -14,7 +14,7 @@ Perplexity = exp(mean negative log-likelihood per predicted word): the model is 
 a uniform choice among that many words. The forward LM predicts each word from the words
 before it, the backward LM from the words after it; "avg" is exp of the mean of the two NLLs
 (their geometric mean, as bilm-tf reports). The paper's biLM reaches 39.7 on the 1B Word
-Benchmark (Peters et al. 2018, Sec. 3.4).
+Benchmark, over its 793,471-word vocabulary (Peters et al. 2018, Sec. 3.4).
 
 The baseline is an interpolated Kneser-Ney trigram (nltk.lm) fitted on the same training
 sentences, with the same vocabulary and <UNK> mapping, scored on the same predictions

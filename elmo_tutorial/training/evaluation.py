@@ -4,7 +4,7 @@ Perplexity is ``exp(mean negative log-likelihood per predicted word)``: the mode
 as a uniform choice among that many words. The forward LM predicts each word from the words
 before it, the backward LM from the words after it; "avg" is ``exp`` of the mean of the two
 NLLs, their geometric mean, which is what bilm-tf reports. The paper's biLM reaches 39.7 on the
-1B Word Benchmark (Peters et al. 2018, Sec. 3.4).
+1B Word Benchmark, over its 793,471-word vocabulary (Peters et al. 2018, Sec. 3.4).
 
 :func:`evaluate_run` puts a run's perplexities next to an interpolated Kneser-Ney trigram
 (:mod:`elmo_tutorial.training.ngram`) fitted on the same training sentences, with the same
