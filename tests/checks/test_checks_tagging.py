@@ -57,7 +57,8 @@ def test_check_rejects_wrong_readers_with_a_hint(answer, hint):
         checks.check_bio_spans(answer)
 
 
-def _probe_data():
+@pytest.fixture(scope="module")
+def probe_data():
     """Two layers of 23 tokens in 6 sentences, their labels, and a sweep over the first 2 and
     3 sentences (8 and 10 tokens)."""
     rng = np.random.default_rng(0)
@@ -74,17 +75,24 @@ def _sweep(layers, labels, lengths, sizes, rows_of=None, labels_of=lambda y: y):
             for n in sizes for j in (0, 1)}
 
 
-def test_probes_on_fewer_sentences_pass_when_every_probe_is_right(capsys):
-    layers, labels, lengths, sizes = _probe_data()
-    checks.check_probes_on_fewer_sentences(_sweep(layers, labels, lengths, sizes), sizes, layers,
-                                           labels, lengths)
+@pytest.fixture(scope="module")
+def right_sweep(probe_data):
+    """The right answer's probes, fitted once; each test edits its own copy of the dict."""
+    return _sweep(*probe_data)
+
+
+def test_probes_on_fewer_sentences_pass_when_every_probe_is_right(probe_data, right_sweep,
+                                                                  capsys):
+    layers, labels, lengths, sizes = probe_data
+    checks.check_probes_on_fewer_sentences(dict(right_sweep), sizes, layers, labels, lengths)
     assert "4 probes, layers 0 and 1 on the first 2, 3 sentences" in capsys.readouterr().out
 
 
-def test_a_probe_trained_on_shuffled_labels_fails_at_any_point_of_the_sweep():
-    layers, labels, lengths, sizes = _probe_data()
+def test_a_probe_trained_on_shuffled_labels_fails_at_any_point_of_the_sweep(probe_data,
+                                                                             right_sweep):
+    layers, labels, lengths, sizes = probe_data
     for n in sizes:  # the last point, and one before it
-        fitted = _sweep(layers, labels, lengths, sizes)
+        fitted = dict(right_sweep)
         fitted[1, n] = _sweep(layers, labels, lengths, [n],
                               labels_of=np.random.default_rng(1).permutation)[1, n]
         with pytest.raises(checks.CheckFailed, match=f"fitted\\[1, {n}\\] is not the probe "
@@ -92,9 +100,9 @@ def test_a_probe_trained_on_shuffled_labels_fails_at_any_point_of_the_sweep():
             checks.check_probes_on_fewer_sentences(fitted, sizes, layers, labels, lengths)
 
 
-def test_a_probe_of_the_other_layer_fails():
-    layers, labels, lengths, sizes = _probe_data()
-    fitted = _sweep(layers, labels, lengths, sizes)
+def test_a_probe_of_the_other_layer_fails(probe_data, right_sweep):
+    layers, labels, lengths, sizes = probe_data
+    fitted = dict(right_sweep)
     fitted[0, 2] = fitted[1, 2]
     with pytest.raises(checks.CheckFailed, match="fitted\\[0, 2\\]'s standardisation"):
         checks.check_probes_on_fewer_sentences(fitted, sizes, layers, labels, lengths)
@@ -105,15 +113,15 @@ def test_a_probe_of_the_other_layer_fails():
     (lambda n: 11 if n == 3 else 8, "first half of the \\*tokens\\*"),
     (lambda n: 5 * n, "not that of the first 2 training sentences"),
 ])
-def test_probes_on_fewer_sentences_name_the_wrong_rows(rows_of, message):
-    layers, labels, lengths, sizes = _probe_data()
+def test_probes_on_fewer_sentences_name_the_wrong_rows(probe_data, rows_of, message):
+    layers, labels, lengths, sizes = probe_data
     fitted = _sweep(layers, labels, lengths, sizes, rows_of=rows_of)
     with pytest.raises(checks.CheckFailed, match=message):
         checks.check_probes_on_fewer_sentences(fitted, sizes, layers, labels, lengths)
 
 
-def test_probes_on_fewer_sentences_want_every_size():
-    layers, labels, lengths, sizes = _probe_data()
+def test_probes_on_fewer_sentences_want_every_size(probe_data):
+    layers, labels, lengths, sizes = probe_data
     fitted = _sweep(layers, labels, lengths, sizes[:1])
     with pytest.raises(checks.CheckFailed, match="no probe for \\(0, 3\\)"):
         checks.check_probes_on_fewer_sentences(fitted, sizes, layers, labels, lengths)
