@@ -14,7 +14,7 @@ from elmo_tutorial.analyses.probes import (
     probe_layers,
     token_layers,
 )
-from elmo_tutorial.model.config import MODEL_PRESETS
+from elmo_tutorial.model.config import ModelConfig
 from elmo_tutorial.model.elmo import ELMo
 
 
@@ -24,6 +24,11 @@ def _overlapping_classes(n=300, d=5, c=3, seed=0):
     y = rng.integers(0, c, n)
     x = rng.normal(size=(n, d)) + rng.normal(size=(c, d))[y] * 2 + 4  # off-centre on purpose
     return x.astype(np.float32), y
+
+
+# a micro model: the order of the concatenated sentences does not depend on its size
+MICRO = ModelConfig(char_embed_dim=4, filters=((1, 4), (2, 8)), n_highway=1, lstm_dim=16,
+                    projection_dim=6, n_layers=2)
 
 
 def test_probe_reaches_the_optimum_of_its_regularised_loss(one_thread):
@@ -124,7 +129,7 @@ def test_probe_layers_finds_the_layer_that_holds_the_tags(one_thread):
 def test_token_layers_concatenates_every_sentence_in_order(cache, tmp_path, monkeypatch):
     monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path))
     torch.manual_seed(0)
-    embedder = Embedder(ELMo(MODEL_PRESETS["tiny"]))
+    embedder = Embedder(ELMo(MICRO))
     sentences = [["The", "bank"], ["a"], ["We", "sat", "there", "."]]
     flat = token_layers(embedder, sentences, "toy", cache=cache)
     expected = np.concatenate(embedder.embed_sentences(sentences), axis=1)  # (3, 7, 2P)
