@@ -419,8 +419,8 @@ plt.show()
 # A forward language model reads left to right: at *bank* it has seen only the words before
 # it. A backward LM has seen only the words after it. How much sense information does each
 # side carry? Classify every test occurrence by the nearest sense centroid (cosine) of the
-# training occurrences, using left-only, right-only or two-sided windows. The static vector is
-# the same for every occurrence, so it can only predict the most frequent sense.
+# training occurrences, using left-only, right-only or two-sided windows. The "static" column
+# is the share of test occurrences that have the word's most frequent sense.
 
 # %%
 def centroid_accuracy(word, side, window=8):

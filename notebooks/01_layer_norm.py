@@ -88,8 +88,8 @@ print("per-token mean    ", mu.squeeze(-1))
 print("per-token variance", var.squeeze(-1))
 
 # %% [markdown]
-# Standardise, then scale and shift. $\epsilon$ goes *inside* the square root; it keeps a
-# constant vector (variance 0) finite.
+# Standardise, then scale and shift. $\epsilon$ goes *inside* the square root (Exercise 1
+# asks what it is for).
 
 # %%
 eps = 1e-5

@@ -555,7 +555,7 @@ print("same vector alone and in the batch:  ", torch.allclose(shared[0, 1], alon
 # %% [markdown]
 # The package's `CharCNN` stays plain, to read like the paper. Its faster twin,
 # `elmo_tutorial.fast.char_cnn.FastCharCNN` (notebook 11), has the same parameters, computes
-# each distinct token once, and saves twice more, exactly:
+# each distinct token once, and saves in two more ways, both exact:
 #
 # * **Fewer columns.** Length groups of distinct tokens drop the trailing columns that are PAD
 #   in all their tokens, but keep `max width` of them: a window of only PAD gives the same

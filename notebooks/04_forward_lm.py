@@ -236,10 +236,9 @@ print(with_skip)
 print("layer 2 with skip − without skip == layer 1:", torch.allclose(a2 - b2, a1, atol=1e-6))
 
 # %% [markdown] slideshow={"slide_type": "skip"}
-# How much does the fused path save? Measure rather than assume. On a CPU, when only running
-# the model, little or nothing (PyTorch has no oneDNN kernel for LSTMP); when training, more:
-# the Python loop's backward pass is slow. On a GPU cuDNN wins by far. Each path runs once
-# untimed, then the paths take turns three times and keep their median:
+# How much does the fused path save? Measure rather than assume. On a CPU little, running or
+# training alike (PyTorch has no oneDNN kernel for LSTMP). On a GPU cuDNN wins by far. Each
+# path runs once untimed, then the paths take turns three times and keep their median:
 
 # %% slideshow={"slide_type": "skip"}
 # NBVAL_IGNORE_OUTPUT
@@ -480,7 +479,7 @@ plt.show()
 # <!-- BEGIN ANSWER -->
 # With one layer the two coincide. With the residual, the first layer's gradient stays about
 # the same at every depth (within 1.5×): the identity path carries it down past every layer.
-# Without it, each layer added divides it by roughly ten, so with six layers almost nothing
+# Without it, each layer added divides it by seven to ten, so with six layers almost nothing
 # arrives: the vanishing gradient, compounded.
 #
 # Without the residual even the *top* layer's gradient collapses. A weight's gradient is the
@@ -490,7 +489,7 @@ plt.show()
 # carries each layer's input up unchanged, and the gradient down.
 #
 # So a deep plain LSTM stack starts with its lower layers nearly frozen, which is why GNMT
-# needs residuals; ELMo's two layers lose one factor of about ten (Exercise 3). Caution: one
+# needs residuals; ELMo's two layers lose one factor of about nine (Exercise 3). Caution: one
 # batch of an untrained model; and an optimiser that rescales each step makes up for a
 # gradient's size, not for a signal that never reaches the softmax.
 # <!-- END ANSWER -->
