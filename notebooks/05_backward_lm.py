@@ -143,8 +143,9 @@ plt.show()
 # **Model answer.**
 # <!-- BEGIN ANSWER -->
 # Without padding the flip is exact: nothing moves. With padding every output moves, and more
-# with more padding, but not without end: after about six positions the curves are flat. The
-# token read first after the padding (token 3) moves most, the one read last (token 1) least.
+# with more padding, but not without end: after about six positions the curves are nearly
+# flat. The token read first after the padding (token 3) moves most, the one read last
+# (token 1) least.
 #
 # Why: a backward LSTM fed the flipped row reads the padding *before* the sentence. Zero inputs
 # are not "nothing": the biases still drive the state, so when the sentence starts, the state

@@ -421,8 +421,9 @@ explore(draw_mix, {"w0": weight, "w1": weight, "w2": weight,
 #    every occurrence of a word, so occurrences look more alike and the gaps of *play*,
 #    *work* and *point* are smaller than either LSTM layer's own;
 # 2. **uniform weights with layer norm**: the layers are about equally long already, so the
-#    gaps hardly change; the vectors get shorter (root-mean-square length
-#    $\sqrt{2P} = \sqrt{128} \approx 11$);
+#    gaps hardly change; the vectors get shorter (the mean length in the titles): each
+#    normalised layer has root-mean-square length $\sqrt{2P} = \sqrt{128} \approx 11$, and
+#    their average is shorter still (Exercise 1);
 # 3. **the top layer alone** ($s_2 \approx 1$): *play* in the THEATRE sense (a noun) stands
 #    apart from the GAME and MUSIC senses (both verbs), which this layer barely tells apart;
 #    *work*'s two senses hardly differ.

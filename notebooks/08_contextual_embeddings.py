@@ -572,8 +572,7 @@ for name, scores in (("layer 1", semcor_scores["layer 1"]), ("layer 2", semcor_s
 # %% [markdown]
 # Dropping layer 0 moves the mix by less than one standard error, between the two LSTM layers.
 # Centring explains why: it leaves of layer 0 only the differences between word forms. The
-# uniform mix falls short of layer 2 mostly because it averages in layer 1. Layer 0's long
-# vectors weigh more where only the layer's common direction is removed (section 6).
+# uniform mix falls short of layer 2 mostly because it averages in layer 1.
 
 # %% [markdown]
 # ### Exercise 2 (experiment): how wide a window?
@@ -708,10 +707,11 @@ for layer, label in zip(index.layers, labels, strict=True):
 #
 # A common explanation: the top layer feeds the softmax that predicts the *next* and
 # *previous* word, so training pushes it to carry what the sentence says, while layer 1 keeps
-# more of the word's form and part of speech (notebook 10). The paper reports the layers'
-# differences (Tables 5 and 6) but does not test this, and neither does the figure: that the
-# layer taking in the most context is the one under the softmax fits the explanation; it does
-# not show the objective is the cause.
+# more of the word's form and part of speech (the paper's Table 6; in this biLM the two
+# layers are within a few tenths on part of speech, notebook 10). The paper reports the
+# layers' differences (Tables 5 and 6) but does not test this, and neither does the figure:
+# that the layer taking in the most context is the one under the softmax fits the
+# explanation; it does not show the objective is the cause.
 #
 # ### Exercise 4 (explain): from correlation to cause
 #
@@ -796,8 +796,8 @@ explorer = neighbour_explorer(index, embedder, "The children went out to play in
 # * Layers 1 and 2 pull *bank*, *point*, *work* and *put* apart; *play*'s neighbours share its
 #   part of speech but mix its senses: here context settles part of speech more than sense.
 # * On SemCor layer 2 has the highest sense score, one standard error above layer 1 (no paired
-#   test). Given the same inputs, the LSTM layers beat a window average (two paired standard
-#   errors over 6 course words, three over 80 SemCor lemmas).
+#   test). Given the same inputs, the LSTM layers lead a window average (by about two paired
+#   standard errors over 6 course words, a hint, and three over 80 SemCor lemmas).
 # * A word's similarity to itself falls from layer 1 to layer 2; that the objective causes
 #   this is untested (Exercise 4).
 #

@@ -240,8 +240,8 @@ print("the uniform mix is below the better LSTM layer on:",
 # - **Layer 0 knows only the spelling** (*interest* or *interests*, *serve* or *served*), so
 #   its guesses are close to arbitrary, often below the majority baseline.
 # - **The LSTM layers separate the senses**, far above layer 0 on every word. Layer 2 is
-#   ahead of layer 1 on three words, but with 150 test uses per word 5 points is 7-8 uses;
-#   section 4 measures on six thousand.
+#   ahead of layer 1 on three words, by a few points, a handful of the 150 test uses per
+#   word; section 4 measures on six thousand.
 # - **The most frequent sense is a strong baseline when one sense dominates.** A rare sense's
 #   centroid attracts as many uses as a frequent one's: on *hard* about 80% of the uses have
 #   one sense, and guessing it beats every layer.
@@ -302,8 +302,8 @@ plt.show()
 # (b) Up to 30 uses the LSTM layers are level with the majority guess on average (50 to 57
 # against 55.0); with 75 or more they are ahead (60.5 to 63.3), in a mean over four words with
 # no interval, which hides *hard*, where the majority beats every layer at every size.
-# (c) Almost nothing: half a point or less. The centroids are as good as these vectors allow;
-# more takes better vectors, not more labels.
+# (c) Almost nothing: under a point, in either direction. The centroids are as good as these
+# vectors allow; more takes better vectors, not more labels.
 # (d) Layer 0's centroids differ only in how often each sense is written in each form; its
 # score moves with the luck of the sample (at 30 uses, *interest*'s 20.7 → 51.3).
 # <!-- END ANSWER -->
@@ -479,8 +479,8 @@ print(f"wsd.score: P {package.precision:.2f}  R {package.recall:.2f}  F1 {packag
 # - **Layer 0** cannot separate senses; the **LSTM layers** can, and in the paper the **top
 #   layer** best (Table 5: 69.0 against 67.4 F1), while POS tagging prefers the first layer
 #   (Table 6, notebook 10). This biLM's top layer is ahead too, by about a point.
-# - **Baselines matter**: WordNet's first sense is hard to beat; only a large, well-trained
-#   biLM does.
+# - **Baselines matter**: WordNet's first sense is hard to beat; here only the paper's large,
+#   well-trained biLM does.
 # - The framework's scorer: precision over answered instances, recall over all, F1.
 #
 # **Read more:** Peters et al. (2018), §5.3 and Table 5; Melamud et al. (2016), *context2vec*;
