@@ -546,7 +546,7 @@ plt.show()
 #
 # ### Exercise 1 (experiment): the mix without layer 0
 #
-# The reading above blames the mix's score on layer 0. Test it: set the weights to
+# The reading above blames the mix's score partly on layer 0. Test it: set the weights to
 # $s = (0, \tfrac12, \tfrac12)$, so that layer 0 drops out, and score that mix on the SemCor
 # sample with the same per-lemma score (`sense_separation`, which centres each lemma's vectors).
 # Before you run it: will it land below layer 1, between the two layers, or above
