@@ -37,7 +37,7 @@
 # **Prerequisites:** Python, NumPy arrays, dot products and cosine similarity, the idea of a
 # word embedding. No PyTorch yet.
 #
-# **Runtime:** about 25 s on 2 CPU cores.
+# **Runtime:** about 14 s on 2 quiet CPU cores.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:

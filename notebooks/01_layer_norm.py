@@ -34,7 +34,7 @@
 #
 # **Prerequisites:** PyTorch tensors, broadcasting, mean and variance.
 #
-# **Runtime:** about 10 s on 2 CPU cores.
+# **Runtime:** about 6 s on 2 quiet CPU cores.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:

@@ -36,7 +36,7 @@
 # **Prerequisites:** Python lists and bytes, PyTorch tensors, cross-entropy. Notebook 00 for
 # why we want contextual vectors at all.
 #
-# **Runtime:** about 10 s on 2 CPU cores.
+# **Runtime:** about 8 s on 2 quiet CPU cores.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:

@@ -37,7 +37,7 @@
 #
 # **Prerequisites:** notebook 02 (character ids), `nn.Linear`, ReLU and sigmoid.
 #
-# **Runtime:** about 15 s on 2 CPU cores.
+# **Runtime:** about 10 s on 2 quiet CPU cores.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:

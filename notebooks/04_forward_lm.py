@@ -40,7 +40,7 @@
 # **Prerequisites:** notebooks 02 (LM batches) and 03 (the character CNN); an LSTM's gates and
 # memory cell.
 #
-# **Runtime:** about 30 s on 2 CPU cores.
+# **Runtime:** about 20 s on 2 quiet CPU cores.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:
