@@ -37,7 +37,7 @@
 #
 # **Prerequisites:** notebook 04 (LSTM stack, forward LM), notebook 02 (LM batches).
 #
-# **Runtime:** about 20 s on 2 CPU cores.
+# **Runtime:** about 12 s on 2 quiet CPU cores.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:

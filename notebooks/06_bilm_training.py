@@ -38,7 +38,7 @@
 #
 # **Prerequisites:** notebooks 02 (LM batches), 04-05 (the two LMs), cross-entropy.
 #
-# **Runtime:** about 30 s on 2 CPU cores.
+# **Runtime:** about 18 s on 2 quiet CPU cores.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:

@@ -39,7 +39,7 @@
 # **Prerequisites:** notebooks 01 (masked layer norm) and 06 (the trained biLM), softmax, a
 # gradient step.
 #
-# **Runtime:** about 15 s on 2 CPU cores.
+# **Runtime:** about 10 s on 2 quiet CPU cores.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:

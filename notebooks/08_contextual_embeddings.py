@@ -34,7 +34,7 @@
 #
 # **Prerequisites:** notebooks 00 (static vectors, the window average) and 07 (the scalar mix).
 #
-# **Runtime:** about 45 s on 2 CPU cores the first time.
+# **Runtime:** about 30 s on 2 quiet CPU cores the first time.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:

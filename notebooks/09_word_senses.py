@@ -36,7 +36,7 @@
 # **Prerequisites:** notebooks 00 (WordNet senses), 07 (the scalar mix) and 08 (contextual
 # vectors of the shipped model); cosine similarity.
 #
-# **Runtime:** about 45 s on 2 CPU cores the first time (it embeds about 150,000 words), less
+# **Runtime:** about 28 s on 2 quiet CPU cores the first time (it embeds about 150,000 words), less
 # from the embedding cache.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
