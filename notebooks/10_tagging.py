@@ -349,11 +349,12 @@ plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# Write down your reading before you open the model answer: (a) is the cost of halving the data
-# (300 instead of 600 sentences) larger or smaller than what the context adds (layer 1 over
-# layer 0)? (b) Which of the three gains most from more data, and why? (c) Does the gap between
-# layers 1 and 0 grow or shrink with more data, and what would you expect with the whole
-# treebank?
+# Write down your reading before you open the model answer: (a) the first check says that
+# halving the data (300 instead of 600 sentences) costs layer 1 less than half of what the
+# context adds: about how many points is each, and on how few sentences does layer 1 beat
+# layer 0 on 600? (b) Which of the three gains most from more data, and why? (c) Does the gap
+# between layers 1 and 0 grow or shrink with more data, and what would you expect with the
+# whole treebank?
 #
 # **Model answer.**
 # <!-- BEGIN ANSWER -->
@@ -385,8 +386,8 @@ plt.show()
 
 # %% [markdown]
 # The full evaluation (all 3,262 PTB training sentences, and UD English-EWT) is
-# `probes.evaluate_pos(embedder)`, or, with notebook 09's tables, `elmo-tutorial layers
-# data/models/small`: a few minutes on a laptop CPU.
+# `probes.evaluate_pos(embedder)`; `elmo-tutorial layers data/models/small` runs it with
+# notebook 09's tables and section 5's NER, about 20 minutes on two CPU cores.
 
 # %% [markdown]
 # ## 5. ELMo in a tagger: named entities on WNUT-17

@@ -17,7 +17,7 @@
 # # 14 · Capstone: your own biLM on real English, trained and probed
 #
 # Notebooks 01-06 built the parts of ELMo's biLM one at a time, and 06 trained one on a
-# 600-word synthetic corpus. The biLM of notebooks 08-12 was trained elsewhere, on more text
+# 600-word synthetic corpus. The biLM of notebooks 08-13 was trained elsewhere, on more text
 # than a lecture allows. Here you put the parts together yourself and train the result on
 # real English, on your own machine.
 #
@@ -315,7 +315,8 @@ else:
 # On the machine that executed this notebook, a shared one (48 minutes at about 1.5 s a step,
 # against 0.35 s on two quiet cores), the full run ended level with the trigram (192 against
 # 195), its curve still falling. A gap of a few percent is within what another CPU or another
-# seed changes (notebook 06 saw one preset end between 5.4 and 6.2), so read it as a tie: after
+# seed changes (three seeds of notebook 06's `tiny` preset ended between 5.4 and 6.2,
+# `data/models/tiny/MODEL_CARD.md`), so read it as a tie: after
 # 1,875 steps your biLM predicts held-out English as well as a well-tuned trigram. The quick
 # look (50 steps) ends far above the trigram: it shows the run working, not where it ends.
 #
