@@ -564,7 +564,7 @@ claim(all(sweep_gaps[k][i] > sweep_gaps[k + 1][i]
 # each task take what it needs; $\lambda$ pulls them towards the average (Table 2: a small
 # $\lambda$ does better). Whether the lower layers pay depends on the task and the biLM: this
 # course's small biLM does not show the paper's finding (notebook 13: the top layer alone is
-# level with the mix on chunking; notebook 10: layers 1 and 2 are level on part of speech).
+# level with the mix on chunking; notebook 10: layer 1's lead on part of speech is not established).
 # <!-- END ANSWER -->
 
 # %% [markdown]

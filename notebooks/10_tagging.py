@@ -40,7 +40,7 @@
 # **Prerequisites:** notebooks 07 (the scalar mix) and 08 (the `Embedder`); softmax and
 # cross-entropy.
 #
-# **Runtime:** about 50 s on 2 CPU cores the first time.
+# **Runtime:** about 39 s on 2 quiet CPU cores the first time.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:

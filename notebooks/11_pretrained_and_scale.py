@@ -36,7 +36,7 @@
 #
 # **Prerequisites:** notebooks 03, 04 and 07.
 #
-# **Runtime:** about 15 s on 2 CPU cores, no GPU; nothing is downloaded but AllenNLP's 0.6 MB
+# **Runtime:** about 9 s on 2 quiet CPU cores, no GPU; nothing is downloaded but AllenNLP's 0.6 MB
 # test model.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]

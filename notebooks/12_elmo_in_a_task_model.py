@@ -36,7 +36,7 @@
 # **Prerequisites:** notebooks 07 (the scalar mix) and 10 (a BiLSTM tagger over frozen layers,
 # entity F1); an LSTM in PyTorch.
 #
-# **Runtime:** about 45 s on 2 quiet CPU cores; the saved outputs come from a busy machine,
+# **Runtime:** about 42 s on 2 quiet CPU cores; the saved outputs come from a busy machine,
 # where section 3's six taggers took several minutes.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]

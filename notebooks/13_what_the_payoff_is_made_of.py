@@ -32,7 +32,7 @@
 #
 # **Prerequisites:** notebook 12 (the task model, the report, paired intervals).
 #
-# **Runtime:** about 30 s on 2 CPU cores (four small taggers for Exercise 3).
+# **Runtime:** about 31 s on 2 quiet CPU cores (four small taggers for Exercise 3).
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:
