@@ -26,8 +26,8 @@
 #    LSTM stacks (04, 05), one shared softmax and the joint loss (06); a self-check shows, on a
 #    small model, that it computes what `BidirectionalLM` computes;
 # 2. train it on the first 120,000 sentences of `english_mix` (Brown, Gutenberg, speeches,
-#    web text and MASC: about 2.6 M words) for about 11 minutes on 2 quiet CPU cores, with a progress
-#    bar and a checkpoint every 100 steps, so that an interrupted run goes on where it
+#    web text and MASC: about 2.6 M words) for about 11 minutes on 2 quiet CPU cores, with a
+#    progress bar and a checkpoint every 100 steps, so that an interrupted run goes on where it
 #    stopped;
 # 3. predict, then watch, its held-out perplexity: untrained, during training, and against a
 #    Kneser-Ney trigram fitted on the same text;
