@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from elmo_tutorial.analyses import layer_report
+from elmo_tutorial.analyses import layer_report, wsd
 from elmo_tutorial.analyses.layer_markdown import to_markdown
 from elmo_tutorial.analyses.layer_report import (
     LayerPaper,
@@ -198,6 +198,11 @@ def test_layers_command_end_to_end_on_the_tiny_model(tmp_path, monkeypatch):
         if not os.environ.get(name):
             pytest.skip(f"{name} is not set: the offline datasets are unavailable")
     monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path / "cache"))
+    # a fifth of the command's quick subsets (SemCor, the WSD test sets, the POS and NER
+    # sentences): embedding them was nearly all of the test's time
+    monkeypatch.setattr(layer_report, "QUICK", {**layer_report.QUICK, "max_sentences": 60})
+    framework = wsd.wsd_framework
+    monkeypatch.setattr(wsd, "wsd_framework", lambda name: framework(name)[::5])
     out_json = tmp_path / "layers.json"
     assert cli.main(["layers", str(TINY), "--quick", "--json", str(out_json)]) == 0
     data = json.loads(out_json.read_text())
