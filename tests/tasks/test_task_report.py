@@ -255,6 +255,10 @@ def quick_report(tmp_path_factory):
     try:
         with pytest.MonkeyPatch.context() as env:
             env.setenv("ELMO_TUTORIAL_CACHE", str(folder / "cache"))
+            # half the quick setting's sentences: its 44 training runs were nearly all the time
+            smaller = {**task_runs.QUICK, "max_sentences": 100}
+            env.setattr(task_runs, "QUICK", smaller)
+            env.setattr(task_report, "QUICK", smaller)
             assert cli.main(["tasks", str(SHIPPED.parent / "tiny"), "--quick", "--json",
                              str(folder / "tasks.json"), "--markdown",
                              str(folder / "TASKS.md")]) == 0
@@ -292,7 +296,7 @@ def test_tasks_command_end_to_end_on_the_tiny_model(quick_report):
     assert set(data["table3"]["arms"]) == {"input", "input_output", "output"}
     assert data["tasks"]["sst5"]["bag_of_words"]["test"] > 0
     assert all(r["result"]["last_epoch"] <= 3 for r in data["runs"])  # quick: a cap of 3
-    # chunking gains from the biLM even with the tiny one and 300 sentences
+    # chunking gains from the biLM even with the tiny one and 100 sentences
     chunking = data["tasks"]["chunking"]["arms"]
     assert chunking["elmo"]["mean"] > chunking["baseline"]["mean"]
     assert (quick_report / "TASKS.md").read_text().startswith("# What ELMo adds to a task model")
