@@ -255,8 +255,11 @@ def quick_report(tmp_path_factory):
     try:
         with pytest.MonkeyPatch.context() as env:
             env.setenv("ELMO_TUTORIAL_CACHE", str(folder / "cache"))
-            # half the quick setting's sentences: its 44 training runs were nearly all the time
-            smaller = {**task_runs.QUICK, "max_sentences": 100}
+            # half the quick setting's sentences and updates a round: its 44 training runs
+            # were nearly all the time
+            quick = task_runs.QUICK
+            smaller = {**quick, "max_sentences": 100,
+                       "protocol": {**quick["protocol"], "round_updates": 25}}
             env.setattr(task_runs, "QUICK", smaller)
             env.setattr(task_report, "QUICK", smaller)
             assert cli.main(["tasks", str(SHIPPED.parent / "tiny"), "--quick", "--json",
