@@ -26,7 +26,7 @@
 #    LSTM stacks (04, 05), one shared softmax and the joint loss (06); a self-check shows, on a
 #    small model, that it computes what `BidirectionalLM` computes;
 # 2. train it on the first 120,000 sentences of `english_mix` (Brown, Gutenberg, speeches,
-#    web text and MASC: about 2.6 M words) for about 11 minutes on 2 quiet CPU cores, with a
+#    web text and MASC: about 2.6 M words) for about 17 minutes on 2 quiet CPU cores, with a
 #    progress bar and a checkpoint every 100 steps, so that an interrupted run goes on where it
 #    stopped;
 # 3. predict, then watch, its held-out perplexity: untrained, during training, and against a
@@ -39,7 +39,7 @@
 #
 # **Prerequisites:** notebooks 03-07; notebook 10's probe helps with section 5.
 #
-# **Runtime:** about 13 minutes on 2 quiet CPU cores, 11 of them training. For a one-minute look
+# **Runtime:** about 19 minutes on 2 quiet CPU cores, 17 of them training. For a one-minute look
 # (50 steps on 10,000 sentences; this is what CI runs), start JupyterLab with the environment
 # variable `ELMO_TUTORIAL_CAPSTONE=quick`.
 
@@ -231,7 +231,7 @@ claim(abs(untrained["avg_ppl"] / len(trainer.vocab) - 1) < 0.25,
 # %% [markdown]
 # ## 3. Training
 #
-# About 11 minutes on two quiet CPU cores (a faster machine or a GPU takes less; the progress bar
+# About 17 minutes on two quiet CPU cores (a faster machine or a GPU takes less; the progress bar
 # shows the steps, the training perplexity of the last batch and the tokens per second). Your
 # `forward` computes each step's loss; the trainer does the rest, as in notebook 06: batches
 # of similar length, backward, gradient clipping, Adam, the learning rate schedule, the
@@ -313,7 +313,7 @@ else:
 
 # %% [markdown]
 # On the machine that executed this notebook, a shared one (48 minutes at about 1.5 s a step,
-# against 0.35 s on two quiet cores), the full run ended level with the trigram (192 against
+# against 0.55 s on two quiet cores), the full run ended level with the trigram (192 against
 # 195), its curve still falling. A gap of a few percent is within what another CPU or another
 # seed changes (three seeds of notebook 06's `tiny` preset ended between 5.4 and 6.2,
 # `data/models/tiny/MODEL_CARD.md`), so read it as a tie: after
@@ -489,13 +489,13 @@ else:
 # depend on the softmax.
 # <!-- END ANSWER -->
 #
-# 4. Your run takes 1,875 steps of 64 sentences in about 11 minutes. Roughly how long would the
+# 4. Your run takes 1,875 steps of 64 sentences in about 17 minutes. Roughly how long would the
 #    same machine need for one pass over `english_mix`'s 207,875 training sentences, and for the
 #    paper's 10 epochs of the 1B Word Benchmark (30 M sentences) at this model size?
 #
 # <!-- BEGIN ANSWER -->
-# One pass is $207{,}875 / 64 \approx 3{,}250$ steps, about 19 minutes at 0.35 s a step. Ten
-# epochs of 30 M sentences are $4.7$ M steps, about 460 hours: 19 days, for a model whose
+# One pass is $207{,}875 / 64 \approx 3{,}250$ steps, about 30 minutes at 0.55 s a step. Ten
+# epochs of 30 M sentences are $4.7$ M steps, about 720 hours: 30 days, for a model whose
 # LSTMs are 16 times narrower than the paper's (notebook 11 counts the paper model's cost).
 # <!-- END ANSWER -->
 #

@@ -272,7 +272,7 @@ TRAIN_PRESETS: dict[str, TrainConfig] = {
         schedule="cosine", warmup_steps=20, dropout=0.0, max_steps=600, eval_interval=200,
         eval_sentences=500, checkpoint_interval=200, threads=1, out_dir="runs/tiny",
     ),
-    # Notebook 14: the tiny architecture on real English, about 11 minutes on two CPU cores.
+    # Notebook 14: the tiny architecture on real English, about 17 minutes on two quiet CPU cores.
     # The first 120,000 sentences of english_mix (all six corpora in turn), each seen once:
     # 1,875 steps of 64 sentences. The 10,000 most frequent words (94 % of the tokens) keep the
     # full softmax cheap. No dropout: a biLM that sees each sentence once cannot overfit. lr
