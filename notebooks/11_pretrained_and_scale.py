@@ -16,23 +16,21 @@
 # %% [markdown]
 # # 11 · Official weights, export, GPUs, and what the paper's model costs
 #
-# Notebooks 02-07 built every part of ELMo and trained small biLMs. This notebook connects
-# them to the real thing: the weights Peters et al. (2018) released, the format AllenNLP and
-# bilm-tf read, and the hardware the paper's model needs.
+# Notebooks 02-07 built ELMo and trained small biLMs. This one connects them to the real
+# thing: the weights Peters et al. (2018) released, their format, and the hardware the
+# paper's model needs.
 #
 # **You will:**
 # 1. load a biLM in the official bilm-tf / AllenNLP format, read its outputs under the TF-Hub
 #    names, and check them against the original TensorFlow implementation's outputs;
 # 2. see where the released models are and how to download and verify them;
 # 3. (bonus) export a model trained with this package to the official format and load it back;
-# 4. count the parameters and FLOPs per token of the paper's model, predict them first,
-#    explain why the paper projects its 4096 cells to 512, measure how the cost grows with the
-#    cells, count an LSTM layer's FLOPs yourself, and work out what training took then and
-#    (bonus) would take on one GPU today.
+# 4. predict, then count, the parameters and FLOPs per token of the paper's model, see why it
+#    projects its 4096 cells to 512, measure how the cost grows with the cells, and work out
+#    what training took then and (bonus) would take on one GPU today.
 #
-# Sections 4, 5 and 9 are **engineering appendices** (a GPU, several GPUs, the fast modules),
-# left in place so that the notebook runs top to bottom. Skip them and the **(bonus)** parts in
-# a lecture, but run them.
+# Sections 4, 5 and 9 are **engineering appendices** (a GPU, several GPUs, the fast modules).
+# Skip them and the **(bonus)** parts in a lecture, but run them.
 #
 # **Prerequisites:** notebooks 03, 04 and 07.
 #

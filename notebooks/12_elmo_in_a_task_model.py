@@ -17,27 +17,24 @@
 # # 12 · ELMo inside a task model: the recipe and what it buys
 #
 # Notebooks 08-10 measured what the biLM's layers *know*. This one does what ELMo was built
-# for (Peters et al. 2018, §3.3): take an existing supervised model, add the frozen biLM's
-# layers to it, and measure how much better it gets. The paper's headline (Table 1) is that
-# this helps every task it tried.
+# for (Peters et al. 2018, §3.3): add the frozen biLM's layers to a supervised model and
+# measure the gain. In the paper's Table 1, it helps every task.
 #
 # **You will:**
 # 1. build a task model from scratch: static word vectors → a bidirectional LSTM → pooled →
 #    softmax (the baseline), and check that it equals the package's `TaskModel`;
 # 2. add ELMo exactly as §3.3 says: a task-specific scalar mix of the biLM's layers,
 #    concatenated with each word vector, **one** dropout on the whole, $\lambda \lVert w \rVert^2$;
-# 3. run the comparison yourself on chunking with 200 labelled sentences, train every model
-#    until dev stops improving, and read the gain as a paired difference with its interval;
+# 3. run the comparison yourself on chunking with 200 labelled sentences and read the gain
+#    as a paired difference with its interval;
 # 4. predict, then read the shipped model's report: the paper's six tasks, Table 1 on three
 #    tasks of ours, Figure 1 and the learning curves;
 # 5. see why an interval must cover the test sentences as well as the seeds, and find out how
 #    many seeds a comparison needs.
 #
-# **Prerequisites:** notebooks 07 (the scalar mix) and 10 (a BiLSTM tagger over frozen layers,
-# entity F1); an LSTM in PyTorch.
+# **Prerequisites:** notebooks 07 and 10; an LSTM in PyTorch.
 #
-# **Runtime:** about 42 s on 2 quiet CPU cores; the saved outputs come from a busy machine,
-# where section 3's six taggers took several minutes.
+# **Runtime:** about 42 s on 2 quiet CPU cores; the saved outputs come from a busy machine.
 
 # %% slideshow={"slide_type": "subslide"} tags=["hide-input"]
 try:
