@@ -24,7 +24,7 @@ from safetensors.torch import save as save_safetensors
 
 from elmo_tutorial.files.safe_files import DamagedFile, atomic_write, staged_folder
 
-__all__ = ["check_weights", "checkpoints", "latest_checkpoint", "load_checkpoint",
+__all__ = ["check_fits", "check_weights", "checkpoints", "latest_checkpoint", "load_checkpoint",
            "load_latest_checkpoint", "load_weights", "rng_state", "save_checkpoint",
            "save_weights", "set_rng_state"]
 
@@ -81,6 +81,16 @@ def check_weights(path: str | Path, state: dict[str, torch.Tensor],
             bad = int((~torch.isfinite(tensor)).sum())
             raise ValueError(f"{path}: the tensor {name} holds {bad} NaN or infinite values; "
                              "these weights are damaged (or come from a diverged training)")
+
+
+def check_fits(path: str | Path, state: dict[str, torch.Tensor],
+               expected: dict[str, torch.Tensor]) -> None:
+    """:func:`check_weights`, and the same tensor names as ``expected``: weights a run's model
+    can load, or one line saying why not (``ValueError``)."""
+    if state.keys() != expected.keys():
+        raise ValueError(f"{path}: its tensors are not those of the model that config.json "
+                         "describes")
+    check_weights(path, state, expected)
 
 
 # -- checkpoints -----------------------------------------------------------------------------
@@ -184,10 +194,7 @@ def load_latest_checkpoint(run_dir: str | Path, expected: dict, clean: bool = Tr
             loaded.append(False)
             continue
         try:
-            if model_state.keys() != expected.keys():
-                raise ValueError(f"{path / 'model.safetensors'}: its tensors are not those of "
-                                 "the model that config.json describes")
-            check_weights(path / "model.safetensors", model_state, expected)
+            check_fits(path / "model.safetensors", model_state, expected)
         except ValueError as error:
             problems.append(str(error))
             loaded.append(True)

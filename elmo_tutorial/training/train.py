@@ -395,7 +395,7 @@ class Trainer:
         if not ckpt.checkpoints(self.out):
             final = self.out / "model.safetensors"
             weights = ckpt.load_weights(final)
-            ckpt.check_weights(final, weights, self.model.state_dict())
+            ckpt.check_fits(final, weights, self.model.state_dict())
             self.model.load_state_dict(weights)
             self.step, self.complete = self.total_steps, True
             return
