@@ -129,31 +129,44 @@ class _LanguageModel(nn.Module):
             sampled: use the sampled softmax (``softmax.num_samples`` candidates) in training
                 mode; evaluation (``model.eval()``) always uses the full softmax.
         """
+        x, mask = self.token_vectors(batch)  # (B, T, P), (B, T)
+        nll, n_tokens = {}, {}
+        # Direction by direction, in the order a student writes it (notebook 14). Random
+        # draws come in this order.
+        for direction in self.directions:
+            nll[direction], n_tokens[direction] = self.direction_nll(
+                direction, x, mask, batch, sampled)
+        return LMOutput(
+            loss=sum(nll.values()),
+            forward_nll=nll.get("forward"),
+            backward_nll=nll.get("backward"),
+            n_tokens=n_tokens[self.directions[0]],
+        )
+
+    def token_vectors(self, batch: LMBatch) -> tuple[Tensor, Tensor]:
+        """The batch's token vectors after dropout, and its mask: what both directions read.
+
+        Shape:
+            Output: ``(B, T, P)`` and ``(B, T)`` bool, on the softmax's device.
+        """
         if self.softmax is None:
             raise ValueError(
                 "this model has no softmax (config.vocab_size == 0), so it cannot score words; "
                 "build it with ModelConfig(vocab_size=len(vocab)) to train or evaluate it"
             )
-        device = self.softmax.weight.device
-        char_ids = batch.char_ids.to(device)
+        char_ids = batch.char_ids.to(self.softmax.weight.device)
         mask = check_char_ids(char_ids)  # (B, T)
-        x = self.dropout(self.char_cnn(char_ids))  # (B, T, P): one mask for both directions
-        nll, n_tokens = {}, None
-        # Direction by direction, in the order a student writes it (notebook 14): its LSTM
-        # stack, dropout on its top layer, the softmax. Random draws come in this order.
-        for direction in self.directions:
-            top = getattr(self, f"{direction}_lstm")(x, mask)[-1]  # (B, T, P)
-            top = self.dropout(top)
-            targets = getattr(batch, f"{direction}_targets").to(device)  # (B, T)
-            nll_sum, n = self.softmax(top, targets, sampled=sampled and self.training)
-            nll[direction] = nll_sum / max(n, 1)
-            n_tokens = n if n_tokens is None else n_tokens
-        return LMOutput(
-            loss=sum(nll.values()),
-            forward_nll=nll.get("forward"),
-            backward_nll=nll.get("backward"),
-            n_tokens=n_tokens,
-        )
+        return self.dropout(self.char_cnn(char_ids)), mask  # one mask for both directions
+
+    def direction_nll(self, direction: str, x: Tensor, mask: Tensor, batch: LMBatch,
+                      sampled: bool = False) -> tuple[Tensor, int]:
+        """One direction's mean NLL and its number of targets: its LSTM stack over the token
+        vectors ``x`` (B, T, P), dropout on its top layer, the softmax."""
+        top = getattr(self, f"{direction}_lstm")(x, mask)[-1]  # (B, T, P)
+        top = self.dropout(top)
+        targets = getattr(batch, f"{direction}_targets").to(x.device)  # (B, T)
+        nll_sum, n = self.softmax(top, targets, sampled=sampled and self.training)
+        return nll_sum / max(n, 1), n
 
 
 class BidirectionalLM(_LanguageModel):
