@@ -10,10 +10,9 @@ in ``tests/fast/``:
   matrix product, the highway with vectors as columns;
 * :mod:`~elmo_tutorial.fast.lstm` — the faithful (clipping) LSTMP loop with vectors as columns;
 * :mod:`~elmo_tutorial.fast.dropout` — dropout with the mask drawn by ``rand_like`` (the same
-  distribution, other masks than ``nn.Dropout``'s for one seed).
-
-Running the two LM directions in two threads was tried and removed: on a 2-core machine shared
-with other work it made training slower, not faster (``benchmarks/RESULTS.md``).
+  distribution, other masks than ``nn.Dropout``'s for one seed);
+* :mod:`~elmo_tutorial.fast.directions` — the biLM's two directions at once, one CPU thread
+  each, where nothing random is drawn inside a direction.
 
 A fast module is a subclass of its plain module that changes *how* ``forward`` computes, never
 *what* it holds: the same parameters under the same names, so state dicts, optimisers and saved
@@ -26,13 +25,16 @@ from __future__ import annotations
 from torch import nn
 
 from elmo_tutorial.fast.char_cnn import FastCharCNN, FastHighway
+from elmo_tutorial.fast.directions import FastBidirectionalLM
 from elmo_tutorial.fast.dropout import FastDropout
 from elmo_tutorial.fast.lstm import FastLSTMStack
 from elmo_tutorial.model.char_cnn import CharCNN, Highway
+from elmo_tutorial.model.lm import BidirectionalLM
 from elmo_tutorial.model.lstm import LSTMStack
 
 # Plain module → its fast drop-in. The one table of what "fast" means.
 FAST_VERSIONS: dict[type[nn.Module], type[nn.Module]] = {
+    BidirectionalLM: FastBidirectionalLM,
     CharCNN: FastCharCNN,
     Highway: FastHighway,
     LSTMStack: FastLSTMStack,

@@ -46,6 +46,7 @@ from torch import nn
 
 from elmo_tutorial.data.corpora import load_sentences
 from elmo_tutorial.fast import speed_up
+from elmo_tutorial.fast.directions import run_directions_at_once
 from elmo_tutorial.files.overwrite import check_fresh_run_dir, check_not_a_file, remove_run
 from elmo_tutorial.files.run_lock import lock_run_dir
 from elmo_tutorial.model.batching import bucket_batches, make_lm_batch
@@ -224,6 +225,8 @@ class Trainer:
             if c.sampled_softmax >= len(vocab) and self.dist.is_main:
                 print(f"sampled_softmax={c.sampled_softmax} is not below the vocabulary's "
                       f"{len(vocab)} words: training uses the full softmax", file=sys.stderr)
+        if self.fast:  # tiny, capstone: one thread per LM direction (fast/directions.py)
+            run_directions_at_once(model, self.dist.world_size, c.sampled_softmax > 0)
         self.model, self.ddp_model = model, D.wrap(model, self.dist)
         if c.optimizer == "adagrad":  # bilm-tf: tf.train.AdagradOptimizer(lr, initial acc 1.0)
             self.optimizer = torch.optim.Adagrad(

@@ -265,12 +265,13 @@ TRAIN_PRESETS: dict[str, TrainConfig] = {
     # 64, and learning is counted in steps; 600 steps of 32 at lr 0.01 beat 600 of 64 at 0.02
     # in about two thirds of the time (benchmarks/RESULTS.md). Fewer steps were unsafe across
     # seeds.
-    # One thread: the matrices are small, so a second thread inside each product costs more
-    # than it brings (benchmarks/RESULTS.md), and on a busy machine far more.
+    # Two threads, one per LM direction (fast/directions.py): the matrices are small, so a
+    # second thread inside each product costs more than it brings, but the two directions are
+    # two jobs (benchmarks/RESULTS.md). The same bits as one thread.
     "tiny": TrainConfig(
         model="tiny", corpus="embedded", batch_size=32, optimizer="adam", lr=0.01,
         schedule="cosine", warmup_steps=20, dropout=0.0, max_steps=600, eval_interval=200,
-        eval_sentences=500, checkpoint_interval=200, threads=1, out_dir="runs/tiny",
+        eval_sentences=500, checkpoint_interval=200, threads=2, out_dir="runs/tiny",
     ),
     # Notebook 14: the tiny architecture on real English, about 17 minutes on two quiet CPU cores.
     # The first 120,000 sentences of english_mix (all six corpora in turn), each seen once:
@@ -281,7 +282,7 @@ TRAIN_PRESETS: dict[str, TrainConfig] = {
         model="tiny", corpus="english_mix", train_sentences=120_000, vocab_max_size=10_000,
         batch_size=64, optimizer="adam", lr=0.01, schedule="cosine", warmup_steps=20,
         dropout=0.0, max_steps=1875, eval_interval=375, eval_sentences=500,
-        checkpoint_interval=100, threads=1, out_dir="runs/capstone",
+        checkpoint_interval=100, threads=2, out_dir="runs/capstone",
     ),
     "small": TrainConfig(
         model="small", corpus="auto", vocab_min_count=3, batch_size=64, optimizer="adam",
