@@ -699,6 +699,10 @@ plt.show()
 #   columns. *Exact:* the same sums, in another order.
 # - `nn.Dropout` → `FastDropout`: the mask from `rand_like(x) >= p`. *Exact in distribution:*
 #   each unit kept with probability 1 - p.
+# - `BidirectionalLM` → `FastBidirectionalLM`: in training with two CPU threads, no dropout
+#   and no sampled softmax (`tiny`, the capstone), the two directions at once, one thread
+#   each, forward and backward. *Exact:* each direction's operations are the same; where
+#   they meet, two gradients are added, in either order the same sum.
 #
 # Equal first, then faster: a clipping biLM, a fast copy, the same 64 sentences through both.
 
