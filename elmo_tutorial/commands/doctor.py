@@ -37,20 +37,6 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
-def missing_data_folders() -> dict[str, list[str]]:
-    """The data variables that name folders that do not exist: ``{variable: [folder, ...]}``.
-
-    A typo in ``ELMO_TUTORIAL_DATA`` or ``NLTK_DATA`` otherwise shows only as every dataset
-    missing, which sends a user to download what is already on the disk.
-    """
-    problems = {}
-    for var in ("ELMO_TUTORIAL_DATA", "NLTK_DATA"):  # NLTK_DATA may list several folders
-        folders = [f for f in os.environ.get(var, "").strip().split(os.pathsep) if f]
-        if absent := [f for f in folders if not os.path.isdir(f)]:
-            problems[var] = absent
-    return problems
-
-
 def device_summary() -> dict[str, str]:
     """The device PyTorch would use, its thread settings and the environment variables."""
     import torch
@@ -64,11 +50,8 @@ def device_summary() -> dict[str, str]:
         info["device"] = "MPS (Apple GPU)"
     else:
         info["device"] = "CPU (no CUDA or MPS device found)"
-    absent = missing_data_folders()
     for var in VARIABLES:
         info[var] = os.environ.get(var, "(unset)")
-        if var in absent:
-            info[var] += f"  <- no such folder: {', '.join(absent[var])}"
     problem = cache_problem(cache_dir())
     info["cache"] = f"{cache_dir()}  " + (
         f"PROBLEM: {problem}; set {CACHE_VARIABLE} to a writable folder" if problem
@@ -90,9 +73,6 @@ def report() -> str:
                       {name: "yes" if ok else "no" for name, ok in available.items()})
     if not all(available.values()):
         lines += ["", "To get the missing datasets:"]
-        lines += [f"  first: {var} names {', '.join(absent)}, which does not exist, so nothing "
-                  "is read from it: check the spelling"
-                  for var, absent in missing_data_folders().items()]
         lines += [f"  {name}: {how_to_get(name)}" for name, ok in available.items() if not ok]
     return "\n".join(lines)
 

@@ -22,15 +22,3 @@ def test_doctor_says_how_to_get_a_missing_dataset(capsys, monkeypatch, tmp_path)
     out = capsys.readouterr().out
     assert "wnut17: Run `elmo-tutorial data download wnut17`" in out
 
-
-def test_doctor_says_when_a_data_variable_names_a_folder_that_does_not_exist(capsys,
-                                                                            monkeypatch,
-                                                                            tmp_path):
-    typo = tmp_path / "sahred" / "data"
-    monkeypatch.setenv("ELMO_TUTORIAL_DATA", str(typo))
-    monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path / "cache"))
-    assert main(["doctor"]) == 0
-    out = capsys.readouterr().out
-    line = next(ln for ln in out.splitlines() if ln.strip().startswith("ELMO_TUTORIAL_DATA"))
-    assert f"no such folder: {typo}" in line
-    assert f"first: ELMO_TUTORIAL_DATA names {typo}, which does not exist" in out
