@@ -700,7 +700,7 @@ plt.show()
 # - `nn.Dropout` → `FastDropout`: the mask from `rand_like(x) >= p`. *Exact in distribution:*
 #   each unit kept with probability 1 - p.
 # - `BidirectionalLM` → `FastBidirectionalLM`: in training with two CPU threads, no dropout
-#   and no sampled softmax (`tiny`, the capstone), the two directions at once, one thread
+#   and no sampled softmax (the `tiny` preset), the two directions at once, one thread
 #   each, forward and backward. *Exact:* each direction's operations are the same; where
 #   they meet, two gradients are added, in either order the same sum.
 #
