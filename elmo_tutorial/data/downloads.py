@@ -60,19 +60,11 @@ def download(remote: RemoteFile, folder: Path, progress: bool = True) -> Path:
     """``folder/remote.name``, downloaded and verified unless it is there with its digest.
 
     Raises:
-        CacheNotWritable: ``folder`` cannot be made or written (one line, with what to do).
         DatasetNotAvailable: every URL failed (the wrong bytes, an HTTP error, no network);
             the message lists why, URL by URL.
     """
     if not remote.sha256:
         raise ValueError(f"refusing to download {remote.name} without a checksum to verify")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        if not os.access(folder, os.W_OK):
-            raise PermissionError(13, "permission denied")
-    except OSError as error:
-        raise CacheNotWritable(f"cannot write into {folder} ({error.strerror or error}); set "
-                               "ELMO_TUTORIAL_CACHE to a folder you can write to") from None
     errors: list[Exception] = []
     for url in remote.urls:
         try:
