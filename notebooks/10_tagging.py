@@ -349,16 +349,16 @@ plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# Write down your reading before you open the model answer: (a) the first check says that
-# halving the data (300 instead of 600 sentences) costs layer 1 less than half of what the
-# context adds: about how many points is each, and on how few sentences does layer 1 beat
-# layer 0 on 600? (b) Which of the three gains most from more data, and why? (c) Does the gap
-# between layers 1 and 0 grow or shrink with more data, and what would you expect with the
-# whole treebank?
+# Write down your reading before you open the model answer: (a) the checks say that halving
+# the data (300 instead of 600 sentences) costs layer 1 less than half of what the context
+# adds, and that layer 1 on 75 sentences beats layer 0 on 600: read from the table about how
+# many points each is. (b) Which of the three gains most from more data, and why? (c) Does
+# the gap between layers 1 and 0 grow or shrink with more data, and what would you expect
+# with the whole treebank?
 #
 # **Model answer.**
 # <!-- BEGIN ANSWER -->
-# (a) Smaller: halving costs layer 1 about one point, while context adds about four. Layer 1
+# (a) Halving costs layer 1 about one point, while the context adds about four; and layer 1
 # on 75 sentences (about 91) beats layer 0 on 600 (about 90).
 # (b) The baseline, 14 points from 75 to 600: its errors are mostly unseen words, and every
 # sentence shows it new ones. Layer 0 gains about 5, layer 1 about 3: spelling (and context)
