@@ -174,10 +174,14 @@ torch.manual_seed(0)
 units = torch.ones(100_000)
 twice = nn.Dropout(0.3)(nn.Dropout(0.5)(units))  # dropout on ELMo, then on [x; ELMo]
 once = nn.Dropout(0.5)(units)
+share = {}  # the share of units kept
 for name, dropped in (("twice (0.5, then 0.3)", twice), ("once (0.5)", once)):
     kept = dropped[dropped != 0]
-    print(f"{name:<22} keeps {approx(100 * kept.numel() / units.numel(), '.0f')} % of the "
+    share[name] = kept.numel() / units.numel()
+    print(f"{name:<22} keeps {approx(100 * share[name], '.0f')} % of the "
           f"units, each scaled by {approx(kept.mean().item(), '.2f')}")
+claim(abs(share["twice (0.5, then 0.3)"] - 0.5 * 0.7) < 0.01,
+      "twice keeps 0.5 × 0.7 = 35 % of the units, each scaled by 1 / 0.35 = 2.86")
 
 # %% [markdown]
 # Twice keeps about a third of ELMo's units, multiplied by 2.86: in training the model sees a
