@@ -27,10 +27,11 @@ def spin() -> None:
         pass
 
 
-def timed_train(config: str, max_steps: int | None) -> float:
+def timed_train(config: str, max_steps: int | None, *flags: str) -> float:
+    """Seconds of one whole ``train --config CONFIG`` command (and ``flags``) into a new folder."""
     with tempfile.TemporaryDirectory() as tmp:
         command = [sys.executable, "-m", "elmo_tutorial", "train", "--config", config,
-                   "--out", os.path.join(tmp, "run"), "--progress", "false"]
+                   "--out", os.path.join(tmp, "run"), "--progress", "false", *flags]
         if max_steps:
             command += ["--max-steps", str(max_steps)]
         start = time.perf_counter()

@@ -17,27 +17,8 @@ import argparse
 import multiprocessing as mp
 import os
 import statistics
-import subprocess
-import sys
-import tempfile
-import time
 
-
-def spin() -> None:
-    while True:
-        pass
-
-
-def timed_train(config: str, threads: int, max_steps: int | None) -> float:
-    with tempfile.TemporaryDirectory() as tmp:
-        command = [sys.executable, "-m", "elmo_tutorial", "train", "--config", config,
-                   "--out", os.path.join(tmp, "run"), "--progress", "false",
-                   "--threads", str(threads)]
-        if max_steps:
-            command += ["--max-steps", str(max_steps)]
-        start = time.perf_counter()
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        return time.perf_counter() - start
+from bench_busy import spin, timed_train
 
 
 def main() -> None:
@@ -53,8 +34,8 @@ def main() -> None:
     ratios = []
     try:
         for round_ in range(1, args.rounds + 1):
-            one = timed_train(args.config, 1, args.max_steps)
-            two = timed_train(args.config, 2, args.max_steps)
+            one = timed_train(args.config, args.max_steps, "--threads", "1")
+            two = timed_train(args.config, args.max_steps, "--threads", "2")
             ratios.append(one / two)
             print(f"round {round_}: 1 thread {one:6.1f} s   2 threads {two:6.1f} s   "
                   f"1 / 2 = {one / two:.2f}   load {os.getloadavg()[0]:.1f}", flush=True)

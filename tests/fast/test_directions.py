@@ -19,11 +19,8 @@ SENTENCES = [["the", "cat", "sat", "on", "the", "mat"], ["a", "dog", "ran"],
 
 
 @pytest.fixture
-def two_threads():
-    threads = torch.get_num_threads()
+def two_threads(keep_threads):
     torch.set_num_threads(2)
-    yield
-    torch.set_num_threads(threads)
 
 
 def bilm(dropout=0.0):
