@@ -126,7 +126,9 @@ class FastCharCNN(CharCNN):
         vectors = self.embed_tokens(tokens)  # (U, P)
         is_token = (tokens != 0).any(dim=-1, keepdim=True)  # (U, 1); False for the padding row
         vectors = vectors.masked_fill(~is_token, 0.0)
-        return vectors[where].view(B, T, -1)  # (B, T, P)
+        # index_select, not vectors[where]: on two threads indexing's backward adds the
+        # gradients of a repeated token in an order that changes from run to run
+        return vectors.index_select(0, where).view(B, T, -1)  # (B, T, P)
 
     def filter_features(self, ids: torch.Tensor) -> torch.Tensor:
         """The plain ``act(conv(x).amax(-1))`` of every filter, ``(N, 50)`` → ``(N, F)``, in

@@ -6,6 +6,7 @@ paper's encoder, whose outputs are near 1).
 """
 
 import copy
+from dataclasses import replace
 
 import pytest
 import torch
@@ -221,3 +222,23 @@ def test_fast_path_equals_plain_computation_for_any_tokens(sentences, pad_shift)
         model.char_embedding.weight[PAD_ID] += pad_shift
     ids = batch_to_ids(sentences)
     torch.testing.assert_close(_fast_twin(model)(ids), model(ids), **FLOAT32)
+
+
+def test_on_two_threads_the_gradients_are_the_same_on_every_run(keep_threads):
+    # Many repeats of one token: its gradient is the sum of its positions', which indexing's
+    # backward added in an order that changed from run to run on two threads.
+    torch.set_num_threads(2)
+    torch.manual_seed(0)
+    config = replace(SMALL, projection_dim=64)  # enough numbers to be split between threads
+    cnn = speed_up(CharCNN(config))
+    ids = batch_to_ids([["the", "cat", "the", "dog", "the"] * 40] * 16)
+    weights = torch.randn(*ids.shape[:2], config.projection_dim)
+
+    def gradients():
+        cnn.zero_grad(set_to_none=True)
+        (cnn(ids) * weights).sum().backward()
+        return [p.grad.clone() for p in cnn.parameters()]
+
+    first = gradients()
+    for _ in range(3):
+        assert all(torch.equal(a, b) for a, b in zip(first, gradients(), strict=True))
