@@ -690,7 +690,7 @@ plt.show()
 # paper; the trainer, the `Embedder` and the task models run faster versions
 # (`elmo_tutorial/fast/`). Each is a **subclass** of its plain module that changes how
 # `forward` computes, never what it holds, so `fast.speed_up(model)` only switches classes in
-# place: the parameters stay the same objects.
+# place.
 #
 # - `CharCNN` → `FastCharCNN`: each distinct token once; length groups drop all-padding
 #   columns; a convolution as one `unfold` + `addmm`. *Exact:* a token's vector depends on its
@@ -699,10 +699,8 @@ plt.show()
 #   columns. *Exact:* the same sums, in another order.
 # - `nn.Dropout` → `FastDropout`: the mask from `rand_like(x) >= p`. *Exact in distribution:*
 #   each unit kept with probability 1 - p.
-# - `BidirectionalLM` → `FastBidirectionalLM`: in training with two CPU threads, no dropout
-#   and no sampled softmax (the `tiny` preset), the two directions at once, one thread
-#   each, forward and backward. *Exact:* each direction's operations are the same; where
-#   they meet, two gradients are added, in either order the same sum.
+# - `BidirectionalLM` → `FastBidirectionalLM` (training `tiny`: no dropout, no sampled
+#   softmax): both directions at once, one thread each. *Exact:* the same operations.
 #
 # Equal first, then faster: a clipping biLM, a fast copy, the same 64 sentences through both.
 
@@ -781,7 +779,7 @@ claim(max(gain, key=gain.get) == "character CNN", "the character CNN gains the m
 # - The paper's biLM (Sec. 3.4) has 93.7 M encoder parameters and a 407 M-parameter softmax over
 #   793,471 words; sampled, a training token costs about 0.66 GFLOP, 5 × 10¹⁸ FLOPs for the 10
 #   epochs that took bilm-tf two weeks on 3 GTX 1080s and ended at perplexity 39.7 on the 1B
-#   Word Benchmark over its 793,471 words (Sec. 3.4). Our trainer, measured on one H100, would
+#   Word Benchmark. Our trainer, measured on one H100, would
 #   take 6.6 days, using 1 % of its arithmetic.
 # - Appendices: `ELMO_TUTORIAL_DEVICE=cuda` for a GPU; `torchrun` (or `--nproc`) trains
 #   data-parallel, `batch_size` counted over all processes; `fast.speed_up` switches on fast
