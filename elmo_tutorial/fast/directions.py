@@ -19,12 +19,12 @@ runs both graphs' backward passes at once and returns the sum of their two gradi
 one thread. Where the two meet, exactly two gradients are added (the token vectors', each
 softmax parameter's), and a sum of two floats does not depend on its order
 (``tests/fast/test_directions.py`` checks the bits). The rest of the step (the character CNN,
-the optimiser) runs on one direction's threads too: on two threads the character CNN's backward
-adds its gradients in an order that changes from run to run. Random draws inside a direction
-(its dropout, the sampled softmax's candidates) would depend on which thread draws first, so a
-model that draws them trains with its directions one after the other, as do a model on a GPU,
-one process of several (``torch.distributed``) and a process with one CPU thread:
-:func:`run_directions_at_once` decides.
+the optimiser) runs on one direction's threads too, so that a run on two threads trains the bits
+of a run on one: a product split between two threads sums in another order. Random draws
+inside a direction (its dropout, the sampled softmax's candidates) would depend on which thread
+draws first, so a model that draws them trains with its directions one after the other, as do
+a model on a GPU, one process of several (``torch.distributed``) and a process with one CPU
+thread: :func:`run_directions_at_once` decides.
 """
 
 from __future__ import annotations
@@ -140,8 +140,8 @@ def run_directions_at_once(model: BidirectionalLM, processes: int = 1,
     Where it can (a :class:`FastBidirectionalLM` on the CPU, one process, nothing random drawn
     inside a direction: no dropout, no sampled softmax, and two CPU threads or more), each
     direction gets half of the process's threads, and so does the rest of the process (the
-    character CNN, the optimiser, and the cells that follow in a notebook): a gradient's bits
-    then do not depend on which thread finishes first.
+    character CNN, the optimiser, and the cells that follow in a notebook): the run then trains
+    the bits of one on one thread.
 
     Args:
         model: the language model being trained (not a DDP wrapper).

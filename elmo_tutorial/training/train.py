@@ -225,7 +225,7 @@ class Trainer:
             if c.sampled_softmax >= len(vocab) and self.dist.is_main:
                 print(f"sampled_softmax={c.sampled_softmax} is not below the vocabulary's "
                       f"{len(vocab)} words: training uses the full softmax", file=sys.stderr)
-        if self.fast:  # tiny, capstone: one thread per LM direction (fast/directions.py)
+        if self.fast:  # tiny: one thread per LM direction (fast/directions.py)
             run_directions_at_once(model, self.dist.world_size, c.sampled_softmax > 0)
         self.model, self.ddp_model = model, D.wrap(model, self.dist)
         if c.optimizer == "adagrad":  # bilm-tf: tf.train.AdagradOptimizer(lr, initial acc 1.0)
