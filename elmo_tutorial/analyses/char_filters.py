@@ -1,9 +1,8 @@
 """What a character filter responds to: each filter's best window in each word of a list.
 
-A filter of width ``w`` in :class:`~elmo_tutorial.model.char_cnn.CharCNN` scores every window of
-``w`` characters of ``[BOW, bytes…, EOW, PAD…]``, and max-pooling keeps the best one. Over a
-word list, the words with the highest maxima and the windows that produced them show which
-character n-grams the filter detects (notebook 03).
+A filter of :class:`~elmo_tutorial.model.char_cnn.CharCNN` scores every window of its width and
+max-pooling keeps the best one: over a word list, the top words and their windows show which
+character n-grams it detects (notebook 03).
 
 Example:
     >>> import torch
@@ -36,10 +35,8 @@ BOW_MARK, EOW_MARK, PAD_MARK = "^", "$", "·"  # how word start, word end and pa
 
 
 def window_text(word: str, start: int, width: int) -> str:
-    """The characters of window ``start`` of ``word`` as the CNN sees them.
-
-    Position 0 is the begin-of-word mark (``^``), then the word's UTF-8 bytes (non-ASCII
-    bytes print as ``?``), the end-of-word mark (``$``) and padding (``·``).
+    """The characters of window ``start`` of ``word`` as the CNN sees them: ``^``, the UTF-8
+    bytes (non-ASCII as ``?``), ``$`` and padding (``·``).
 
     Example:
         >>> window_text("sing", 3, 3), window_text("sing", 0, 2), window_text("go", 2, 3)
@@ -56,11 +53,9 @@ class FilterResponses:
     """Each filter's maximum over the windows of each word, and where it was.
 
     Attributes:
-        words: the word list, ``N`` words.
-        scores: ``(N, F)`` maxima before the activation, ``F`` = every filter of the CNN in
-            the order of its pooled features (widths in config order).
-        starts: ``(N, F)`` the window each maximum came from.
-        widths: ``(F,)`` each filter's width.
+        scores: ``(N, F)`` maxima before the activation, for ``N`` ``words`` and the CNN's
+            ``F`` filters in the order of its pooled features; ``starts``: ``(N, F)`` their
+            windows; ``widths``: ``(F,)``.
     """
 
     words: list[str]
@@ -87,10 +82,8 @@ class FilterResponses:
 
 @torch.no_grad()
 def filter_responses(cnn: CharCNN, words: Sequence[str], batch_size: int = 1024) -> FilterResponses:
-    """Run every filter of ``cnn`` over every word; keep each maximum and its window.
-
-    Exactly the scores ``CharCNN`` max-pools (bias included, before the activation), over all
-    50 positions, padding windows included (they can win; notebook 03 shows why).
+    """Run every filter of ``cnn`` over every word; keep each maximum and its window: exactly
+    what ``CharCNN`` max-pools, over all 50 positions (padding can win; notebook 03 shows why).
     """
     words = list(words)
     if not words:

@@ -2,19 +2,14 @@
 
 Taught in notebook 08 (``08_contextual_embeddings``).
 
-``Embedder`` is the convenience layer over :class:`~elmo_tutorial.model.elmo.ELMo` for analysis and
-feature extraction (notebooks 08-10): it takes lists of tokens, batches them, runs the model
-without autograd, and hands back one ``(L + 1, T_i, 2P)`` array per sentence, the layout of
-AllenNLP's ``ElmoEmbedder``: layer 0 is the token embedding duplicated to ``2P``, layer ``j``
-the concatenated forward and backward outputs of LSTM layer ``j``.
-
-How it is fast (measured in benchmarks/RESULTS.md): the model's modules are switched to their
-fast versions (:mod:`elmo_tutorial.fast`, notebook 11; ``fast=False`` leaves it plain); each
-distinct token of the call goes through the character CNN once, in a few large products, and
-every batch indexes that table on its way into the LSTMs
-(:meth:`~elmo_tutorial.model.lm.BidirectionalLM.encode_embeddings`); sentences are batched by
-length (little padding) and returned in the caller's order. The model is stateless, so a
-sentence's result does not depend on how it was batched.
+:class:`Embedder` takes lists of tokens, batches them, runs an
+:class:`~elmo_tutorial.model.elmo.ELMo` without autograd and hands back one ``(L + 1, T_i, 2P)``
+array per sentence, the layout of AllenNLP's ``ElmoEmbedder``: layer 0 is the token embedding
+duplicated to ``2P``, layer ``j`` LSTM layer ``j``'s forward and backward outputs. It is fast
+(benchmarks/RESULTS.md): the modules are switched to :mod:`elmo_tutorial.fast`'s versions, each
+distinct token goes through the character CNN once, in a few large products
+(:meth:`~elmo_tutorial.model.lm.BidirectionalLM.encode_embeddings`), and sentences are batched
+by length and returned in the caller's order (a result does not depend on its batch).
 """
 
 from __future__ import annotations
@@ -40,12 +35,9 @@ class Embedder:
     """Compute ELMo layer vectors for tokenized sentences.
 
     Args:
-        model: an ``ELMo`` (e.g. from ``load_allennlp`` or ``load_elmo``). It is put in
-            eval mode, moved to ``device`` and, with ``fast``, sped up, all in place.
-        device: where to run; default: where the model's parameters are.
-        fast: switch the model's modules to their fast versions, in place
-            (:func:`~elmo_tutorial.fast.speed_up`: the same parameters, the same vectors up to
-            float rounding); ``False`` runs the model plain.
+        model: an ``ELMo`` (e.g. from ``load_allennlp`` or ``load_elmo``), put in eval mode,
+            moved to ``device`` (default: where its parameters are) and, with ``fast``, sped
+            up (:func:`~elmo_tutorial.fast.speed_up`: the same vectors up to rounding), in place.
 
     Example:
         >>> from elmo_tutorial.model.config import MODEL_PRESETS
@@ -56,12 +48,8 @@ class Embedder:
         [(3, 1, 128), (3, 2, 128)]
     """
 
-    def __init__(
-        self,
-        model: ELMo,
-        device: str | torch.device | None = None,
-        fast: bool = True,
-    ) -> None:
+    def __init__(self, model: ELMo, device: str | torch.device | None = None,
+                 fast: bool = True) -> None:
         if not isinstance(model, nn.Module):  # e.g. a path given instead of a model
             raise TypeError(f"Embedder expects an ELMo model, got {type(model).__name__} "
                             f"{model!r:.40}; e.g. Embedder(load_elmo(run_dir))")
@@ -71,7 +59,6 @@ class Embedder:
         self.model = model.to(self.device).eval()
         if fast:
             speed_up(self.model)
-        self.fast = fast
 
     def embed_sentence(self, tokens: Sequence[str]) -> np.ndarray:
         """One sentence → ``(L + 1, T, 2P)``, ``T = len(tokens)``."""
@@ -90,17 +77,10 @@ class Embedder:
             table = self._table(list(rows))
             return self._run_batch(sentences, rows, table)
 
-    def embed_sentences(
-        self, sentences: Sequence[Sequence[str]], batch_size: int = 64, progress: bool = False
-    ) -> list[np.ndarray]:
-        """Many sentences → list of ``(L + 1, T_i, 2P)`` float32 arrays, in the order given.
-
-        Args:
-            sentences: tokenized sentences (lists of strings; any iterable of them); empty
-                ones give ``T_i = 0``.
-            batch_size: sentences per forward pass; sentences of similar length share one.
-            progress: show a progress bar (tqdm) counting tokens.
-        """
+    def embed_sentences(self, sentences: Sequence[Sequence[str]], batch_size: int = 64,
+                        progress: bool = False) -> list[np.ndarray]:
+        """Many sentences (any iterable of token lists) → list of ``(L + 1, T_i, 2P)`` float32
+        arrays, in the order given; ``batch_size`` sentences of similar length per pass."""
         sentences = _as_list(sentences)
         results: list[np.ndarray | None] = [None] * len(sentences)
         for indices, arrays in self.iter_batches(sentences, batch_size, progress):
@@ -108,16 +88,11 @@ class Embedder:
                 results[i] = vectors
         return results
 
-    def iter_batches(
-        self, sentences: Sequence[Sequence[str]], batch_size: int = 64, progress: bool = False,
-    ) -> Iterator[tuple[list[int], list[np.ndarray]]]:
-        """Embed sentences batch by batch, shortest first: yields ``(indices, arrays)``.
-
-        ``arrays[k]`` is the ``(L + 1, T_i, 2P)`` array of ``sentences[indices[k]]``. For
-        callers that store the vectors as they come instead of holding them all
-        (:func:`elmo_tutorial.analyses.embedding_cache.embed_corpus`); arguments as in
-        :meth:`embed_sentences`.
-        """
+    def iter_batches(self, sentences: Sequence[Sequence[str]], batch_size: int = 64,
+                     progress: bool = False) -> Iterator[tuple[list[int], list[np.ndarray]]]:
+        """Embed sentences batch by batch, shortest first: yields ``(indices, arrays)``,
+        ``arrays[k]`` the ``(L + 1, T_i, 2P)`` array of ``sentences[indices[k]]`` (for callers
+        that store the vectors as they come, as ``embed_corpus`` does)."""
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise TypeError(f"batch_size must be an int ≥ 1, got {type(batch_size).__name__} "
                             f"{batch_size!r}")
@@ -134,9 +109,8 @@ class Embedder:
                 yield chunk, self._run_batch(batch, rows, table)
                 bar.update(sum(len(s) for s in batch))
 
-    def _run_batch(
-        self, batch: Sequence[Sequence[str]], rows: dict[str, int], table: torch.Tensor,
-    ) -> list[np.ndarray]:
+    def _run_batch(self, batch: Sequence[Sequence[str]], rows: dict[str, int],
+                   table: torch.Tensor) -> list[np.ndarray]:
         """The biLM on one batch whose token vectors are rows of ``table``."""
         lengths = [len(s) for s in batch]
         index = torch.full((len(batch), max(lengths, default=0) + 2), PAD_ROW)  # (B, T + 2)
@@ -171,9 +145,8 @@ class Embedder:
 
 
 def index_tokens(sentences: Sequence[Sequence[str]]) -> dict[str, int]:
-    """Each distinct token of ``sentences`` → its row in an ``Embedder`` token table
-    (``3 + rank of first use``; rows 0-2 are padding, ``<S>``, ``</S>``), every token and
-    sentence length checked on the way (a bad one is reported with its position)."""
+    """Each distinct token of ``sentences`` → its row in an ``Embedder`` token table (``3 +
+    rank of first use``; rows 0-2 are padding, ``<S>``, ``</S>``), every token checked."""
     sentences = _as_list(sentences)
     rows: dict[str, int] = {}
     for i, sentence in enumerate(sentences):

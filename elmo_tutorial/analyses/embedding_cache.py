@@ -2,16 +2,12 @@
 
 Taught in notebook 09 (``09_word_senses``).
 
-Embedding SemCor's 37,000 sentences takes about a minute on a laptop CPU, and the analyses of
-notebooks 08-10 and the ``layers`` and ``tasks`` reports read the same frozen layers again and
-again. :func:`embed_corpus` stores them in ``$ELMO_TUTORIAL_CACHE/embeddings``, in a file named
-by the sha256 of the model (its ``ModelConfig`` and every weight: :func:`model_checksum`) and of
-the token lists (:func:`sentences_checksum`): other inputs are another file, so a stale entry
-is never read. The file is a ``.npy`` array ``(L + 1, N, 2P)``, every token's layers, the
-sentences one after the other, in **float16** (half the size: about 1.2 GB for SemCor with the
-shipped model; its relative rounding of 5e-4 is far below what separates word senses). It is
-written batch by batch under a temporary name and renamed when complete, so an interrupted run
-leaves no half entry; :class:`EmbeddedSentences` reads it memory-mapped.
+:func:`embed_corpus` stores a corpus's layers in ``$ELMO_TUTORIAL_CACHE/embeddings``, in a file
+named by the sha256 of the model (its ``ModelConfig`` and every weight) and of the token lists,
+so a stale entry is never read. The file is a ``.npy`` array ``(L + 1, N, 2P)``, the sentences'
+tokens one after the other, in **float16** (about 1.2 GB for SemCor with the shipped model; its
+relative rounding of 5e-4 is far below what separates word senses), written under a temporary
+name and renamed when complete, and read memory-mapped.
 """
 
 from __future__ import annotations
@@ -48,9 +44,8 @@ def cache_problem(folder: str | Path) -> str | None:
 
 
 def model_checksum(model: torch.nn.Module) -> str:
-    """sha256 of what decides a module's output: its ``config`` (a biLM's or an ELMo's
-    ``ModelConfig``: the same weights with another activation or clipping compute other
-    layers) and its state, every tensor's name, dtype, shape and bytes, in order."""
+    """sha256 of what decides a module's output: its ``config`` (the same weights with another
+    activation compute other layers) and every state tensor's name, dtype, shape and bytes."""
     digest = hashlib.sha256()
     config = getattr(model, "config", None)
     if dataclasses.is_dataclass(config):
@@ -100,29 +95,14 @@ class EmbeddedSentences(Sequence):
         return np.asarray(self.data[:, np.asarray(positions, dtype=np.int64)], dtype=np.float32)
 
 
-def embed_corpus(
-    embedder: Embedder,
-    sentences: Sequence[Sequence[str]],
-    name: str = "corpus",
-    progress: bool = True,
-    batch_size: int = 64,
-    directory: str | Path | None = None,
-) -> EmbeddedSentences:
+def embed_corpus(embedder: Embedder, sentences: Sequence[Sequence[str]], name: str = "corpus",
+                 progress: bool = True, batch_size: int = 64,
+                 directory: str | Path | None = None) -> EmbeddedSentences:
     """Every sentence's layers, from the disk cache if this model embedded them before.
 
-    Args:
-        embedder: an ``Embedder`` (its model's weights make half of the key).
-        sentences: tokenized sentences; empty ones are allowed.
-        name: a readable prefix of the cache file, e.g. ``"semcor"``.
-        progress: show a progress bar while embedding.
-        batch_size: passed to ``Embedder.iter_batches``.
-        directory: where the entries live; default ``downloads.cache_dir() / "embeddings"``.
-
-    Returns:
-        ``EmbeddedSentences``: ``result[i]`` is ``(L + 1, T_i, 2P)`` float32.
-
-    Raises:
-        CacheNotWritable: the folder cannot take the entry (read-only, a file, a full disk).
+    ``name`` is a readable prefix of the cache file, e.g. ``"semcor"``; ``directory``: default
+    ``downloads.cache_dir() / "embeddings"``. Raises ``CacheNotWritable`` when the folder
+    cannot take the entry (read-only, a file, a full disk).
 
     Example:
         >>> import tempfile
@@ -158,8 +138,8 @@ def embed_corpus(
 
 
 def _write_layers(embedder, sentences, lengths, shape, path, batch_size, progress) -> None:
-    """Write the layers into a ``.npy`` file batch by batch, each sentence's rows at its place
-    (batches come shortest first): ordinary writes, so a full disk is an ``OSError``."""
+    """Write the layers into a ``.npy`` file batch by batch (shortest first), each sentence's
+    rows at its place: ordinary writes, so a full disk is an ``OSError``."""
     offsets = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)])
     layer_bytes = shape[1] * shape[2] * DTYPE.itemsize  # one layer of every token
     with open(path, "wb") as f:

@@ -1,9 +1,7 @@
-"""The layer report as markdown: one table per task with the paper's numbers, then the trends.
+"""The layer report (:class:`~elmo_tutorial.analyses.layer_report.LayerReport`) as ``LAYERS.md``.
 
-:func:`to_markdown` writes a :class:`~elmo_tutorial.analyses.layer_report.LayerReport` (what
-:func:`~elmo_tutorial.analyses.layer_report.layer_report` measures, and ``layers.json`` keeps)
-as ``LAYERS.md``; every sentence of its discussion is derived from the numbers, so a report of
-another model says what that model shows. :func:`write_report` writes both files.
+Every sentence of the discussion is derived from the numbers, so a report of another model says
+what that model shows.
 """
 
 from __future__ import annotations
@@ -108,7 +106,10 @@ def _ladder_section(ladder: dict[str, NerStep], ner: NerScores | None) -> list[s
         mean = sum(step.elmo) / len(step.elmo), sum(step.layer0) / len(step.layer0)
         rows.append([step.label, _fmt(mean[0]), _fmt(mean[1]), ci(step.difference),
                      verdict(step.difference)])
-    n = len(next(iter(ladder.values())).elmo)
+    first = next(iter(ladder.values()))
+    n = len(first.elmo)
+    same_runs = ner is not None and first.elmo == ner.runs.get("elmo") \
+        and first.layer0 == ner.runs.get("layer0")
     return (["### The same question under the task model's settings, one at a time", "",
              "The task model of `TASKS.md` answers the same question (does the mix of all layers "
              "beat layer 0 alone?) with other settings. Here the tagger above moves towards it "
@@ -121,13 +122,7 @@ def _ladder_section(ladder: dict[str, NerStep], ner: NerScores | None) -> list[s
                "character CNN, in both arms (`TASKS.md`, Table 1: + ELMo against + layer 0)."
                + (" The first row trains the taggers of the table above again and gets the "
                   "same scores, seed by seed; its interval is wider because it covers the test "
-                  "sentences as well as the seeds." if _same_runs(ladder, ner) else ""), ""])
-
-
-def _same_runs(ladder: dict[str, NerStep], ner: NerScores | None) -> bool:
-    first = next(iter(ladder.values()))
-    return ner is not None and first.elmo == ner.runs.get("elmo") \
-        and first.layer0 == ner.runs.get("layer0")
+                  "sentences as well as the seeds." if same_runs else ""), ""])
 
 
 def _verdict(item: Trend) -> str:

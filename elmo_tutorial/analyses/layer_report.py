@@ -1,34 +1,18 @@
 """What each layer of a biLM knows, in one table: the analyses of notebooks 09 and 10 for any model.
 
-Peters et al. (2018, §5.3) probe the layers of their biLM with two tasks that need different
-knowledge. Word sense disambiguation (Table 5) needs the *meaning* of a word in its context,
-and the top LSTM layer is best at it; part-of-speech tagging (Table 6) needs *syntax*, and the
-first LSTM layer is best at it. :func:`layer_report` runs the same measurements on any model:
-
-- WSD: 1-nearest-neighbour over sense centroids from SemCor (:mod:`elmo_tutorial.analyses.wsd`),
-  F1 on Senseval-2, Senseval-3, SemEval-2007, SemEval-2013 and their concatenation ALL;
-- POS: a linear probe per frozen layer (:mod:`elmo_tutorial.analyses.probes`), accuracy on the
-  Penn Treebank sample (PTB tags) and UD English-EWT (UPOS);
-- NER (optional): a small tagger over a learned scalar mix (:mod:`elmo_tutorial.analyses.tagger`),
-  entity-level F1 on WNUT-17 against the same tagger on layer 0; and (``ner_ladder``) that
-  comparison again with the task model's settings, one at a time
-  (:func:`.tagger.protocol_ladder`).
-
-The result is a :class:`LayerReport`, typed field by field below (F1 and accuracy in percent);
-``layers.json``, which notebooks 09-10 read, is its ``to_json()`` and ``LayerReport.read(path)``
-gives it back (:mod:`elmo_tutorial.files.records`).
+Peters et al. (2018, §5.3): word sense disambiguation (Table 5, best on the top LSTM layer) and
+part-of-speech tagging (Table 6, best on the first). :func:`layer_report` measures WSD
+(:mod:`.wsd`, F1 on the four test sets and their union ALL), POS (:mod:`.probes`, PTB tags and
+UD English-EWT UPOS) and optionally NER (:mod:`.tagger`, WNUT-17, and ``ner_ladder``:
+:func:`.tagger.protocol_ladder`). ``layers.json`` is the :class:`LayerReport`'s ``to_json()``;
 :func:`~elmo_tutorial.analyses.layer_markdown.to_markdown` writes it as ``LAYERS.md``.
 
 A trend counts as reproduced only when the 95 % interval of its margin lies above 0: a paired
-bootstrap over the test items, both layers scored on the same draw
-(:func:`~elmo_tutorial.analyses.paired.paired_interval`). Each item adds ``[correct,
-predicted, gold]`` to the sums, and the score is ``2 · correct / (predicted + gold)``. For
-**WSD**, on ALL, the items are the test *instances*, each ``[right, answered, 1]`` (with the
-first-sense backoff every instance is answered: F1 is the accuracy); for **POS** they are the
-test *sentences* (one odd sentence makes several errors: its tokens are not independent), each
-``[right tokens, tokens, tokens]``, which gives the token accuracy over the drawn sentences.
-A POS trend is never called reproduced: its interval covers the test sentences, not the
-probe's settings, and a probe trend's sign can follow the regularisation or the tag set.
+bootstrap over the test items (:func:`~elmo_tutorial.analyses.paired.paired_interval`), each
+``[correct, predicted, gold]``. For WSD the items are the instances of ALL; for POS the test
+*sentences* (one odd sentence makes several errors: its tokens are not independent). A POS
+trend is never called reproduced: its interval covers the test sentences, not the probe's
+settings, and a probe trend's sign can follow the regularisation or the tag set.
 
 Example:
     >>> report = LayerReport.read("data/models/small/layers.json")
@@ -39,7 +23,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -129,11 +113,7 @@ class NerStep(Record):
 
 @dataclass(frozen=True)
 class Trend(Record):
-    """One of the paper's layer trends, checked on this model's numbers.
-
-    The interval is 95 %, from a paired bootstrap over the test items
-    (:mod:`~elmo_tutorial.analyses.layer_report`).
-    """
+    """One of the paper's layer trends, checked on this model's numbers (see the module)."""
 
     claim: str  # what the paper found, in words
     # "reproduced" (the interval above 0), "not established" (a probe's trend above 0 at one
@@ -175,9 +155,7 @@ POS_SETS = ("ptb", "upos")
 LAYERS = ("layer1", "layer2")  # the two layers the paper's trends compare
 
 
-# A smoke-test run on subsets (every 20th SemCor sentence, 300 sentences per POS/NER split,
-# one NER seed of 2 epochs): minutes become seconds, and the numbers are not comparable with
-# the paper's. The full report trains each NER tagger to convergence on dev, on 5 seeds.
+# A smoke test on subsets: minutes become seconds, the numbers not comparable with the paper's.
 QUICK = {"semcor_every": 20, "max_sentences": 300, "epochs": 2, "seeds": (0,), "converge": False}
 FULL = {"semcor_every": 1, "max_sentences": None, "epochs": 30, "seeds": (0, 1, 2, 3, 4),
         "converge": True}
@@ -185,59 +163,36 @@ FULL = {"semcor_every": 1, "max_sentences": None, "epochs": 30, "seeds": (0, 1, 
 
 def layer_report(model, *, ner: bool = True, progress: bool = True, name: str = "",
                  quick: bool = False, ner_ladder: bool = False) -> LayerReport:
-    """Run WSD, the POS probes and (optionally) NER on ``model``; see the module docstring.
+    """Run WSD, the POS probes and (optionally) NER on ``model``, an ``ELMo``.
 
-    Args:
-        model: an ``ELMo`` (see :func:`~elmo_tutorial.formats.allennlp_format.load_model`).
-        ner: also train and score the WNUT-17 taggers (the slowest part).
-        progress: progress bars while embedding and training.
-        name: how the report names the model.
-        quick: run on the subsets of ``QUICK`` (a smoke test; marked in the result).
-        ner_ladder: also run :func:`~elmo_tutorial.analyses.tagger.protocol_ladder`
-            (40 more taggers; needs ``ner``).
+    ``ner``: train and score the WNUT-17 taggers (the slowest part); ``quick``: the subsets of
+    ``QUICK`` (a smoke test); ``ner_ladder``: also :func:`.tagger.protocol_ladder` (40 more
+    taggers).
     """
-    if ner_ladder and not ner:
-        raise ValueError("the NER ladder extends the NER section: it needs ner=True")
     embedder = Embedder(model)
     subset = QUICK if quick else FULL
+    training = {k: subset[k] for k in ("epochs", "max_sentences", "seeds", "converge")}
     wsd_details, pos_details = {}, {}  # per-item outcomes, for the trends' intervals
-    senses = {k: WsdScores.from_dict(v, f"wsd.{k}") for k, v in wsd.evaluate_all(
-        embedder, progress=progress, semcor_every=subset["semcor_every"],
-        details=wsd_details).items()}
-    tags = {k: PosScores.from_dict(v, f"pos.{k}") for k, v in probes.evaluate_pos(
-        embedder, progress=progress, max_sentences=subset["max_sentences"],
-        details=pos_details).items()}
-    entities = None
-    if ner:
-        entities = {k: NerScores.from_dict(v, f"ner.{k}") for k, v in tagger.evaluate_ner(
-            embedder, progress=progress, epochs=subset["epochs"],
-            max_sentences=subset["max_sentences"], seeds=subset["seeds"],
-            converge=subset["converge"]).items()}
-    ladder = None
-    if ner_ladder:
-        ladder = {k: NerStep.from_dict(v, f"ner_ladder.{k}")
-                  for k, v in tagger.protocol_ladder(
-                      embedder, seeds=subset["seeds"], epochs=subset["epochs"],
-                      max_sentences=subset["max_sentences"], progress=progress,
-                      converge=subset["converge"]).items()}
-    return LayerReport(model=name, quick=quick, wsd=senses, pos=tags, ner=entities,
-                       ner_ladder=ladder,
-                       paper=LayerPaper.from_dict(PAPER, "paper"),
-                       trends=trends(senses, tags, item_outcomes(wsd_details, pos_details)))
+    report = LayerReport.from_dict({
+        "model": name, "quick": quick,
+        "wsd": wsd.evaluate_all(embedder, progress=progress, details=wsd_details,
+                                semcor_every=subset["semcor_every"]),
+        "pos": probes.evaluate_pos(embedder, progress=progress, details=pos_details,
+                                   max_sentences=subset["max_sentences"]),
+        "ner": tagger.evaluate_ner(embedder, progress=progress, **training) if ner else None,
+        "ner_ladder": (tagger.protocol_ladder(embedder, progress=progress, **training)
+                       if ner_ladder else None),
+        "paper": PAPER, "trends": {}})
+    return replace(report, trends=trends(report.wsd, report.pos,
+                                         item_outcomes(wsd_details, pos_details)))
 
 
 def trends(wsd: dict[str, WsdScores], pos: dict[str, PosScores],
            outcomes: Mapping[str, Mapping[str, np.ndarray]]) -> dict[str, Trend]:
-    """The paper's two layer trends, checked on a model's WSD and POS scores: what was claimed,
-    by how much it holds, and whether beyond the noise of the test sample.
+    """The paper's two layer trends, checked on a model's WSD and POS scores.
 
-    Args:
-        wsd, pos: the report's scores (which test sets it has).
-        outcomes: per test set scored (``"ALL"``, ``"ptb"``, ``"upos"``) layers 1 and 2's
-            per-item counts (:func:`item_outcomes`). Each margin gets its 95 % interval: the
-            margin ± 1.96 standard errors of a paired bootstrap over the items
-            (:func:`~elmo_tutorial.analyses.paired.paired_interval`), which decides the
-            verdict (:class:`Trend`).
+    ``outcomes``: per test set (``"ALL"``, ``"ptb"``, ``"upos"``) layers 1 and 2's per-item
+    counts (:func:`item_outcomes`), from which each margin gets its 95 % interval.
 
     >>> right = lambda n: np.array([[1, 1, 1]] * n + [[0, 1, 1]] * (1000 - n))  # of 1,000
     >>> senses = {"ALL": WsdScores(layer0=50.0, layer1=60.0, layer2=62.5, elmo=61.0,
@@ -249,8 +204,7 @@ def trends(wsd: dict[str, WsdScores], pos: dict[str, PosScores],
     ('reproduced', 'opposite')
     """
     out = {}
-    wsd_all = wsd.get("ALL")
-    if wsd_all:
+    if wsd.get("ALL"):
         out["wsd_layer2_above_layer1"] = _trend(
             "word senses: layer 2 > layer 1 (paper: 69.0 vs 67.4 F1)", outcomes["ALL"],
             "layer2", "layer1")
@@ -265,9 +219,8 @@ def trends(wsd: dict[str, WsdScores], pos: dict[str, PosScores],
 
 def _trend(claim: str, counts: Mapping[str, np.ndarray], favoured: str, other: str,
            probe: bool = False) -> Trend:
-    """A :class:`Trend` whose margin is ``score(favoured) − score(other)`` (the paper's side is
-    above 0), its interval from ``counts`` (layer → per-item counts); ``probe``: a trend
-    measured at one probe setting, which the interval does not cover."""
+    """A :class:`Trend` of margin ``score(favoured) − score(other)``; ``probe``: measured at
+    one probe setting, which the interval does not cover."""
     difference, low, high = paired_interval(counts[other], counts[favoured])
     low, high = round(low, 2), round(high, 2)
     if low > 0:
@@ -278,12 +231,8 @@ def _trend(claim: str, counts: Mapping[str, np.ndarray], favoured: str, other: s
 
 
 def wsd_instance_counts(details: Mapping, rep: str) -> np.ndarray:
-    """Per test instance of ALL, ``[right, answered, 1]``: ``(N, 3)``, ``N`` instances.
-
-    Args:
-        details: what :func:`.wsd.evaluate_all` filled in (``"predictions"`` and ``"gold"``);
-            ALL is every test set in it, instances in the framework's order.
-        rep: the representation, e.g. ``"layer2"``.
+    """Per test instance of ALL, ``[right, answered, 1]``: ``(N, 3)``; ``details`` from
+    :func:`.wsd.evaluate_all`, ``rep`` e.g. ``"layer2"``.
 
     >>> details = {"gold": {"s2": {"a": ("x",), "b": ("y", "z")}, "s3": {"c": ("x",)}},
     ...            "predictions": {"layer1": {"s2": {"a": "x", "b": "w"}, "s3": {"c": None}}}}
@@ -298,12 +247,8 @@ def wsd_instance_counts(details: Mapping, rep: str) -> np.ndarray:
 
 def pos_sentence_counts(labels: np.ndarray, predicted: np.ndarray, lengths: Sequence[int]
                         ) -> np.ndarray:
-    """Per test sentence, ``[right tokens, tokens, tokens]``: ``(S, 3)`` for ``S`` sentences.
-
-    Args:
-        labels, predicted: ``(N,)`` gold and predicted class ids of the test tokens, sentences
-            one after another (:func:`.probes.probe_layers`' ``details``).
-        lengths: tokens per sentence, ``(S,)``, summing to ``N``.
+    """Per test sentence, ``[right tokens, tokens, tokens]``: ``(S, 3)``, from ``(N,)`` gold
+    and predicted class ids (:func:`.probes.probe_layers`' ``details``) and ``(S,)`` lengths.
 
     >>> pos_sentence_counts(np.array([0, 1, 2, 2, 1]), np.array([0, 1, 1, 2, 0]), [2, 3]).tolist()
     [[2, 2, 2], [1, 3, 3]]
@@ -318,16 +263,8 @@ def pos_sentence_counts(labels: np.ndarray, predicted: np.ndarray, lengths: Sequ
 
 
 def item_outcomes(wsd_details: Mapping, pos_details: Mapping) -> dict[str, dict[str, np.ndarray]]:
-    """Layers 1 and 2's per-item counts on every test set a trend is checked on.
-
-    Args:
-        wsd_details: from :func:`.wsd.evaluate_all` (``details=``).
-        pos_details: from :func:`.probes.evaluate_pos` (``details=``).
-
-    Returns:
-        ``{"ALL": {"layer1": (N, 3), "layer2": (N, 3)}, "ptb": {...}, "upos": {...}}``, the input
-        of :func:`trends`.
-    """
+    """``{"ALL": {"layer1": (N, 3), "layer2": (N, 3)}, "ptb": {...}, "upos": {...}}`` from the
+    ``details`` of :func:`.wsd.evaluate_all` and :func:`.probes.evaluate_pos`."""
     out = {"ALL": {rep: wsd_instance_counts(wsd_details, rep) for rep in LAYERS}}
     for name, tokens in pos_details.items():
         out[name] = {rep: pos_sentence_counts(tokens["labels"], tokens["predicted"][rep],

@@ -2,16 +2,10 @@
 
 Taught in notebook 09 (``09_word_senses``).
 
-nltk's ``senseval`` corpus holds a few thousand sentences each for *hard* (adjective: "difficult",
-"not soft", "harsh"), *interest* (noun: six senses, "money paid on a loan" to "a share in a
-company"), *line* (noun: "product line", "phone line", "a line of text", ...) and *serve*
-(verb: "serve food", "serve as", "serve a sentence", ...). Every instance is one use of the
-word in context, with its sense.
-
-The nearest-centroid classifier of :mod:`elmo_tutorial.analyses.wsd` is trained and tested on a
-split of these uses, per layer: quick (a few hundred sentences per word) and a clean view of what
-each layer knows about one word's senses. The baseline is the **most frequent sense** of the
-training split, which a classifier must beat to have learned anything.
+nltk's ``senseval`` corpus holds a few thousand uses each of *hard* (adjective), *interest*,
+*line* (nouns) and *serve* (verb), each with its sense. :mod:`.wsd`'s nearest-centroid classifier
+is trained and tested on a split of them, per layer, against the training split's **most
+frequent sense**, which a classifier must beat to have learned anything.
 """
 
 from __future__ import annotations
@@ -35,11 +29,9 @@ WORDS = ("hard", "interest", "line", "serve")
 
 
 def read_senseval(word: str) -> list[dict]:
-    """Every use of ``word`` in nltk's senseval corpus: ``{"tokens", "index", "senses"}``.
-
-    The instances of ``nltk.corpus.senseval.instances(f"{word}.pos")``, read in one
-    ``ElementTree`` pass (nltk's reader, which repairs SGML line by line, takes 6 times as
-    long: half a minute for the four words) and once per process.
+    """Every use of ``word`` in nltk's senseval corpus: ``{"tokens", "index", "senses"}``, as
+    ``nltk.corpus.senseval.instances(f"{word}.pos")`` reads them, in one ``ElementTree`` pass
+    (nltk's reader takes 6 times as long) and once per process.
     """
     if word not in WORDS:
         raise ValueError(f"word must be one of {', '.join(WORDS)}, got {word!r}")
@@ -109,17 +101,12 @@ def split(n: int, test_fraction: float = 0.5, seed: int = 0) -> tuple[list[int],
 def evaluate(embedder: Embedder, words: Sequence[str] = WORDS, per_word: int | None = 400,
              test_fraction: float = 0.5, seed: int = 0, progress: bool = False,
              max_train: int | None = None) -> dict:
-    """Accuracy (percent) of the nearest sense centroid per representation and of the most
-    frequent sense, per word.
+    """Accuracy (%) of the nearest sense centroid per representation and of the most frequent
+    sense: ``{word: {"layer0", ..., "elmo", "most_frequent_sense", "n_train", "n_test",
+    "n_senses"}}``; right when among the instance's senses.
 
-    ``max_train`` keeps a seeded random ``max_train`` of each word's training uses (the test
-    uses stay the same), to see how the methods fare with fewer labelled examples. Random, not
-    the first ones: the corpus files are ordered by sense.
-
-    Returns:
-        ``{word: {"layer0", "layer1", "layer2", "elmo", "most_frequent_sense": accuracy,
-        "n_train", "n_test", "n_senses"}}``. A prediction is right when it is among the
-        instance's senses.
+    ``max_train`` keeps a seeded random sample of each word's training uses (random, not the
+    first: the corpus files are ordered by sense); the test uses stay the same.
     """
     weights = mix_weights(embedder)
     result = {}

@@ -2,14 +2,10 @@
 
 Taught in notebook 08 (``08_contextual_embeddings``).
 
-The paper's Table 4 (Peters et al. 2018, Sec. 5.3) shows what a static vector cannot do: the
-nearest neighbours of *play* in a sentence about baseball are other sentences where *play*
-is a move in a game, while in a sentence about Broadway they are sentences about theatre.
-:class:`NeighbourIndex` holds the contextual vectors of every token of a corpus (each layer
-and the ELMo mix, as unit vectors) and answers "which tokens, in which sentences, are nearest
-to this one?" by cosine similarity. :func:`neighbour_explorer` prints the answer for a default
-query as plain text, so that the notebook shows a result where no widget can run (a rendered
-notebook, nbval), and puts the search behind a small ipywidgets form in Jupyter.
+The paper's Table 4 (Peters et al. 2018, Sec. 5.3): the nearest neighbours of *play* in a
+sentence about baseball are uses of *play* in games, in one about Broadway uses in theatre.
+:class:`NeighbourIndex` holds every token's unit vector per layer and for the ELMo mix, for
+cosine search; :func:`neighbour_explorer` prints a default query and adds a live form.
 
 Example:
     >>> rng = np.random.default_rng(0)
@@ -60,12 +56,8 @@ class Neighbour(NamedTuple):
 
 
 class NeighbourIndex:
-    """The contextual vectors of every token of a corpus, per layer, for cosine search.
-
-    Args:
-        sentences: the corpus, token lists.
-        embeddings: one ``(L + 1, T_i, D)`` array per sentence (``Embedder.embed_sentences``).
-        scalar_mix: the mix that makes the ``"elmo"`` vectors (``None``: equal weights).
+    """The contextual vectors of every token of ``sentences`` (one ``(L + 1, T_i, D)`` array
+    of ``embeddings`` each), per layer, for cosine search; ``scalar_mix`` makes ``"elmo"``.
 
     Attributes:
         layers: the names to search in: ``"0"`` … ``"L"`` and ``"elmo"``.
@@ -102,13 +94,9 @@ class NeighbourIndex:
 
     def search(self, vector: np.ndarray, layer, k: int = 10, words: Collection[str] | None = None,
                exclude: Sequence[str] | None = None) -> list[Neighbour]:
-        """The ``k`` tokens whose ``layer`` vectors have the highest cosine with ``vector``.
-
-        Args:
-            vector: ``(D,)``, a vector of the same layer.
-            words: keep only tokens whose lower-cased form is one of these.
-            exclude: leave out the sentences equal to this token list (the query's own).
-        """
+        """The ``k`` tokens whose ``layer`` vectors have the highest cosine with ``(D,)``
+        ``vector``; only ``words`` (any case), if given, and not in sentences equal to
+        ``exclude`` (the query's own)."""
         name = self._layer(layer)
         sims = self.vectors[name] @ _unit(np.asarray(vector, dtype=np.float32))  # (N,)
         keep = np.ones(len(self), dtype=bool)
@@ -124,11 +112,8 @@ class NeighbourIndex:
 
     def query(self, embedder, tokens: Sequence[str], index: int, layer, k: int = 10,
               same_word: bool = False) -> list[Neighbour]:
-        """Embed ``tokens``, take the vector of ``tokens[index]`` in ``layer``, search.
-
-        With ``same_word`` only occurrences of the same word (any case) are returned, as in
-        the paper's Table 4. The query sentence itself is never among the hits.
-        """
+        """Embed ``tokens``, search with the ``layer`` vector of ``tokens[index]`` (not in its
+        own sentence; ``same_word``: only that word, as in the paper's Table 4)."""
         tokens = list(tokens)
         vector = self.vector_of(embedder, tokens, index, layer)
         return self.search(vector, layer, k, [tokens[index]] if same_word else None, tokens)
@@ -148,16 +133,10 @@ class NeighbourIndex:
                              seed: int = 0) -> tuple[float, float]:
         """Mean cosine between occurrences of the same word, and between different words.
 
-        Same word: over the word types (as written) with ≥ ``min_count`` occurrences, the mean
-        cosine of all pairs of their first ``max_per_word`` occurrences, averaged over types.
-        Different words: ``pairs`` random pairs of tokens of different types. In layer 0, which
-        ignores the context, the first is exactly 1.
-
-        Args:
-            centre: subtract the mean of the layer's (unit) vectors over the corpus first. All
-                vectors of a layer share a direction, which makes any two of them similar;
-                without it, different words score near 0 (Ethayarajh 2019 adjusts the same
-                way, by subtracting the different-words score).
+        Same word: the mean cosine of all pairs of the first ``max_per_word`` occurrences of
+        each type with ≥ ``min_count``, averaged over types (in layer 0 exactly 1). Different
+        words: ``pairs`` random pairs of tokens. ``centre``: subtract the layer's mean vector
+        first (all of a layer share a direction; Ethayarajh 2019 adjusts the same way).
         """
         x = self.vectors[self._layer(layer)].astype(np.float64)  # (N, D) unit vectors
         if centre:
@@ -209,18 +188,9 @@ def neighbour_explorer(index: NeighbourIndex, embedder, sentence: str, word: str
                        static: Sequence[Mapping[str, Any]] = ({},), live: bool | None = None):
     """Neighbours of ``word`` in ``sentence``: printed for fixed settings, then a live form.
 
-    The printed tables are ordinary cell output, there in a rendered or CI-run notebook; the
-    form (sentence and word boxes, a layer menu, any word or the same word only) needs a live
-    Jupyter kernel (:func:`elmo_tutorial.widgets.explore`). If ``word`` occurs more than once,
-    its first occurrence is the query.
-
-    Args:
-        static: the settings printed, each a partial mapping of ``sentence``, ``word``,
-            ``layer`` and ``neighbours`` (``"any word"`` or ``"same word only"``).
-        live: build the form (``None``: when running in a Jupyter kernel).
-
-    Returns:
-        The live widget, or ``None`` when none was built.
+    The printed tables are there in a rendered notebook; the form needs a live kernel
+    (:func:`elmo_tutorial.widgets.explore`, which ``static`` and ``live`` go to). The first
+    occurrence of ``word`` is the query. Returns the live widget, or ``None``.
     """
     if word not in tokenize_words(sentence):
         raise ValueError(f"{word!r} is not a token of {tokenize_words(sentence)}; pick one")

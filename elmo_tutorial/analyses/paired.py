@@ -1,37 +1,24 @@
 r"""Comparing two models on the same seeds and test set: paired differences, 95 % intervals.
 
-Taught in notebook 12 (``12_elmo_in_a_task_model``); the layer report of notebooks 09-10 uses
-the same intervals.
+Taught in notebook 12 (``12_elmo_in_a_task_model``); the layer report uses the same intervals.
 
-**Over seeds.** When two arms (a baseline and + ELMo) are trained with the same seeds, seed
-``i`` gives both the same training sample and batch order (and draws their initial weights
-from the same seed), so the fair question is about the differences :math:`d_i = b_i - a_i`,
-not about two separate spreads. With :math:`n` seeds, mean :math:`\bar d` and sample standard
-deviation :math:`s_d`, the 95 % interval of the mean difference is Student's
+**Over seeds.** Seed ``i`` gives both arms the same training sample, batch order and initial
+weights' seed, so the question is about the differences :math:`d_i = b_i - a_i`. With :math:`n`
+seeds, mean :math:`\bar d` and sample standard deviation :math:`s_d`, the 95 % interval is
+Student's :math:`\bar d \pm t_{0.975,\, n-1} \, s_d / \sqrt{n}`. A **gain** (or **loss**) is
+called only when it excludes 0; otherwise "no difference shown" (which is not "no difference").
 
-.. math::
-    \bar d \pm t_{0.975,\, n-1} \, s_d / \sqrt{n}.
-
-A difference is called a **gain** (or a **loss**) only when that interval excludes 0; otherwise
-the seeds do not show one ("no difference shown": which is not "no difference").
-
-**Over test sentences.** The test set is a sample too: another draw of WNUT-17's 1,287 test
-tweets could move the difference as much as another seed does. Each run keeps, per test
-sentence, what its score is made of (:func:`sentence_counts`): for accuracy whether the
-sentence is right (1 or 0); for span F1 its correct, predicted and gold spans (F1 is a ratio
-of sums, not a mean of per-sentence F1s). :func:`sentence_bootstrap_std` draws the test
-sentences again with replacement, ``draws`` times, the **same** draw for every run of both arms
-(the comparison stays paired), recomputes each run's score on the draw, and returns the
-standard deviation of the seed-averaged difference: the standard error
-:math:`\mathrm{SE}_{\text{test}}` that the test sample alone gives :math:`\bar d`. Given it,
-the interval covers both sources of chance (they are independent; keeping the seeds' :math:`t`
-errs on the wide side):
+**Over test sentences.** The test set is a sample too. Each run keeps, per test sentence, what
+its score is made of (:func:`sentence_counts`): right or wrong for accuracy, correct, predicted
+and gold spans for F1 (a ratio of sums, not a mean of per-sentence F1s).
+:func:`sentence_bootstrap_std` redraws the test sentences, the **same** draw for every run of
+both arms, and gives the standard error :math:`\mathrm{SE}_{\text{test}}` of :math:`\bar d`.
+The two sources of chance are independent (keeping the seeds' :math:`t` errs on the wide side):
 
 .. math::
     \bar d \pm t_{0.975,\,n-1} \sqrt{s_d^2 / n + \mathrm{SE}_{\text{test}}^2}.
 
-Two layers of one model (the layer report's trends) are the case of one "seed" per arm:
-:func:`paired_interval` gives the difference on the whole test set ± 1.96 standard errors.
+Two layers of one model are one "seed" per arm: :func:`paired_interval`.
 
 Example:
     >>> d = paired_difference([50.0, 51.0, 49.5, 50.5, 50.0], [52.0, 52.5, 51.0, 53.0, 51.5])
@@ -102,12 +89,10 @@ def t_quantile(df: int) -> float:
 def paired_difference(a: Sequence[float], b: Sequence[float],
                       test_std: float | None = None) -> dict:
     """``b - a`` seed by seed: ``{"mean", "low", "high", "std", "n", "differences"}`` (and
-    ``"test_std"`` when given).
+    ``"test_std"``, the test sample's standard error, when given).
 
-    ``low``/``high`` bound the 95 % t interval of the mean difference; with one pair they are
-    ``-inf``/``inf`` (one seed shows nothing). ``test_std``: the standard error the test
-    sample gives the mean difference (:func:`sentence_bootstrap_std`); its variance is added to
-    the seeds' (module docstring).
+    ``low``/``high`` bound the 95 % interval; with one pair ``-inf``/``inf`` (one seed shows
+    nothing).
     """
     if len(a) != len(b) or not a:
         raise ValueError(f"paired runs must come in equal, non-empty numbers: {len(a)} and "
@@ -145,8 +130,7 @@ class PairedDifference(Record):
 
 
 def ci(d: PairedDifference) -> str:
-    """A paired difference and its 95 % (confidence) interval as the reports write it:
-    ``+1.0 [-0.5, +2.5]`` (points).
+    """A paired difference and its 95 % interval as the reports write it (points).
 
     >>> ci(PairedDifference(mean=1.04, low=-0.5, high=2.5, std=1.2, n=5, differences=[]))
     '+1.0 [-0.5, +2.5]'
@@ -155,9 +139,7 @@ def ci(d: PairedDifference) -> str:
 
 
 def verdict(difference: PairedDifference | Mapping) -> str:
-    """``"gain"``, ``"loss"`` or ``"no difference shown"``: does the interval exclude 0?
-
-    ``difference``: a :class:`PairedDifference` or :func:`paired_difference`'s dict."""
+    """``"gain"``, ``"loss"`` or ``"no difference shown"``: does the interval exclude 0?"""
     if isinstance(difference, Mapping):
         low, high = difference["low"], difference["high"]
     else:
@@ -170,16 +152,8 @@ def verdict(difference: PairedDifference | Mapping) -> str:
 
 
 def sentence_counts(gold: Sequence, predicted: Sequence, spans=None) -> list:
-    """What each test sentence adds to the score.
-
-    Args:
-        gold, predicted: per sentence a label (accuracy) or a tag sequence (span F1).
-        spans: for tags, a function ``tags → set of spans``
-            (:func:`~elmo_tutorial.analyses.spans.bio_spans`); None for labels.
-
-    Returns:
-        Per sentence ``1``/``0`` (right or wrong label), or ``[correct, predicted, gold]``
-        span counts.
+    """What each test sentence adds to the score: ``1``/``0`` for labels, or
+    ``[correct, predicted, gold]`` for tag sequences, with ``spans`` (tags → set of spans).
 
     >>> from elmo_tutorial.analyses.spans import bio_spans
     >>> sentence_counts([["B-NP", "I-NP", "O"]], [["B-NP", "B-NP", "O"]], bio_spans)
@@ -197,21 +171,15 @@ def sentence_counts(gold: Sequence, predicted: Sequence, spans=None) -> list:
 def scores_from_counts(counts, weights: np.ndarray | None = None) -> np.ndarray:
     """The score (percent) of every run from its sentences' counts.
 
-    Args:
-        counts: ``(S, N)`` right/wrong (accuracy) or ``(S, N, 3)`` span counts (F1), for ``S``
-            runs and ``N`` sentences.
-        weights: ``(B, N)``: how often each sentence is drawn in each of ``B`` resamples
-            (None: the test set as it is).
-
-    Returns:
-        ``(S,)``, or ``(B, S)`` with ``weights``.
+    Shape:
+        ``counts`` ``(S, N)`` right/wrong or ``(S, N, 3)`` span counts, for ``S`` runs and
+        ``N`` sentences; ``weights`` ``(B, N)``, each sentence's draws in ``B`` resamples
+        (None: the test set as it is) → ``(S,)``, or ``(B, S)`` with ``weights``.
     """
     counts = np.asarray(counts, dtype=np.float64)
-    if weights is None:
+    squeeze = weights is None
+    if squeeze:
         weights = np.ones((1, counts.shape[1]))
-        squeeze = True
-    else:
-        squeeze = False
     if counts.ndim == 2:  # accuracy: the share of right sentences
         scores = 100.0 * (weights @ counts.T) / weights.sum(1, keepdims=True)  # (B, S)
     else:  # F1 = 2 · correct / (predicted + gold), summed over the drawn sentences
@@ -224,14 +192,8 @@ def scores_from_counts(counts, weights: np.ndarray | None = None) -> np.ndarray:
 
 def sentence_bootstrap_std(counts_a, counts_b, draws: int = DRAWS, seed: int = 0) -> float:
     """The standard deviation of ``mean(score_b − score_a)`` over seeds when the test sentences
-    are drawn again (see the module docstring).
-
-    Args:
-        counts_a, counts_b: per seed (the same seeds, in the same order), the counts of every
-            test sentence (:func:`sentence_counts`); the same sentences for both arms.
-        draws: resamples of the test sentences.
-        seed: of the resampling (the same draws every time).
-    """
+    are drawn again; ``counts_a``, ``counts_b``: per seed (the same, in order) every test
+    sentence's :func:`sentence_counts`."""
     a, b = np.asarray(counts_a, dtype=np.float64), np.asarray(counts_b, dtype=np.float64)
     n = a.shape[1]
     rng = np.random.default_rng(seed)
@@ -242,14 +204,8 @@ def sentence_bootstrap_std(counts_a, counts_b, draws: int = DRAWS, seed: int = 0
 
 def paired_interval(counts_a, counts_b, draws: int = DRAWS, seed: int = 0
                     ) -> tuple[float, float, float]:
-    """The difference ``score(b) − score(a)`` of two runs on the same test items, with its 95 %
-    interval: ``(difference, low, high)`` in points, ``low, high = difference ∓ 1.96 · SE``,
-    SE from :func:`sentence_bootstrap_std` (a normal approximation: the difference is a mean
-    over thousands of items).
-
-    Args:
-        counts_a, counts_b: ``(N, 3)`` per-item counts ``[correct, predicted, gold]`` of the
-            two runs on the same ``N`` items, in the same order.
+    """``(difference, low, high)``: ``score(b) − score(a)`` of two runs' ``(N, 3)`` counts on the
+    same items, ∓ 1.96 · SE (:func:`sentence_bootstrap_std`; thousands of items: normal).
 
     >>> a = [[1, 1, 1]] * 40 + [[0, 1, 1]] * 60     # 40 of 100 items right
     >>> b = [[1, 1, 1]] * 70 + [[0, 1, 1]] * 30     # 70 right, 40 of them the same
@@ -265,9 +221,8 @@ def paired_interval(counts_a, counts_b, draws: int = DRAWS, seed: int = 0
 
 def paired_runs(scores_a: Sequence[float], scores_b: Sequence[float],
                 counts_a=None, counts_b=None) -> PairedDifference:
-    """``b − a`` of two arms' test scores (same seeds, same order): with the test sample's
-    standard error (:func:`sentence_bootstrap_std`) when both arms' per-seed sentence counts
-    (:func:`sentence_counts`) are given, over the seeds alone otherwise."""
+    """``b − a`` of two arms' test scores (same seeds, same order), with the test sample's
+    standard error when both arms' per-seed sentence counts are given."""
     counted = counts_a is not None and counts_b is not None
     test_std = sentence_bootstrap_std(counts_a, counts_b) if counted else None
     return PairedDifference.between(scores_a, scores_b, test_std)

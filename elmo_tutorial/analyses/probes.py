@@ -2,27 +2,13 @@ r"""Linear probes: how much a linear classifier can read off one frozen layer (p
 
 Taught in notebook 10 (``10_tagging``).
 
-To see *what* each layer of the biLM encodes, Peters et al. (2018, Table 6) freeze the biLM
-and train nothing but a linear classifier on one layer's token vectors to predict each token's
-part-of-speech tag. Whatever the probe gets right must already be (linearly) present in the
-layer. Their biLM gives 97.3% on the Penn Treebank with layer 1 and 96.8% with layer 2: syntax
-sits lower in the network than word sense (Table 5, notebook 09).
-
-The probe is multinomial logistic regression on standardised vectors:
-
-.. math::
-    \hat x = (x - \mu) / \sigma, \qquad p(y = c \mid x) = \mathrm{softmax}(W \hat x + b)_c
-
-with ``μ``, ``σ`` the training tokens' per-dimension mean and standard deviation, trained by
-minimising the mean cross-entropy plus ``(l2 / 2) ‖W‖²`` over **all** training tokens at once
-with L-BFGS. The loss is convex, the start is zero and nothing is sampled, so the same data
-give the same probe: no seed is needed for determinism.
-
-Data (``evaluate_pos``): PTB tags on nltk's 10% sample of the Penn Treebank (documents
-wsj_0001-0150 train, wsj_0151-0199 test; see :func:`treebank_pos`), and UPOS on UD English-EWT
-(train → test). Next to the layers, the most-frequent-tag baseline: each word's most frequent
-training tag, the overall most frequent tag for unseen words. It is what word identity alone
-gives, with no vectors at all.
+Peters et al. (2018, Table 6) train nothing but a linear classifier on one frozen layer's token
+vectors to predict part-of-speech tags: their biLM gives 97.3% on the Penn Treebank with layer 1
+and 96.8% with layer 2 (syntax sits lower than word sense). The probe is multinomial logistic
+regression on standardised vectors, :math:`p(y \mid x) = \mathrm{softmax}(W (x - \mu) / \sigma
++ b)`, minimising the mean cross-entropy plus ``(l2 / 2) ‖W‖²`` over all training tokens at
+once with L-BFGS: convex, started at zero, nothing sampled, so no seed is needed. The floor is
+the most frequent tag: each word's commonest training tag, what word identity alone gives.
 """
 
 from __future__ import annotations
@@ -47,12 +33,8 @@ TaggedSentences = Sequence[tuple[Sequence[str], Sequence[str]]]
 
 
 class LinearProbe(nn.Module):
-    """Standardise, then one linear map to class scores: ``(N, D)`` → ``(N, C)`` logits.
-
-    Attributes:
-        mean, std: ``(D,)`` buffers, the training features' statistics (``std`` ≥ 1e-6).
-        linear: ``nn.Linear(D, C)``, zero-initialised.
-    """
+    """Standardise by ``(D,)`` buffers ``mean``, ``std``, then ``linear`` (zero-initialised):
+    ``(N, D)`` → ``(N, C)`` logits."""
 
     def __init__(self, mean: torch.Tensor, std: torch.Tensor, n_classes: int) -> None:
         super().__init__()
@@ -73,24 +55,17 @@ class LinearProbe(nn.Module):
 
 def fit_probe(features, labels, n_classes: int, l2: float = 1e-4, max_iter: int = 100
               ) -> LinearProbe:
-    """Train a :class:`LinearProbe` by full-batch L-BFGS (deterministic; see module docstring).
-
-    Args:
-        features: ``(N, D)`` float array or tensor, one row per training token.
-        labels: ``(N,)`` class ids in ``0 .. n_classes - 1``.
-        n_classes: number of classes ``C``.
-        l2: weight of ``(l2 / 2) ‖W‖²`` (the bias is not penalised).
-        max_iter: L-BFGS iterations (each evaluates the loss about once or twice).
-    """
+    """Train a :class:`LinearProbe` on ``(N, D)`` features and ``(N,)`` class ids by full-batch
+    L-BFGS (``max_iter`` iterations); ``l2`` weighs ``(l2 / 2) ‖W‖²`` (not the bias)."""
     x = torch.from_numpy(np.array(features, dtype=np.float32))  # (N, D), a float32 copy
     y = torch.from_numpy(np.array(labels, dtype=np.int64))  # (N,)
     if x.ndim != 2 or y.shape != x.shape[:1]:
         raise ValueError(f"features must be (N, D) and labels (N,), got {tuple(x.shape)} and "
                          f"{tuple(y.shape)}")
     if len(y) == 0 or y.min() < 0 or y.max() >= n_classes:
+        found = f" in {int(y.min())}..{int(y.max())}" if len(y) else ""
         raise ValueError(f"labels must be class ids in 0..{n_classes - 1} (at least one), got "
-                         f"{len(y)} labels" + (f" in {int(y.min())}..{int(y.max())}" if len(y)
-                                               else ""))
+                         f"{len(y)} labels{found}")
     probe = LinearProbe(x.mean(0), x.std(0), n_classes)
     z = x.sub_(probe.mean).div_(probe.std)  # (N, D): standardised once, in place, not per step
     optimizer = torch.optim.LBFGS(probe.linear.parameters(), lr=1, max_iter=max_iter,
@@ -121,18 +96,11 @@ def _percent_right(predicted: torch.Tensor, labels) -> float:
 
 def token_layers(embedder, sentences: Sequence[Sequence[str]], name: str = "sentences",
                  progress: bool = False, cache: bool = True) -> np.ndarray:
-    """Every layer's vector of every token, sentences one after another: ``(L + 1, N, 2P)``.
+    """Every layer's vector of every token, sentences one after another: ``(L + 1, N, 2P)``
+    float16 (UD English-EWT's training tokens take 300 MB; the probes compute in float32).
 
-    ``N`` is the total number of tokens; float16 (half the memory: UD English-EWT's 204k
-    training tokens × 3 layers × 256 take 300 MB; the probes compute in float32).
-
-    Args:
-        embedder: an :class:`~elmo_tutorial.analyses.embedder.Embedder` (anything with
-            ``embed_sentences`` when ``cache=False``).
-        name: the prefix of the cache entry, e.g. ``"ptb-train"``.
-        cache: keep the layers in the disk cache
-            (:func:`~elmo_tutorial.analyses.embedding_cache.embed_corpus`, keyed by the model's and
-            the sentences' checksums), so the next run with the same model loads them instead.
+    ``name``: the prefix of the cache entry, e.g. ``"ptb-train"``; ``cache``: keep the layers
+    in the disk cache (:func:`~elmo_tutorial.analyses.embedding_cache.embed_corpus`).
     """
     if not sentences:
         raise ValueError("no sentences to embed")
@@ -155,15 +123,11 @@ def label_ids(tagged: TaggedSentences, index: dict[str, int]) -> np.ndarray:
 def probe_layers(embedder, train: TaggedSentences, test: TaggedSentences, name: str = "pos",
                  progress: bool = False, cache: bool = True, details: dict | None = None,
                  **fit_kwargs) -> dict[str, float]:
-    """Embed ``train`` and ``test`` (:func:`token_layers`, cache entries ``{name}-train`` and
-    ``{name}-test``), then fit one probe per layer on the tags seen in ``train``
-    (``fit_kwargs`` go to :func:`fit_probe`): ``{"layer0": test accuracy (%), ...}``.
+    """Embed ``train`` and ``test`` (:func:`token_layers`), then fit one probe per layer
+    (:func:`fit_probe`): ``{"layer0": test accuracy (%), ...}``.
 
-    Args:
-        details: if a dict is given, it receives what the accuracies are made of, token by
-            token: ``"labels"``, the ``(N,)`` gold class ids of the test tokens (-1: a tag
-            unseen in training); ``"predicted"``, each layer's ``(N,)`` predicted ids; and
-            ``"lengths"``, the number of tokens of each test sentence (they sum to ``N``).
+    ``details``, if given, receives the ``(N,)`` gold ``"labels"`` of the test tokens (-1: a
+    tag unseen in training), each layer's ``"predicted"`` ids and the sentences' ``"lengths"``.
     """
     index = tag_index(train)
     x_train = token_layers(embedder, [list(s) for s, _ in train], f"{name}-train", progress,
@@ -183,11 +147,8 @@ def probe_layers(embedder, train: TaggedSentences, test: TaggedSentences, name: 
 
 
 def most_frequent_tag_accuracy(train: TaggedSentences, test: TaggedSentences) -> float:
-    """Accuracy (%) of tagging each word with its most frequent training tag.
-
-    Words never seen in training get the most frequent tag overall. Ties go to the tag seen
-    first in training, so the result is deterministic.
-    """
+    """Accuracy (%) of tagging each word with its most frequent training tag (unseen words:
+    the most frequent overall; ties: the tag seen first)."""
     by_word: dict[str, Counter] = defaultdict(Counter)
     for words, tags in train:
         for w, t in zip(words, tags, strict=True):
@@ -201,18 +162,11 @@ def most_frequent_tag_accuracy(train: TaggedSentences, test: TaggedSentences) ->
 
 def evaluate_pos(embedder, progress: bool = True, max_sentences: int | None = None,
                  details: dict | None = None) -> dict[str, dict[str, float]]:
-    """The POS probes of Table 6 on PTB tags and UD English-EWT UPOS, accuracy in percent.
+    """Table 6's probes: ``{"ptb": {"layer0", "layer1", "layer2", "most_frequent_tag"},
+    "upos": {...}}``, accuracy (%) on nltk's PTB sample and UD English-EWT.
 
-    Args:
-        embedder: an :class:`~elmo_tutorial.analyses.embedder.Embedder`.
-        progress: show progress bars while embedding.
-        max_sentences: use only the first this many training and test sentences of each
-            dataset (for a quick look; the full run uses all of them).
-        details: if a dict is given, it receives per dataset (``details["ptb"]``,
-            ``details["upos"]``) the token-level test outcomes of :func:`probe_layers`.
-
-    Returns:
-        ``{"ptb": {"layer0", "layer1", "layer2", "most_frequent_tag"}, "upos": {...}}``.
+    ``max_sentences``: only the first this many sentences of each split; ``details``: receives
+    per dataset :func:`probe_layers`' details.
     """
     results = {}
     for name, reader in (("ptb", treebank_pos), ("upos", ud_english_ewt)):
@@ -226,7 +180,7 @@ def evaluate_pos(embedder, progress: bool = True, max_sentences: int | None = No
 
 
 def sentence_layers(flat: np.ndarray, lengths: Sequence[int]) -> list[torch.Tensor]:
-    """Cut ``(L, N, D)`` token layers (:func:`~elmo_tutorial.analyses.probes.token_layers`) into one
-    ``(T_i, L, D)`` tensor per sentence: views of one in-memory copy."""
+    """Cut ``(L, N, D)`` token layers (:func:`token_layers`) into one ``(T_i, L, D)`` tensor
+    per sentence: views of one in-memory copy."""
     per_token = torch.from_numpy(np.array(flat)).permute(1, 0, 2)  # (N, L, D)
     return list(per_token.split(list(lengths)))

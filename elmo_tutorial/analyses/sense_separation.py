@@ -2,13 +2,9 @@
 
 Taught in notebook 08 (``08_contextual_embeddings``).
 
-Notebook 08 asks of a trained biLM the question of Peters et al. (2018, Sec. 5.3): which layer
-tells the senses of a word apart? The tools work on NumPy arrays from
-:class:`~elmo_tutorial.analyses.embedder.Embedder` (``(L + 1, T, 2P)`` per sentence): the ELMo
-mix of the layers (:func:`mix_layers`), 2-D pictures (:func:`pca`), how well senses separate
-(:func:`nearest_centroid_accuracy`, word by word :func:`sense_separation`), the occurrences to
-score, chosen by a rule and not by hand (:func:`balanced_sample`), and notebook 00's static
-baselines for the same occurrences (:func:`static_example_vectors`).
+Which layer tells the senses of a word apart (Peters et al. 2018, Sec. 5.3)? Tools on the
+``Embedder``'s ``(L + 1, T, 2P)`` arrays: the ELMo mix, 2-D pictures, how well senses separate,
+the occurrences to score (chosen by a rule, not by hand) and notebook 00's static baselines.
 
 Example:
     >>> x = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
@@ -38,17 +34,9 @@ TIE_TOLERANCE = 1e-9  # cosines closer than this to the best one count as a tie
 
 
 def mix_layers(layers: np.ndarray, scalar_mix: torch.nn.Module | None = None) -> np.ndarray:
-    """The ELMo vector of stacked layers: ``γ Σ_j s_j h_j`` (Peters et al. 2018, Eq. 1).
-
-    Args:
-        layers: ``(L + 1, ..., D)`` as the ``Embedder`` gives them.
-        scalar_mix: a ``ScalarMix`` (e.g. ``model.scalar_mix``); ``None``: equal weights,
-            ``γ = 1``, which is also what a freshly loaded ``ELMo`` holds. With
-            ``do_layer_norm`` every layer is normalised over all the given positions.
-
-    Shape:
-        ``(L + 1, ..., D)`` → ``(..., D)``.
-    """
+    """The ELMo vector of stacked layers ``(L + 1, ..., D)`` → ``(..., D)``: ``γ Σ_j s_j h_j``
+    (Eq. 1) with a ``ScalarMix`` (with layer norm: over all the given positions), or equal
+    weights and ``γ = 1`` for ``None`` (what a freshly loaded ``ELMo`` holds)."""
     layers = np.asarray(layers)
     if scalar_mix is None:
         return layers.mean(axis=0)
@@ -68,14 +56,8 @@ class PCA(NamedTuple):
 
 
 def pca(vectors: np.ndarray, k: int = 2) -> PCA:
-    """Principal components from the SVD of the centred vectors, ``X - x̄ = U Σ Vᵀ``.
-
-    The components are the first ``k`` rows of ``Vᵀ``, with signs fixed (largest entry of each
-    positive) so that pictures do not flip between runs.
-
-    Shape:
-        ``vectors (N, D)`` → ``coords (N, k)``, ``components (k, D)``, ``explained (k,)``.
-    """
+    """Principal components of ``(N, D)`` vectors: the first ``k`` rows of ``Vᵀ`` in
+    ``X - x̄ = U Σ Vᵀ``, signs fixed (largest entry positive) so pictures do not flip."""
     x = np.asarray(vectors, dtype=np.float64)
     if x.ndim != 2 or not 1 <= k <= min(x.shape):
         raise ValueError(f"pca needs (N, D) vectors and 1 ≤ k ≤ min(N, D), got {x.shape}, k={k}")
@@ -102,18 +84,11 @@ def nearest_centroid_accuracy(vectors: np.ndarray, labels: Sequence[Hashable],
                               centre: bool = True) -> float:
     """Leave-one-out nearest-centroid accuracy of ``labels`` by cosine similarity.
 
-    Each vector ``x_i`` is held out in turn; every label's centroid is the mean of its other
-    unit vectors, and ``x_i`` is classified to the centroid with the highest cosine. A tie
-    between ``m`` centroids (within 1e-9) counts ``1/m`` if the right one is among them, the
-    expected score of breaking it at random: identical vectors score chance, not 100%.
-
-    Args:
-        vectors: ``(N, D)``, the occurrences of one word.
-        labels: ``N`` sense labels; every label needs ≥ 2 occurrences, and there must be ≥ 2.
-        centre: subtract the mean of all ``N`` vectors first (labels are not used for it).
-            The occurrences of a word share a large common part (the word itself, and a
-            direction all vectors of a layer share); what is left is what varies with the
-            context, which is what senses differ in.
+    Each of the ``(N, D)`` vectors is held out in turn and classified to the nearest centroid
+    of the others' unit vectors. A tie between ``m`` centroids (within 1e-9) counts ``1/m`` if
+    the right one is among them: identical vectors score chance, not 100%. ``labels``: ≥ 2,
+    each with ≥ 2 occurrences. ``centre``: subtract the mean vector first; the occurrences of a
+    word share a large common part, and what is left varies with the context, as senses do.
     """
     x = np.asarray(vectors, dtype=np.float64)
     names, y = np.unique(np.asarray(labels, dtype=object).astype(str), return_inverse=True)
@@ -136,12 +111,8 @@ def nearest_centroid_accuracy(vectors: np.ndarray, labels: Sequence[Hashable],
 
 
 def nearest_neighbour_agreement(vectors: np.ndarray, labels: Sequence[Hashable]) -> float:
-    """How often the nearest other vector (cosine) has the same label, ``(N, D)`` → ``[0, 1]``.
-
-    Ties (within 1e-9) are shared out: with ``m`` vectors equally near, each counts ``1/m``,
-    the expected score of picking one at random. Identical vectors thus score the share of
-    same-label pairs, not an artefact of their order.
-    """
+    """How often the nearest other vector (cosine) has the same label, ``(N, D)`` → ``[0, 1]``;
+    ``m`` equally near vectors count ``1/m`` each (identical vectors: no artefact of order)."""
     labels = np.asarray(labels, dtype=object)
     if len(labels) < 2 or len(labels) != len(vectors):
         raise ValueError(f"need ≥ 2 vectors with one label each, got {np.shape(vectors)}, "
@@ -155,11 +126,7 @@ def nearest_neighbour_agreement(vectors: np.ndarray, labels: Sequence[Hashable])
 
 def sense_separation(vectors: np.ndarray, words: Sequence[Hashable], senses: Sequence[Hashable],
                      centre: bool = True) -> dict[Hashable, float]:
-    """:func:`nearest_centroid_accuracy` word by word: ``{word: accuracy}``.
-
-    Shape:
-        ``vectors (N, D)``; ``words`` and ``senses``: ``N`` entries each.
-    """
+    """:func:`nearest_centroid_accuracy` word by word: ``{word: accuracy}``."""
     rows = defaultdict(list)
     for i, word in enumerate(words):
         rows[word].append(i)
@@ -172,10 +139,9 @@ def balanced_sample(examples: Sequence, per_sense: int, max_words: int | None = 
                     key: Callable = lambda e: e.word) -> list:
     """The occurrences to score, chosen by a rule: no hand-picked words.
 
-    Keeps every word (``key(example)``) that has at least ``min_senses`` senses with at least
-    ``per_sense`` occurrences each; of each such sense, ``per_sense`` occurrences drawn at
-    random. With ``max_words``, that many of the qualifying words, drawn at random too. The
-    result is grouped by word and sense, in a fixed order for a given ``seed``.
+    Every word (``key(example)``) with ≥ ``min_senses`` senses of ≥ ``per_sense`` occurrences:
+    ``per_sense`` random occurrences of each (of ``max_words`` random such words), grouped by
+    word and sense, in a fixed order for a given ``seed``.
     """
     if per_sense < 2:
         raise ValueError(f"per_sense must be ≥ 2 (one is held out), got {per_sense}")
@@ -194,11 +160,9 @@ def balanced_sample(examples: Sequence, per_sense: int, max_words: int | None = 
 def wsd_examples(sentences: Sequence[dict]) -> list[SenseExample]:
     """Sense-tagged sentences (``wsd_framework`` dicts) → one ``SenseExample`` per instance.
 
-    Multiword tokens (``"took place"``) are split into words, as the biLM was trained on
-    words (:func:`elmo_tutorial.analyses.wsd.split_words`); instances that are multiword or carry
-    several gold keys are left out (a sense label must be one word's one sense). ``word`` is
-    the lemma, ``sense`` the WordNet sense key, ``pos`` the coarse part of speech (``NOUN``,
-    ``VERB``, ``ADJ``, ``ADV``).
+    Multiword tokens are split into words (:func:`elmo_tutorial.analyses.wsd.split_words`);
+    multiword instances and those with several gold keys are left out. ``word`` is the lemma,
+    ``sense`` the WordNet sense key, ``pos`` ``NOUN``, ``VERB``, ``ADJ`` or ``ADV``.
     """
     words, instances = split_words(sentences)
     return [SenseExample(words[i.sentence], i.start, i.lemma, i.keys[0], i.pos)
@@ -216,11 +180,7 @@ def static_example_vectors(static: StaticVectors, examples: Sequence,
     """Notebook 00's baselines: the word's static vector (``window=None``) or that plus the
     mean static vector of its neighbours within ``window`` tokens.
 
-    Words the static vocabulary lacks (rare ones) count as the zero vector: an unknown target
-    word contributes nothing, an unknown neighbour is left out of the mean.
-
-    Shape:
-        ``(N, D)`` with ``D`` the static vectors' size.
+    ``(N, D)``; an unknown target word is the zero vector, an unknown neighbour left out.
     """
     zero = np.zeros(static.vectors.shape[1])
 

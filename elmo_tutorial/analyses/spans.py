@@ -1,11 +1,8 @@
 """Entities of BIO-tagged sentences and their entity-level scores (NER, chunking).
 
-Scoring is at the level of entities, as in WNUT-17 and CoNLL's ``conlleval``: an entity is
-right only if both its span (first and last token) and its type match a gold entity, so a
-half-found "Empire State" of "Empire State Building" counts as one false positive *and* one
-miss. Precision = right / predicted, recall = right / gold, F1 their harmonic mean. Chunks
-(CoNLL-2000) are scored the same way. Notebook 10's tagger and notebook 12's task models
-both score with these two functions.
+As in WNUT-17 and CoNLL's ``conlleval``, an entity is right only if its span and its type match
+a gold entity: a half-found "Empire State" of "Empire State Building" is one false positive *and*
+one miss. Notebook 10's tagger and notebook 12's task models (chunks too) score this way.
 """
 
 from __future__ import annotations
@@ -44,9 +41,8 @@ def entity_scores(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[st
                   ) -> dict[str, float]:
     """Entity-level precision, recall and F1 (percent) over a corpus; exact span and type.
 
-    Returns:
-        ``{"precision", "recall", "f1", "correct", "gold", "predicted"}`` (the last three are
-        counts); a score whose denominator is zero is 0.
+    ``{"precision", "recall", "f1", "correct", "gold", "predicted"}`` (the last three: counts);
+    a score whose denominator is zero is 0.
     """
     if len(gold) != len(predicted):
         raise ValueError(f"{len(gold)} gold sentences but {len(predicted)} predicted ones")

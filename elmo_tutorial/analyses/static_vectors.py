@@ -2,11 +2,10 @@
 
 Taught in notebook 00 (``00_static_vs_contextual``).
 
-The baseline ELMo improves on (Peters et al. 2018, Sec. 1): one vector per word *type*. We
-build it the count-based way (Levy, Goldberg & Dagan 2015), which needs no training loop:
+The baseline ELMo improves on (Peters et al. 2018, Sec. 1): one vector per word *type*, built
+the count-based way (Levy, Goldberg & Dagan 2015), with no training loop:
 
-1. count how often word ``w`` and context word ``c`` occur within ``window`` tokens of each
-   other in the same sentence: ``#(w, c)``;
+1. count how often ``w`` and ``c`` occur within ``window`` tokens in a sentence: ``#(w, c)``;
 2. positive pointwise mutual information with context smoothing ``α`` (0.75 as in word2vec):
 
    .. math::
@@ -15,13 +14,7 @@ build it the count-based way (Levy, Goldberg & Dagan 2015), which needs no train
 
 3. a truncated SVD ``PPMI ≈ U Σ Vᵀ`` keeps ``d`` dimensions: the vectors are ``U_d Σ_d^{1/2}``.
 
-Analogies: :meth:`StaticVectors.analogy` answers "a is to b as c is to ?" with 3CosAdd
-(Mikolov et al. 2013; Levy & Goldberg 2014), the word ``x`` (not ``a``, ``b`` or ``c``) that
-maximises ``cos(x, b) - cos(x, a) + cos(x, c)``.
-
-Every occurrence of *bank* then gets the same vector. The simplest way to let context in is
-:func:`context_vector`: the word's static vector plus the mean static vector of its
-neighbours (only the left ones, only the right ones, or both).
+Every occurrence of *bank* then gets the same vector; :func:`context_vector` lets context in.
 
 Example:
     >>> sv = StaticVectors.from_sentences([["a", "b", "c"], ["a", "c"]], dim=2, window=1)
@@ -38,13 +31,8 @@ import numpy as np
 
 
 def cosine_similarity(a: np.ndarray, b: np.ndarray, eps: float = 1e-12) -> np.ndarray:
-    """Cosine of the angle between ``a`` and ``b`` along the last axis.
-
-    .. math:: \\cos(a, b) = \\frac{a \\cdot b}{\\lVert a \\rVert\\, \\lVert b \\rVert}
-
-    Shape:
-        ``a``: ``(..., D)``, ``b``: ``(..., D)`` broadcastable; output: ``(...)``.
-    """
+    """Cosine of the angle between ``a`` and ``b`` along the last axis: ``(..., D)``
+    broadcastable → ``(...)``."""
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     norms = np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1)
     return (a * b).sum(-1) / np.maximum(norms, eps)
@@ -52,14 +40,11 @@ def cosine_similarity(a: np.ndarray, b: np.ndarray, eps: float = 1e-12) -> np.nd
 
 def cooccurrence_counts(sentences: Sequence[Sequence[str]], window: int = 4,
                         min_count: int = 1) -> tuple[list[str], np.ndarray]:
-    """Symmetric word–context counts within ``window`` tokens, inside each sentence.
+    """``(words, counts)``: symmetric counts ``(V, V)`` of ``words[i]`` within ``window`` tokens
+    of ``words[j]`` in a sentence.
 
-    Words are lower-cased; words seen fewer than ``min_count`` times are dropped (before
-    windows are taken, so they still take up a position). Vocabulary order: descending
-    frequency, ties alphabetical.
-
-    Returns:
-        ``(words, counts)`` with ``counts[i, j]`` = #(words[i] near words[j]), shape ``(V, V)``.
+    Words are lower-cased; words seen fewer than ``min_count`` times are dropped (they still
+    take up a position). Vocabulary order: descending frequency, ties alphabetical.
     """
     if window < 1:
         raise ValueError(f"window must be ≥ 1 token, got {window}")
@@ -93,14 +78,11 @@ def ppmi(counts: np.ndarray, alpha: float = 0.75) -> np.ndarray:
 
 
 def svd_vectors(matrix: np.ndarray, dim: int, method: str = "full") -> np.ndarray:
-    """The first ``dim`` left singular vectors scaled by ``√σ``: ``U_d Σ_d^{1/2}``, ``(V, d)``.
+    """The first ``dim`` left singular vectors scaled by ``√σ``: ``U_d Σ_d^{1/2}``, ``(V, d)``,
+    signs fixed (largest entry of each column positive).
 
-    Signs are fixed (largest entry of each column positive) so the result is reproducible.
-
-    Args:
-        method: ``"full"``: NumPy's exact SVD, ``O(V³)``, slow beyond a few thousand words;
-            ``"randomized"``: ``torch.svd_lowrank`` (Halko et al. 2011), a few products with
-            a random ``(V, dim + 10)`` matrix, seeded, close to the exact top ``dim``.
+    ``method``: ``"full"``, NumPy's exact SVD, slow beyond a few thousand words;
+    ``"randomized"``, ``torch.svd_lowrank`` (Halko et al. 2011), seeded, close to the exact.
     """
     if method == "full":
         u, s, _ = np.linalg.svd(matrix, full_matrices=False)
@@ -125,12 +107,9 @@ def context_vector(vectors: np.ndarray, ids: Sequence[int], index: int, window: 
 
     .. math:: x_t = e_{w_t} + \\frac{1}{|C_t|} \\sum_{j \\in C_t} e_{w_j}
 
-    with ``C_t`` the positions within ``window`` of ``t`` (``t`` excluded): left of ``t`` for
-    ``side="left"`` (what a forward LM has read), right for ``"right"`` (a backward LM),
-    both for ``"both"``. With no neighbour at all the mean term is zero.
-
-    Shape:
-        ``vectors``: ``(V, D)``; output: ``(D,)``.
+    with ``C_t`` the positions within ``window`` of ``t``: on ``side`` ``"left"`` (what a
+    forward LM has read), ``"right"`` or ``"both"``; with none the mean term is zero.
+    ``vectors`` ``(V, D)`` → ``(D,)``.
     """
     if side not in ("left", "right", "both"):
         raise ValueError(f"side must be 'left', 'right' or 'both', got {side!r}")
@@ -143,12 +122,8 @@ def context_vector(vectors: np.ndarray, ids: Sequence[int], index: int, window: 
 
 
 class StaticVectors:
-    """One vector per word type: ``sv[word]``, ``sv.nearest(word)``.
-
-    Attributes:
-        words: the vocabulary (lower case), in the order of the rows of ``vectors``.
-        vectors: ``(V, D)`` array.
-    """
+    """One vector per word type: ``sv[word]``, ``sv.nearest(word)``; ``words`` (lower case)
+    name the rows of the ``(V, D)`` ``vectors``."""
 
     def __init__(self, words: Sequence[str], vectors: np.ndarray):
         self.words = list(words)
@@ -158,10 +133,7 @@ class StaticVectors:
     @classmethod
     def from_sentences(cls, sentences, dim: int = 50, window: int = 4, min_count: int = 1,
                        alpha: float = 0.75, svd: str = "full") -> StaticVectors:
-        """Count → PPMI → truncated SVD (see the module docstring).
-
-        ``svd="randomized"`` (see :func:`svd_vectors`) for vocabularies of thousands of words.
-        """
+        """Count → PPMI → truncated SVD (``svd``: see :func:`svd_vectors`)."""
         words, counts = cooccurrence_counts(sentences, window=window, min_count=min_count)
         return cls(words, svd_vectors(ppmi(counts, alpha=alpha), dim, method=svd))
 
@@ -197,13 +169,10 @@ class StaticVectors:
         return [(self.words[i], float(sims[i])) for i in order[:k]]
 
     def analogy_scores(self, a: str, b: str, c: str) -> np.ndarray:
-        """3CosAdd scores of every word for "``a`` is to ``b`` as ``c`` is to ?", ``(V,)``.
-
-        .. math:: \\mathrm{score}(x) = \\cos(x, b) - \\cos(x, a) + \\cos(x, c)
-
-        equal, up to a factor the same for every ``x``, to the cosine of ``x`` with
-        ``b̂ - â + ĉ`` (unit vectors). The three query words get ``-inf``: ``b - a + c`` is
-        usually closest to ``b`` or ``c`` themselves, which would answer nothing.
+        """3CosAdd scores (Mikolov et al. 2013) of every word for "``a`` is to ``b`` as ``c`` is
+        to ?", ``(V,)``: ``cos(x, b) - cos(x, a) + cos(x, c)``, up to a factor the same for
+        every ``x`` the cosine of ``x`` with ``b̂ - â + ĉ``. The query words get ``-inf``
+        (``b - a + c`` is usually closest to ``b`` or ``c``, which would answer nothing).
         """
         rows = [self.row(word) for word in (a, b, c)]
         unit = self.vectors / np.maximum(np.linalg.norm(self.vectors, axis=1, keepdims=True),
@@ -214,11 +183,8 @@ class StaticVectors:
         return scores
 
     def analogy(self, a: str, b: str, c: str, k: int = 5) -> list[tuple[str, float]]:
-        """The ``k`` best answers to "``a`` is to ``b`` as ``c`` is to ?" (3CosAdd), best first.
-
-        Example: ``sv.analogy("man", "king", "woman")`` should start with ``("queen", ...)``
-        when the vectors are good enough.
-        """
+        """The ``k`` best answers to "``a`` is to ``b`` as ``c`` is to ?" (3CosAdd), best first:
+        ``sv.analogy("man", "king", "woman")`` starts with ``("queen", ...)`` in good vectors."""
         scores = self.analogy_scores(a, b, c)
         order = [i for i in np.argsort(-scores, kind="stable") if np.isfinite(scores[i])]
         return [(self.words[i], float(scores[i])) for i in order[:k]]

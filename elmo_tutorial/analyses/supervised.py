@@ -3,19 +3,12 @@
 Taught in notebook 12 (``12_elmo_in_a_task_model``).
 
 Notebook 10's NER tagger (:func:`~elmo_tutorial.analyses.tagger.train_tagger`) and notebook 12's
-task model (:func:`~elmo_tutorial.tasks.training.train_task_model`) share this loop, so both
-stop by the same rule (their models and settings differ). :func:`fit` runs Adam on the batches
-it is given, scores dev after every round, keeps the weights of the best round and stops when
-dev has not improved for ``patience`` rounds, but never before ``min_updates`` optimiser steps,
-and never at a cap while it may still improve: a run that reaches ``max_rounds`` before
-patience has acted gets ``patience`` more rounds, up to ``hard_cap`` (``stopped="cap"``, which
-a report should count none of). With ``lr_patience`` the learning rate is cut by ``lr_factor``
-after that many rounds without a better dev score (since the best round or the last cut), so a
-run tries smaller steps before it stops.
-
-A **round** is one pass over the batches, or as many passes as make ``round_updates`` steps
-(a small training set: scoring dev after 3 updates would spend the run on dev), or, with
-``max_round_updates``, part of a long pass (SST-5's 4,978 batches are scored twice a pass).
+task model (:func:`~elmo_tutorial.tasks.training.train_task_model`) share :func:`fit`, so both
+stop by the same rule: dev has not improved for ``patience`` rounds, never before
+``min_updates`` steps, and never at a cap while it may still improve (a run reaching
+``max_rounds`` gets ``patience`` more rounds, up to ``hard_cap``). A **round** is one pass, as
+many passes as make ``round_updates`` steps (a small set), or part of a long pass
+(``max_round_updates``).
 
 Example:
     >>> torch.manual_seed(0) and None
@@ -45,11 +38,8 @@ __all__ = ["Fit", "fit", "length_batches"]
 
 def length_batches(lengths: Sequence[int], batch_size: int, generator: torch.Generator | None
                    ) -> list[list[int]]:
-    """Indices grouped into batches of similar length; batch order shuffled if ``generator``.
-
-    The groups themselves do not depend on ``generator`` (sentences sorted by length, then cut
-    every ``batch_size``): a training loop may pad each group once and only shuffle the order.
-    """
+    """Indices grouped into batches of similar length; batch order shuffled if ``generator``
+    (the groups themselves do not depend on it: pad each once, shuffle only the order)."""
     order = sorted(range(len(lengths)), key=lambda i: lengths[i])
     batches = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
     if generator is not None:
@@ -62,13 +52,11 @@ class Fit:
     """What :func:`fit` did.
 
     Attributes:
-        history: one dict per round: ``{"round", "epochs" (passes so far; a fraction when
-            rounds split passes), "updates", "loss" (mean training loss of the round), "valid"
-            (dev score), "lr" (the learning rate the round trained with)}``.
+        history: one dict per round: ``{"round", "epochs" (passes so far), "updates", "loss"
+            (the round's mean), "valid" (dev score), "lr"}``.
         best_round: the round whose weights the model ends with.
-        last_round: the last round trained.
         cap: the most rounds the run was allowed in the end (``max_rounds``, extended).
-        stopped: ``"patience"`` (dev stopped improving) or ``"cap"`` (``hard_cap`` reached).
+        stopped: ``"patience"`` or ``"cap"`` (``hard_cap`` reached: a report counts none).
     """
 
     history: list[dict] = field(default_factory=list)
@@ -91,28 +79,15 @@ def fit(model: nn.Module, batches: Sequence, loss_of: Callable[[object], torch.T
     """Train ``model`` with Adam until dev stops improving; end with the best round's weights.
 
     Args:
-        batches: the training batches, in any form ``loss_of`` accepts (padded once: only their
-            order changes, shuffled every pass by a generator seeded with ``seed``).
-        loss_of: a batch → the scalar loss to minimise (in training mode).
+        batches: the training batches, in any form ``loss_of`` (batch → scalar loss) accepts;
+            their order is shuffled every pass.
         score_dev: the dev score, higher is better (called after every round).
-        seed: seeds dropout (``torch.manual_seed``) and the batch order. Seed torch before
-            building the model for reproducible initial weights.
-        max_rounds: the planned cap, extended by ``patience`` rounds while patience has not
-            acted (a run stops for patience, or at ``hard_cap``).
-        patience: stop after this many rounds without a better dev score.
-        min_updates: never stop (for patience) before this many optimiser steps.
-        round_updates: a round is at least this many steps (several passes of a small set).
-        hard_cap: the most rounds in any case (``stopped="cap"``).
+        seed: seeds dropout and the batch order (seed torch before building the model).
         lr_patience: multiply the learning rate by ``lr_factor`` after this many rounds
             without a better dev score since the best round or the last cut (None: never).
-        wait_while_zero: for scores where 0 means nothing found yet (span F1: a tagger that
-            finds no entity in its first epochs): rounds until the first dev score above 0
-            count towards neither patience nor ``lr_patience``. A plateau there is a start not
-            yet made, not convergence, and lowering the learning rate or stopping on it would
-            end the run before it learns. The wait lasts at most ``max_rounds``: a run that
-            has not started by then stops there (``stopped="cap"``).
-        max_round_updates: the most steps in a round (None: whole passes). A pass longer than
-            this is split over several rounds, each scored on dev.
+        wait_while_zero: for span F1, where 0 means nothing found yet: rounds until the first
+            dev score above 0 count towards neither patience (a start not yet made is not
+            convergence), at most ``max_rounds`` of them (then ``stopped="cap"``).
     """
     if not batches:
         raise ValueError("fit needs at least one training batch")
@@ -171,7 +146,6 @@ def fit(model: nn.Module, batches: Sequence, loss_of: Callable[[object], torch.T
 
 
 def _shuffled_passes(n: int, generator: torch.Generator) -> Iterator[int]:
-    """Batch indices, pass after pass, each pass a new permutation of ``range(n)`` (drawn
-    when its first index is asked for)."""
+    """Batch indices, pass after pass, each pass a new permutation of ``range(n)``."""
     while True:
         yield from torch.randperm(n, generator=generator).tolist()

@@ -2,21 +2,12 @@ r"""Named entities over frozen ELMo: a BiLSTM tagger with a learned scalar mix (
 
 Taught in notebook 10 (``10_tagging``).
 
-The paper's downstream recipe (Peters et al. 2018, §3.3): freeze the biLM, compute its layers
-for every token once, and let the task model learn how to mix them (Eq. 1):
-
-.. math::
-    \mathrm{ELMo}_k = \gamma \sum_j s_j \, \mathrm{LN}(h_{k,j}), \qquad s = \mathrm{softmax}(w)
-
-with the penalty ``λ · ScalarMix.penalty()`` added to the loss. Here the task model is small:
-(optional dropout) → one bidirectional LSTM → a linear layer giving a score per BIO tag (a
-BiLSTM-softmax tagger; the paper's NER model adds a CRF and character features). Because the
-biLM is frozen, its layers are computed once and training touches only the tagger.
-
-Scored by entities (:mod:`elmo_tutorial.analyses.spans`, re-exported here for notebook 10) on
-WNUT-17 (``evaluate_ner``: tweets, Reddit, YouTube and StackExchange comments; six entity types,
-many unseen in training by design): trained on ``train``, the epoch with the best F1 on
-``valid`` kept, F1 reported on ``test``.
+The paper's downstream recipe (§3.3): freeze the biLM, compute its layers once, and let the task
+model learn how to mix them (Eq. 1), :math:`\mathrm{ELMo}_k = \gamma \sum_j s_j \,
+\mathrm{LN}(h_{k,j})` with :math:`s = \mathrm{softmax}(w)` and ``λ · ScalarMix.penalty()`` added
+to the loss. The task model here is small: dropout → one BiLSTM → a linear layer per BIO tag (the
+paper's NER model adds a CRF and character features). Scored by entities (:mod:`.spans`,
+re-exported here for notebook 10) on WNUT-17's test set, the epoch with the best dev F1 kept.
 """
 
 from __future__ import annotations
@@ -39,16 +30,13 @@ from elmo_tutorial.model.softmax import IGNORE_INDEX
 from elmo_tutorial.runtime import one_thread
 
 __all__ = ["STEPS", "BiLSTMTagger", "FrozenLayers", "WordTypes", "bio_spans", "entity_scores",
-           "evaluate_ner", "ner_data", "predict_tags", "protocol_ladder", "sentence_layers",
+           "evaluate_ner", "predict_tags", "protocol_ladder", "sentence_layers",
            "train_tagger"]
 
 
 class FrozenLayers(nn.Module):
-    """Precomputed biLM layers → one vector per token by a learned :class:`ScalarMix`.
-
-    Shape:
-        ``(B, T, L, D)`` layers and ``(B, T)`` mask → ``(B, T, D)``.
-    """
+    """Precomputed biLM layers ``(B, T, L, D)`` → one vector per token ``(B, T, D)`` by a
+    learned :class:`ScalarMix`."""
 
     def __init__(self, n_layers: int, do_layer_norm: bool = True) -> None:
         super().__init__()
@@ -59,11 +47,8 @@ class FrozenLayers(nn.Module):
 
 
 class WordTypes(nn.Module):
-    """One learned vector per word type (the static baseline), ``<UNK>`` (row 0) for the rest.
-
-    Shape:
-        ``(B, T)`` word ids and ``(B, T)`` mask → ``(B, T, dim)``.
-    """
+    """One learned vector per word type (the static baseline), ``<UNK>`` (row 0) for the rest:
+    ``(B, T)`` word ids → ``(B, T, dim)``."""
 
     def __init__(self, words: Sequence[str], dim: int = 100) -> None:
         super().__init__()
@@ -78,20 +63,13 @@ class WordTypes(nn.Module):
 
 
 class BiLSTMTagger(nn.Module):
-    """Token inputs → dropout → bidirectional LSTM → dropout → linear tag scores.
+    """Token inputs → dropout → bidirectional LSTM → dropout → tag logits ``(B, T, n_tags)``.
 
     Args:
         inputs: a module ``(inputs, mask) → (B, T, input_dim)`` (:class:`FrozenLayers`,
             :class:`WordTypes`).
-        input_dim: width of what ``inputs`` returns.
-        n_tags: number of tags.
-        hidden_size: LSTM cells per direction.
-        dropout: dropout rate on the LSTM's input and output. Default 0: on WNUT-17 with the
-            small biLM it slowed learning more than it helped the validation F1, and the best
-            epoch is kept anyway (``train_tagger(valid=...)``).
-
-    Shape:
-        ``inputs`` ``(B, T, ...)`` and ``mask`` ``(B, T)`` → logits ``(B, T, n_tags)``.
+        dropout: on the LSTM's input and output. Default 0: on WNUT-17 with the small biLM
+            it slowed learning more than it helped the dev F1.
     """
 
     def __init__(self, inputs: nn.Module, input_dim: int, n_tags: int, hidden_size: int = 64,
@@ -138,26 +116,18 @@ def train_tagger(model: BiLSTMTagger, inputs: Sequence[torch.Tensor],
                  mix_penalty: float = 1e-3, seed: int = 0, progress: bool = False,
                  converge: bool = False, patience: int = 5, lr_patience: int | None = None,
                  min_updates: int = 0) -> list[dict]:
-    """Train ``model`` with Adam on cross-entropy (+ ``mix_penalty`` · the mix's penalty).
-
-    The course's one training loop, :func:`~elmo_tutorial.analyses.supervised.fit`, does the work.
+    """Train ``model`` with Adam on cross-entropy (+ ``mix_penalty`` · the mix's penalty) in the
+    course's one loop (:func:`~elmo_tutorial.analyses.supervised.fit`, whose ``lr_patience``
+    and ``min_updates`` these are): one dict per epoch, ``{"epoch", "loss"}`` + dev scores.
 
     Args:
         inputs: one ``(T_i, ...)`` tensor per training sentence; ``labels`` their tags.
         tags: the tag set; the model scores ``tags[k]`` at output ``k``.
-        epochs: the epochs to train; with ``converge``, the planned cap only.
-        mix_penalty: λ, the weight of ``ScalarMix.penalty()`` (only with :class:`FrozenLayers`).
-        seed: seeds the batch order and dropout (seed torch before building the model for
-            reproducible initial weights); the same seeds and thread count give the same model.
-        valid: ``(inputs, labels)``: after every epoch the model is scored on them (entity
-            F1) and, at the end, the weights of the best epoch are put back.
-        converge: train until the validation F1 has not improved for ``patience`` epochs
-            (the cap grows while it might), instead of exactly ``epochs``.
-        lr_patience, min_updates: as :func:`~elmo_tutorial.analyses.supervised.fit`'s; the
-            defaults are notebook 10's protocol (:func:`protocol_ladder` tries the task model's).
-
-    Returns:
-        One dict per epoch: ``{"epoch", "loss"}`` plus the validation scores.
+        valid: ``(inputs, labels)``, scored (entity F1) after every epoch; the best epoch's
+            weights are put back at the end.
+        seed: seeds the batch order and dropout (seed torch before building the model).
+        converge: train until the dev F1 has not improved for ``patience`` epochs, with
+            ``epochs`` the planned cap only.
     """
     tag_id = {t: k for k, t in enumerate(tags)}
     targets = [torch.tensor([tag_id[t] for t in sentence]) for sentence in labels]
@@ -191,15 +161,10 @@ def train_tagger(model: BiLSTMTagger, inputs: Sequence[torch.Tensor],
             for r, s in zip(result.history, scores, strict=True)]
 
 
-def ner_data(embedder, max_sentences: int | None = None, progress: bool = True
-             ) -> tuple[dict, dict, list[str], dict]:
-    """WNUT-17's splits and the biLM's layers of every sentence (kept in the embedding cache).
-
-    Returns:
-        ``(data, labels, tags, layers)``: per split the ``(tokens, tags)`` pairs, the tag
-        sequences, the tag set (``"O"`` first, then the training set's tags sorted), and per
-        split one ``(T, L + 1, D)`` tensor per sentence.
-    """
+def _ner_data(embedder, max_sentences: int | None = None, progress: bool = True
+              ) -> tuple[dict, dict, list[str], dict]:
+    """WNUT-17's splits: per split the ``(tokens, tags)`` pairs, the tag sequences, the tag set
+    (``"O"`` first) and one ``(T, L + 1, D)`` tensor of layers per sentence."""
     data = {split: wnut17(split)[:max_sentences] for split in ("train", "valid", "test")}
     labels = {split: [tags for _, tags in d] for split, d in data.items()}
     tags = ["O", *sorted({t for ts in labels["train"] for t in ts} - {"O"})]
@@ -212,14 +177,8 @@ def ner_data(embedder, max_sentences: int | None = None, progress: bool = True
 def _train_arm(arm: str, seeds: Sequence[int], data: dict, labels: dict, tags: list[str],
                layers: dict, epochs: int, converge: bool, progress: bool, dropout: float = 0.0,
                layer_norm: bool = True, **training) -> list[tuple]:
-    """The tagger on one input, once per seed: ``[(model, history, predicted test tags)]``.
-
-    ``arm``: ``"elmo"`` (the learned mix of all layers), ``"layer0"`` or ``"word_type"`` (a
-    vector per training word seen twice or more, ``<UNK>`` for the rest). Each trains on
-    ``train`` (:func:`train_tagger`, which ``training`` goes to) on one CPU thread, its epoch
-    picked on ``valid``. Seed ``i`` gives every arm the same initial weights' seed, batch
-    order and dropout.
-    """
+    """The tagger on ``arm`` (``"elmo"``, ``"layer0"`` or ``"word_type"``: a vector per training
+    word seen twice or more), once per seed: ``[(model, history, predicted test tags)]``."""
     runs = []
     for seed in seeds:
         torch.manual_seed(seed)  # the tagger's initial weights
@@ -246,31 +205,15 @@ def _train_arm(arm: str, seeds: Sequence[int], data: dict, labels: dict, tags: l
 def evaluate_ner(embedder, progress: bool = True, epochs: int = 30,
                  max_sentences: int | None = None, seeds: Sequence[int] = (0, 1, 2, 3, 4),
                  converge: bool = True) -> dict[str, dict]:
-    """WNUT-17 entity F1 (percent) of the same tagger on three inputs, over several seeds.
+    """WNUT-17 entity F1 (percent) of the same tagger on three inputs, over several seeds:
+    ``elmo``, the learned mix of all layers (layer norm, λ = 0.001); ``layer0``, the
+    context-free token layer alone; ``word_type``, vectors learned on WNUT-17 alone.
 
-    - ``elmo``: the learned scalar mix of all biLM layers (with layer norm; λ = 0.001);
-    - ``layer0``: the biLM's context-free token layer alone (what the character CNN knows);
-    - ``word_type``: a vector per training word type learned from WNUT-17's training set alone
-      (words seen once and unseen words share ``<UNK>``): no pretraining at all.
-
-    Each tagger trains on ``train`` with the course's one loop (:func:`train_tagger`): to
-    convergence on ``valid`` (patience 5, a cap of ``epochs`` that grows while it might), one
-    CPU thread (:func:`one_thread`); the epoch with the best ``valid`` F1 is scored on ``test``.
-
-    Args:
-        embedder: an :class:`~elmo_tutorial.analyses.embedder.Embedder`.
-        max_sentences: use only the first this many sentences of each split (a quick look).
-        seeds: each seeds a tagger's initial weights, batch order and dropout.
-        converge: stop on dev (see above); False trains exactly ``epochs`` (a smoke test).
-
-    Returns:
-        ``{"wnut17": {"elmo", "layer0", "word_type": mean F1 over seeds, "std": {name: sample
-        std}, "runs": {name: [F1 per seed]}, "differences": {"elmo_vs_layer0",
-        "elmo_vs_word_type": paired 95 % interval}, "s": softmax(w) of the first seed's ELMo
-        tagger, "gamma": its γ, "scores": {name: precision, recall, F1, counts, best and last
-        epoch of the first seed}, "seeds"}}``.
+    Each tagger trains to convergence on dev (patience 5; ``converge=False``: exactly
+    ``epochs``) on one CPU thread; ``max_sentences``: the first this many of each split.
+    Returns ``{"wnut17": ...}``, the fields of :class:`.layer_report.NerScores`.
     """
-    data, labels, tags, layers = ner_data(embedder, max_sentences, progress)
+    data, labels, tags, layers = _ner_data(embedder, max_sentences, progress)
     result, scores = {"runs": {}, "seeds": list(seeds)}, {}
     for name in ("elmo", "layer0", "word_type"):
         runs = _train_arm(name, seeds, data, labels, tags, layers, epochs, converge, progress)
@@ -312,22 +255,17 @@ def protocol_ladder(embedder, seeds: Sequence[int] = (0, 1, 2, 3, 4),
                     steps: Sequence[str] | None = None, epochs: int = 30,
                     max_sentences: int | None = None, progress: bool = False,
                     converge: bool = True) -> dict[str, dict]:
-    """Train the mix of all layers and layer 0 alone at every step of :data:`STEPS`.
+    """Train the mix of all layers and layer 0 alone at every step of :data:`STEPS` (or of
+    ``steps``; each keeps the changes of all the steps before it, run or not).
 
-    Arguments as :func:`evaluate_ner`'s; ``steps``: the names of the steps to run (default
-    all, in order; each keeps the changes of all the steps before it, run or not).
-
-    Returns:
-        ``{step: {"label", "settings", "elmo": [test F1 per seed], "layer0": [...],
-        "difference": PairedDifference (elmo − layer0) as a dict}}``: the interval covers the
-        seeds and the test sentences (:mod:`elmo_tutorial.analyses.paired`).
+    Returns ``{step: ...}``, the fields of :class:`.layer_report.NerStep`.
     """
     names = [name for name, _, _ in STEPS]
     chosen = names if steps is None else list(steps)
     unknown = [s for s in chosen if s not in names]
     if unknown:
         raise ValueError(f"unknown step(s) {unknown}; choose from {', '.join(names)}")
-    data, labels, tags, layers = ner_data(embedder, max_sentences, progress)
+    data, labels, tags, layers = _ner_data(embedder, max_sentences, progress)
     settings, result = dict(PROBE), {}
     for name, label, change in STEPS:
         settings.update(change)  # the ladder: every step keeps the ones before it

@@ -2,26 +2,13 @@ r"""Word sense disambiguation with a nearest sense centroid (Peters et al. 2018,
 
 Taught in notebook 09 (``09_word_senses``).
 
-The paper asks how much *meaning* each biLM layer holds with a method that has no parameters
-to train, following Melamud et al. (2016):
-
-1. embed the sense-annotated SemCor corpus and, for every WordNet sense ``k``, average the
-   contextual vectors of its occurrences: the sense's **centroid** :math:`c_k`;
-2. for a test word with lemma and part of speech ``(l, p)``, predict among the senses of
-   ``(l, p)`` seen in SemCor the one with the **nearest centroid** by cosine,
-   :math:`\hat k = \arg\max_k \cos(v, c_k)`;
-3. **back off** to WordNet's first sense of ``(l, p)`` when SemCor has no example of the lemma.
-
-Each representation gets its own centroids: layer 0 (the context-free token embedding),
-layer 1, layer 2, and the ELMo mix :math:`\sum_j s_j h_j` with the model's scalar-mix weights
-``s`` (for a model whose mix was never trained for a task, such as the shipped one, the
-uniform ``s_j = 1/3``; γ does not change a cosine, and the mix is taken without layer norm).
-A multiword expression (``took place``) is embedded word by word and its vector is the mean of
-its words' vectors.
-
-Scoring is the WSD Evaluation Framework's (Raganato et al. 2017): an instance is right when the
-predicted key is among its gold keys; precision counts the answered instances, recall all of
-them, and F1 is their harmonic mean (:func:`score`).
+Following Melamud et al. (2016), with nothing to train: average the vectors of every WordNet
+sense's occurrences in SemCor (its **centroid** :math:`c_k`); predict, among the senses of the
+test word's ``(lemma, pos)`` seen in SemCor, the nearest centroid by cosine; back off to
+WordNet's first sense for a lemma SemCor never shows. Each representation (layers 0-2 and the
+mix :math:`\sum_j s_j h_j` with the model's weights, uniform if untrained) gets its own
+centroids; a multiword expression's vector is the mean of its words'. Scoring is the WSD
+Evaluation Framework's (Raganato et al. 2017): :func:`score`.
 """
 
 from __future__ import annotations
@@ -81,15 +68,8 @@ def mix_weights(embedder: Embedder) -> np.ndarray:
 
 
 def instance_vectors(layers, instances: Sequence[Instance], weights: np.ndarray) -> dict:
-    """Each instance's vector per representation: ``{"layer0": (n, 2P), ..., "elmo": (n, 2P)}``.
-
-    Args:
-        layers: the corpus's :class:`~elmo_tutorial.analyses.embedding_cache.EmbeddedSentences`
-            (from ``embed_corpus``): every word of every span is read in one go.
-        instances: from :func:`split_words`, spans into those sentences (a span's vector is
-            the mean of its words').
-        weights: ``(L + 1,)`` scalar-mix weights for ``"elmo"``.
-    """
+    """Each instance's vector per representation: ``{"layer0": (n, 2P), ..., "elmo": (n, 2P)}``,
+    the mean over its span in ``layers`` (``embed_corpus``'s), mixed by ``weights`` for "elmo"."""
     positions = np.concatenate([np.arange(layers.offsets[i.sentence] + i.start,
                                           layers.offsets[i.sentence] + i.end)
                                 for i in instances]) if instances else np.zeros(0, int)
@@ -103,14 +83,12 @@ def instance_vectors(layers, instances: Sequence[Instance], weights: np.ndarray)
 
 
 class SenseCentroids:
-    """The mean vector of every sense seen in training, and 1-NN among a lemma's senses.
+    """The mean vector of every sense seen in training, and 1-NN among a group's senses.
 
     Args:
         vectors: ``(n, D)`` training vectors.
-        labels: per training vector its senses (an instance with several gold keys counts
-            towards each of them).
-        groups: per training vector what it is a sense *of*, e.g. ``(lemma, pos)``; a test
-            vector is compared only with the centroids of its own group's senses.
+        labels: per training vector its senses (it counts towards each).
+        groups: per training vector what it is a sense *of*, e.g. ``(lemma, pos)``.
 
     Attributes:
         senses: sense labels, sorted; centroids: ``(K, D)`` unit-length mean vectors;
@@ -172,8 +150,8 @@ class Score:
 
 
 def score(predictions: Mapping[str, str | None], gold: Mapping[str, Sequence[str]]) -> Score:
-    """Precision, recall and F1 of ``predictions`` (instance id → key, or ``None``/missing
-    for no answer) against ``gold`` (instance id → its gold keys), in percent.
+    """Precision (over the answered instances), recall (over all) and F1 of ``predictions``
+    (instance id → key, or ``None``/missing: no answer) against ``gold`` (id → keys), in %.
 
     >>> s = score({"a": "x", "b": "y", "c": None}, {"a": ["x"], "b": ["z", "w"], "c": ["x"]})
     >>> round(s.precision, 2), round(s.recall, 2), round(s.f1, 2), s.answered, s.total
@@ -202,26 +180,15 @@ def predict(centroids: SenseCentroids, vectors: np.ndarray, instances: Sequence[
 
 def evaluate_all(embedder: Embedder, progress: bool = True, test_sets: Sequence[str] = TEST_SETS,
                  semcor_every: int = 1, details: dict | None = None) -> dict:
-    """Table 5 for a model: F1 per test set and representation, and on their union ``ALL``.
+    """Table 5 for a model: ``{"senseval2": {"layer0", "layer1", "layer2", "elmo",
+    "first_sense": F1 (%)}, ..., "ALL": {...}}``, ALL the union of ``test_sets``.
 
     Args:
-        embedder: wraps the model; SemCor and the test sets are embedded once per model and
-            kept in the embedding cache
-            (:func:`~elmo_tutorial.analyses.embedding_cache.embed_corpus`).
-        progress: progress bars while embedding.
-        test_sets: evaluation sets of the framework; ``ALL`` is their concatenation.
-        semcor_every: train on every n-th SemCor sentence only (1: all of it, the paper's
-            setting; larger: quicker, with fewer senses seen).
-        details: if a dict is given, it receives ``Score``s per set and representation
-            (``details[set][rep]``), the predictions (``details["predictions"][rep][set]``),
-            the gold keys (``details["gold"][set]``: instance id → keys, in the set's order),
-            per set the number of instances whose lemma SemCor never shows
-            (``details["unseen"]``, they back off to the first sense), and the number of
-            training instances (``details["n_train"]``).
-
-    Returns:
-        ``{"senseval2": {"layer0", "layer1", "layer2", "elmo", "first_sense": F1}, ...,
-        "ALL": {...}}``, F1 in percent.
+        semcor_every: train on every n-th SemCor sentence only (1: the paper's setting).
+        details: if given, receives ``Score``s (``details[set][rep]``), the predictions
+            (``details["predictions"][rep][set]``), the gold keys (``details["gold"][set]``:
+            instance id → keys, in order), per set the instances whose lemma SemCor never
+            shows (``details["unseen"]``) and the training instances (``details["n_train"]``).
     """
     wordnet = nltk_corpus("wordnet")
     weights = mix_weights(embedder)
