@@ -1,9 +1,6 @@
 """What the two reports (``layers``, ``tasks``) share: markdown tables, the quick-run banner,
-and writing their ``--json``/``--markdown`` files.
-
-Each report keeps its own sections, figures and typed result (a
-:class:`~elmo_tutorial.files.records.Record`); the shape of a table, the quick run's warning and
-the rule for writing its files live here once.
+and writing their ``--json``/``--markdown`` files (each from a
+:class:`~elmo_tutorial.files.records.Record`).
 
 Example:
     >>> markdown_table(["layer", "F1"], [["0", "17.1"], ["mix", "17.6"]])

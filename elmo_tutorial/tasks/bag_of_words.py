@@ -7,10 +7,8 @@ training set), and a multinomial logistic regression scores the classes:
     p(y \mid x) = \mathrm{softmax}(W \mathbf{1}_x + b)_y, \qquad
     \min_{W, b} \; -\tfrac1N \textstyle\sum_i \log p(y_i \mid x_i) + \alpha \lVert W \rVert^2
 
-The problem is convex, so there is no seed: L-BFGS on the whole training set finds the one
-optimum, and the strength :math:`\alpha` is chosen on dev from a grid. A model that reads word
-order and vectors learned on millions of words should beat it; if it does not, the comparison
-says more about training than about representations.
+Convex, so there is no seed: L-BFGS finds the one optimum; :math:`\alpha` is chosen on dev. A
+model that reads word order and vectors learned on millions of words should beat it.
 
 Example:
     >>> train = [(["a", "good", "film"], 1), (["a", "bad", "film"], 0)] * 5
@@ -47,19 +45,18 @@ def _fit(bags, n_words: int, n_classes: int, alpha: float, steps: int) -> nn.Emb
     torch.manual_seed(0)  # the optimum does not depend on it; the path to it should not vary
     model = nn.EmbeddingBag(n_words, n_classes, mode="sum")  # W 1_x: a row per word, summed
     nn.init.zeros_(model.weight)
-    bias = nn.Parameter(torch.zeros(n_classes))
-    params = [model.weight, bias]
-    optimizer = torch.optim.LBFGS(params, lr=1.0, max_iter=steps, line_search_fn="strong_wolfe")
+    model.bias = nn.Parameter(torch.zeros(n_classes))  # b: registered after W, as LBFGS reads them
+    optimizer = torch.optim.LBFGS(model.parameters(), lr=1.0, max_iter=steps,
+                                  line_search_fn="strong_wolfe")
 
     def closure():
         optimizer.zero_grad()
-        logits = model(ids, offsets) + bias  # (N, C)
+        logits = model(ids, offsets) + model.bias  # (N, C)
         loss = nn.functional.cross_entropy(logits, labels) + alpha * model.weight.pow(2).sum()
         loss.backward()
         return loss
 
     optimizer.step(closure)
-    model.bias = bias
     return model
 
 

@@ -1,31 +1,18 @@
 r"""ELMo inside a task model (Peters et al. 2018, Sec. 3.3): one BiLSTM for sentences and tokens.
 
-The paper's recipe for adding ELMo to an existing supervised model: freeze the biLM, compute
-``ELMo_k`` for every token ``k`` with a task-specific scalar mix (Eq. 1), and
+The paper's recipe: freeze the biLM, compute ``ELMo_k`` for every token with a task-specific
+scalar mix (Eq. 1), concatenate it with the model's own token vector at the **input** of its RNN,
+:math:`[x_k; \mathrm{ELMo}_k]`, optionally also at its **output**, :math:`[h_k; \mathrm{ELMo}'_k]`
+with a mix of its own (Table 3), and regularise with dropout and :math:`λ \lVert w \rVert^2`.
 
-- concatenate it with the model's own context-free token vector at the **input** of its RNN,
-  :math:`[x_k; \mathrm{ELMo}_k]`, and optionally
-- also at the RNN's **output**, :math:`[h_k; \mathrm{ELMo}'_k]`, with a second mix of its own
-  weights (Sec. 3.3: it helps SNLI and SQuAD, Table 3);
-- regularise with dropout and :math:`λ \lVert w \rVert^2` on the mix weights.
+Dropout acts **once** on the whole input and once on the whole output, as in AllenNLP's
+reference configurations (a dropout on ELMo and then the shared one would drop ELMo's units
+twice: 0.5, then 0.3, keeps 35 % of them); the mix has no layer norm, as there.
 
-:class:`TaskModel` is that "existing model": frozen pre-trained word vectors ``w_k`` and,
-with ``char_filters`` > 0, a small character CNN trained with it (:class:`TokenChars`),
-:math:`x_k = [w_k; c_k]` → dropout → one bidirectional LSTM → dropout → a score per token
-(``task="tag"``: chunking, NER) or, pooled over the sentence (the mean and the maximum of the
-states), per sentence (``task="classify"``: sentiment). Without ``elmo_at`` it is the baseline.
-
-Dropout acts **once** on what it regularises, as in AllenNLP's reference configurations (its
-BCN + ELMo for SST-5: one dropout of 0.5 on [GloVe; ELMo]): on the whole input
-:math:`[x_k; \mathrm{ELMo}_k]` and the whole output :math:`[h_k; \mathrm{ELMo}'_k]`. (A
-dropout on ELMo and then the shared one would drop ELMo's units twice: 0.5, then 0.3, keeps
-35 % of them, scaled by 2.86.) The mix has no layer norm by default, as those configurations.
-
-Why :math:`c_k`: the paper's tagging baselines (its NER model, after Lample et al. 2016, and
-TagLM for chunking) represent a token by a word vector *and* a vector of its characters.
-Without it a tagger over lower-cased word vectors sees neither capitals nor the spelling of a
-word it has no vector for, and the gain from ELMo, whose biLM reads characters, would largely
-be those, not context.
+Why characters :math:`c_k` (:class:`TokenChars`) beside the word vector, :math:`x_k = [w_k; c_k]`:
+the paper's tagging baselines (Lample et al. 2016; TagLM) have them; without them a tagger over
+lower-cased word vectors sees neither capitals nor spelling, and the gain from ELMo, whose biLM
+reads characters, would largely be those, not context.
 
 Example:
     >>> torch.manual_seed(0) and None
@@ -97,17 +84,10 @@ class TokenChars(nn.Module):
         c_k = \mathrm{relu}\bigl(\max_{t \in \text{windows inside token } k}
               (K * E[\text{chars}_k])_t + b\bigr)
 
-    Only windows that lie inside the token count (a token of ``m`` ids, ``BOW`` and ``EOW``
-    included, has ``m - width + 1``), so the zeros that pad a short token, or a batch of long
-    ones, change nothing. Padded positions (no characters) get zeros.
-
-    Args:
-        n_filters: filters, the width of ``c_k``.
-        width: characters per window.
-        char_dim: the width of a character embedding.
-
-    Shape:
-        ``chars`` ``(B, T, C)`` ids from :func:`pad_chars` → ``(B, T, n_filters)``.
+    Only windows inside the token count (``m - width + 1`` of ``m`` ids, ``BOW`` and ``EOW``
+    included), so padding changes nothing; padded positions get zeros. ``n_filters`` windows of
+    ``width`` characters over ``char_dim``-wide embeddings: ``chars`` ``(B, T, C)`` ids
+    (:func:`pad_chars`) → ``(B, T, n_filters)``.
     """
 
     def __init__(self, n_filters: int = 40, width: int = 3, char_dim: int = 16) -> None:
@@ -162,20 +142,15 @@ class TaskModel(nn.Module):
         elmo_at: where ELMo is concatenated: a subset of ``("input", "output")``, each place
             with its own :class:`ScalarMix`; empty for the baseline.
         hidden_size: LSTM cells per direction.
-        dropout: on the LSTM's whole input and whole output (ELMo included), once each
-            (an ``nn.Dropout``; :func:`~elmo_tutorial.tasks.training.train_task_model`
-            switches it to its fast version, the same distribution).
+        dropout: on the LSTM's whole input and whole output (ELMo included), once each.
         do_layer_norm: layer-normalise the biLM's layers inside the mix.
-        char_filters: the width of the character features ``c_k`` (0: none, ``x_k = w_k``).
-
-    Attributes:
-        chars: the :class:`TokenChars` of ``c_k``, or ``None``.
+        char_filters: the width of the character features ``c_k`` (0: none, ``x_k = w_k``;
+            else ``self.chars`` is their :class:`TokenChars`).
 
     Shape:
         ``words`` ``(B, T)`` row ids, ``mask`` ``(B, T)`` True at real tokens, ``layers``
         ``(B, T, L + 1, D)`` (float16 or float32; ``None`` for the baseline), ``chars``
-        ``(B, T, C)`` character ids (:func:`pad_chars`; only with
-        ``char_filters``) → logits
+        ``(B, T, C)`` character ids (:func:`pad_chars`; only with ``char_filters``) → logits
         ``(B, T, n_classes)`` (tag) or ``(B, n_classes)`` (classify).
     """
 

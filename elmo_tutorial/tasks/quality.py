@@ -1,12 +1,7 @@
-"""How good is a biLM as a language model: the quality figure's held-out perplexity, measured.
-
-The task report's quality figure puts the gain of + ELMo beside each biLM's perplexity, all
-measured one way: the first :data:`SENTENCES` sentences of the ``test`` split of the biLM's
-corpus, every word predicted by the full softmax
-(:func:`~elmo_tutorial.training.evaluation.evaluate_run`). A run with its softmax is scored
-when the report starts. An encoder without it (ELMo never needs the softmax, so an export
-drops it) keeps the perplexity measured before the export in ``heldout.json``
-(:func:`write_heldout`), which :func:`heldout_perplexity` reads back.
+"""The quality figure's held-out perplexity: the first :data:`SENTENCES` sentences of the
+``test`` split of the biLM's corpus, every word predicted by the full softmax
+(:func:`~elmo_tutorial.training.evaluation.evaluate_run`). An encoder exported without its
+softmax keeps the perplexity measured before the export in ``heldout.json`` (:func:`write_heldout`).
 
 Example:
     >>> from elmo_tutorial.training.run_folder import shipped_model
@@ -43,11 +38,7 @@ def write_heldout(run_dir: str | Path, out_dir: str | Path,
 def heldout_perplexity(model_dir: str | Path) -> float | None:
     """The average (forward and backward) perplexity of a biLM on the first 2000 test
     sentences of its corpus; None for a model with neither a softmax nor a ``heldout.json``
-    (an official hdf5 file, for instance).
-
-    Raises:
-        ValueError: ``heldout.json`` was measured otherwise (another split or length).
-    """
+    (an official hdf5 file, for instance). A ``heldout.json`` measured otherwise is refused."""
     from elmo_tutorial.training.evaluation import evaluate_run
 
     folder = Path(model_dir)

@@ -1,15 +1,9 @@
 """The tasks of the report, one :class:`Task` each: how a task is read, scored, named and run.
 
-Every module of the report reads this registry; a task's name appears nowhere else. To add a
-task, add a reader and one entry to :data:`TASKS`.
-
-- ``sst5``: Stanford Sentiment Treebank, five sentence labels (the paper's Table 1), accuracy;
-  trained on the 8,544 training sentences, scored on the sentences of dev and test;
-- ``sst5_phrases``: the same task trained as the paper did, on every labelled phrase of the
-  training trees (159,273 phrases, the sentences among them), scored on the same sentences;
-- ``chunking``: CoNLL-2000 (WSJ), chunk spans, F1; the shared task has no validation set, so
-  the last 1,000 sentences of its training file are held out for it (7,936 train);
-- ``ner``: WNUT-17 emerging entities, entity spans, F1.
+Every module of the report reads this registry; to add a task, add a reader and one entry to
+:data:`TASKS`. ``sst5`` trains on SST-5's 8,544 training sentences, ``sst5_phrases`` as the
+paper did, on every labelled phrase of the training trees (159,273), both scored on sentences;
+CoNLL-2000 has no validation set, so its last 1,000 training sentences are held out for it.
 
 Example:
     >>> TASKS["chunking"].metric, TASKS["chunking"].tagging, TASKS["sst5"].arms

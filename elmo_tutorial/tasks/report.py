@@ -1,25 +1,19 @@
 """What ELMo adds to a task model, for any biLM: the paper's Tables 1-3 and Figures 1-2, and more.
 
-:func:`task_report` is a short pipeline: **plan** the runs (:func:`plan`), **run** those the
-runs file does not hold yet (:func:`run`: one CPU thread per run, ``workers`` at a time, each
-kept as it finishes, so that an interrupted report resumes), **summarise** them
-(:func:`summarise`) into a :class:`~elmo_tutorial.tasks.results.TaskReport`. Every arm is
-trained under one protocol (:data:`~elmo_tutorial.tasks.training.PROTOCOL`), on the same seeds.
-In order:
+:func:`task_report` **plans** the runs (:func:`plan`), **runs** those the runs file lacks
+(:func:`run`: ``workers`` at a time, one thread each, each kept as it finishes, so that an
+interrupted report resumes) and **summarises** them (:func:`summarise`) into a
+:class:`~elmo_tutorial.tasks.results.TaskReport`. Every arm trains under one protocol
+(:data:`~elmo_tutorial.tasks.training.PROTOCOL`), on the same seeds. In order:
 
-1. **Where ELMo goes in a tagger** (Table 3, on the layer-study task's sample: chunking): the
-   place with the best mean *dev* score is used by every tagger from then on; a sentence
-   classifier gets ELMo at its input (the reference SST-5 setup).
+1. **Where ELMo goes in a tagger** (Table 3, on the layer-study task's sample): the place with
+   the best mean *dev* score is every tagger's from then on; a sentence classifier gets ELMo at
+   its input (the reference SST-5 setup).
 2. **Table 1**, on the full training sets: the baseline, + the biLM's layer 0 alone (its
    context-free half), + ELMo; beside SST-5 a bag-of-words regression and the majority class.
-3. **Table 2** (the layer-study task's sample): the top layer alone, λ = 1, layer 0 alone.
+3. **Table 2** (the same sample): the top layer alone, λ = 1, layer 0 alone.
 4. **Figure 1**: the three arms on 1 % and 10 % of the ``figure1`` tasks' training sets.
-5. **The biLM's quality** (optional ``quality`` biLMs of the same corpus): the gain of + ELMo
-   against each biLM's held-out perplexity (:mod:`elmo_tutorial.tasks.quality`).
-
-Every run keeps, per test sentence, what its score is made of, so that each paired
-difference's interval covers the test sample as well as the seeds
-(:mod:`elmo_tutorial.analyses.paired`).
+5. **The biLM's quality**: the gain of + ELMo against each ``quality`` biLM's perplexity.
 """
 
 from __future__ import annotations
@@ -190,8 +184,7 @@ def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = tu
     splits, vectors = {}, None  # (biLM, task, sample) → {split: TaskSplit}; (table, index)
 
     def prepared(jobs: list[Job]) -> tuple:
-        """The state of :func:`run` for ``jobs``: only the data of runs the store lacks is
-        embedded (a report written again from its runs file trains and embeds nothing)."""
+        """The state of :func:`run`: only the data of runs the store lacks is embedded."""
         nonlocal vectors
         todo = dict.fromkeys((j.bilm, j.task, j.sample) for j in jobs if j not in store)
         if not todo:
@@ -205,7 +198,6 @@ def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = tu
         return splits, vectors[0], setting["protocol"]
 
     places = {t: ("input",) for t in tasks}  # a classifier's ELMo goes at its input
-    tagging = [t for t in tasks if TASKS[t].tagging]
     dev = {}
     if study:  # step 1, beside every run that does not depend on its answer
         step1 = place_jobs(study, setting)
@@ -214,12 +206,11 @@ def task_report(model, *, corpus: str = "english_mix", tasks: Sequence[str] = tu
         run(jobs, store, prepared(jobs), workers, progress)
         dev = {v: sum(store[j]["valid"] for j in step1 if j.variant == v) / len(setting["seeds"])
                for v in TAGGER_PLACES}
-        places.update({t: VARIANTS[max(TAGGER_PLACES, key=lambda v: dev[v])][0]
-                       for t in tagging})
+        best = max(TAGGER_PLACES, key=lambda v: dev[v])
+        places.update({t: VARIANTS[best][0] for t in tasks if TASKS[t].tagging})
     jobs = plan(tasks, setting, places, list(quality))
     run(jobs, store, prepared(jobs), workers, progress)
-    facts = {"places": places, "place_dev": dev, "sizes": {}, "majority": {},
-             "bag_of_words": {},
+    facts = {"places": places, "place_dev": dev, "sizes": {}, "majority": {}, "bag_of_words": {},
              "perplexity": {"main": perplexity, **{b: p for b, (_, p) in quality.items()}},
              "names": {i: b for b, i in ids.items()}}
     for t in tasks:
@@ -238,10 +229,8 @@ def paired(runs_a: Sequence[dict], runs_b: Sequence[dict]) -> PairedDifference:
     same order), ``b − a``: with the test sample's share of chance when every run kept its
     sentences' counts, over the seeds alone otherwise."""
     counted = all("test_counts" in r for r in (*runs_a, *runs_b))
-    counts_a = [r["test_counts"] for r in runs_a] if counted else None
-    counts_b = [r["test_counts"] for r in runs_b] if counted else None
-    return paired_runs([r["score"] for r in runs_a], [r["score"] for r in runs_b],
-                       counts_a, counts_b)
+    counts = [[r["test_counts"] for r in runs] if counted else None for runs in (runs_a, runs_b)]
+    return paired_runs([r["score"] for r in runs_a], [r["score"] for r in runs_b], *counts)
 
 
 def _spreads(found: dict[str, list[dict]]) -> dict[str, results.Spread]:
@@ -267,16 +256,14 @@ def _fraction_point(fraction: float, sentences: int, found: dict[str, list[dict]
 
 def summarise(store: RunStore, tasks: Sequence[str], setting: dict, facts: dict,
               **about) -> results.TaskReport:
-    """The report from its runs: each arm a :class:`~elmo_tutorial.tasks.results.Spread` over
-    seeds, each comparison a paired difference of two arms over the same seeds, in points.
+    """The report from ``store``, every run of :func:`plan` in ``setting`` (:data:`FULL` or
+    :data:`QUICK`): each arm a :class:`~elmo_tutorial.tasks.results.Spread` over seeds, each
+    comparison a paired difference of two arms over the same seeds, in points.
 
-    Args:
-        store: every run of the report (:func:`plan`).
-        setting: :data:`FULL` or :data:`QUICK`.
-        facts: what the runs do not hold: ``places`` and ``place_dev`` (step 1's choice),
-            ``sizes`` of each task's splits, ``perplexity`` and ``names`` of the quality
-            biLMs, the ``majority`` rate and ``bag_of_words`` result of the tasks with floors.
-        about: the TaskReport's ``model``, ``quick``, ``corpus``, ... fields.
+    ``facts`` are what the runs do not hold: ``places`` and ``place_dev`` (step 1's choice),
+    ``sizes`` of each task's splits, ``perplexity`` and ``names`` of the quality biLMs, the
+    ``majority`` rate and ``bag_of_words`` result of the tasks with floors; ``about``: the
+    TaskReport's ``model``, ``quick``, ``corpus``, ... fields.
     """
     places, sample, seeds = facts["places"], setting["sample"], setting["seeds"]
     study = _study(tasks)
@@ -329,8 +316,7 @@ def summarise(store: RunStore, tasks: Sequence[str], setting: dict, facts: dict,
         table3 = results.VariantTable(study, sample, list(seeds), _spreads(t3),
                               {v: paired(t3["input"], t3[v]) for v in PLACES[1:]})
     quality = []
-    for bilm, perplexity in [("main", facts["perplexity"].get("main")),
-                             *((b, p) for b, p in facts["perplexity"].items() if b != "main")]:
+    for bilm, perplexity in {"main": None, **facts["perplexity"]}.items():  # "main" first
         gains = {}
         for t in (t for t in tasks if TASKS[t].quality):
             on_sample = sample if t == study else None

@@ -1,20 +1,11 @@
-"""The task report's figures, drawn for a screen and a lecture room (large, labelled).
+"""The task report's figures (:data:`FIGURES`), no wider than 10 inches, no text under 10 points.
 
-- ``sample_efficiency``: test score against the share of training data, both arms, mean ± std
-  over seeds; SST-5's majority class as a dashed line, points at or below it hollow.
-- ``curves``: dev score after every epoch, mean over the seeds still training, per arm and
-  task: where each arm converged.
-- ``weights``: the learned softmax(w) per task and place as bars around the uniform weight
-  1/(L + 1), each labelled with its value, so that a difference from uniform is visible.
-- ``quality`` (when the report has quality biLMs): the gain of + ELMo over the baseline with
-  its 95 % interval, against the biLM's held-out perplexity; each biLM's name and perplexity
-  label its tick.
-
-:func:`draw` returns one of them as a matplotlib figure (a notebook shows it inline, from a
-:class:`~elmo_tutorial.tasks.results.TaskReport` or the dict of a report's json);
-:func:`write_figures` writes them all as PNGs. A figure of three panels is
-10 inches wide, and no text is smaller than 10 points, so that a notebook shows it at its own
-size, readable.
+- ``sample_efficiency``: test score against the share of training data, per arm, mean ± std
+  over seeds; the majority class as a dashed line, points at or below it hollow.
+- ``curves``: dev score after every epoch, mean over the seeds still training.
+- ``weights``: the learned softmax(w) as bars around the uniform weight 1/(L + 1).
+- ``quality`` (with quality biLMs): the gain of + ELMo, with its 95 % interval, against each
+  biLM's held-out perplexity.
 """
 
 from __future__ import annotations
@@ -34,7 +25,7 @@ FIGURES = {"sample_efficiency": "tasks_sample_efficiency.png",
            "curves": "tasks_learning_curves.png", "weights": "tasks_layer_weights.png",
            "quality": "tasks_bilm_quality.png"}
 ARMS = {"baseline": ("baseline", "#8ecae6"), "layer0": ("+ layer 0", "#fb8500"),
-        "elmo": ("+ ELMo", "#023047")}
+        "elmo": ("+ ELMo", "#023047")}  # Table 1's arms: their label (the markdown's too), color
 
 
 def _panels(plt, n: int, width: float, height: float, **kwargs):
@@ -137,20 +128,16 @@ def _quality(result: TaskReport, plt):
     ax.axhline(0, color="grey", linewidth=1)
     ax.set_xscale("log")
     ticks = sorted(points, key=lambda q: q.perplexity)
-    name = {"main": result.model or "main"}
+    name = {"main": result.model or "main"}  # a biLM's folder: data/models/small → small
+    short = [name.get(q.bilm, q.bilm).rstrip("/").rsplit("/", 1)[-1] for q in ticks]
     ax.set_xticks([q.perplexity for q in ticks],
-                  [f"{_short(name.get(q.bilm, q.bilm))}\n{q.perplexity:.1f}" for q in ticks])
+                  [f"{n}\n{q.perplexity:.1f}" for n, q in zip(short, ticks, strict=True)])
     ax.minorticks_off()  # no 2×10¹-style labels between the biLMs
     ax.set_xlim(ticks[-1].perplexity * 1.6, ticks[0].perplexity / 1.6)  # better: right
     ax.set(xlabel="biLM and its held-out perplexity (lower is better →)",
            ylabel="+ ELMo − baseline (F1)")
     ax.legend(fontsize=10)
     return fig
-
-
-def _short(name: str) -> str:
-    """A biLM's folder name for a tick label (``data/models/small`` → ``small``)."""
-    return name.rstrip("/").rsplit("/", 1)[-1]
 
 
 _DRAW = {"sample_efficiency": _sample_efficiency, "curves": _curves, "weights": _weights,

@@ -1,10 +1,7 @@
 """The task report (a :class:`~elmo_tutorial.tasks.results.TaskReport`) as markdown.
 
-Every sentence of the discussion is derived from the numbers: a difference between two arms is
-the paired difference over the same seeds with its 95 % interval
-(:mod:`elmo_tutorial.analyses.paired`), and it is called a gain or a loss only when the interval
-excludes 0 ("no difference shown" otherwise). The figures are drawn by
-:mod:`elmo_tutorial.tasks.report_figures`.
+Every sentence is derived from the numbers: a difference between two arms is called a gain or a
+loss only when its paired 95 % interval (:mod:`elmo_tutorial.analyses.paired`) excludes 0.
 """
 
 from __future__ import annotations
@@ -15,14 +12,11 @@ from pathlib import Path
 from elmo_tutorial.analyses.paired import PairedDifference, ci, verdict
 from elmo_tutorial.files.report_files import markdown_table, quick_banner, write_report_files
 from elmo_tutorial.tasks.registry import TASKS
-from elmo_tutorial.tasks.report_figures import FIGURES, write_figures
+from elmo_tutorial.tasks.report_figures import ARMS, FIGURES, write_figures
 from elmo_tutorial.tasks.results import Spread, TaskReport
 
 __all__ = ["FIGURES", "table1_markdown", "to_markdown", "write_report"]
 
-ARMS = {"baseline": "baseline", "layer0": "+ layer 0", "elmo": "+ ELMo"}
-PLACES = {("input",): "input", ("input", "output"): "input and output",
-          ("output",): "output"}
 TABLE2 = {"elmo": "all layers, λ = 0.001", "top": "top layer only", "lambda1": "all layers, λ = 1",
           "layer0": "layer 0 only (no context)", "baseline": "baseline (no biLM)"}
 TABLE3 = {"input": "input only", "input_output": "input and output", "output": "output only"}
@@ -42,31 +36,26 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 
 def _protocol(result: TaskReport) -> list[str]:
     p, conv = result.protocol, result.convergence
-    n = len(result.seeds)
     lines = [
         "## Protocol", "",
-        f"Every arm is trained the same way, on the same {n} seeds (seed i draws every arm's "
-        "initial weights, dropout and batch order from the same seed and, below 100 %, picks "
-        f"the same training sentences): Adam (lr {p.lr}), batches of {p.batch_size} "
-        "sentences of similar length, dropout "
-        f"{p.dropout} once on the BiLSTM's whole input and once on its whole output, dev "
-        "scored after every epoch, "
-        f"the learning rate halved after {p.lr_patience} epochs without a better dev "
-        "score (counted from the best epoch or the last halving), "
-        f"stop after {p.patience} epochs without a better dev score, the best epoch's "
-        "weights kept; epochs before the first dev score above 0 (a tagger that finds no "
+        f"Every arm is trained the same way, on the same {len(result.seeds)} seeds (seed i draws "
+        "every arm's initial weights, dropout and batch order from the same seed and, below "
+        f"100 %, picks the same training sentences): Adam (lr {p.lr}), batches of {p.batch_size} "
+        f"sentences of similar length, dropout {p.dropout} once on the BiLSTM's whole input and "
+        "once on its whole output, dev scored after every epoch, the learning rate halved after "
+        f"{p.lr_patience} epochs without a better dev score (counted from the best epoch or the "
+        f"last halving), stop after {p.patience} epochs without a better dev score, the best "
+        "epoch's weights kept; epochs before the first dev score above 0 (a tagger that finds no "
         "entity yet) count towards neither, so no run stops or slows down before it has "
         f"started (a run that has not started after {p.max_epochs} epochs stops there). "
-        + (f"At most {p.hard_cap} dev scores (a smoke test). "
-           if p.hard_cap <= p.max_epochs
+        + (f"At most {p.hard_cap} dev scores (a smoke test). " if p.hard_cap <= p.max_epochs
            else f"The cap of {p.max_epochs} epochs grows by {p.patience} whenever it is "
                 "reached before patience has acted, so no run that has started ends at a cap. ")
-        + "Training sets below 100 % use batches of 8, at least "
-        f"{p.min_updates:,} updates, and score dev after at least {p.round_updates} "
-        "updates (several passes over a small set count as one epoch above). A pass of more "
-        f"than {p.max_round_updates:,} updates (SST-5's phrases) is scored on dev every "
-        f"{p.max_round_updates:,} updates, and each of those counts as one epoch above.",
-        "",
+        + f"Training sets below 100 % use batches of 8, at least {p.min_updates:,} updates, and "
+        f"score dev after at least {p.round_updates} updates (several passes over a small set "
+        f"count as one epoch above). A pass of more than {p.max_round_updates:,} updates "
+        f"(SST-5's phrases) is scored on dev every {p.max_round_updates:,} updates, and each of "
+        "those counts as one epoch above.", "",
         f"**Convergence:** {conv.runs} runs; **{conv.at_cap} ended at a cap**; "
         f"{conv.extended} needed more than {p.max_epochs} epochs; the longest made "
         f"{conv.longest} passes over its training set.", ""]
@@ -74,8 +63,7 @@ def _protocol(result: TaskReport) -> list[str]:
     if result.wall_seconds is not None:
         again = result.resumed_runs or 0
         lines += [f"Wall time of the invocation that finished this report: "
-                  f"{result.wall_seconds / 60:.0f} min "
-                  f"({result.machine or 'this machine'}"
+                  f"{result.wall_seconds / 60:.0f} min ({result.machine or 'this machine'}"
                   + (f"; it read {again} of its runs back from the runs file of an earlier "
                      "invocation, without training them again" if again else "")
                   + "); the runs' own time adds up to "
@@ -89,7 +77,7 @@ def _best_epoch(result: TaskReport) -> list[str]:
     table = result.convergence.best_epoch_vs_test
     if not table:
         return []
-    parts = [f"{TASKS[t].title}: " + ", ".join(f"{ARMS[v]} {r:+.2f}" for v, r in arms.items())
+    parts = [f"{TASKS[t].title}: " + ", ".join(f"{ARMS[v][0]} {r:+.2f}" for v, r in arms.items())
              for t, arms in table.items()]
     return ["**Does an early stop cost test score?** The correlation, over Table 1's seeds, "
             "of the epoch a run's weights come from and its test score (with 5 seeds only a "
@@ -98,9 +86,7 @@ def _best_epoch(result: TaskReport) -> list[str]:
 
 
 def _intervals(result: TaskReport) -> list[str]:
-    tested = [d for r in result.tasks.values() for d in (r.differences.elmo_vs_baseline,)
-              if d.test_std is not None]
-    if not tested:
+    if all(r.differences.elmo_vs_baseline.test_std is None for r in result.tasks.values()):
         return ["**Intervals** are Student's t over the seeds (paired by seed); they do not "
                 "include the chance in the choice of test sentences.", ""]
     return ["**Intervals.** Every difference is paired by seed, and its 95 % interval covers "
@@ -130,10 +116,6 @@ def table1_markdown(result: TaskReport | Mapping, *, layer0: bool = True) -> str
     ``result`` is a :class:`TaskReport` or the dict of its json, checked on the way."""
     if isinstance(result, Mapping):
         result = TaskReport.from_dict(result)
-    return "\n".join(_table1(result, layer0))
-
-
-def _table1(result: TaskReport, layer0: bool = True) -> list[str]:
     header = ("task", "metric", "train sentences", "baseline", "+ layer 0", "+ ELMo",
               "ELMo − layer 0 (context)", "ELMo − baseline", "paper")
     keep = [layer0 or "layer 0" not in column for column in header]
@@ -167,18 +149,17 @@ def _table1(result: TaskReport, layer0: bool = True) -> list[str]:
         "the biLM's layer 0 (its character CNN and highway layers, no context) added where "
         "ELMo goes: what characters learned on more text buy. *+ ELMo*: the scalar mix of all "
         "the biLM's layers (γ, softmax(w), no layer norm, λ = 0.001) added at the BiLSTM's "
-        f"{PLACES[_places(result, tagging=False)]} for SST-5 (the reference setup) and "
-        f"at its {PLACES[_places(result, tagging=True)]} "
-        "for the taggers (the better place on dev in Table 3). " + _sst_training(result)
-        + "The paper's columns: Peters et al. "
-        "2018, Table 1 (SST-5: BCN; NER: CoNLL-2003, not WNUT-17), and TagLM (Peters et al. "
-        "2017) for CoNLL-2000 chunking. Its baselines are stronger than ours ("
+        f"{_place(result, tagging=False)} for SST-5 (the reference setup) and at its "
+        f"{_place(result, tagging=True)} for the taggers (the better place on dev in Table 3). "
+        + _sst_training(result) + "The paper's columns: Peters et al. 2018, Table 1 (SST-5: "
+        "BCN; NER: CoNLL-2003, not WNUT-17), and TagLM (Peters et al. 2017) for CoNLL-2000 "
+        "chunking. Its baselines are stronger than ours ("
         + ", ".join(f"{TASKS[t].column} {paper[t]['baseline']:.1f} against "
                     f"{r.arms['baseline'].mean:.1f} here" for t, r in result.tasks.items()
                     if t in paper and TASKS[t].metric == "F1")
         + "), so neither a gain in points nor a share of errors removed compares with the "
         "paper's.", ""]
-    return lines
+    return "\n".join(lines)
 
 
 def _context(result: TaskReport) -> list[str]:
@@ -193,10 +174,10 @@ def _context(result: TaskReport) -> list[str]:
             "extra input width, the biLM's context taken away: " + "; ".join(parts) + ".", ""]
 
 
-def _places(result: TaskReport, tagging: bool) -> tuple[str, ...]:
-    """Where the report's taggers (or its sentence classifiers) get ELMo."""
-    return tuple(next((p for t, p in result.places.items() if TASKS[t].tagging == tagging),
-                      ["input"]))
+def _place(result: TaskReport, tagging: bool) -> str:
+    """Where the report's taggers (or its sentence classifiers) get ELMo: "input and output"."""
+    return " and ".join(next((p for t, p in result.places.items()
+                              if TASKS[t].tagging == tagging), ["input"]))
 
 
 def _sst_training(result: TaskReport) -> str:
@@ -218,10 +199,13 @@ def _variants(result: TaskReport, key: str, names: dict, title: str, against: st
             diff = table.differences.get(v)
             rows.append([label, _pm(table.arms[v]), ci(diff) if diff else "–",
                          _word(diff) if diff else "–"])
-    lines = [f"## {title}", "",
-             f"{TASKS[table.task].title}, trained on {_sample(table, result)}, "
-             f"{len(table.seeds)} seeds; "
-             f"differences against {against}, paired by seed.", ""]
+    if table.sample is None:  # only the quick setting samples nothing: its subset is all
+        sample = f"the quick run's {result.tasks[table.task].sizes['train']:,} training sentences"
+    else:
+        sample = (f"a fixed random sample of {table.sample:,} training sentences (the same "
+                  "for every arm)")
+    lines = [f"## {title}", "", f"{TASKS[table.task].title}, trained on {sample}, "
+             f"{len(table.seeds)} seeds; differences against {against}, paired by seed.", ""]
     lines += _table(("variant", "test F1", f"− {against}", "verdict"), rows)
     paper = result.paper[key]
     cols = [v for v in names if v in next(iter(paper.values()))]
@@ -230,30 +214,17 @@ def _variants(result: TaskReport, key: str, names: dict, title: str, against: st
     return lines
 
 
-def _sample(table, result: TaskReport) -> str:
-    n = table.sample
-    if n is None and result.quick:
-        row = result.tasks.get(table.task)
-        sentences = row.sizes.get("train") if row else None
-        return f"the quick run's {sentences:,} training sentences" if sentences else \
-            "the quick run's subset"
-    if n is None:
-        return "its whole training set"
-    return f"a fixed random sample of {n:,} training sentences (the same for every arm)"
-
-
 def _sample_efficiency(result: TaskReport) -> list[str]:
     rows = []
     for task, curve in result.sample_efficiency.items():
         floor = result.tasks[task].majority
         for point in curve:
-            flag = ""
-            if floor is not None and min(point.baseline.mean, point.elmo.mean) <= floor:
-                flag = " (at or below the majority class)"
+            low = floor is not None and min(point.baseline.mean, point.elmo.mean) <= floor
             rows.append([TASKS[task].title, f"{100 * point.fraction:g} %",
                          f"{point.train_sentences:,}", _pm(point.baseline),
                          _pm(point.layer0) if point.layer0 else "–", _pm(point.elmo),
-                         ci(point.difference), _word(point.difference) + flag,
+                         ci(point.difference), _word(point.difference)
+                         + (" (at or below the majority class)" if low else ""),
                          ci(point.context_difference) if point.context_difference else "–"])
     n = len(result.fraction_seeds)
     floors = [TASKS[t].title for t in result.sample_efficiency
@@ -271,10 +242,8 @@ def _sample_efficiency(result: TaskReport) -> list[str]:
 
 
 def _curves_and_weights(result: TaskReport) -> list[str]:
-    rows = []
-    for task, places in result.weights.items():
-        for place, w in places.items():
-            rows.append([TASKS[task].title, place, *[f"{x:.2f}" for x in w]])
+    rows = [[TASKS[task].title, place, *[f"{x:.2f}" for x in w]]
+            for task, places in result.weights.items() for place, w in places.items()]
     width = max(len(r) for r in rows) - 2 if rows else 0
     return (["## Learning curves (dev score after every epoch, mean over seeds)", "",
              f"![learning curves]({FIGURES['curves']})", "",
@@ -325,15 +294,13 @@ def to_markdown(result: TaskReport) -> str:
     if result.quick:
         lines += quick_banner("runs end at a small cap and are not comparable with "
                               "anything") + _quick_notes(result)
-    lines += _protocol(result) + _table1(result)
+    lines += [*_protocol(result), table1_markdown(result)]
     lines += _variants(result, "table3", TABLE3, "Table 3: where ELMo is added (all layers, "
                        "λ = 0.001)", "input only")
     if result.place_dev:
-        dev = result.place_dev
-        chosen = PLACES[_places(result, tagging=True)]
         lines += ["The place for both taggers is chosen on dev, before Table 1's runs: mean dev "
-                  "F1 " + ", ".join(f"{TABLE3[v]} {x:.2f}" for v, x in dev.items())
-                  + f"; Table 1's taggers get ELMo at the {chosen}.", ""]
+                  "F1 " + ", ".join(f"{TABLE3[v]} {x:.2f}" for v, x in result.place_dev.items())
+                  + f"; Table 1's taggers get ELMo at the {_place(result, tagging=True)}.", ""]
     lines += _variants(result, "table2", TABLE2, "Table 2: which layers, and how strongly the "
                        "mix is regularised", "all layers, λ = 0.001")
     lines += _sample_efficiency(result) + _curves_and_weights(result) + _quality(result)
@@ -343,12 +310,8 @@ def to_markdown(result: TaskReport) -> str:
 
 def write_report(result: TaskReport, json_path=None, markdown_path=None,
                  force: bool = False) -> list[Path]:
-    """Write the JSON (``result.to_json()``), the markdown and (beside the markdown) the
-    figures, atomically.
-
-    Raises:
-        overwrite.WouldOverwrite: a file exists and ``force`` is False (it is kept).
-    """
+    """Write the JSON, the markdown and (beside the markdown) the figures, atomically; a file
+    that exists is kept (``overwrite.WouldOverwrite``) unless ``force``."""
     written = write_report_files(result, json_path, markdown_path, to_markdown, force)
     if markdown_path:
         written += write_figures(result, Path(markdown_path).parent, force)

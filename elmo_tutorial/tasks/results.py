@@ -1,10 +1,8 @@
 """The task report's result, typed: what ``tasks.json`` holds, field by field.
 
-:func:`~elmo_tutorial.tasks.report.summarise` makes a :class:`TaskReport` from the runs;
-``tasks.json`` is its ``to_json()`` and ``TaskReport.read(path)`` gives it back, every field
-checked (:mod:`elmo_tutorial.files.records`). Scores are percent (accuracy or F1); a
-difference between two arms is a :class:`~elmo_tutorial.analyses.paired.PairedDifference`
-over the same seeds, in points.
+``tasks.json`` is a :class:`TaskReport`'s ``to_json()``; ``TaskReport.read(path)`` gives it back,
+every field checked (:mod:`elmo_tutorial.files.records`). Scores are percent (accuracy or F1);
+a difference of two arms is a :class:`~elmo_tutorial.analyses.paired.PairedDifference`, in points.
 
 Example:
     >>> from elmo_tutorial.analyses.paired import verdict
@@ -66,9 +64,7 @@ class Protocol(Record):
     dropout: float  # on the BiLSTM's whole input and its whole output
     hidden_size: int  # BiLSTM cells per direction
     lr_patience: int  # the learning rate halves after this many epochs without a better dev
-    # epochs before the first dev score above 0 count towards neither patience nor halving,
-    # for at most max_epochs
-    wait_while_zero: bool
+    wait_while_zero: bool  # epochs before the first dev score above 0 count towards neither
     max_round_updates: int  # dev is scored at least this often: a longer pass is several epochs
 
 
@@ -77,8 +73,7 @@ class Table1Differences(Record):
     """Table 1's three comparisons of one task, paired by seed."""
 
     elmo_vs_baseline: PairedDifference  # + ELMo − baseline: the paper's gain
-    # what the biLM's context-free layer alone buys (None: no + layer 0 arm for this task)
-    layer0_vs_baseline: PairedDifference | None = optional()
+    layer0_vs_baseline: PairedDifference | None = optional()  # None: no + layer 0 arm
     elmo_vs_layer0: PairedDifference | None = optional()  # what context adds beyond layer 0
 
 
@@ -151,7 +146,6 @@ class Convergence(Record):
     extended: int  # runs that needed more epochs than the planned cap
     longest: int  # the most passes over a training set any run made
     # task → Table 1 arm → correlation over seeds of the best epoch and the test score
-    # (large and positive: the runs that stopped early score lower, they had not converged)
     best_epoch_vs_test: dict[str, dict[str, float]] | None = optional()
 
 

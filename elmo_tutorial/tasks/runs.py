@@ -1,10 +1,9 @@
 """The task report's runs: its settings (:data:`FULL`, :data:`QUICK`), each run's name
 (:class:`Job`), and the runs file that keeps them (:class:`RunStore`).
 
-A :class:`RunStore` appends each result to a JSON-lines file as soon as it exists (synced: a
-run killed a moment later loses nothing), and reads the file back when opened again, so that
-``elmo-tutorial tasks`` started again trains only what is missing (a last line cut short by a
-kill is trained again). The file's first line says what its runs belong to
+A :class:`RunStore` appends each result to a JSON-lines file as soon as it exists (synced), and
+reads the file back when opened again, so that ``elmo-tutorial tasks`` started again trains
+only what is missing. The file's first line says what its runs belong to
 (:func:`run_store_key`); a store of another setup refuses the file, naming what differs.
 
 Example:
@@ -96,10 +95,10 @@ class RunStore:
 
     def _check_header(self, line: str) -> None:
         """Refuse a file whose first line is not this setup's header, saying what differs."""
+        ours = json.loads(json.dumps(self.header))  # as the file holds it: tuples are lists
         try:
             stored = json.loads(line)["header"]
-            differ = sorted(k for k in {*stored, *self.header}
-                            if stored.get(k) != json.loads(json.dumps(self.header)).get(k))
+            differ = sorted(k for k in {*stored, *ours} if stored.get(k) != ours.get(k))
         except (ValueError, KeyError, TypeError, AttributeError):
             raise StoreMismatch(
                 f"{self.path} is not a runs file of `elmo-tutorial tasks` (its first line is "
@@ -151,14 +150,10 @@ def quality_id(name: str, elmo) -> str:
 
 def run_store_key(model, corpus: str, quick: bool,
                   tasks: Sequence[str] = tuple(TASKS)) -> tuple[dict, str]:
-    """What a runs file belongs to: its header, and its file name in the cache.
-
-    The header names everything a run's result depends on: the biLM (the sha256 of its
-    architecture and weights), the recipe of the baseline's static vectors (the sha256 of the
-    text and the settings, not the vectors' bytes, which differ in float rounding each time
-    they are computed), the sha256 of each task's data, the protocol and the setting's
-    subsets. The name is ``{biLM's sha256[:16]}-{the header's sha256[:12]}-{quick|full}.jsonl``.
-    """
+    """What a runs file belongs to: its header (everything a run's result depends on: the
+    biLM's architecture and weights, the static vectors' recipe, each task's data, the
+    protocol, the subsets), and its file name in the cache,
+    ``{biLM's sha256[:16]}-{the header's sha256[:12]}-{quick|full}.jsonl``."""
     setting = QUICK if quick else FULL
     header = {"model": model_checksum(model), "corpus": corpus,
               "static_vectors": word_vectors_recipe(corpus), "quick": quick,

@@ -1,15 +1,11 @@
 """Training a :class:`~elmo_tutorial.tasks.model.TaskModel`: the data, the protocol, one run.
 
 :func:`prepare_task` turns a task of :mod:`~elmo_tutorial.tasks.registry` into one
-:class:`TaskSplit` per split: per sentence its word ids (the baseline's static vectors), its
-biLM layers (float16, embedded once and cached: the biLM is frozen), its character ids and its
-target, a label or a tag id per token. :func:`train_task_model` hands the padded batches to the
-course's one training loop (:func:`~elmo_tutorial.analyses.supervised.fit`): Adam on
-cross-entropy plus ``λ · Σ‖w‖²`` of the mixes until dev stops improving, the best epoch kept,
-under one :data:`PROTOCOL` for every arm. :func:`run_variant` trains one variant on one seed
-and scores it on test: accuracy for labels, for tags the F1 of exact spans as ``conlleval``
-counts them. The variants (``places``: where ELMo goes, ``("input",)`` or
-``("input", "output")``)::
+:class:`TaskSplit` per split (word ids, cached biLM layers, character ids, targets);
+:func:`train_task_model` trains on them with the course's one training loop
+(:func:`~elmo_tutorial.analyses.supervised.fit`) under one :data:`PROTOCOL` for every arm;
+:func:`run_variant` trains one variant on one seed and scores it on test (accuracy, or the F1
+of exact spans as ``conlleval`` counts them). The variants (``places``: where ELMo goes)::
 
     baseline    x_k = [w_k; c_k] → BiLSTM (no biLM)
     elmo        + ELMo (the scalar mix of all layers) at ``places``, λ = 0.001   (Table 1)
@@ -44,13 +40,9 @@ __all__ = ["CHAR_FILTERS", "PROTOCOL", "VARIANTS", "TaskSplit", "encode_words",
            "train_task_model", "training_subset"]
 
 CHAR_FILTERS = 40  # the character features c_k (filters of width 3 over 16-dim characters)
-# One protocol for every arm: Adam, batches of 32 sentences of similar length, dropout 0.5 on
-# the LSTM's input and on its output (AllenNLP's reference configurations), the learning rate
-# halved after 2 epochs without a better dev score, a stop after 5 (the cap of 30 grows while
-# patience has not acted), the best epoch kept. A small training set gets at least 1,000
-# updates, and an epoch of at least 50. An epoch (what patience counts) is at most 2,500
-# updates: SST-5's phrases' pass of 4,978 is scored twice. (Rounds of 500 stopped the phrase
-# runs within one pass at 31-34 %: dev is too noisy to judge 16,000 phrases of training.)
+# One protocol for every arm (the report's Protocol paragraph says it in words). An epoch is at
+# most 2,500 updates: SST-5's phrases' pass of 4,978 is scored twice. (Rounds of 500 stopped
+# the phrase runs within one pass at 31-34 %: dev is too noisy to judge 16,000 phrases.)
 PROTOCOL = {"max_epochs": 30, "patience": 5, "lr_patience": 2, "wait_while_zero": True,
             "min_updates": 1000, "round_updates": 50, "max_round_updates": 2500, "hard_cap": 200,
             "batch_size": 32, "lr": 2e-3, "dropout": 0.5, "hidden_size": 64}
@@ -77,9 +69,6 @@ class TaskSplit:
         classes: the label or tag names; ``targets`` index into them.
         chars: per sentence ``(T_i, C_i)`` character ids
             (:func:`~elmo_tutorial.tasks.model.encode_chars`), or ``None`` (no ``c_k``).
-
-    A split with ``layers`` of one width can be narrowed to some of them
-    (:meth:`with_layers`): the top layer alone, or layer 0, the biLM's context-free half.
     """
 
     words: list[torch.Tensor]
@@ -161,17 +150,15 @@ def evaluate(model: TaskModel, split: TaskSplit, counts: bool = False):
 
 
 def train_task_model(model: TaskModel, train: TaskSplit, valid: TaskSplit,
-                     max_epochs: int = 30, patience: int = 5, batch_size: int = 32,
-                     lr: float = 2e-3, mix_penalty: float = 1e-3, seed: int = 0,
-                     min_updates: int = 0, round_updates: int = 1, hard_cap: int = 200,
-                     lr_patience: int | None = None, wait_while_zero: bool = False,
-                     max_round_updates: int | None = None, fast: bool = True) -> Fit:
+                     max_epochs: int = 30, batch_size: int = 32, lr: float = 2e-3,
+                     mix_penalty: float = 1e-3, seed: int = 0, fast: bool = True,
+                     **schedule) -> Fit:
     """Adam on cross-entropy + ``mix_penalty · model.penalty()`` (λ of Sec. 3.3) until dev
     stops improving; the model ends with the weights of its best epoch.
 
-    The schedule's arguments are :func:`~elmo_tutorial.analyses.supervised.fit`'s; ``seed``
-    seeds dropout and the batch order (seed torch before building the model for its initial
-    weights). ``fast`` first switches the model's dropout to its fast version
+    ``schedule`` (``patience``, ``hard_cap``, ...) and ``seed`` are
+    :func:`~elmo_tutorial.analyses.supervised.fit`'s (``max_epochs`` its ``max_rounds``).
+    ``fast`` first switches the model's dropout to its fast version
     (:func:`elmo_tutorial.fast.speed_up`: the same distribution), in place.
     """
     if fast:
@@ -189,18 +176,15 @@ def train_task_model(model: TaskModel, train: TaskSplit, valid: TaskSplit,
         return loss
 
     return fit(model, batches, loss_of, lambda: evaluate(model, valid), lr=lr, seed=seed,
-               max_rounds=max_epochs, patience=patience, min_updates=min_updates,
-               round_updates=round_updates, hard_cap=hard_cap, lr_patience=lr_patience,
-               wait_while_zero=wait_while_zero, max_round_updates=max_round_updates)
+               max_rounds=max_epochs, **schedule)
 
 
 def prepare_task(name: str, embedder, index: dict[str, int], max_sentences: int | None = None,
                  samples: dict[str, int] | None = None,
                  progress: bool = False) -> dict[str, TaskSplit]:
     """Every split of task ``name`` as a :class:`TaskSplit`, its layers from ``embedder``
-    (cached on disk) and its word ids from ``index`` (the baseline's ``{word: row}``).
-
-    ``max_sentences`` keeps the first sentences of each split (quick runs); ``samples``
+    (cached on disk) and its word ids from ``index`` (the baseline's ``{word: row}``);
+    ``max_sentences`` keeps the first sentences of each split (quick runs), ``samples``
     (``{split: n}``) a fixed random sample of ``n`` sentences of a split, the same every time.
     """
     data = {split: pairs[:max_sentences] for split, pairs in read_task(name).items()}
@@ -241,19 +225,17 @@ def run_variant(splits: dict[str, TaskSplit], vectors: torch.Tensor, variant: st
 
     A fraction below 1 trains on a seeded random part of ``train`` (the same part for every
     variant of a seed) in batches of 8, with at least ``protocol["min_updates"]`` updates.
-
-    Returns:
-        the fields of :class:`~elmo_tutorial.tasks.results.RunResult`, and ``test_counts``:
-        what each test sentence adds to the score (for the test-sample bootstrap).
+    Returns the fields of :class:`~elmo_tutorial.tasks.results.RunResult`, and ``test_counts``
+    (what each test sentence adds to the score, for the test-sample bootstrap).
     """
     protocol = {**PROTOCOL, **(protocol or {})}
     own_places, penalty, which = VARIANTS[variant]
     places = tuple(places if own_places is None else own_places)
     train, valid, test = splits["train"], splits["valid"], splits["test"]
-    batch_size = protocol["batch_size"]
+    batch_size, min_updates = protocol["batch_size"], 0
     if fraction < 1.0:
         train = train.subset(training_subset(len(train), fraction, seed))
-        batch_size = 8
+        batch_size, min_updates = 8, protocol["min_updates"]
     if places and which != slice(None):  # the mix of one layer is γ · h_j: no mix to learn
         train, valid, test = (s.with_layers(which) for s in (train, valid, test))
     n_layers, width = train.layers[0].shape[1:]
@@ -262,13 +244,11 @@ def run_variant(splits: dict[str, TaskSplit], vectors: torch.Tensor, variant: st
                       elmo_layers=n_layers, elmo_dim=width, elmo_at=places,
                       hidden_size=protocol["hidden_size"], dropout=protocol["dropout"],
                       char_filters=CHAR_FILTERS)
-    result = train_task_model(
-        model, train, valid, max_epochs=protocol["max_epochs"], patience=protocol["patience"],
-        batch_size=batch_size, lr=protocol["lr"], mix_penalty=penalty, seed=seed,
-        min_updates=protocol["min_updates"] if fraction < 1.0 else 0,
-        round_updates=protocol["round_updates"], hard_cap=protocol["hard_cap"],
-        lr_patience=protocol["lr_patience"], wait_while_zero=protocol["wait_while_zero"],
-        max_round_updates=protocol["max_round_updates"])
+    schedule = {k: protocol[k] for k in ("max_epochs", "lr", "patience", "round_updates",
+                                         "hard_cap", "lr_patience", "wait_while_zero",
+                                         "max_round_updates")}
+    result = train_task_model(model, train, valid, batch_size=batch_size, mix_penalty=penalty,
+                              seed=seed, min_updates=min_updates, **schedule)
     history = result.history
     score, counts = evaluate(model, test, counts=True)
     return {"score": score, "valid": result.best_valid,

@@ -1,27 +1,19 @@
 r"""The baseline's word vectors: static vectors learned from the biLM's own training text.
 
 A gain of + ELMo over the baseline should be a gain of context, not of more or other text, so
-the baseline's vectors are learned from the *same text* as the biLM. The paper's baselines use
-GloVe (Peters et al. 2018, Sec. 4), learned by counting co-occurrences; so do we, with the count
-method of :mod:`elmo_tutorial.analyses.static_vectors` (PPMI, then a truncated SVD), sparse
-throughout to scale to millions of words: a 30,000-word vocabulary has 9·10⁸ cells, of which a
-few million pairs ever occur within ``window`` tokens, and the SVD is randomized
-(``torch.svd_lowrank`` on the sparse PPMI matrix, Halko et al. 2011).
+the baseline's vectors are learned from the *same text* as the biLM, by counting, as GloVe's
+are in the paper (Sec. 4): PPMI, then a randomized truncated SVD (``torch.svd_lowrank``), sparse
+throughout (a 30,000-word vocabulary has 9·10⁸ cells, of which a few million ever occur).
 
 .. math::
     \mathrm{PPMI}(w, c) = \max\Bigl(0,\ \log \frac{\#(w,c)\, \sum_{c'} \#(c')^{α}}
                                   {\#(w)\, \#(c)^{α}}\Bigr), \qquad
     E = U_d \Sigma_d^{1/2}
 
-Words are lower-cased; words seen fewer than ``min_count`` times get no vector (the task model
-gives them a learned ``<UNK>`` vector). The vectors are cached on disk under their *recipe*
-(:func:`word_vectors_recipe`: the sha256 of the text and the settings), so other text
-(``english_mix`` read from other NLTK data) never gets the old vectors.
-
-A task model only looks up the words of its task, so ``elmo-tutorial tasks`` writes those rows
-beside its report (:func:`write_task_vectors`, ``baseline_vectors.safetensors``) and
-:func:`task_word_vectors` reads them back: notebook 12 starts in a second instead of reading
-4.7 million words.
+Words are lower-cased; words seen fewer than ``min_count`` times share the task model's learned
+``<UNK>``. The vectors are cached under their recipe (:func:`word_vectors_recipe`). A report
+writes the rows of its tasks' words beside it (:func:`write_task_vectors`), which
+:func:`task_word_vectors` reads back: notebook 12 starts in a second, not a minute.
 
 Example:
     >>> sv = sparse_static_vectors([["a", "b", "c"], ["a", "c", "b"]], dim=2, window=1,
@@ -105,10 +97,8 @@ def _sparse_ppmi(counts: torch.Tensor, alpha: float) -> torch.Tensor:
 def sparse_static_vectors(sentences: Sequence[Sequence[str]], dim: int = 100,
                           window: int = WINDOW, min_count: int = 5,
                           alpha: float = 0.75) -> StaticVectors:
-    """Count → PPMI → randomized truncated SVD, sparse throughout (see the module docstring).
-
-    Vocabulary: lower-cased words seen at least ``min_count`` times, most frequent first.
-    """
+    """Count → PPMI → randomized truncated SVD (the module docstring); the vocabulary: the
+    lower-cased words seen at least ``min_count`` times, most frequent first."""
     freq = Counter(t.lower() for s in sentences for t in s)
     words = sorted((w for w, n in freq.items() if n >= min_count), key=lambda w: (-freq[w], w))
     if len(words) < 2:
@@ -137,9 +127,8 @@ def word_vectors_recipe(corpus: str, dim: int = 100,
     """What :func:`word_vectors` computes its vectors from: the counting's format, the
     settings and the sha256 of the corpus's ``train`` sentences (read unless given).
 
-    Two computations of one recipe agree to float rounding, not bit for bit (the SVD's sparse
-    products sum in an order that follows the threads), so what depends on the vectors, such
-    as a runs file, names them by this recipe, never by the sha256 of their bytes.
+    Two computations of one recipe agree to float rounding only (the SVD's sparse sums follow
+    the threads), so a runs file names the vectors by this recipe, never by their bytes.
 
     Example:
         >>> recipe = word_vectors_recipe("embedded")
@@ -155,11 +144,8 @@ def word_vectors_recipe(corpus: str, dim: int = 100,
 
 def word_vectors(corpus: str, dim: int = 100) -> tuple[torch.Tensor, dict[str, int]]:
     """The baseline's static vectors from ``corpus``'s ``train`` split: ``(V + 1, dim)`` (row 0:
-    ``<UNK>``, zeros) scaled to unit variance, and ``{word: row}``.
-
-    Computed once (english_mix: 4.7 M words, about a minute on a laptop CPU), then read from
-    ``$ELMO_TUTORIAL_CACHE/static_vectors`` (a few MB).
-    """
+    ``<UNK>``, zeros) scaled to unit variance, and ``{word: row}``; computed once (english_mix:
+    about a minute), then read from ``$ELMO_TUTORIAL_CACHE/static_vectors``."""
     sentences = None if corpus in _text_checksums else load_sentences(corpus, "train")
     recipe = word_vectors_recipe(corpus, dim, sentences)
     key = hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()
