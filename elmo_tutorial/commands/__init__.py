@@ -22,13 +22,10 @@ def at_least(minimum: int):
 
 def fail(command: str, error: object, code: int = 2) -> int:
     """Say why ``command`` stopped, in one line on stderr, and return its exit code (2: what
-    was asked for cannot be done; 1: it failed on the way; 130: interrupted).
-
-    A terminal closed under the command (SIGHUP) cannot show the line; the exit code still
-    says what happened, so that is not a second error."""
+    was asked for cannot be done; 1: it failed on the way; 130: interrupted)."""
     try:
         print(f"elmo-tutorial {command}: {error}", file=sys.stderr)
-    except OSError:
+    except OSError:  # a terminal closed under the command (SIGHUP): the exit code says it
         pass
     return code
 
@@ -36,8 +33,7 @@ def fail(command: str, error: object, code: int = 2) -> int:
 def add_report_arguments(parser: argparse.ArgumentParser, *,
                          markdown: str = "also write the markdown report",
                          force: str = "overwrite existing --json/--markdown files") -> None:
-    """The arguments of a command that prints a report: the biLM(s) to report on, ``--json``
-    and ``--markdown`` files to write it to, and ``--force`` to replace them."""
+    """The biLM(s) to report on, ``--json`` and ``--markdown`` files, ``--force``."""
     parser.add_argument("model", nargs="+", metavar="MODEL",
                         help="a run directory, or options.json and weights.hdf5")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
@@ -46,10 +42,8 @@ def add_report_arguments(parser: argparse.ArgumentParser, *,
 
 
 def print_and_write(result, to_markdown, write_report, args) -> int:
-    """Print a report's markdown, then write its ``--json``/``--markdown`` files.
-
-    Printed first, so that a file that cannot be written (another run wrote it meanwhile, a
-    full disk) costs the file, not the results of minutes of work."""
+    """Print a report's markdown, then write its ``--json``/``--markdown`` files: a file that
+    cannot be written then costs the file, not the results of minutes of work."""
     print(to_markdown(result))
     write_report(result, args.json, args.markdown, force=args.force)
     return 0

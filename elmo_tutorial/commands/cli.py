@@ -1,20 +1,14 @@
 """The ``elmo-tutorial`` command line.
 
 Each subcommand lives in ``elmo_tutorial/commands/<name>.py`` and defines ``DESCRIPTION``
-(what it teaches, shown by ``COMMAND --help``), ``add_arguments(parser)`` and
-``run(args) -> int``; its one-line summary is here, in ``COMMANDS``, so that ``--help`` lists
-every command without importing any. A command's module is imported only when it runs.
+(its ``--help``), ``add_arguments(parser)`` and ``run(args) -> int``; its summary is here, in
+``COMMANDS``, so that ``--help`` lists every command without importing any.
 
-Options are plain argparse in every command: ``--name VALUE`` or ``--name=VALUE``, with dashes
-between words (``--batch-size``); train's settings also take their field names, as config.json
-and TOML files spell them (``--batch_size``).
-
-Errors take one path, here. A plausible mistake (a typo'd name or setting, a missing file, a
-bad value, an empty corpus, a folder it may not write, a batch that does not fit in memory)
-ends the command with one line on stderr: exit 2, or 1 for what failed on the way (a
-download, a full disk, training that diverged). Any other exception is a bug and shows its
-traceback. Ctrl-C, SIGTERM (a scheduler, ``kill``) and SIGHUP (a closed terminal) end it with
-one line, exit 130: every file the commands write is written whole, so none is left half-written.
+Errors take one path, here: a plausible mistake (a typo'd name, a missing file, a bad value, a
+folder it may not write, a batch that does not fit in memory) is one line on stderr, exit 2,
+or 1 for what failed on the way (a download, a full disk, a diverged training); any other
+exception is a bug and shows its traceback. Ctrl-C, SIGTERM and SIGHUP end it with one line,
+exit 130: every file the commands write is written whole.
 """
 
 from __future__ import annotations
@@ -43,8 +37,7 @@ INTERRUPTED = ("interrupted before it finished; the files it writes are written 
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser of ``elmo-tutorial``, with the arguments of ``command`` (only its module is
-    imported; the others are listed by name and summary)."""
+    """The parser of ``elmo-tutorial``, with the arguments of ``command`` only."""
     parser = argparse.ArgumentParser(
         prog="elmo-tutorial",
         description="ELMo, built step by step. Run `elmo-tutorial COMMAND --help` for details.",

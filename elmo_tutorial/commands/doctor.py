@@ -14,12 +14,10 @@ from elmo_tutorial.data.registry import REGISTRY, how_to_get, is_available
 from elmo_tutorial.runtime import default_threads
 
 DESCRIPTION = """\
-The questions asked first when a notebook fails on someone's machine: the versions of Python,
-PyTorch, NumPy, nltk and the other packages the course uses; the device PyTorch sees (CUDA GPU,
-Apple MPS or CPU), its threads and the CPU count; where the data and the caches are; which
-datasets are available locally, with how to get each missing one.
-
-Run it first when something fails, and paste its output into bug reports."""
+The versions of Python and the packages the course uses; the device PyTorch sees, its threads
+and the CPU count; where the data and the caches are; which datasets are available locally,
+with how to get each missing one. Run it first when something fails, and paste its output
+into bug reports."""
 
 PACKAGES = ("torch", "numpy", "nltk", "h5py", "safetensors", "tqdm", "matplotlib",
             "ipywidgets", "jupyterlab")

@@ -11,14 +11,11 @@ DESCRIPTION = """\
 Score a trained biLM on held-out sentences of the corpus it was trained on.
 
 Perplexity = exp(mean negative log-likelihood per predicted word): the model is as unsure as
-a uniform choice among that many words. The forward LM predicts each word from the words
-before it, the backward LM from the words after it; "avg" is exp of the mean of the two NLLs
-(their geometric mean, as bilm-tf reports). The paper's biLM reaches 39.7 on the 1B Word
-Benchmark, over its 793,471-word vocabulary (Peters et al. 2018, Sec. 3.4).
-
-The baseline is an interpolated Kneser-Ney trigram (nltk.lm) fitted on the same training
-sentences, with the same vocabulary and <UNK> mapping, scored on the same predictions
-(see elmo_tutorial/training/ngram.py for what differs). Beating it shows that the LSTMs learned more
+a uniform choice among that many words; "avg" is exp of the mean of the forward and backward
+NLLs, as bilm-tf reports. The paper's biLM reaches 39.7 on the 1B Word Benchmark, over its
+793,471-word vocabulary (Peters et al. 2018, Sec. 3.4). Beside it, an interpolated Kneser-Ney
+trigram fitted on the same training sentences, with the same vocabulary, scored on the same
+predictions (elmo_tutorial/training/ngram.py): beating it shows that the LSTMs learned more
 than local word statistics. From Python: elmo_tutorial.training.evaluation.evaluate_run(RUN_DIR).
 
 Examples:

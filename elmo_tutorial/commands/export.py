@@ -5,21 +5,19 @@ from __future__ import annotations
 DESCRIPTION = """\
 Write a run in one of three forms (functions of elmo_tutorial.formats.export):
 
---allennlp OUT_DIR  options.json and weights.hdf5 in the format of bilm-tf and AllenNLP (the
-                    softmax is left out, as in the released ELMo files). They load in AllenNLP,
-                      Elmo("OUT_DIR/options.json", "OUT_DIR/weights.hdf5", 1)
-                    and back here with elmo_tutorial.load_allennlp(options, weights).
---encoder OUT_DIR   a small run directory: config.json (vocab_size 0), model.safetensors with
-                    the encoder only (ELMo never uses the softmax) and SHA256SUMS; load_elmo
-                    loads it. The course's shipped model was made so.
---copy OUT_DIR      the whole run without its checkpoints: config.json, vocab.txt, log.jsonl,
-                    the final weights with the softmax and SHA256SUMS; it can still be
-                    evaluated. data/models/tiny was made so.
+--allennlp OUT_DIR  options.json and weights.hdf5 in the format of bilm-tf and AllenNLP,
+                    without the softmax, as the released ELMo files: AllenNLP's
+                    Elmo("OUT_DIR/options.json", "OUT_DIR/weights.hdf5", 1) loads them, and
+                    so does elmo_tutorial.load_allennlp(options, weights).
+--encoder OUT_DIR   config.json (vocab_size 0), model.safetensors with the encoder only (ELMo
+                    never uses the softmax) and SHA256SUMS, for load_elmo: data/models/small.
+--copy OUT_DIR      the run without its checkpoints (the final weights with the softmax,
+                    config.json, vocab.txt, log.jsonl, SHA256SUMS), which can still be
+                    evaluated: data/models/tiny.
 
 --float16 stores the weights of --encoder or --copy as float16 (half the size; loading casts
 back to float32). An OUT_DIR that is not empty is refused unless --force is given. Each file
-is written whole or not at all (SHA256SUMS last): an interrupted export leaves no
-half-written file; run it again with --force.
+is written whole (SHA256SUMS last): run an interrupted export again with --force.
 
 Examples:
   elmo-tutorial export runs/tiny --allennlp exported/tiny

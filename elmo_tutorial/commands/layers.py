@@ -17,12 +17,10 @@ reproduces beyond the noise of the test sample (a 95 % interval from a paired bo
 the test instances and sentences); --json and --markdown also write it to files.
 
 MODEL is a run directory (from `train`), the shipped data/models/small, a folder holding an
-official options.json and weights.hdf5, or those two files.
-
-Data: the WSD Evaluation Framework, UD English-EWT and WNUT-17 (elmo-tutorial data list), and
-nltk's treebank and wordnet. The full run embeds about a million tokens and trains 15 NER
-taggers: about 15-20 minutes on a 2-core CPU; layers already embedded by the same model are
-read from the cache.
+official options.json and weights.hdf5, or those two files. Data: the WSD Evaluation
+Framework, UD English-EWT and WNUT-17 (elmo-tutorial data list), nltk's treebank and wordnet.
+The full run embeds about a million tokens and trains 15 NER taggers: about 15-20 minutes on
+a 2-core CPU; layers already embedded by the same model are read from the cache.
 
 Examples:
   elmo-tutorial layers data/models/small --json layers.json --markdown layers.md

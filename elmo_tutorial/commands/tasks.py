@@ -21,12 +21,11 @@ comparison is a paired difference with a 95 % interval over the seeds and the te
   Figure 2  the learned layer weights; and the learning curves
   Quality   with --quality MODEL ...: the gain against each biLM's held-out perplexity
 
-Prints a markdown report; --json and --markdown also write it (the figures and the baseline's
-vectors go beside the markdown). MODEL is a run directory, the shipped data/models/small, or
-an official options.json and weights.hdf5. Needs the sst, conll2000 and wnut17 data and the
-biLM's corpus. The full report trains 150 small models, two at a time: about 2 h 20 min on a
-2-core CPU (benchmarks/RESULTS.md). Each finished run is kept in a runs file (--runs): the
-same command again continues where an interrupted one stopped.
+Prints a markdown report; --json and --markdown also write it. MODEL is a run directory, the
+shipped data/models/small, or an official options.json and weights.hdf5. Needs the sst,
+conll2000 and wnut17 data and the biLM's corpus. The full report trains 150 small models, two
+at a time: about 2 h 20 min on a 2-core CPU (benchmarks/RESULTS.md); each finished run is kept
+(--runs), so the same command again continues where an interrupted one stopped.
 
 Examples:
   elmo-tutorial tasks data/models/small --json tasks.json --markdown TASKS.md

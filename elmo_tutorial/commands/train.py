@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+import tomllib
 
 from elmo_tutorial.commands import at_least
 
@@ -17,19 +18,17 @@ directions. The loss is the forward NLL plus the backward NLL of every sentence.
 Presets (elmo_tutorial/training/train_config.py, where each setting is declared):
 {presets}
 
-Every setting below is an option, with dashes as in the other commands or with its field
-name as config.json and TOML files spell it: --max-steps 100, --max_steps=100, and
---model.lstm-dim 128 for the architecture. Values are TOML (numbers, true/false, [lists]; a
-bare word is a string, none is None). A TOML file (--config-file) takes the same settings
+Every setting below is an option, with dashes or with its field name as config.json and TOML
+files spell it (--max-steps 100, --max_steps=100, --model.lstm-dim 128). Values are TOML
+(numbers, true/false, [lists]; a bare word is a string, none is None), as in a --config-file
 (max_steps = 100, and a [model] table). Order: preset < --config-file < options.
 
-The run directory (--out) receives config.json, vocab.txt, log.jsonl, loss.png,
-checkpoints/ and finally model.safetensors; one train at a time may write there. Ctrl-C,
-SIGTERM and SIGHUP stop after the current step and save a checkpoint there. A run is never
-overwritten: --resume continues it (refusing settings the checkpoint cannot continue under,
-such as the architecture or the batch size; taking others, such as max_steps or lr, and
-saying so; keeping the run's thread count unless --threads asks for another), --force
-replaces it (only a run of this package).
+The run directory (--out) receives config.json, vocab.txt, log.jsonl, loss.png, checkpoints/
+and finally model.safetensors; one train at a time may write there. Ctrl-C, SIGTERM and SIGHUP
+stop after the current step and save a checkpoint there. A run is never overwritten: --resume
+continues it (refusing settings the checkpoint cannot continue under, such as the architecture
+or the batch size; taking others, such as lr, and saying so; keeping its thread count unless
+--threads asks for another), --force replaces it (only a run of this package).
 
 Examples:
   elmo-tutorial train --config tiny --out runs/tiny
@@ -42,6 +41,7 @@ Examples:
 
 SETTING = "setting:"  # the prefix of a setting's dest: only the settings given are in args
 NOT_OPTIONS = {"model_overrides", "out_dir"}  # given as --model.FIELD and as --out
+METAVARS = {bool: "BOOL", int: "INT", float: "NUMBER", str: "TEXT"}  # by the default's type
 
 
 def add_arguments(parser) -> None:
@@ -78,17 +78,11 @@ def add_arguments(parser) -> None:
                 continue
             choices = field.metadata.get("choices")
             example = getattr(tiny if prefix else TrainConfig(), field.name)
+            kind = "|".join(choices) if choices else METAVARS.get(type(example), "LIST")
             names = dict.fromkeys([f"--{prefix}{field.name.replace('_', '-')}",
                                    f"--{prefix}{field.name}"])  # as other commands; as TOML
-            group.add_argument(*names,
-                               dest=SETTING + prefix + field.name, default=argparse.SUPPRESS,
-                               metavar="|".join(choices) if choices else _kind(example),
-                               help=field.metadata.get("help", ""))
-
-
-def _kind(value) -> str:
-    """The metavar of a setting whose default is ``value``."""
-    return {bool: "BOOL", int: "INT", float: "NUMBER", str: "TEXT"}.get(type(value), "LIST")
+            group.add_argument(*names, dest=SETTING + prefix + field.name, metavar=kind,
+                               default=argparse.SUPPRESS, help=field.metadata.get("help", ""))
 
 
 def _summary(config) -> str:
@@ -102,8 +96,6 @@ def _summary(config) -> str:
 def _toml_value(text: str):
     """A setting's value: TOML (``0.1``, ``true``, ``[[1, 32]]``), a bare word as a string,
     ``none`` as None."""
-    import tomllib
-
     if text.lower() == "none":
         return None
     try:
@@ -124,9 +116,7 @@ def resolve_config(args):
     if args.out:
         config = apply_overrides(config, {"out_dir": args.out})
     if args.resume and "threads" not in {**from_file, **given}:
-        # The preset's count is not a request: a resumed run keeps its own, as
-        # another count would give other weights.
-        config = apply_overrides(config, {"threads": 0})
+        config = apply_overrides(config, {"threads": 0})  # the run's own count, not the preset's
     return config
 
 

@@ -1,12 +1,10 @@
 """Weights and checkpoints written whole, and read back without unpickling code.
 
-Weights are safetensors; a checkpoint is a folder ``checkpoints/step_NNNNNN/`` holding the
-model's weights and ``state.pt``: the optimiser, the scheduler, every random state and the
-position in the data, as plain tensors, numbers, lists and dicts, so that it loads with
-``torch.load(weights_only=True)``. The folder is filled under a temporary name and renamed into
-place (:func:`~elmo_tutorial.files.safe_files.staged_folder`): a crash or ``kill -9`` mid-way
-leaves the previous checkpoint as it was. Weights read from a file are checked (floating
-point, finite, the model's shapes) before a model takes them.
+A checkpoint is a folder ``checkpoints/step_NNNNNN/``: the model's safetensors and
+``state.pt`` (optimiser, scheduler, random states, data position) of plain tensors, numbers,
+lists and dicts, which loads with ``torch.load(weights_only=True)``. It is filled under a
+temporary name and renamed into place (:func:`~elmo_tutorial.files.safe_files.staged_folder`):
+a crash or ``kill -9`` mid-way leaves the previous checkpoint as it was.
 """
 
 from __future__ import annotations
@@ -38,17 +36,11 @@ def save_weights(path: str | Path, state_dict: dict[str, torch.Tensor]) -> None:
 
 
 def load_weights(path: str | Path, dtype: torch.dtype | None = torch.float32) -> dict:
-    """Read safetensors weights, floating tensors cast to ``dtype`` (float16 files → float32).
-
-    Raises:
-        FileNotFoundError: ``path`` does not exist.
-        DamagedFile: ``path`` is not a complete safetensors file.
-    """
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"{path} not found")
+    """Read safetensors weights, floating tensors cast to ``dtype`` (float16 files → float32);
+    ``DamagedFile`` if ``path`` is not a complete safetensors file."""
+    data = Path(path).read_bytes()  # a missing file: FileNotFoundError, naming it
     try:
-        tensors = load_safetensors(path.read_bytes())
+        tensors = load_safetensors(data)
     except Exception as error:  # SafetensorError and whatever a damaged file makes it raise
         raise DamagedFile.of(path, error) from None
     if dtype is not None:
@@ -59,12 +51,8 @@ def load_weights(path: str | Path, dtype: torch.dtype | None = torch.float32) ->
 def check_weights(path: str | Path, state: dict[str, torch.Tensor],
                   expected: dict[str, torch.Tensor] | None = None) -> None:
     """Check that tensors read from ``path`` are weights: floating point and finite, and with
-    ``expected`` (the model's own state dict) of its shapes. Names in only one of the two are
-    left to the caller.
-
-    Raises:
-        ValueError: one line naming ``path``, the tensor and what is wrong with it.
-    """
+    ``expected`` (the model's own state dict) of its shapes; else one ``ValueError`` line.
+    Names in only one of the two are left to the caller."""
     for name, tensor in state.items():
         want = tensor if expected is None else expected.get(name)
         if want is None:
@@ -138,12 +126,8 @@ def latest_checkpoint(run_dir: str | Path) -> Path | None:
 
 def save_checkpoint(run_dir: str | Path, step: int, model_state: dict, state: dict,
                     keep: int = 2) -> Path:
-    """Write ``checkpoints/step_NNNNNN/`` whole and keep only the ``keep`` newest.
-
-    ``state`` is everything but the weights (optimiser, scheduler, random states, data
-    position) as plain tensors, numbers, strings, lists and dicts, so that it loads with
-    ``weights_only=True``.
-    """
+    """Write ``checkpoints/step_NNNNNN/`` whole and keep only the ``keep`` newest; ``state``
+    is everything but the weights, as plain data (``weights_only``-loadable)."""
     final = Path(run_dir) / "checkpoints" / f"step_{step:06d}"
     if not final.exists():  # the same step always holds the same state: never rewrite it
         with staged_folder(final) as stage:
@@ -155,12 +139,7 @@ def save_checkpoint(run_dir: str | Path, step: int, model_state: dict, state: di
 
 
 def load_checkpoint(path: str | Path) -> tuple[dict, dict]:
-    """``(model_state, state)`` of a checkpoint folder; nothing is unpickled but data.
-
-    Raises:
-        FileNotFoundError: a file of the checkpoint is missing.
-        DamagedFile: a file of the checkpoint does not load.
-    """
+    """``(model_state, state)`` of a checkpoint folder; nothing is unpickled but data."""
     path = Path(path)
     model_state = load_weights(path / "model.safetensors", dtype=None)
     if not (path / "state.pt").exists():
@@ -175,31 +154,24 @@ def load_checkpoint(path: str | Path) -> tuple[dict, dict]:
 def load_latest_checkpoint(run_dir: str | Path, expected: dict, clean: bool = True,
                            ) -> tuple[Path, dict, dict]:
     """``(path, model_state, state)`` of the newest checkpoint that loads and fits the model
-    whose ``state_dict()`` is ``expected`` (its names, shapes, finite values). With ``clean``
-    (the main process), newer ones that do not are named in a warning and moved out of the way,
-    so that the resumed run writes their steps again and the next resume does not pass over
-    them again: one that does not load (a half-written file of this run) is deleted; one that
-    loads but does not fit (another model's weights, a diverged step) is kept, renamed
-    ``unfit-step_N``, since it may be somebody's work.
+    whose ``state_dict()`` is ``expected``; ``ValueError`` naming each problem if none does.
 
-    Raises:
-        ValueError: no checkpoint loads and fits; names each one and what was wrong.
+    With ``clean`` (the main process), newer ones are named in a warning and moved out of the
+    way, so that the resumed run writes their steps again: one that does not load (a
+    half-written file of this run) is deleted; one that loads but does not fit (another
+    model's weights, a diverged step) is renamed ``unfit-step_N``: it may be somebody's work.
     """
-    found, problems, loaded = checkpoints(run_dir), [], []
-    for path in found:
+    problems = []  # (folder, what is wrong, whether it loaded)
+    for path in checkpoints(run_dir):
+        loaded = False
         try:
             model_state, state = load_checkpoint(path)
-        except (ValueError, FileNotFoundError) as error:  # DamagedFile is a ValueError
-            problems.append(str(error))
-            loaded.append(False)
-            continue
-        try:
+            loaded = True
             check_fits(path / "model.safetensors", model_state, expected)
-        except ValueError as error:
-            problems.append(str(error))
-            loaded.append(True)
+        except (ValueError, FileNotFoundError) as error:  # DamagedFile is a ValueError
+            problems.append((path, str(error), loaded))
             continue
-        for newer, problem, kept in zip(found, problems, loaded, strict=False) if clean else ():
+        for newer, problem, kept in problems if clean else ():
             if kept:
                 aside = newer.with_name(f"unfit-{newer.name}")
                 while aside.exists():
@@ -212,6 +184,6 @@ def load_latest_checkpoint(run_dir: str | Path, expected: dict, clean: bool = Tr
             print(f"warning: {problem}; resuming from {path} instead, and {done}",
                   file=sys.stderr)
         return path, model_state, state
-    raise ValueError(f"{run_dir} has no intact checkpoint to resume from: {'; '.join(problems)}."
-                     " If its config.json was edited or replaced, restore it; otherwise train "
-                     "it afresh with --force")
+    raise ValueError(f"{run_dir} has no intact checkpoint to resume from: "
+                     f"{'; '.join(problem for _, problem, _ in problems)}. If its config.json "
+                     "was edited or replaced, restore it; otherwise train it afresh with --force")

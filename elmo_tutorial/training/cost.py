@@ -2,10 +2,9 @@ r"""What a biLM costs: parameters and floating-point operations (FLOPs) per toke
 
 Taught in notebook 11 (``11_pretrained_and_scale``).
 
-Both are counted from a ``ModelConfig`` alone, with no tensor allocated, so the paper's model and
-its 793,471-word softmax cost nothing to count. A FLOP here is one multiplication or one
-addition: a multiply-add is 2 FLOPs, so ``x @ W`` with ``W`` of shape ``(I, O)`` costs
-``2·I·O`` per row. Only matrix products and convolutions are counted, as
+Both are counted from a ``ModelConfig`` alone, with no tensor allocated. A FLOP here is one
+multiplication or one addition: ``x @ W`` with ``W`` of shape ``(I, O)`` costs ``2·I·O`` per
+row. Only matrix products and convolutions are counted, as
 ``torch.utils.flop_counter.FlopCounterMode`` counts them (:func:`measure_flops`); gates, clipping
 and the softmax's exponentials are a few percent more.
 
@@ -18,12 +17,10 @@ P = projection_dim, C = lstm_dim, L = n_layers, V = vocabulary or softmax candid
     LSTMs          2 directions · L · 2·(4C·P + 4C·P + C·P)    input, recurrent, projection
     softmax        2 directions · 2·P·V          V → the sampled candidates when sampling
 
-Backward costs twice the forward (a gradient for each operand of each product), so a training
-step costs ``TRAINING_FACTOR`` = 3 times the forward. This is bilm-tf's cost, which runs the
-character CNN on every position over all 50 characters, as the plain ``CharCNN`` of notebook
-03 does; the fast one that training uses (:class:`~elmo_tutorial.fast.char_cnn.FastCharCNN`)
-runs it once per distinct token and only over the characters a token has, so it does less
-(notebook 11).
+Backward costs twice the forward (a gradient for each operand of each product): a training
+step costs ``TRAINING_FACTOR`` = 3 times the forward. This is bilm-tf's cost, with the
+character CNN over all 50 characters of every position; the fast one that training uses
+(:class:`~elmo_tutorial.fast.char_cnn.FastCharCNN`) does less (notebook 11).
 
 Example:
     >>> from elmo_tutorial.model.config import MODEL_PRESETS
@@ -49,17 +46,11 @@ TRAINING_FACTOR = 3  # forward + backward, where backward is two products per fo
 
 
 def parameter_counts(config: ModelConfig, vocab_size: int | None = None) -> dict[str, int]:
-    """Trainable numbers in each part of a ``BidirectionalLM`` built from ``config``.
+    """Trainable numbers in each part (:data:`PARTS`) of a ``BidirectionalLM`` built from
+    ``config``, with a softmax of ``vocab_size`` words (default ``config.vocab_size``).
 
-    Args:
-        config: the architecture.
-        vocab_size: words of the softmax; ``None`` takes ``config.vocab_size`` (0: no softmax,
-            as in an exported encoder).
-
-    Returns:
-        ``{part: count}`` for the parts in :data:`PARTS`; ``lstm`` is both directions. The
-        counts are those of our modules: ``nn.LSTM`` holds two bias vectors per layer where
-        TensorFlow holds one, and our character table has a padding row.
+    The counts are those of our modules: ``nn.LSTM`` holds two bias vectors per layer where
+    TensorFlow holds one, and our character table has a padding row.
     """
     E, P, C, F = config.char_embed_dim, config.projection_dim, config.lstm_dim, config.n_filters
     V = config.vocab_size if vocab_size is None else vocab_size
@@ -79,18 +70,12 @@ def flops_per_token(config: ModelConfig, vocab_size: int | None = None, sampled_
     """Forward FLOPs per token position, by part (multiply by ``TRAINING_FACTOR`` to train).
 
     Args:
-        config: the architecture.
-        vocab_size: words of the softmax; ``None`` takes ``config.vocab_size``; 0 leaves the
-            softmax out (an encoder computing ELMo vectors).
+        vocab_size: words of the softmax (default ``config.vocab_size``; 0: an encoder).
         sampled_softmax: candidates of a sampled softmax (bilm-tf: 8192), 0 for the full one.
-            The few true-word logits it adds are not counted.
         char_columns: character positions each convolution slides over (default: all
             ``config.max_chars``, as bilm-tf does).
 
-    Returns:
-        ``{part: FLOPs}`` for the parts in :data:`PARTS` (``char_embedding`` is a lookup: 0).
-        ``lstm`` and ``softmax`` count both directions: each position feeds the forward and
-        the backward LSTM, and each direction predicts one word there.
+    ``lstm`` and ``softmax`` count both directions; ``char_embedding`` is a lookup: 0.
     """
     E, P, C, F = config.char_embed_dim, config.projection_dim, config.lstm_dim, config.n_filters
     V = config.vocab_size if vocab_size is None else vocab_size
@@ -110,13 +95,9 @@ def flops_per_token(config: ModelConfig, vocab_size: int | None = None, sampled_
 
 
 def measure_flops(fn: Callable[[], object]) -> tuple[int, dict[str, int]]:
-    """Run ``fn()`` under ``FlopCounterMode``; return its FLOPs in all and per module.
-
-    Returns:
-        ``(total, {module path: FLOPs})``, the module paths as ``FlopCounterMode`` names them
-        (``"BidirectionalLM.forward_lstm"``, ...; ``"Global"`` is the total). A module's count
-        includes its submodules', and the backward pass is counted under the modules too.
-    """
+    """Run ``fn()`` under ``FlopCounterMode``: ``(total FLOPs, {module path: FLOPs})``, the
+    paths as it names them (``"BidirectionalLM.forward_lstm"``, ...; ``"Global"``), each
+    including its submodules' (and the backward pass, if ``fn`` runs one)."""
     from torch.utils.flop_counter import FlopCounterMode
 
     with FlopCounterMode(display=False) as counter:

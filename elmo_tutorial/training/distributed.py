@@ -7,15 +7,11 @@ Launch::
     torchrun --standalone --nproc_per_node=4 -m elmo_tutorial train --config small --out runs/s
     elmo-tutorial train --config small --out runs/s --nproc 4        # the same, via the CLI
 
-``torchrun`` starts N copies of the script with ``RANK``, ``LOCAL_RANK``, ``WORLD_SIZE`` and a
-rendezvous address in the environment. Every process builds the same model (same seed), the
-same vocabulary and the same list of *global* batches (same shuffling seed); process r trains on
-the sentences ``r, r + N, r + 2N, ...`` of each global batch (like ``DistributedSampler``, but
-for bucketed batches), and ``DistributedDataParallel`` averages the gradients during
-``backward``. With each process's loss scaled to ``N · (its NLL sum) / (global target count)``
-the averaged gradient is exactly the gradient of the global batch's mean NLL: the same update a
-single process would make on the whole batch (checked by ``tests/training/test_ddp.py``).
-
+Every process builds the same model, vocabulary and list of *global* batches (same seeds);
+process r trains on the sentences ``r, r + N, r + 2N, ...`` of each global batch, and
+``DistributedDataParallel`` averages the gradients. With each process's loss scaled to
+``N · (its NLL sum) / (global target count)`` that average is exactly the gradient of the
+global batch's mean NLL, the update of a single process (``tests/training/test_ddp.py``).
 Only rank 0 evaluates, logs and writes checkpoints.
 """
 

@@ -1,15 +1,9 @@
 """Scoring a biLM: held-out perplexities, of a model in memory or of a trained run directory.
 
-Perplexity is ``exp(mean negative log-likelihood per predicted word)``: the model is as unsure
-as a uniform choice among that many words. The forward LM predicts each word from the words
-before it, the backward LM from the words after it; "avg" is ``exp`` of the mean of the two
-NLLs, their geometric mean, which is what bilm-tf reports. The paper's biLM reaches 39.7 on the
-1B Word Benchmark, over its 793,471-word vocabulary (Peters et al. 2018, Sec. 3.4).
-
-:func:`evaluate_run` puts a run's perplexities next to an interpolated Kneser-Ney trigram
-(:mod:`elmo_tutorial.training.ngram`) fitted on the same training sentences, with the same
-vocabulary, scored on the same predictions: beating it shows that the LSTMs learned more than
-local word statistics. ``elmo-tutorial evaluate`` prints what it returns.
+Perplexity is ``exp(mean negative log-likelihood per predicted word)``, per direction; "avg"
+is ``exp`` of the mean of the two NLLs, as bilm-tf reports. :func:`evaluate_run` puts a run's
+next to a Kneser-Ney trigram (:mod:`elmo_tutorial.training.ngram`) fitted on the same training
+sentences; ``elmo-tutorial evaluate`` prints what it returns.
 
 Example:
     >>> result = evaluate_run("runs/tiny", max_sentences=200)     # doctest: +SKIP
@@ -40,14 +34,8 @@ __all__ = ["evaluate_perplexity", "evaluate_run"]
 
 @torch.no_grad()
 def evaluate_perplexity(model, sentences, vocab, device="cpu", batch_size: int = 64) -> dict:
-    """Forward, backward and average perplexity of ``model`` (full softmax) on ``sentences``.
-
-    Args:
-        model: a :class:`~elmo_tutorial.model.lm.BidirectionalLM`.
-        sentences: tokenized sentences (lists of strings).
-        vocab: the :class:`~elmo_tutorial.model.vocab.Vocabulary` the model predicts.
-        device: where the batches go (the model's device).
-        batch_size: sentences per batch (batched by length; the result does not depend on it).
+    """Forward, backward and average perplexity of a ``BidirectionalLM`` (full softmax) on
+    tokenized ``sentences``, batched by length on the model's ``device``.
 
     Returns:
         ``fwd_ppl``, ``bwd_ppl``, ``avg_ppl``, the NLLs per prediction ``fwd_nll`` and
@@ -77,24 +65,17 @@ def evaluate_run(run_dir: str | Path, split: str = "valid", max_sentences: int =
     """Perplexities of a trained run on a held-out split of the corpus it was trained on.
 
     Args:
-        run_dir: a run directory (``elmo-tutorial train --out RUN_DIR``).
-        split: ``"valid"`` or ``"test"``.
         max_sentences: score only the first N sentences (0 = all).
         ngram: also fit and score the Kneser-Ney trigram baseline.
-        checkpoint: use the newest checkpoint instead of the final weights (True), or this
-            checkpoint folder of the run (``run_dir / "checkpoints/step_000135"``).
-        device: ``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"mps"`` or ``"auto"``.
-        ngram_train_sentences: fit the trigram on at most this many training sentences
-            (nltk.lm is pure Python; ``None`` = all), of those the run trained on.
+        checkpoint: as :func:`~.run_folder.weights_file` takes it.
+        ngram_train_sentences: fit the trigram on at most this many of the sentences the run
+            trained on (nltk.lm is pure Python; ``None`` = all).
 
     Returns:
         ``{"split", "weights", "n_sentences", "bilm": {...}, "ngram": {...} or None}``:
-        ``weights`` is what was scored, ``"model.safetensors"`` or the checkpoint
-        (``"checkpoints/step_000200"``); the inner dicts as :func:`evaluate_perplexity`
-        returns them (the trigram's with ``train_sentences``).
-
-    Raises:
-        ValueError: the run is an encoder without its softmax (e.g. the shipped model).
+        ``weights`` is what was scored (``"model.safetensors"``, ``"checkpoints/step_000200"``);
+        the inner dicts as :func:`evaluate_perplexity` returns them (the trigram's with
+        ``train_sentences``).
     """
     device = resolve_device(device)  # before any loading: a device this machine lacks
     run = Path(run_dir)

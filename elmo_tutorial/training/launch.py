@@ -1,18 +1,12 @@
-"""``elmo-tutorial train --nproc N``: become ``torchrun`` with N training processes, as many
-as the machine can run, that stop when it stops.
+"""``elmo-tutorial train --nproc N``: become ``torchrun`` with N training processes
+(:mod:`~elmo_tutorial.training.distributed`), as many as the machine can run, that stop when
+it stops.
 
-What each of the N processes does is :mod:`~elmo_tutorial.training.distributed`'s.
-
-How many (:func:`check_process_count`): data parallelism runs one process per GPU (nccl) or,
-on the CPU, one per core (gloo; a second process on a core only waits for it).
-
-Stopping together (:func:`launch_torchrun`): the command replaces itself with torchrun (one
-process, so a terminal's Ctrl-C reaches it once), which passes a stop signal on to its
-workers; they stop as ``train`` does, at the end of a step, with a checkpoint there
-(:class:`~elmo_tutorial.training.train.TrainingInterrupted`). torchrun starts each worker in
-a session of its own, out of reach of a kill of torchrun's process group, so every worker
-also receives SIGTERM when torchrun dies, ``kill -9`` included
-(:func:`~elmo_tutorial.training.workers.die_with_parent`).
+The command replaces itself with torchrun (one process, so a terminal's Ctrl-C reaches it
+once), which passes a stop signal on to its workers; they stop at the end of a step, with a
+checkpoint there (:class:`~elmo_tutorial.training.train.TrainingInterrupted`). torchrun starts
+each worker in a session of its own, so every worker also receives SIGTERM when torchrun dies,
+``kill -9`` included (:func:`~elmo_tutorial.training.workers.die_with_parent`).
 """
 
 from __future__ import annotations
@@ -28,19 +22,13 @@ from elmo_tutorial.training.workers import die_with_parent
 
 __all__ = ["check_process_count", "launch_torchrun", "stop_with_launcher"]
 
-# torchrun's pid, for its workers (from the environment, which they inherit: a torchrun that
-# died before a worker asked for its parent's pid would otherwise be missed)
+# torchrun's pid, for its workers: one that died before a worker asked would be missed
 LAUNCHER_VARIABLE = "ELMO_TUTORIAL_LAUNCHER_PID"
 
 
 def check_process_count(nproc: int, device: str, batch_size: int) -> None:
-    """Refuse ``nproc`` training processes that ``device`` (a ``TrainConfig.device``) cannot
-    run side by side, or that a batch of ``batch_size`` sentences (summed over the processes)
-    cannot give a sentence each.
-
-    Raises:
-        ValueError: one line: what there is, and the largest ``--nproc`` that fits.
-    """
+    """Refuse (``ValueError``) more processes than ``device`` runs side by side (one per GPU,
+    or per CPU core: a second on a core only waits), or than ``batch_size`` sentences."""
     where = resolve_device(device)  # "auto": a GPU if there is one
     if where.type == "cuda":
         gpus = torch.cuda.device_count()
@@ -77,9 +65,8 @@ def stop_with_launcher() -> None:
 
 
 def _torchrun(arguments: list[str]) -> int:
-    """torchrun with ``arguments``; stopped by a signal, which it passed on to its workers, it
-    says so in one line and exits 130, where torchrun itself would print a traceback under
-    the workers' own message."""
+    """torchrun with ``arguments``; stopped by a signal (passed on to its workers), one line
+    and exit 130, where torchrun would print a traceback under the workers' own message."""
     from torch.distributed.elastic.multiprocessing.api import SignalException
     from torch.distributed.run import main
 

@@ -2,47 +2,30 @@
 
 Taught in notebook 06 (``06_bilm_training``).
 
-Before neural LMs, interpolated Kneser-Ney n-grams (Kneser & Ney 1995; Chen & Goodman 1998)
-were the standard to beat. For a trigram,
+Interpolated Kneser-Ney n-grams (Kneser & Ney 1995; Chen & Goodman 1998) were the standard
+to beat before neural LMs. For a trigram,
 
     p(w | u, v) = max(c(u v w) − d, 0) / c(u v ·)  +  γ(u v) · p_KN(w | v)
 
 with discount ``d``, the left-over mass ``γ(u v) = d · |{w : c(u v w) > 0}| / c(u v ·)``, and
 lower orders that count *continuations* (in how many contexts a word appears) rather than
-occurrences. nltk's ``KneserNeyInterpolated`` implements this.
+occurrences: nltk's ``KneserNeyInterpolated``.
 
-The discount is estimated from the training text, as Ney, Essen & Kneser (1994) and Chen &
-Goodman (1998, eq. 26) do: ``d = n1 / (n1 + 2 n2)``, with ``n1`` and ``n2`` the numbers of
-trigrams seen once and twice. nltk's default, ``d = 0.1``, is far from it on English (about
-0.7 for 100,000 sentences of ``english_mix``) and makes a much weaker baseline: perplexity 528
-instead of 201 on its valid split; the estimate is within 0.05 of the best fixed ``d`` on both
-of the course's corpora. ``discount=`` a number still fixes it.
+The discount is estimated as Chen & Goodman (1998, eq. 26) do, ``d = n1 / (n1 + 2 n2)``
+(trigrams seen once and twice); nltk's default, 0.1, is far from it on English (about 0.7)
+and makes a much weaker baseline (perplexity 528 instead of 201 on english_mix's valid split).
 
-What is compared, so the numbers mean the same thing as ``evaluate_perplexity``'s:
+The same predictions as ``evaluate_perplexity``'s, over the same closed vocabulary (a word
+outside it is ``<UNK>``): ``w1 .. wn </S>`` given ``<S>`` forward, ``wn .. w1 <S>`` given
+``</S>`` backward (a second model, on reversed sentences). The n-gram sees words, the biLM
+characters; the n-gram looks back two words, the biLM at the whole sentence prefix.
 
-- the same held-out sentences and the same closed vocabulary: a word outside ``vocab`` becomes
-  ``<UNK>`` (the label nltk itself uses), exactly as ``Vocabulary.index`` maps it;
-- the same predictions: each sentence ``w1 .. wn`` is scored as ``w1 .. wn </S>`` given
-  ``<S>`` (forward), and ``wn .. w1 <S>`` given ``</S>`` (backward, a second model trained on
-  reversed sentences); perplexity = ``exp(mean NLL)`` per direction, avg = their geometric mean.
-
-Caveats: the n-gram sees words, the biLM characters (both predict ``<UNK>`` for an unknown word,
-but the biLM can still read its spelling); the n-gram looks back two words, the biLM at the
-whole sentence prefix. nltk's lowest order gives a word never seen in training ``p = 0``
-(infinite perplexity, e.g. for ``<UNK>`` when every training word is in the vocabulary); ours
-interpolates it with the uniform distribution over the vocabulary, as Chen & Goodman do.
-
-One correction of nltk: at the middle order its left-over mass ``γ`` counts the words seen
-after the context, while the probabilities it shares out count continuations; after ``<S>``
-(the padding is itself seen after ``<S>``) its distribution then sums to ``1 + d/2``, which
-flatters the trigram on every sentence's first word. Ours counts continuations in both, so
-every distribution sums to 1.
-
-Speed: nltk's ``KneserNey`` recounts the continuation counts by scanning *every* higher-order
-n-gram on each call (milliseconds per word: minutes for a few thousand sentences). We index
-those counts once after fitting (``_IndexedKneserNey``); the counts are the same
-(``tests/training/test_ngram.py`` compares them with plain nltk). ``max_train_sentences`` caps the
-pure-Python fitting on large corpora.
+Three changes to nltk: the lowest order is interpolated with the uniform distribution (nltk
+gives a word never seen in training ``p = 0``: an infinite perplexity); at the middle order
+``γ`` counts continuations, as the probabilities it shares out do (nltk's distribution after
+``<S>`` sums to ``1 + d/2``, flattering the trigram on every first word); and the continuation
+counts are indexed once (``_IndexedKneserNey``), where nltk rescans every higher-order n-gram
+on each call (``tests/training/test_ngram.py`` checks the counts are the same).
 """
 
 from __future__ import annotations
@@ -88,16 +71,11 @@ def _kn_class():
             per_word, total = self._index.get(tuple(context), (Counter(), 0))
             if not total:  # no continuation of this context: all of it to the lower order
                 return 0.0, 1.0
-            # γ counts the words with a continuation after the context, as the total does;
-            # nltk counts the words seen after it at all, which after <S> includes the
-            # padding <S> itself, and its p(· | <S>) then sums to 1 + d/2.
+            # γ counts the words with a continuation after the context, as the total does
             alpha = max(per_word[word] - self.discount, 0.0) / total
             return alpha, self.discount * len(per_word) / total
 
-        def unigram_score(self, word):
-            # Interpolate with the uniform distribution (Chen & Goodman 1998), so that a word
-            # never seen in training, e.g. <UNK> when every training word is in the vocabulary,
-            # keeps a probability > 0; nltk's unigram level gives it 0 (infinite perplexity).
+        def unigram_score(self, word):  # interpolated with the uniform distribution
             count, total = self._continuation_counts(word)
             types = len(self._index[()][0])
             spread = self.discount * types / len(self.vocab)  # the uniform share
@@ -140,35 +118,27 @@ class KneserNeyBaseline:
         self.models: dict = {}
         self.discounts: dict[str, float] = {}  # per direction, as fitted
 
-    @staticmethod
-    def _plain_nltk():
-        from nltk.lm import KneserNeyInterpolated
-
-        return KneserNeyInterpolated
-
-    def _map(self, sentence: Sequence[str]) -> list[str]:
-        return [w if w in self.known else UNK for w in sentence]
-
     def _padded(self, sentence: Sequence[str], direction: str) -> list[str]:
-        words = self._map(sentence)
+        words = [w if w in self.known else UNK for w in sentence]
         if direction == "backward":
             return [EOS] * (self.order - 1) + words[::-1] + [BOS]
         return [BOS] * (self.order - 1) + words + [EOS]
 
     def fit(self, sentences: Sequence[Sequence[str]], vocab) -> KneserNeyBaseline:
         """Count n-grams of ``sentences`` in both directions; words outside ``vocab`` → <UNK>."""
+        from nltk.lm import KneserNeyInterpolated
         from nltk.lm import Vocabulary as NltkVocabulary
         from nltk.util import everygrams
 
-        KneserNeyInterpolated = _kn_class() if self.indexed else self._plain_nltk()
+        kn_class = _kn_class() if self.indexed else KneserNeyInterpolated
         self.known = set(vocab.words if hasattr(vocab, "words") else vocab)
         for direction in ("forward", "backward"):
             padded = [self._padded(s, direction) for s in sentences]
             discount = self.discount or estimated_discount(padded, self.order)
             self.discounts[direction] = discount
-            lm = KneserNeyInterpolated(self.order, discount=discount,
-                                       vocabulary=NltkVocabulary(sorted(self.known),
-                                                                 unk_cutoff=1, unk_label=UNK))
+            lm = kn_class(self.order, discount=discount,
+                          vocabulary=NltkVocabulary(sorted(self.known), unk_cutoff=1,
+                                                    unk_label=UNK))
             lm.fit(everygrams(p, max_len=self.order) for p in padded)
             self.models[direction] = lm
         return self

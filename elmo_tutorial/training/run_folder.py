@@ -44,9 +44,8 @@ SHIPPED_MODELS = ("tiny", "small")  # run folders in the repository's data/model
 
 def write_run_config(run_dir: str | Path, model_config: ModelConfig, train_config: dict,
                      vocab: Vocabulary | None = None) -> None:
-    """Write ``config.json``; with ``vocab``, also its digest, which loading checks against
-    ``vocab.txt`` (the softmax's rows are the vocabulary's ids: another order is another
-    model)."""
+    """Write ``config.json``; with ``vocab``, also its digest (the softmax's rows are its
+    ids: another order is another model)."""
     payload = {"written_by": WRITTEN_BY, "model": model_config.to_dict(), "train": train_config}
     if vocab is not None:
         payload["vocab_sha256"] = vocab.digest()
@@ -56,14 +55,13 @@ def write_run_config(run_dir: str | Path, model_config: ModelConfig, train_confi
 def _read_payload(run_dir: Path) -> dict:
     """``config.json`` of a run folder, parsed; a wrong path is said in one line."""
     path = run_dir / "config.json"
-    if run_dir.is_file():
-        raise ValueError(f"{run_dir} is a file, not a run directory: give the folder that holds "
-                         "config.json and model.safetensors")
-    if not run_dir.exists():  # a wrong path, most often relative to another folder
+    if not run_dir.is_dir():  # a wrong path, most often relative to another folder
+        what = ("is a file, not a run directory" if run_dir.exists()
+                else f"does not exist (looked for it from {Path.cwd()})")
         raise FileNotFoundError(
-            f"{run_dir} does not exist (looked for it from {Path.cwd()}): check the path; "
-            f"the course's own models are {REPOSITORY / 'data' / 'models'}/small and /tiny "
-            "(in Python, from any folder: shipped_model('small'))")
+            f"{run_dir} {what}: check the path; the course's own models are "
+            f"{REPOSITORY / 'data' / 'models'}/small and /tiny (in Python, from any folder: "
+            "shipped_model('small'))")
     if not path.exists():
         official = " (it holds options.json: load it with load_allennlp)" if (
             run_dir / "options.json").exists() else ""
@@ -81,17 +79,9 @@ def _read_payload(run_dir: Path) -> dict:
 
 
 def read_run_config(run_dir: str | Path) -> tuple[ModelConfig, dict]:
-    """``(ModelConfig, training settings)`` from a run's ``config.json``.
-
-    The architecture is checked (types and sane sizes: ``ModelConfig.from_dict``) before
-    anything is allocated; the training settings where they are used
-    (``TrainConfig.from_dict(train, source=...)``).
-
-    Raises:
-        FileNotFoundError: ``run_dir`` is not a run folder (says what to do instead).
-        ValueError: ``config.json`` is damaged, not a run's, or holds a wrong value: the
-            message names the file and the field.
-    """
+    """``(ModelConfig, training settings)`` from a run's ``config.json``; the architecture is
+    checked (``ModelConfig.from_dict``) before anything is allocated, the training settings
+    where they are used (``TrainConfig.from_dict``)."""
     payload = _read_payload(Path(run_dir))
     train = payload.get("train", {})
     try:
@@ -104,11 +94,7 @@ def read_run_config(run_dir: str | Path) -> tuple[ModelConfig, dict]:
 
 def load_run_vocabulary(run_dir: str | Path) -> Vocabulary | None:
     """The run's ``vocab.txt`` (``None`` if it has none), checked against its digest in
-    ``config.json``: two lines swapped would double the perplexity without a word.
-
-    Raises:
-        ValueError: ``vocab.txt`` is not the vocabulary the run was trained with.
-    """
+    ``config.json``: two lines swapped would double the perplexity without a word."""
     path = Path(run_dir) / "vocab.txt"
     if not path.exists():
         return None
@@ -135,11 +121,7 @@ class Run(NamedTuple):
 def weights_file(run_dir: str | Path, checkpoint: bool | str | Path = False) -> Path:
     """The weights :func:`load_run` reads: the final ``model.safetensors``; with
     ``checkpoint=True``, or while the run has no final weights yet, its newest checkpoint's;
-    with a checkpoint folder, that one's.
-
-    Raises:
-        FileNotFoundError: the run has no such weights yet.
-    """
+    with a checkpoint folder, that one's."""
     run_dir = Path(run_dir)
     if isinstance(checkpoint, str | Path):
         return Path(checkpoint) / "model.safetensors"
@@ -160,10 +142,6 @@ def load_run(run_dir: str | Path, checkpoint: bool | str | Path = False) -> Run:
     has ``vocab_size`` 0 and it has no softmax weights; tensors come back as float32. Where
     the folder has a ``SHA256SUMS`` (exports, the shipped models), the files are checked
     against it first.
-
-    Raises:
-        FileNotFoundError: not a run folder, or one with no weights yet.
-        DamagedFile: a file does not load or does not match ``SHA256SUMS``.
 
     Example:
         >>> config, state, vocab, train = load_run("runs/tiny")      # doctest: +SKIP
@@ -210,11 +188,7 @@ def shipped_model(name: str) -> Path:
     ``"tiny"``: the ``tiny`` preset trained to the end (softmax included; notebooks 06-07).
     ``"small"``: the ``small`` preset's encoder (no softmax; notebooks 08-10). Each has a
     ``MODEL_CARD.md`` saying how it was trained, and a ``SHA256SUMS`` that loading checks.
-
-    Raises:
-        ValueError: an unknown name.
-        FileNotFoundError: the models are not there (they come with a clone of the repository,
-            not with a wheel of the package).
+    They come with a clone of the repository, not with a wheel of the package.
     """
     if name not in SHIPPED_MODELS:
         raise ValueError(f"no shipped model called {name!r}; the course ships {SHIPPED_MODELS}")

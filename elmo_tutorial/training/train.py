@@ -1,30 +1,17 @@
 """Train the biLM: sentence batches, joint loss, clipping, checkpoints, evaluation, DDP.
 
-Taught in notebooks 06 and 14.
+Taught in notebooks 06 and 14. The loss (Peters et al. 2018, Sec. 3.1) is ``LMOutput.loss``,
+the forward plus the backward NLL mean, with the token representation and the softmax shared
+by both directions; the "average" perplexity is ``exp((NLL_fwd + NLL_bwd) / 2)``, as bilm-tf
+reports.
 
-The objective (Peters et al. 2018, Sec. 3.1) maximises the forward and backward log likelihood
-of every sentence, with the token representation and the softmax shared by both directions:
+Whole sentences ``<S> w1 .. wn </S>``, bucketed by length (``batching.bucket_batches``), not
+bilm-tf's windows of 20 tokens with the LSTM state carried across: our LSTM is stateless and
+ELMo is applied to sentences, so we train on exactly that input, and the backward LM starts at
+each sentence's real end.
 
-    loss = −(1/N) Σ_k [ log p(t_k | t_1..t_{k−1}) + log p(t_k | t_{k+1}..t_N) ]
-
-(``LMOutput.loss`` = forward NLL mean + backward NLL mean). Perplexity per direction is
-``exp(NLL mean)``; the "average" perplexity is ``exp((NLL_fwd + NLL_bwd) / 2)``, their geometric
-mean, which is what bilm-tf reports.
-
-Why sentence batches and not truncated BPTT: bilm-tf streams the corpus in windows of 20
-tokens and carries the LSTM state across windows, so its model saw context beyond a sentence.
-Our LSTM is stateless (a sentence's vectors never depend on what came before: see
-:mod:`elmo_tutorial.model.elmo`) and ELMo is applied to sentences, so we train on exactly that
-input: whole sentences, each ``<S> w1 .. wn </S>``, bucketed by length (``batching.bucket_batches``)
-so that little compute goes to padding. It also lets the backward LM start at each sentence's
-real end.
-
-The file reads top to bottom as a run goes: set-up (the run folder, threads, seed, data,
-vocabulary, model, optimiser, schedule), the step, the loop, checkpoints and resume. Same seed,
-same bits: the run seeds every generator once, and each checkpoint holds every random state, so
-a run killed and resumed trains exactly the weights of the run left alone.
-
-From the command line (:mod:`elmo_tutorial.commands.train` parses the flags)::
+Same seed, same bits: the run seeds every generator once, and each checkpoint holds every
+random state, so a run killed and resumed trains exactly the weights of the run left alone::
 
     elmo-tutorial train --config tiny --out runs/tiny [--lr=0.01 ...]
     torchrun --nproc_per_node=2 -m elmo_tutorial train --config tiny --out runs/tiny_ddp
@@ -72,15 +59,8 @@ __all__ = ["Trainer", "TrainingInterrupted", "check_same_parameters", "counted_v
 
 
 class TrainingInterrupted(Exception):
-    """Training was stopped (Ctrl-C, SIGTERM, SIGHUP) and saved where it was: ``--resume``
-    continues it.
-
-    Attributes:
-        step: the last completed step, the one the checkpoint holds.
-        checkpoint: the checkpoint directory written on stopping.
-        signal_name: the signal that stopped it (``"SIGTERM"``; ``""`` if another process
-            of the run received it).
-    """
+    """Training was stopped (Ctrl-C, SIGTERM, SIGHUP) and saved at ``step`` in ``checkpoint``;
+    ``--resume`` continues it. ``signal_name`` is ``""`` if another process received it."""
 
     def __init__(self, step: int, total_steps: int, checkpoint: Path | None,
                  signal_name: str = "") -> None:
@@ -98,14 +78,11 @@ class Trainer:
         config: the training configuration (``config.out_dir`` is the run directory).
         resume: continue from the newest intact checkpoint of ``out_dir`` (error if none, or
             if ``config`` changes a setting the checkpoint cannot continue under).
-        force: train afresh even if ``out_dir`` holds a run, deleting it (without ``force``
-            that is an error, ``overwrite.WouldOverwrite``, which says what the run holds).
-        fast: train the model's fast modules (:func:`elmo_tutorial.fast.speed_up`, the same
-            parameters); ``False`` trains the plain model.
+        force: train afresh even if ``out_dir`` holds a run of this package, deleting it.
+        fast: train the model's fast modules (:func:`elmo_tutorial.fast.speed_up`).
         build: makes the biLM from its ``ModelConfig`` instead of ``BidirectionalLM`` (a
-            student's own assembly, notebook 14). Its parameters must have the names and
-            shapes of ``BidirectionalLM``'s, so the run folder loads as any other run
-            (``load_elmo``); its own ``forward`` computes every step's loss.
+            student's own assembly, notebook 14), with ``BidirectionalLM``'s parameter names
+            and shapes, so that the run folder loads as any other run.
 
     Example:
         >>> trainer = Trainer(TrainConfig.preset("tiny"))          # doctest: +SKIP
@@ -125,7 +102,8 @@ class Trainer:
             self._choose_threads(resume, recorded_threads)
             seed_everything(config.seed)  # once: the checkpoints carry the generators on
             self._load_sentences()
-            self.vocab = self._make_vocabulary(resume)
+            vocab = load_run_vocabulary(self.out) if resume else None  # the run's own
+            self.vocab = vocab or counted_vocabulary(self.config, self.train_sents)
             self._build_model()
             self._plan_steps()
             self.step = self.epoch = self.batch_in_epoch = 0
@@ -145,9 +123,8 @@ class Trainer:
 
     # -- set-up ------------------------------------------------------------------------------
     def _check_run_dir(self, resume: bool, force: bool) -> tuple[str | None, int | None]:
-        """Refuse what would lose work, before any data is read or written. Returns what the
-        run that ``force`` replaces holds (or ``None``) and, when resuming, the thread count
-        the run recorded."""
+        """Refuse what would lose work; return what ``force`` replaces and the recorded
+        thread count (when resuming)."""
         if not resume:
             return check_fresh_run_dir(self.out, force), None
         check_not_a_file(self.out, "a run directory (--out)")
@@ -162,12 +139,8 @@ class Trainer:
         return None, saved.threads
 
     def _choose_threads(self, resume: bool, recorded: int | None) -> None:
-        """Set torch's thread count to the run's; config.json records it.
-
-        Another count adds large sums in another order, so the weights differ in their last
-        bits and then drift apart: the count is part of the run, like its seed. A new run takes
-        ``config.threads`` or one per core; a resumed run keeps its recorded count unless
-        another is asked for (then with a warning)."""
+        """Set torch's thread count to the run's. Another count adds large sums in another
+        order, so the weights drift apart: the count is part of the run, like its seed."""
         threads = self.config.threads or (recorded if resume and recorded else default_threads())
         threads = min(threads, available_cores())  # more would wait for cores, much slower
         if self.dist.is_main and threads != (self.config.threads or threads):
@@ -180,14 +153,9 @@ class Trainer:
         torch.set_num_threads(threads)
         self.config = replace(self.config, threads=threads)
 
-    # What the run trains on and with.
     def _load_sentences(self) -> None:
-        """The training sentences (cut to ``max_sentence_words``) and the held-out ones.
-
-        Raises:
-            ValueError: a split without a sentence: training would loop over empty epochs for
-                ever, and an empty held-out split would report a perplexity of 1.00.
-        """
+        """The training sentences (cut to ``max_sentence_words``) and the held-out ones; an
+        empty split is refused (empty epochs for ever; a perplexity of 1.00)."""
         c = self.config
         first = c.train_sentences or None  # english_mix then reads only what it needs
         train = [s[: c.max_sentence_words] for s in load_sentences(c.corpus, "train", first) if s]
@@ -200,12 +168,6 @@ class Trainer:
                     "list` shows them; `elmo-tutorial data download <dataset> --force` fetches "
                     "one), or train on another --corpus=")
         self.train_sents, self.valid_sents = train, valid[: c.eval_sentences or None]
-
-    def _make_vocabulary(self, resume: bool) -> Vocabulary:
-        """The run's own vocabulary when resuming, else one counted from the training text."""
-        if resume and (vocab := load_run_vocabulary(self.out)) is not None:
-            return vocab
-        return counted_vocabulary(self.config, self.train_sents)
 
     def _build_model(self) -> None:
         """The biLM on this process's device, its DDP wrapper and the optimiser."""
@@ -261,8 +223,7 @@ class Trainer:
             self.optimizer, _lr_factor(c, self.total_steps))
 
     def _prepare_run_dir(self, replacing: str | None) -> None:
-        """The main process writes the run's config and vocabulary, after deleting the run that
-        ``--force`` replaces (``replacing`` describes it)."""
+        """Delete the run that ``--force`` replaces; write the config and vocabulary."""
         if not self.dist.is_main:
             return
         if replacing:
@@ -275,11 +236,9 @@ class Trainer:
 
     # -- one step ----------------------------------------------------------------------------
     def compute_gradients(self, global_batch: list[int]) -> tuple[float, int]:
-        """Forward and backward on this process's share of a global batch.
-
-        Leaves in ``.grad`` the gradient of the *global* batch's mean loss (after DDP's
-        all-reduce). Returns this process's NLL sum (both directions) and target count.
-        """
+        """Forward and backward on this process's share of a global batch: ``.grad`` holds
+        the gradient of the *global* batch's mean loss; returns this process's NLL sum (both
+        directions) and target count."""
         c, dev = self.config, self.dist.device
         sents = [self.train_sents[i] for i in global_batch]
         n_global = sum(len(s) + 1 for s in sents)  # targets per direction, all processes
@@ -313,11 +272,9 @@ class Trainer:
 
     # -- the loop ----------------------------------------------------------------------------
     def fit(self, stop_after: int | None = None) -> dict:
-        """Train until ``total_steps`` (or ``stop_after`` steps, to simulate an interruption).
-
-        Returns the last held-out evaluation (``fwd_ppl``, ``bwd_ppl``, ``avg_ppl``, ...).
-        On Ctrl-C, SIGTERM or SIGHUP: a checkpoint, then :class:`TrainingInterrupted`.
-        """
+        """Train until ``total_steps`` (or ``stop_after`` steps); return the last held-out
+        evaluation. On Ctrl-C, SIGTERM or SIGHUP: a checkpoint, then
+        :class:`TrainingInterrupted`."""
         c = self.config
         bar = progress_bar(c.progress and self.dist.is_main, total=self.total_steps,
                            initial=self.step, unit="step", dynamic_ncols=True)
@@ -375,10 +332,8 @@ class Trainer:
 
     # -- checkpoints and resume --------------------------------------------------------------
     def save_checkpoint(self) -> Path | None:
-        """Checkpoint the current step: the weights, the optimiser's and the scheduler's
-        ``state_dict``, the position in the data, every process's random state and the
-        settings. Every process takes part (it gathers the random states); returns the
-        checkpoint directory on the main process, ``None`` on the others."""
+        """Checkpoint the current step; every process takes part (it gathers the random
+        states). Returns the checkpoint directory on the main process, ``None`` elsewhere."""
         state = {"step": self.step, "epoch": self.epoch, "batch_in_epoch": self.batch_in_epoch,
                  "optimizer": self.optimizer.state_dict(),
                  "scheduler": self.scheduler.state_dict(),
@@ -392,9 +347,9 @@ class Trainer:
         return saved
 
     def _resume(self) -> None:
-        """Go on from the newest checkpoint that loads and fits the model (newer ones that do
-        not are named and deleted: :func:`~.checkpoints.load_latest_checkpoint`). A complete
-        run whose checkpoints were deleted to save space is loaded from its final weights."""
+        """Go on from the newest checkpoint that fits the model
+        (:func:`~.checkpoints.load_latest_checkpoint`), or from the final weights of a complete
+        run whose checkpoints were deleted."""
         if not ckpt.checkpoints(self.out):
             final = self.out / "model.safetensors"
             weights = ckpt.load_weights(final)
@@ -440,12 +395,8 @@ def _lr_factor(config: TrainConfig, total: int) -> Callable[[int], float]:
 
 
 def counted_vocabulary(config: TrainConfig, train_sents: list) -> Vocabulary:
-    """The words of ``train_sents`` seen at least ``vocab_min_count`` times (0 keeps every
-    word, as 1 does), at most ``vocab_max_size`` entries with the three special words.
-
-    Raises:
-        ValueError: settings that keep no word: every word would be ``<UNK>``.
-    """
+    """The words of ``train_sents`` seen at least ``vocab_min_count`` times, at most
+    ``vocab_max_size`` with the special words; settings that keep no word are refused."""
     special = len(SPECIALS)
     if 0 < config.vocab_max_size <= special:
         raise ValueError(f"vocab_max_size={config.vocab_max_size} counts the {special} special "
@@ -463,11 +414,8 @@ def counted_vocabulary(config: TrainConfig, train_sents: list) -> Vocabulary:
 
 
 def check_same_parameters(model: nn.Module, reference: nn.Module) -> None:
-    """Refuse ``model`` unless its state dict has ``reference``'s names and shapes.
-
-    Raises:
-        ValueError: what is missing, extra or of another shape, a few names of each.
-    """
+    """Refuse ``model`` (``ValueError``) unless its state dict has ``reference``'s names and
+    shapes."""
     have = {k: tuple(v.shape) for k, v in model.state_dict().items()}
     want = {k: tuple(v.shape) for k, v in reference.state_dict().items()}
     if have == want:
@@ -483,9 +431,7 @@ def check_same_parameters(model: nn.Module, reference: nn.Module) -> None:
 
 
 def run(config: TrainConfig, resume: bool = False, force: bool = False) -> dict:
-    """Train (or resume) a run and return its final held-out metrics ({} on processes > 0).
-
-    See ``Trainer`` for ``resume`` and ``force``."""
+    """Train (or resume) a run and return its final held-out metrics ({} on processes > 0)."""
     trainer = Trainer(config, resume=resume, force=force)
     try:
         return trainer.fit()

@@ -1,26 +1,14 @@
 """Training configuration: ``TrainConfig``, its presets, overrides from TOML or the command line.
 
-A run is fully described by two dataclasses: ``ModelConfig`` (the architecture, mirrors
-``options.json``) and ``TrainConfig`` (everything about *how* it is trained). ``TrainConfig``
-names a model preset and may override any of its fields, so one file says it all::
+A run is fully described by ``ModelConfig`` (the architecture, mirrors ``options.json``) and
+``TrainConfig`` (how it is trained), which names a model preset and may override any of its
+fields, so one file says it all::
 
     cfg = TrainConfig.preset("tiny")                       # a named starting point
     cfg = apply_overrides(cfg, {"lr": 0.01, "model.lstm_dim": 128})
     cfg = apply_overrides(cfg, load_toml("my.toml"))       # [model] table = ModelConfig fields
 
-Presets:
-
-- ``tiny``: the embedded corpus on a CPU, 600 steps of 32 sentences (0.9 epochs) in under a
-  minute on two cores; beats a Kneser-Ney trigram on held-out sentences
-  (``tests/training/test_train.py``). The course ships it trained in ``data/models/tiny``
-  (``shipped_model("tiny")``).
-- ``small``: WikiText-2 when it can be downloaded, otherwise the offline nltk English mix;
-  one GPU in minutes, a CPU in about half an hour. The course ships a model trained with it.
-- ``paper``: Peters et al. (2018) with the optimiser of bilm-tf's ``train_elmo.py``: Adagrad,
-  lr 0.2, initial accumulator 1.0, gradients clipped to global norm 10, dropout 0.1, sampled
-  softmax with 8192 negatives, 10 epochs (of the 1B Word Benchmark, 800 M tokens), 128
-  sequences per GPU. bilm-tf multiplied the per-token loss by its 20 unroll steps before taking
-  gradients (``loss_multiplier``), which matters for Adagrad with an accumulator of 1.0.
+The presets, ``TRAIN_PRESETS``, say beside each why it is set so.
 """
 
 from __future__ import annotations
@@ -28,6 +16,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import math
+import tomllib
 import typing
 from dataclasses import asdict, dataclass, replace
 
@@ -59,14 +48,10 @@ def setting(default=dataclasses.MISSING, help: str = "", *, default_factory=data
                              metadata=metadata)
 
 
-# ----------------------------------------------------------------------------------------------
-# Reading settings: TOML files, types and ranges
-# ----------------------------------------------------------------------------------------------
+# -- reading settings: TOML files, types and ranges --------------------------------------------
 
 def load_toml(path) -> dict:
     """Read settings from a TOML file (top-level TrainConfig keys, a [model] table)."""
-    import tomllib  # Python ≥ 3.11
-
     with open(path, "rb") as f:
         try:
             return tomllib.load(f)
@@ -74,22 +59,12 @@ def load_toml(path) -> dict:
             raise ValueError(f"{path} is not valid TOML: {err}") from None
 
 
-def require_table(values, where: str, source: str | None) -> dict:
-    """``values``, if it is a table (a dict); else a one-line error naming ``source``."""
-    if not isinstance(values, dict):
-        raise ValueError(f"{where} settings must be a table of key = value, got {values!r}"
-                         + (f"; fix it in {source}" if source else ""))
-    return values
-
-
 def typed_fields(cls, values: dict, where: str, source: str | None = None) -> dict:
     """``values`` checked against the fields of the dataclass ``cls``: every key one of them,
-    every value of its annotated type (an int where a float goes becomes a float).
-
-    Raises:
-        ValueError: for an unknown key (listing the known ones) or a value of another type.
-    """
-    require_table(values, where, source)
+    every value of its annotated type (an int where a float goes becomes a float)."""
+    if not isinstance(values, dict):  # a hand-edited "model_overrides"
+        raise ValueError(f"{where} settings must be a table of key = value, got {values!r}"
+                         + (f"; fix it in {source}" if source else ""))
     hints = typing.get_type_hints(cls)
     checked = {}
     for key, value in values.items():
@@ -104,9 +79,8 @@ def typed_fields(cls, values: dict, where: str, source: str | None = None) -> di
     return checked
 
 
-def train_config_problems(config) -> list[str]:
-    """Every value of a ``TrainConfig`` outside the range its field declares (``choices``,
-    ``above``, ``minimum``, ``below``, ``maximum`` of :func:`setting`), one phrase each."""
+def _out_of_range(config) -> list[str]:
+    """Every value of a ``TrainConfig`` outside the range its :func:`setting` declares."""
     problems = []
     for field in dataclasses.fields(config):
         name, value, meta = field.name, getattr(config, field.name), field.metadata
@@ -215,8 +189,7 @@ class TrainConfig:
         "runs/tiny", "the run directory (config, vocab, weights, logs, checkpoints)")
 
     def __post_init__(self) -> None:
-        problems = train_config_problems(self)  # every field's declared range
-        if problems:
+        if problems := _out_of_range(self):
             raise ValueError("invalid TrainConfig: " + "; ".join(problems))
 
     def model_config(self, vocab_size: int) -> ModelConfig:
@@ -241,9 +214,6 @@ class TrainConfig:
         return copy.deepcopy(TRAIN_PRESETS[name])
 
 
-# What --resume does with a changed setting: refuses those in FIXED_ON_RESUME (with why), takes
-# the others and says so, except SILENT_ON_RESUME (display, paths and the thread count, which
-# the trainer keeps and warns about itself).
 # ModelConfig fields that model_config() sets itself: --model.FIELD= refuses them.
 SET_BY_TRAINING = {"vocab_size": "it is the size of the run's vocabulary (limit that with "
                                  "--vocab_max_size= or --vocab_min_count=)",
@@ -256,29 +226,26 @@ FIXED_ON_RESUME = {
 CHANGEABLE_ON_RESUME = tuple(f.name for f in dataclasses.fields(TrainConfig)
                              if not f.metadata["fixed"] and f.name not in ("model",
                                                                            "model_overrides"))
+# Changes that --resume takes without a notice (the trainer warns about threads itself).
 SILENT_ON_RESUME = ("threads", "progress", "out_dir")
 
 TRAIN_PRESETS: dict[str, TrainConfig] = {
+    # The embedded corpus on a CPU in under a minute; beats a Kneser-Ney trigram on held-out
+    # sentences (tests/training/test_train.py); shipped trained as data/models/tiny.
     # Adam learns a small model much faster than Adagrad; the full softmax is cheap at V ≈ 600.
     # No dropout: 600 steps are under 1 epoch, too few to overfit, and dropout slows learning.
-    # Batches of 32: at these shapes an LSTM step costs nearly as much for 32 sentences as for
-    # 64, and learning is counted in steps; 600 steps of 32 at lr 0.01 beat 600 of 64 at 0.02
-    # in about two thirds of the time (benchmarks/RESULTS.md). Fewer steps were unsafe across
-    # seeds.
-    # Two threads, one per LM direction (fast/directions.py): the matrices are small, so a
-    # second thread inside each product costs more than it brings, but the two directions are
-    # two jobs (benchmarks/RESULTS.md). The same bits as one thread.
+    # Batches of 32: 600 steps of 32 at lr 0.01 beat 600 of 64 at 0.02 in about two thirds of
+    # the time (benchmarks/RESULTS.md); fewer steps were unsafe across seeds. Two threads, one
+    # per LM direction (fast/directions.py): the same bits as one thread, and faster.
     "tiny": TrainConfig(
         model="tiny", corpus="embedded", batch_size=32, optimizer="adam", lr=0.01,
         schedule="cosine", warmup_steps=20, dropout=0.0, max_steps=600, eval_interval=200,
         eval_sentences=500, checkpoint_interval=200, threads=2, out_dir="runs/tiny",
     ),
-    # Notebook 14: the tiny architecture on real English, about 17 minutes on two quiet CPU cores.
-    # The first 120,000 sentences of english_mix (all six corpora in turn), each seen once:
-    # 1,875 steps of 64 sentences. The 10,000 most frequent words (94 % of the tokens) keep the
-    # full softmax cheap. No dropout: a biLM that sees each sentence once cannot overfit. lr
-    # 0.01 as the tiny preset's. A checkpoint every 100 steps: an interruption loses < 1 min.
-    # One thread: notebook 14 trains the student's own class, whose forward runs the two
+    # Notebook 14: the tiny architecture on the first 120,000 sentences of english_mix, each
+    # seen once, about 17 minutes on two quiet CPU cores. The 10,000 most frequent words (94 %
+    # of the tokens) keep the full softmax cheap; no dropout, as tiny's. A checkpoint every 100
+    # steps: an interruption loses < 1 min. One thread: the student's own class runs the two
     # directions one after the other, and a second thread inside each product costs more.
     "capstone": TrainConfig(
         model="tiny", corpus="english_mix", train_sentences=120_000, vocab_max_size=10_000,
@@ -286,26 +253,29 @@ TRAIN_PRESETS: dict[str, TrainConfig] = {
         dropout=0.0, max_steps=1875, eval_interval=375, eval_sentences=500,
         checkpoint_interval=100, threads=1, out_dir="runs/capstone",
     ),
+    # WikiText-2 when it can be downloaded, else english_mix; one GPU in minutes, a CPU in
+    # about half an hour. The course ships the encoder of a model trained with it.
     "small": TrainConfig(
         model="small", corpus="auto", vocab_min_count=3, batch_size=64, optimizer="adam",
         lr=2e-3, schedule="cosine", warmup_steps=100, dropout=0.1, epochs=3,
         sampled_softmax=1024, eval_interval=500, eval_sentences=2000, checkpoint_interval=500,
         out_dir="runs/small",
     ),
-    # Peters et al. 2018 / bilm-tf train_elmo.py (see the module docstring).
+    # Peters et al. (2018) with the optimiser of bilm-tf's train_elmo.py: Adagrad, lr 0.2,
+    # initial accumulator 1.0, gradients clipped to global norm 10, dropout 0.1, a sampled
+    # softmax of 8192 negatives, 10 epochs of the 1B Word Benchmark (800 M tokens), 128
+    # sequences per GPU. bilm-tf multiplied the per-token loss by its 20 unroll steps before
+    # taking gradients (loss_multiplier), which matters for Adagrad with an accumulator of 1.0.
     "paper": TrainConfig(
         model="paper", corpus="one_billion_words", vocab_min_count=3, batch_size=128,
-        optimizer="adagrad",
-        lr=0.2, adagrad_initial_accumulator=1.0, grad_clip=10.0, loss_multiplier=20.0,
-        dropout=0.1, sampled_softmax=8192, epochs=10, eval_interval=10_000,
+        optimizer="adagrad", lr=0.2, adagrad_initial_accumulator=1.0, grad_clip=10.0,
+        loss_multiplier=20.0, dropout=0.1, sampled_softmax=8192, epochs=10, eval_interval=10_000,
         eval_sentences=10_000, checkpoint_interval=5_000, out_dir="runs/paper",
     ),
 }
 
 
-# ----------------------------------------------------------------------------------------------
-# Overrides: {"lr": 0.1, "model.lstm_dim": 128} or {"model": "small", "model_overrides": {...}}
-# ----------------------------------------------------------------------------------------------
+# -- overrides: {"lr": 0.1, "model.lstm_dim": 128}, {"model": "small", "model_overrides": {...}}
 
 def apply_overrides(config: TrainConfig, overrides: dict, source: str | None = None,
                     ) -> TrainConfig:
@@ -314,14 +284,10 @@ def apply_overrides(config: TrainConfig, overrides: dict, source: str | None = N
     Keys are TrainConfig fields, ``model.FIELD`` for a ModelConfig field, or a ``model`` TOML
     table given as a dict (which then holds ModelConfig fields, and optionally ``preset``).
     Changing ``model`` to another preset name keeps the ``model_overrides`` already made.
-
-    ``source`` names where the overrides come from (a run's ``config.json``) in the errors.
-
-    Raises:
-        ValueError: for an unknown key or a value of the wrong type, naming both.
+    ``source`` (a run's ``config.json``) is named in the errors.
     """
     train_values, model_values = {}, dict(config.model_overrides)
-    for key, value in require_table(overrides, "training", source).items():
+    for key, value in overrides.items():  # a dict: TOML, the command line, read_run_config
         if key == "model" and isinstance(value, dict):  # a [model] table in TOML
             value = dict(value)
             if "preset" in value:
@@ -361,14 +327,9 @@ def _as_resume_compares(config: TrainConfig) -> dict:
 
 
 def check_resume(saved: TrainConfig, new: TrainConfig, run_dir: str = "the run") -> list[str]:
-    """Check that a run trained with ``saved`` can go on under ``new``.
-
-    Returns:
-        One notice per change taken, ``"lr: 0.02 → 0.01"``.
-
-    Raises:
-        ValueError: one line naming every change a checkpoint cannot continue under, and why.
-    """
+    """Check that a run trained with ``saved`` can go on under ``new``: one notice per change
+    taken (``"lr: 0.02 → 0.01"``), or one ``ValueError`` line naming every change refused
+    (``FIXED_ON_RESUME``) and why."""
     old, now = _as_resume_compares(saved), _as_resume_compares(new)
     changes = [(key, old[key], now[key]) for key in now if old[key] != now[key]]
     refused = [f"{key}: {show_value(a)} → {show_value(b)} ({FIXED_ON_RESUME[key]})"

@@ -24,9 +24,7 @@ LOG = "log.jsonl"
 
 def read_log(path: str | Path) -> list[dict]:
     """All events of a ``log.jsonl`` (a run directory or the file itself); a line cut short
-    by a crash while it was appended is passed over (the event is logged again when the run
-    resumes before its step).
-    """
+    by a crash is passed over (the resumed run logs it again)."""
     path = Path(path)
     path = path / LOG if path.is_dir() and path.name != LOG else path
     if not path.exists():
@@ -41,14 +39,8 @@ def read_log(path: str | Path) -> list[dict]:
 
 
 class TrainLog:
-    """Append events to ``run_dir/log.jsonl``; draw ``run_dir/loss.png``.
-
-    Args:
-        run_dir: the run directory.
-        enabled: False on every process but rank 0.
-        truncate_after: on resume, drop events after this step (they were logged after the
-            checkpoint we resume from, and will be logged again).
-    """
+    """Append events to ``run_dir/log.jsonl``; draw ``run_dir/loss.png``. ``enabled``: rank 0
+    only; ``truncate_after``: on resume, drop the events after the checkpoint's step."""
 
     def __init__(self, run_dir: str | Path, enabled: bool = True, truncate_after: int = 0):
         self.path, self.enabled = Path(run_dir) / LOG, enabled
@@ -79,16 +71,12 @@ class TrainLog:
 
 
 def plot_log(events: list[dict], out: str | Path | None = None, baseline: float | None = None):
-    """Draw the loss curve of ``events``; save it to ``out`` (png) if given; return the figure.
+    """Draw the loss curve of ``events`` (loss per step, held-out perplexity); save it to
+    ``out`` (png) if given; return the ``Figure``.
 
-    The figure is built without pyplot, on its own Agg canvas: training saves ``loss.png``
-    from inside a notebook or a GUI session without switching the user's matplotlib backend
-    or leaving figures open in pyplot. In a notebook, show the returned figure by leaving it
-    as the cell's last value (or ``IPython.display.display(fig)``); ``plt.show()`` does not
-    know it.
-
-    Returns:
-        A ``matplotlib.figure.Figure`` with two panels: loss per step, held-out perplexity.
+    Built without pyplot, on its own Agg canvas, so that training leaves the user's backend
+    and pyplot alone; in a notebook, show it as a cell's last value (``plt.show()`` does not
+    know it).
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
