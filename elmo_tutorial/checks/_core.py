@@ -1,15 +1,8 @@
 """What every self-check shares: compare a student's answer with the package's, explain misses.
 
-Three rules hold for every check (``tests/checks/test_checks_contract.py`` tests them):
-
-* a stub (a function that still raises the student copy's ``NotImplementedError``, or
-  returns ``None``) fails, with a one-line message;
-* an empty answer (an empty dict, set, array, ...) fails;
-* an answer that calls the package function the check compares with fails: the check runs
-  the student's function with that function replaced by one that refuses (:func:`forbidding`).
-
-A failure is a :class:`CheckFailed`. In Jupyter it shows as its one-line message, without
-the traceback through the check's code (IPython's ``_render_traceback_``).
+Every check fails on a stub, on an empty answer and on an answer that calls the package function
+it compares with (:func:`forbidding`); ``tests/checks/test_checks_contract.py`` holds them to it.
+In Jupyter a :class:`CheckFailed` shows as its one-line message, without the traceback.
 """
 
 from __future__ import annotations
@@ -44,10 +37,6 @@ class Delegated(CheckFailed):
     """The function given to a check called the package function the check compares with."""
 
 
-def passed(what: str) -> None:
-    print(f"✓ {what}")
-
-
 def exercise_done(number: int, task: str, done: bool) -> None:
     """Stop a cell that reads an exercise's results before the exercise has produced them: the
     one-line :class:`NotWrittenYet` that a stub gives, instead of an error from half a result.
@@ -73,9 +62,8 @@ def _not_written(error: NotImplementedError) -> NotWrittenYet:
     tb = error.__traceback__
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
-    where = f"`{tb.tb_frame.f_code.co_name}`" if tb is not None else "your function"
-    if where == "`<lambda>`":
-        where = "your function"
+    name = tb.tb_frame.f_code.co_name if tb is not None else "<lambda>"
+    where = "your function" if name == "<lambda>" else f"`{name}`"
     stub = _STUB.match(str(error))
     if stub is None:
         return NotWrittenYet(f"{where} raised NotImplementedError: {str(error).rstrip('.')}. "
@@ -86,13 +74,14 @@ def _not_written(error: NotImplementedError) -> NotWrittenYet:
 
 
 def check(fn: Callable) -> Callable:
-    """Decorator of every public check: a stub's ``NotImplementedError`` raised inside the
-    check becomes a one-line :class:`NotWrittenYet`."""
+    """Decorator of every public check: it prints ``✓`` and the message the check returns, and
+    turns a stub's ``NotImplementedError`` raised inside the check into a one-line
+    :class:`NotWrittenYet`."""
 
     @functools.wraps(fn)
-    def checked(*args, **kwargs):
+    def checked(*args, **kwargs) -> None:
         try:
-            return fn(*args, **kwargs)
+            print(f"✓ {fn(*args, **kwargs)}")
         except CheckFailed:
             raise
         except NotImplementedError as error:
@@ -154,21 +143,17 @@ def forbidding(fn: Callable, *references: Any, instead: str = "") -> Iterator[No
 
         return refuse
 
-    restore: list[tuple[Any, str, Any, bool]] = []  # (owner, attribute, value, was it its own)
-    namespaces = [m for n, m in list(sys.modules.items())
+    # The package's modules' and the answer's own globals, each a dict of names.
+    namespaces = [vars(m) for n, m in list(sys.modules.items())
                   if m is not None and (n == "elmo_tutorial" or n.startswith("elmo_tutorial."))]
-    own_globals = getattr(_unwrap(fn), "__globals__", None)
+    namespaces.append(getattr(_unwrap(fn), "__globals__", {}))
+    restore: list[tuple[Any, str, Any, bool]] = []  # (owner, attribute, value, was it its own)
     try:
-        for module in namespaces:
-            for attribute, value in list(vars(module).items()):
+        for namespace in namespaces:
+            for attribute, value in list(namespace.items()):
                 if id(value) in functions and not attribute.startswith("__"):
-                    restore.append((module, attribute, value, True))
-                    setattr(module, attribute, refusing(functions[id(value)]))
-        if own_globals is not None:
-            for attribute, value in list(own_globals.items()):
-                if id(value) in functions:
-                    restore.append((own_globals, attribute, value, True))
-                    own_globals[attribute] = refusing(functions[id(value)])
+                    restore.append((namespace, attribute, value, True))
+                    namespace[attribute] = refusing(functions[id(value)])
         for r, name in targets:
             if isinstance(r, tuple):
                 owner, attribute = r
@@ -189,7 +174,7 @@ def forbidding(fn: Callable, *references: Any, instead: str = "") -> Iterator[No
                         f"{todo}.")
 
 
-def nothing_returned(got: Any, what: str, expected: str) -> None:
+def not_none(got: Any, what: str, expected: str) -> None:
     """Raise :class:`CheckFailed` if ``got`` is ``None`` (a function without ``return``)."""
     if got is None:
         raise CheckFailed(f"{what} returned None: return {expected} (a `return` is missing?).")
@@ -197,7 +182,7 @@ def nothing_returned(got: Any, what: str, expected: str) -> None:
 
 def one_number(got: Any, what: str) -> float:
     """``got`` as a float, or a :class:`CheckFailed` asking for one number, ``what``."""
-    nothing_returned(got, "your function", f"one number, {what}")
+    not_none(got, "your function", f"one number, {what}")
     try:
         if isinstance(got, bool):  # float(True) is 1.0, but True is no count
             raise TypeError
@@ -218,7 +203,7 @@ def filled_dict(got: Any, name: str, must: str) -> None:
 def tensor_of_shape(got: Any, shape, what: str, hint: str = "") -> torch.Tensor:
     """``got`` if it is a tensor of ``shape``; else a :class:`CheckFailed` saying what it is."""
     shape = tuple(shape)
-    nothing_returned(got, what, f"a tensor of shape {shape}")
+    not_none(got, what, f"a tensor of shape {shape}")
     if not isinstance(got, torch.Tensor) or got.shape != shape:
         found = f"shape {tuple(got.shape)}" if isinstance(got, torch.Tensor) else type(got).__name__
         raise CheckFailed(f"{what} returned {found}, expected a tensor of shape {shape}. {hint}"
@@ -229,7 +214,7 @@ def tensor_of_shape(got: Any, shape, what: str, hint: str = "") -> torch.Tensor:
 def assert_close(got, expected, what: str, hint: str = "", atol: float = 1e-5) -> None:
     """Raise ``CheckFailed`` unless two tensors (or arrays, or numbers) agree to ``atol``."""
     expected_t = torch.as_tensor(expected)
-    nothing_returned(got, what, f"a tensor of shape {tuple(expected_t.shape)}")
+    not_none(got, what, f"a tensor of shape {tuple(expected_t.shape)}")
     try:
         got_t = torch.as_tensor(got)
     except (TypeError, ValueError, RuntimeError):

@@ -8,20 +8,13 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from elmo_tutorial.analyses.sense_separation import nearest_centroid_accuracy, sense_separation
-from elmo_tutorial.checks._core import (
-    CheckFailed,
-    check,
-    forbidding,
-    one_number,
-    passed,
-)
+from elmo_tutorial.checks._core import CheckFailed, check, forbidding, one_number
 
 __all__ = ["check_mix_without_layer0", "check_nearest_centroid_accuracy"]
 
 
 def _cases(rng: np.random.Generator):
-    """(vectors, labels): few occurrences per sense in many dimensions, rows of very different
-    lengths (so that cosine and Euclidean distance disagree), senses more or less apart."""
+    """(vectors, labels): few occurrences per sense, rows of very different lengths."""
     for n_senses, per_sense, dim, spread in [(2, 3, 16, 1.0), (3, 4, 8, 0.5), (2, 6, 32, 2.0),
                                              (4, 3, 12, 1.0), (2, 10, 6, 0.3)]:
         means = rng.normal(size=(n_senses, dim)) * spread
@@ -53,27 +46,17 @@ def _euclidean(x: np.ndarray, labels: Sequence[str]) -> float:
 
 
 @check
-def check_nearest_centroid_accuracy(fn: Callable[[np.ndarray, list], float]) -> None:
+def check_nearest_centroid_accuracy(fn: Callable[[np.ndarray, list], float]) -> str:
     """``fn(vectors, labels)`` must return the leave-one-out nearest-centroid accuracy by
-    cosine similarity: hold out each vector, average the *unit* vectors of each sense's other
-    occurrences, predict the sense whose average has the highest cosine with the held-out
-    vector; return the fraction predicted right.
-
-    Compared with :func:`elmo_tutorial.analyses.sense_separation.nearest_centroid_accuracy`
-    (``centre=False``) on random data where keeping a vector in its own centroid, or measuring
-    Euclidean distance, gives a different answer. ``fn`` runs with that function (and
-    ``sense_separation``, which calls it) unavailable.
-    """
+    cosine similarity, as :func:`elmo_tutorial.analyses.sense_separation.nearest_centroid_accuracy`
+    (``centre=False``), on data where keeping a vector in its own centroid, or measuring
+    Euclidean distance, gives another answer."""
     rng = np.random.default_rng(0)
     for x, labels in _cases(rng):
         expected = nearest_centroid_accuracy(x, labels, centre=False)
-        try:
-            with forbidding(fn, nearest_centroid_accuracy, instead=(
-                    "hold out each vector and build the centroids of the others yourself")):
-                got = fn(x.copy(), list(labels))
-        except (IndexError, ValueError, ZeroDivisionError, TypeError) as error:
-            raise CheckFailed(f"your function raised {type(error).__name__}: {error} on "
-                              f"{x.shape[0]} vectors of {len(set(labels))} senses.") from None
+        with forbidding(fn, nearest_centroid_accuracy, instead=(
+                "hold out each vector and build the centroids of the others yourself")):
+            got = fn(x.copy(), list(labels))
         got = one_number(got, "the fraction of occurrences predicted right")
         if np.isclose(got, expected, atol=1e-9):
             continue
@@ -91,9 +74,8 @@ def check_nearest_centroid_accuracy(fn: Callable[[np.ndarray, list], float]) -> 
         raise CheckFailed(f"got {got:.4f}, expected {expected:.4f} on {x.shape[0]} vectors of "
                           f"{len(set(labels))} senses. Hold out each vector, average the unit "
                           "vectors of each sense's other occurrences, pick the highest cosine.")
-    passed("nearest_centroid_accuracy agrees with elmo_tutorial.analyses.sense_separation "
-           "(leave-one-out, "
-           "cosine, vectors of any length)")
+    return ("nearest_centroid_accuracy agrees with elmo_tutorial.analyses.sense_separation "
+            "(leave-one-out, cosine, vectors of any length)")
 
 
 def _mean_score(vectors: np.ndarray, words: Sequence, senses: Sequence) -> float:
@@ -102,15 +84,11 @@ def _mean_score(vectors: np.ndarray, words: Sequence, senses: Sequence) -> float
 
 @check
 def check_mix_without_layer0(scores, layers: np.ndarray, words: Sequence,
-                             senses: Sequence) -> None:
-    """``scores``, the per-word sense scores (a sequence or ``{word: score}``) the student
-    measured for the mix ``0 · h_0 + 1/2 · h_1 + 1/2 · h_2``, must be what
-    :func:`elmo_tutorial.analyses.sense_separation.sense_separation` gives for it.
-
-    Shape:
-        ``layers (3, N, D)``: layers 0, 1 and 2 of the N occurrences; ``words`` and
-        ``senses``: N entries each.
-    """
+                             senses: Sequence) -> str:
+    """``scores`` (a sequence or ``{word: score}``) must be what
+    :func:`elmo_tutorial.analyses.sense_separation.sense_separation` gives for the mix
+    ``0 · h_0 + 1/2 · h_1 + 1/2 · h_2`` of ``layers`` (3, N, D), the N occurrences of ``words``
+    and ``senses``."""
     if scores is None:
         raise CheckFailed("the scores are None: score the mix with sense_separation(mix, "
                           "words, senses) and pass its values, one per word.")
@@ -122,9 +100,8 @@ def check_mix_without_layer0(scores, layers: np.ndarray, words: Sequence,
     mean = float(np.mean(got))
     expected = _mean_score(0.5 * layers[1] + 0.5 * layers[2], words, senses)
     if np.isclose(mean, expected, atol=1e-9):
-        passed(f"the mix of layers 1 and 2 scores {expected:.4f} on average over {n_words} "
-               "words, as sense_separation computes it")
-        return
+        return (f"the mix of layers 1 and 2 scores {expected:.4f} on average over {n_words} "
+                "words, as sense_separation computes it")
     wrong = {
         "the mix with layer 0 still in it (equal weights on all three layers): give layer 0 "
         "weight 0": layers.mean(axis=0),

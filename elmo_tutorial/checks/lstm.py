@@ -1,4 +1,5 @@
-"""Self-checks for notebook 04 (the forward LM): bilm-tf's LSTMP step, the residual experiment."""
+"""Self-checks for notebooks 04 and 05 (the forward and backward LMs): bilm-tf's LSTMP step, the
+residual experiment, reversing a left-padded batch."""
 
 from __future__ import annotations
 
@@ -8,19 +9,13 @@ from dataclasses import fields
 
 import torch
 
-from elmo_tutorial.checks._core import (
-    CheckFailed,
-    assert_close,
-    check,
-    filled_dict,
-    forbidding,
-    nothing_returned,
-    passed,
-)
+from elmo_tutorial.checks._core import CheckFailed, assert_close, check, filled_dict, forbidding
 from elmo_tutorial.model import lstmp
+from elmo_tutorial.model.lstm import reverse_padded
 from elmo_tutorial.model.lstmp import lstmp_step
 
-__all__ = ["check_depth_sweep", "check_residual_experiment", "check_tf_lstmp_step"]
+__all__ = ["check_depth_sweep", "check_residual_experiment", "check_reverse_left_padded",
+           "check_tf_lstmp_step"]
 
 
 # The package's own LSTMP step, which a step under test may not call.
@@ -28,15 +23,9 @@ _PACKAGE_STEPS = (lstmp.lstmp_step, lstmp.lstmp_sequence,
                   (lstmp.LSTMCellWithProjection, "forward"))
 
 
-def _tf_gate_order(w: torch.Tensor) -> torch.Tensor:
-    """Read our (i, f, g, o) blocks as if they were TensorFlow's (i, j, f, o)."""
-    i, f, g, o = w.chunk(4, dim=0)
-    return torch.cat([i, g, f, o])
-
-
 def _from_tf(kernel: torch.Tensor, bias: torch.Tensor, n_inputs: int, forget_bias: float):
-    """bilm-tf's ``kernel (I + P, 4C)`` and ``bias (4C,)`` in (i, j, f, o) order, as the
-    ``w_ih, w_hh, b_ih, b_hh`` of torch's (i, f, g, o) with the forget bias in ``b_hh``."""
+    """bilm-tf's ``kernel (I + P, 4C)`` and ``bias (4C,)``, (i, j, f, o), as torch's
+    ``w_ih, w_hh, b_ih, b_hh``, (i, f, g, o), with the forget bias in ``b_hh``."""
     i, j, f, o = kernel.T.chunk(4, dim=0)  # each (C, I + P)
     w = torch.cat([i, f, j, o])  # (4C, I + P), torch's order: g is TensorFlow's j
     bi, bj, bf, bo = bias.chunk(4)
@@ -48,20 +37,18 @@ def _from_tf(kernel: torch.Tensor, bias: torch.Tensor, n_inputs: int, forget_bia
 def _tf_reference(args, forget_bias: float, read_as_torch: bool = False):
     """``lstmp_step`` on bilm-tf's tensors ``args`` (or on them misread in torch's order)."""
     x, h, c, kernel, bias, proj_kernel, cell_clip, proj_clip = args
-    weights = _from_tf(kernel, bias, x.shape[-1], forget_bias)
+    weights = list(_from_tf(kernel, bias, x.shape[-1], forget_bias))
     if read_as_torch:  # what a step that splits the blocks as (i, f, g, o) computes
-        weights = [_tf_gate_order(w) for w in weights[:3]] + [weights[3]]
+        weights[:3] = [torch.cat([w.chunk(4)[k] for k in (0, 2, 1, 3)]) for w in weights[:3]]
     return lstmp_step(x, h, c, *weights, proj_kernel.T, cell_clip, proj_clip)
 
 
 @check
-def check_tf_lstmp_step(fn: Callable[..., tuple[torch.Tensor, torch.Tensor]]) -> None:
+def check_tf_lstmp_step(fn: Callable[..., tuple[torch.Tensor, torch.Tensor]]) -> str:
     """``fn(x_t, h, c, kernel, bias, proj_kernel, cell_clip, proj_clip)`` must return
     ``(h_t, c_t)`` of one step of bilm-tf's cell from its weight file's tensors: ``kernel``
-    ``(I + P, 4C)`` multiplies ``[x_t; h]``, the gate blocks are TensorFlow's (i, j, f, o),
-    the forget gate gets the constant ``forget_bias`` = 1.0 that the file leaves out, and
-    ``proj_kernel`` is ``(C, P)``. Compared with :func:`elmo_tutorial.model.lstmp.lstmp_step` on the
-    same weights in torch's layout; ``fn`` runs with the package's LSTMP step unavailable."""
+    ``(I + P, 4C)`` multiplies ``[x_t; h]``, the gates are TensorFlow's (i, j, f, o), the forget
+    gate gets the constant 1.0 the file leaves out, ``proj_kernel`` is ``(C, P)``."""
     generator = torch.Generator().manual_seed(14)
 
     def rand(*shape, scale=1.0):
@@ -76,7 +63,6 @@ def check_tf_lstmp_step(fn: Callable[..., tuple[torch.Tensor, torch.Tensor]]) ->
         with torch.no_grad(), forbidding(fn, *_PACKAGE_STEPS, instead=(
                 "compute the step on bilm-tf's tensors directly, without converting them")):
             got = fn(*(a.clone() if isinstance(a, torch.Tensor) else a for a in args))
-        nothing_returned(got, "your step", "the pair (h_t, c_t)")
         if not (isinstance(got, tuple | list) and len(got) == 2
                 and all(isinstance(t, torch.Tensor) for t in got)):
             raise CheckFailed("Return the pair (h_t, c_t): the new output and the new memory.")
@@ -95,8 +81,8 @@ def check_tf_lstmp_step(fn: Callable[..., tuple[torch.Tensor, torch.Tensor]]) ->
         assert_close(got[0], expected[0], f"h_t {what}", hint=(
             "h_t = (sigmoid(o) * tanh(c_t)) @ proj_kernel, proj_kernel is (C, P): no transpose; "
             "then clamp to ±proj_clip (if set)."))
-    passed("bilm-tf's step (kernel [x; h], gates i, j, f, o, forget bias 1) agrees with "
-           "lstmp_step on the same weights")
+    return ("bilm-tf's step (kernel [x; h], gates i, j, f, o, forget bias 1) agrees with "
+            "lstmp_step on the same weights")
 
 
 def _changed(config, base, name: str) -> list[str]:
@@ -109,11 +95,10 @@ def _changed(config, base, name: str) -> list[str]:
 
 @check
 def check_residual_experiment(changed, base, with_residual: float, without_residual: float
-                              ) -> None:
-    """The residual experiment of notebook 04: ``changed`` must be ``base`` (a ``ModelConfig``)
-    with only ``use_skip_connections`` switched off, and the two measured gradient norms must
-    show what the residual does for the first layer of an untrained stack: several times more
-    gradient reaches it (a direction with a wide margin, true on any CPU)."""
+                              ) -> str:
+    """``changed`` must be ``base`` with only ``use_skip_connections`` switched off, and the two
+    gradient norms of an untrained stack's first layer must show several times more gradient
+    with the residual (a wide margin, true on any CPU)."""
     others = [name for name in _changed(changed, base, "changed")
               if name != "use_skip_connections"]
     if others:
@@ -133,15 +118,14 @@ def check_residual_experiment(changed, base, with_residual: float, without_resid
             f"With the residual {with_residual:.3g}, without {without_residual:.3g}: expected "
             "several times more gradient with it. Did you swap the two numbers, or measure a "
             "layer other than the first?")
-    passed(f"without the residual the first layer gets ≈{with_residual / without_residual:.0f}× "
-           "less gradient")
+    return (f"without the residual the first layer gets ≈{with_residual / without_residual:.0f}× "
+            "less gradient")
 
 
 @check
-def check_depth_sweep(configs: dict, base, depths) -> None:
+def check_depth_sweep(configs: dict, base, depths) -> str:
     """``configs[depth, residual]``, for every depth of ``depths`` and both residual settings,
-    must be ``base`` (a ``ModelConfig``) with ``depth`` LSTM layers and the residual on or off,
-    and nothing else changed: the sweep of notebook 04's Exercise 4."""
+    must be ``base`` with ``depth`` LSTM layers and the residual on or off, nothing else."""
     filled_dict(configs, "configs", "it must map (depth, residual) to that model's config.")
     for depth in depths:
         for residual in (True, False):
@@ -159,5 +143,37 @@ def check_depth_sweep(configs: dict, base, depths) -> None:
                 raise CheckFailed(f"{where} has {config.n_layers} layers and "
                                   f"use_skip_connections={config.use_skip_connections}, "
                                   f"expected {depth} and {residual}.")
-    passed(f"{2 * len(depths)} configs: each differs from the preset in its depth and its "
-           "residual only")
+    return (f"{2 * len(depths)} configs: each differs from the preset in its depth and its "
+            "residual only")
+
+
+@check
+def check_reverse_left_padded(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> str:
+    """``fn(x, lengths)`` must reverse the tokens of each row of a LEFT-padded batch ``x``
+    (B, T, D), leaving the padding in front. ``fn`` may reuse
+    :func:`elmo_tutorial.model.lstm.reverse_padded`: on the batch as it is, it reverses the
+    wrong positions."""
+    generator = torch.Generator().manual_seed(6)
+    lengths = torch.tensor([6, 3, 1, 5, 0])
+    T = 6
+    x = torch.randn(5, T, 2, generator=generator)
+    x[torch.arange(T) < T - lengths.unsqueeze(1)] = 0.0  # padding first, zero
+    # flip turns a left-padded row into a right-padded reversed one; reverse_padded restores
+    # the order, the last flip puts the padding back in front, now with the tokens reversed.
+    expected = torch.flip(reverse_padded(torch.flip(x, dims=[1]), lengths), dims=[1])
+    got = fn(x.clone(), lengths.clone())
+    if isinstance(got, torch.Tensor) and got.shape == x.shape:
+        if torch.equal(got, torch.flip(x, dims=[1])):
+            raise CheckFailed("torch.flip moves the padding to the end: row 1 would end with "
+                              "3 padding positions. The padding must stay in front.")
+        if torch.equal(got, reverse_padded(x, lengths)):
+            raise CheckFailed("That is the right-padded reversal: it reverses positions "
+                              "0..L_b-1, which here are padding and the first tokens. In a "
+                              "left-padded row the tokens are the LAST L_b positions.")
+        if torch.equal(got, x):
+            raise CheckFailed("Nothing changed: the rows must come back reversed.")
+    assert_close(got, expected, "reversed left-padded batch", hint=(
+        "Row b has its tokens at positions T - L_b .. T - 1. Position t ≥ T - L_b takes the "
+        "token at (T - L_b) + (T - 1 - t); the padding positions t < T - L_b stay."))
+    return ("left-padded reversal: tokens reversed in place, padding kept in front (5 rows, "
+            "one of them empty)")

@@ -9,14 +9,7 @@ from dataclasses import replace
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from elmo_tutorial.checks._core import (
-    CheckFailed,
-    check,
-    filled_dict,
-    forbidding,
-    one_number,
-    passed,
-)
+from elmo_tutorial.checks._core import CheckFailed, check, filled_dict, forbidding, one_number
 from elmo_tutorial.model.lstm import LSTMStack
 from elmo_tutorial.training.cost import flops_per_token, measure_flops, parameter_counts
 
@@ -27,11 +20,8 @@ _SHAPES = ((12, 40, 8), (8, 64, 16), (5, 6, 3))
 
 
 def measured_lstm_flops(input_size: int, cell_size: int, proj_size: int) -> int:
-    """Forward FLOPs per token of one LSTMP layer in one direction, counted by PyTorch.
-
-    Runs an :class:`~elmo_tutorial.model.lstm.LSTMStack` of one layer (the step-by-step path) over
-    2 sentences of 5 tokens under ``FlopCounterMode`` and divides by the 10 tokens.
-    """
+    """Forward FLOPs per token of one LSTMP layer in one direction, as ``FlopCounterMode``
+    counts them on a one-layer, step-by-step :class:`~elmo_tutorial.model.lstm.LSTMStack`."""
     stack = LSTMStack(input_size, cell_size, proj_size, n_layers=1, fused=False)
     x, mask = torch.zeros(2, 5, input_size), torch.ones(2, 5, dtype=torch.bool)
     with torch.no_grad():
@@ -40,15 +30,10 @@ def measured_lstm_flops(input_size: int, cell_size: int, proj_size: int) -> int:
 
 
 @check
-def check_lstm_flops(fn: Callable[[int, int, int], int]) -> None:
+def check_lstm_flops(fn: Callable[[int, int, int], int]) -> str:
     """``fn(input_size, cell_size, proj_size)`` must return the forward FLOPs per token of one
-    LSTMP layer in one direction: its three matrix products, 2 FLOPs per multiply-add.
-
-    Compared with what ``FlopCounterMode`` counts for our LSTM (:func:`measured_lstm_flops`)
-    on three shapes, with the input narrower, wider and equal to the projection; ``fn`` runs
-    with the counters (:func:`measured_lstm_flops`, ``measure_flops``, PyTorch's own
-    ``FlopCounterMode``) unavailable.
-    """
+    LSTMP layer in one direction, as :func:`measured_lstm_flops` counts them, without a counter:
+    its three matrix products, 2 FLOPs per multiply-add."""
     for inputs, cells, proj in _SHAPES:
         expected = measured_lstm_flops(inputs, cells, proj)
         with forbidding(fn, measured_lstm_flops, measure_flops, flops_per_token,
@@ -73,15 +58,14 @@ def check_lstm_flops(fn: Callable[[int, int, int], int]) -> None:
                               "P wide, not the C cells: W_hh is 4C × P.")
         raise CheckFailed(f"{where} Count 2 FLOPs per multiply-add in W_ih (4C × input), "
                           "W_hh (4C × P) and W_hr (P × C).")
-    passed("FLOPs per token of an LSTMP layer agree with FlopCounterMode (3 shapes)")
+    return "FLOPs per token of an LSTMP layer agree with FlopCounterMode (3 shapes)"
 
 
 @check
-def check_cell_costs(cost: dict, config, vocab_size: int, sampled_softmax: int) -> None:
-    """``cost[C]``, for every cell count ``C`` it holds, must be the pair
-    ``(parameter_counts(c, vocab_size=vocab_size), flops_per_token(c, vocab_size=vocab_size,
-    sampled_softmax=sampled_softmax))`` of ``c = replace(config, lstm_dim=C)``: every pair is
-    recomputed (counting is arithmetic, instant)."""
+def check_cell_costs(cost: dict, config, vocab_size: int, sampled_softmax: int) -> str:
+    """``cost[C]``, for every cell count ``C`` it holds, must be the pair (``parameter_counts``,
+    ``flops_per_token``) of ``replace(config, lstm_dim=C)``, with ``vocab_size`` and
+    ``sampled_softmax``; every pair is recomputed."""
     filled_dict(cost, "cost", "it must map each cell count C to the pair (parameter counts, "
                 "FLOPs per token) of the model with C cells.")
     for cells, got in cost.items():
@@ -105,9 +89,8 @@ def check_cell_costs(cost: dict, config, vocab_size: int, sampled_softmax: int) 
             raise CheckFailed(f"cost[{cells}]'s parameter counts are {got[0]!r:.80}, expected "
                               f"{params}: parameter_counts(replace(paper, lstm_dim={cells}), "
                               f"vocab_size={vocab_size}).")
-        full = flops_per_token(sized, vocab_size=vocab_size)
-        hint = f" That is the full softmax: pass sampled_softmax={sampled_softmax}."
-        hint = hint if got[1] == full else ""
+        full = got[1] == flops_per_token(sized, vocab_size=vocab_size)
+        hint = f" That is the full softmax: pass sampled_softmax={sampled_softmax}." if full else ""
         raise CheckFailed(f"cost[{cells}]'s FLOPs are {got[1]!r:.80}, expected {flops}.{hint}")
-    passed(f"the parameters and FLOPs of {', '.join(f'{c:,}' for c in cost)} cells, each "
-           "recomputed and equal")
+    return (f"the parameters and FLOPs of {', '.join(f'{c:,}' for c in cost)} cells, each "
+            "recomputed and equal")

@@ -8,14 +8,7 @@ from collections.abc import Callable
 import numpy as np
 
 from elmo_tutorial.analyses.static_vectors import StaticVectors, context_vector
-from elmo_tutorial.checks._core import (
-    CheckFailed,
-    assert_close,
-    check,
-    forbidding,
-    nothing_returned,
-    passed,
-)
+from elmo_tutorial.checks._core import CheckFailed, assert_close, check, forbidding, not_none
 
 __all__ = ["check_analogy", "check_context_vector"]
 
@@ -32,14 +25,10 @@ def _cases(rng: np.random.Generator):
 
 
 @check
-def check_context_vector(fn: Callable[[np.ndarray, list[int], int, int], np.ndarray]) -> None:
+def check_context_vector(fn: Callable[[np.ndarray, list[int], int, int], np.ndarray]) -> str:
     """``fn(vectors, ids, index, window)`` must return ``e[ids[index]]`` plus the mean of
-    ``e[ids[j]]`` over the positions ``j ≠ index`` with ``|j - index| ≤ window``.
-
-    Compared with :func:`elmo_tutorial.analyses.static_vectors.context_vector` (``side="both"``) on
-    a random ``(12, 5)`` table, including sentence edges and a one-word sentence. ``fn`` runs
-    with ``context_vector`` unavailable.
-    """
+    ``e[ids[j]]`` over the positions ``j ≠ index`` with ``|j - index| ≤ window``, as
+    :func:`elmo_tutorial.analyses.static_vectors.context_vector` (``side="both"``)."""
     rng = np.random.default_rng(0)
     vectors = rng.normal(size=(12, 5))
     for ids, index, window in _cases(rng):
@@ -57,7 +46,7 @@ def check_context_vector(fn: Callable[[np.ndarray, list[int], int, int], np.ndar
                 f"index={index}, window={window}. Clip the window to the sentence "
                 "(positions 0 .. len(ids) - 1) and return the word's own vector when it "
                 "has no neighbours.") from None
-        nothing_returned(got, "context_vector", "the vector x_t, an array of shape (D,)")
+        not_none(got, "context_vector", "the vector x_t, an array of shape (D,)")
         try:
             got = np.asarray(got, dtype=np.float64)
         except (TypeError, ValueError):
@@ -85,40 +74,36 @@ def check_context_vector(fn: Callable[[np.ndarray, list[int], int, int], np.ndar
                      f"window={window})", atol=1e-6, hint=(
                          "x = e[ids[index]] + mean of e[ids[j]] for j in "
                          "[index - window, index + window] ∩ [0, len(ids)), j ≠ index."))
-    passed("context_vector agrees with elmo_tutorial.analyses.static_vectors.context_vector "
-           "(edges, wide windows, one-word sentences)")
+    return ("context_vector agrees with elmo_tutorial.analyses.static_vectors.context_vector "
+            "(edges, wide windows, one-word sentences)")
 
 
 def _analogy_tables():
     """(name, words, vectors, query, answer) cases whose right answer is known by construction.
 
-    Axes (royal, female, person): queen = king - man + woman. *crown* lies near king's
-    direction, so it wins when lengths are not removed (a long king pulls b - a + c towards
-    it; a long crown wins every dot product); *king* itself, or *woman*, wins when the query
-    words are not excluded.
+    Axes (royal, female, person): queen = king - man + woman. *crown*, near king's direction,
+    wins when lengths are not removed; *king* or *woman* when the query words are not excluded.
     """
     words = ["man", "woman", "king", "queen", "crown", "apple"]
     base = np.array([[0, 0, 1], [0, 1, 1], [1, 0, 1], [1, 1, 1], [1, 0, 0.8], [0.1, 0.1, 0]],
                     dtype=np.float64)
-    yield "unit-length-free table", words, base, ("man", "king", "woman"), "queen"
+    query = ("man", "king", "woman")
+    yield "unit-length-free table", words, base, query, "queen"
     long_king = base.copy()
     long_king[2] *= 30.0  # a frequent word often has a long vector
-    yield "a table where king is 30 times longer", words, long_king, ("man", "king", "woman"), \
-        "queen"
+    yield "a table where king is 30 times longer", words, long_king, query, "queen"
     long_crown = base.copy()
     long_crown[4] *= 30.0  # a long *candidate*: plain dot products pick it, cosines do not
-    yield "a table where crown is 30 times longer", words, long_crown, ("man", "king", "woman"), \
-        "queen"
+    yield "a table where crown is 30 times longer", words, long_crown, query, "queen"
     near = np.array([[1, 0], [0, 1], [1, 0.01], [1, 1]], dtype=np.float64)
     yield "a table where b - a + c is almost b", ["a", "b", "c", "d"], near, ("a", "b", "c"), "d"
 
 
 @check
-def check_analogy(fn: Callable[[np.ndarray, list[str], str, str, str], str]) -> None:
+def check_analogy(fn: Callable[[np.ndarray, list[str], str, str, str], str]) -> str:
     """``fn(vectors, words, a, b, c)`` must return the 3CosAdd answer to "a is to b as c is to
-    ?": the word ``x`` not in ``{a, b, c}`` with the largest ``cos(x, b) - cos(x, a) +
-    cos(x, c)``. Compared with :meth:`elmo_tutorial.analyses.static_vectors.StaticVectors.analogy`,
-    which ``fn`` cannot call."""
+    ?", as :meth:`elmo_tutorial.analyses.static_vectors.StaticVectors.analogy`: the word ``x``
+    not in ``{a, b, c}`` with the largest ``cos(x, b) - cos(x, a) + cos(x, c)``."""
     for name, words, vectors, (a, b, c), answer in _analogy_tables():
         expected = StaticVectors(words, vectors).analogy(a, b, c, k=1)[0][0]
         assert expected == answer, "the constructed example must have its constructed answer"
@@ -126,7 +111,7 @@ def check_analogy(fn: Callable[[np.ndarray, list[str], str, str, str], str]) -> 
                         (StaticVectors, "analogy_rank"), instead=(
                             "score every candidate word yourself and return the best one")):
             got = fn(vectors.copy(), list(words), a, b, c)
-        nothing_returned(got, "analogy", "the answer, one word (a string)")
+        not_none(got, "analogy", "the answer, one word (a string)")
         if got in (a, b, c):
             raise CheckFailed(
                 f"On {name}, your answer to {a} : {b} :: {c} : ? is {got!r}, one of the query "
@@ -140,4 +125,4 @@ def check_analogy(fn: Callable[[np.ndarray, list[str], str, str, str], str]) -> 
                     "of x with b̂ - â + ĉ, unit vectors) and return the best one.")
             raise CheckFailed(f"On {name}, your answer to {a} : {b} :: {c} : ? is {got!r}; "
                               f"expected {expected!r}. Hint: {hint}")
-    passed("analogy agrees with StaticVectors.analogy (query words excluded, lengths removed)")
+    return "analogy agrees with StaticVectors.analogy (query words excluded, lengths removed)"

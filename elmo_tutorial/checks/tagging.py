@@ -9,14 +9,7 @@ import numpy as np
 import torch
 
 from elmo_tutorial.analyses.spans import bio_spans
-from elmo_tutorial.checks._core import (
-    CheckFailed,
-    check,
-    filled_dict,
-    forbidding,
-    nothing_returned,
-    passed,
-)
+from elmo_tutorial.checks._core import CheckFailed, check, filled_dict, forbidding, not_none
 
 __all__ = ["check_bio_spans", "check_probes_on_fewer_sentences"]
 
@@ -45,18 +38,14 @@ def _hint(name: str) -> str:
 
 
 @check
-def check_bio_spans(fn: Callable[[Sequence[str]], set]) -> None:
-    """``fn(tags)`` must return the set of ``(type, start, end)`` entities of a BIO sequence.
-
-    ``end`` is exclusive. Compared with :func:`elmo_tutorial.analyses.spans.bio_spans` on entities
-    at the edges of a sentence, adjacent entities, ill-formed ``I-`` tags and empty sentences;
-    ``fn`` runs with that function unavailable.
-    """
+def check_bio_spans(fn: Callable[[Sequence[str]], set]) -> str:
+    """``fn(tags)`` must return the set of ``(type, start, end)`` entities (``end`` exclusive) of
+    a BIO sequence, as :func:`elmo_tutorial.analyses.spans.bio_spans`."""
     for name, tags in _CASES:
         expected = bio_spans(tags)
         with forbidding(fn, bio_spans, instead="read the tags one by one yourself"):
             got = fn(list(tags))
-        nothing_returned(got, "your function", "a set of (type, start, end) tuples")
+        not_none(got, "your function", "a set of (type, start, end) tuples")
         if not isinstance(got, set | frozenset | list | tuple):
             raise CheckFailed(f"{name}: got {type(got).__name__}; return a set of "
                               "(type, start, end) tuples.")
@@ -68,16 +57,15 @@ def check_bio_spans(fn: Callable[[Sequence[str]], set]) -> None:
         if got != expected:
             raise CheckFailed(f"{name}: tags {tags} gave {sorted(got)}, expected "
                               f"{sorted(expected)}. {_hint(name)}")
-    passed(f"BIO spans: {len(_CASES)} cases agree with tagger.bio_spans (edges, adjacent "
-           "entities, ill-formed I- tags)")
+    return (f"BIO spans: {len(_CASES)} cases agree with tagger.bio_spans (edges, adjacent "
+            "entities, ill-formed I- tags)")
 
 
 def _gradient_ratio(probe, rows: torch.Tensor, labels: torch.Tensor, l2: float) -> float:
     """How far ``probe`` is from the minimum of :func:`~elmo_tutorial.analyses.probes.fit_probe`'s
-    loss on ``rows`` and ``labels``: the gradient's norm there, over its norm at fit_probe's
-    start (zero weights). On notebook 10's data a probe fitted to these labels has a ratio of
-    at most 0.4 % (L-BFGS stops after 100 iterations, short of the minimum); one fitted to
-    shuffled labels, about 1."""
+    loss on ``rows`` and ``labels``: the gradient's norm there over its norm at zero weights. On
+    notebook 10's data, at most 0.4 % for a probe fitted to these labels (L-BFGS stops short of
+    the minimum); about 1 for one fitted to shuffled labels."""
     z = (rows - probe.mean.detach()) / probe.std.detach()  # (N, D), standardised as it does
     weight = probe.linear.weight.detach().clone().requires_grad_()  # (C, D)
     bias = probe.linear.bias.detach().clone().requires_grad_()  # (C,)
@@ -93,17 +81,15 @@ def _gradient_ratio(probe, rows: torch.Tensor, labels: torch.Tensor, l2: float) 
 @check
 def check_probes_on_fewer_sentences(fitted: dict, sizes: Sequence[int], train_layers,
                                     train_labels, sentence_lengths: Sequence[int],
-                                    l2: float = 1e-4) -> None:
+                                    l2: float = 1e-4) -> str:
     """``fitted`` must map ``(j, n)``, for layers 0 and 1 and every ``n`` in ``sizes``, to a
     :class:`~elmo_tutorial.analyses.probes.LinearProbe` trained on layer ``j``'s tokens of the
     first ``n`` training sentences and their labels.
 
     ``train_layers[j]`` ``(N, D)`` holds every training token, sentence after sentence
-    (``sentence_lengths`` tokens each); ``train_labels`` ``(N,)`` their tags. Which rows a
-    probe was trained on shows in its standardisation (``probe.mean`` is their mean); that it
-    learned their tags shows in the gradient of fit_probe's loss (weight ``l2``) at the probe,
-    recomputed here for every probe: near zero for the right labels, as large as at the start
-    for shuffled ones. Cheap (one gradient a probe), so no probe is fitted again.
+    (``sentence_lengths`` tokens each); ``train_labels`` ``(N,)`` their tags. A probe's rows show
+    in its standardisation (``probe.mean``), its labels in the gradient of fit_probe's loss at
+    the probe (:func:`_gradient_ratio`), so no probe is fitted again.
     """
     filled_dict(fitted, "fitted", "it must map (j, n) to the probe of layer j trained on the "
                 "first n sentences.")
@@ -145,5 +131,5 @@ def check_probes_on_fewer_sentences(fitted: dict, sizes: Sequence[int], train_la
                               "expected below 5%): train it on the first "
                               f"{rows} rows' own labels, y_train[:{rows}], in order, with "
                               f"l2={l2:g}.")
-    passed(f"{len(wanted)} probes, layers 0 and 1 on the first {', '.join(map(str, sizes))} "
-           "sentences: the right rows, and a minimum of the loss on their tags")
+    return (f"{len(wanted)} probes, layers 0 and 1 on the first {', '.join(map(str, sizes))} "
+            "sentences: the right rows, and a minimum of the loss on their tags")

@@ -1,6 +1,5 @@
-"""Self-checks for notebooks 12 and 13 (ELMo in a task model): ELMo at the BiLSTM's output, and the
-relative error reduction the paper's Table 1 reports, and the split of the top-layer-only
-experiment (the paper's Table 2), and the paired differences of fewer seeds."""
+"""Self-checks for notebooks 12 and 13 (ELMo in a task model): ELMo at the BiLSTM's output, the
+relative error reduction (Table 1), the top layer alone (Table 2), the paired differences."""
 
 from __future__ import annotations
 
@@ -16,9 +15,8 @@ from elmo_tutorial.checks._core import (
     check,
     filled_dict,
     forbidding,
-    nothing_returned,
+    not_none,
     one_number,
-    passed,
 )
 from elmo_tutorial.tasks.model import TaskModel
 from elmo_tutorial.tasks.training import TaskSplit
@@ -28,14 +26,10 @@ __all__ = ["check_elmo_at_output", "check_error_reduction", "check_seed_counts",
 
 
 @check
-def check_elmo_at_output(fn: Callable) -> None:
-    """``fn(model, words, mask, layers)`` must return a classifier's logits with ELMo at the
-    BiLSTM's output only: ``[h_k; ELMo_k]`` pooled (mean and max), then ``model.output``.
-
-    ``model`` is a :class:`TaskModel` built with ``elmo_at=("output",)``; compared with its own
-    ``forward`` on random inputs, with padding, in eval mode (no dropout). ``fn`` runs with
-    ``TaskModel.forward`` unavailable (``model(...)`` fails): it must use the model's parts.
-    """
+def check_elmo_at_output(fn: Callable) -> str:
+    """``fn(model, words, mask, layers)`` must return the logits of ``model``, a classifier
+    :class:`TaskModel` with ``elmo_at=("output",)``, from its parts: ``[h_k; ELMo_k]`` pooled
+    (mean and max), then ``model.output``."""
     torch.manual_seed(1)
     model = TaskModel(torch.randn(20, 6), n_classes=3, task="classify", elmo_layers=3,
                       elmo_dim=8, elmo_at=("output",), hidden_size=5).eval()
@@ -51,47 +45,44 @@ def check_elmo_at_output(fn: Callable) -> None:
                 "build the forward pass from the model's parts: model.words and model.unk, "
                 "model.lstm, model.elmo('output', layers, mask), then model.output")):
             got = fn(model, words, mask, layers)
-    nothing_returned(got, "your function", "the logits, a tensor (B, n_classes)")
+    not_none(got, "your function", "the logits, a tensor (B, n_classes)")
     if not isinstance(got, torch.Tensor):
         raise CheckFailed(f"got {type(got).__name__}; return the logits tensor (B, n_classes)")
     assert_close(got, expected, "logits with ELMo at the output",
                  hint="The LSTM reads the word vectors only; concatenate "
                       "model.elmo('output', layers, mask) to its states h (B, T, 2H) along the "
                       "last axis, then pool the mean and the max over real tokens only.")
-    passed("ELMo at the output: your logits equal TaskModel(elmo_at=('output',))")
+    return "ELMo at the output: your logits equal TaskModel(elmo_at=('output',))"
 
 
 @check
-def check_error_reduction(fn: Callable[[float, float], float]) -> None:
-    """``fn(baseline, elmo)`` must return the relative error reduction in percent, as the
-    paper's Table 1 reports it: the share of the baseline's errors that ELMo removes."""
+def check_error_reduction(fn: Callable[[float, float], float]) -> str:
+    """``fn(baseline, elmo)`` must return the relative error reduction in percent (Table 1)."""
     cases = [(51.4, 54.7, 6.8), (90.15, 92.22, 21.0), (80.0, 80.0, 0.0), (60.0, 50.0, -25.0)]
     draw = random.Random()  # fresh cases on every run: no table of known answers passes
     for _ in range(8):
         baseline, elmo = round(draw.uniform(5, 98), 2), round(draw.uniform(5, 99.5), 2)
         cases.append((baseline, elmo, 100.0 * (elmo - baseline) / (100.0 - baseline)))
     for baseline, elmo, expected in cases:
-        got = fn(baseline, elmo)
-        got = one_number(got, "the reduction in percent")
+        got = one_number(fn(baseline, elmo), "the reduction in percent")
         if not abs(got - expected) <= 0.05:
             raise CheckFailed(
                 f"baseline {baseline}, +ELMo {elmo}: got {got:.2f}, expected {expected:.1f}. "
                 "The error is 100 - score; the reduction is (error before - error after) / "
                 "error before, in percent.")
-    passed("relative error reduction: SST-5 6.8 %, NER 21.0 %, as in the paper's Table 1")
+    return "relative error reduction: SST-5 6.8 %, NER 21.0 %, as in the paper's Table 1"
 
 
 @check
-def check_top_layer_only(fn: Callable) -> None:
-    """``fn(split)`` must return a copy of a :class:`TaskSplit` whose layers are the biLM's top
-    layer alone, each sentence's ``(T, 1, D)`` (a one-layer "mix" is then γ · h_L), with
-    the same words, characters, targets and classes."""
+def check_top_layer_only(fn: Callable) -> str:
+    """``fn(split)`` must return a copy of a :class:`TaskSplit` with only the biLM's top layer,
+    each sentence's ``(T, 1, D)``, and the same words, characters, targets and classes."""
     torch.manual_seed(2)
     layers = [torch.randn(n, 3, 4) for n in (5, 2)]  # (T, L + 1, D) per sentence
     chars = [torch.randint(1, 200, (n, 6)) for n in (5, 2)]  # (T, C) per sentence
     split = TaskSplit([torch.arange(n) for n in (5, 2)], layers, [1, 0], ["neg", "pos"], chars)
     got = fn(split)
-    nothing_returned(got, "top_layer_only", "a TaskSplit (like the one given)")
+    not_none(got, "top_layer_only", "a TaskSplit (like the one given)")
     if not isinstance(got, TaskSplit):
         raise CheckFailed(f"got {type(got).__name__}; return a TaskSplit (like the one given)")
     if got.layers is None or len(got.layers) != 2:
@@ -112,14 +103,13 @@ def check_top_layer_only(fn: Callable) -> None:
                                 for a, b in zip(got.chars, chars, strict=True)):
         raise CheckFailed("the characters were lost: pass split.chars on too (the task model's "
                           "character CNN reads them)")
-    passed("top layer only: each sentence keeps layer L alone, as (T, 1, D)")
+    return "top layer only: each sentence keeps layer L alone, as (T, 1, D)"
 
 
 @check
-def check_seed_counts(by_n: dict, tasks: dict, seed_counts) -> None:
-    """``by_n[task, n]``, for every task of the report's ``tasks`` and every ``n`` in
-    ``seed_counts``, must be ``paired_difference`` of the baseline's and ELMo's first ``n``
-    runs, baseline first: every entry is recomputed (a few sums, instant)."""
+def check_seed_counts(by_n: dict, tasks: dict, seed_counts) -> str:
+    """``by_n[task, n]``, for every task of ``tasks`` and every ``n`` in ``seed_counts``, must be
+    ``paired_difference`` of the baseline's and ELMo's first ``n`` runs, baseline first."""
     filled_dict(by_n, "by_n", "it must map (task, n) to the paired difference of the task's "
                 "first n seeds.")
     for task, entry in tasks.items():
@@ -145,5 +135,5 @@ def check_seed_counts(by_n: dict, tasks: dict, seed_counts) -> None:
                 hint = "those are the last n seeds: take the first n, runs[:n]"
             raise CheckFailed(f"{where}: mean {got['mean']:.4g}, std {got['std']:.4g}, "
                               f"expected {want['mean']:.4g} and {want['std']:.4g}: {hint}.")
-    passed(f"the paired differences of {len(tasks)} tasks from their first "
-           f"{', '.join(map(str, seed_counts))} seeds, each recomputed and equal")
+    return (f"the paired differences of {len(tasks)} tasks from their first "
+            f"{', '.join(map(str, seed_counts))} seeds, each recomputed and equal")

@@ -8,14 +8,7 @@ from collections.abc import Callable
 
 from elmo_tutorial.analyses import lexical_sample
 from elmo_tutorial.analyses.wsd import score
-from elmo_tutorial.checks._core import (
-    CheckFailed,
-    check,
-    filled_dict,
-    forbidding,
-    nothing_returned,
-    passed,
-)
+from elmo_tutorial.checks._core import CheckFailed, check, filled_dict, forbidding, not_none
 
 __all__ = ["check_fewer_training_uses", "check_wsd_scorer"]
 
@@ -36,14 +29,10 @@ _CASES = [
 
 
 @check
-def check_wsd_scorer(fn: Callable[[dict, dict], tuple[float, float, float]]) -> None:
-    """``fn(predictions, gold)`` must return ``(precision, recall, f1)`` in percent.
-
-    ``predictions`` maps an instance id to the predicted sense key, or to ``None`` when the
-    system gave no answer (an id may also be missing); ``gold`` maps every instance id to the
-    list of its gold keys. Compared with :func:`elmo_tutorial.analyses.wsd.score` on five cases;
-    ``fn`` runs with that function unavailable.
-    """
+def check_wsd_scorer(fn: Callable[[dict, dict], tuple[float, float, float]]) -> str:
+    """``fn(predictions, gold)`` must return ``(precision, recall, f1)`` in percent, as
+    :func:`elmo_tutorial.analyses.wsd.score`: ``predictions`` maps an instance id to a sense key
+    or ``None`` (no answer; an id may also be missing), ``gold`` every id to its gold keys."""
     for what, predictions, gold in _CASES:
         expected = score(predictions, gold)
         try:
@@ -53,12 +42,10 @@ def check_wsd_scorer(fn: Callable[[dict, dict], tuple[float, float, float]]) -> 
         except ZeroDivisionError:
             raise CheckFailed(f"{what}: division by zero. With nothing answered precision is "
                               "0, and with nothing right F1 is 0.") from None
-        nothing_returned(got, "your scorer", "the three numbers (precision, recall, f1)")
-        if not isinstance(got, tuple | list) or len(got) != 3:
-            raise CheckFailed(f"{what}: return the three numbers (precision, recall, f1), "
-                              f"got {got!r}")
-        if not all(isinstance(g, numbers.Real) for g in got):
-            raise CheckFailed(f"{what}: got {got!r}; return three numbers (precision, recall, "
+        not_none(got, "your scorer", "the three numbers (precision, recall, f1)")
+        if (not isinstance(got, tuple | list) or len(got) != 3
+                or not all(isinstance(g, numbers.Real) for g in got)):
+            raise CheckFailed(f"{what}: got {got!r}; return the three numbers (precision, recall, "
                               "f1), in percent.")
         want = (expected.precision, expected.recall, expected.f1)
         if all(abs(g - w) < 1e-6 for g, w in zip(got, want, strict=True)):
@@ -76,24 +63,22 @@ def check_wsd_scorer(fn: Callable[[dict, dict], tuple[float, float, float]]) -> 
         raise CheckFailed(f"{what}: got (P, R, F1) = ({got[0]:.2f}, {got[1]:.2f}, "
                           f"{got[2]:.2f}), expected ({want[0]:.2f}, {want[1]:.2f}, "
                           f"{want[2]:.2f}). F1 = 2PR / (P + R).")
-    passed("WSD scorer: precision over answered instances, recall over all, F1, agree with "
-           "wsd.score (multiple gold keys, unanswered instances)")
+    return ("WSD scorer: precision over answered instances, recall over all, F1, agree with "
+            "wsd.score (multiple gold keys, unanswered instances)")
 
 
 @check
 def check_fewer_training_uses(curve: dict, embedder, per_word: int = 300,
-                              words: tuple[str, ...] = lexical_sample.WORDS) -> None:
+                              words: tuple[str, ...] = lexical_sample.WORDS) -> str:
     """``curve[n]``, for every ``n`` it holds, must be
-    :func:`elmo_tutorial.analyses.lexical_sample.evaluate`'s table of ``words`` for the same
-    ``per_word`` uses per word and test uses, with the centroids and the most frequent sense
-    taken from only ``n`` training uses of each word (``max_train=n``, a seeded random sample).
-    Every table is recomputed (the embeddings are cached, so each costs a few centroids)."""
+    :func:`elmo_tutorial.analyses.lexical_sample.evaluate`'s table of ``words`` with ``per_word``
+    and ``max_train=n``; every table is recomputed (from cached embeddings)."""
     filled_dict(curve, "curve", "it must map each number of training uses n to the table "
                 f"lexical_sample.evaluate(embedder, per_word={per_word}, max_train=n) returns.")
     for n, few in curve.items():
         _check_table(f"curve[{n!r}]", few, embedder, per_word, n, words)
-    passed(f"the lexical sample with {', '.join(map(str, curve))} training uses per word, "
-           "every table recomputed, the same test uses")
+    return (f"the lexical sample with {', '.join(map(str, curve))} training uses per word, "
+            "every table recomputed, the same test uses")
 
 
 def _check_table(where: str, few, embedder, per_word: int, max_train, words) -> None:
@@ -104,8 +89,7 @@ def _check_table(where: str, few, embedder, per_word: int, max_train, words) -> 
     filled_dict(few, where, f"it must hold the scores of {', '.join(words)}, as "
                 f"lexical_sample.evaluate(embedder, per_word={per_word}, "
                 f"max_train={max_train}) returns them.")
-    missing, extra = [w for w in words if w not in few], sorted(set(few) - set(words))
-    if missing or extra:
+    if set(few) != set(words):
         raise CheckFailed(f"{where} holds the words {sorted(few)}, expected {sorted(words)}: "
                           "score the same words as the table above, each with fewer training "
                           "uses.")

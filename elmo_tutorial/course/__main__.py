@@ -1,9 +1,7 @@
 """``python -m elmo_tutorial.course student|slides DIR``: what ``make student`` and ``make
 slides`` run."""
 
-import sys
-
 from elmo_tutorial.course.material import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

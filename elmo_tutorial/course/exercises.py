@@ -1,17 +1,10 @@
 """The exercises of a course notebook, and the markers that fence their solutions and answers.
 
 Every exercise opens with a markdown heading ``### Exercise N (kind): task``, numbered 1, 2, ...
-in notebook order, where kind is one of :data:`KINDS`:
-
-* **implement** and **experiment**: a code cell whose solution (or changed line) sits between
-  ``# BEGIN SOLUTION`` and ``# END SOLUTION`` lines, followed by a self-check;
-* **predict** and **explain**: a markdown cell whose model answer sits between
-  ``<!-- BEGIN ANSWER -->`` and ``<!-- END ANSWER -->`` lines (a predict exercise then runs
-  the cell that shows what happens).
-
-Student copies (:mod:`elmo_tutorial.course.material`) replace each solution block with
-``raise NotImplementedError("Exercise N: ...")`` and each answer block with a blank for the
-student's answer; slides (:mod:`elmo_tutorial.course.slides`) show the answers on a click.
+in notebook order, kind one of :data:`KINDS`. An *implement* or *experiment* exercise's solution
+sits between ``# BEGIN SOLUTION`` and ``# END SOLUTION`` lines of a code cell; a *predict* or
+*explain* exercise's model answer between ``<!-- BEGIN ANSWER -->`` and ``<!-- END ANSWER -->``
+lines of a markdown cell.
 
 Example:
     >>> import nbformat
@@ -61,17 +54,8 @@ class CourseError(Exception):
 
 @dataclass
 class Exercise:
-    """One exercise as its heading announces it, with the cells that belong to it.
-
-    Attributes:
-        number: the number in the heading.
-        kind: one of :data:`KINDS`.
-        task: what to do (``"write layer norm"``).
-        cell: index of the markdown cell holding the heading.
-        end: index of the first cell after the exercise (the next heading's cell, or the end).
-        solution_cells: code cells of the exercise with a ``# BEGIN SOLUTION`` block.
-        answer_cells: markdown cells of the exercise with an answer block.
-    """
+    """One exercise as its heading announces it: ``cell`` is the heading's index, ``end`` that of
+    the first cell after the exercise; then its cells with a solution and with an answer block."""
 
     number: int
     kind: str
@@ -97,11 +81,8 @@ class Exercise:
 
 def marker_blocks(lines: list[str], marker: re.Pattern, cell: int) -> list[tuple[int, int, str]]:
     """(first line, last line, indentation) of each BEGIN ... END block of ``marker``
-    (:data:`SOLUTION_MARKER` or :data:`ANSWER_MARKER`), markers included.
-
-    Raises:
-        CourseError: naming the cell and the line of an unbalanced marker.
-    """
+    (:data:`SOLUTION_MARKER` or :data:`ANSWER_MARKER`), markers included; an unbalanced marker
+    is a :class:`CourseError` that names its cell and line."""
     blocks, begin = [], None
     for number, line in enumerate(lines):
         found = marker.search(line)
@@ -173,11 +154,8 @@ def list_exercises(notebook: nbformat.NotebookNode) -> list[Exercise]:
 
     An exercise runs from its heading to the next heading of the same or a higher level
     (``###`` ends at the next ``#``, ``##`` or ``###``), the next exercise, or the end. A cell
-    that ends it still belongs to it if its model answer comes before that heading.
-
-    Raises:
-        CourseError: for a kind not in :data:`KINDS`, unbalanced markers, or a solution block
-            outside an exercise.
+    that ends it still belongs to it if its model answer comes before that heading. A kind not
+    in :data:`KINDS`, unbalanced markers or a solution outside an exercise: :class:`CourseError`.
     """
     exercises: list[Exercise] = []
     current, level = None, 0

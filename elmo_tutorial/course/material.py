@@ -1,18 +1,4 @@
-"""Course material made from the notebooks: student copies and slides.
-
-The committed notebooks are the instructor's version: executed, every exercise solved
-(:mod:`elmo_tutorial.course.exercises`). A student copy stubs each solution block and clears
-that cell's outputs, blanks each model answer, and clears the outputs a *predict* exercise asks
-to predict; everything else, figures included, stays, so students can compare. ``make
-student`` and ``make slides`` run::
-
-    python -m elmo_tutorial.course student student/
-    python -m elmo_tutorial.course slides slides/ [--reveal-prefix URL]
-
-A student copy that differs from a fresh one may hold the student's work: it is replaced only
-with ``--force``, and then first moved to ``backup-<time>/`` beside it. Decks are replaced.
-Every file is written whole (a temporary file renamed into place).
-"""
+"""Course material made from the notebooks: student copies and slides."""
 
 from __future__ import annotations
 
@@ -46,10 +32,8 @@ STUDENT_RUNS = {'RUNS / ("capstone-quick" if QUICK else "capstone")':
 
 def student_copy(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """A copy of ``notebook`` for students: every solution block stubbed (its cell's outputs
-    cleared), every model answer replaced by a blank, and the outputs of the cells that show
-    what a *predict* exercise asks to predict cleared (the student runs them after predicting);
-    the capstone's run folder is the student's own (:data:`STUDENT_RUNS`).
-    """
+    cleared), every model answer blanked, the outputs of a *predict* exercise's cells cleared,
+    and the capstone's run folder the student's own (:data:`STUDENT_RUNS`)."""
     copy = deepcopy(notebook)
     hidden = set()
     for exercise in list_exercises(notebook):
@@ -168,7 +152,3 @@ def main(argv: list[str] | None = None) -> int:
     made = "student notebooks" if args.command == "student" else "reveal.js decks"
     print(f"wrote {len(files)} {made} to {args.out}/")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

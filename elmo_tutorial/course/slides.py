@@ -1,18 +1,9 @@
 """reveal.js slides from a course notebook: nbconvert's SlidesExporter, one deck per notebook.
 
-A cell's ``slideshow.slide_type`` metadata (the notebook's *Slide Type*; in a py:percent
-source ``# %% [markdown] slideshow={"slide_type": "skip"}``) decides where it goes, as
-nbconvert reads it. Cells without it get a default:
-
-* the title cell and every ``#``/``##`` heading start a slide, a ``###`` heading a subslide;
-* other text starts a subslide after code, and continues the slide after text;
-* code continues the slide of the text that introduces it; setup cells (imports and
-  ``setup_notebook``) are skipped; an exercise's solution appears on a click (fragment).
-
-A text cell with a heading in its middle is cut there first, so that every section starts a
-slide. Each model answer (between ``<!-- BEGIN ANSWER -->`` and ``<!-- END ANSWER -->``, with
-its label such as **Model answer.**) appears on a click, and the text after it on the next:
-each "Check your understanding" question, then its answer. The template
+A cell's *Slide Type* (``slideshow.slide_type`` metadata) decides where it goes; a cell without
+one gets :func:`_default`'s. A text cell is first cut at its headings, so that every section
+starts a slide; each model answer (with its label) appears on a click, and the text after it on
+the next: a "Check your understanding" question, then its answer. The template
 (``slides_template/elmo_reveal/``) loads reveal.js without require.js or the widget manager,
 so a deck given a local reveal.js needs no network; a slide taller than 1280×720 scrolls.
 
@@ -46,14 +37,12 @@ _ANSWER = re.compile(r"(^\*\*[^*\n]+\*\*[ \t]*\n\s*)?^[ \t]*<!--\s*BEGIN ANSWER\
                      r"(.*?)^[ \t]*<!--\s*END ANSWER\s*-->[ \t]*$", re.MULTILINE | re.DOTALL)
 
 
-def _heading_level(cell: nbformat.NotebookNode) -> int:
-    """1 for '# ...', 2 for '## ...', ...; 0 if the cell does not open with a heading."""
-    match = re.match(r"(#{1,6})\s", cell.source) if cell.cell_type == "markdown" else None
-    return len(match[1]) if match else 0
-
-
 def _default(cells: list, index: int) -> str:
-    cell, level = cells[index], _heading_level(cells[index])
+    """The title and every ``#``/``##`` heading start a slide, a ``###`` heading or text after
+    code a subslide; code stays with the text before it, an exercise's solution on a click."""
+    cell = cells[index]
+    heading = re.match(r"(#{1,6})\s", cell.source) if cell.cell_type == "markdown" else None
+    level = len(heading[1]) if heading else 0  # 0: the cell does not open with a heading
     if index == 0 or level in (1, 2):
         return "slide"
     if cell.cell_type == "markdown":
