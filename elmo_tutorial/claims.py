@@ -1,23 +1,17 @@
 """Numbers that come out of training, and the claims a lesson makes about them.
 
-A number computed without a training loop (a shape, a count, a parity check, a layer norm of
-fixed inputs) is the same on every machine, to the digits a notebook prints. A number that
-comes out of training is not: two CPUs sum floats in different orders (AVX-512 vs AVX2 vs
-NEON kernels, MKL vs OpenBLAS), the last bits differ after the first step, and a few hundred
-optimiser steps turn that into a perplexity of 71.5 on one laptop and 68.0 on another, from
-the same seed.
-
-So a notebook prints such a number as what it is, an approximate value, and states the
-lesson's claim about it as a check that holds on any machine::
+A number that comes out of training differs by machine: two CPUs sum floats in different
+orders (AVX-512 vs NEON, MKL vs OpenBLAS), and a few hundred optimiser steps turn the last bits
+into a perplexity of 71.5 on one laptop and 68.0 on another, from the same seed. So a notebook
+prints it as an approximate value, and states the lesson's claim about it as a check::
 
     >>> print("valid perplexity", approx(71.4837, ".1f"))
     valid perplexity ≈71.5
     >>> claim(71.48 < 243.1, "the biLM beats the Kneser-Ney trigram")
     ✓ the biLM beats the Kneser-Ney trigram
 
-The notebooks' tests (nbval, sanitised by ``.ci/nbval_sanitize.cfg``) compare everything a
-cell prints except the digits right after ``≈``; the ``claim`` lines are compared as text, and
-a claim that fails raises, so the cell fails on a machine where the lesson would be untrue.
+nbval (sanitised by ``.ci/nbval_sanitize.cfg``) compares all a cell prints but the digits
+right after ``≈``; a claim that fails raises, so the cell fails where the lesson is untrue.
 """
 
 from __future__ import annotations
@@ -31,10 +25,8 @@ APPROX = "≈"
 
 
 def approx(value, spec: str = ".3g") -> str:
-    """``value`` formatted with ``spec`` behind ``≈``: a number whose digits vary by machine.
-
-    ``value`` may be a number, a 0-d tensor or array, or a sequence of them (formatted as a
-    list). NaN and infinities are formatted as they are, so the test sees them.
+    """``value`` (a number, a 0-d tensor or array, or a sequence of them) formatted with
+    ``spec`` behind ``≈``; NaN and infinities without it, so that the test sees them.
 
     >>> approx(0.45312, ".3f"), approx([0.5, 0.25], ".2f"), approx(324, "5d")
     ('≈0.453', '[≈0.50, ≈0.25]', '  ≈324')
@@ -60,10 +52,8 @@ class ClaimFailed(AssertionError):
 
 
 def claim(holds: bool, statement: str, detail: str = "") -> None:
-    """Print ``✓ statement`` if ``holds``; otherwise raise :class:`ClaimFailed`.
-
-    ``detail`` (the numbers behind the claim) goes into the error message only, so the
-    printed line is the same on every machine.
+    """Print ``✓ statement`` if ``holds``; otherwise raise :class:`ClaimFailed`, with
+    ``detail`` (the numbers behind the claim), which is never printed.
 
     >>> claim(3 > 2, "three beats two")
     ✓ three beats two

@@ -1,19 +1,11 @@
 """The ELMo architecture as one figure, drawn by code, and the "you are here" map of the course.
 
 Characters → character CNN → highway layers → projection (layer 0) → forward and backward LSTM
-stacks (layers 1..L) → scalar mix → one ELMo vector per token. The softmax over the vocabulary
-is used only to train the biLM (Peters et al. 2018, Sec. 3.1-3.2). A row below the model holds
-what the later notebooks do with a trained biLM: pretrained weights and scale, the analyses of
-its layers, and a task model that takes ELMo as input.
-
-Each notebook opens with the figure, its own part highlighted::
-
-    from elmo_tutorial.figures import you_are_here
-    you_are_here("char_cnn", "highway", "projection")
-
-:func:`label_points` writes a label next to each point of a scatter plot, where it overlaps no
-other label or point and stays inside the axes (a lecture room needs 11 pt labels, and they
-take room).
+stacks (layers 1..L) → scalar mix → one ELMo vector per token; the softmax only trains the biLM
+(Peters et al. 2018, Sec. 3.1-3.2). A row below holds what notebooks 08-13 do with a trained
+biLM. Each notebook opens with it, its own part highlighted:
+``you_are_here("char_cnn", "highway", "projection")``. :func:`label_points` labels a scatter
+plot's points where the labels overlap nothing.
 
 Example:
     >>> from elmo_tutorial.figures import architecture
@@ -24,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -59,7 +52,7 @@ PARTS: dict[str, _Box] = {
     "scalar_mix": _Box("scalar mix", "scalar mix\nγ · Σ sⱼ hⱼ", 80.5, 16.5, 12, 11),
     "layer_norm": _Box("layer norm", "layer norm?", 80.5, 7.5, 12, 3.6),
     "elmo": _Box("ELMo", "ELMo\none vector\nper token", 94.5, 14, 9, 9),
-    # What the course does with a trained biLM (notebooks 08-13), one box each, below the model.
+    # What the course does with a trained biLM (notebooks 08-13), below the model.
     "pretrained": _Box("pretrained weights", "pretrained weights\nand scale (11)", 18.5, -5, 17,
                        6),
     "layer_analysis": _Box("what the layers know", "what the layers\nknow (08)", 39, -5, 13,
@@ -71,24 +64,23 @@ PARTS: dict[str, _Box] = {
     "payoff": _Box("what the payoff is made of", "what ELMo\nadds (13)", 92, -5, 11, 6),
 }
 
+_LAYERS = ("projection", "forward_lstm", "backward_lstm")  # the L + 1 layers ELMo mixes
+_BILM = ("chars", "char_cnn", "highway", *_LAYERS, "softmax")
+
 # Names for several parts at once.
 GROUPS: dict[str, tuple[str, ...]] = {
     "token_encoder": ("char_cnn", "highway", "projection"),
     "bilstm": ("forward_lstm", "backward_lstm"),
-    "bilm": ("chars", "char_cnn", "highway", "projection", "forward_lstm", "backward_lstm",
-             "softmax"),
-    "layers": ("projection", "forward_lstm", "backward_lstm"),  # the L + 1 layers ELMo mixes
+    "bilm": _BILM,
+    "layers": _LAYERS,
     "all": tuple(PARTS),
     # One key per notebook from 08 on: the parts it works with and its own box below the model.
-    "contextual": ("projection", "forward_lstm", "backward_lstm", "scalar_mix", "layer_analysis"),
-    "word_senses": ("projection", "forward_lstm", "backward_lstm", "scalar_mix",
-                    "sense_analysis"),
-    "tagging": ("projection", "forward_lstm", "backward_lstm", "scalar_mix", "layer_norm",
-                "tagging_analysis"),
-    "scale": ("chars", "char_cnn", "highway", "projection", "forward_lstm", "backward_lstm",
-              "softmax", "scalar_mix", "elmo", "pretrained"),
+    "contextual": (*_LAYERS, "scalar_mix", "layer_analysis"),
+    "word_senses": (*_LAYERS, "scalar_mix", "sense_analysis"),
+    "tagging": (*_LAYERS, "scalar_mix", "layer_norm", "tagging_analysis"),
+    "scale": (*_BILM, "scalar_mix", "elmo", "pretrained"),
     "task_model": ("layer_norm", "scalar_mix", "elmo", "task"),
-    "payoff": ("projection", "forward_lstm", "backward_lstm", "scalar_mix", "elmo", "payoff"),
+    "payoff": (*_LAYERS, "scalar_mix", "elmo", "payoff"),
 }
 
 # Arrows as (from part, from side, to part, to side); sides are n, s, e, w.
@@ -161,17 +153,9 @@ def _arrow(ax: Axes, start: tuple[float, float], end: tuple[float, float], rad: 
 
 def architecture(highlight: str | Iterable[str] | None = None, *, ax: Axes | None = None,
                  title: str | None = None) -> Figure:
-    """Draw ELMo from characters to the ELMo vector, with some parts highlighted.
-
-    Args:
-        highlight: a part (a key of :data:`PARTS`), a group of them (of :data:`GROUPS`), a
-            list of those, or None for no highlight.
-        ax: draw into these axes instead of a new figure.
-        title: the figure's title; by default none.
-
-    Returns:
-        The figure, with ``figure.highlighted`` the set of highlighted part names.
-    """
+    """Draw ELMo from characters to the ELMo vector, with ``highlight`` highlighted: a part (a
+    key of :data:`PARTS`), a group (of :data:`GROUPS`), a list of those, or None. Returns the
+    figure, with ``figure.highlighted`` the set of highlighted part names."""
     parts = resolve(highlight)
     if ax is None:
         _, ax = plt.subplots(figsize=(11, 4.1))
@@ -194,8 +178,8 @@ def architecture(highlight: str | Iterable[str] | None = None, *, ax: Axes | Non
 
 
 def you_are_here(*highlight: str) -> None:
-    """Show the architecture with this notebook's parts highlighted (the map atop a notebook);
-    it returns nothing, so that a cell shows the figure once."""
+    """Show the architecture with this notebook's parts highlighted (returns nothing, so that
+    a cell shows the figure once)."""
     parts = resolve(highlight)
     named = ", ".join(box.name for part, box in PARTS.items() if part in parts)
     if parts == set(PARTS):
@@ -222,25 +206,15 @@ def _overlap(a: Bbox, b: Bbox) -> float:
 def label_points(ax: Axes, xy: Sequence[Sequence[float]], labels: Sequence[str], *,
                  fontsize: float = 11, gap: float = 5, marker_radius: float = 5,
                  **text_kw) -> list[Annotation]:
-    """Write ``labels[i]`` next to the point ``xy[i]`` of ``ax``, each where it overlaps no other
-    label or point and stays inside the axes.
+    """Write ``labels[i]`` next to the point ``xy[i]`` (``(N, 2)``, data coordinates) of ``ax``,
+    each where it overlaps no other label or point and stays inside the axes; return the ``N``
+    annotations.
 
-    Each label tries the sides of its point (right, left, above, below, the diagonals), first
-    close to it, then further away, and takes the first place that is free; if none is, the one
-    that overlaps least. Call it once the axes have their final size and limits (after
-    ``fig.tight_layout()`` and any ``ax.set_xlim``), since the places are worked out in pixels.
-
-    Args:
-        ax: the axes the points are drawn in (data coordinates).
-        xy: ``(N, 2)`` positions of the points.
-        labels: ``N`` texts.
-        fontsize: in points.
-        gap: the distance from a point to its label, in points, on the first try.
-        marker_radius: the room a point's marker takes, in points, kept free of labels.
-        **text_kw: passed on to ``ax.annotate`` (``color``, ``fontweight``, ...).
-
-    Returns:
-        The ``N`` annotations, in the order of ``labels``.
+    Each label tries the sides of its point (``_SIDES``), close first, then further away, and
+    takes the first free place, else the one that overlaps least. Call it once the axes have
+    their final size and limits (after ``fig.tight_layout()``): places are found in pixels.
+    ``gap`` (from a point to its label) and ``marker_radius`` (kept free around each point)
+    are in points; ``text_kw`` goes to ``ax.annotate``.
 
     Example:
         >>> fig, ax = plt.subplots(figsize=(4, 3))
@@ -258,34 +232,30 @@ def label_points(ax: Axes, xy: Sequence[Sequence[float]], labels: Sequence[str],
     figure = ax.figure
     renderer = figure.canvas.get_renderer()
     ax.get_xlim(), ax.get_ylim()  # settle the autoscaled limits before reading pixels
-    to_pixels = figure.dpi / 72
     inside = ax.get_window_extent(renderer)
-    radius = marker_radius * to_pixels
+    radius = marker_radius * figure.dpi / 72  # points to pixels
     markers = [Bbox.from_extents(px - radius, py - radius, px + radius, py + radius)
                for px, py in ax.transData.transform(xy)]
     taken: list[Bbox] = []
     texts = []
     for index, ((x, y), label) in enumerate(zip(xy, labels, strict=True)):
         best, best_cost = None, np.inf
-        for distance in (1, 2, 3, 5):
-            for (ux, uy), ha, va in _SIDES:
-                offset = (ux * gap * distance, uy * gap * distance)
-                text = ax.annotate(label, (x, y), xytext=offset, textcoords="offset points",
-                                   ha=ha, va=va, fontsize=fontsize, **text_kw)
-                box = text.get_window_extent(renderer)
-                outside = box.width * box.height - _overlap(box, inside)
-                cost = (10 * outside + sum(_overlap(box, other) for other in taken)
-                        + sum(_overlap(box, m) for k, m in enumerate(markers) if k != index))
-                if cost < best_cost:
-                    if best is not None:
-                        best[0].remove()
-                    best, best_cost = (text, box), cost
-                else:
-                    text.remove()
-                if best_cost == 0:
-                    break
+        for distance, ((ux, uy), ha, va) in itertools.product((1, 2, 3, 5), _SIDES):
             if best_cost == 0:
                 break
+            offset = (ux * gap * distance, uy * gap * distance)
+            text = ax.annotate(label, (x, y), xytext=offset, textcoords="offset points",
+                               ha=ha, va=va, fontsize=fontsize, **text_kw)
+            box = text.get_window_extent(renderer)
+            outside = box.width * box.height - _overlap(box, inside)
+            cost = (10 * outside + sum(_overlap(box, other) for other in taken)
+                    + sum(_overlap(box, m) for k, m in enumerate(markers) if k != index))
+            if cost < best_cost:
+                if best is not None:
+                    best[0].remove()
+                best, best_cost = (text, box), cost
+            else:
+                text.remove()
         texts.append(best[0])
         taken.append(best[1])
     return texts

@@ -35,16 +35,11 @@ def seed_everything(seed: int = 0) -> None:
 def setup_notebook(seed: int = 0, threads: int | None = 2, precision: int = 4) -> torch.device:
     """Make a notebook deterministic and readable; return the device it should use.
 
-    Seeds every generator, fixes the number of CPU threads (results of a float reduction can
-    depend on how it is split across threads), and prints tensors with ``precision`` decimals.
-    The device is the CPU unless the environment variable ``ELMO_TUTORIAL_DEVICE`` names
-    another (``cuda``, ``cuda:1``, ``mps``): notebooks are checked on the CPU, and the ones
-    that train or run models (04-07) move them to this device, so they run faster on a GPU
-    when you ask for one (their numbers then differ from the committed ones in the last
-    digits).
-
-    Raises:
-        RuntimeError: ``ELMO_TUTORIAL_DEVICE`` names a device PyTorch cannot use here.
+    Seeds every generator, fixes the CPU threads (a float reduction's result depends on how it
+    is split across threads) and prints tensors with ``precision`` decimals. The device is the
+    CPU unless ``ELMO_TUTORIAL_DEVICE`` names another (``cuda``, ``cuda:1``, ``mps``); then
+    notebooks 04-07 run faster, with numbers that differ in the last digits (a device PyTorch
+    cannot use here is a ``RuntimeError``).
     """
     seed_everything(seed)
     if threads is not None:
@@ -62,8 +57,7 @@ def setup_notebook(seed: int = 0, threads: int | None = 2, precision: int = 4) -
 
 def show_stubs_in_one_line() -> None:
     """In a Jupyter kernel, show a student copy's stub (``raise NotImplementedError("Exercise
-    N: ...")``) as its one-line message, wherever it is raised. Run All still stops there; any
-    other error keeps its full traceback. Outside IPython it does nothing."""
+    N: ...")``) as its one-line message; any other error keeps its full traceback."""
     try:
         from IPython import get_ipython
     except ImportError:
@@ -82,15 +76,11 @@ def show_stubs_in_one_line() -> None:
 
 
 def resolve_device(name: str, local_rank: int = 0) -> torch.device:
-    """The device ``name`` asks for, or a one-line error if PyTorch cannot use it here.
+    """The device ``name`` asks for, or a one-line ``ValueError`` if PyTorch cannot use it here
+    (the CPU instead of a GPU would only be noticed as slowness, hours later).
 
     ``auto`` is this process's GPU if there is one, else the CPU; ``cuda`` is GPU
-    ``local_rank`` (the process's own under ``torchrun``); ``cuda:N``, ``mps`` and ``cpu`` are
-    taken as they are. A device this machine lacks is refused: running on the CPU when a GPU
-    was asked for would only be noticed as slowness, hours later.
-
-    Raises:
-        ValueError: not a device name (``gpu``), or a device PyTorch cannot use here.
+    ``local_rank`` (the process's own under ``torchrun``).
 
     Example:
         >>> resolve_device("cpu")
@@ -136,12 +126,8 @@ def default_threads() -> int:
 
 @contextmanager
 def one_thread() -> Iterator[None]:
-    """Run torch on one CPU thread inside the block, then restore the previous count.
-
-    Small models (a tagger's LSTM, a linear probe) do small matrix products: a second thread
-    costs more in synchronisation than it saves, and one
-    thread also makes the result independent of the machine's core count.
-    """
+    """Run torch on one CPU thread inside the block: small models (a tagger's LSTM, a probe)
+    gain nothing from more, and the result no longer depends on the machine's core count."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
@@ -158,12 +144,10 @@ STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SI
 
 @contextmanager
 def _handling(signals, handler) -> Iterator[list]:
-    """``handler`` for each of ``signals`` inside the block, the previous handlers after it.
+    """``handler`` for each of ``signals`` inside the block; yields the signals it took.
 
-    Yields the signals it took. Only the main thread may install handlers, so elsewhere it
-    takes none. A signal that is ignored (``nohup`` ignores SIGHUP; a shell ignores SIGINT in
-    the jobs it starts with ``&``) stays ignored, and one whose handler was not installed from
-    Python (``signal.getsignal`` gives ``None``) is left to its owner.
+    Only the main thread may install handlers. An ignored signal (``nohup``'s SIGHUP, SIGINT
+    in a job started with ``&``) stays ignored; one not handled from Python is left alone.
     """
     taken = {}
     if threading.current_thread() is threading.main_thread():
@@ -180,26 +164,19 @@ def _handling(signals, handler) -> Iterator[list]:
 
 @contextmanager
 def stop_signals_interrupt() -> Iterator[None]:
-    """Inside the block, SIGTERM and SIGHUP raise ``KeyboardInterrupt``, as Ctrl-C does.
-
-    A command wraps its work in it so that what it does on Ctrl-C (release a lock, say where
-    to continue, exit 130) it also does when a scheduler or a closed terminal stops it, instead
-    of dying at once without a word.
-    """
+    """Inside the block, SIGTERM and SIGHUP raise ``KeyboardInterrupt``, as Ctrl-C does: a
+    command stopped by a scheduler or a closed terminal then cleans up as on Ctrl-C."""
     with _handling([s for s in STOP_SIGNALS if s != signal.SIGINT], signal.default_int_handler):
         yield
 
 
 @contextmanager
 def interrupt_requests() -> Iterator[Callable[[], str]]:
-    """Inside the block, the first stop signal (Ctrl-C, SIGTERM, SIGHUP: ``STOP_SIGNALS``) is
-    a request to stop, not an exception.
+    """Inside the block, the first stop signal (``STOP_SIGNALS``) is a request, not an error.
 
-    Yields a function that gives the name of the signal that asked to stop (``"SIGTERM"``), or
-    ``""`` while none has. A loop checks it where stopping is safe (between two training steps,
-    never halfway through an optimiser update), saves what it has and stops. A second stop
-    signal raises ``KeyboardInterrupt`` at once, as Ctrl-C usually does. Outside the main
-    thread (where Python cannot install a handler) it only yields.
+    Yields a function giving the name of the signal that asked to stop (``"SIGTERM"``), or
+    ``""``: a loop checks it where stopping is safe (between two training steps), saves and
+    stops. A second stop signal raises ``KeyboardInterrupt`` at once.
     """
     requested: list[str] = []
 
@@ -217,9 +194,8 @@ PROJECT_AFTER = 10  # updates: past the first (slower) ones, the pace is the job
 
 def projected_finish(done: int, total: int, seconds: float, unit: str = "step",
                      notebook: bool = False) -> str | None:
-    """One line saying when a job ``done`` of ``total`` units into it after ``seconds`` ends at
-    this pace, or ``None`` if that is within two minutes. Hours away, training in a
-    ``notebook`` is told that this is the machine's load, and of the capstone's quick mode.
+    """When a job ``done`` of ``total`` units into it after ``seconds`` ends at this pace, in
+    one line; ``None`` within two minutes. Hours away, a ``notebook`` is told of quick mode.
 
     >>> projected_finish(10, 1875, 3.5)[:46]
     'at 0.35 s a step: about 11 min to go, finished'
@@ -238,10 +214,8 @@ def projected_finish(done: int, total: int, seconds: float, unit: str = "step",
 
 
 def progress_bar(enabled: bool = True, **options):
-    """A ``tqdm`` progress bar, shown only where someone watches it: in a notebook, or on a
-    terminal. Written to a log (``make demo > log``, a batch job), a bar that redraws would
-    be hundreds of lines of carriage returns, so there it is off; ``enabled=False`` turns it
-    off anywhere. ``options`` go to ``tqdm`` (``total``, ``desc``, ``unit``, ...). After
+    """A ``tqdm`` progress bar (``options``: ``total``, ``desc``...), shown only in a notebook
+    or on a terminal: in a log, its redraws would be hundreds of lines. After
     :data:`PROJECT_AFTER` steps, a training bar prints its :func:`projected_finish` once (on a
     loaded machine a step can take 30 times as long: a silent bar looks hung)."""
     from tqdm.auto import tqdm

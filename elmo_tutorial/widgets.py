@@ -1,15 +1,9 @@
 """Explorers for the notebooks: a static view that always renders, plus live ipywidgets controls.
 
-A notebook on GitHub, in nbviewer, in a rendered course page or under nbval has no kernel to
-move a slider. So every explorer of the course shows two things:
-
-1. **the static fallback**: ``draw`` run for a few fixed settings, shown as ordinary cell
-   output (a figure or text), so every reader sees a result;
-2. **the live widget**: the same ``draw`` under sliders and drop-downs, redrawn on every change
-   (JupyterLab, Notebook, VS Code). Its output lives in the widget, not in the cell, so the
-   cell's committed outputs are the same whether or not a frontend is attached.
-
-ipywidgets is imported only when the live widget is built.
+A notebook on GitHub, in nbviewer or under nbval has no kernel to move a slider, so an explorer
+shows ``draw`` for a few fixed settings as ordinary cell output (the static fallback), then, in
+a kernel, the same ``draw`` under live controls. The widget's output lives in the widget, not
+in the cell: the committed outputs are the same with or without a frontend.
 
 Example:
     >>> def draw(scale, word):
@@ -75,21 +69,15 @@ def _in_kernel() -> bool:
 
 
 def show(result: Any) -> None:
-    """Show what a ``draw`` function returned as ordinary cell output.
-
-    Text is printed; a matplotlib figure is displayed and then closed (so that the inline
-    backend does not show it a second time at the end of the cell); anything else goes to
-    IPython's ``display``.
-    """
+    """Show what a ``draw`` returned as cell output: text printed, anything else displayed (a
+    figure then closed, so that the inline backend does not show it twice)."""
     from IPython.display import display
 
-    if result is None:
-        return
     if isinstance(result, str):
         print(result)
-        return
-    display(result)
-    _close_if_figure(result)
+    elif result is not None:
+        display(result)
+        _close_if_figure(result)
 
 
 def _close_if_figure(result: Any) -> None:
@@ -100,30 +88,21 @@ def _close_if_figure(result: Any) -> None:
         plt.close(result)  # a no-op for figures that pyplot does not manage
 
 
-def explore(
-    draw: Callable[..., Any],
-    controls: Mapping[str, Control],
-    *,
-    static: Sequence[Mapping[str, Any]] = ({},),
-    live: bool | None = None,
-) -> Any:
+def explore(draw: Callable[..., Any], controls: Mapping[str, Control], *,
+            static: Sequence[Mapping[str, Any]] = ({},), live: bool | None = None) -> Any:
     """Show ``draw`` for fixed settings, then (in Jupyter) under live controls.
 
     Args:
-        draw: called with one keyword argument per control; returns a matplotlib figure,
-            text, or anything IPython can display. Keep it under a second: it reruns on
-            every move of a control.
+        draw: called with one keyword argument per control; returns a figure, text, or
+            anything IPython can display. Keep it under a second: it reruns on every move.
         controls: argument name → :class:`Slider`, :class:`Choice` or :class:`Text`; their
             ``value`` is the default setting.
-        static: the settings shown as ordinary output, each a partial mapping merged into the
-            defaults; the default shows the defaults once. Choose settings that show the
-            effect without a frontend (e.g. one layer alone, then another).
+        static: the settings shown as ordinary output, each merged into the defaults.
         live: build the live widget; ``None`` builds it when running in a Jupyter kernel.
 
     Returns:
-        ``None`` in Jupyter, where the widget has been displayed (so that it does not show a
-        second time as the cell's value); elsewhere the live widget if one was built (an
-        ipywidgets ``VBox``, e.g. for tests), else ``None``.
+        The live widget (an ipywidgets ``VBox``) if one was built outside Jupyter, else
+        ``None`` (in Jupyter it has been displayed).
     """
     defaults = {name: control.value for name, control in controls.items()}
     for settings in static:
@@ -131,19 +110,19 @@ def explore(
     if not (_in_kernel() if live is None else live):
         return None
     box = build_widget(draw, controls)
-    if _in_kernel():
-        _display_widget(box)
-        return None
-    return box
+    if not _in_kernel():
+        return box
+    from IPython.display import display
+
+    bundle = box._repr_mimebundle_()
+    bundle["text/plain"] = LIVE_NOTE  # a fixed stand-in: no widget repr in the cell output
+    display(bundle, raw=True)
+    return None
 
 
 def build_widget(draw: Callable[..., Any], controls: Mapping[str, Control]):
-    """The live explorer: one ipywidget per control above an output area that ``draw`` fills.
-
-    The output area is filled through its ``outputs`` trait (kernel side), not by capturing
-    the cell's output, so nothing reaches the cell's own outputs: a notebook executed without
-    a frontend has the same cell outputs as one executed with it.
-    """
+    """One ipywidget per control above an output area that ``draw`` fills through its
+    ``outputs`` trait, not by capturing the cell's output (which then stays the same)."""
     import ipywidgets as widgets
 
     inputs = {name: _make_input(widgets, name, control) for name, control in controls.items()}
@@ -178,11 +157,3 @@ def _make_input(widgets, name: str, control: Control):
     return kind(min=control.min, max=control.max, value=control.value, step=control.step,
                 description=label, continuous_update=False, style=style)
 
-
-def _display_widget(box) -> None:
-    """Display ``box`` with a fixed plain-text stand-in (no widget reprs in the cell output)."""
-    from IPython.display import display
-
-    bundle = box._repr_mimebundle_()
-    bundle["text/plain"] = LIVE_NOTE
-    display(bundle, raw=True)

@@ -1,16 +1,9 @@
 """Reading the course's annotated datasets: tagged tokens and sense-labelled words.
 
-Each reader finds its files through the registry (:func:`~elmo_tutorial.data.registry.locate`)
-and never downloads: a missing dataset raises
-:class:`~elmo_tutorial.data.downloads.DatasetNotAvailable` saying how to get it.
-
-- ``ud_english_ewt(split)`` → ``[(tokens, upos_tags), ...]`` (UD English-EWT r2.16)
-- ``wnut17(split)`` → ``[(tokens, bio_tags), ...]`` (WNUT-17 emerging entities)
-- ``treebank_pos(split)`` → ``[(tokens, ptb_tags), ...]`` (nltk's Penn Treebank sample)
-- ``conll2000_chunks(split)`` → ``[(tokens, bio_chunk_tags), ...]`` (CoNLL-2000 chunking)
-- ``sst(split, classes, phrases)`` → ``[(tokens, label), ...]`` (Stanford Sentiment Treebank,
-  SST-5/-2; its sentences, or every labelled phrase)
-- ``wsd_framework(dataset)`` → ``[{"id", "tokens", "lemmas", "pos", "instances"}, ...]``
+Taggers' data (``ud_english_ewt``, ``wnut17``, ``treebank_pos``, ``conll2000_chunks``) is a list
+of ``(tokens, tags)``; ``sst`` gives ``(tokens, label)``, ``wsd_framework`` one dict a sentence.
+Each reader finds its files through :func:`~elmo_tutorial.data.registry.locate` and never
+downloads (a missing dataset raises ``DatasetNotAvailable``, saying how to get it).
 """
 
 from __future__ import annotations
@@ -36,17 +29,12 @@ def _lines(path: Path, encoding: str = "utf-8") -> Iterator[tuple[int, str]]:
         yield from enumerate(lines, start=1)
 
 
-def _read_columns(path: Path, form: int, tag: int,
-                  conllu: bool) -> list[tuple[list, list]]:
+def _read_columns(path: Path, form: int, tag: int, conllu: bool) -> list[tuple[list, list]]:
     """Blank-line-separated sentences, one tab-separated token per line; keep two columns.
 
-    Whitespace-only lines also end a sentence (WNUT-17's training file uses a lone tab).
-    With ``conllu``, comment lines (``# text = ...``), multiword-token ranges (``3-4``, whose
-    words are listed again one by one) and empty nodes (``8.1``) are skipped. (Without it, a
-    token may well start with ``#``: WNUT-17 has hashtags.)
-
-    Raises:
-        BadDatasetFile: a line with too few columns, naming the file and the line.
+    Whitespace-only lines also end a sentence (WNUT-17's training file uses a lone tab). With
+    ``conllu``, comments (``# text = ...``), multiword-token ranges (``3-4``, whose words follow
+    one by one) and empty nodes (``8.1``) are skipped; without it, ``#`` may start a hashtag.
     """
     sentences, tokens, tags = [], [], []
     for number, line in _lines(path, "utf-8-sig"):
@@ -97,11 +85,9 @@ _PTB_TEST_FROM = "wsj_0151.mrg"  # documents wsj_0001-0150 train, wsj_0151-0199 
 def treebank_pos(split: str = "train") -> list[tuple[Sentence, list[str]]]:
     """PTB-tagged sentences of nltk's Penn Treebank sample (10% of the WSJ) as ``(tokens, tags)``.
 
-    It has no official split; we cut it by document, so no article is on both sides:
-    wsj_0001-0150 are ``"train"`` (3,262 sentences), wsj_0151-0199 ``"test"`` (652); there is
-    no ``"valid"``. Traces (tag ``-NONE-``, e.g. ``*T*-1``) are dropped: they are not words.
-    Escaped characters become the characters they stand for (``-LRB-`` → ``(``, ``\\/`` →
-    ``/``), as in the text the biLM read; the tags stay as they are.
+    It has no official split; we cut it by document: wsj_0001-0150 are ``"train"`` (3,262
+    sentences), wsj_0151-0199 ``"test"`` (652); no ``"valid"``. Traces (tag ``-NONE-``) are
+    dropped, and escapes become what they stand for (``-LRB-`` → ``(``), as the biLM read them.
     """
     split = normalize_split(split)
     if split == "valid":
@@ -124,9 +110,8 @@ def _ptb_word(word: str) -> str:
 def conll2000_chunks(split: str = "train") -> list[tuple[Sentence, list[str]]]:
     """CoNLL-2000 chunking (WSJ) as ``(tokens, BIO chunk tags)``: 8,936 train / 2,012 test.
 
-    Tags are ``O`` or ``B-``/``I-`` with the chunk type (``NP``, ``VP``, ``PP``, ``ADVP``...),
-    scored like entities (:func:`~elmo_tutorial.analyses.spans.entity_scores`). The shared task has
-    no validation set, so there is no ``"valid"`` here: hold out part of ``train`` for it.
+    Tags are ``O`` or ``B-``/``I-`` with the chunk type (``NP``, ``VP``, ``PP``...), scored like
+    entities; the shared task has no validation set, so there is no ``"valid"``.
     """
     split = normalize_split(split)
     if split == "valid":
@@ -147,20 +132,16 @@ def sst(split: str = "train", classes: int = 5,
         phrases: bool = False) -> list[tuple[Sentence, int]]:
     """Stanford Sentiment Treebank sentences as ``(tokens, label)``, labelled at the root.
 
-    Every line of ``trees/{train,dev,test}.txt`` is one sentence's binarised PTB-style tree
-    with a sentiment label on each node, ``(3 (2 The) (2 Rock) ...)``; the sentence's label is
-    the root's.
+    Every line of ``trees/{train,dev,test}.txt`` is one sentence's binarised tree with a
+    sentiment label on each node, ``(3 (2 The) (2 Rock) ...)``.
 
     Args:
-        classes: ``5`` (SST-5, the paper's task: 0 very negative, 1 negative, 2 neutral,
-            3 positive, 4 very positive; 8,544 / 1,101 / 2,210 sentences) or ``2`` (SST-2:
-            neutral sentences dropped, 0 negative (0-1), 1 positive (3-4); 6,920 / 872 / 1,821).
-        phrases: every labelled phrase of the split instead (each node of each tree, the
-            sentences themselves included), each distinct token sequence once, in the order
-            first met: 159,274 phrases in SST-5's training trees (318,582 nodes; a phrase
-            met twice always has the same label there). This is the training set of the
-            paper's SST-5 model (AllenNLP's reader with ``use_subtrees``), which is scored on
-            the sentences.
+        classes: ``5`` (SST-5, the paper's task: 0 very negative ... 4 very positive; 8,544 /
+            1,101 / 2,210 sentences) or ``2`` (SST-2: neutral dropped, 0 negative (0-1),
+            1 positive (3-4); 6,920 / 872 / 1,821).
+        phrases: every labelled phrase (node) instead, each distinct token sequence once, in
+            the order first met: 159,274 in SST-5's training trees, the training set of the
+            paper's SST-5 model (AllenNLP's reader with ``use_subtrees``).
     """
     if classes not in (2, 5):
         raise ValueError(f"classes must be 5 (SST-5) or 2 (SST-2), got {classes}")
@@ -177,15 +158,10 @@ def sst(split: str = "train", classes: int = 5,
         else:
             nodes = [(int(line[1]), [_ptb_word(w) for w in _SST_LEAF.findall(line)])]
         for label, tokens in nodes:
-            if classes == 2:
-                if label == 2:
-                    continue
-                label = int(label > 2)
-            if phrases:
-                if tuple(tokens) in seen:
-                    continue
-                seen.add(tuple(tokens))
-            examples.append((tokens, label))
+            if classes == 2 and label == 2 or phrases and tuple(tokens) in seen:
+                continue  # SST-2 has no neutral class; a phrase is kept once
+            seen.add(tuple(tokens))
+            examples.append((tokens, int(label > 2) if classes == 2 else label))
     return examples
 
 
@@ -227,21 +203,18 @@ def wsd_framework(dataset: str = "senseval2") -> list[dict]:
         ``<wf>``/``<instance>``; a multiword expression is one token, e.g. ``"took place"``);
         ``instances``: a list of dicts ``index`` (position in ``tokens``), ``id``, ``lemma``,
         ``pos`` and ``keys`` (the gold WordNet 3.0 sense keys, usually one).
-
-    Raises:
-        BadDatasetFile: the XML is not well-formed, or an instance has no key in the key file.
     """
     if dataset not in WSD_DATASETS:
         raise ValueError(f"dataset must be one of {', '.join(WSD_DATASETS)}, got {dataset!r}")
     root = locate("wsd-framework")
     base = (root / "Training_Corpora" / "SemCor" / "semcor" if dataset == "semcor"
             else root / "Evaluation_Datasets" / dataset / dataset)
-    xml_path, key_path = base.with_name(base.name + ".data.xml"), base.with_name(
-        base.name + ".gold.key.txt")
+    xml_path, key_path = Path(f"{base}.data.xml"), Path(f"{base}.gold.key.txt")
     if not xml_path.exists():
         raise DatasetNotAvailable(f"{xml_path} does not exist: this copy of the framework "
                                   f"lacks {dataset!r} (the official archive has it).")
-    gold = _gold_keys(key_path)
+    lines = (line.split() for _, line in _lines(key_path) if line.strip())
+    gold = {instance_id: keys for instance_id, *keys in lines}  # per line: an id, its keys
     sentences = []
     with open(xml_path, "rb") as xml:
         try:
@@ -253,12 +226,6 @@ def wsd_framework(dataset: str = "senseval2") -> list[dict]:
             raise BadDatasetFile(f"{xml_path} is not well-formed XML ({error}): replace it by "
                                  "the framework's own file") from None
     return sentences
-
-
-def _gold_keys(key_path: Path) -> dict[str, list[str]]:
-    """A framework key file: one instance per line, its id and its sense keys."""
-    words = (line.split() for _, line in _lines(key_path) if line.strip())
-    return {instance_id: keys for instance_id, *keys in words}
 
 
 def _framework_sentence(elem: ET.Element, gold: dict[str, list[str]], key_path: Path) -> dict:

@@ -1,15 +1,9 @@
 """Reading running text for language modelling: lists of tokenized sentences.
 
-- ``load_sentences(corpus, split)``: a training corpus by its config name (one of
-  :data:`LM_CORPORA`); training, evaluation and the notebooks read text through it;
-- ``english_mix(split)``: six nltk corpora (the ``small`` config);
-- ``one_billion_words(split)``: the paper's corpus; WikiText is read by ``load_sentences``;
-- ``nltk_corpus(name)``: the nltk corpus reader (``brown``, ``wordnet``, ...);
-- ``ensure_nltk(*names)``: a notebook's first data cell; downloads only what is missing.
-
-The readers find a dataset through the registry and never download (:mod:`elmo_tutorial.data.
-registry`). Labelled data is read by :mod:`elmo_tutorial.data.annotated`; the corpus shipped with
-the course by :mod:`elmo_tutorial.data.sense_corpus`.
+Training, evaluation and the notebooks read a corpus by its config name (:data:`LM_CORPORA`)
+through ``load_sentences(corpus, split)``; ``nltk_corpus(name)`` gives an nltk corpus reader,
+and ``ensure_nltk(*names)`` (a notebook's first data cell) downloads only what is missing. The
+readers find a dataset through :mod:`elmo_tutorial.data.registry` and never download.
 """
 
 from __future__ import annotations
@@ -17,27 +11,18 @@ from __future__ import annotations
 import hashlib
 import itertools
 import sys
-from collections.abc import Iterator
 
 from elmo_tutorial.data import sense_corpus
 from elmo_tutorial.data.downloads import nltk_download, nltk_find
 from elmo_tutorial.data.registry import fetch, get_dataset, is_available, locate, normalize_split
 from elmo_tutorial.data.tokenize import split_sentences, tokenize_words
 
-__all__ = [
-    "ENGLISH_MIX_CORPORA",
-    "LM_CORPORA",
-    "english_mix",
-    "ensure_nltk",
-    "load_sentences",
-    "nltk_corpus",
-    "one_billion_words",
-]
+__all__ = ["ENGLISH_MIX_CORPORA", "LM_CORPORA", "english_mix", "ensure_nltk", "load_sentences",
+           "nltk_corpus", "one_billion_words"]
 
 Sentence = list[str]
 
-# The corpora ``load_sentences`` reads (``TrainConfig.corpus``); ``auto`` is WikiText-2 if it can
-# be had, the English mix otherwise.
+# The corpora ``load_sentences`` reads (``TrainConfig.corpus``).
 LM_CORPORA = ("embedded", "english_mix", "wikitext2", "wikitext103", "one_billion_words", "auto")
 
 
@@ -52,13 +37,8 @@ def nltk_corpus(name: str):
 
 
 def ensure_nltk(*names: str) -> None:
-    """Make nltk data (``"brown"``, ``"wordnet"``...) available: found where nltk looks
-    (``NLTK_DATA``, ``~/nltk_data``...), else ``nltk.download``-ed once; one line per name says
-    which happened.
-
-    Raises:
-        DatasetNotAvailable: the download failed (with what to do instead).
-    """
+    """Make nltk data (``"brown"``, ``"wordnet"``...) available: found where nltk looks, else
+    ``nltk.download``-ed; one line per name says which (``DatasetNotAvailable`` if it fails)."""
     for name in names:
         ds = get_dataset(name)
         if nltk_find(ds.nltk_resource) is not None:
@@ -84,11 +64,8 @@ def _block_split(corpus: str, fileid: str, block: int) -> str:
 
 
 def _document_sentences(reader, corpus: str, fileid: str) -> list:
-    """One document's sentences: strings for raw-text corpora, token lists for the others.
-
-    Raw sentences are word-tokenized only once their block is selected: splitting sentences is
-    cheap, tokenizing words is not, and valid/test keep only a twentieth of the blocks.
-    """
+    """One document's sentences: strings for raw-text corpora (word-tokenized only once their
+    block is selected: valid/test keep a twentieth of them), token lists for the others."""
     if corpus in _RAW_TEXT:  # these readers' .sents() would need punkt
         return split_sentences(reader.raw(fileid))
     # Brown writes quotes LaTeX-style; tokenize() and the 1B Word Benchmark use a plain ".
@@ -106,18 +83,12 @@ def english_mix(split: str = "train", max_sentences: int | None = None) -> list[
     """Tokenized English sentences from six nltk corpora, for training a small biLM offline.
 
     Brown, Gutenberg, State of the Union, Inaugural, Web Text and MASC (about 4M words): edited
-    prose, speeches, fiction and informal web text. Corpora that come as raw text are split and
-    tokenized by :mod:`elmo_tutorial.data.tokenize` (rules, no punkt).
-
-    The split is deterministic and needs no shuffling: each document is cut into blocks of
-    50 consecutive sentences, and a stable hash of ``corpus/fileid/block`` sends a block to
-    train (90%), valid (5%) or test (5%). Blocks keep neighbouring sentences together, so
-    valid/test text is not a near-copy of train text, while every corpus feeds every split.
-
-    Args:
-        split: ``"train"``, ``"valid"`` or ``"test"``.
-        max_sentences: stop after this many sentences of ``split``. Documents are visited
-            round-robin across the corpora, so a small sample still mixes all of them.
+    prose, speeches, fiction and informal web text; raw text is split by
+    :mod:`elmo_tutorial.data.tokenize`. Each document is cut into blocks of 50 consecutive
+    sentences, and a stable hash of ``corpus/fileid/block`` sends a block to train (90%), valid
+    (5%) or test (5%): valid/test text is not a near-copy of train text, and every corpus feeds
+    every split. Documents are visited round-robin across the corpora, so that the first
+    ``max_sentences`` still mix all of them.
     """
     split = normalize_split(split)
     readers = {name: nltk_corpus(name) for name in ENGLISH_MIX_CORPORA}
@@ -134,17 +105,6 @@ def english_mix(split: str = "train", max_sentences: int | None = None) -> list[
         if max_sentences is not None and len(sentences) >= max_sentences:
             return sentences[:max_sentences]
     return sentences
-
-
-def _wikitext_paragraphs(split: str, name: str) -> Iterator[Sentence]:
-    """WikiText's paragraphs (one per non-empty line, headings skipped), whitespace-tokenized,
-    read lazily (WikiText-103's train file is 0.5 GB)."""
-    path = locate(name) / f"wiki.{normalize_split(split)}.tokens"
-    with open(path, encoding="utf-8") as lines:
-        for line in lines:
-            tokens = line.split()
-            if tokens and not (tokens[0] == "=" and tokens[-1] == "="):
-                yield tokens
 
 
 def one_billion_words(split: str = "train", max_sentences: int | None = None) -> list[Sentence]:
@@ -172,36 +132,34 @@ def one_billion_words(split: str = "train", max_sentences: int | None = None) ->
 
 
 def _wikitext_sentences(split: str, name: str, max_sentences: int | None) -> list[Sentence]:
-    """WikiText paragraphs cut into sentences after ``.``, ``!`` and ``?`` tokens."""
+    """WikiText's paragraphs (one per line, headings skipped; read lazily: WikiText-103's train
+    file is 0.5 GB), cut into sentences after ``.``, ``!`` and ``?`` tokens."""
     sentences = []
-    for paragraph in _wikitext_paragraphs(split, name):
-        current = []
-        for token in paragraph:
-            current.append(token)
-            if token in (".", "!", "?"):
+    with open(locate(name) / f"wiki.{split}.tokens", encoding="utf-8") as lines:
+        for line in lines:
+            paragraph, current = line.split(), []
+            if paragraph and paragraph[0] == "=" and paragraph[-1] == "=":
+                continue  # a heading
+            for token in paragraph:
+                current.append(token)
+                if token in (".", "!", "?"):
+                    sentences.append(current)
+                    current = []
+            if current:
                 sentences.append(current)
-                current = []
-        if current:
-            sentences.append(current)
-        if max_sentences is not None and len(sentences) >= max_sentences:
-            break
+            if max_sentences is not None and len(sentences) >= max_sentences:
+                break
     return sentences
 
 
 def load_sentences(corpus: str, split: str, max_sentences: int | None = None) -> list[Sentence]:
     """Tokenized sentences of a training corpus's split (``"train"``, ``"valid"``, ``"test"``).
 
-    Args:
-        corpus: one of :data:`LM_CORPORA`: ``embedded`` (shipped with the course),
-            ``english_mix`` (offline nltk corpora), ``wikitext2`` and ``wikitext103``
-            (paragraphs cut into sentences), ``one_billion_words`` (the paper's corpus) or
-            ``auto`` (WikiText-2 if it is on disk or can be downloaded, 10 s timeout per
-            attempt; the offline nltk English mix otherwise).
-        split: the split; ``"dev"`` and ``"validation"`` mean ``"valid"``.
-        max_sentences: keep the first ones (the large corpora then stop reading early).
-
-    Tokens that are empty or contain whitespace (a vocabulary file holds one word per line) are
-    dropped, and so are empty sentences.
+    ``corpus`` is one of :data:`LM_CORPORA`: ``embedded`` (shipped with the course),
+    ``english_mix`` (offline nltk corpora), ``wikitext2``, ``wikitext103``,
+    ``one_billion_words`` (the paper's corpus) or ``auto`` (WikiText-2 if it is on disk or can
+    be downloaded within 10 s an attempt, else ``english_mix``). Tokens that are empty or hold
+    whitespace (a vocabulary file has one word per line) are dropped, as are empty sentences.
 
     Example:
         >>> load_sentences("embedded", "dev", max_sentences=1)[0][:5]

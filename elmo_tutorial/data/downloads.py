@@ -5,21 +5,24 @@
   (``~/.cache/elmo_tutorial`` on Linux);
 - nltk's corpora: wherever ``nltk.data.find`` finds them (``NLTK_DATA``, ``~/nltk_data``...).
 
-:func:`download` hands each file to ``pooch.retrieve``, which streams it to a temporary file
-with a progress bar and gives it its name only once its sha256 is the registry's: a cut or
-altered download is never used, and a cached file that no longer matches is downloaded again.
+``pooch.retrieve`` gives a download its name only once its sha256 is the registry's, and
+downloads a cached file that no longer matches again. A tar archive is extracted with the
+standard library's ``data`` filter; ``zipfile`` keeps every member inside the target itself.
 """
 
 from __future__ import annotations
 
 import os
+import tarfile
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import pooch
 
 __all__ = ["BadDatasetFile", "CacheNotWritable", "DatasetNotAvailable", "RemoteFile",
-           "cache_dir", "download", "nltk_download", "nltk_find", "offline_dir"]
+           "UnsafeArchive", "cache_dir", "download", "nltk_download", "nltk_find",
+           "offline_dir", "safe_extract"]
 
 
 class DatasetNotAvailable(RuntimeError):
@@ -32,6 +35,10 @@ class CacheNotWritable(DatasetNotAvailable):
 
 class BadDatasetFile(DatasetNotAvailable, ValueError):
     """A file of a dataset is not in its format; the message names the file and the line."""
+
+
+class UnsafeArchive(ValueError):
+    """A tar member would be written outside the extraction folder (or is a device)."""
 
 
 @dataclass(frozen=True)
@@ -57,12 +64,10 @@ def cache_dir() -> Path:
 
 
 def download(remote: RemoteFile, folder: Path, progress: bool = True) -> Path:
-    """``folder/remote.name``, downloaded and verified unless it is there with its digest.
+    """``folder/remote.name``, downloaded and verified unless it is there with its digest; if
+    every URL fails, ``DatasetNotAvailable`` lists why, URL by URL."""
+    import requests
 
-    Raises:
-        DatasetNotAvailable: every URL failed (the wrong bytes, an HTTP error, no network);
-            the message lists why, URL by URL.
-    """
     if not remote.sha256:
         raise ValueError(f"refusing to download {remote.name} without a checksum to verify")
     errors: list[Exception] = []
@@ -74,7 +79,8 @@ def download(remote: RemoteFile, folder: Path, progress: bool = True) -> Path:
             errors.append(error)
     details = "\n".join(f"  - {url}: {str(err).strip()}" for url, err in zip(remote.urls, errors,
                                                                            strict=True))
-    if all(_unreachable(err) for err in errors):
+    # no answer from any server at all (no DNS, no route, refused), not an HTTP error
+    if all(isinstance(err, requests.ConnectionError | requests.Timeout) for err in errors):
         details += ("\nNo server could be reached: this machine looks offline. Copy the data "
                     "from a machine with a network into a folder and name it in "
                     "ELMO_TUTORIAL_DATA (NLTK_DATA for nltk's corpora); `elmo-tutorial doctor` "
@@ -82,12 +88,18 @@ def download(remote: RemoteFile, folder: Path, progress: bool = True) -> Path:
     raise DatasetNotAvailable(f"could not download {remote.name}:\n{details}")
 
 
-def _unreachable(error: Exception) -> bool:
-    """True for a failure to reach the server at all (no DNS, no route, refused, timed out),
-    as opposed to an answer from it (an HTTP error, the wrong bytes)."""
-    import requests
-
-    return isinstance(error, requests.ConnectionError | requests.Timeout)
+def safe_extract(archive: str | Path, target: str | Path) -> list[str]:
+    """Extract a zip or tar(.gz/.bz2/.xz) archive into ``target``; return the member names."""
+    if zipfile.is_zipfile(archive):
+        with zipfile.ZipFile(archive) as zf:
+            zf.extractall(target)
+            return zf.namelist()
+    with tarfile.open(archive) as tf:
+        try:
+            tf.extractall(target, filter="data")
+        except tarfile.FilterError as error:  # not a ValueError: the command line's one line
+            raise UnsafeArchive(f"{archive}: {error}; refusing to extract") from None
+        return tf.getnames()
 
 
 def nltk_find(resource: str) -> Path | None:

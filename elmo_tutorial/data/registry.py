@@ -1,18 +1,10 @@
 """The dataset registry: name → official URL(s), sha256, size, licence; and where each is found.
 
-Every dataset of the course is one :class:`Dataset` in :data:`REGISTRY`, looked for in this order:
-
-1. the offline folder ``$ELMO_TUTORIAL_DATA/<folder>/`` (the official files, unchanged);
-2. the download cache ``$ELMO_TUTORIAL_CACHE/<folder>/``;
-3. nltk corpora: wherever ``nltk.data.find`` finds them (``NLTK_DATA``, ``~/nltk_data``, ...).
-
-:func:`locate` only finds; :func:`fetch` (``elmo-tutorial data download NAME``) downloads, each
-file checked against its published sha256 (:mod:`elmo_tutorial.data.downloads`). The digests
-are the publishers' own or those of widely used loaders, cited beside each entry; an entry
-with none refuses to download unverified and says why.
-
-Every reader calls a dataset's parts ``"train"``, ``"valid"`` and ``"test"``;
-:func:`normalize_split` also accepts ``"dev"`` and ``"validation"`` for ``"valid"``.
+Every dataset of the course is one :class:`Dataset` in :data:`REGISTRY`, looked for in the
+offline folder ``$ELMO_TUTORIAL_DATA/<folder>/``, then the download cache, or (nltk corpora)
+where ``nltk.data.find`` looks. :func:`locate` only finds; :func:`fetch` (``elmo-tutorial data
+download NAME``) downloads, each file checked against its published sha256 (the publishers' own
+or those of widely used loaders, cited beside each entry); an entry with none refuses.
 
 Example:
     >>> get_dataset("wnut17").licence, normalize_split("dev")
@@ -33,8 +25,8 @@ from elmo_tutorial.data.downloads import (
     nltk_download,
     nltk_find,
     offline_dir,
+    safe_extract,
 )
-from elmo_tutorial.files.archives import safe_extract
 
 __all__ = ["REGISTRY", "Dataset", "RemoteFile", "fetch", "get_dataset", "how_to_get",
            "is_available", "locate", "normalize_split"]
@@ -100,26 +92,24 @@ for _block in _FILE_MANIFEST.strip().split("\n\n"):
     _FILES[_folder] = _FILES.get(_folder, ()) + tuple(
         RemoteFile(name, (_base + name,), digest) for name, digest in _lines)
 
-_NLTK = [  # name, resource, size on disk, licence, description
-    ("wordnet", "corpora/wordnet", "35 MB", "WordNet 3.0 licence (permissive, keep notice)",
+_NLTK = [  # name (nltk.download's, and corpora/<name>), size on disk, licence, description
+    ("wordnet", "35 MB", "WordNet 3.0 licence (permissive, keep notice)",
      "WordNet 3.0: synsets, glosses, examples, sense keys"),
-    ("brown", "corpora/brown", "9.7 MB", "non-commercial use only",
+    ("brown", "9.7 MB", "non-commercial use only",
      "Brown Corpus, 1.16M words, Brown tags (tagset='universal' works)"),
-    ("treebank", "corpora/treebank", "5.8 MB", "(c) LDC 1995; non-commercial",
+    ("treebank", "5.8 MB", "(c) LDC 1995; non-commercial",
      "Penn Treebank 10% sample (WSJ), PTB tags"),
-    ("gutenberg", "corpora/gutenberg", "5.8 MB", "public domain",
+    ("gutenberg", "5.8 MB", "public domain",
      "Project Gutenberg selection (use fileids(): copies differ in texts)"),
-    ("state_union", "corpora/state_union", "2.0 MB", "public domain",
-     "State of the Union addresses, raw text"),
-    ("inaugural", "corpora/inaugural", "0.8 MB", "public domain",
-     "US presidential inaugural addresses, raw text"),
-    ("webtext", "corpora/webtext", "1.7 MB", "not stated (web postings)",
+    ("state_union", "2.0 MB", "public domain", "State of the Union addresses, raw text"),
+    ("inaugural", "0.8 MB", "public domain", "US presidential inaugural addresses, raw text"),
+    ("webtext", "1.7 MB", "not stated (web postings)",
      "forums, reviews, overheard conversations, raw text"),
-    ("masc_tagged", "corpora/masc_tagged", "4.8 MB", "ANC: research and commercial use",
+    ("masc_tagged", "4.8 MB", "ANC: research and commercial use",
      "MASC, several genres, Penn tags"),
-    ("senseval", "corpora/senseval", "16 MB", "distributed with permission",
+    ("senseval", "16 MB", "distributed with permission",
      "Senseval-2 lexical sample: hard, interest, line, serve"),
-    ("conll2000", "corpora/conll2000", "3.4 MB", "not stated; WSJ text, research only",
+    ("conll2000", "3.4 MB", "not stated; WSJ text, research only",
      "CoNLL-2000 chunking (WSJ): POS and chunk tags"),
 ]
 
@@ -164,8 +154,8 @@ def _released_elmo(name: str, stem: str, parameters: str, size: str) -> Dataset:
 
 
 _ENTRIES = [
-    *(Dataset(name, description, licence, size, "nltk", nltk_resource=resource)
-      for name, resource, size, licence, description in _NLTK),
+    *(Dataset(name, description, licence, size, "nltk", nltk_resource=f"corpora/{name}")
+      for name, size, licence, description in _NLTK),
     # sha256 as listed by Hugging Face datasets (datasets/wikitext/dataset_infos.json);
     # torchtext lists the matching md5s 542ccefacc6c27f945fb54453812b3cd and
     # 9ddaacaf6af0710eda8c456decff7832.
@@ -233,7 +223,7 @@ def get_dataset(name: str) -> Dataset:
 
 def normalize_split(split: str) -> str:
     """The package's name for a split: ``"train"``, ``"valid"`` or ``"test"``; ``"dev"`` and
-    ``"validation"`` (the names UD, WNUT-17 and Hugging Face use) mean ``"valid"``."""
+    ``"validation"`` (UD's, WNUT-17's and Hugging Face's) mean ``"valid"``."""
     name = _SPLIT_ALIASES.get(split, split)
     if name not in SPLITS:
         raise ValueError(f"unknown split {split!r}; expected train, valid or test "
@@ -242,7 +232,6 @@ def normalize_split(split: str) -> str:
 
 
 def _roots() -> list[Path]:
-    """Where datasets are looked for: the offline folder first, then the cache."""
     return [root for root in (offline_dir(), cache_dir()) if root is not None]
 
 
@@ -276,12 +265,8 @@ def is_available(name: str) -> bool:
 
 
 def locate(name: str) -> Path:
-    """The local directory of dataset ``name``; never downloads.
-
-    Raises:
-        DatasetNotAvailable: with what to do (``elmo-tutorial data download NAME`` or
-            ``ELMO_TUTORIAL_DATA``).
-    """
+    """The local directory of dataset ``name``; never downloads (``DatasetNotAvailable``,
+    saying what to do)."""
     ds = get_dataset(name)
     found = _locate(ds)
     if found is None:
@@ -293,11 +278,8 @@ def locate(name: str) -> Path:
 
 
 def fetch(name: str, force: bool = False, progress: bool = True) -> Path:
-    """Dataset ``name``'s local folder, downloaded (verified, into the cache) if needed.
-
-    Raises:
-        DatasetNotAvailable: no verified download is possible, or every URL failed.
-    """
+    """Dataset ``name``'s local folder, downloaded (verified, into the cache) if needed;
+    ``DatasetNotAvailable`` if no verified download is possible, or every URL failed."""
     ds = get_dataset(name)
     found = None if force else _locate(ds)
     if found is not None:

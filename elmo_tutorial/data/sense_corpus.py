@@ -8,19 +8,15 @@ corpus where we *know* each occurrence's sense. ``data/embedded/`` holds one (ab
 training tokens):
 
 * six polysemous words (``bank``, ``play``, ``work``, ``point``, ``bat``, ``spring``) with two to
-  four senses each, some used both as a noun and as a verb (``work``: "their work" / "they work");
-* every sense has its own *cue words* (``cues.tsv``), which occur near it and never near the
-  word's other senses: next to the word, 3-8 tokens before it, or 3-8 tokens after it, so that a
-  left-to-right (forward) reader sometimes cannot know the sense yet and a right-to-left
-  (backward) reader sometimes can, and vice versa;
-* generic sentences without a polysemous word, questions, two clauses joined by a conjunction,
-  punctuation, proper names, and Zipf-like word frequencies (lists are ordered by how often a
-  word is drawn: the r-th with weight 1/r).
+  four senses each, some both a noun and a verb (``work``: "their work" / "they work");
+* every sense has its own *cue words* (``cues.tsv``), never near the word's other senses: next
+  to the word, or 3-8 tokens before or after it, so that sometimes only the forward reader, or
+  only the backward one, knows the sense at the word;
+* generic sentences, questions, two clauses joined by a conjunction, punctuation, proper names,
+  and Zipf-like word frequencies (the r-th word of a list drawn with weight 1/r).
 
-As a training corpus its name is ``embedded`` (``--corpus=embedded``, the ``tiny`` preset's).
-Its lexicon, sentence templates and generator are a maintainer's script,
-``.ci/make_sense_corpus.py``; a test checks that it still writes the committed files byte for
-byte.
+As a training corpus its name is ``embedded`` (the ``tiny`` preset's). The maintainer's script
+``.ci/make_sense_corpus.py`` generates it; a test checks that it still writes the same bytes.
 
 Example:
     >>> tokens, index, word, sense, pos = sense_examples("valid")[0]
@@ -58,13 +54,9 @@ def cue_words(word: str, sense: str) -> frozenset[str]:
 
 
 def cue_distances(tokens, index: int, word: str, sense: str) -> tuple[int | None, int | None]:
-    """Distance from ``tokens[index]`` to the nearest cue word of its sense on each side.
-
-    Returns:
-        ``(before, after)``: how many positions to the left / right the nearest cue is
-        (1 = adjacent), ``None`` where that side has none. A forward (left-to-right) model sees
-        only the ``before`` cues at the word itself; a backward model only the ``after`` cues.
-    """
+    """``(before, after)``: how many positions left / right of ``tokens[index]`` the nearest cue
+    word of its sense is (1 = adjacent; ``None``: none on that side). A forward model sees only
+    the ``before`` cues at the word itself; a backward model only the ``after`` cues."""
     cues = cue_words(word, sense)
     before = next((d for d in range(1, index + 1) if tokens[index - d].lower() in cues), None)
     after = next((d for d in range(1, len(tokens) - index) if tokens[index + d].lower() in cues),
@@ -83,20 +75,14 @@ class SenseExample(NamedTuple):
 
 
 def sense_corpus(split: str) -> list[list[str]]:
-    """The sentences of one split (``"train"``, ``"valid"`` or ``"test"``) as token lists.
-
-    ``"dev"`` and ``"validation"`` mean ``"valid"``, as everywhere in the package.
-    """
+    """The sentences of one split (``"train"``, ``"valid"`` or ``"test"``) as token lists."""
     text = (CORPUS_DIR / f"{normalize_split(split)}.txt").read_text(encoding="utf-8")
     return [line.split(" ") for line in text.splitlines()]
 
 
 def sense_examples(split: str) -> list[SenseExample]:
-    """Every labelled polysemous occurrence of one split as ``SenseExample`` tuples.
-
-    ``senses.<split>.tsv`` has a header, then ``sentence  token  word  sense  pos`` per
-    occurrence (0-based sentence and token indices).
-    """
+    """Every labelled polysemous occurrence of one split, from ``senses.<split>.tsv``: a header,
+    then ``sentence  token  word  sense  pos`` (0-based indices) per occurrence."""
     split = normalize_split(split)
     sentences = sense_corpus(split)
     rows = (CORPUS_DIR / f"senses.{split}.tsv").read_text(encoding="utf-8").splitlines()[1:]

@@ -2,18 +2,16 @@
 
 Taught in notebooks 00 and 02.
 
-ELMo's biLM was trained on the 1B Word Benchmark (Chelba et al. 2013), text that is already
-split into sentences and tokenized Penn-Treebank style (``don't`` → ``do n't``, punctuation
-split off). This module reproduces that style with one path that needs no downloaded model
-(no ``punkt``):
+ELMo's biLM was trained on the 1B Word Benchmark (Chelba et al. 2013), text already split into
+sentences and tokenized Penn-Treebank style (``don't`` → ``do n't``, punctuation split off).
+This module reproduces that style with no downloaded model (no ``punkt``):
 
 1. :func:`split_sentences` cuts after ``.``, ``!`` or ``?`` (plus closing quotes/brackets)
    when whitespace and an upper-case letter, a digit or an opening quote follow, unless the
-   word before the full stop is a known abbreviation (``Mr.``, ``e.g.``) or initials
-   (``U.S.``, ``J.``). Blank lines always end a sentence.
-2. :func:`tokenize_words` runs nltk's ``NLTKWordTokenizer`` (behind ``nltk.word_tokenize``, a
-   regex program with no model) on one sentence, its LaTeX quotes turned back into ``"`` as
-   in the 1B Word Benchmark.
+   word before the full stop is a known abbreviation (``Mr.``) or initials (``U.S.``, ``J.``).
+   Blank lines always end a sentence.
+2. :func:`tokenize_words` runs nltk's ``NLTKWordTokenizer`` (a regex program, no model), its
+   LaTeX quotes turned back into ``"`` as in the 1B Word Benchmark.
 3. :func:`tokenize` does both: ``str`` → ``list[list[str]]``.
 
 Example:
@@ -83,14 +81,8 @@ def _split_paragraph(paragraph: str) -> list[str]:
 
 
 def split_sentences(text: str) -> list[str]:
-    """Split raw text into sentences with a few regular-expression rules (no trained model).
-
-    Args:
-        text: any string; line breaks inside a paragraph are treated as spaces.
-
-    Returns:
-        The sentences, stripped of surrounding whitespace, in order; no empty strings.
-    """
+    """Split raw text into sentences with a few regular-expression rules (no trained model);
+    line breaks inside a paragraph are spaces. The sentences are stripped; none is empty."""
     sentences = []
     for paragraph in _PARAGRAPH.split(text):
         paragraph = " ".join(paragraph.split())  # one line per paragraph, single spaces
@@ -101,12 +93,7 @@ def split_sentences(text: str) -> list[str]:
 def tokenize_words(sentence: str) -> list[str]:
     """Tokenize one sentence Penn-Treebank style, with plain ``"`` quotes (1B Word style).
 
-    Args:
-        sentence: one sentence (the final full stop is split off only at the end of the string,
-            so pass sentences, not whole paragraphs).
-
-    Returns:
-        The tokens; ``[]`` for an empty or all-whitespace string.
+    A full stop is split off only at the end of the string: pass sentences, not paragraphs.
 
     Example:
         >>> tokenize_words('She said "don\\'t".')
@@ -117,11 +104,7 @@ def tokenize_words(sentence: str) -> list[str]:
 
 
 def tokenize(text: str) -> list[list[str]]:
-    """Split ``text`` into sentences and each sentence into tokens.
-
-    Returns:
-        One list of token strings per sentence (sentences that yield no token are dropped),
-        ready for :class:`~elmo_tutorial.model.vocab.Vocabulary` and
-        :func:`~elmo_tutorial.model.chars.batch_to_ids`.
-    """
+    """Split ``text`` into sentences and each into tokens: one list per sentence that has any,
+    ready for :class:`~elmo_tutorial.model.vocab.Vocabulary` and
+    :func:`~elmo_tutorial.model.chars.batch_to_ids`."""
     return [tokens for s in split_sentences(text) if (tokens := tokenize_words(s))]

@@ -4,7 +4,6 @@
   overwrite      output files and run folders are replaced only with --force, and --force
                  replaces only a run of this package
   run_lock       one writer per run folder (filelock)
-  archives       extracting downloaded archives (tarfile's data filter; zipfile)
   records        the reports' typed JSON results
   report_files   the reports' markdown tables and their --json/--markdown files
 """

@@ -1,9 +1,8 @@
 """No lost work: refuse to delete or overwrite a user's files unless told to (``--force``).
 
-Training afresh into a run directory deletes its checkpoints and weights; exporting into a
-folder replaces the files there. Both are what a user may want, and both are what a typo in
-``--out`` does by accident, so the commands first ask these functions, which raise
-:class:`WouldOverwrite` naming what would be lost, and go ahead only with ``force=True``.
+Training afresh into a run directory deletes its checkpoints; exporting into a folder replaces
+its files. Both are what a typo in ``--out`` does too, so the commands first ask these
+functions, which raise :class:`WouldOverwrite` naming what would be lost.
 
 Example:
     >>> import tempfile, pathlib
@@ -46,22 +45,17 @@ def _names(paths: list[Path], limit: int = 6) -> str:
 def check_not_a_file(path: str | Path, what: str = "the output") -> None:
     """Raise ``NotADirectoryError`` if ``path``, or a folder above it, is an existing file."""
     path = Path(path)
-    if path.is_file():
-        raise NotADirectoryError(f"{path} is a file, but {what} must be a folder: "
+    file = next((p for p in (path, *path.parents) if p.is_file()), None)
+    if file is not None:
+        raise NotADirectoryError(f"{file} is a file, not a folder: {what} cannot be {path}; "
                                  "choose another path")
-    above = next((parent for parent in path.parents if parent.is_file()), None)
-    if above is not None:
-        raise NotADirectoryError(f"{path} cannot be made: {above} is a file, not a folder; "
-                                 f"choose another path for {what}")
 
 
-def describe_run(run_dir: str | Path) -> str | None:
+def describe_run(run_dir: str | Path) -> str:
     """What a run directory holds, in words (``"4 steps trained, 2 checkpoints,
-    model.safetensors, log.jsonl, ..."``); ``None`` if it holds none of a run's files."""
+    model.safetensors, log.jsonl, ..."``)."""
     run_dir = Path(run_dir)
     present = [name for name in RUN_FILES if (run_dir / name).exists()]
-    if not present:
-        return None
     steps = [int(m.group(1)) for p in (run_dir / "checkpoints").glob("step_*")
              if (m := re.fullmatch(r"step_(\d+)", p.name))]
     parts = [f"{max(steps)} steps trained, {len(steps)} checkpoint{'s' * (len(steps) != 1)}"
@@ -73,20 +67,15 @@ def check_fresh_run_dir(run_dir: str | Path, force: bool, resumable: bool = True
                         doing: str = "training afresh") -> str | None:
     """Make sure that training afresh into ``run_dir`` loses nothing the user did not give up.
 
-    ``--force`` replaces a run of this package, and only that: a run is recognised by its
-    ``config.json``, which says ``"written_by": "elmo-tutorial"`` beside its ``"model"`` and
-    ``"train"`` tables. Files under a run's names without it (another tool's ``model.safetensors``,
-    ``config.json`` and ``vocab.txt``, a user's notes) are never deleted, even with ``--force``.
-    ``doing`` names what would delete the run; ``resumable``: whether the command has a
-    ``--resume`` to offer instead.
+    ``--force`` replaces a run of this package, and only that: one whose ``config.json`` says
+    ``"written_by": "elmo-tutorial"`` beside its ``"model"`` and ``"train"`` tables. Files
+    under a run's names without it (another tool's model, a user's notes) are never deleted.
+    ``doing`` names what would delete the run; ``resumable``: whether ``--resume`` is offered.
 
-    Returns:
-        ``None`` when ``run_dir`` holds nothing to lose (at most the config and log of a run
-        stopped before its first checkpoint, which is simply started again); with ``force``,
-        the description of the run that :func:`remove_run` will delete.
-
-    Raises:
-        WouldOverwrite: files that are not a run's, or a run and ``force`` is False.
+    Returns ``None`` when ``run_dir`` holds no trained weights (a run stopped before its first
+    checkpoint is simply started again), else (with ``force``) the description of the run that
+    :func:`remove_run` will delete. Raises :class:`WouldOverwrite` for files that are not a
+    run's, or for a run without ``force``.
     """
     check_not_a_file(run_dir, "a run directory (--out)")
     run_dir = Path(run_dir)
@@ -97,7 +86,7 @@ def check_fresh_run_dir(run_dir: str | Path, force: bool, resumable: bool = True
             f"{run_dir} holds {_names(present)}, not a run's (there is no config.json of a run "
             f"of this package that they belong to): {doing} would overwrite them, and --force "
             "replaces only a run of this package. Move them away, or choose another --out")
-    if not _holds_weights(run_dir):
+    if not ((run_dir / "model.safetensors").exists() or any(run_dir.glob("checkpoints/step_*"))):
         return None
     held = describe_run(run_dir)
     if not force:
@@ -106,11 +95,6 @@ def check_fresh_run_dir(run_dir: str | Path, force: bool, resumable: bool = True
             f"{run_dir} already holds a run ({held}): {doing} would delete it. "
             f"{instead} another --out, or pass --force to replace it")
     return held
-
-
-def _holds_weights(folder: Path) -> bool:
-    """Whether ``folder`` holds trained weights (final, or a checkpoint)."""
-    return (folder / "model.safetensors").exists() or any(folder.glob("checkpoints/step_*"))
 
 
 def _is_run_config(path: Path) -> bool:
@@ -148,9 +132,9 @@ def check_output_folder(folder: str | Path, force: bool) -> None:
 
 
 def check_new_files(paths, force: bool) -> None:
-    """Refuse (:class:`WouldOverwrite`) output files (``--json``, ``--markdown``, figures;
-    ``None`` is skipped) that exist already, unless ``force``: called before a long computation,
-    to fail in a second rather than after an hour (:func:`write_new_file` checks again)."""
+    """Refuse (:class:`WouldOverwrite`) output files (``None`` is skipped) that exist already,
+    unless ``force``: before a long computation, to fail in a second rather than after an hour
+    (:func:`write_new_file` checks again)."""
     existing = [str(p) for p in paths if p and Path(p).exists()]
     if existing and not force:
         raise WouldOverwrite(f"{', '.join(existing)} already exists; choose another path or "
@@ -158,9 +142,8 @@ def check_new_files(paths, force: bool) -> None:
 
 
 def write_new_file(path: str | Path, write, force: bool) -> Path:
-    """Write an output file atomically (``write(tmp_path)`` fills it); unless ``force``,
-    refuse (:class:`WouldOverwrite`) if ``path`` exists, also when another process created it
-    while this one worked."""
+    """Write an output file atomically (``write(tmp_path)`` fills it); unless ``force``, refuse
+    (:class:`WouldOverwrite`) if ``path`` exists, even if made by another process meanwhile."""
     try:
         atomic_write(path, write, replace=force)
     except FileExistsError:

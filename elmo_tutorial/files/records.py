@@ -1,14 +1,13 @@
 """A report's results as typed records: a frozen dataclass per part, its JSON read by its fields.
 
-A report (``tasks``, ``layers``) is a tree of small dataclasses whose typed,
-commented fields are its schema. Subclassing :class:`Record` gives each of them ``to_dict()``
-(keys in field order; a field made with :func:`optional` is left out while ``None``),
-``to_json()`` (the file's text; ``from_dict(json.loads(text)).to_json() == text``: an ``int``
-in a ``float`` field stays an ``int``), ``from_dict(data)`` (every field checked against its
-type, so a wrong, missing or unknown value is refused with its place in the file,
-``tasks.sst5.arms.elmo.mean``, not met later as a ``KeyError`` in a figure) and ``read(path)``.
-Field types: ``int``, ``float``, ``str``, ``bool``, ``X | None``, ``list[X]``, ``tuple[X, ...]``,
-``dict[str, X]``, another ``Record``, and a ``NamedTuple`` of those.
+A report (``tasks``, ``layers``) is a tree of small dataclasses whose typed fields are its
+schema. A :class:`Record` has ``to_dict()`` (a field made with :func:`optional` is left out
+while ``None``), ``to_json()`` (``from_dict(json.loads(text)).to_json() == text``),
+``from_dict(data)`` (every field checked against its type, so a wrong, missing or unknown
+value is refused with its place, ``tasks.sst5.arms.elmo.mean``, not met later as a
+``KeyError`` in a figure) and ``read(path)``. Field types: ``int``, ``float``, ``str``,
+``bool``, ``X | None``, ``list[X]``, ``tuple[X, ...]``, ``dict[str, X]``, another ``Record``,
+and a ``NamedTuple`` of those.
 
 Example:
     >>> from dataclasses import dataclass
@@ -28,7 +27,6 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import types
 import typing
@@ -56,13 +54,9 @@ class Record:
     JSON_INDENT: ClassVar[int] = 2  # the indent of to_json (a report may choose its own)
 
     def to_dict(self) -> dict:
-        out = {}
-        for field in dataclasses.fields(self):
-            value = getattr(self, field.name)
-            if value is None and field.metadata.get(_OMIT):
-                continue
-            out[field.name] = _dump(value)
-        return out
+        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                  if not (getattr(self, f.name) is None and f.metadata.get(_OMIT))}
+        return {name: _dump(value) for name, value in values.items()}
 
     def to_json(self) -> str:
         """The results file's text: the JSON of :meth:`to_dict`, ending in one newline."""
@@ -70,21 +64,13 @@ class Record:
 
     @classmethod
     def from_dict(cls, data: Any, where: str = ""):
-        """The record that ``data`` (parsed JSON) holds; ``where``: its place, for errors.
-
-        Raises:
-            RecordFormatError: a field is missing, unknown or of the wrong type (named).
-        """
+        """The record that ``data`` (parsed JSON) holds; ``where``: its place, for errors
+        (:class:`RecordFormatError`, naming the field)."""
         return _load(cls, data, where)
 
     @classmethod
     def read(cls, path: str | Path):
-        """The record in the JSON file ``path``.
-
-        Raises:
-            RecordFormatError: the file is not JSON, or not this report's (its name and the
-                field in the message).
-        """
+        """The record in the JSON file ``path`` (:class:`RecordFormatError` if it is not)."""
         data = Path(path).read_bytes()
         try:  # RecordFormatError is a ValueError, as are "not UTF-8" and "not JSON"
             return cls.from_dict(json.loads(data))
@@ -104,11 +90,6 @@ def _dump(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _dump(v) for k, v in value.items()}
     return value
-
-
-@functools.cache
-def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
 
 
 def _fail(where: str, message: str) -> RecordFormatError:
@@ -150,7 +131,7 @@ def _load_object(cls: type, value: Any, where: str) -> Any:
     """A dataclass or NamedTuple from a JSON object, every field checked."""
     if not isinstance(value, dict):
         raise _fail(where, f"expected an object ({cls.__name__}), {_got(value)}")
-    hints = _hints(cls)
+    hints = typing.get_type_hints(cls)
     if dataclasses.is_dataclass(cls):
         names = [f.name for f in dataclasses.fields(cls)]
         omitted = {f.name for f in dataclasses.fields(cls) if f.metadata.get(_OMIT)}

@@ -1,11 +1,9 @@
 """One writer per run folder: a file lock (``filelock``) that the system releases with its process.
 
-Two ``train`` commands writing into one folder would leave a run that is neither (or a
-``--force`` deleting a run still training under it). So whatever writes into a run folder first
-takes the lock of its file ``.lock``; a second writer is refused at once, in one line, before it
-reads or changes anything. The lock belongs to the open file, so it goes when the process
-exits, is killed or crashes: nothing stale is left to clean up. Within one process the lock is
-taken once per folder (a script may build one ``Trainer`` after another on the same folder).
+Two ``train`` commands writing into one folder would leave a run that is neither, so whatever
+writes into a run folder first locks its file ``.lock``; a second writer is refused at once,
+before it changes anything. The lock goes with the process (exit, kill, crash): nothing stale
+is left. Within one process it is taken once per folder (a script may build several Trainers).
 
 Example:
     >>> import tempfile, pathlib
@@ -38,9 +36,9 @@ class RunLock:
         self.folder, self._lock, self.created = folder, lock, created
 
     def release(self) -> None:
-        """Let other processes write into the folder. The lock file goes (while still held: a
-        process that opened it before finds it gone once it holds its lock, and takes a new
-        one, as filelock >= 4.3 does), and so do the folders the lock made if they are empty."""
+        """Let other processes write into the folder. The lock file goes while still held (a
+        waiting process then takes a new one, as filelock >= 4.3 does), and so do the folders
+        the lock made if they are empty."""
         if not self._lock.is_locked:
             return
         _HELD.pop(str(self.folder.resolve()), None)
@@ -53,13 +51,8 @@ class RunLock:
 
 
 def lock_run_dir(run_dir: str | Path) -> RunLock:
-    """Take the write lock of ``run_dir`` (created if missing), or refuse.
-
-    Raises:
-        RunInUse: another process holds the lock; nothing in the folder has been changed.
-        NotADirectoryError: ``run_dir`` (or a folder above it) is a file.
-        PermissionError: this user may not create or write the folder (the system's words).
-    """
+    """Take the write lock of ``run_dir`` (created if missing), or refuse (:class:`RunInUse`)
+    before anything in the folder has been changed."""
     folder = Path(run_dir)
     check_not_a_file(folder, "a run directory (--out)")
     held = _HELD.get(str(folder.resolve()))

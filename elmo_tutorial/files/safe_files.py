@@ -1,10 +1,9 @@
 """Files and folders written whole, and read back checked: write-then-rename, ``SHA256SUMS``.
 
-Every file the package writes goes through :func:`atomic_write`: written under a temporary name
-in the same folder, flushed to the disk, then renamed onto its name (atomic on POSIX and
-Windows). A crash, ``kill -9`` or Ctrl-C mid-write leaves the previous file (or none), never
-half a file; :func:`staged_folder` does the same for a folder (a checkpoint). A file that no
-longer loads, or no longer matches the ``SHA256SUMS`` beside it, raises :class:`DamagedFile`.
+Every file the package writes goes through :func:`atomic_write` (a crash, ``kill -9`` or Ctrl-C
+mid-write leaves the previous file, or none, never half a file); :func:`staged_folder` does
+the same for a folder. A file that no longer loads, or no longer matches the ``SHA256SUMS``
+beside it, raises :class:`DamagedFile`.
 
 Example:
     >>> import tempfile, pathlib
@@ -45,24 +44,17 @@ class DamagedFile(ValueError):
         self.path, self.reason = path, reason
 
     @classmethod
-    def of(cls, path: Path, error: BaseException) -> DamagedFile:
+    def of(cls, path: Path, error: BaseException, hint: str | None = None) -> DamagedFile:
         """The error for ``path``, whose reading raised ``error`` (its type and first line)."""
         detail = str(error).strip().splitlines()[0][:100] if str(error).strip() else ""
-        return cls(path, type(error).__name__ + (f": {detail}" if detail else ""))
+        return cls(path, type(error).__name__ + (f": {detail}" if detail else ""), hint)
 
 
 def atomic_write(path: str | Path, write: Callable[[str], object], replace: bool = True) -> None:
-    """Call ``write(tmp_path)``, then rename the finished file onto ``path`` atomically.
-
-    ``write`` receives the temporary file's name (a ``str``, as ``torch.save``, safetensors,
-    h5py and matplotlib expect) and writes the whole content there. Parent folders are made.
-    If ``write`` raises (or is interrupted), ``path`` is untouched and the temporary file goes.
-    With ``replace=False`` the finished file is hard-linked onto ``path`` instead, which the
-    system refuses when the name is taken, even by a file another process made a moment ago.
-
-    Raises:
-        FileExistsError: ``path`` exists and ``replace`` is False.
-    """
+    """Call ``write(tmp_path)`` (a ``str`` in the same folder), then rename the finished file
+    onto ``path`` atomically; parent folders are made. If ``write`` raises, ``path`` is
+    untouched. With ``replace=False`` the file is hard-linked onto ``path`` instead, which the
+    system refuses (``FileExistsError``) when the name is taken, even a moment ago."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -90,8 +82,7 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
 @contextmanager
 def staged_folder(target: str | Path) -> Iterator[Path]:
     """A new folder beside ``target`` (which must not exist) for the ``with`` block to fill;
-    when the block ends without an error it takes the name ``target``, else it is removed. A
-    reader never sees half a folder."""
+    it takes the name ``target`` when the block ends without an error, else it is removed."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
@@ -130,11 +121,8 @@ def read_sha256sums(folder: str | Path) -> dict[str, str]:
 
 
 def check_sha256sums(folder: str | Path, names: list[str], hint: str | None = None) -> None:
-    """If ``folder`` has a ``SHA256SUMS``, check the files ``names`` that it lists.
-
-    Raises:
-        DamagedFile: the first listed file whose digest differs, with ``hint`` as the fix.
-    """
+    """If ``folder`` has a ``SHA256SUMS``, check the files ``names`` that it lists; raise
+    :class:`DamagedFile` for the first that differs, with ``hint`` as the fix."""
     expected = read_sha256sums(folder)
     for name in names:
         path = Path(folder) / name

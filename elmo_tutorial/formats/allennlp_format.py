@@ -32,9 +32,9 @@ Also: the convolution ``(1, w, E, n)`` becomes ``Conv1d``'s ``(n, E, w)``, and t
 character rows become our 262 (row 0, for padded token positions, is zero). ``options.json``
 says ``n_characters: 262`` for inference (bilm-tf refuses anything else at that stage).
 
-The conversions live in :mod:`elmo_tutorial.formats.bilm_hdf5` (:func:`read_bilm_weights`,
-:func:`write_bilm_weights`); this module reads ``options.json``, builds the model, finds the
-files of a model folder (:func:`load_model`) and writes both files (:func:`save_allennlp`).
+The conversions live in :mod:`elmo_tutorial.formats.bilm_hdf5`; this module reads
+``options.json``, builds the model, finds a model folder's files (:func:`load_model`) and
+writes both files (:func:`save_allennlp`).
 
 Example:
     >>> model = load_allennlp("options.json", "lm_weights.hdf5")       # doctest: +SKIP
@@ -64,12 +64,8 @@ HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 
 
 def read_options(options_file: str | Path) -> ModelConfig:
-    """Read an ``options.json`` (bilm-tf / AllenNLP) into a ``ModelConfig``.
-
-    Raises:
-        FileNotFoundError: no file there.
-        ValueError: not JSON, an hdf5 file (swapped arguments?), or a wrong field.
-    """
+    """Read an ``options.json`` (bilm-tf / AllenNLP) into a ``ModelConfig``; ``ValueError``
+    if it is not JSON, an hdf5 file (swapped arguments?), or has a wrong field."""
     data = Path(options_file).read_bytes()
     if data.startswith(HDF5_SIGNATURE):
         raise ValueError(f"{options_file} is an hdf5 weight file, not options.json: are the "
@@ -89,20 +85,10 @@ def read_options(options_file: str | Path) -> ModelConfig:
 def load_allennlp(options_file: str | Path, weight_file: str | Path, **elmo_kwargs):
     """Build an ``ELMo`` from official (bilm-tf / AllenNLP) ``options.json`` + hdf5 weights.
 
-    Args:
-        options_file: the model's ``options.json``.
-        weight_file: the matching ``*.hdf5`` weights.
-        **elmo_kwargs: passed to ``ELMo`` (``do_layer_norm``, ``dropout``,
-            ``keep_sentence_boundaries``, ...).
-
-    Returns:
-        An ``ELMo`` in eval mode. Its LSTMs clip as the options say, so they run the faithful
-        step-by-step path whenever the model clips (the released models do).
-
-    Raises:
-        ValueError: naming the dataset that is missing, has the wrong shape or is stored
-            elsewhere; :class:`~elmo_tutorial.files.safe_files.DamagedFile` for a file h5py
-            cannot read.
+    ``elmo_kwargs`` go to ``ELMo`` (``do_layer_norm``, ``dropout``...). Returns an ``ELMo`` in
+    eval mode, its LSTMs clipping as the options say (the released models do), so that they run
+    the faithful step-by-step path. A wrong dataset is one ``ValueError`` naming it; a file h5py
+    cannot read, a :class:`~elmo_tutorial.files.safe_files.DamagedFile`.
     """
     config = read_options(options_file)
     # the weights are read, and every dataset's shape checked, before the model is built: a
@@ -116,14 +102,10 @@ def load_allennlp(options_file: str | Path, weight_file: str | Path, **elmo_kwar
 def load_model(paths: str | Path | Sequence[str | Path]):
     """An ``ELMo`` from a run directory, a folder with ``options.json`` + ``*.hdf5``, or the pair.
 
-    Args:
-        paths: one directory (a run from ``elmo-tutorial train``, the shipped
-            ``data/models/small``, or a folder holding one official ``options.json`` and one
-            ``.hdf5`` file), or the two files of an official model in either order; one path
-            may be given alone (``load_model("data/models/small")``).
-
-    Raises:
-        ValueError: the paths are not a model, with what was found and what is expected.
+    ``paths``: one directory (a run from ``elmo-tutorial train``, the shipped
+    ``data/models/small``, or a folder holding one official ``options.json`` and one ``.hdf5``
+    file), or the two files of an official model in either order. ``ValueError`` if they are
+    not a model, with what was found and what is expected.
     """
     if isinstance(paths, (str, Path)):  # one path, not its characters
         paths = [paths]
@@ -154,14 +136,9 @@ def load_model(paths: str | Path | Sequence[str | Path]):
 def save_allennlp(model, options_file: str | Path, weight_file: str | Path) -> None:
     """Write ``model``'s biLM as ``options.json`` + hdf5 weights that AllenNLP's ``Elmo`` loads.
 
-    Only the biLM is written (the format has no place for a scalar mix or a softmax); the
-    options carry ``n_characters: 262`` and explicit ``cell_clip``/``proj_clip`` (``null`` when
-    the model does not clip), both of which AllenNLP's loader expects.
-
-    Args:
-        model: an ``ELMo`` (anything with ``config`` and a ``bilm`` ``BidirectionalLM`` works).
-        options_file, weight_file: paths to write (each atomically); parent folders are
-            created.
+    Only the biLM is written (the format has no place for a scalar mix or a softmax), each file
+    atomically; the options carry ``n_characters: 262`` and explicit ``cell_clip``/``proj_clip``
+    (``null`` when the model does not clip), which AllenNLP's loader expects.
     """
     bilm = model.bilm
     config = replace(model.config, vocab_size=0)

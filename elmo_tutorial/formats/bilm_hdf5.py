@@ -1,11 +1,10 @@
-"""The hdf5 weight file of bilm-tf / AllenNLP: its datasets, read into and written from the
-state dict of our ``BidirectionalLM`` encoder.
+"""The hdf5 weight file of bilm-tf / AllenNLP, read into and written from the state dict of our
+``BidirectionalLM`` encoder.
 
-The datasets, and the four conventions converted on the way in both directions (gate order,
-TensorFlow's constant forget bias, one bias for two, the highway gate's sign), are described
-in :mod:`elmo_tutorial.formats.allennlp_format`, which uses these two functions and is the module to
-call (``load_allennlp``, ``save_allennlp``). Every dataset's shape is checked against
-``options.json`` before a byte of data is read (:func:`_layout`).
+The datasets and the four conventions converted (gate order, TensorFlow's constant forget bias,
+one bias for two, the highway gate's sign) are described in
+:mod:`elmo_tutorial.formats.allennlp_format`, the module to call. Every dataset's shape is
+checked against ``options.json`` before a byte of data is read (:func:`_layout`).
 
 Example:
     >>> from elmo_tutorial.model.config import MODEL_PRESETS
@@ -35,11 +34,6 @@ H5PY_DAMAGE = (KeyError, RuntimeError, OSError, TypeError, IndexError, OverflowE
                AttributeError, SystemError)
 DAMAGED_HINT = ("it is damaged or not an ELMo weight file: download the weights again (a "
                 "download cut short?), or give the .hdf5 file of an official ELMo model")
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip("'\" \n")  # a KeyError quotes its message
-    return (text.splitlines()[0][:100] if text else "") or type(error).__name__
 
 
 def _lstm_root(direction: int, layer: int) -> str:
@@ -83,16 +77,12 @@ def _layout(config: ModelConfig, with_projection: bool) -> dict[str, tuple[tuple
 
 
 def read_bilm_weights(weight_file: str | Path, config: ModelConfig) -> dict[str, torch.Tensor]:
-    """Read an official hdf5 weight file into a state dict of our ``BidirectionalLM`` encoder.
-
-    Returns:
-        ``{parameter name: tensor}`` with the names of ``BidirectionalLM`` (``char_cnn.*``,
-        ``forward_lstm.layers.{l}.*``, ``backward_lstm.layers.{l}.*``), float32.
+    """Read an official hdf5 weight file into ``{parameter name: float32 tensor}`` with the
+    names of ``BidirectionalLM`` (``char_cnn.*``, ``forward_lstm.layers.{l}.*``, ...).
 
     Raises:
-        FileNotFoundError: no file at ``weight_file``.
-        DamagedFile: h5py cannot open it (cut short, not hdf5), find its way through it
-            (damaged metadata: a B-tree, a heap, an address past the end) or read a dataset.
+        DamagedFile: h5py cannot open it (cut short), find its way through it (damaged
+            metadata) or read a dataset.
         ValueError: a dataset missing, of another shape or dtype, stored elsewhere, never
             written, or holding values no training gives.
     """
@@ -113,8 +103,7 @@ def read_bilm_weights(weight_file: str | Path, config: ModelConfig) -> dict[str,
     except (FileNotFoundError, PermissionError):  # said by Python before h5py reads a byte
         raise
     except H5PY_DAMAGE as error:  # the HDF5 library's own words for a damaged file
-        raise DamagedFile(Path(weight_file), f"h5py: {_first_line(error)}", DAMAGED_HINT) \
-            from None
+        raise DamagedFile.of(Path(weight_file), error, DAMAGED_HINT) from None
     out["char_cnn.char_embedding.weight"] = np.concatenate([np.zeros((1, E), "f4"),
                                                             w["char_embed"]])
     for i, _ in enumerate(config.filters):

@@ -3,9 +3,8 @@ AllenNLP files; ``elmo-tutorial export`` calls these.
 
 Taught in notebook 11 (``11_pretrained_and_scale``).
 
-``out_dir`` must be new or empty unless ``force``. Each file is written atomically and
-``SHA256SUMS`` last: an export cut short leaves no half-written file, and files that do not
-match their checksums refuse to load. The run itself is only read.
+``out_dir`` must be new or empty unless ``force`` (else ``WouldOverwrite``, naming its files).
+Each file is written atomically and ``SHA256SUMS`` last; the run itself is only read.
 
 Example:
     >>> export_encoder("runs/small", "my_model", float16=True)     # doctest: +SKIP
@@ -35,14 +34,8 @@ def _half(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
 
 def export_encoder(run_dir: str | Path, out_dir: str | Path, float16: bool = False,
                    force: bool = False) -> Path:
-    """Write the encoder of a run (no softmax) as a minimal run directory; return it.
-
-    Args:
-        run_dir: a run directory (from ``elmo-tutorial train``).
-        out_dir: where ``config.json``, ``model.safetensors`` and ``SHA256SUMS`` go.
-        float16: store the floating-point weights as float16.
-        force: write even if ``out_dir`` is not empty (else ``overwrite.WouldOverwrite``).
-    """
+    """Write the encoder of a run (no softmax) as a minimal run directory ``out_dir``
+    (``config.json``, ``model.safetensors``, ``SHA256SUMS``); return it."""
     out = Path(out_dir)
     check_output_folder(out, force)
     config, state, _, _ = load_run(run_dir)
@@ -56,17 +49,8 @@ def export_encoder(run_dir: str | Path, out_dir: str | Path, float16: bool = Fal
 
 def export_copy(run_dir: str | Path, out_dir: str | Path, float16: bool = False,
                 force: bool = False) -> Path:
-    """Copy a finished run without its checkpoints (weights optionally float16); return it.
-
-    Args:
-        run_dir: a run directory with final weights (from ``elmo-tutorial train``).
-        out_dir: where the copy goes.
-        float16: store the floating-point weights as float16 (half the size).
-        force: write even if ``out_dir`` is not empty (else ``overwrite.WouldOverwrite``).
-
-    Raises:
-        FileNotFoundError: the run has no final weights (finish or resume its training).
-    """
+    """Copy a finished run without its checkpoints (weights optionally float16) into
+    ``out_dir``; return it."""
     run, out = Path(run_dir), Path(out_dir)
     if not (run / "model.safetensors").exists():
         raise FileNotFoundError(f"{run} has no final model.safetensors; finish (or --resume) "
@@ -88,8 +72,7 @@ def export_allennlp(run_dir: str | Path, out_dir: str | Path,
                     force: bool = False) -> tuple[Path, Path]:
     """Write a run's biLM as ``OUT_DIR/options.json`` and ``OUT_DIR/weights.hdf5``; return both.
 
-    The softmax is left out, as in the released ELMo files. ``OUT_DIR`` must be new or empty
-    unless ``force`` (else ``overwrite.WouldOverwrite``, naming its files).
+    The softmax is left out, as in the released ELMo files.
     """
     out = Path(out_dir)
     check_output_folder(out, force)

@@ -1,15 +1,11 @@
 """Official model files are input too: check ``options.json`` and hdf5 weights before use.
 
-A weight file can load and still be wrong: integer or boolean tensors (copied into the float
-parameters without a word), NaN or infinite values (every output NaN), finite values no
-training gives (``1e29``: every output ``1e29``, which passes a NaN check), storage that was
-never written (an hdf5 chunk or dataset that reads as its fill value, zeros by default), a
-matrix stored transposed or of another model (PyTorch's ``load_state_dict`` answers with a
-40-line ``size mismatch``). An ``options.json`` can hold ``256.5``, ``"256"``, ``true`` or ``1e12``
-where a size belongs, which becomes a ``TypeError`` deep inside, or gigabytes allocated before
-anything fails. The functions here (and ``ModelConfig``'s own checks of types and sizes) turn
-each of these into one ``ValueError`` line that names the file and the tensor or field, before
-a single parameter is allocated.
+A weight file can load and still be wrong: integer tensors (copied into float parameters
+without a word), NaN or infinite values, finite values no training gives (``1e29``), storage
+never written (read as its fill value, zeros by default), a matrix of another shape (a 40-line
+``size mismatch``). An ``options.json`` can hold ``"256"`` or ``1e12`` where a size belongs.
+The functions here (and ``ModelConfig``'s own checks) turn each into one ``ValueError`` line
+naming the file and the tensor or field, before a single parameter is allocated.
 
 Example:
     >>> check_options({"lstm": [256]}, "options.json")  # doctest: +ELLIPSIS
@@ -44,12 +40,8 @@ def _section(options, key: str, source) -> dict:
 
 
 def check_options(options, source: str | Path = "options.json") -> None:
-    """Check the structure of an ``options.json`` (bilm-tf / AllenNLP) dictionary: the objects
-    and the list of filters that ``ModelConfig.from_options`` reads. The values' types and sizes
-    are then checked by ``ModelConfig`` itself, before anything is allocated.
-
-    Raises:
-        ValueError: one line naming ``source`` and the first part that is not of its shape.
+    """Check the structure of an ``options.json`` dictionary: the objects and the list of
+    filters that ``ModelConfig.from_options`` reads (which checks the values' types and sizes).
     """
     if not isinstance(options, dict):
         raise ValueError(f"{source}: expected a JSON object, got {type(options).__name__}")
@@ -62,19 +54,10 @@ def check_options(options, source: str | Path = "options.json") -> None:
                          f"got {filters!r:.40}")
 
 
-def _too_large(largest) -> str:
-    return (f"holds values as large as {float(largest):.3g}, where trained weights stay far "
-            f"below {MAX_ABS_WEIGHT:g}; these weights are damaged (or come from a diverged "
-            "training)")
-
-
 def float_weights(what: str, data) -> np.ndarray:
-    """``data`` (an hdf5 dataset or an array) as float32, if it is floating point and finite.
-
-    Raises:
-        ValueError: ``"{what} is int32, but weights are floating point; ..."`` or ``"{what}
-            holds N NaN or infinite values; ..."``.
-    """
+    """``data`` (an hdf5 dataset or an array) as float32, if it is floating point, finite,
+    below :data:`MAX_ABS_WEIGHT` and not one number everywhere; else a ``ValueError`` naming
+    ``what``."""
     if np.dtype(data.dtype).kind != "f":
         raise ValueError(f"{what} is {data.dtype}, but weights are floating point; the file is "
                          "damaged or not a model's weights")
@@ -82,8 +65,10 @@ def float_weights(what: str, data) -> np.ndarray:
     if not np.isfinite(values).all():
         raise ValueError(f"{what} holds {int((~np.isfinite(values)).sum())} NaN or infinite "
                          "values; these weights are damaged")
-    if values.size and np.abs(values).max() > MAX_ABS_WEIGHT:
-        raise ValueError(f"{what} {_too_large(np.abs(values).max())}")
+    if values.size and (largest := np.abs(values).max()) > MAX_ABS_WEIGHT:
+        raise ValueError(f"{what} holds values as large as {largest:.3g}, where trained weights "
+                         f"stay far below {MAX_ABS_WEIGHT:g}; these weights are damaged (or come "
+                         "from a diverged training)")
     if values.ndim >= 2 and values.size > 1 and (values == values.flat[0]).all():
         raise ValueError(f"{what} is {values.flat[0]:g} everywhere: a matrix of one number is "
                          "storage that was never written (read as its fill value), not "
@@ -92,18 +77,10 @@ def float_weights(what: str, data) -> np.ndarray:
 
 
 def check_hdf5_layout(file: h5py.File, path: str, layout: dict) -> None:
-    """Refuse what would read elsewhere, then check that every dataset the options imply is
-    there with its shape and a floating-point dtype, all before a single value is read.
-
-    A weight file is input like any other: a dataset whose storage is another file (external
-    storage, ``/etc/passwd`` or a FIFO), a link to another file or within this one, or a
-    virtual dataset would make h5py read what the user never gave.
-
-    Args:
-        layout: ``{dataset name: (shape, what it holds)}``, what the options imply.
-
-    Raises:
-        ValueError: the first dataset missing, stored elsewhere, of another shape or dtype.
+    """Check, before a single value is read, that every dataset of ``layout`` (``{name:
+    (shape, what it holds)}``, what the options imply) is there, of its shape, and stored in
+    the file itself: external storage (``/etc/passwd``, a FIFO), a link or a virtual dataset
+    would make h5py read what the user never gave. ``ValueError`` for the first that is not.
     """
     import h5py
 
@@ -140,11 +117,8 @@ def check_hdf5_layout(file: h5py.File, path: str, layout: dict) -> None:
 
 
 def _unwritten(data) -> str | None:
-    """What part of an hdf5 dataset's storage was never written, in words; None if none.
-
-    h5py answers a read of unwritten storage with the dataset's fill value (zeros unless the
-    file sets another), without an error: a file whose writer stopped early, or one made so,
-    would load as a model with rows of zeros."""
+    """What part of an hdf5 dataset's storage was never written, in words; None if none (h5py
+    reads unwritten storage as the fill value, without an error: rows of zeros)."""
     import h5py
 
     layout = data.id.get_create_plist().get_layout()

@@ -20,10 +20,11 @@ from elmo_tutorial.data import annotated, corpora, registry
 from elmo_tutorial.data.downloads import (
     DatasetNotAvailable,
     RemoteFile,
+    UnsafeArchive,
     download,
+    safe_extract,
 )
 from elmo_tutorial.data.registry import Dataset
-from elmo_tutorial.files.archives import UnsafeArchive, safe_extract
 
 PAYLOAD = b"the bank of the river\nthe bank on the corner\n"
 
