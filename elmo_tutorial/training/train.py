@@ -1,17 +1,24 @@
 """Train the biLM: sentence batches, joint loss, clipping, checkpoints, evaluation, DDP.
 
-Taught in notebooks 06 and 14. The loss (Peters et al. 2018, Sec. 3.1) is ``LMOutput.loss``,
-the forward plus the backward NLL mean, with the token representation and the softmax shared
-by both directions; the "average" perplexity is ``exp((NLL_fwd + NLL_bwd) / 2)``, as bilm-tf
-reports.
+Taught in notebooks 06 and 14.
+
+The objective (Peters et al. 2018, Sec. 3.1) maximises the forward and backward log likelihood
+of every sentence, with the token representation and the softmax shared by both directions:
+
+    loss = −(1/N) Σ_k [ log p(t_k | t_1..t_{k−1}) + log p(t_k | t_{k+1}..t_N) ]
+
+(``LMOutput.loss`` = forward NLL mean + backward NLL mean). The "average" perplexity is
+``exp((NLL_fwd + NLL_bwd) / 2)``, the directions' geometric mean, as bilm-tf reports.
 
 Whole sentences ``<S> w1 .. wn </S>``, bucketed by length (``batching.bucket_batches``), not
 bilm-tf's windows of 20 tokens with the LSTM state carried across: our LSTM is stateless and
 ELMo is applied to sentences, so we train on exactly that input, and the backward LM starts at
 each sentence's real end.
 
-Same seed, same bits: the run seeds every generator once, and each checkpoint holds every
-random state, so a run killed and resumed trains exactly the weights of the run left alone::
+The file reads top to bottom as a run goes: set-up (run folder, threads, seed, data,
+vocabulary, model, optimiser, schedule), the step, the loop, checkpoints and resume. Same seed,
+same bits: the run seeds every generator once, and each checkpoint holds every random state, so
+a run killed and resumed trains exactly the weights of the run left alone::
 
     elmo-tutorial train --config tiny --out runs/tiny [--lr=0.01 ...]
     torchrun --nproc_per_node=2 -m elmo_tutorial train --config tiny --out runs/tiny_ddp
@@ -332,8 +339,10 @@ class Trainer:
 
     # -- checkpoints and resume --------------------------------------------------------------
     def save_checkpoint(self) -> Path | None:
-        """Checkpoint the current step; every process takes part (it gathers the random
-        states). Returns the checkpoint directory on the main process, ``None`` elsewhere."""
+        """Checkpoint the current step: the weights, the optimiser's and the scheduler's
+        ``state_dict``, the position in the data, every process's random state and the
+        settings. Every process takes part (it gathers the random states); returns the
+        checkpoint directory on the main process, ``None`` on the others."""
         state = {"step": self.step, "epoch": self.epoch, "batch_in_epoch": self.batch_in_epoch,
                  "optimizer": self.optimizer.state_dict(),
                  "scheduler": self.scheduler.state_dict(),
