@@ -1,5 +1,6 @@
 """Fixtures shared by several test files."""
 
+import gc
 import os
 import shutil
 import signal
@@ -18,6 +19,13 @@ os.environ.setdefault("ELMO_TUTORIAL_CAPSTONE", "quick")
 # CPU time on a busy machine, where two threads wait for each other at every operation. Tests
 # of thread counts set the count they test (training sets the run's own).
 torch.set_num_threads(1)
+
+
+def pytest_collection_finish(session):
+    """What the collection imported (torch, matplotlib, every test module) lives until the end:
+    keep it out of the garbage collector's full passes, which otherwise walk all of it again
+    whenever a test builds many small lists (a corpus's sentences, a vocabulary)."""
+    gc.freeze()
 
 
 @pytest.fixture(autouse=True, scope="session")
