@@ -22,18 +22,22 @@ Example:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 
 from elmo_tutorial.analyses import probes, tagger, wsd
 from elmo_tutorial.analyses.embedder import Embedder
 from elmo_tutorial.analyses.paired import PairedDifference, paired_interval
+from elmo_tutorial.files.overwrite import write_new_file
 from elmo_tutorial.files.records import Record, optional
 
-__all__ = ["PAPER", "LayerReport", "item_outcomes", "layer_report", "pos_sentence_counts",
-           "trends", "wsd_instance_counts"]
+__all__ = ["PAPER", "LayerReport", "item_outcomes", "layer_report", "outcomes_path",
+           "pos_sentence_counts", "read_outcomes", "trends", "write_outcomes",
+           "wsd_instance_counts"]
 
 
 @dataclass(frozen=True)
@@ -162,12 +166,14 @@ FULL = {"semcor_every": 1, "max_sentences": None, "epochs": 30, "seeds": (0, 1, 
 
 
 def layer_report(model, *, ner: bool = True, progress: bool = True, name: str = "",
-                 quick: bool = False, ner_ladder: bool = False) -> LayerReport:
+                 quick: bool = False, ner_ladder: bool = False,
+                 outcomes: dict | None = None) -> LayerReport:
     """Run WSD, the POS probes and (optionally) NER on ``model``, an ``ELMo``.
 
     ``ner``: train and score the WNUT-17 taggers (the slowest part); ``quick``: the subsets of
     ``QUICK`` (a smoke test); ``ner_ladder``: also :func:`.tagger.protocol_ladder` (40 more
-    taggers).
+    taggers); ``outcomes``, if given, receives every representation's per-item counts
+    (:func:`item_outcomes`), from which anyone recomputes the trends' intervals.
     """
     embedder = Embedder(model)
     subset = QUICK if quick else FULL
@@ -183,8 +189,10 @@ def layer_report(model, *, ner: bool = True, progress: bool = True, name: str = 
         "ner_ladder": (tagger.protocol_ladder(embedder, progress=progress, **training)
                        if ner_ladder else None),
         "paper": PAPER, "trends": {}})
-    return replace(report, trends=trends(report.wsd, report.pos,
-                                         item_outcomes(wsd_details, pos_details)))
+    counts = item_outcomes(wsd_details, pos_details)
+    if outcomes is not None:
+        outcomes.update(counts)
+    return replace(report, trends=trends(report.wsd, report.pos, counts))
 
 
 def trends(wsd: dict[str, WsdScores], pos: dict[str, PosScores],
@@ -263,10 +271,47 @@ def pos_sentence_counts(labels: np.ndarray, predicted: np.ndarray, lengths: Sequ
 
 
 def item_outcomes(wsd_details: Mapping, pos_details: Mapping) -> dict[str, dict[str, np.ndarray]]:
-    """``{"ALL": {"layer1": (N, 3), "layer2": (N, 3)}, "ptb": {...}, "upos": {...}}`` from the
-    ``details`` of :func:`.wsd.evaluate_all` and :func:`.probes.evaluate_pos`."""
-    out = {"ALL": {rep: wsd_instance_counts(wsd_details, rep) for rep in LAYERS}}
+    """``{"ALL": {rep: (N, 3)}, "ptb": {rep: (S, 3)}, "upos": {...}}`` from the ``details`` of
+    :func:`.wsd.evaluate_all` and :func:`.probes.evaluate_pos`: for WSD every representation
+    (``layer0``-``layer2``, ``elmo``, ``first_sense``), for POS every layer."""
+    out = {"ALL": {rep: wsd_instance_counts(wsd_details, rep)
+                   for rep in wsd_details["predictions"]}}
     for name, tokens in pos_details.items():
-        out[name] = {rep: pos_sentence_counts(tokens["labels"], tokens["predicted"][rep],
-                                               tokens["lengths"]) for rep in LAYERS}
+        out[name] = {rep: pos_sentence_counts(tokens["labels"], predicted, tokens["lengths"])
+                     for rep, predicted in tokens["predicted"].items()}
     return out
+
+
+OUTCOMES_ABOUT = ("Per test item, [right, predicted, gold] for each representation: the "
+                  "instances of WSD's ALL (in the order of its test sets and their files) and "
+                  "the test sentences of each POS set. A score is 100 * 2 * right / (predicted "
+                  "+ gold) summed over the items; the trends' intervals are "
+                  "elmo_tutorial.analyses.paired.paired_interval of two representations' rows.")
+
+
+def outcomes_path(json_path: str | Path) -> Path:
+    """Where the per-item outcomes go beside a report's JSON: ``layers.json`` →
+    ``layers_outcomes.json``."""
+    path = Path(json_path)
+    return path.with_name(f"{path.stem}_outcomes.json")
+
+
+def write_outcomes(path: str | Path, outcomes: Mapping[str, Mapping[str, np.ndarray]],
+                   force: bool = False) -> Path:
+    """Write :func:`item_outcomes` as JSON, one representation to a line."""
+    def rows(reps: Mapping[str, np.ndarray]) -> str:
+        return ",\n".join(f'  "{rep}": {json.dumps(np.asarray(c).tolist(), separators=(",", ":"))}'
+                          for rep, c in reps.items())
+
+    body = ",\n".join([f' "about": {json.dumps(OUTCOMES_ABOUT)}',
+                       *(f' "{name}": {{\n{rows(reps)}\n }}' for name, reps in outcomes.items())])
+    text = "{\n" + body + "\n}\n"
+    return write_new_file(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"), force)
+
+
+def read_outcomes(path: str | Path) -> dict[str, dict[str, np.ndarray]]:
+    """The per-item outcomes that :func:`write_outcomes` wrote: ``{set: {rep: (N, 3)}}``."""
+    payload = json.loads(Path(path).read_text(encoding="utf-8"))
+    return {name: {rep: np.asarray(rows, dtype=np.int64).reshape(-1, 3)
+                   for rep, rows in reps.items()}
+            for name, reps in payload.items() if name != "about"}

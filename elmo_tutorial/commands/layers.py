@@ -14,7 +14,9 @@ dev F1 has not improved for 5 epochs, on 5 seeds, compared by paired intervals);
 then moves that tagger to the task report's training settings one at a time. Prints a
 markdown report with the paper's numbers beside ours and which layer trends the model
 reproduces beyond the noise of the test sample (a 95 % interval from a paired bootstrap over
-the test instances and sentences); --json and --markdown also write it to files.
+the test instances and sentences); --json and --markdown also write it to files, and beside
+--json NAME.json goes NAME_outcomes.json: every representation's outcome on every test item,
+from which the intervals can be computed again.
 
 MODEL is a run directory (from `train`), the shipped data/models/small, a folder holding an
 official options.json and weights.hdf5, or those two files. Data: the WSD Evaluation
@@ -43,22 +45,27 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from elmo_tutorial.analyses.layer_markdown import to_markdown, write_report
-    from elmo_tutorial.analyses.layer_report import layer_report
+    from elmo_tutorial.analyses.layer_report import layer_report, outcomes_path, write_outcomes
     from elmo_tutorial.data.downloads import cache_dir
     from elmo_tutorial.files.overwrite import check_new_files
     from elmo_tutorial.formats.allennlp_format import load_model
 
     if args.no_ner and args.ner_ladder:
         args.parser.error("--ner-ladder extends the NER section: drop --no-ner")
-    check_new_files([args.json, args.markdown], args.force)
+    outcomes_file = outcomes_path(args.json) if args.json else None
+    check_new_files([args.json, outcomes_file, args.markdown], args.force)
     model = load_model(args.model)
+    outcomes = {}
     try:
         result = layer_report(model, ner=not args.no_ner, progress=True,
                               name=" ".join(args.model), quick=args.quick,
-                              ner_ladder=args.ner_ladder)
+                              ner_ladder=args.ner_ladder, outcomes=outcomes)
     except KeyboardInterrupt:  # the entry being written is removed, the finished ones stay
         raise KeyboardInterrupt(
             "interrupted; the layers embedded so far are kept in the embedding cache "
             f"({cache_dir() / 'embeddings'}) and read from there: run the same command again "
             "to continue") from None
-    return print_and_write(result, to_markdown, write_report, args)
+    print_and_write(result, to_markdown, write_report, args)
+    if outcomes_file:
+        write_outcomes(outcomes_file, outcomes, args.force)
+    return 0

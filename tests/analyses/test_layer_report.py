@@ -170,11 +170,19 @@ def test_a_quick_report_says_why_its_ner_scores_are_zero():
 def test_layers_command_writes_json_and_markdown_and_refuses_to_overwrite(
         tmp_path, monkeypatch, capsys):
     fake = _fake_result()
-    monkeypatch.setattr(layer_report, "layer_report",
-                        lambda model, ner, progress, name, quick, ner_ladder: fake)
+    counts = {"ALL": {"layer1": _instances([1, 0, 1]), "layer2": _instances([1, 1, 1])}}
+
+    def fake_report(model, ner, progress, name, quick, ner_ladder, outcomes):
+        outcomes.update(counts)
+        return fake
+
+    monkeypatch.setattr(layer_report, "layer_report", fake_report)
     out_json, out_md = tmp_path / "r.json", tmp_path / "r.md"
     argv = ["layers", str(TINY), "--json", str(out_json), "--markdown", str(out_md)]
     assert cli.main(argv) == 0
+    again = layer_report.read_outcomes(tmp_path / "r_outcomes.json")  # beside the JSON
+    assert again.keys() == counts.keys() and all(
+        np.array_equal(again["ALL"][rep], counts["ALL"][rep]) for rep in counts["ALL"])
     data = json.loads(out_json.read_text())
     assert set(data["wsd"]["ALL"]) == {"layer0", "layer1", "layer2", "elmo", "first_sense"}
     assert set(data["pos"]) == {"ptb", "upos"} and "s" in data["ner"]["wnut17"]
@@ -218,6 +226,49 @@ def test_layers_command_end_to_end_on_the_tiny_model(tmp_path, monkeypatch):
     assert {"elmo", "layer0", "s", "gamma"} <= set(ner) and len(ner["s"]) == 3
     assert abs(sum(ner["s"]) - 1.0) < 1e-4
     assert set(data["trends"]) >= {"wsd_layer2_above_layer1", "pos_layer1_at_least_layer2"}
+    _assert_recomputed(LayerReport.read(out_json),
+                       layer_report.read_outcomes(tmp_path / "layers_outcomes.json"))
+
+
+def _assert_recomputed(report: LayerReport, outcomes: dict) -> None:
+    """Every score and every trend's interval of ``report`` follows from the per-item
+    ``outcomes`` alone (to the report's own rounding)."""
+    def score(counts):
+        return float(scores_from_counts(np.asarray(counts, np.float64)[None])[0])
+
+    for rep, counts in outcomes["ALL"].items():
+        assert abs(score(counts) - getattr(report.wsd["ALL"], rep)) <= 0.005 + 1e-9, rep
+    for name in ("ptb", "upos"):
+        for rep, counts in outcomes[name].items():
+            assert abs(score(counts) - getattr(report.pos[name], rep)) < 1e-4, (name, rep)
+    pairs = {"wsd_layer2_above_layer1": ("ALL", "layer1", "layer2"),
+             "pos_layer1_at_least_layer2": ("ptb", "layer2", "layer1"),
+             "pos_layer1_at_least_layer2_upos": ("upos", "layer2", "layer1")}
+    for key, trend in report.trends.items():
+        name, other, favoured = pairs[key]
+        margin, low, high = paired_interval(outcomes[name][other], outcomes[name][favoured])
+        assert (round(margin, 2), round(low, 2), round(high, 2)) == (
+            trend.margin, trend.low, trend.high), key
+
+
+def test_the_shipped_reports_scores_and_intervals_follow_from_its_shipped_outcomes():
+    _assert_recomputed(LayerReport.read(SHIPPED / "layers.json"),
+                       layer_report.read_outcomes(SHIPPED / "layers_outcomes.json"))
+
+
+def test_outcomes_survive_their_file_and_a_changed_outcome_changes_the_interval(tmp_path):
+    right = np.random.default_rng(0).random(400) < 0.6
+    outcomes = {"ALL": {"layer1": _instances(right), "layer2": _instances(right | (
+        np.arange(400) % 10 == 0))}}
+    path = layer_report.write_outcomes(tmp_path / "o.json", outcomes)
+    again = layer_report.read_outcomes(path)
+    assert np.array_equal(again["ALL"]["layer2"], outcomes["ALL"]["layer2"])
+    before = paired_interval(again["ALL"]["layer1"], again["ALL"]["layer2"])
+    gained = np.flatnonzero(~right & (np.arange(400) % 10 == 0))
+    again["ALL"]["layer2"][gained[0], 0] = 0  # one of layer 2's gains lost again
+    assert paired_interval(again["ALL"]["layer1"], again["ALL"]["layer2"]) != before
+    with pytest.raises(FileExistsError):
+        layer_report.write_outcomes(path, outcomes)
 
 
 def test_layers_command_refuses_a_file_another_run_wrote_while_it_worked(
@@ -225,7 +276,7 @@ def test_layers_command_refuses_a_file_another_run_wrote_while_it_worked(
     out_json = tmp_path / "r.json"
     fake = _fake_result()
 
-    def other_run_finishes_first(model, ner, progress, name, quick, ner_ladder):
+    def other_run_finishes_first(model, ner, progress, name, quick, ner_ladder, outcomes):
         out_json.write_text("the other run's results")  # after this run's check, before it writes
         return fake
 
@@ -243,7 +294,7 @@ def test_layers_command_reports_an_unwritable_embedding_cache_in_one_line(
     (tmp_path / "cache").write_text("a file where the cache folder should be")
     monkeypatch.setenv("ELMO_TUTORIAL_CACHE", str(tmp_path / "cache"))
 
-    def embeds_a_corpus(model, ner, progress, name, quick, ner_ladder):
+    def embeds_a_corpus(model, ner, progress, name, quick, ner_ladder, outcomes):
         from elmo_tutorial.analyses.embedder import Embedder
         from elmo_tutorial.analyses.embedding_cache import embed_corpus
 
