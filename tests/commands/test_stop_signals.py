@@ -29,10 +29,22 @@ def test_every_command_but_train_has_its_arguments_listed_here():
     assert set(ARGUMENTS) == set(COMMANDS) - {"train"}
 
 
+@pytest.fixture
+def stop_signals_as_in_a_terminal():
+    """The stop signals' default handlers for the test: under nohup (SIGHUP) or as a background
+    job (SIGINT) they arrive ignored, and a command rightly leaves an ignored signal alone."""
+    names = ("SIGINT", "SIGTERM", "SIGHUP")
+    previous = {n: signal.signal(getattr(signal, n), signal.SIG_DFL) for n in names}
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's own, as at start-up
+    yield
+    for n, handler in previous.items():
+        signal.signal(getattr(signal, n), handler)
+
+
 @pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
 @pytest.mark.parametrize("command", sorted(ARGUMENTS))
-def test_a_stop_signal_ends_any_command_with_one_line_not_a_silent_death(command, name,
-                                                                          monkeypatch, capsys):
+def test_a_stop_signal_ends_any_command_with_one_line_not_a_silent_death(
+        command, name, monkeypatch, capsys, stop_signals_as_in_a_terminal):
     import importlib
 
     module = importlib.import_module(f"elmo_tutorial.commands.{command}")
