@@ -10,9 +10,11 @@ UD English-EWT UPOS) and optionally NER (:mod:`.tagger`, WNUT-17, and ``ner_ladd
 A trend counts as reproduced only when the 95 % interval of its margin lies above 0: a paired
 bootstrap over the test items (:func:`~elmo_tutorial.analyses.paired.paired_interval`), each
 ``[correct, predicted, gold]``. For WSD the items are the instances of ALL; for POS the test
-*sentences* (one odd sentence makes several errors: its tokens are not independent). A POS
-trend is never called reproduced: its interval covers the test sentences, not the probe's
-settings, and a probe trend's sign can follow the regularisation or the tag set.
+*sentences* (one odd sentence makes several errors: its tokens are not independent). An
+interval covers the test items, not the probe's settings, and a probe trend's sign can follow
+the regularisation or the tag set: so the probe is also run at each of
+:data:`.probes.PROBE_SETTINGS`, and a POS trend counts as reproduced only when its interval is
+above 0 at every setting of its data.
 
 Example:
     >>> report = LayerReport.read("data/models/small/layers.json")
@@ -35,8 +37,8 @@ from elmo_tutorial.analyses.paired import PairedDifference, paired_interval
 from elmo_tutorial.files.overwrite import write_new_file
 from elmo_tutorial.files.records import Record, optional
 
-__all__ = ["PAPER", "LayerReport", "item_outcomes", "layer_report", "outcomes_path",
-           "pos_sentence_counts", "read_outcomes", "trends", "write_outcomes",
+__all__ = ["PAPER", "LayerReport", "Margin", "ProbeSetting", "item_outcomes", "layer_report",
+           "outcomes_path", "pos_sentence_counts", "read_outcomes", "trends", "write_outcomes",
            "wsd_instance_counts"]
 
 
@@ -59,6 +61,29 @@ class PosScores(Record):
     layer1: float
     layer2: float
     most_frequent_tag: float  # each word's commonest training tag: the floor
+
+
+@dataclass(frozen=True)
+class Margin(Record):
+    """One representation's score minus another's on the same test items, and its 95 % interval
+    (:func:`~elmo_tutorial.analyses.paired.paired_interval`), in points."""
+
+    margin: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class ProbeSetting(Record):
+    """The POS probe of one setting (:data:`.probes.PROBE_SETTINGS`, or Table 6's)."""
+
+    data: str  # "ptb" or "upos"
+    l2: float  # the weight of (l2 / 2) ‖W‖² in the probe's loss
+    train_sentences: int  # the training sentences it learned from
+    layer0: float  # test accuracy (%) of the probe on each layer
+    layer1: float
+    layer2: float
+    layer1_minus_layer2: Margin  # the paper's POS trend at this setting
 
 
 @dataclass(frozen=True)
@@ -143,7 +168,11 @@ class LayerReport(Record):
     model: str  # how the report names the model
     quick: bool  # a smoke test on subsets
     wsd: dict[str, WsdScores]  # "senseval2", "senseval3", "semeval2007", "semeval2013", "ALL"
+    # on ALL, the first sense's F1 minus each representation's: "layer0", ..., "elmo"
+    first_sense: dict[str, Margin] | None = optional()
     pos: dict[str, PosScores]  # "ptb" (PTB tags), "upos" (UD English-EWT)
+    # "ptb" and "upos" (the probes of ``pos``), then each of .probes.PROBE_SETTINGS
+    pos_settings: dict[str, ProbeSetting] | None = optional()
     ner: dict[str, NerScores] | None = optional()  # "wnut17" (None: run with --no-ner)
     # the NER tagger moved to the task model's settings (None: run without --ner-ladder)
     ner_ladder: dict[str, NerStep] | None = optional()
@@ -179,28 +208,45 @@ def layer_report(model, *, ner: bool = True, progress: bool = True, name: str = 
     subset = QUICK if quick else FULL
     training = {k: subset[k] for k in ("epochs", "max_sentences", "seeds", "converge")}
     wsd_details, pos_details = {}, {}  # per-item outcomes, for the trends' intervals
+    senses = wsd.evaluate_all(embedder, progress=progress, details=wsd_details,
+                              semcor_every=subset["semcor_every"])
+    tags = probes.evaluate_pos(embedder, progress=progress, details=pos_details,
+                               max_sentences=subset["max_sentences"])
+    tags_elsewhere = probes.probe_settings(embedder, progress, subset["max_sentences"],
+                                           pos_details)
+    counts = item_outcomes(wsd_details, pos_details)
+    if outcomes is not None:
+        outcomes.update(counts)
+    first = {rep: _margin(counts["ALL"]["first_sense"], counts["ALL"][rep])
+             for rep in wsd.REPRESENTATIONS}
+    every = {**{d: (d, probes.L2, None) for d in tags}, **probes.PROBE_SETTINGS}
+    settings = {}  # Table 6's probe of each data set, then its other settings
+    for key, (data, l2, _) in sorted(every.items(), key=lambda kv: list(tags).index(kv[1][0])):
+        accuracy = tags[key] if key in tags else tags_elsewhere[key]
+        settings[key] = ProbeSetting(
+            data=data, l2=l2, train_sentences=pos_details[key]["train_sentences"],
+            **{f"layer{j}": accuracy[f"layer{j}"] for j in range(3)},
+            layer1_minus_layer2=_margin(counts[key]["layer1"], counts[key]["layer2"]))
     report = LayerReport.from_dict({
-        "model": name, "quick": quick,
-        "wsd": wsd.evaluate_all(embedder, progress=progress, details=wsd_details,
-                                semcor_every=subset["semcor_every"]),
-        "pos": probes.evaluate_pos(embedder, progress=progress, details=pos_details,
-                                   max_sentences=subset["max_sentences"]),
+        "model": name, "quick": quick, "wsd": senses,
+        "first_sense": {k: v.to_dict() for k, v in first.items()}, "pos": tags,
+        "pos_settings": {k: v.to_dict() for k, v in settings.items()},
         "ner": tagger.evaluate_ner(embedder, progress=progress, **training) if ner else None,
         "ner_ladder": (tagger.protocol_ladder(embedder, progress=progress, **training)
                        if ner_ladder else None),
         "paper": PAPER, "trends": {}})
-    counts = item_outcomes(wsd_details, pos_details)
-    if outcomes is not None:
-        outcomes.update(counts)
-    return replace(report, trends=trends(report.wsd, report.pos, counts))
+    return replace(report, trends=trends(report.wsd, report.pos, counts, settings))
 
 
 def trends(wsd: dict[str, WsdScores], pos: dict[str, PosScores],
-           outcomes: Mapping[str, Mapping[str, np.ndarray]]) -> dict[str, Trend]:
+           outcomes: Mapping[str, Mapping[str, np.ndarray]],
+           settings: Mapping[str, ProbeSetting] | None = None) -> dict[str, Trend]:
     """The paper's two layer trends, checked on a model's WSD and POS scores.
 
     ``outcomes``: per test set (``"ALL"``, ``"ptb"``, ``"upos"``) layers 1 and 2's per-item
-    counts (:func:`item_outcomes`), from which each margin gets its 95 % interval.
+    counts (:func:`item_outcomes`), from which each margin gets its 95 % interval;
+    ``settings``: the probe at other settings (a POS trend is reproduced only if its interval is
+    above 0 at each of its data's; without them, never).
 
     >>> right = lambda n: np.array([[1, 1, 1]] * n + [[0, 1, 1]] * (1000 - n))  # of 1,000
     >>> senses = {"ALL": WsdScores(layer0=50.0, layer1=60.0, layer2=62.5, elmo=61.0,
@@ -220,22 +266,30 @@ def trends(wsd: dict[str, WsdScores], pos: dict[str, PosScores],
         scores = pos.get(name)
         if scores:
             key = "pos_layer1_at_least_layer2" + ("" if name == "ptb" else f"_{name}")
+            others = [s.layer1_minus_layer2.low for s in (settings or {}).values()
+                      if s.data == name]
             out[key] = _trend(f"POS ({name}): layer 1 ≥ layer 2 (paper, PTB: 97.3 vs 96.8)",
-                              outcomes[name], "layer1", "layer2", probe=True)
+                              outcomes[name], "layer1", "layer2",
+                              everywhere=bool(others) and min(others) > 0)
     return out
 
 
+def _margin(counts: np.ndarray, other: np.ndarray) -> Margin:
+    """The score of ``(N, 3)`` ``counts`` minus that of ``other``, with its 95 % interval."""
+    difference, low, high = paired_interval(other, counts)
+    return Margin(margin=round(difference, 2), low=round(low, 2), high=round(high, 2))
+
+
 def _trend(claim: str, counts: Mapping[str, np.ndarray], favoured: str, other: str,
-           probe: bool = False) -> Trend:
-    """A :class:`Trend` of margin ``score(favoured) − score(other)``; ``probe``: measured at
-    one probe setting, which the interval does not cover."""
-    difference, low, high = paired_interval(counts[other], counts[favoured])
-    low, high = round(low, 2), round(high, 2)
-    if low > 0:
-        verdict = "not established" if probe else "reproduced"
+           everywhere: bool | None = None) -> Trend:
+    """A :class:`Trend` of margin ``score(favoured) − score(other)``; ``everywhere``, for a
+    probe: whether the margin's interval is above 0 at every other probe setting too."""
+    m = _margin(counts[favoured], counts[other])
+    if m.low > 0:
+        verdict = "not established" if everywhere is False else "reproduced"
     else:
-        verdict = "opposite" if high < 0 else "within noise"
-    return Trend(claim=claim, verdict=verdict, margin=round(difference, 2), low=low, high=high)
+        verdict = "opposite" if m.high < 0 else "within noise"
+    return Trend(claim=claim, verdict=verdict, margin=m.margin, low=m.low, high=m.high)
 
 
 def wsd_instance_counts(details: Mapping, rep: str) -> np.ndarray:
@@ -284,9 +338,10 @@ def item_outcomes(wsd_details: Mapping, pos_details: Mapping) -> dict[str, dict[
 
 OUTCOMES_ABOUT = ("Per test item, [right, predicted, gold] for each representation: the "
                   "instances of WSD's ALL (in the order of its test sets and their files) and "
-                  "the test sentences of each POS set. A score is 100 * 2 * right / (predicted "
-                  "+ gold) summed over the items; the trends' intervals are "
-                  "elmo_tutorial.analyses.paired.paired_interval of two representations' rows.")
+                  "the test sentences of each POS probe (layers.json's pos_settings). A score "
+                  "is 100 * 2 * right / (predicted + gold) summed over the items; an interval "
+                  "is elmo_tutorial.analyses.paired.paired_interval of two representations' "
+                  "rows.")
 
 
 def outcomes_path(json_path: str | Path) -> Path:

@@ -8,15 +8,16 @@ DESCRIPTION = """\
 Measure what each layer of a biLM captures, with the paper's own methods (Peters et al. 2018,
 Sec. 5.3): word sense disambiguation by 1-nearest-neighbour over SemCor sense centroids
 (Table 5: the top layer knows meaning best), a linear part-of-speech probe per frozen layer
-(Table 6: the first LSTM layer knows syntax best), and optionally NER on WNUT-17 with a
-learned scalar mix against layer 0 alone and word-type vectors (each tagger trained until its
-dev F1 has not improved for 5 epochs, on 5 seeds, compared by paired intervals); --ner-ladder
-then moves that tagger to the task report's training settings one at a time. Prints a
-markdown report with the paper's numbers beside ours and which layer trends the model
-reproduces beyond the noise of the test sample (a 95 % interval from a paired bootstrap over
-the test instances and sentences); --json and --markdown also write it to files, and beside
---json NAME.json goes NAME_outcomes.json: every representation's outcome on every test item,
-from which the intervals can be computed again.
+(Table 6: the first LSTM layer knows syntax best; also at other regularisations and on 600
+training sentences, since a probe's trend must not hang on its setting), and optionally NER
+on WNUT-17 with a learned scalar mix against layer 0 alone and word-type vectors (each tagger
+trained until its dev F1 has not improved for 5 epochs, on 5 seeds, compared by paired
+intervals); --ner-ladder then moves that tagger to the task report's training settings one at
+a time. Prints a markdown report with the paper's numbers beside ours and which layer trends
+the model reproduces beyond the noise of the test sample (a 95 % interval from a paired
+bootstrap over the test instances and sentences); --json and --markdown also write it to
+files, and beside --json NAME.json goes NAME_outcomes.json: every representation's outcome on
+every test item, from which the intervals can be computed again.
 
 MODEL is a run directory (from `train`), the shipped data/models/small, a folder holding an
 official options.json and weights.hdf5, or those two files. Data: the WSD Evaluation
