@@ -20,6 +20,7 @@ from elmo_tutorial.analyses.layer_report import (
     ProbeSetting,
     Trend,
     WsdScores,
+    pos_trend_key,
 )
 from elmo_tutorial.analyses.paired import DRAWS, Z_95, ci, verdict
 from elmo_tutorial.files.report_files import markdown_table, quick_banner, write_report_files
@@ -88,8 +89,7 @@ def _over_settings(settings: list[ProbeSetting]) -> str:
     beyond = sum(m.low > 0 for m in margins)
     behind = sum(m.high < 0 for m in margins)
     return (f" Over the probe's {len(margins)} settings (the table of settings above) layer 1 "
-            f"is ahead at "
-            f"{ahead}, beyond noise at {beyond}"
+            f"is ahead at {ahead}, beyond noise at {beyond}"
             + (f", and behind beyond noise at {behind}." if behind else "."))
 
 
@@ -204,10 +204,9 @@ def _discussion(result: LayerReport) -> list[str]:
               "tokens). A trend counts as reproduced only when its whole interval is "
               "above 0 and, for a probe, is above 0 at every setting the probe was trained "
               "with.", ""]
+    data_of = {pos_trend_key(name): name for name in POS_SETS}
     for key, item in result.trends.items():
-        data = key.removeprefix("pos_layer1_at_least_layer2").lstrip("_") or "ptb"
-        settings = [s for s in (result.pos_settings or {}).values()
-                    if key.startswith("pos") and s.data == data]
+        settings = [s for s in (result.pos_settings or {}).values() if s.data == data_of.get(key)]
         lines.append(f"- {item.claim}: {_verdict(item, settings)}"
                      + (_over_settings(settings) if settings else ""))
     wsd_all = result.wsd.get("ALL")

@@ -38,8 +38,8 @@ from elmo_tutorial.files.overwrite import write_new_file
 from elmo_tutorial.files.records import Record, optional
 
 __all__ = ["PAPER", "LayerReport", "Margin", "ProbeSetting", "item_outcomes", "layer_report",
-           "outcomes_path", "pos_sentence_counts", "read_outcomes", "trends", "write_outcomes",
-           "wsd_instance_counts"]
+           "outcomes_path", "pos_sentence_counts", "pos_trend_key", "read_outcomes", "trends",
+           "write_outcomes", "wsd_instance_counts"]
 
 
 @dataclass(frozen=True)
@@ -220,13 +220,13 @@ def layer_report(model, *, ner: bool = True, progress: bool = True, name: str = 
     first = {rep: _margin(counts["ALL"]["first_sense"], counts["ALL"][rep])
              for rep in wsd.REPRESENTATIONS}
     every = {**{d: (d, probes.L2, None) for d in tags}, **probes.PROBE_SETTINGS}
-    settings = {}  # Table 6's probe of each data set, then its other settings
-    for key, (data, l2, _) in sorted(every.items(), key=lambda kv: list(tags).index(kv[1][0])):
-        accuracy = tags[key] if key in tags else tags_elsewhere[key]
-        settings[key] = ProbeSetting(
+    accuracy = {**tags, **tags_elsewhere}
+    settings = {  # Table 6's probe of each data set, then its other settings
+        key: ProbeSetting(
             data=data, l2=l2, train_sentences=pos_details[key]["train_sentences"],
-            **{f"layer{j}": accuracy[f"layer{j}"] for j in range(3)},
+            **{f"layer{j}": accuracy[key][f"layer{j}"] for j in range(3)},
             layer1_minus_layer2=_margin(counts[key]["layer1"], counts[key]["layer2"]))
+        for name in tags for key, (data, l2, _) in every.items() if data == name}
     report = LayerReport.from_dict({
         "model": name, "quick": quick, "wsd": senses,
         "first_sense": {k: v.to_dict() for k, v in first.items()}, "pos": tags,
@@ -265,13 +265,18 @@ def trends(wsd: dict[str, WsdScores], pos: dict[str, PosScores],
     for name in POS_SETS:
         scores = pos.get(name)
         if scores:
-            key = "pos_layer1_at_least_layer2" + ("" if name == "ptb" else f"_{name}")
+            key = pos_trend_key(name)
             others = [s.layer1_minus_layer2.low for s in (settings or {}).values()
                       if s.data == name]
             out[key] = _trend(f"POS ({name}): layer 1 ≥ layer 2 (paper, PTB: 97.3 vs 96.8)",
                               outcomes[name], "layer1", "layer2",
                               everywhere=bool(others) and min(others) > 0)
     return out
+
+
+def pos_trend_key(data: str) -> str:
+    """The key of the POS trend on ``data`` in :func:`trends`' result."""
+    return "pos_layer1_at_least_layer2" + ("" if data == "ptb" else f"_{data}")
 
 
 def _margin(counts: np.ndarray, other: np.ndarray) -> Margin:

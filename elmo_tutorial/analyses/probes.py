@@ -197,9 +197,9 @@ def probe_settings(embedder, progress: bool = True, max_sentences: int | None = 
     results = {}
     for name, (data, l2, sentences) in PROBE_SETTINGS.items():
         train, test = splits[data]
-        outcomes = {}  # a part of the training set is embedded again rather than cached
+        outcomes = {}
         results[name] = probe_layers(embedder, train[:sentences], test, data, progress,
-                                     sentences is None, outcomes, l2=l2)
+                                     sentences is None, outcomes, l2=l2)  # a part: not cached
         if details is not None:
             details[name] = outcomes
     return results
