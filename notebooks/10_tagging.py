@@ -287,17 +287,14 @@ plt.show()
 # - **Layer 0 is far above the baseline**: with 600 training sentences many test words were
 #   never seen, and spelling gives their tag away.
 # - **Context adds about four points**: layers 1 and 2 tell *run* the noun from *run* the verb.
-# - **Layer 1 against layer 2**: within a few tenths of a point here, a handful of tokens, in
-#   a direction that can change from one CPU to another; the `layers` command measures this
-#   very probe at +0.05 [−0.23, +0.32], no difference shown. Its full run (all PTB training
-#   sentences) finds layer 1 ahead on PTB tags, +0.30 [+0.10, +0.50], but level on UD's
-#   universal tags, −0.02 [−0.23, +0.18]. Those intervals cover the test sentences, not the
-#   probe's settings, so the command trains the probe again with weaker and stronger
-#   regularisation: on PTB layer 1 stays ahead at all five settings (these 600 sentences
-#   among them), beyond noise at three; on UD it is beyond noise at one of four. So this biLM
-#   leans the paper's way on PTB, and that is **not established** as a trend. The paper's own
-#   gap is small (97.3 vs 96.8), from a far larger biLM; why ours are so close is not
-#   measured here.
+# - **Layer 1 against layer 2**: a few tenths of a point here, in a direction that can change
+#   from one CPU to another; the `layers` command measures this probe at
+#   +0.05 [−0.23, +0.32], no difference shown. On all PTB training sentences it finds layer 1
+#   ahead, +0.30 [+0.10, +0.50], and level on UD's universal tags, −0.02 [−0.23, +0.18].
+#   Retrained at other regularisations, layer 1 stays ahead on PTB at all five settings
+#   (these 600 sentences among them) but beyond noise at only three, and on UD at one of
+#   four: the paper's trend is **not established** here. The paper's own gap is small
+#   (97.3 vs 96.8), from a far larger biLM; why ours are so close is not measured.
 # - Our absolute numbers are lower: 600 training sentences instead of 40,000, a small biLM,
 #   news text unlike what it read.
 #
