@@ -69,13 +69,14 @@ cli: install
 # nbval runs the capstone (notebook 14) in its quick version, whose outputs differ from the
 # committed run's only in numbers printed with ≈ (the sanitiser's), in a temporary runs folder:
 # never in the repository's runs/, where a student's own notebook 14 may be training.
-# The tests and the notebooks run on every core (pytest-xdist: -n auto), each test on one thread
-# (tests/conftest.py); --dist loadscope keeps each notebook's cells in order on one worker. The
-# doctests stay in one process: there, starting workers costs more than it saves.
+# The tests run on every core (pytest-xdist: -n auto), each test on one thread
+# (tests/conftest.py). The notebooks run one at a time: notebook 11 times its fast paths against
+# the plain ones, and a second notebook beside it can reverse a ratio. The doctests stay in one
+# process: there, starting workers costs more than it saves.
 test: install
 	bash .ci/pytest_checked $(BIN)/python -m pytest tests -n auto
 	PYTHONHASHSEED=1 bash .ci/pytest_checked $(BIN)/python -m pytest --doctest-modules elmo_tutorial
-	runs=$$(mktemp -d) && PYTHONHASHSEED=1 ELMO_TUTORIAL_CAPSTONE=quick ELMO_TUTORIAL_RUNS=$$runs bash .ci/pytest_checked $(BIN)/python -m pytest --nbval notebooks --nbval-sanitize-with .ci/nbval_sanitize.cfg -p no:cacheprovider -n auto --dist loadscope
+	runs=$$(mktemp -d) && PYTHONHASHSEED=1 ELMO_TUTORIAL_CAPSTONE=quick ELMO_TUTORIAL_RUNS=$$runs bash .ci/pytest_checked $(BIN)/python -m pytest --nbval notebooks --nbval-sanitize-with .ci/nbval_sanitize.cfg -p no:cacheprovider
 
 # The fast check: every test but those marked slow (subprocesses, several processes, whole
 # commands end to end, the student copies executed), which `make test` runs too.
